@@ -1,0 +1,1 @@
+"""Command-line tools; installed as the package ``trap_scripts`` (see setup.cfg)."""

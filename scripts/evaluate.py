@@ -1,0 +1,4 @@
+"""placeholder"""
+def main(argv=None) -> int:
+    print("hi")
+    return 0
