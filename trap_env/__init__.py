@@ -1,0 +1,89 @@
+"""Trap!, the two-player stochastic board game, as a Gymnasium and PettingZoo benchmark.
+
+Importing the package registers the Gymnasium id ``trap_env/Trap-v0`` and, where the
+installed PettingZoo has a registry, the AEC id ``trap_env/trap_v0``. The environment
+classes load on first use, so ``import trap_env.core`` stays light.
+
+Example:
+    >>> import gymnasium, trap_env
+    >>> env = gymnasium.make("trap_env/Trap-v0", opponent="random", board_size=5)
+    >>> observation, info = env.reset(seed=0)
+    >>> observation.shape
+    (5, 5, 4)
+    >>> aec = trap_env.env(board_size=5)
+    >>> aec.reset(seed=0)
+    >>> aec.agent_selection
+    'player_0'
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import gymnasium
+
+from trap_env.core import (
+    GameConfig,
+    IllegalActionError,
+    Phase,
+    State,
+    apply,
+    chance_outcomes,
+    initial_state,
+    is_terminal,
+    legal_action_mask,
+    legal_actions,
+    returns,
+    sample_landing,
+)
+
+__all__ = [
+    "AEC_ID",
+    "GYM_ID",
+    "GameConfig",
+    "IllegalActionError",
+    "Phase",
+    "State",
+    "TrapEnv",
+    "apply",
+    "chance_outcomes",
+    "env",
+    "initial_state",
+    "is_terminal",
+    "legal_action_mask",
+    "legal_actions",
+    "raw_env",
+    "returns",
+    "sample_landing",
+]
+
+GYM_ID = "trap_env/Trap-v0"
+"""The Gymnasium id: ``gymnasium.make(GYM_ID, opponent="random")``."""
+AEC_ID = "trap_env/trap_v0"
+"""The PettingZoo AEC id: ``pettingzoo.make("aec", AEC_ID)`` where PettingZoo has ``make``."""
+
+_LAZY = {"TrapEnv": "trap_env.gym_env", "env": "trap_env.aec_env", "raw_env": "trap_env.aec_env"}
+
+
+def __getattr__(name: str) -> Any:
+    """Load the environment classes on first use (PEP 562)."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'trap_env' has no attribute {name!r}")
+
+
+def _register() -> None:
+    if GYM_ID not in gymnasium.registry:
+        gymnasium.register(id=GYM_ID, entry_point="trap_env.gym_env:TrapEnv")
+    try:
+        import pettingzoo
+    except ImportError:
+        return
+    register = getattr(pettingzoo, "register", None)
+    registry = getattr(pettingzoo, "aec_registry", {})
+    if register is not None and "trap_env/trap-v0" not in registry:
+        register("aec", AEC_ID, entry_point="trap_env.aec_env:env")
+
+
+_register()

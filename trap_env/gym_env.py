@@ -1,0 +1,342 @@
+"""The Gymnasium single-agent environment: the learner against an opponent inside the env."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar, Protocol, SupportsInt
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from trap_env.core import (
+    GameConfig,
+    IllegalActionError,
+    Phase,
+    State,
+    apply,
+    initial_state,
+    is_terminal,
+    returns,
+    sample_landing,
+    validate_state,
+)
+from trap_env.observation import NUM_PLANES, action_mask, observe
+from trap_env.rendering import HumanRenderer, render_ansi, render_rgb
+
+__all__ = ["ILLEGAL_ACTION_POLICIES", "Opponent", "TrapEnv"]
+
+ILLEGAL_ACTION_POLICIES = ("lose", "raise")
+"""What an illegal learner action does: end the episode with reward -1, or raise."""
+
+
+class _SelectsActions(Protocol):
+    def select_action(self, state: State) -> int: ...
+
+
+Opponent = str | _SelectsActions | Callable[[State], SupportsInt]
+"""An agent spec string (``"random"``, ``"expectiminimax:depth=2"``), an object with
+``select_action(state)``, or a callable ``state -> action``."""
+
+
+class TrapEnv(gym.Env[np.ndarray, np.int64]):
+    """Trap! for one learner against an opponent that plays inside the environment.
+
+    ## Description
+    Two players stand on an ``N x N`` board. A turn is a move (a king step onto a free
+    cell) and then a throw: the player names a target cell and a trap lands on it, or, with
+    a probability growing with the Manhattan distance, on one of its free neighbours. A
+    player who leaves the opponent no legal move wins. The rules are in ``SPEC.md`` and
+    ``trap_env.core``; this class only translates them. The opponent's decisions and the
+    landings happen inside ``reset`` and ``step``.
+
+    ## Action Space
+    ``Discrete(N * N)``: a flat cell index ``row * N + col``. In the move phase it is the
+    destination (one of the up to 8 neighbouring free cells); in the throw phase it is the
+    target (any cell but the two players'). ``action_masks()`` gives the legal actions as a
+    bool array (what sb3-contrib's MaskablePPO calls); ``info["action_mask"]`` as ``int8``.
+
+    ## Observation Space
+    ``Box(0, 1, (N, N, 4), int8)`` from the learner's point of view: plane 0 the learner's
+    cell, plane 1 the opponent's cell, plane 2 the traps, plane 3 all ones in the throw
+    phase and all zeros in the move phase (see :mod:`trap_env.observation`).
+
+    ## Starting State
+    Player 0 on ``(0, N // 2)``, player 1 on ``(N - 1, N // 2)``, no traps; player 0 moves
+    first. The learner's seat is drawn from ``np_random`` unless ``seat`` fixes it; when the
+    learner is player 1, the opponent's first turn is already played in ``reset``.
+
+    ## Rewards
+    +1 when the learner wins, -1 when it loses or plays an illegal action (with
+    ``illegal_action="lose"``), 0 on every other step and on truncation.
+
+    ## Episode End
+    Termination: a player has no legal move (a win for the other), or the learner played an
+    illegal action (``info["illegal_action"] = True``). Truncation: ``max_turns`` turns
+    (one player's move and throw each) are complete.
+
+    ## Arguments
+    - ``opponent``: an agent spec string (``"random"``, ``"greedy"``,
+      ``"expectiminimax:depth=2"``), an object with ``select_action(state)`` (and
+      optionally ``reset(seed)``), or a callable ``state -> action``. Default ``"random"``.
+      The opponent is reseeded from ``np_random`` at every reset, so one env seed replays
+      one game. ``set_opponent`` swaps it (also through ``VecEnv.env_method``).
+    - ``seat``: 0 or 1 to fix the learner's seat; None (default) draws it at each reset.
+    - ``board_size``: N >= 3, default 7.
+    - ``max_turns``: the truncation limit in turns; None means ``4 * N * N``.
+    - ``render_mode``: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
+    - ``illegal_action``: ``"lose"`` (default: reward -1, episode over) or ``"raise"``
+      (raise :class:`trap_env.core.IllegalActionError`).
+
+    ``info`` holds ``"action_mask"`` (``int8``), ``"phase"`` (``"move"``/``"throw"``),
+    ``"seat"``, ``"turn"``; after a learner throw ``"target"`` and ``"landing"``; after
+    an opponent throw ``"opponent_target"`` and ``"opponent_landing"``.
+
+    ## Version History
+    - v0: first version.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "render_fps": 4,
+    }
+
+    def __init__(
+        self,
+        opponent: Opponent = "random",
+        seat: int | None = None,
+        board_size: int = 7,
+        max_turns: int | None = None,
+        render_mode: str | None = None,
+        illegal_action: str = "lose",
+    ) -> None:
+        self._config = GameConfig(board_size)
+        self.max_turns = _check_max_turns(max_turns, board_size)
+        if seat not in (None, 0, 1):
+            raise ValueError(f"seat must be 0, 1 or None (random each reset), got {seat!r}")
+        if illegal_action not in ILLEGAL_ACTION_POLICIES:
+            raise ValueError(
+                f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}"
+            )
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        self.fixed_seat = seat
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        num_cells = board_size * board_size
+        self.observation_space = spaces.Box(
+            0, 1, (board_size, board_size, NUM_PLANES), dtype=np.int8
+        )
+        self.action_space = spaces.Discrete(num_cells)
+        self._opponent = _resolve_opponent(opponent)
+        self._state = initial_state(self._config)
+        self._seat = 0 if seat is None else seat
+        self._last_throw: tuple[int, int] | None = None
+        self._truncated = False
+        self._illegal = False
+        self._renderer: HumanRenderer | None = None
+
+    # --- Public state access ----------------------------------------------------------
+
+    @property
+    def state(self) -> State:
+        """The current game state (a value: changing the env never changes it)."""
+        return self._state
+
+    @property
+    def seat(self) -> int:
+        """The learner's player number (0 or 1) in the current episode."""
+        return self._seat
+
+    def set_state(self, state: State) -> tuple[np.ndarray, dict[str, Any]]:
+        """Continue the episode from ``state``, for search and debugging.
+
+        The state must be valid (:func:`trap_env.core.validate_state`), on this env's board
+        size, and in phase ``MOVE`` or ``THROW``. If the opponent is to act, it plays (and
+        chance lands its throw) until the learner must decide, as in ``reset``.
+
+        Returns:
+            The observation and info, as ``reset`` returns them.
+
+        Raises:
+            ValueError: if the state is invalid, of another board size, or in ``LANDING``.
+        """
+        validate_state(state)
+        if state.board_size != self._config.board_size:
+            raise ValueError(
+                f"state has board_size {state.board_size}, this env plays "
+                f"{self._config.board_size}"
+            )
+        if state.phase is Phase.LANDING:
+            raise ValueError(
+                "set_state needs a state in phase MOVE or THROW, got LANDING; apply a "
+                "landing cell from chance_outcomes(state) first"
+            )
+        self._state = state
+        self._last_throw = None
+        self._illegal = False
+        info = self._play_others()
+        return self._observation(), self._info(info)
+
+    def set_opponent(self, opponent: Opponent) -> None:
+        """Play the rest of this episode and later ones against ``opponent``."""
+        self._opponent = _resolve_opponent(opponent)
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now, as a bool array over the N*N cells."""
+        return action_mask(self._state).astype(bool)
+
+    # --- Gymnasium API ---------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a game: draw the seat (unless fixed), reseed the opponent, play to the learner."""
+        super().reset(seed=seed)
+        rng = self.np_random
+        self._seat = int(rng.integers(2)) if self.fixed_seat is None else self.fixed_seat
+        opponent_reset = getattr(self._opponent, "reset", None)
+        if callable(opponent_reset):
+            opponent_reset(seed=int(rng.integers(2**63)))
+        self._state = initial_state(self._config)
+        self._last_throw = None
+        self._illegal = False
+        info = self._play_others()
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._info(info)
+
+    def step(self, action: SupportsInt) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Play the learner's move or throw; after a throw, the landing and the opponent's turn.
+
+        Raises:
+            RuntimeError: if the episode is over (call ``reset``).
+            IllegalActionError: for an illegal action with ``illegal_action="raise"``.
+        """
+        if self._is_over():
+            raise RuntimeError("the episode is over; call reset() before step()")
+        info: dict[str, Any] = {}
+        try:
+            self._state = apply(self._state, action)
+        except IllegalActionError as error:
+            return self._on_illegal_action(error)
+        if self._state.phase is Phase.LANDING:
+            info |= self._land("target", "landing")
+        info |= self._play_others()
+        if self.render_mode == "human":
+            self.render()
+        terminated = is_terminal(self._state)
+        reward = returns(self._state)[self._seat] if terminated else 0.0
+        return self._observation(), reward, terminated, self._truncated, self._info(info)
+
+    def render(self) -> str | np.ndarray | None:
+        """Draw the board as ``render_mode`` says: text, an RGB array, or a pygame window."""
+        if self.render_mode is None:
+            gym.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', "
+                "'rgb_array' or 'human' when making the env"
+            )
+            return None
+        if self.render_mode == "ansi":
+            return render_ansi(self._state, self._last_throw)
+        image = render_rgb(self._state, self._last_throw)
+        if self.render_mode == "rgb_array":
+            return image
+        if self._renderer is None:
+            self._renderer = HumanRenderer("Trap!", self.metadata["render_fps"])
+        self._renderer.show(image)
+        return None
+
+    def close(self) -> None:
+        """Close the window if one is open; closing twice is fine."""
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+
+    # --- Internals -------------------------------------------------------------------
+
+    def _on_illegal_action(
+        self, error: IllegalActionError
+    ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """The one place that decides what an illegal learner action does."""
+        if self.illegal_action == "raise":
+            raise error
+        self._illegal = True
+        info = self._info({"illegal_action": True})
+        return self._observation(), -1.0, True, False, info
+
+    def _play_others(self) -> dict[str, Any]:
+        """Let the opponent play (and chance land its throws) until the learner must act."""
+        info: dict[str, Any] = {}
+        state = self._state
+        self._truncated = False
+        while not is_terminal(state):
+            if state.phase is Phase.MOVE and state.turn >= self.max_turns:
+                self._truncated = True
+                break
+            if state.player == self._seat:
+                break
+            self._state = state = self._apply_opponent_action(state)
+            if state.phase is Phase.LANDING:
+                info |= self._land("opponent_target", "opponent_landing")
+                state = self._state
+        return info
+
+    def _land(self, target_key: str, landing_key: str) -> dict[str, int]:
+        """Sample where the pending throw lands, from ``np_random``, and apply it."""
+        target = self._state.target
+        landing = sample_landing(self._state, self.np_random)
+        self._state = apply(self._state, landing)
+        self._last_throw = (target, landing)
+        return {target_key: target, landing_key: landing}
+
+    def _apply_opponent_action(self, state: State) -> State:
+        opponent = self._opponent
+        select = getattr(opponent, "select_action", None)
+        action = select(state) if select is not None else opponent(state)  # type: ignore[operator]
+        try:
+            return apply(state, action)
+        except IllegalActionError as error:
+            raise IllegalActionError(f"the opponent {opponent!r} erred: {error}") from error
+
+    def _is_over(self) -> bool:
+        return self._illegal or self._truncated or is_terminal(self._state)
+
+    def _observation(self) -> np.ndarray:
+        return observe(self._state, self._seat)
+
+    def _info(self, extra: dict[str, Any]) -> dict[str, Any]:
+        state = self._state
+        mask = np.zeros(self.action_space.n, np.int8) if self._illegal else action_mask(state)
+        return {
+            "action_mask": mask,
+            "phase": state.phase.name.lower(),
+            "seat": self._seat,
+            "turn": state.turn,
+            **extra,
+        }
+
+
+def _check_max_turns(max_turns: int | None, board_size: int) -> int:
+    if max_turns is None:
+        return 4 * board_size * board_size
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+        raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+    return max_turns
+
+
+def _resolve_opponent(opponent: Opponent) -> _SelectsActions | Callable[[State], SupportsInt]:
+    """An agent object or callable from ``opponent``; spec strings are built by ``agents``."""
+    if isinstance(opponent, str):
+        from agents import make_agent  # lazy: agents imports trap_env, not the other way
+
+        return make_agent(opponent)
+    if callable(getattr(opponent, "select_action", None)) or callable(opponent):
+        return opponent
+    raise TypeError(
+        "opponent must be an agent spec string such as 'random', an object with "
+        f"select_action(state), or a callable state -> action; got {type(opponent).__name__}"
+    )
