@@ -22,9 +22,9 @@ from trap_env.core import (
     validate_state,
 )
 from trap_env.observation import NUM_PLANES, action_mask, observe
-from trap_env.rendering import HumanRenderer, render_ansi, render_rgb
+from trap_env.rendering import RENDER_MODES, EnvRenderer
 
-__all__ = ["ILLEGAL_ACTION_POLICIES", "Opponent", "TrapEnv"]
+__all__ = ["ILLEGAL_ACTION_POLICIES", "Opponent", "TrapEnv", "truncation_limit"]
 
 ILLEGAL_ACTION_POLICIES = ("lose", "raise")
 """What an illegal learner action does: end the episode with reward -1, or raise."""
@@ -97,7 +97,7 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
     """
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "rgb_array", "human"],
+        "render_modes": list(RENDER_MODES),
         "render_fps": 4,
     }
 
@@ -111,17 +111,12 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
         illegal_action: str = "lose",
     ) -> None:
         self._config = GameConfig(board_size)
-        self.max_turns = _check_max_turns(max_turns, board_size)
+        self.max_turns = truncation_limit(max_turns, board_size)
         if seat not in (None, 0, 1):
             raise ValueError(f"seat must be 0, 1 or None (random each reset), got {seat!r}")
         if illegal_action not in ILLEGAL_ACTION_POLICIES:
             raise ValueError(
                 f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}"
-            )
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, "
-                f"got {render_mode!r}"
             )
         self.fixed_seat = seat
         self.illegal_action = illegal_action
@@ -137,7 +132,7 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
         self._last_throw: tuple[int, int] | None = None
         self._truncated = False
         self._illegal = False
-        self._renderer: HumanRenderer | None = None
+        self._renderer = EnvRenderer(render_mode, self.metadata["render_fps"])
 
     # --- Public state access ----------------------------------------------------------
 
@@ -234,27 +229,11 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
 
     def render(self) -> str | np.ndarray | None:
         """Draw the board as ``render_mode`` says: text, an RGB array, or a pygame window."""
-        if self.render_mode is None:
-            gym.logger.warn(
-                "render() called without a render_mode; pass render_mode='ansi', "
-                "'rgb_array' or 'human' when making the env"
-            )
-            return None
-        if self.render_mode == "ansi":
-            return render_ansi(self._state, self._last_throw)
-        image = render_rgb(self._state, self._last_throw)
-        if self.render_mode == "rgb_array":
-            return image
-        if self._renderer is None:
-            self._renderer = HumanRenderer("Trap!", self.metadata["render_fps"])
-        self._renderer.show(image)
-        return None
+        return self._renderer.render(self._state, self._last_throw)
 
     def close(self) -> None:
         """Close the window if one is open; closing twice is fine."""
-        if self._renderer is not None:
-            self._renderer.close()
-            self._renderer = None
+        self._renderer.close()
 
     # --- Internals -------------------------------------------------------------------
 
@@ -320,7 +299,12 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
         }
 
 
-def _check_max_turns(max_turns: int | None, board_size: int) -> int:
+def truncation_limit(max_turns: int | None, board_size: int) -> int:
+    """The number of turns after which a game is truncated: ``max_turns``, or ``4 * N * N``.
+
+    Raises:
+        ValueError: if ``max_turns`` is neither None nor a positive integer.
+    """
     if max_turns is None:
         return 4 * board_size * board_size
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:

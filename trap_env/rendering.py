@@ -15,7 +15,10 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from gymnasium import logger
 
 from trap_env.core import State, to_ascii
 
@@ -23,12 +26,17 @@ __all__ = [
     "CELL_PIXELS",
     "COLOURS",
     "PYGAME_MISSING",
+    "RENDER_MODES",
+    "EnvRenderer",
     "HumanRenderer",
     "render_ansi",
     "render_rgb",
 ]
 
 LastThrow = tuple[int, int] | None
+
+RENDER_MODES = ("ansi", "rgb_array", "human")
+"""The render modes of both environments."""
 
 CELL_PIXELS = 48
 """The side of one board cell in the RGB image, in pixels."""
@@ -149,3 +157,52 @@ class HumanRenderer:
         if self._window is not None:
             self._pygame.display.quit()
             self._window = None
+
+
+class EnvRenderer:
+    """What an environment's ``render()`` does in its render mode; shared by both envs.
+
+    Args:
+        render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+        fps: the most frames per second a ``"human"`` window shows.
+
+    Raises:
+        ValueError: for any other render mode.
+    """
+
+    def __init__(self, render_mode: str | None, fps: int = 4) -> None:
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(
+                f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}"
+            )
+        self.render_mode = render_mode
+        self._fps = fps
+        self._window: HumanRenderer | None = None
+
+    def render(self, state: State, last_throw: LastThrow) -> str | np.ndarray | None:
+        """Text for ``"ansi"``, an image for ``"rgb_array"``, a window update for ``"human"``."""
+        if self.render_mode is None:
+            logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', "
+                "'rgb_array' or 'human' when making the env"
+            )
+            return None
+        if self.render_mode == "ansi":
+            return render_ansi(state, last_throw)
+        image = render_rgb(state, last_throw)
+        if self.render_mode == "rgb_array":
+            return image
+        if self._window is None:
+            self._window = HumanRenderer("Trap!", self._fps)
+        self._window.show(image)
+        return None
+
+    def close(self) -> None:
+        """Close the window if one is open; closing twice is fine."""
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Everything but the window, so that copies and pickles of an env work."""
+        return {**self.__dict__, "_window": None}
