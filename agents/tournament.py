@@ -218,6 +218,7 @@ def run_games(
     done = _previous_records(path, tasks) if resume else {}
     todo = [task for task in tasks if task.game_id not in done]
     with _open_results(path, resume) as out, _progress_bar(len(tasks), len(done), progress) as bar:
+
         def finish(record: dict[str, Any]) -> None:
             out.write(json.dumps(record) + "\n")
             out.flush()
