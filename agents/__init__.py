@@ -6,6 +6,7 @@ Example:
 """
 
 from agents import simple as _simple  # noqa: F401  (registers the agents)
+from agents import ppo as _ppo  # noqa: F401  (registers "ppo"; torch loads only when built)
 from agents.base import Agent, SpecError, agent_names, make_agent, parse_spec, register
 
 __all__ = ["Agent", "SpecError", "agent_names", "make_agent", "parse_spec", "register"]

@@ -1,0 +1,447 @@
+"""Train a MaskablePPO policy for Trap! against a curriculum of opponents.
+
+The learner plays ``trap_env/Trap-v0`` (one step = one of its decisions; the opponent
+plays inside the env) in several processes (``SubprocVecEnv``, one torch thread each).
+What it plays against is a curriculum: a list of stages, each a mix of agent specs
+(``"random"``, ``"greedy"``, ``"expectiminimax:depth=1"``), switched as the step count
+passes each stage's share of the budget. Optionally, frozen snapshots of the learner
+join the mix (a self-play pool).
+
+A run lives in one folder: ``config.json`` (the exact :class:`TrainConfig`),
+``checkpoints/``, ``pool/`` (self-play snapshots), ``best/best_model.zip`` (the best
+model of the periodic evaluation against ``eval_opponent``), ``eval/`` (its log),
+``final_model.zip``, and ``tb/`` (TensorBoard logs, when tensorboard is installed).
+
+Example:
+    >>> config = TrainConfig(run_dir="runs/demo", total_timesteps=200_000,
+    ...                      stages=[["random"], ["greedy", "random"]])
+    >>> train(config)  # doctest: +SKIP
+
+This module needs the ``rl`` extra (torch, stable-baselines3, sb3-contrib).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import random
+import re
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import torch
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+from tqdm.auto import tqdm
+
+import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
+from agents.base import Agent, SeededAgent, make_agent
+from agents.ppo_policy import default_policy_kwargs
+from trap_env.core import Cell, State
+
+__all__ = [
+    "OpponentMix",
+    "TrainConfig",
+    "latest_checkpoint",
+    "make_vec_env",
+    "stage_at",
+    "train",
+]
+
+ENV_ID = "trap_env/Trap-v0"
+CONFIG_FILE = "config.json"
+
+
+@dataclass
+class TrainConfig:
+    """Everything that defines a training run; saved as ``config.json`` in the run folder.
+
+    Attributes:
+        run_dir: the run folder (created; a new run refuses a folder that has a config).
+        total_timesteps: learner decisions to train for, over all envs.
+        stages: the curriculum: stage ``i`` is a list of agent specs played in equal
+            shares (repeat a spec to weight it); the stages split the budget evenly
+            unless ``stage_fractions`` says otherwise.
+        stage_fractions: where each stage starts, as a fraction of ``total_timesteps``
+            (first 0.0, increasing); empty for an even split.
+        self_play_fraction: the share of games played against a frozen snapshot of the
+            learner once the pool has one (0 disables self-play).
+        snapshot_every: learner steps between two snapshots added to the pool.
+        pool_size: the number of most recent snapshots kept in the pool.
+        board_size: N.
+        max_turns: the env's truncation limit (None: its default, 4 * N * N).
+        num_envs: the number of env processes.
+        subprocess: run the envs in subprocesses (``SubprocVecEnv``); False runs them in
+            this process (``DummyVecEnv``), which is faster for tiny runs and tests.
+        seed: seeds the learner, every env and every opponent.
+        learning_rate, n_steps, batch_size, n_epochs, gamma, gae_lambda, clip_range,
+            ent_coef, vf_coef: MaskablePPO's hyperparameters (``n_steps`` per env).
+        features_dim, channels, num_layers, hidden: the network (see ``ppo_policy``).
+        eval_opponent: the agent spec of the periodic evaluation.
+        eval_every: learner steps between evaluations (0 disables them).
+        eval_episodes: games per evaluation (seats random).
+        checkpoint_every: learner steps between checkpoints.
+        torch_threads: torch threads in the learner process (workers always use one).
+        progress_bar: show a tqdm bar.
+    """
+
+    run_dir: str
+    total_timesteps: int = 1_000_000
+    stages: list[list[str]] = field(default_factory=lambda: [["random"], ["greedy"]])
+    stage_fractions: list[float] = field(default_factory=list)
+    self_play_fraction: float = 0.0
+    snapshot_every: int = 100_000
+    pool_size: int = 5
+    board_size: int = 7
+    max_turns: int | None = None
+    num_envs: int = 2
+    subprocess: bool = True
+    seed: int = 0
+    learning_rate: float = 3e-4
+    n_steps: int = 1024
+    batch_size: int = 256
+    n_epochs: int = 4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    features_dim: int = 128
+    channels: int = 32
+    num_layers: int = 3
+    hidden: int = 128
+    eval_opponent: str = "greedy"
+    eval_every: int = 50_000
+    eval_episodes: int = 100
+    checkpoint_every: int = 100_000
+    torch_threads: int = 1
+    progress_bar: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.stages or not all(self.stages):
+            raise ValueError(f"stages must be non-empty lists of agent specs, got {self.stages}")
+        fractions = self.stage_fractions
+        if fractions and (
+            len(fractions) != len(self.stages)
+            or fractions[0] != 0.0
+            or any(b <= a for a, b in zip(fractions, fractions[1:], strict=False))
+            or fractions[-1] >= 1.0
+        ):
+            raise ValueError(
+                f"stage_fractions must give one increasing start in [0, 1) per stage, the "
+                f"first 0.0; got {fractions} for {len(self.stages)} stages"
+            )
+        if not 0.0 <= self.self_play_fraction < 1.0:
+            raise ValueError(
+                f"self_play_fraction must be in [0, 1), got {self.self_play_fraction}"
+            )
+        if self.num_envs < 1 or self.total_timesteps < 1:
+            raise ValueError("num_envs and total_timesteps must be positive")
+
+    def save(self, path: Path) -> None:
+        """Write the config as JSON."""
+        path.write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
+
+    @classmethod
+    def load(cls, path: Path) -> TrainConfig:
+        """Read a config written by :meth:`save`."""
+        return cls(**json.loads(path.read_text()))
+
+
+class OpponentMix(SeededAgent):
+    """An opponent that is, for each game, one agent drawn from a mix of specs.
+
+    A new game is one started by :meth:`reset`, or noticed when the turn counter goes
+    back. With ``pool`` (paths of frozen learner snapshots), a game is played against a
+    uniformly drawn snapshot with probability ``pool_fraction``, sampling its moves.
+    Agents are built lazily, once per spec, in the process that plays them.
+
+    Args:
+        specs: agent specs, drawn uniformly.
+        pool: paths of model zips of earlier learners.
+        pool_fraction: the probability of a game against the pool (when non-empty).
+        seed: seeds the draws and every agent built.
+    """
+
+    def __init__(
+        self,
+        specs: Sequence[str],
+        pool: Sequence[str] = (),
+        pool_fraction: float = 0.0,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__(seed)
+        if not specs:
+            raise ValueError("an opponent mix needs at least one agent spec")
+        self.specs = list(specs)
+        self.pool = list(pool)
+        self.pool_fraction = pool_fraction
+        self._agents: dict[str, Agent] = {}
+        self._current: Agent | None = None
+        self._last_turn = -1
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Sent to env processes before any agent is built: ship the specs, not the agents.
+        state = self.__dict__.copy()
+        state["_agents"], state["_current"] = {}, None
+        return state
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game: reseed when asked, then draw the next opponent."""
+        super().reset(seed)
+        self._current = None
+
+    def select_action(self, state: State) -> Cell:
+        """The action of this game's opponent."""
+        if self._current is None or state.turn < self._last_turn:
+            self._current = self._draw()
+        self._last_turn = state.turn
+        return self._current.select_action(state)
+
+    def _draw(self) -> Agent:
+        if self.pool and self.rng.random() < self.pool_fraction:
+            spec = f"ppo:path={self.rng.choice(self.pool)},deterministic=false"
+        else:
+            spec = self.rng.choice(self.specs)
+        if spec not in self._agents:
+            self._agents[spec] = make_agent(spec, seed=self.rng.randrange(2**31))
+        agent = self._agents[spec]
+        agent.reset(seed=self.rng.randrange(2**31))
+        return agent
+
+
+def stage_at(config: TrainConfig, timesteps: int) -> int:
+    """The index of the curriculum stage in force after ``timesteps`` learner steps."""
+    count = len(config.stages)
+    starts = config.stage_fractions or [i / count for i in range(count)]
+    progress = timesteps / config.total_timesteps
+    return max(i for i, start in enumerate(starts) if progress >= start)
+
+
+def make_env_factory(
+    config: TrainConfig, opponent: Agent | str, seed: int
+) -> Callable[[], gym.Env]:
+    """A picklable function that builds one monitored env (for the vec env workers)."""
+
+    def build() -> gym.Env:
+        torch.set_num_threads(1)  # one torch thread per worker process
+        env = gym.make(
+            ENV_ID, opponent=opponent, board_size=config.board_size, max_turns=config.max_turns
+        )
+        env.reset(seed=seed)
+        env.action_space.seed(seed)
+        return Monitor(env)
+
+    return build
+
+
+def make_vec_env(config: TrainConfig, seed_offset: int = 0) -> VecEnv:
+    """``config.num_envs`` training envs, each with its own seed, opponent set later."""
+    factories = [
+        make_env_factory(config, "random", config.seed + seed_offset + 1000 * index)
+        for index in range(config.num_envs)
+    ]
+    if config.subprocess and config.num_envs > 1:
+        return SubprocVecEnv(factories)
+    return DummyVecEnv(factories)
+
+
+class CurriculumCallback(BaseCallback):
+    """Switches the envs' opponents between stages, and keeps the self-play pool.
+
+    Every ``snapshot_every`` steps (with self-play on) it saves the learner to
+    ``pool/`` and gives the envs new mixes that include the latest ``pool_size``
+    snapshots.
+    """
+
+    def __init__(self, config: TrainConfig, pool_dir: Path) -> None:
+        super().__init__()
+        self.config = config
+        self.pool_dir = pool_dir
+        self.stage = -1
+        self.pool = sorted(map(str, pool_dir.glob("snapshot_*.zip")), key=_step_of)
+        self.next_snapshot = 0
+
+    def _on_training_start(self) -> None:
+        every = self.config.snapshot_every
+        self.next_snapshot = (self.num_timesteps // every + 1) * every
+        self._update(force=True)
+
+    def _on_step(self) -> bool:
+        if self.config.self_play_fraction > 0 and self.num_timesteps >= self.next_snapshot:
+            self._snapshot()
+            self._update(force=True)
+        else:
+            self._update(force=False)
+        return True
+
+    def _snapshot(self) -> None:
+        path = self.pool_dir / f"snapshot_{self.num_timesteps}.zip"
+        self.model.save(path)
+        self.pool = [*self.pool, str(path)][-self.config.pool_size :]
+        self.next_snapshot += self.config.snapshot_every
+
+    def _update(self, force: bool) -> None:
+        stage = stage_at(self.config, self.num_timesteps)
+        if stage == self.stage and not force:
+            return
+        self.stage = stage
+        specs = self.config.stages[stage]
+        envs = self.training_env
+        for index in range(envs.num_envs):
+            seed = self.config.seed + 7919 * (index + 1) + 104_729 * stage + self.num_timesteps
+            mix = OpponentMix(specs, self.pool, self.config.self_play_fraction, seed=seed)
+            envs.env_method("set_opponent", mix, indices=[index])
+        if self.verbose or self.logger is not None:
+            self.logger.record("curriculum/stage", stage)
+            self.logger.record("curriculum/pool_size", len(self.pool))
+
+
+class ProgressBarCallback(BaseCallback):
+    """A tqdm bar over the run's learner steps (SB3's own bar needs ``rich``)."""
+
+    def __init__(self, total: int) -> None:
+        super().__init__()
+        self.total = total
+        self.bar: Any = None
+
+    def _on_training_start(self) -> None:
+        self.bar = tqdm(
+            total=self.total, initial=self.num_timesteps, unit="step", mininterval=2.0
+        )
+
+    def _on_step(self) -> bool:
+        self.bar.update(self.num_timesteps - self.bar.n)
+        return True
+
+    def _on_training_end(self) -> None:
+        self.bar.close()
+
+
+def _step_of(path: str | Path) -> int:
+    match = re.search(r"_(\d+)(?:_steps)?\.zip$", str(path))
+    return int(match.group(1)) if match else -1
+
+
+def latest_checkpoint(run_dir: str | Path) -> Path | None:
+    """The checkpoint with the most steps in ``run_dir/checkpoints``, if any."""
+    checkpoints = list((Path(run_dir) / "checkpoints").glob("ppo_*_steps.zip"))
+    return max(checkpoints, key=_step_of) if checkpoints else None
+
+
+def _new_model(config: TrainConfig, envs: VecEnv, tensorboard_dir: str | None) -> MaskablePPO:
+    policy_kwargs = default_policy_kwargs(
+        config.features_dim, config.channels, config.num_layers, config.hidden
+    )
+    return MaskablePPO(
+        "MlpPolicy",
+        envs,
+        learning_rate=config.learning_rate,
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
+        clip_range=config.clip_range,
+        ent_coef=config.ent_coef,
+        vf_coef=config.vf_coef,
+        policy_kwargs=policy_kwargs,
+        tensorboard_log=tensorboard_dir,
+        seed=config.seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
+def _callbacks(config: TrainConfig, run: Path) -> list[BaseCallback]:
+    per_env = config.num_envs
+    callbacks: list[BaseCallback] = [
+        CurriculumCallback(config, run / "pool"),
+        CheckpointCallback(
+            max(config.checkpoint_every // per_env, 1), str(run / "checkpoints"), "ppo"
+        ),
+    ]
+    if config.eval_every > 0:
+        eval_seed = config.seed + 999_983
+        eval_env = DummyVecEnv([make_env_factory(config, config.eval_opponent, eval_seed)])
+        callbacks.append(
+            MaskableEvalCallback(
+                eval_env,
+                n_eval_episodes=config.eval_episodes,
+                eval_freq=max(config.eval_every // per_env, 1),
+                best_model_save_path=str(run / "best"),
+                log_path=str(run / "eval"),
+                deterministic=True,
+                verbose=0,
+            )
+        )
+    if config.progress_bar:
+        callbacks.append(ProgressBarCallback(config.total_timesteps))
+    return callbacks
+
+
+def train(config: TrainConfig, resume: bool = False) -> MaskablePPO:
+    """Train (or, with ``resume``, continue) the run in ``config.run_dir``.
+
+    A resumed run continues from its latest checkpoint up to ``total_timesteps``, with the
+    curriculum stage and self-play pool that its step count implies.
+
+    Returns:
+        The trained model (also saved as ``final_model.zip`` in the run folder).
+
+    Raises:
+        FileExistsError: for a new run in a folder that already holds a config.
+        FileNotFoundError: for ``resume`` without a checkpoint to resume from.
+    """
+    run = Path(config.run_dir)
+    if not resume and (run / CONFIG_FILE).exists():
+        raise FileExistsError(
+            f"{run} already holds a run; pass resume=True (--resume) to continue it, or "
+            "choose a new run folder"
+        )
+    for sub in ("checkpoints", "pool", "best", "eval"):
+        (run / sub).mkdir(parents=True, exist_ok=True)
+    config.save(run / CONFIG_FILE)
+    torch.set_num_threads(config.torch_threads)
+    random.seed(config.seed)  # only for libraries that still draw from the global one
+    tensorboard_dir = str(run / "tb") if importlib.util.find_spec("tensorboard") else None
+    envs = make_vec_env(config)
+    try:
+        model = _load_or_create(config, envs, tensorboard_dir, resume)
+        remaining = config.total_timesteps - model.num_timesteps
+        if remaining > 0:
+            # The eval env runs in this process whatever the training envs do; that is fine.
+            warnings.filterwarnings("ignore", "Training and eval env are not of the same type")
+            model.learn(
+                remaining,
+                callback=CallbackList(_callbacks(config, run)),
+                reset_num_timesteps=not resume,
+                tb_log_name="ppo",
+            )
+        model.save(run / "final_model.zip")
+    finally:
+        envs.close()
+    return model
+
+
+def _load_or_create(
+    config: TrainConfig, envs: VecEnv, tensorboard_dir: str | None, resume: bool
+) -> MaskablePPO:
+    if not resume:
+        return _new_model(config, envs, tensorboard_dir)
+    checkpoint = latest_checkpoint(config.run_dir)
+    if checkpoint is None:
+        raise FileNotFoundError(
+            f"nothing to resume in {config.run_dir}: no checkpoints/ppo_*_steps.zip there"
+        )
+    model = MaskablePPO.load(checkpoint, env=envs, device="cpu", tensorboard_log=tensorboard_dir)
+    model.set_random_seed(config.seed + model.num_timesteps)
+    return model

@@ -1,0 +1,123 @@
+"""Train a MaskablePPO policy for Trap! (console command ``trap-train``).
+
+Each ``--stage`` is one step of the opponent curriculum: agent specs joined by ``|``,
+played in equal shares (repeat a spec to weight it). The stages split the budget evenly
+unless ``--stage-fractions`` gives where each starts. Everything lands in ``--run-dir``;
+see :mod:`agents.ppo_training` for the layout. Needs the ``rl`` extra.
+
+Example:
+    trap-train --run-dir /tmp/ppo_run --timesteps 1000000 --num-envs 2 \\
+        --stage random --stage "greedy|random" --stage greedy --eval-opponent greedy
+    trap-train --run-dir /tmp/ppo_run --resume            # continue from the last checkpoint
+    trap-train --run-dir /tmp/ppo_run --resume --timesteps 2000000   # and train longer
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+_HYPERPARAMETERS = {
+    "learning_rate": float,
+    "n_steps": int,
+    "batch_size": int,
+    "n_epochs": int,
+    "gamma": float,
+    "gae_lambda": float,
+    "clip_range": float,
+    "ent_coef": float,
+    "vf_coef": float,
+    "features_dim": int,
+    "channels": int,
+    "num_layers": int,
+    "hidden": int,
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``trap-train``."""
+    parser = argparse.ArgumentParser(
+        prog="trap-train", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--run-dir", required=True, help="the run folder")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
+    parser.add_argument("--timesteps", type=int, help="total learner steps (default 1000000)")
+    parser.add_argument(
+        "--stage", action="append", metavar="SPEC[|SPEC...]", help="a curriculum stage"
+    )
+    parser.add_argument("--stage-fractions", type=float, nargs="+", metavar="F")
+    parser.add_argument("--self-play-fraction", type=float, help="share of games vs snapshots")
+    parser.add_argument("--snapshot-every", type=int, help="steps between self-play snapshots")
+    parser.add_argument("--pool-size", type=int, help="snapshots kept in the self-play pool")
+    parser.add_argument("--board-size", type=int)
+    parser.add_argument("--max-turns", type=int)
+    parser.add_argument("--num-envs", type=int, help="env processes (default 2)")
+    parser.add_argument("--no-subprocess", action="store_true", help="envs in this process")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--eval-opponent", help="agent spec of the periodic evaluation")
+    parser.add_argument("--eval-every", type=int, help="steps between evaluations (0: none)")
+    parser.add_argument("--eval-episodes", type=int)
+    parser.add_argument("--checkpoint-every", type=int)
+    parser.add_argument("--torch-threads", type=int, help="torch threads of the learner")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    for name, kind in _HYPERPARAMETERS.items():
+        parser.add_argument("--" + name.replace("_", "-"), type=kind)
+    return parser
+
+
+def config_from_args(args: argparse.Namespace) -> dict[str, object]:
+    """The :class:`~agents.ppo_training.TrainConfig` fields that the arguments set."""
+    fields: dict[str, object] = {
+        "total_timesteps": args.timesteps,
+        "stages": [spec.split("|") for spec in args.stage] if args.stage else None,
+        "stage_fractions": args.stage_fractions,
+        "self_play_fraction": args.self_play_fraction,
+        "snapshot_every": args.snapshot_every,
+        "pool_size": args.pool_size,
+        "board_size": args.board_size,
+        "max_turns": args.max_turns,
+        "num_envs": args.num_envs,
+        "subprocess": False if args.no_subprocess else None,
+        "seed": args.seed,
+        "eval_opponent": args.eval_opponent,
+        "eval_every": args.eval_every,
+        "eval_episodes": args.eval_episodes,
+        "checkpoint_every": args.checkpoint_every,
+        "torch_threads": args.torch_threads,
+        "progress_bar": False if args.no_progress else None,
+    }
+    fields.update({name: getattr(args, name) for name in _HYPERPARAMETERS})
+    return {name: value for name, value in fields.items() if value is not None}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train, or resume, one run; print where the models are."""
+    args = build_parser().parse_args(argv)
+    try:
+        from agents.ppo_training import CONFIG_FILE, TrainConfig, train
+    except ImportError as error:
+        print(f"trap-train needs the rl extra (pip install 'trap_env[rl]'): {error}",
+              file=sys.stderr)
+        return 2
+    run = Path(args.run_dir)
+    overrides = config_from_args(args)
+    try:
+        if args.resume:
+            saved = TrainConfig.load(run / CONFIG_FILE)
+            config = dataclasses.replace(saved, **overrides)  # type: ignore[arg-type]
+        else:
+            config = TrainConfig(run_dir=str(run), **overrides)  # type: ignore[arg-type]
+        train(config, resume=args.resume)
+    except (FileExistsError, FileNotFoundError, ValueError) as error:
+        print(f"trap-train: {error}", file=sys.stderr)
+        return 1
+    print(f"final model: {run / 'final_model.zip'}; best by evaluation: "
+          f"{run / 'best' / 'best_model.zip'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
