@@ -42,6 +42,16 @@ def non_negative_int(text: str) -> int:
     return _number(text, int, lambda value: value >= 0, "an integer >= 0")
 
 
+def positive_float(text: str) -> float:
+    """A number > 0."""
+    return _number(text, float, lambda value: value > 0, "a number > 0")
+
+
+def non_negative_float(text: str) -> float:
+    """A number >= 0."""
+    return _number(text, float, lambda value: value >= 0, "a number >= 0")
+
+
 def board_size(text: str) -> int:
     """A board size N >= 3."""
     return _number(text, int, lambda value: value >= 3, "an integer >= 3")
