@@ -1,0 +1,189 @@
+"""The static evaluation of a Trap! position, for search agents.
+
+A position is scored from one player's point of view by a weighted sum of antisymmetric
+terms (each is "mine minus the opponent's"), then squashed into an estimated expected
+payoff strictly inside ``(-EVAL_BOUND, EVAL_BOUND)``, with ``EVAL_BOUND < 1``: a won game
+is worth exactly +1 and a lost one -1, so that the search's value bounds are ``[-1, 1]``
+(what Star1/Star2 pruning at chance nodes needs) and no evaluation is mistaken for a result.
+
+The terms (all counted with king steps through cells holding no trap):
+
+* ``mobility``: the cells the player can step to now. The opponent throws at these
+  cells; a player with no step left loses, so this is the most direct danger signal.
+* ``room``: the free cells within two steps (cells reachable in one or two steps). A
+  second-order mobility: how many escapes the player keeps after the next trap.
+* ``voronoi``: the cells the player reaches strictly before the opponent (a breadth-first
+  search from both players at once; ties count for nobody). The territory the player can
+  flee into as the board fills.
+
+Default weights (see :data:`DEFAULT_WEIGHTS`) were set by short fixed-depth matches between
+variants, each term switched off in turn; the README records the numbers.
+
+Everything here is plain integer bitboard arithmetic; :class:`Evaluator` caches scores.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from trap_env.core import Bitboard, Cell, State
+
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "EVAL_BOUND",
+    "Evaluator",
+    "Terms",
+    "Weights",
+    "evaluate",
+    "king_dilate",
+    "raw_score",
+    "terms",
+]
+
+EVAL_BOUND = 0.95
+"""Every evaluation lies strictly inside ``(-EVAL_BOUND, EVAL_BOUND)``; wins are +1, losses -1."""
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The weight of each term in the raw score, and the scale of the squashing.
+
+    Attributes:
+        mobility: per cell of "my steps minus the opponent's".
+        room: per cell of "my free cells within two steps minus the opponent's".
+        voronoi: per cell of "cells I reach first minus cells the opponent reaches first".
+        scale: the raw score that maps to ``EVAL_BOUND * tanh(1)`` (about 0.72).
+    """
+
+    mobility: float = 1.0
+    room: float = 0.5
+    voronoi: float = 0.25
+    scale: float = 8.0
+
+    def __post_init__(self) -> None:
+        if self.scale <= 0:
+            raise ValueError(f"Weights.scale must be > 0, got {self.scale!r}")
+
+
+DEFAULT_WEIGHTS = Weights()
+
+
+class Terms(NamedTuple):
+    """The evaluation terms of a position, each "player 0's minus player 1's"."""
+
+    mobility: int
+    room: int
+    voronoi: int
+
+
+class _Geometry(NamedTuple):
+    board_size: int
+    full: Bitboard
+    not_left: Bitboard
+    not_right: Bitboard
+
+
+@functools.cache
+def _geometry(board_size: int) -> _Geometry:
+    n = board_size
+    full = (1 << n * n) - 1
+    left = sum(1 << row * n for row in range(n))
+    right = left << (n - 1)
+    return _Geometry(n, full, full & ~left, full & ~right)
+
+
+def king_dilate(board_size: int, cells: Bitboard) -> Bitboard:
+    """``cells`` together with every on-board cell one king step away from them."""
+    n, full, not_left, not_right = _geometry(board_size)
+    row = cells | (cells & not_right) << 1 | (cells & not_left) >> 1
+    return (row | row << n | row >> n) & full
+
+
+def _dilate(geometry: _Geometry, cells: Bitboard) -> Bitboard:
+    n, full, not_left, not_right = geometry
+    row = cells | (cells & not_right) << 1 | (cells & not_left) >> 1
+    return (row | row << n | row >> n) & full
+
+
+def _voronoi(geometry: _Geometry, free: Bitboard, mine: Bitboard, theirs: Bitboard) -> int:
+    """Cells reached first from ``mine`` minus cells reached first from ``theirs``."""
+    seen = mine | theirs
+    front_mine, front_theirs = mine, theirs
+    balance = 0
+    while front_mine or front_theirs:
+        new_mine = _dilate(geometry, front_mine) & free & ~seen
+        new_theirs = _dilate(geometry, front_theirs) & free & ~seen
+        tied = new_mine & new_theirs
+        seen |= new_mine | new_theirs
+        balance += (new_mine & ~tied).bit_count() - (new_theirs & ~tied).bit_count()
+        # Tied cells are nobody's, but both fronts go on through them.
+        front_mine, front_theirs = new_mine, new_theirs
+    return balance
+
+
+def _terms(board_size: int, traps: Bitboard, cell0: Cell, cell1: Cell) -> Terms:
+    geometry = _geometry(board_size)
+    bit0, bit1 = 1 << cell0, 1 << cell1
+    free = geometry.full & ~traps & ~bit0 & ~bit1
+    steps0 = _dilate(geometry, bit0) & free
+    steps1 = _dilate(geometry, bit1) & free
+    room0 = _dilate(geometry, steps0) & free
+    room1 = _dilate(geometry, steps1) & free
+    return Terms(
+        steps0.bit_count() - steps1.bit_count(),
+        room0.bit_count() - room1.bit_count(),
+        _voronoi(geometry, free, bit0, bit1),
+    )
+
+
+def terms(state: State) -> Terms:
+    """The evaluation terms of ``state``, from player 0's point of view."""
+    return _terms(state.board_size, state.traps, state.cells[0], state.cells[1])
+
+
+def raw_score(state: State, player: int, weights: Weights = DEFAULT_WEIGHTS) -> float:
+    """The weighted sum of the terms from ``player``'s point of view (unbounded)."""
+    mobility, room, voronoi = terms(state)
+    score = weights.mobility * mobility + weights.room * room + weights.voronoi * voronoi
+    return score if player == 0 else -score
+
+
+def _squash(score: float, scale: float) -> float:
+    return EVAL_BOUND * math.tanh(score / scale)
+
+
+def evaluate(state: State, player: int, weights: Weights = DEFAULT_WEIGHTS) -> float:
+    """The estimated payoff of ``state`` for ``player``, strictly inside ``±EVAL_BOUND``.
+
+    Antisymmetric: ``evaluate(s, 0) == -evaluate(s, 1)``. Ignores whether the game is
+    over; callers score finished games as +1 / -1 themselves.
+    """
+    return _squash(raw_score(state, player, weights), weights.scale)
+
+
+class Evaluator:
+    """:func:`evaluate` with a cache keyed by the position (traps and cells).
+
+    Args:
+        weights: the term weights.
+        max_entries: the cache is cleared when it grows past this many positions.
+    """
+
+    def __init__(self, weights: Weights = DEFAULT_WEIGHTS, max_entries: int = 200_000) -> None:
+        self.weights = weights
+        self.max_entries = max_entries
+        self._cache: dict[tuple[Bitboard, tuple[Cell, Cell]], float] = {}
+
+    def __call__(self, state: State, player: int) -> float:
+        """The evaluation of ``state`` for ``player`` (see :func:`evaluate`)."""
+        key = (state.traps, state.cells)
+        value = self._cache.get(key)
+        if value is None:
+            if len(self._cache) >= self.max_entries:
+                self._cache.clear()
+            value = evaluate(state, 0, self.weights)
+            self._cache[key] = value
+        return value if player == 0 else -value

@@ -1,0 +1,240 @@
+"""Search agents: ``expectiminimax`` (the reference policy), ``alphabeta``/``minimax``, presets.
+
+``expectiminimax`` searches the real game tree (move, throw, landing as a chance node)
+with :class:`agents.search.Search` under a time budget per turn, shared between the move
+and the throw: at the move it plans the whole turn with ``move_share`` of the budget, and
+at the throw it searches again with what is left (answering the planned throw at once if
+nothing is). It checks the clock every few hundred nodes with a safety margin, abandons
+an unfinished iteration and answers with the best action of the deepest finished one; a
+static best guess is ready before the first iteration starts.
+
+``alphabeta`` (alias ``minimax``) is the course's baseline: the same search over a game in
+which every throw lands on its target, to a fixed depth (default 4 plies, two turns).
+
+Presets (all ``expectiminimax``; any option can still be overridden, e.g.
+``"hard:time_limit=2"``):
+
+========  ===========================================
+name      settings
+========  ===========================================
+easy      ``depth=2`` (one turn ahead), ``time_limit=0.5``
+medium    ``depth=4`` (two turns ahead), ``time_limit=1.0``
+hard      ``time_limit=1.0`` (the course's grading budget)
+expert    ``time_limit=5.0`` (the course's budget)
+========  ===========================================
+
+After every decision, ``agent.last_search`` holds a :class:`SearchStats`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from agents.base import SeededAgent, register
+from agents.evaluation import DEFAULT_WEIGHTS, Weights
+from agents.search import Search, TrapGame
+from trap_env import core
+from trap_env.core import Cell, Phase, State
+
+__all__ = ["PRESETS", "ExpectiminimaxAgent", "SearchStats"]
+
+MAX_DEPTH = 64
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    """What the last decision's search did.
+
+    Attributes:
+        nodes: nodes visited.
+        depth: the deepest finished iteration, in plies (0: the static guess was used).
+        seconds: wall-clock time of the decision.
+        value: the chosen action's value for the player to act (0.0 for a static guess).
+        budget: the time the decision was allowed.
+    """
+
+    nodes: int
+    depth: int
+    seconds: float
+    value: float
+    budget: float
+
+    @property
+    def nodes_per_second(self) -> float:
+        """Nodes visited per second of the decision."""
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+class ExpectiminimaxAgent(SeededAgent):
+    """Iterative-deepening expectiminimax with alpha-beta, Star1/Star2 and a table.
+
+    Args:
+        time_limit: seconds per turn (move and throw together); None for no limit
+            (then ``depth`` must be given).
+        depth: the deepest iteration, in plies (a turn is two); None for no limit.
+        throw_filter: search only throws near the players (see :class:`TrapGame`).
+        table: use a transposition table (kept between decisions of one game).
+        star1: Star1 pruning at chance nodes.
+        star2: Star2 probing at chance nodes.
+        move_share: the part of the turn's budget given to planning the move.
+        deterministic_throws: pretend throws always land on target (``alphabeta``).
+        weights: the evaluation weights (see :mod:`agents.evaluation`).
+        seed: accepted for the common interface; the search draws no random numbers.
+    """
+
+    def __init__(
+        self,
+        time_limit: float | None = 5.0,
+        depth: int | None = None,
+        throw_filter: bool = True,
+        table: bool = True,
+        star1: bool = True,
+        star2: bool = True,
+        move_share: float = 0.6,
+        deterministic_throws: bool = False,
+        weights: Weights = DEFAULT_WEIGHTS,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__(seed)
+        _check_limits(time_limit, depth, move_share)
+        self.time_limit = time_limit
+        self.depth = depth
+        self.move_share = move_share
+        self.game = TrapGame(throw_filter, deterministic_throws, weights)
+        self.search = Search(self.game, use_table=table, star1=star1, star2=star2)
+        self.last_search: SearchStats | None = None
+        self._turn_spent: tuple[State, float] | None = None
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game: forget the table and the history."""
+        super().reset(seed)
+        self.search.reset()
+        self.last_search = None
+        self._turn_spent = None
+
+    def select_action(self, state: State) -> Cell:
+        """The best move or throw found within the time budget.
+
+        Raises:
+            ValueError: if the state is not a MOVE or THROW of a game in progress.
+        """
+        started = time.perf_counter()
+        if core.is_terminal(state) or state.phase is Phase.LANDING:
+            raise ValueError(
+                "select_action needs a MOVE or THROW state of a game in progress, got "
+                f"{core.to_text(state)}"
+            )
+        budget = self._budget(state)
+        action, depth, value = self._choose(state, started, budget)
+        seconds = time.perf_counter() - started
+        if state.phase is Phase.MOVE:
+            self._turn_spent = (core.apply(state, action), seconds)
+        self.last_search = SearchStats(self.search.nodes, depth, seconds, value, budget or 0.0)
+        return action
+
+    def _budget(self, state: State) -> float | None:
+        """Seconds for this decision: a share of the turn at the move, the rest at the throw."""
+        if self.time_limit is None:
+            return None
+        if state.phase is Phase.MOVE:
+            return self.time_limit * self.move_share
+        if self._turn_spent is not None and self.game.key(self._turn_spent[0]) == self.game.key(
+            state
+        ):
+            return max(0.0, self.time_limit - self._turn_spent[1])
+        return self.time_limit * (1.0 - self.move_share)
+
+    def _choose(
+        self, state: State, started: float, budget: float | None
+    ) -> tuple[Cell, int, float]:
+        """Iterate deeper until the budget or the depth runs out: (action, depth, value)."""
+        search = self.search
+        search.nodes = 0
+        search.killers = []
+        entry = search.table.get(self.game.key(state))
+        planned = entry.action if entry is not None else None
+        action = planned if planned is not None else self._static_guess(state)
+        depth, value = 0, 0.0
+        if budget is not None:
+            margin = min(0.05, 0.02 + 0.05 * budget)
+            deadline = started + budget - margin
+            if time.perf_counter() >= deadline:
+                return action, depth, value
+
+            def stop() -> bool:
+                return time.perf_counter() >= deadline
+        else:
+            deadline = float("inf")
+
+            def stop() -> bool:
+                return False
+
+        for result in search.iterate(state, self.depth or MAX_DEPTH, stop, planned):
+            action, depth, value = result.action, result.depth, result.value
+            elapsed = time.perf_counter() - started
+            # The next iteration costs several times this one: do not start it hopelessly.
+            if budget is not None and elapsed > 0.5 * (deadline - started):
+                break
+        return action, depth, value
+
+    def _static_guess(self, state: State) -> Cell:
+        actions = self.game.legal_actions(state)
+        return self.game.order_hint(state, actions)[0]
+
+
+def _check_limits(time_limit: float | None, depth: int | None, move_share: float) -> None:
+    if time_limit is None and depth is None:
+        raise ValueError("give a time_limit, a depth, or both (both None would never stop)")
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"time_limit must be > 0 seconds or None, got {time_limit!r}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise ValueError(f"depth must be an integer >= 1 or None, got {depth!r}")
+    if not 0.0 < move_share < 1.0:
+        raise ValueError(f"move_share must be between 0 and 1 (exclusive), got {move_share!r}")
+
+
+register("expectiminimax")(ExpectiminimaxAgent)
+
+
+@register("alphabeta")
+def alphabeta(
+    depth: int = 4,
+    time_limit: float | None = 5.0,
+    throw_filter: bool = True,
+    seed: int | None = None,
+) -> ExpectiminimaxAgent:
+    """Depth-limited alpha-beta that treats every throw as landing on its target."""
+    return ExpectiminimaxAgent(
+        time_limit, depth, throw_filter, deterministic_throws=True, seed=seed
+    )
+
+
+register("minimax")(alphabeta)
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "easy": {"depth": 2, "time_limit": 0.5},
+    "medium": {"depth": 4, "time_limit": 1.0},
+    "hard": {"time_limit": 1.0},
+    "expert": {"time_limit": 5.0},
+}
+"""The difficulty presets: options of ``expectiminimax``."""
+
+
+def _preset(name: str) -> Any:
+    settings = PRESETS[name]
+
+    def build(
+        time_limit: float | None = settings["time_limit"],
+        depth: int | None = settings.get("depth"),
+        seed: int | None = None,
+    ) -> ExpectiminimaxAgent:
+        return ExpectiminimaxAgent(time_limit=time_limit, depth=depth, seed=seed)
+
+    build.__doc__ = f"The {name!r} preset: expectiminimax with {settings}."
+    return build
+
+
+for _name in PRESETS:
+    register(_name)(_preset(_name))

@@ -1,0 +1,407 @@
+"""Expectiminimax with alpha-beta, Star1/Star2 chance pruning, a table and iterative deepening.
+
+The search is negamax from the side to act over any :class:`~agents.search.game.Game`:
+a decision node's value is the best of its children's, each seen from the player to act
+(negated only when the child's player differs, since in Trap! the same player moves and
+then throws); a chance node's value is the probability-weighted average of its children's.
+
+Guarantee: with the table on or off, with Star1 and Star2 on or off,
+``Search(game).value(state, depth)`` equals the plain, unpruned depth-limited expectimax
+value (up to floating-point rounding in the sums). Depth counts decisions: a Trap! turn
+is two plies (move, throw); chance nodes take no depth. Table entries give cutoffs only
+at their own depth, so iterating to deeper depths never changes a shallower value.
+
+Pruning at chance nodes (Ballard 1983; Hauk, Buro and Schaeffer 2004) uses the value
+bounds ``[-B, B]``: once the children searched so far, together with the bounds of the
+rest, put the average outside the window, the node is cut (Star1). Star2 first probes
+each child by searching only its first action: that bounds the child's value from one
+side (a lower bound for the child's player), which may cut the node before any full
+search, and otherwise tightens the Star1 windows.
+
+Iterative deepening (:meth:`Search.iterate`) is a generator yielding one
+:class:`SearchResult` per finished depth, sunfish-style; the caller owns the clock and
+passes a ``stop`` callable that the search polls every few hundred nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Generic, NamedTuple, TypeVar
+
+from agents.search.game import Game
+
+__all__ = ["Search", "SearchResult", "SearchTimeout"]
+
+S = TypeVar("S")
+
+EXACT, LOWER, UPPER = 0, 1, 2
+CHECK_EVERY = 256
+"""The search polls ``stop`` every this many nodes (a power of two)."""
+
+
+class SearchTimeout(Exception):
+    """Raised inside the search when ``stop()`` says the time is up."""
+
+
+class Entry(NamedTuple):
+    """A transposition-table entry: a value, what kind of bound it is, at what depth."""
+
+    depth: int
+    value: float
+    flag: int
+    action: int | None
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The outcome of one finished iteration.
+
+    Attributes:
+        depth: the depth searched, in plies (decisions).
+        value: the root's value for the player to act.
+        action: the best action found.
+        nodes: the nodes visited since the search object was last reset.
+    """
+
+    depth: int
+    value: float
+    action: int
+    nodes: int
+
+
+def _never() -> bool:
+    return False
+
+
+class Search(Generic[S]):
+    """Pruned expectiminimax over a game, with state kept between calls (table, history).
+
+    Args:
+        game: the game.
+        use_table: keep a transposition table.
+        star1: Star1 pruning at chance nodes (off: children are averaged with full windows).
+        star2: Star2 probing at chance nodes (needs ``star1``).
+        max_table_entries: the table is cleared when it grows past this.
+    """
+
+    def __init__(
+        self,
+        game: Game[S],
+        *,
+        use_table: bool = True,
+        star1: bool = True,
+        star2: bool = True,
+        max_table_entries: int = 400_000,
+    ) -> None:
+        if star2 and not star1:
+            raise ValueError("star2=True needs star1=True (Star2 refines Star1's windows)")
+        self.game = game
+        self.bound = game.value_bound
+        self.use_table = use_table
+        self.star1 = star1
+        self.star2 = star2
+        self.max_table_entries = max_table_entries
+        self.table: dict[Hashable, Entry] = {}
+        self.history: dict[Hashable, int] = {}
+        self.killers: list[list[int]] = []
+        self.nodes = 0
+        self._stop: Callable[[], bool] = _never
+
+    # --- public entry points --------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Forget the table, the history and the killers; zero the node count."""
+        self.table.clear()
+        self.history.clear()
+        self.killers = []
+        self.nodes = 0
+
+    def value(self, state: S, depth: int) -> float:
+        """The depth-limited expectiminimax value of ``state`` for its player to act.
+
+        Raises:
+            ValueError: if ``depth < 0`` or the state is a chance node.
+        """
+        if depth < 0:
+            raise ValueError(f"depth must be >= 0, got {depth}")
+        if self.game.is_chance(state):
+            raise ValueError("the search starts at a decision node or a finished game")
+        self._stop = _never
+        return self._search(state, depth, -self.bound, self.bound, 0)
+
+    def best(self, state: S, depth: int, first: int | None = None) -> tuple[float, int]:
+        """The root's value and best action at ``depth`` (``first`` is tried first).
+
+        Raises:
+            ValueError: if the state is not a decision node of a game in progress.
+            SearchTimeout: if the ``stop`` callable set by :meth:`iterate` fires.
+        """
+        game = self.game
+        if game.is_terminal(state) or game.is_chance(state):
+            raise ValueError("the root must be a decision node of a game in progress")
+        if depth < 1:
+            raise ValueError(f"depth must be >= 1 to choose an action, got {depth}")
+        actions = self._ordered(state, game.legal_actions(state), first, 0)
+        player = game.current_player(state)
+        best_value, best_action = -self.bound - 1.0, actions[0]
+        alpha, beta = -self.bound, self.bound
+        for action in actions:
+            child = game.apply(state, action)
+            value = self._child(child, depth - 1, max(alpha, best_value), beta, 1, player)
+            if value > best_value:
+                best_value, best_action = value, action
+        self._store(game.key(state), depth, best_value, alpha, beta, best_action)
+        return best_value, best_action
+
+    def iterate(
+        self,
+        state: S,
+        max_depth: int = 64,
+        stop: Callable[[], bool] = _never,
+        first: int | None = None,
+    ) -> Iterator[SearchResult]:
+        """Iterative deepening: yield the result of depths 1, 2, ... ``max_depth``.
+
+        The generator ends early when ``stop()`` returns True during an iteration (that
+        iteration is abandoned), or once a result is proven (a forced win or loss).
+        """
+        self._stop = stop
+        try:
+            for depth in range(1, max_depth + 1):
+                value, first = self.best(state, depth, first)
+                yield SearchResult(depth, value, first, self.nodes)
+                if abs(value) >= self.bound:
+                    return
+        except SearchTimeout:
+            return
+        finally:
+            self._stop = _never
+
+    # --- the recursion --------------------------------------------------------------------
+
+    def _search(self, state: S, depth: int, alpha: float, beta: float, ply: int) -> float:
+        """Fail-soft value for the player to act: exact inside ``(alpha, beta)``, else a bound."""
+        self.nodes += 1
+        if not self.nodes & (CHECK_EVERY - 1) and self._stop():
+            raise SearchTimeout
+        game = self.game
+        if game.is_terminal(state):
+            return game.terminal_value(state, game.current_player(state))
+        if game.is_chance(state):
+            return self._chance(state, depth, alpha, beta, ply)
+        if depth <= 0:
+            return game.evaluate(state, game.current_player(state))
+        return self._decision(state, depth, alpha, beta, ply)
+
+    def _child(
+        self, child: S, depth: int, alpha: float, beta: float, ply: int, player: int
+    ) -> float:
+        """A child's value seen by ``player``, searched with the window ``(alpha, beta)``."""
+        if self.game.current_player(child) == player:
+            return self._search(child, depth, alpha, beta, ply)
+        return -self._search(child, depth, -beta, -alpha, ply)
+
+    def _decision(self, state: S, depth: int, alpha: float, beta: float, ply: int) -> float:
+        game = self.game
+        key = game.key(state)
+        entry = self._probe(key, depth, alpha, beta)
+        if entry is not None and entry.depth == depth and _is_usable(entry, alpha, beta):
+            return entry.value
+        first = entry.action if entry is not None else None
+        actions = self._ordered(state, game.legal_actions(state), first, ply)
+        player = game.current_player(state)
+        best_value, best_action = -self.bound - 1.0, actions[0]
+        for action in actions:
+            child = game.apply(state, action)
+            value = self._child(child, depth - 1, max(alpha, best_value), beta, ply + 1, player)
+            if value > best_value:
+                best_value, best_action = value, action
+                if value >= beta:
+                    self._reward(state, action, depth, ply)
+                    break
+        self._store(key, depth, best_value, alpha, beta, best_action)
+        return best_value
+
+    def _chance(self, state: S, depth: int, alpha: float, beta: float, ply: int) -> float:
+        game = self.game
+        key = game.key(state)
+        entry = self._probe(key, depth, alpha, beta)
+        if entry is not None and entry.depth == depth and _is_usable(entry, alpha, beta):
+            return entry.value
+        player = game.current_player(state)
+        children = [(game.apply(state, outcome), p) for outcome, p in game.chance_outcomes(state)]
+        if not self.star1:
+            value = sum(
+                p * self._child(child, depth, -self.bound, self.bound, ply, player)
+                for child, p in children
+            )
+        else:
+            value = self._star(children, depth, alpha, beta, ply, player)
+        self._store(key, depth, value, alpha, beta, None)
+        return value
+
+    def _star(
+        self,
+        children: list[tuple[S, float]],
+        depth: int,
+        alpha: float,
+        beta: float,
+        ply: int,
+        player: int,
+    ) -> float:
+        """Star1 (with Star2 probing first when on) over a chance node's children."""
+        bound = self.bound
+        lower = [-bound] * len(children)
+        upper = [bound] * len(children)
+        if self.star2:
+            cut = self._probe_children(children, depth, alpha, beta, ply, player, lower, upper)
+            if cut is not None:
+                return cut
+        done = 0.0  # sum of p * value over the children searched
+        rest_lower = sum(p * low for (_, p), low in zip(children, lower, strict=True))
+        rest_upper = sum(p * high for (_, p), high in zip(children, upper, strict=True))
+        for index, (child, p) in enumerate(children):
+            low, high = lower[index], upper[index]
+            rest_lower -= p * low
+            rest_upper -= p * high
+            if done + p * high + rest_upper <= alpha:
+                return done + p * high + rest_upper
+            if done + p * low + rest_lower >= beta:
+                return done + p * low + rest_lower
+            if low == high:
+                done += p * low
+                continue
+            child_alpha = (alpha - done - rest_upper) / p
+            child_beta = (beta - done - rest_lower) / p
+            window_low, window_high = max(child_alpha, low), min(child_beta, high)
+            value = self._child(child, depth, window_low, window_high, ply, player)
+            if value <= window_low:
+                if child_alpha >= low:
+                    return min(done + p * value + rest_upper, alpha)
+                value = low  # the child cannot be worth less than its lower bound
+            elif value >= window_high:
+                if child_beta <= high:
+                    return max(done + p * value + rest_lower, beta)
+                value = high
+            done += p * value
+        return done
+
+    def _probe_children(
+        self,
+        children: list[tuple[S, float]],
+        depth: int,
+        alpha: float,
+        beta: float,
+        ply: int,
+        player: int,
+        lower: list[float],
+        upper: list[float],
+    ) -> float | None:
+        """Star2: bound each child by searching its first action; a cut value, or None.
+
+        Fills ``lower`` and ``upper`` (values seen by ``player``) in place.
+        """
+        game = self.game
+        for index, (child, _) in enumerate(children):
+            if game.is_terminal(child) or depth <= 0 or game.is_chance(child):
+                value = self._child(child, depth, -self.bound, self.bound, ply, player)
+                lower[index] = upper[index] = value
+            else:
+                self._probe_first_action(child, depth, ply, player, index, lower, upper)
+            high = sum(p * u for (_, p), u in zip(children, upper, strict=True))
+            if high <= alpha:
+                return high
+            low = sum(p * v for (_, p), v in zip(children, lower, strict=True))
+            if low >= beta:
+                return low
+        return None
+
+    def _probe_first_action(
+        self,
+        child: S,
+        depth: int,
+        ply: int,
+        player: int,
+        index: int,
+        lower: list[float],
+        upper: list[float],
+    ) -> None:
+        """Search the child's first action: a lower bound for the child's own player."""
+        game = self.game
+        self.nodes += 1
+        key = game.key(child)
+        entry = self.table.get(key) if self.use_table else None
+        first = entry.action if entry is not None else None
+        action = self._ordered(child, game.legal_actions(child), first, ply)[0]
+        mover = game.current_player(child)
+        grandchild = game.apply(child, action)
+        # A full window keeps the probe's value exact, hence a valid bound.
+        value = self._child(grandchild, depth - 1, -self.bound, self.bound, ply + 1, mover)
+        if mover == player:
+            lower[index] = value
+        else:
+            upper[index] = -value
+
+    # --- table, ordering, history ---------------------------------------------------------
+
+    def _probe(self, key: Hashable, depth: int, alpha: float, beta: float) -> Entry | None:
+        """The table entry of ``key``, if the table is on and holds one."""
+        if not self.use_table:
+            return None
+        return self.table.get(key)
+
+    def _store(
+        self,
+        key: Hashable,
+        depth: int,
+        value: float,
+        alpha: float,
+        beta: float,
+        action: int | None,
+    ) -> None:
+        """Record a fail-soft result: exact inside the window, else a bound."""
+        if not self.use_table:
+            return
+        if len(self.table) >= self.max_table_entries:
+            self.table.clear()
+        flag = UPPER if value <= alpha else LOWER if value >= beta else EXACT
+        self.table[key] = Entry(depth, value, flag, action)
+
+    def _ordered(
+        self, state: S, actions: Sequence[int], first: int | None, ply: int
+    ) -> list[int]:
+        """Actions best-first: the table move, then killers, then by history and static hint."""
+        ordered = self.game.order_hint(state, actions)
+        history = self.history
+        if history:
+            game = self.game
+            ordered.sort(key=lambda a: -history.get(game.history_key(state, a), 0))
+        front: list[int] = []
+        if first is not None and first in actions:
+            front.append(first)
+        if ply < len(self.killers):
+            front.extend(k for k in self.killers[ply] if k in actions and k not in front)
+        if not front:
+            return ordered
+        return front + [a for a in ordered if a not in front]
+
+    def _reward(self, state: S, action: int, depth: int, ply: int) -> None:
+        """Credit a cutoff move: a killer at this ply, and history by depth squared."""
+        while len(self.killers) <= ply:
+            self.killers.append([])
+        killers = self.killers[ply]
+        if action not in killers:
+            killers.insert(0, action)
+            del killers[2:]
+        key = self.game.history_key(state, action)
+        self.history[key] = self.history.get(key, 0) + depth * depth
+
+
+def _is_usable(entry: Entry, alpha: float, beta: float) -> bool:
+    """Whether a table value settles the node for the window ``(alpha, beta)``."""
+    if entry.flag == EXACT:
+        return True
+    if entry.flag == LOWER:
+        return entry.value >= beta
+    return entry.value <= alpha

@@ -1,0 +1,202 @@
+"""The small game interface the search is written against, and Trap! as one implementation.
+
+A game for :mod:`agents.search.expectimax` is two-player, zero-sum, with explicit chance
+nodes (as in OpenSpiel). Values are payoffs from one player's point of view and lie in
+``[-value_bound, value_bound]``; a game's evaluation stays strictly inside that range so
+that a proven result is never confused with an estimate.
+
+Chance nodes are valued from the point of view of ``current_player(state)``: for Trap!,
+the thrower whose trap is in the air.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Hashable, Sequence
+from typing import Protocol, TypeVar
+
+from agents.evaluation import DEFAULT_WEIGHTS, Evaluator, Weights
+from trap_env import core
+from trap_env.core import Cell, Phase, State
+
+__all__ = ["Game", "TrapGame"]
+
+S = TypeVar("S")
+
+
+class Game(Protocol[S]):
+    """What the search needs to know about a game."""
+
+    value_bound: float
+    """Every terminal value and evaluation lies in ``[-value_bound, value_bound]``."""
+
+    def legal_actions(self, state: S) -> Sequence[int]:
+        """The actions to search at a decision node (may be a filtered subset)."""
+        ...
+
+    def apply(self, state: S, action: int) -> S:
+        """The state after ``action`` (a decision or a chance outcome)."""
+        ...
+
+    def is_chance(self, state: S) -> bool:
+        """Whether chance acts in ``state``."""
+        ...
+
+    def chance_outcomes(self, state: S) -> Sequence[tuple[int, float]]:
+        """The ``(outcome, probability)`` pairs of a chance node; probabilities sum to 1."""
+        ...
+
+    def is_terminal(self, state: S) -> bool:
+        """Whether the game is over."""
+        ...
+
+    def terminal_value(self, state: S, player: int) -> float:
+        """The payoff of a finished game for ``player``."""
+        ...
+
+    def current_player(self, state: S) -> int:
+        """The player to act (at a chance node: the player whose view values it)."""
+        ...
+
+    def evaluate(self, state: S, player: int) -> float:
+        """A heuristic value for ``player``, strictly inside ``±value_bound``."""
+        ...
+
+    def key(self, state: S) -> Hashable:
+        """The transposition-table key: equal for states with equal subtrees."""
+        ...
+
+    def order_hint(self, state: S, actions: Sequence[int]) -> list[int]:
+        """``actions`` sorted best-first by a cheap static guess."""
+        ...
+
+    def history_key(self, state: S, action: int) -> Hashable:
+        """The key under which the history heuristic credits ``action`` in ``state``."""
+        ...
+
+
+@functools.cache
+def _king_distances(board_size: int) -> tuple[tuple[int, ...], ...]:
+    """``table[a][b]``: the number of king steps from cell ``a`` to cell ``b``."""
+    n = board_size
+    return tuple(
+        tuple(
+            max(abs(a // n - b // n), abs(a % n - b % n)) for b in range(n * n)
+        )
+        for a in range(n * n)
+    )
+
+
+@functools.cache
+def _near_masks(board_size: int, radius: int) -> tuple[int, ...]:
+    """``masks[c]``: the cells within ``radius`` king steps of ``c``."""
+    distances = _king_distances(board_size)
+    return tuple(
+        sum(1 << b for b, d in enumerate(row) if d <= radius) for row in distances
+    )
+
+
+class TrapGame:
+    """Trap! for the search, on top of :mod:`trap_env.core`.
+
+    Args:
+        throw_filter: search only throws at empty cells within two king steps of the
+            opponent or one step of the thrower (all legal targets when False).
+        deterministic_throws: pretend every throw lands on its target (the course's
+            minimax simplification); the landing is then not a real chance node.
+        weights: the evaluation weights.
+
+    Chance outcomes that land on a cell already holding a trap all lead to the same
+    position, so they are merged into one outcome (the first such cell) with their summed
+    probability.
+    """
+
+    value_bound = 1.0
+
+    def __init__(
+        self,
+        throw_filter: bool = True,
+        deterministic_throws: bool = False,
+        weights: Weights = DEFAULT_WEIGHTS,
+    ) -> None:
+        self.throw_filter = throw_filter
+        self.deterministic_throws = deterministic_throws
+        self.evaluator = Evaluator(weights)
+
+    def legal_actions(self, state: State) -> list[Cell]:
+        """Moves; throw targets (filtered when ``throw_filter``); landing cells."""
+        if state.phase is Phase.THROW and self.throw_filter:
+            return self._candidate_throws(state)
+        return core.legal_actions(state)
+
+    def _candidate_throws(self, state: State) -> list[Cell]:
+        n = state.board_size
+        thrower = state.cells[state.player]
+        opponent = state.cells[1 - state.player]
+        near = _near_masks(n, 2)[opponent] | _near_masks(n, 1)[thrower]
+        near &= ~(state.traps | 1 << thrower | 1 << opponent)
+        if not near:
+            return core.legal_actions(state)
+        return [cell for cell in range(n * n) if near >> cell & 1]
+
+    def apply(self, state: State, action: int) -> State:
+        """The next state (see :func:`trap_env.core.apply`)."""
+        return core.apply(state, action)
+
+    def is_chance(self, state: State) -> bool:
+        """Whether the state waits for a landing."""
+        return state.phase is Phase.LANDING and state.winner == core.NO_PLAYER
+
+    def chance_outcomes(self, state: State) -> list[tuple[Cell, float]]:
+        """The landing distribution, landings on existing traps merged into one outcome."""
+        if self.deterministic_throws:
+            return [(state.target, 1.0)]
+        outcomes: list[tuple[Cell, float]] = []
+        wasted = 0.0
+        wasted_cell = -1
+        for cell, probability in core.chance_outcomes(state):
+            if state.traps >> cell & 1:
+                wasted += probability
+                if wasted_cell < 0:
+                    wasted_cell = cell
+            else:
+                outcomes.append((cell, probability))
+        if wasted_cell >= 0:
+            outcomes.append((wasted_cell, wasted))
+        return outcomes
+
+    def is_terminal(self, state: State) -> bool:
+        """Whether a player has won."""
+        return state.winner != core.NO_PLAYER
+
+    def terminal_value(self, state: State, player: int) -> float:
+        """+1 for the winner, -1 for the loser."""
+        return 1.0 if state.winner == player else -1.0
+
+    def current_player(self, state: State) -> int:
+        """The player to move or throw; at a landing, the thrower."""
+        return state.player
+
+    def evaluate(self, state: State, player: int) -> float:
+        """:func:`agents.evaluation.evaluate`, cached."""
+        return self.evaluator(state, player)
+
+    def key(self, state: State) -> Hashable:
+        """The state without its turn counter (which no subtree depends on)."""
+        return (state.traps, state.cells, state.player, state.phase, state.target)
+
+    def order_hint(self, state: State, actions: Sequence[int]) -> list[int]:
+        """Moves to cells with many free neighbours first; throws next to the opponent first."""
+        n = state.board_size
+        if state.phase is Phase.MOVE:
+            blocked = state.traps | 1 << state.cells[1 - state.player]
+            neighbours = core.neighbour_mask
+            return sorted(
+                actions, key=lambda cell: -(neighbours(n, cell) & ~blocked).bit_count()
+            )
+        distance = _king_distances(n)[state.cells[1 - state.player]]
+        return sorted(actions, key=distance.__getitem__)
+
+    def history_key(self, state: State, action: int) -> Hashable:
+        """Moves and throws of each player are credited apart."""
+        return (state.player, state.phase, action)
