@@ -142,7 +142,7 @@ class _Tables(NamedTuple):
     all_cells: list[Cell]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _tables(board_size: int) -> _Tables:
     cells = range(board_size * board_size)
     neighbour_cells = tuple(_king_step_cells(board_size, cell) for cell in cells)
@@ -305,6 +305,8 @@ def apply(state: State, action: int) -> State:
             message names the action, the phase and the legal choices.
     """
     try:
+        if isinstance(action, bool):
+            raise TypeError
         cell = operator.index(action)
     except TypeError:
         raise IllegalActionError(
@@ -422,11 +424,17 @@ def from_text(text: str) -> State:
     player = _parse_choice(player_text, "player", ("0", "1"))
     phase = Phase[_parse_choice(phase_text, "phase", ("move", "throw", "landing")).upper()]
     target = _parse_target(target_text, n, phase)
-    if not turn_text.isdigit():
+    if not _is_digits(turn_text):
         raise ValueError(f"turn must be a non-negative integer, got {turn_text!r}")
     state = State(n, traps, cells, int(player), phase, target, int(turn_text), NO_PLAYER)
+    state = state._replace(winner=_decided_winner(state))
     validate_state(state)
-    return state._replace(winner=_decided_winner(state))
+    return state
+
+
+def _is_digits(text: str) -> bool:
+    # str.isdigit() accepts '²' and other characters that int() rejects.
+    return text.isascii() and text.isdigit()
 
 
 def _parse_board(board: str) -> tuple[int, Bitboard, tuple[Cell, Cell]]:
@@ -465,7 +473,7 @@ def _parse_target(text: str, n: int, phase: Phase) -> Cell:
             raise ValueError(f"the target must be '-' outside phase landing, got {text!r}")
         return NO_PLAYER
     row_text, _, col_text = text.partition(",")
-    if not (row_text.isdigit() and col_text.isdigit()):
+    if not (_is_digits(row_text) and _is_digits(col_text)):
         raise ValueError(f"the target must be 'row,col' in phase landing, got {text!r}")
     row, col = int(row_text), int(col_text)
     if not (row < n and col < n):
@@ -485,31 +493,45 @@ def validate_state(state: State) -> None:
     size = n * n
     if not isinstance(state.traps, int) or not 0 <= state.traps < 1 << size:
         raise ValueError(f"traps must be a bitboard of {size} bits, got {state.traps!r}")
-    if len(state.cells) != 2 or not all(0 <= cell < size for cell in state.cells):
+    if (
+        not isinstance(state.cells, tuple)
+        or len(state.cells) != 2
+        or not all(_is_int(cell) and 0 <= cell < size for cell in state.cells)
+    ):
         raise ValueError(f"cells must be two cells in 0..{size - 1}, got {state.cells!r}")
     if state.cells[0] == state.cells[1]:
         raise ValueError(f"both players stand on cell {state.cells[0]}")
     for player, cell in enumerate(state.cells):
         if state.traps >> cell & 1:
             raise ValueError(f"player {player} stands on a trap at cell {cell}")
-    if state.player not in (0, 1) or state.phase not in tuple(Phase):
+    if not _is_int(state.player) or state.player not in (0, 1) or not isinstance(
+        state.phase, Phase
+    ):
         raise ValueError(
             f"player must be 0 or 1 and phase a Phase, got {state.player!r}, {state.phase!r}"
         )
-    if (state.phase is _LANDING) != (state.target != NO_PLAYER) or state.target in state.cells:
+    if not _is_int(state.turn) or state.turn < 0:
+        raise ValueError(f"turn must be a non-negative int, got {state.turn!r}")
+    if not _is_int(state.target) or (
+        (state.phase is _LANDING) != (state.target != NO_PLAYER) or state.target in state.cells
+    ):
         raise ValueError(
             f"target {state.target} does not fit phase {state.phase.name}: a target is a cell "
             "other than the players' in LANDING and -1 otherwise"
         )
     if state.phase is _LANDING and not 0 <= state.target < size:
         raise ValueError(f"target must be in 0..{size - 1}, got {state.target}")
-    if state.winner != _decided_winner(state) and state.winner != NO_PLAYER:
+    if state.winner != _decided_winner(state):
         raise ValueError(
-            f"winner {state.winner} contradicts the position (the rules give "
-            f"{_decided_winner(state)})"
+            f"winner {state.winner!r} contradicts the position (the rules give "
+            f"{_decided_winner(state)}; -1 means none)"
         )
     if state.phase is _LANDING and _decided_winner(state) != NO_PLAYER:
         raise ValueError("a throw is pending although the opponent is already trapped")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _decided_winner(state: State) -> int:
