@@ -288,7 +288,9 @@ def _landing_distribution(
 
 def sample_landing(state: State, rng: RandomSource) -> Cell:
     """Draw the landing cell of the pending throw from ``rng`` (anything with ``.random()``)."""
-    outcomes = chance_outcomes(state)
+    if state.phase is not _LANDING or state.winner != NO_PLAYER:
+        chance_outcomes(state)  # raises the error that explains the phase
+    outcomes = _landing(state)
     draw = rng.random()
     for cell, probability in outcomes:
         draw -= probability
@@ -304,14 +306,7 @@ def apply(state: State, action: int) -> State:
         IllegalActionError: if the game is over or the action is not legal now; the
             message names the action, the phase and the legal choices.
     """
-    try:
-        if isinstance(action, bool):
-            raise TypeError
-        cell = operator.index(action)
-    except TypeError:
-        raise IllegalActionError(
-            f"an action is a flat cell index (int), got {type(action).__name__} {action!r}"
-        ) from None
+    cell = action if type(action) is int else _action_cell(action)
     if state.winner != NO_PLAYER:
         raise IllegalActionError(
             f"action {cell}: the game is over (player {state.winner} won); no action is legal"
@@ -322,6 +317,18 @@ def apply(state: State, action: int) -> State:
     if phase is _THROW:
         return _apply_throw(state, cell)
     return _apply_landing(state, cell)
+
+
+def _action_cell(action: object) -> Cell:
+    """An action that is not a plain int: numpy integers pass, bools and the rest raise."""
+    try:
+        if isinstance(action, bool):
+            raise TypeError
+        return operator.index(action)  # type: ignore[arg-type]
+    except TypeError:
+        raise IllegalActionError(
+            f"an action is a flat cell index (int), got {type(action).__name__} {action!r}"
+        ) from None
 
 
 def _apply_move(state: State, cell: Cell) -> State:
@@ -351,7 +358,9 @@ def _apply_throw(state: State, cell: Cell) -> State:
 
 
 def _apply_landing(state: State, cell: Cell) -> State:
-    if all(cell != outcome for outcome, _ in _landing(state)):
+    # The target is the likeliest landing cell; any other cell needs the full list.
+    outcomes = _landing(state)
+    if cell != outcomes[0][0] and all(cell != outcome for outcome, _ in outcomes):
         raise _illegal(state, cell)
     n, cells, player = state.board_size, state.cells, state.player
     traps = state.traps | (1 << cell)
