@@ -1,0 +1,386 @@
+"""Tests of trap_env.gym_env: API checkers, determinism, rollouts with invariants, errors."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import pickle
+import subprocess
+import sys
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import trap_env
+from trap_env.core import (
+    GameConfig,
+    IllegalActionError,
+    Phase,
+    State,
+    apply,
+    from_text,
+    initial_state,
+    legal_actions,
+    validate_state,
+)
+from trap_env.gym_env import TrapEnv, truncation_limit
+from trap_env.observation import observe
+
+
+def first_legal(state: State) -> int:
+    """A deterministic opponent: the lowest legal cell."""
+    return legal_actions(state)[0]
+
+
+class CountingAgent:
+    """An opponent object that records its resets and plays the highest legal cell."""
+
+    def __init__(self) -> None:
+        self.seeds: list[int | None] = []
+
+    def reset(self, seed: int | None = None) -> None:
+        self.seeds.append(seed)
+
+    def select_action(self, state: State) -> int:
+        return legal_actions(state)[-1]
+
+
+def play_digest(num_games: int = 6, board_size: int = 5) -> str:
+    """Play seeded games with actions from a seeded generator; hash every step's output."""
+    env = gymnasium.make("trap_env/Trap-v0", board_size=board_size)
+    rng = np.random.default_rng(1234)
+    digest = hashlib.sha256()
+    for game in range(num_games):
+        observation, info = env.reset(seed=game)
+        done = False
+        while not done:
+            digest.update(observation.tobytes() + info["action_mask"].tobytes())
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            observation, reward, terminated, truncated, info = env.step(action)
+            digest.update(repr((action, reward, terminated, truncated, info["turn"])).encode())
+            done = terminated or truncated
+    return digest.hexdigest()
+
+
+# --- Checkers and registration --------------------------------------------------------
+
+
+@pytest.mark.parametrize("render_mode", [None, "ansi", "rgb_array"])
+def test_gymnasium_check_env_passes_without_warnings(render_mode: str | None) -> None:
+    env = gymnasium.make("trap_env/Trap-v0", board_size=5, render_mode=render_mode)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped)
+
+
+def test_sb3_check_env_warns_only_about_the_fixed_image_like_shape() -> None:
+    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sb3_checker.check_env(TrapEnv(board_size=5), warn=True)
+    # The (N, N, 4) int8 planes are a fixed contract; SB3 guesses that any 3-D Box is an
+    # image and says so. Anything else would be a warning we could have avoided.
+    unexpected = [
+        str(w.message)
+        for w in caught
+        if "image" not in str(w.message) and "36x36" not in str(w.message)
+    ]
+    assert unexpected == []
+
+
+def test_make_registers_the_id_with_the_documented_defaults() -> None:
+    env = gymnasium.make("trap_env/Trap-v0")
+    unwrapped = env.unwrapped
+    assert isinstance(unwrapped, TrapEnv)
+    assert env.spec is not None and env.spec.entry_point == "trap_env.gym_env:TrapEnv"
+    assert unwrapped.observation_space == gymnasium.spaces.Box(0, 1, (7, 7, 4), np.int8)
+    assert unwrapped.action_space == gymnasium.spaces.Discrete(49)
+    assert unwrapped.max_turns == 4 * 7 * 7
+    assert trap_env.TrapEnv is TrapEnv
+
+
+def test_truncation_limit_defaults_to_four_n_squared() -> None:
+    assert truncation_limit(None, 5) == 100
+    assert truncation_limit(7, 5) == 7
+
+
+# --- Determinism ----------------------------------------------------------------------
+
+
+def test_same_seed_and_actions_give_the_same_trajectory() -> None:
+    assert play_digest() == play_digest()
+
+
+def test_same_seed_gives_the_same_trajectory_in_another_process() -> None:
+    script = "from tests.test_gym_env import play_digest; print(play_digest())"
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONHASHSEED": "12345", "PATH": ""},
+        cwd=_repo_root(),
+    )
+    assert result.stdout.strip() == play_digest()
+
+
+def test_different_seeds_give_different_games() -> None:
+    env = TrapEnv(board_size=5, seat=0)
+    games = set()
+    for seed in range(5):
+        env.reset(seed=seed)
+        trajectory = []
+        done = False
+        while not done:
+            _, _, terminated, truncated, _ = env.step(first_legal(env.state))
+            trajectory.append(env.state)
+            done = terminated or truncated
+        games.add(tuple(trajectory))
+    assert len(games) > 1
+
+
+def test_a_copy_or_pickle_carries_on_the_same_game() -> None:
+    env = TrapEnv(board_size=5)
+    env.reset(seed=7)
+    for _ in range(3):
+        env.step(first_legal(env.state))
+    twins = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+    for twin in [env, *twins]:
+        assert twin.state == env.state
+    outputs = [_play_out(twin) for twin in [env, *twins]]
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
+def _play_out(env: TrapEnv) -> list[tuple[State, float]]:
+    steps = []
+    done = False
+    while not done:
+        _, reward, terminated, truncated, _ = env.step(first_legal(env.state))
+        steps.append((env.state, reward))
+        done = terminated or truncated
+    return steps
+
+
+# --- Random rollouts with invariants ---------------------------------------------------
+
+
+@pytest.mark.parametrize(("board_size", "num_games"), [(3, 800), (4, 500), (5, 300), (7, 60)])
+def test_random_masked_rollouts_keep_every_invariant(board_size: int, num_games: int) -> None:
+    env = TrapEnv(board_size=board_size)
+    rng = np.random.default_rng(board_size)
+    outcomes = set()
+    for game in range(num_games):
+        observation, info = env.reset(seed=game)
+        done = False
+        while not done:
+            _check_decision_point(env, observation, info)
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            observation, reward, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+            assert observation in env.observation_space
+            assert not (terminated and truncated)
+            expected = 0.0 if not terminated else 1.0 if env.state.winner == env.seat else -1.0
+            assert reward == expected
+            assert env.state.turn <= env.max_turns
+        outcomes.add(reward)
+        assert not info["action_mask"].any()
+    assert outcomes >= {-1.0, 1.0}
+
+
+def _check_decision_point(env: TrapEnv, observation: np.ndarray, info: dict) -> None:
+    state = env.state
+    validate_state(state)
+    assert state.player == env.seat and state.phase in (Phase.MOVE, Phase.THROW)
+    assert info["phase"] == state.phase.name.lower()
+    assert np.array_equal(observation, observe(state, env.seat))
+    mask = info["action_mask"]
+    assert mask.dtype == np.int8 and mask.any()
+    assert np.flatnonzero(mask).tolist() == legal_actions(state)
+    assert np.array_equal(env.action_masks(), mask.astype(bool))
+
+
+def test_truncation_at_max_turns_gives_zero_reward() -> None:
+    env = TrapEnv(board_size=7, max_turns=2, opponent=first_legal, seat=0)
+    env.reset(seed=0)
+    rewards = []
+    truncated = terminated = False
+    while not (terminated or truncated):
+        _, reward, terminated, truncated, _ = env.step(legal_actions(env.state)[-1])
+        rewards.append(reward)
+    assert truncated and not terminated
+    assert env.state.turn == 2 and rewards[-1] == 0.0
+
+
+def test_a_throw_reports_its_target_and_landing_and_the_opponents() -> None:
+    env = TrapEnv(board_size=7, seat=0, opponent=first_legal)
+    env.reset(seed=3)
+    _, _, _, _, info = env.step(legal_actions(env.state)[0])
+    assert info["phase"] == "throw" and "target" not in info
+    _, _, _, _, info = env.step(24)
+    assert info["target"] == 24 and info["landing"] in {24, 16, 17, 18, 23, 25, 30, 31, 32}
+    assert info["opponent_target"] == 0 and "opponent_landing" in info
+    assert info["phase"] == "move" and info["turn"] == 2
+
+
+def test_the_learner_as_player_1_starts_after_the_opponents_first_turn() -> None:
+    env = TrapEnv(board_size=5, seat=1, opponent=first_legal)
+    observation, info = env.reset(seed=0)
+    assert env.state.player == 1 and env.state.turn == 1 and info["seat"] == 1
+    assert "opponent_target" in info
+    assert observation[4, 2, 0] == 1  # the learner, player 1, is plane 0
+
+
+def test_random_seat_draws_both_seats() -> None:
+    env = TrapEnv(board_size=5)
+    seats = {env.reset(seed=seed)[1]["seat"] for seed in range(20)}
+    assert seats == {0, 1}
+
+
+# --- Opponents -------------------------------------------------------------------------
+
+
+def test_opponent_object_is_reset_with_a_seed_from_np_random() -> None:
+    agent = CountingAgent()
+    env = TrapEnv(board_size=5, opponent=agent, seat=1)
+    env.reset(seed=11)
+    env.reset(seed=11)
+    assert len(agent.seeds) == 2 and agent.seeds[0] == agent.seeds[1] is not None
+    assert env.state.cells[0] == legal_actions(initial_state(GameConfig(5)))[-1]
+
+
+def test_opponent_spec_string_replays_with_the_env_seed() -> None:
+    env = TrapEnv(board_size=5, opponent="random", seat=1)
+    first = [env.reset(seed=5)[0].tobytes() for _ in range(2)]
+    assert first[0] == first[1]
+
+
+def test_set_opponent_swaps_the_opponent() -> None:
+    env = TrapEnv(board_size=5, seat=1, opponent=first_legal)
+    start_moves = legal_actions(initial_state(GameConfig(5)))
+    env.reset(seed=0)
+    assert env.state.cells[0] == start_moves[0]
+    env.set_opponent(CountingAgent())
+    env.reset(seed=0)
+    assert env.state.cells[0] == start_moves[-1]
+
+
+def test_an_illegal_opponent_action_raises_naming_the_opponent() -> None:
+    def blunder(state: State) -> int:
+        return 0  # cell 0 is no neighbour of player 0's start on a 5x5 board
+
+    env = TrapEnv(board_size=5, seat=1, opponent=blunder)
+    with pytest.raises(IllegalActionError, match="opponent"):
+        env.reset(seed=0)
+
+
+# --- Illegal actions and errors --------------------------------------------------------
+
+
+@pytest.mark.parametrize("action", [0, 24, 99, -1])
+def test_an_illegal_action_loses_by_default(action: int) -> None:
+    env = TrapEnv(board_size=5, seat=0)
+    env.reset(seed=0)
+    observation, reward, terminated, truncated, info = env.step(action)
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    assert observation in env.observation_space and not info["action_mask"].any()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(1)
+
+
+def test_an_illegal_action_raises_with_illegal_action_raise() -> None:
+    env = TrapEnv(board_size=5, seat=0, illegal_action="raise")
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="illegal action 0"):
+        env.step(0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"seat": 2}, "seat must be 0, 1 or None"),
+        ({"board_size": 2}, "board_size must be an integer >= 3"),
+        ({"max_turns": 0}, "max_turns must be a positive integer"),
+        ({"illegal_action": "ignore"}, "illegal_action must be one of"),
+        ({"render_mode": "svg"}, "render_mode must be None or one of"),
+    ],
+)
+def test_bad_arguments_say_what_is_allowed(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        TrapEnv(**kwargs)
+
+
+def test_bad_opponents_say_what_is_allowed() -> None:
+    with pytest.raises(TypeError, match="spec string"):
+        TrapEnv(opponent=42)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown agent"):
+        TrapEnv(opponent="no_such_agent")
+
+
+# --- set_state -------------------------------------------------------------------------
+
+
+def test_set_state_continues_from_the_given_position() -> None:
+    env = TrapEnv(board_size=5, seat=0, opponent=first_legal)
+    env.reset(seed=0)
+    state = from_text("..0../...../..x../...../..1.. 0 throw - 3")
+    observation, info = env.set_state(state)
+    assert env.state == state and info["phase"] == "throw"
+    assert observation[2, 2, 2] == 1 and observation[0, 0, 3] == 1
+
+
+def test_set_state_lets_the_opponent_play_to_the_learners_turn() -> None:
+    env = TrapEnv(board_size=5, seat=1, opponent=first_legal)
+    env.reset(seed=0)
+    env.set_state(initial_state(GameConfig(5)))
+    assert env.state.player == 1 and env.state.turn == 1
+
+
+def test_set_state_rejects_landing_states_and_other_board_sizes() -> None:
+    env = TrapEnv(board_size=5)
+    env.reset(seed=0)
+    landing = apply(apply(initial_state(GameConfig(5)), 1), 12)
+    with pytest.raises(ValueError, match="LANDING"):
+        env.set_state(landing)
+    with pytest.raises(ValueError, match="board_size 7"):
+        env.set_state(initial_state())
+
+
+# --- Rendering and closing ---------------------------------------------------------------
+
+
+def test_render_modes_return_text_and_images() -> None:
+    text_env = TrapEnv(board_size=5, render_mode="ansi")
+    text_env.reset(seed=0)
+    assert "turn" in text_env.render()
+    image_env = TrapEnv(board_size=5, render_mode="rgb_array")
+    image_env.reset(seed=0)
+    image = image_env.render()
+    assert image.dtype == np.uint8 and image.shape == (240, 240, 3)
+
+
+def test_close_twice_is_fine() -> None:
+    env = TrapEnv(board_size=5)
+    env.reset(seed=0)
+    env.close()
+    env.close()
+
+
+# --- Training ----------------------------------------------------------------------------
+
+
+def test_maskable_ppo_trains_a_few_steps() -> None:
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    model = sb3_contrib.MaskablePPO(
+        "MlpPolicy", TrapEnv(board_size=5), n_steps=64, batch_size=32, n_epochs=1, seed=0
+    )
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps >= 256
+
+
+def _repo_root() -> str:
+    from pathlib import Path
+
+    return str(Path(__file__).resolve().parent.parent)
