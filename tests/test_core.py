@@ -4,6 +4,7 @@ probabilities, perft node counts, and random playouts against tests/grid_oracle.
 
 from __future__ import annotations
 
+import doctest
 import json
 import math
 import random
@@ -18,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import trap_env.core
 from trap_env.core import (
     NO_PLAYER,
     GameConfig,
@@ -701,12 +703,11 @@ MALFORMED_TEXTS = [
     (".0./.../.1. 0 move - -1", "turn must be a non-negative integer"),
     (".0./.../.1. 0 move - 1.5", "turn must be a non-negative integer"),
     (".0./.../.1. 0 move - ²", "turn must be a non-negative integer"),
-    ("0x./xx./..1 0 throw - 0", None),  # consistent: player 0 just moved, 1 can still move
     ("01x/xxx/... 0 landing 2,2 0", "already trapped"),
 ]
 
 
-@pytest.mark.parametrize(("text", "problem"), [t for t in MALFORMED_TEXTS if t[1]])
+@pytest.mark.parametrize(("text", "problem"), MALFORMED_TEXTS)
 def test_malformed_text_raises_value_error_naming_the_problem(text: str, problem: str) -> None:
     with pytest.raises(ValueError, match=problem):
         from_text(text)
@@ -832,7 +833,7 @@ def compare_with_oracle(state: State, grid_state: oracle.GridState) -> None:
             assert math.isclose(probability, float(exact[landing_cell]))
 
 
-@settings(max_examples=40)
+@settings(max_examples=80)
 @given(n=st.integers(3, 8), rng=st.randoms(use_true_random=False))
 def test_core_agrees_with_the_grid_oracle_state_by_state(n: int, rng: random.Random) -> None:
     state = initial_state(GameConfig(n))
@@ -852,7 +853,7 @@ def test_core_agrees_with_the_grid_oracle_state_by_state(n: int, rng: random.Ran
         grid_state = oracle.step(grid_state, oracle.to_coord(n, action))
 
 
-@settings(max_examples=30)
+@settings(max_examples=60)
 @given(n=st.sampled_from([3, 4, 5, 6, 7, 8, 9, 12]), rng=st.randoms(use_true_random=False))
 def test_random_playouts_keep_the_invariants(n: int, rng: random.Random) -> None:
     for state in play_random_game(initial_state(GameConfig(n)), rng, max_steps=3 * n * n):
@@ -868,3 +869,7 @@ def test_random_playouts_end_and_replay_from_a_seed() -> None:
         assert is_terminal(states[-1])
         results.append(states[-1].winner)
     assert set(results) == {0, 1}
+
+
+def test_module_docstring_example_runs() -> None:
+    assert doctest.testmod(trap_env.core).failed == 0
