@@ -1,0 +1,284 @@
+"""Tests of trap_env.aec_env: PettingZoo's tests, turn order, chance, ends, copies, rollouts."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import pickle
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import trap_env
+from trap_env.aec_env import AGENTS, env, raw_env
+from trap_env.core import IllegalActionError, Phase, legal_actions, validate_state
+from trap_env.observation import observe
+
+
+@pytest.fixture(autouse=True)
+def _headless_pygame(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+
+
+def play_digest(num_games: int = 6, board_size: int = 5) -> str:
+    """Play seeded games with actions from a seeded generator; hash everything observed."""
+    game_env = env(board_size=board_size)
+    rng = np.random.default_rng(99)
+    digest = hashlib.sha256()
+    for game in range(num_games):
+        game_env.reset(seed=game)
+        for agent in game_env.agent_iter():
+            observation, reward, terminated, truncated, info = game_env.last()
+            digest.update(observation["observation"].tobytes())
+            digest.update(repr((agent, reward, terminated, truncated, info)).encode())
+            if terminated or truncated:
+                action = None
+            else:
+                action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+            game_env.step(action)
+    return digest.hexdigest()
+
+
+def random_action(game_env: pettingzoo.AECEnv, rng: np.random.Generator) -> int | None:
+    observation, _, terminated, truncated, _ = game_env.last()
+    if terminated or truncated:
+        return None
+    return int(rng.choice(np.flatnonzero(observation["action_mask"])))
+
+
+# --- PettingZoo's own tests ------------------------------------------------------------
+
+
+def test_pettingzoo_api_test_passes() -> None:
+    with warnings.catch_warnings():
+        # Dict observations with an action mask draw two generic hints, as in every
+        # classic PettingZoo game.
+        warnings.filterwarnings("ignore", message="Observation space for each agent")
+        warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
+        api_test(env(board_size=5), num_cycles=300)
+        api_test(raw_env(board_size=4), num_cycles=300)
+
+
+def test_pettingzoo_seed_test_passes() -> None:
+    seed_test(lambda: env(board_size=5), num_cycles=300)
+
+
+def test_pettingzoo_render_test_passes() -> None:
+    render_test(lambda render_mode=None: env(board_size=5, render_mode=render_mode))
+
+
+def test_metadata_agents_and_registration() -> None:
+    game_env = env()
+    assert game_env.metadata["name"] == "trap_v0"
+    assert str(game_env) == "trap_v0"
+    game_env.reset(seed=0)
+    assert game_env.agents == list(AGENTS) == ["player_0", "player_1"]
+    assert trap_env.env is env and trap_env.raw_env is raw_env
+    made = pettingzoo.make("aec", "trap_env/trap_v0", board_size=4)
+    assert made.unwrapped.game_state.board_size == 4
+
+
+def test_order_is_enforced_before_reset() -> None:
+    game_env = env()
+    with pytest.raises(AttributeError, match="before reset"):
+        _ = game_env.agent_selection
+
+
+# --- Turn order, chance and infos ----------------------------------------------------
+
+
+def test_the_same_agent_moves_then_throws() -> None:
+    game_env = env(board_size=7)
+    game_env.reset(seed=0)
+    seen = []
+    for _ in range(6):
+        observation, *_ = game_env.last()
+        seen.append((game_env.agent_selection, int(observation["observation"][0, 0, 3])))
+        game_env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    assert seen == [
+        ("player_0", 0),
+        ("player_0", 1),
+        ("player_1", 0),
+        ("player_1", 1),
+        ("player_0", 0),
+        ("player_0", 1),
+    ]
+
+
+def test_infos_carry_the_target_and_the_landing() -> None:
+    game_env = env(board_size=7)
+    game_env.reset(seed=0)
+    game_env.step(2)  # player_0 moves from (0, 3) to (0, 2)
+    assert game_env.infos == {"player_0": {}, "player_1": {}}
+    game_env.step(42)  # and throws at (6, 0), 8 steps away
+    expected_cells = {42, 35, 36, 43}
+    for agent in AGENTS:
+        info = game_env.infos[agent]
+        assert info["thrower"] == "player_0" and info["target"] == 42
+        assert info["landing"] in expected_cells
+    assert game_env.unwrapped.game_state.traps >> info["landing"] & 1
+
+
+def test_landings_follow_the_env_seed() -> None:
+    def landings(seed: int) -> list[int]:
+        game_env = env(board_size=7)
+        game_env.reset(seed=seed)
+        cells = []
+        for _ in range(10):
+            game_env.reset(seed=seed + len(cells))
+            game_env.step(2)
+            game_env.step(48)  # far away: often misses the target
+            cells.append(game_env.infos["player_0"]["landing"])
+        return cells
+
+    assert landings(1) == landings(1)
+    assert landings(1) != landings(2)
+
+
+def test_masks_are_zero_for_the_agent_not_selected() -> None:
+    game_env = env(board_size=5)
+    game_env.reset(seed=0)
+    assert game_env.observe("player_1")["action_mask"].sum() == 0
+    planes = game_env.observe("player_1")["observation"]
+    assert planes[4, 2, 0] == 1 and planes[0, 2, 1] == 1
+
+
+# --- Ends of a game --------------------------------------------------------------------
+
+
+def test_truncation_at_max_turns_gives_zero_to_both() -> None:
+    game_env = env(board_size=7, max_turns=3)
+    game_env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    steps = 0
+    while not any(game_env.truncations.values()):
+        game_env.step(random_action(game_env, rng))
+        steps += 1
+    assert steps == 6 and game_env.unwrapped.game_state.turn == 3
+    assert game_env.rewards == {"player_0": 0.0, "player_1": 0.0}
+    assert not any(game_env.terminations.values())
+
+
+def test_a_win_scores_plus_one_and_minus_one() -> None:
+    game_env = env(board_size=3)
+    rng = np.random.default_rng(0)
+    for game in range(50):
+        game_env.reset(seed=game)
+        totals = dict.fromkeys(AGENTS, 0.0)
+        for agent in game_env.agent_iter():
+            totals[agent] += game_env.last()[1]
+            game_env.step(random_action(game_env, rng))
+        winner = game_env.unwrapped.game_state.winner
+        assert totals == {AGENTS[winner]: 1.0, AGENTS[1 - winner]: -1.0}
+
+
+def test_an_illegal_action_loses_with_the_wrapped_env() -> None:
+    game_env = env(board_size=5)
+    game_env.reset(seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        game_env.step(24)  # not a neighbour of (0, 2)
+    assert game_env.terminations["player_0"]
+    _, reward, *_ = game_env.last()
+    assert reward == -1
+
+
+def test_an_illegal_action_raises_with_the_raw_env() -> None:
+    game_env = raw_env(board_size=5)
+    game_env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="illegal action 24"):
+        game_env.step(24)
+
+
+def test_out_of_range_actions_fail_the_bounds_check() -> None:
+    game_env = env(board_size=5)
+    game_env.reset(seed=0)
+    with pytest.raises(AssertionError, match="action space"):
+        game_env.step(25)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"board_size": 1}, "board_size must be an integer >= 3"),
+        ({"max_turns": -5}, "max_turns must be a positive integer"),
+        ({"render_mode": "svg"}, "render_mode must be None or one of"),
+    ],
+)
+def test_bad_arguments_say_what_is_allowed(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        raw_env(**kwargs)
+
+
+# --- Determinism and copies ------------------------------------------------------------
+
+
+def test_same_seed_and_actions_give_the_same_game() -> None:
+    assert play_digest() == play_digest()
+
+
+def test_same_seed_gives_the_same_game_in_another_process() -> None:
+    script = "from tests.test_aec_env import play_digest; print(play_digest())"
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONHASHSEED": "54321", "PATH": ""},
+        cwd=str(Path(__file__).resolve().parent.parent),
+    )
+    assert result.stdout.strip() == play_digest()
+
+
+@pytest.mark.parametrize("duplicate", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))])
+def test_a_copy_carries_on_the_same_game(duplicate) -> None:  # type: ignore[no-untyped-def]
+    original = env(board_size=5, render_mode="rgb_array")
+    original.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        original.step(random_action(original, rng))
+    twin = duplicate(original)
+    assert twin.unwrapped.game_state == original.unwrapped.game_state
+    assert twin.unwrapped is not original.unwrapped
+    histories = []
+    for game_env in (original, twin):
+        moves = np.random.default_rng(1)
+        history = []
+        for agent in game_env.agent_iter():
+            history.append((agent, game_env.last()[1:], game_env.unwrapped.game_state))
+            game_env.step(random_action(game_env, moves))
+        histories.append(history)
+    assert histories[0] == histories[1]
+
+
+# --- Random rollouts with invariants ---------------------------------------------------
+
+
+@pytest.mark.parametrize(("board_size", "num_games"), [(3, 800), (4, 500), (5, 300), (7, 60)])
+def test_random_masked_rollouts_keep_every_invariant(board_size: int, num_games: int) -> None:
+    game_env = env(board_size=board_size)
+    rng = np.random.default_rng(board_size)
+    ends = set()
+    for game in range(num_games):
+        game_env.reset(seed=game)
+        for agent in game_env.agent_iter():
+            observation, reward, terminated, truncated, _ = game_env.last()
+            state = game_env.unwrapped.game_state
+            if terminated or truncated:
+                ends.add("win" if terminated else "truncated")
+                assert reward in (1.0, -1.0) if terminated else reward == 0.0
+                game_env.step(None)
+                continue
+            validate_state(state)
+            assert agent == AGENTS[state.player] and state.phase in (Phase.MOVE, Phase.THROW)
+            assert np.array_equal(observation["observation"], observe(state, state.player))
+            assert np.flatnonzero(observation["action_mask"]).tolist() == legal_actions(state)
+            game_env.step(random_action(game_env, rng))
+        assert game_env.agents == []
+    assert "win" in ends
