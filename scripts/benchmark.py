@@ -131,6 +131,10 @@ def env_figures(seconds: float) -> list[Figure]:
 
 def _env_makers() -> dict[str, Callable[[], Any]]:
     def connect_four() -> Any:
+        import pettingzoo
+
+        if hasattr(pettingzoo, "make"):  # the registry; the module import is deprecated there
+            return pettingzoo.make("aec", "classic/connect_four-v3")
         from pettingzoo.classic import connect_four_v3
 
         return connect_four_v3.env()

@@ -1,0 +1,94 @@
+"""Tests of agents.match: one game, its seeds, its faults, its replay."""
+
+from __future__ import annotations
+
+import json
+
+import faulty_agents
+import pytest
+
+from agents import make_agent
+from agents.match import FAULTS, REASONS, default_max_turns, derive_seed, play_game, replay
+from trap_env.core import NO_PLAYER, Phase
+
+
+def random_pair(seed: int = 0) -> list:
+    return [make_agent("random", seed=seed), make_agent("random", seed=seed + 1)]
+
+
+def test_same_seed_same_game_whatever_the_agents_were_seeded_with():
+    first = play_game(random_pair(0), seed=11, board_size=5)
+    second = play_game(random_pair(99), seed=11, board_size=5)
+    assert (first.actions, first.winner, first.turns) == (
+        second.actions,
+        second.winner,
+        second.turns,
+    )
+    assert first.reason in REASONS
+    assert json.loads(json.dumps(first.to_dict())) == first.to_dict()
+
+
+def test_different_seeds_give_different_games():
+    games = {tuple(play_game(random_pair(), seed=s, board_size=5).actions) for s in range(5)}
+    assert len(games) == 5
+
+
+def test_normal_game_ends_with_a_trapped_player_and_replays_exactly():
+    result = play_game(random_pair(), seed=4, board_size=5)
+    assert result.reason == "trapped" and result.winner in (0, 1) and result.detail == ""
+    states = list(replay(result.board_size, result.actions))
+    final, last_throw = states[-1]
+    assert final.winner == result.winner and final.turn == result.turns
+    assert states[0][1] is None and last_throw is not None
+    assert all(state.phase is Phase.MOVE for state, _ in states[:-1])
+
+
+def test_truncation_is_a_draw_after_max_turns():
+    result = play_game(random_pair(), seed=1, board_size=7, max_turns=3)
+    assert (result.winner, result.reason, result.turns) == (NO_PLAYER, "truncated", 3)
+    assert default_max_turns(7) == 196
+
+
+def test_derive_seed_is_stable_and_spreads():
+    assert derive_seed(0, "a", 1) == derive_seed(0, "a", 1)
+    assert len({derive_seed(0, "a", i) for i in range(100)}) == 100
+    assert 0 <= derive_seed("x") < 2**63
+
+
+@pytest.mark.parametrize(
+    ("agent_class", "reason", "words"),
+    [
+        (faulty_agents.RaisingAgent, "exception", "RuntimeError"),
+        (faulty_agents.IllegalAgent, "illegal", "illegal action"),
+        (faulty_agents.NoneAgent, "no_action", "None"),
+        (faulty_agents.SpinningAgent, "timeout", "budget 0.05"),
+    ],
+)
+@pytest.mark.parametrize("faulty_seat", [0, 1])
+def test_a_fault_loses_the_game_with_its_reason(agent_class, reason, words, faulty_seat):
+    agents = random_pair()
+    agents[faulty_seat] = agent_class(after=2)
+    result = play_game(agents, seed=3, board_size=7, time_budget=0.05)
+    assert result.reason == reason and reason in FAULTS
+    assert result.winner == 1 - faulty_seat
+    assert words in result.detail
+    assert result.turns == 2 + faulty_seat  # seat 0 acts in even turns, seat 1 in odd ones
+    list(replay(7, result.actions))  # the moves made before the fault still replay
+
+
+def test_time_is_counted_per_seat_and_no_budget_means_no_limit():
+    agents = random_pair()
+    agents[1] = faulty_agents.SpinningAgent(seconds=0.02, after=0)
+    result = play_game(agents, seed=3, board_size=5, time_budget=None, max_turns=4)
+    assert result.reason == "truncated"
+    assert result.max_turn_time[1] >= 0.04 > result.max_turn_time[0]
+    assert result.cpu_time[1] >= 0.08
+
+
+def test_on_turn_sees_every_turn_and_the_end():
+    seen = []
+    result = play_game(
+        random_pair(), seed=2, board_size=5, on_turn=lambda s, st, a: seen.append((s, st.turn))
+    )
+    assert [turn for _, turn in seen] == [*range(result.turns), result.turns]
+    assert seen[-1][0] == -1 and seen[0] == (0, 0)

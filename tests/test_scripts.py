@@ -1,0 +1,152 @@
+"""Tests of the command-line tools: evaluate, tournament, play, benchmark."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from trap_scripts import benchmark, evaluate, play, tournament
+
+from agents.tournament import load_results
+
+TWO_RANDOMS = ["random", "agents.simple.RandomAgent"]
+QUICK = ["--games", "2", "--board-size", "5", "--workers", "0", "--quiet"]
+
+
+def run(main, argv):
+    """The exit status of ``main(argv)``, whether returned or raised by argparse."""
+    try:
+        return main(argv)
+    except SystemExit as exit_:
+        return exit_.code
+
+
+def test_evaluate_writes_results_summary_and_plot(tmp_path, capsys):
+    status = evaluate.main(["--agents", *TWO_RANDOMS, *QUICK, "--output", str(tmp_path)])
+    assert status == 0
+    out = capsys.readouterr().out
+    assert "win rate [95% CI]" in out and "Elo" in out
+    assert len(load_results(tmp_path / "results.jsonl")) == 2
+    assert "W-D-L" in (tmp_path / "summary.txt").read_text()
+    assert (tmp_path / "evaluate.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_evaluate_defaults_keep_only_agents_that_build():
+    assert "random" in evaluate.available_agents()
+    assert evaluate.available_agents(["random", "no_such_agent", "random:bad=1"]) == ["random"]
+
+
+def test_tournament_resume_adds_only_missing_games(tmp_path, capsys):
+    argv = [*TWO_RANDOMS, *QUICK, "--no-plot", "--output", str(tmp_path)]
+    assert tournament.main(argv) == 0
+    assert tournament.main([*argv, "--games", "4", "--resume"]) == 0
+    assert len(load_results(tmp_path / "results.jsonl")) == 4
+    assert "4 games" in capsys.readouterr().out
+
+
+BAD_INPUT = [
+    (["random", "no_such_agent"], "unknown agent 'no_such_agent'"),
+    (["random", "random:depth=2"], "takes no option 'depth'"),
+    (["random", "no.such.Module"], "cannot import"),
+    (["random", "random"], "distinct"),
+    ([*TWO_RANDOMS, "--games", "x"], "'x' is not an integer >= 1"),
+    ([*TWO_RANDOMS, "--games", "0"], "'0' is not an integer >= 1"),
+    ([*TWO_RANDOMS, "--board-size", "2"], "--board-size"),
+    ([*TWO_RANDOMS, "--time-budget", "-1"], "--time-budget"),
+    ([*TWO_RANDOMS, "--workers", "1.5"], "--workers"),
+]
+
+
+@pytest.mark.parametrize(("argv", "message"), BAD_INPUT)
+def test_bad_input_is_one_line_and_no_game_starts(tmp_path, capsys, argv, message):
+    output = tmp_path / "out"
+    assert run(tournament.main, [*argv, "--output", str(output), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
+    assert not (output / "results.jsonl").exists()
+
+
+def test_unwritable_output_is_one_line_before_any_game(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    argv = ["--agents", *TWO_RANDOMS, *QUICK, "--output", str(blocker / "sub")]
+    assert evaluate.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "cannot write to the output folder" in err and len(err.strip().splitlines()) == 1
+
+
+def test_play_watches_a_game_and_writes_a_gif(tmp_path, capsys):
+    assert play.main(["random", "random", "--board-size", "5", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "turn 0, player 0 to move" in out and "won after" in out
+    gif = tmp_path / "game.gif"
+    assert play.main(["random", "random", "--board-size", "5", "--gif", str(gif)]) == 0
+    assert gif.read_bytes()[:3] == b"GIF"
+
+
+def test_play_replays_a_recorded_game(tmp_path, capsys):
+    evaluate.main(["--agents", *TWO_RANDOMS, *QUICK, "--no-plot", "--output", str(tmp_path)])
+    capsys.readouterr()
+    results = str(tmp_path / "results.jsonl")
+    assert play.main(["--replay", results, "--game", "1"]) == 0
+    record = load_results(results)[1]
+    assert f"after {record['turns']} turns" in capsys.readouterr().out
+    assert play.main(["--replay", results, "--game", "5"]) == 2
+    assert "holds 2 games" in capsys.readouterr().err
+
+
+def human_game(monkeypatch, lines):
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(line + "\n" for line in lines)))
+    return play.main(["human", "random", "--board-size", "5", "--max-turns", "1"])
+
+
+def test_human_gets_the_legal_choices_and_a_message_on_bad_input(monkeypatch, capsys):
+    # Player 0 starts on 0,2: 0,0 is not a neighbour, "x" is no cell, 1,2 is fine.
+    assert human_game(monkeypatch, ["0,0", "x", "9,9", "1,2", "1,2", "3,3"]) == 0
+    out = capsys.readouterr().out
+    assert "move to one of: 0,1 0,3 1,1 1,2 1,3" in out
+    assert "not a legal choice: '0,0'" in out and "not a legal choice: 'x'" in out
+    assert "not a legal choice: '1,2'" in out  # throwing at one's own cell
+    assert "draw after 1 turns" in out
+
+
+def test_human_end_of_input_resigns_cleanly(monkeypatch, capsys):
+    assert human_game(monkeypatch, ["0,1"]) == 1
+    out = capsys.readouterr().out
+    assert "you resigned" in out and "Traceback" not in out
+
+
+def test_play_bad_input(tmp_path, capsys):
+    assert run(play.main, ["random"]) == 2
+    assert run(play.main, ["random", "nobody"]) == 2
+    assert run(play.main, ["random", "random", "--gif", str(tmp_path / "no" / "g.gif")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all(line.startswith("trap-play: error:") for line in err)
+
+
+def test_benchmark_quick_prints_and_writes_json(tmp_path, capsys):
+    path = tmp_path / "bench.json"
+    assert benchmark.main(["--quick", "--json", str(path)]) == 0
+    names = [figure["name"] for figure in json.loads(path.read_text())["figures"]]
+    expected = [
+        "core random playout",
+        "connect_four_v3 env()",
+        "trap_v0 AEC env()",
+        "Trap-v0 Gym env",
+        "search depth in 0.2 s, start",
+        "nodes at depth 2: plain expectimax",
+        "nodes at depth 2: all + table",
+    ]
+    assert set(expected) <= set(names)
+    assert "plies/s" in capsys.readouterr().out
+
+
+def test_benchmark_counts_the_full_tree_like_the_search_without_pruning():
+    from agents.search import Search, TrapGame
+
+    game, state = TrapGame(), benchmark.middle_game()
+    search = Search(game, use_table=False, star1=False, star2=False)
+    assert benchmark.plain_expectimax_nodes(game, state, 1) == 1 + len(game.legal_actions(state))
+    search.value(state, 2)
+    assert search.nodes <= benchmark.plain_expectimax_nodes(game, state, 2)

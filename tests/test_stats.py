@@ -1,0 +1,83 @@
+"""Tests of agents.stats: Wilson intervals, Elo by maximum likelihood, summaries, report."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from agents.stats import (
+    elo_ratings,
+    format_report,
+    plot_report,
+    score_matrix,
+    specs_of,
+    summarize_pairings,
+    wilson_interval,
+)
+
+
+def game(first, second, winner, seat_of_first=0):
+    seats = [first, second] if seat_of_first == 0 else [second, first]
+    return {"pairing": [first, second], "seats": seats, "winner_spec": winner,
+            "reason": "trapped" if winner else "truncated"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("score", "games", "expected"),
+    [(0, 10, (0.0, 0.2775)), (5, 10, (0.2366, 0.7634)), (10, 10, (0.7225, 1.0)),
+     (95, 100, (0.8882, 0.9785)), (0, 0, (0.0, 1.0))],
+)  # fmt: skip
+def test_wilson_interval_matches_known_values(score, games, expected):
+    low, high = wilson_interval(score, games)
+    assert low == pytest.approx(expected[0], abs=1e-4)
+    assert high == pytest.approx(expected[1], abs=1e-4)
+
+
+def test_wilson_interval_rejects_a_score_out_of_range():
+    with pytest.raises(ValueError, match="within"):
+        wilson_interval(11, 10)
+
+
+def test_two_agents_rating_gap_is_the_logistic_mle_with_the_prior_draw():
+    records = [game("a", "b", "a")] * 7 + [game("a", "b", "b")] * 2 + [game("a", "b", None)]
+    ratings = elo_ratings(records)
+    score = 7.5 + 0.5  # wins + half a draw + half the prior's virtual draw
+    assert ratings["a"] - ratings["b"] == pytest.approx(400 * math.log10(score / (11 - score)))
+    assert ratings["a"] + ratings["b"] == pytest.approx(0)
+
+
+def test_ratings_are_finite_for_a_clean_sweep_and_ordered_transitively():
+    records = (
+        [game("strong", "weak", "strong")] * 20
+        + [game("strong", "mid", "strong")] * 15 + [game("strong", "mid", "mid")] * 5
+        + [game("mid", "weak", "mid")] * 15 + [game("mid", "weak", "weak")] * 5
+    )  # fmt: skip
+    ratings = elo_ratings(records)
+    assert all(math.isfinite(value) for value in ratings.values())
+    assert ratings["strong"] > ratings["mid"] > ratings["weak"]
+    assert sum(ratings.values()) == pytest.approx(0, abs=1e-6)
+
+
+def test_summaries_count_per_pairing_and_per_seat():
+    records = [game("a", "b", "a", 0), game("a", "b", "a", 1), game("a", "b", "b", 1),
+               game("a", "b", None, 0), game("b", "c", "c")]  # fmt: skip
+    ab, bc = summarize_pairings(records)
+    assert (ab.first, ab.second, ab.results) == ("a", "b", [2, 1, 1])
+    assert ab.by_seat == [[1, 1, 0], [1, 0, 1]]
+    assert ab.score == 2.5 and ab.win_rate == 0.625 and ab.num_games == 4
+    assert ab.reasons == {"trapped": 3, "truncated": 1}
+    assert bc.results == [0, 0, 1]
+    assert specs_of(records) == ["a", "b", "c"]
+    assert score_matrix(records, ["a", "b", "c"]) == [
+        [None, 0.625, None], [0.375, None, 0.0], [None, 1.0, None]
+    ]  # fmt: skip
+
+
+def test_report_and_plot(tmp_path):
+    records = [game("a", "b", "a")] * 3 + [game("b", "c", None)]
+    text = format_report(records)
+    assert "W-D-L" in text and "Elo" in text and "3-0-0" in text
+    pytest.importorskip("matplotlib")
+    plot_report(records, tmp_path / "plot.png")
+    assert (tmp_path / "plot.png").read_bytes()[:4] == b"\x89PNG"
