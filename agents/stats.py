@@ -281,10 +281,14 @@ def plot_report(records: Sequence[Record], path: str | os.PathLike[str]) -> None
     ratings = elo_ratings(records)
     matrix = score_matrix(records, specs)
     size = max(4.0, 1.0 + 0.9 * len(specs))
-    figure, (left, right) = plt.subplots(1, 2, figsize=(2 * size + 1, size))
+    figure, (left, right) = plt.subplots(
+        1, 2, figsize=(2 * size + 3, size + 1), gridspec_kw={"width_ratios": [3, 2]}
+    )
     _draw_matrix(left, matrix, specs)
     order = sorted(specs, key=ratings.__getitem__)
-    right.barh(range(len(order)), [ratings[spec] for spec in order], color="tab:blue")
+    bars = right.barh(range(len(order)), [ratings[spec] for spec in order], color="tab:blue")
+    right.bar_label(bars, labels=[f"{ratings[spec]:+.0f}" for spec in order], padding=3)
+    right.margins(x=0.25)
     right.set_yticks(range(len(order)), labels=order)
     right.axvline(0, color="black", linewidth=0.8)
     right.set_xlabel("Elo (mean 0)")

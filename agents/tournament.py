@@ -333,8 +333,11 @@ def _heartbeat(conn: Connection, config: RunConfig) -> Any:
 def _worker_main(conn: Connection, config: RunConfig) -> None:
     """A worker: play the tasks received on ``conn`` until it receives None."""
     cache: dict[tuple[str, int], Agent] = {}
-    while (task := conn.recv()) is not None:
-        conn.send(("done", _play_task(task, config, cache, conn)))
+    try:
+        while (task := conn.recv()) is not None:
+            conn.send(("done", _play_task(task, config, cache, conn)))
+    except (EOFError, BrokenPipeError, KeyboardInterrupt):
+        return  # the parent is gone or interrupted: nothing left to report to
 
 
 @dataclass

@@ -153,6 +153,11 @@ def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: s
         )
     except ValueError as error:
         raise CliError(error) from None
+    except KeyboardInterrupt:
+        raise CliError(
+            f"interrupted; finished games are in {results_path}, run again with "
+            "--resume to play the rest"
+        ) from None
     elapsed = time.monotonic() - started
     report = format_report(records)
     print(report)

@@ -21,9 +21,9 @@ from trap_scripts._cli import CliError, Parser, add_run_options, fail, run_round
 
 from agents.base import make_agent
 
-DEFAULT_AGENTS = ("expectiminimax:time_limit=0.1", "greedy", "random", "ppo")
+DEFAULT_AGENTS = ("expectiminimax:time_limit=0.2", "greedy", "random", "ppo")
 """The candidates evaluated by default; those not installed (yet) are left out."""
-DEFAULT_GAMES = 20
+DEFAULT_GAMES = 40
 DEFAULT_OUTPUT = "results/evaluate"
 
 
