@@ -282,3 +282,10 @@ def test_random_masked_rollouts_keep_every_invariant(board_size: int, num_games:
             game_env.step(random_action(game_env, rng))
         assert game_env.agents == []
     assert "win" in ends
+
+
+def test_the_docstring_has_gymnasiums_sections() -> None:
+    from tests.test_gym_env import GYMNASIUM_SECTIONS
+
+    for section in GYMNASIUM_SECTIONS:
+        assert f"## {section}" in (raw_env.__doc__ or "")

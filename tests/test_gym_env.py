@@ -384,3 +384,20 @@ def _repo_root() -> str:
     from pathlib import Path
 
     return str(Path(__file__).resolve().parent.parent)
+
+
+def test_the_docstring_has_gymnasiums_sections() -> None:
+    for section in GYMNASIUM_SECTIONS:
+        assert f"## {section}" in (TrapEnv.__doc__ or "")
+
+
+GYMNASIUM_SECTIONS = (
+    "Description",
+    "Action Space",
+    "Observation Space",
+    "Starting State",
+    "Rewards",
+    "Episode End",
+    "Arguments",
+    "Version History",
+)

@@ -183,6 +183,8 @@ class raw_env(AECEnv[str, Observation, int]):
         }
         self._rng, _ = seeding.np_random(None)
         self._renderer = EnvRenderer(render_mode, self.metadata["render_fps"])
+        self._last_throw: tuple[int, int] | None = None
+        self.infos: dict[str, dict[str, Any]] = {}
         self._start_game()
 
     @property
@@ -254,13 +256,13 @@ class raw_env(AECEnv[str, Observation, int]):
 
     def _start_game(self) -> None:
         self._game = initial_state(self._config)
-        self._last_throw: tuple[int, int] | None = None
+        self._last_throw = None
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
+        self.infos = {agent: {} for agent in AGENTS}
         self.agent_selection = AGENTS[self._game.player]
 
     def _update_ends(self) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Protocol, SupportsInt
+from typing import Any, Protocol, SupportsInt
 
 import gymnasium as gym
 import numpy as np
@@ -96,7 +96,7 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
     - v0: first version.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {
+    metadata = {  # noqa: RUF012  (Gymnasium declares it a plain attribute)
         "render_modes": list(RENDER_MODES),
         "render_fps": 4,
     }
@@ -215,7 +215,7 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
             raise RuntimeError("the episode is over; call reset() before step()")
         info: dict[str, Any] = {}
         try:
-            self._state = apply(self._state, action)
+            self._state = apply(self._state, action)  # type: ignore[arg-type]
         except IllegalActionError as error:
             return self._on_illegal_action(error)
         if self._state.phase is Phase.LANDING:
@@ -277,7 +277,7 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
         select = getattr(opponent, "select_action", None)
         action = select(state) if select is not None else opponent(state)  # type: ignore[operator]
         try:
-            return apply(state, action)
+            return apply(state, action)  # type: ignore[arg-type]
         except IllegalActionError as error:
             raise IllegalActionError(f"the opponent {opponent!r} erred: {error}") from error
 
@@ -289,7 +289,7 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
 
     def _info(self, extra: dict[str, Any]) -> dict[str, Any]:
         state = self._state
-        mask = np.zeros(self.action_space.n, np.int8) if self._illegal else action_mask(state)
+        mask = np.zeros(state.board_size**2, np.int8) if self._illegal else action_mask(state)
         return {
             "action_mask": mask,
             "phase": state.phase.name.lower(),

@@ -136,7 +136,7 @@ class HumanRenderer:
         self._pygame = pygame
         self._caption = caption
         self._fps = fps
-        self._window = None
+        self._window: Any = None
         self._clock = pygame.time.Clock()
 
     def show(self, image: np.ndarray) -> None:
