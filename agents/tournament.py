@@ -378,7 +378,7 @@ class _WorkerPool:
 
     def _start(self) -> _Worker:
         parent_end, child_end = self.context.Pipe()
-        process = self.context.Process(
+        process = self.context.Process(  # type: ignore[attr-defined]
             target=_worker_main, args=(child_end, self.config), daemon=True
         )
         process.start()

@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from agents.base import SpecError
 from agents.stats import format_report, plot_report
 from agents.tournament import RunConfig, check_specs, round_robin, run_games
+
+T = TypeVar("T")
 
 
 class Parser(argparse.ArgumentParser):
@@ -64,7 +66,7 @@ def seconds_or_none(text: str) -> float | None:
     return _number(text, float, lambda value: value > 0, "positive seconds or 'none'")
 
 
-def _number(text: str, kind: type, is_valid: Any, expected: str) -> Any:
+def _number(text: str, kind: Callable[[str], T], is_valid: Callable[[T], bool], expected: str) -> T:
     try:
         value = kind(text)
     except ValueError:
