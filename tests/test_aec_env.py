@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
 import pickle
 import subprocess
 import sys
@@ -230,7 +231,7 @@ def test_same_seed_gives_the_same_game_in_another_process() -> None:
         capture_output=True,
         text=True,
         check=True,
-        env={"PYTHONHASHSEED": "54321", "PATH": ""},
+        env={**os.environ, "PYTHONHASHSEED": "54321"},
         cwd=str(Path(__file__).resolve().parent.parent),
     )
     assert result.stdout.strip() == play_digest()

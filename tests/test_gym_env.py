@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
 import pickle
 import subprocess
 import sys
@@ -121,7 +122,7 @@ def test_same_seed_gives_the_same_trajectory_in_another_process() -> None:
         capture_output=True,
         text=True,
         check=True,
-        env={"PYTHONHASHSEED": "12345", "PATH": ""},
+        env={**os.environ, "PYTHONHASHSEED": "12345"},
         cwd=_repo_root(),
     )
     assert result.stdout.strip() == play_digest()
@@ -369,6 +370,15 @@ def test_close_twice_is_fine() -> None:
 
 
 # --- Training ----------------------------------------------------------------------------
+
+
+def test_set_opponent_works_through_a_vec_env() -> None:
+    vec_env_module = pytest.importorskip("stable_baselines3.common.vec_env")
+    vec_env = vec_env_module.DummyVecEnv([lambda: TrapEnv(board_size=5, seat=1)])
+    agent = CountingAgent()
+    vec_env.env_method("set_opponent", agent)
+    vec_env.reset()
+    assert agent.seeds and vec_env.env_method("action_masks")[0].dtype == bool
 
 
 def test_maskable_ppo_trains_a_few_steps() -> None:
