@@ -227,32 +227,29 @@ def _pairing_table(summaries: Sequence[PairingSummary]) -> str:
 
 def _agent_table(records: Sequence[Record]) -> str:
     ratings = elo_ratings(records)
-    header = ["agent", "games", "W-D-L", "score [95% CI]", "Elo", "faults"]
-    rows = []
-    for spec in sorted(ratings, key=ratings.__getitem__, reverse=True):
-        played = [record for record in records if spec in record["pairing"]]
-        counts = [0, 0, 0]
-        for record in played:
-            counts[_outcome(record, spec)] += 1
-        faults = sum(
-            1
-            for r in played
-            if r.get("reason") not in ("trapped", "truncated", None) and r["winner_spec"] != spec
-        )
-        score = counts[0] + counts[1] / 2
-        low, high = wilson_interval(score, len(played))
-        rate = score / len(played) if played else 0.0
-        rows.append(
-            [
-                spec,
-                str(len(played)),
-                _wdl(counts),
-                f"{rate:5.1%} [{low:.1%}, {high:.1%}]",
-                f"{ratings[spec]:+.0f}",
-                str(faults),
-            ]
-        )
-    return _table(header, rows)
+    header = ["agent", "games", "W-D-L", "score [95% CI]", "Elo", "faults", "max turn"]
+    order = sorted(ratings, key=ratings.__getitem__, reverse=True)
+    return _table(header, [_agent_row(spec, records, ratings[spec]) for spec in order])
+
+
+def _agent_row(spec: str, records: Sequence[Record], rating: float) -> list[str]:
+    """An agent's games, W-D-L, score, rating, faults, and longest turn (CPU seconds)."""
+    played = [record for record in records if spec in record["pairing"]]
+    counts = [0, 0, 0]
+    faults, longest = 0, 0.0
+    for record in played:
+        outcome = _outcome(record, spec)
+        counts[outcome] += 1
+        faults += outcome == 2 and record.get("reason") not in ("trapped", "truncated", None)
+        for seat, seconds in enumerate(record.get("max_turn_time", [])):
+            if record["seats"][seat] == spec:
+                longest = max(longest, seconds)
+    score = counts[0] + counts[1] / 2
+    low, high = wilson_interval(score, len(played))
+    rate = score / len(played) if played else 0.0
+    interval = f"{rate:5.1%} [{low:.1%}, {high:.1%}]"
+    return [spec, str(len(played)), _wdl(counts), interval, f"{rating:+.0f}", str(faults),
+            f"{longest:.2f} s"]  # fmt: skip
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

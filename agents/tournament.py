@@ -332,6 +332,10 @@ def _heartbeat(conn: Connection, config: RunConfig) -> Any:
 
 def _worker_main(conn: Connection, config: RunConfig) -> None:
     """A worker: play the tasks received on ``conn`` until it receives None."""
+    # One worker per core: keep numerical libraries (torch, BLAS) to one thread each, so
+    # that workers do not compete for cores and the CPU time per turn stays one core's.
+    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")
     cache: dict[tuple[str, int], Agent] = {}
     try:
         while (task := conn.recv()) is not None:

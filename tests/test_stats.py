@@ -75,9 +75,12 @@ def test_summaries_count_per_pairing_and_per_seat():
 
 
 def test_report_and_plot(tmp_path):
-    records = [game("a", "b", "a")] * 3 + [game("b", "c", None)]
+    timeout = {**game("c", "b", "b", 0), "reason": "timeout", "max_turn_time": [5.5, 0.25]}
+    records = [game("a", "b", "a")] * 3 + [game("b", "c", None), timeout]
     text = format_report(records)
     assert "W-D-L" in text and "Elo" in text and "3-0-0" in text
+    row_c = next(line for line in text.splitlines() if line.startswith("c ") and "Elo" not in line)
+    assert row_c.split()[-3:] == ["1", "5.50", "s"]  # one fault, its longest turn
     pytest.importorskip("matplotlib")
     plot_report(records, tmp_path / "plot.png")
     assert (tmp_path / "plot.png").read_bytes()[:4] == b"\x89PNG"
