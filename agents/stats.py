@@ -121,11 +121,12 @@ def specs_of(records: Iterable[Record]) -> list[str]:
 
 
 def summarize_pairings(records: Iterable[Record]) -> list[PairingSummary]:
-    """One summary per pairing, in order of first appearance."""
-    summaries: dict[tuple[str, str], PairingSummary] = {}
+    """One summary per pairing (either order of its two specs), in order of first appearance."""
+    summaries: dict[frozenset[str], PairingSummary] = {}
     for record in records:
         first, second = record["pairing"]
-        summaries.setdefault((first, second), PairingSummary(first, second)).add(record)
+        key = frozenset((first, second))
+        summaries.setdefault(key, PairingSummary(first, second)).add(record)
     return list(summaries.values())
 
 

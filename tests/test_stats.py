@@ -79,8 +79,9 @@ def test_report_and_plot(tmp_path):
     records = [game("a", "b", "a")] * 3 + [game("b", "c", None), timeout]
     text = format_report(records)
     assert "W-D-L" in text and "Elo" in text and "3-0-0" in text
-    row_c = next(line for line in text.splitlines() if line.startswith("c ") and "Elo" not in line)
+    row_c = [line for line in text.splitlines() if line.startswith("c ")][-1]
     assert row_c.split()[-3:] == ["1", "5.50", "s"]  # one fault, its longest turn
+    assert len(text.split("\n\n")[0].splitlines()) == 4  # b-c and c-b: one pairing
     pytest.importorskip("matplotlib")
     plot_report(records, tmp_path / "plot.png")
     assert (tmp_path / "plot.png").read_bytes()[:4] == b"\x89PNG"
