@@ -303,18 +303,19 @@ class Search(Generic[S]):
         Fills ``lower`` and ``upper`` (values seen by ``player``) in place.
         """
         game = self.game
-        for index, (child, _) in enumerate(children):
+        high_sum, low_sum = self.bound, -self.bound  # the bounds of the average so far
+        for index, (child, p) in enumerate(children):
             if game.is_terminal(child) or depth <= 0 or game.is_chance(child):
                 value = self._child(child, depth, -self.bound, self.bound, ply, player)
                 lower[index] = upper[index] = value
             else:
                 self._probe_first_action(child, depth, ply, player, index, lower, upper)
-            high = sum(p * u for (_, p), u in zip(children, upper, strict=True))
-            if high <= alpha:
-                return high
-            low = sum(p * v for (_, p), v in zip(children, lower, strict=True))
-            if low >= beta:
-                return low
+            high_sum += p * (upper[index] - self.bound)
+            low_sum += p * (lower[index] + self.bound)
+            if high_sum <= alpha:
+                return high_sum
+            if low_sum >= beta:
+                return low_sum
         return None
 
     def _probe_first_action(

@@ -22,6 +22,8 @@ from trap_env.core import Cell, Phase, State
 __all__ = ["Game", "TrapGame"]
 
 S = TypeVar("S")
+# Building states with tuple.__new__ skips NamedTuple's keyword handling (as core does).
+_new_state = tuple.__new__
 
 
 class Game(Protocol[S]):
@@ -88,6 +90,12 @@ def _king_distances(board_size: int) -> tuple[tuple[int, ...], ...]:
 
 
 @functools.cache
+def _neighbour_masks(board_size: int) -> tuple[int, ...]:
+    """``masks[c]``: the cells one king step from ``c``."""
+    return tuple(core.neighbour_mask(board_size, cell) for cell in range(board_size**2))
+
+
+@functools.cache
 def _near_masks(board_size: int, radius: int) -> tuple[int, ...]:
     """``masks[c]``: the cells within ``radius`` king steps of ``c``."""
     distances = _king_distances(board_size)
@@ -140,8 +148,32 @@ class TrapGame:
         return [cell for cell in range(n * n) if near >> cell & 1]
 
     def apply(self, state: State, action: int) -> State:
-        """The next state (see :func:`trap_env.core.apply`)."""
-        return core.apply(state, action)
+        """The next state, as :func:`trap_env.core.apply` gives it, without its legality checks.
+
+        The search applies only actions that :meth:`legal_actions` or
+        :meth:`chance_outcomes` listed, so the checks would only cost time.
+        """
+        n, traps, cells, player = state.board_size, state.traps, state.cells, state.player
+        neighbours = _neighbour_masks(n)
+        phase = state.phase
+        if phase is Phase.MOVE:
+            other = cells[1 - player]
+            won = not neighbours[other] & ~(traps | 1 << action)
+            new_cells = (action, other) if player == 0 else (other, action)
+            return _new_state(
+                State,
+                (n, traps, new_cells, player, Phase.THROW, -1, state.turn, player if won else -1),
+            )
+        if phase is Phase.THROW:
+            return _new_state(
+                State, (n, traps, cells, player, Phase.LANDING, action, state.turn, -1)
+            )
+        traps |= 1 << action
+        won = not neighbours[cells[1 - player]] & ~(traps | 1 << cells[player])
+        return _new_state(
+            State,
+            (n, traps, cells, 1 - player, Phase.MOVE, -1, state.turn + 1, player if won else -1),
+        )
 
     def is_chance(self, state: State) -> bool:
         """Whether the state waits for a landing."""

@@ -1,0 +1,121 @@
+"""Play any agent inside the course's engine: ``PlayerAI`` speaks the course's interface.
+
+The course's ``Game.py`` calls ``getMove(grid)`` as a turn begins and ``getTrap(grid)``
+after the move; players are numbered 1 and 2 and ``grid.map`` is an ``N x N`` float array
+(0 empty, 1 and 2 the players, -1 a trap). ``PlayerAI`` rebuilds a
+:class:`trap_env.core.State` from the grid (phase ``MOVE`` for ``getMove``, ``THROW`` for
+``getTrap``) and asks the wrapped agent.
+
+Example (in the course's ``Game.py``)::
+
+    from agents.course import PlayerAI
+    player_1 = PlayerAI("expectiminimax:time_limit=0.9")
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from agents.base import Agent, make_agent
+from trap_env import core
+from trap_env.core import Cell, Phase, State
+
+__all__ = ["PlayerAI", "state_from_grid"]
+
+_PLAYER_VALUES = (1.0, 2.0)
+_TRAP_VALUE = -1.0
+
+
+class CourseGrid(Protocol):
+    """The part of the course's ``Grid`` that the adapter reads."""
+
+    dim: int
+    map: Any
+
+
+def state_from_grid(grid: CourseGrid, player: int, phase: Phase, turn: int = 0) -> State:
+    """The state of a course grid, with ``player`` (0 or 1) to act in ``phase``.
+
+    Raises:
+        ValueError: if the grid does not hold each player exactly once, or holds a value
+            other than 0, 1, 2 and -1.
+    """
+    n = int(grid.dim)
+    values = [float(value) for row in grid.map for value in row]
+    if len(values) != n * n:
+        raise ValueError(f"grid.map must hold {n}x{n} cells, got {len(values)} cells")
+    unknown = sorted(set(values) - {0.0, _TRAP_VALUE, *_PLAYER_VALUES})
+    if unknown:
+        raise ValueError(f"grid values must be 0, 1, 2 or -1, found {unknown}")
+    cells = []
+    for number, mark in enumerate(_PLAYER_VALUES, start=1):
+        found = [cell for cell, value in enumerate(values) if value == mark]
+        if len(found) != 1:
+            raise ValueError(
+                f"the grid must hold player {number} once, found it {len(found)} times"
+            )
+        cells.append(found[0])
+    traps = sum(1 << cell for cell, value in enumerate(values) if value == _TRAP_VALUE)
+    state = State(n, traps, (cells[0], cells[1]), player, phase, core.NO_PLAYER, turn, -1)
+    core.validate_state(state)
+    return state
+
+
+class PlayerAI:
+    """The course's player interface around any agent (its camelCase method names kept).
+
+    Args:
+        agent: an agent object, or a spec string for :func:`agents.make_agent`.
+        seed: seeds the agent built from a spec.
+        **options: options for the agent built from a spec.
+    """
+
+    def __init__(
+        self, agent: Agent | str = "expectiminimax:time_limit=0.9", seed: int | None = None,
+        **options: Any,
+    ) -> None:
+        if isinstance(agent, str):
+            agent = make_agent(agent, seed=seed, **options)
+        elif options:
+            raise ValueError(f"options {sorted(options)} apply only to an agent given as a spec")
+        self.agent = agent
+        self.player_num: int | None = None
+        self.position: tuple[int, int] | None = None
+        self._turn = 0
+
+    def setPlayerNum(self, num: int) -> None:
+        """Set the course's player number, 1 or 2."""
+        if num not in (1, 2):
+            raise ValueError(f"the player number must be 1 or 2, got {num!r}")
+        self.player_num = int(num)
+
+    def getPlayerNum(self) -> int | None:
+        """The course's player number, 1 or 2 (None before ``setPlayerNum``)."""
+        return self.player_num
+
+    def setPosition(self, new_position: tuple[int, int]) -> None:
+        """Record the player's ``(row, col)``."""
+        row, col = new_position
+        self.position = (int(row), int(col))
+
+    def getPosition(self) -> tuple[int, int] | None:
+        """The player's ``(row, col)`` as last set or chosen."""
+        return self.position
+
+    def getMove(self, grid: CourseGrid) -> tuple[int, int]:
+        """The ``(row, col)`` to step to, given the grid as the turn begins."""
+        action = self._ask(grid, Phase.MOVE)
+        self.position = divmod(action, int(grid.dim))
+        return self.position
+
+    def getTrap(self, grid: CourseGrid) -> tuple[int, int]:
+        """The ``(row, col)`` to throw a trap at, given the grid after the move."""
+        action = self._ask(grid, Phase.THROW)
+        self._turn += 1
+        return divmod(action, int(grid.dim))
+
+    def _ask(self, grid: CourseGrid, phase: Phase) -> Cell:
+        if self.player_num is None:
+            raise ValueError("call setPlayerNum(1 or 2) before asking for a move or a trap")
+        state = state_from_grid(grid, self.player_num - 1, phase, self._turn)
+        return int(self.agent.select_action(state))

@@ -1,0 +1,234 @@
+"""The pruned expectiminimax against the plain oracle, forced wins, time budget, stats."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+import pytest
+from search_oracle import expectimax
+
+from agents import make_agent
+from agents.expectiminimax import ExpectiminimaxAgent, SearchStats
+from agents.search import Search, TrapGame
+from trap_env import core
+from trap_env.core import Phase, State
+
+CONFIGS = [
+    {},
+    {"use_table": False},
+    {"star2": False},
+    {"use_table": False, "star2": False},
+    {"star1": False, "star2": False},
+]
+MAX_DEPTH = {3: 5, 4: 4, 5: 3}
+
+
+def random_position(rng: random.Random, board_size: int, turns: int) -> State:
+    """A position after up to ``turns`` random turns (maybe mid-turn, never finished)."""
+    state = core.initial_state(core.GameConfig(board_size))
+    for _ in range(turns):
+        after_move = core.apply(state, rng.choice(core.legal_actions(state)))
+        if core.is_terminal(after_move):
+            return state
+        landing = core.apply(after_move, rng.choice(core.legal_actions(after_move)))
+        following = core.apply(landing, core.sample_landing(landing, rng))
+        if core.is_terminal(following):
+            return after_move if rng.random() < 0.5 else state
+        state = following
+    if rng.random() < 0.3:
+        after_move = core.apply(state, rng.choice(core.legal_actions(state)))
+        if not core.is_terminal(after_move):
+            return after_move
+    return state
+
+
+def positions(seed: int, count: int) -> list[State]:
+    rng = random.Random(seed)
+    return [
+        random_position(rng, rng.choice((3, 4, 5)), rng.randint(0, 8)) for _ in range(count)
+    ]
+
+
+def same(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+@pytest.fixture(scope="module")
+def oracle_cases() -> list[tuple[State, int, float]]:
+    """(position, depth, plain expectimax value): 60 positions at every depth up to the max."""
+    return [
+        (state, depth, expectimax(state, depth))
+        for state in positions(seed=11, count=60)
+        for depth in range(MAX_DEPTH[state.board_size] + 1)
+    ]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: ",".join(c) or "all-pruning")
+def test_pruned_search_equals_plain_expectimax(
+    config: dict[str, bool], oracle_cases: list[tuple[State, int, float]]
+) -> None:
+    for state, depth, want in oracle_cases:
+        got = Search(TrapGame(throw_filter=False), **config).value(state, depth)
+        assert same(got, want), (core.to_text(state), depth, got, want)
+
+
+def test_one_search_object_stays_exact_across_depths(
+    oracle_cases: list[tuple[State, int, float]],
+) -> None:
+    """The table carried from shallower depths (as in iterative deepening) changes nothing."""
+    searches: dict[State, Search[State]] = {}
+    for state, depth, want in oracle_cases:
+        search = searches.setdefault(state, Search(TrapGame(throw_filter=False)))
+        assert same(search.value(state, depth), want)
+
+
+def test_best_action_reaches_the_root_value(
+    oracle_cases: list[tuple[State, int, float]],
+) -> None:
+    for state, depth, want in oracle_cases[::7]:
+        if depth == 0:
+            continue
+        value, action = Search(TrapGame(throw_filter=False)).best(state, depth)
+        assert same(value, want)
+        child = core.apply(state, action)
+        child_value = expectimax(child, depth - 1)
+        assert same(value, child_value if child.player == state.player else -child_value)
+
+
+def test_deterministic_throws_match_the_deterministic_oracle() -> None:
+    for state in positions(seed=14, count=30):
+        for depth in range(MAX_DEPTH[state.board_size] + 1):
+            want = expectimax(state, depth, deterministic=True)
+            game = TrapGame(throw_filter=False, deterministic_throws=True)
+            assert same(Search(game).value(state, depth), want)
+
+
+def test_star_pruning_visits_fewer_nodes() -> None:
+    state = core.initial_state()
+    counts = {}
+    for name, config in {"plain": {"star1": False, "star2": False}, "star1": {"star2": False},
+                         "star2": {}}.items():
+        search = Search(TrapGame(), use_table=False, **config)
+        search.value(state, 3)
+        counts[name] = search.nodes
+    assert counts["star2"] <= counts["star1"] < counts["plain"]
+
+
+# Positions found by the oracle: the player to act wins for sure within one turn
+# (value 1 at depth 2) or two turns (value 1 at depth 6, below 1 at depth 2).
+WINS_IN_ONE_TURN = [
+    ".0.x/...x/.x.1/.xxx 0 move - 8",
+    "xxx./.x0./...x/.x.1 0 move - 6",
+    "..x./..0./x..x/..x1 0 move - 6",
+    "0x.x/..xx/.x1x/x... 1 move - 7",
+    "...../...../..0../x..../1x... 0 move - 4",
+    ".../0.x/..1 0 move - 2",
+]
+WINS_IN_TWO_TURNS = [
+    "x.x./.x0x/xx../.1x. 0 move - 8",
+    "...xx/.0.x./x...x/1..../.x... 0 move - 6",
+    "...x/x.x./xxx./.1.0 0 move - 8",
+]
+
+
+def test_win_tables_are_what_they_claim() -> None:
+    for text in WINS_IN_ONE_TURN:
+        assert Search(TrapGame(throw_filter=False)).value(core.from_text(text), 2) == 1.0
+    for text in WINS_IN_TWO_TURNS:
+        state = core.from_text(text)
+        assert Search(TrapGame(throw_filter=False)).value(state, 2) < 1.0
+        assert Search(TrapGame(throw_filter=False)).value(state, 6) == 1.0
+
+
+def play_out(state: State, agent: object, turns: int, seed: int) -> State:
+    """Let ``agent`` play the side to act against a random opponent for ``turns`` turns."""
+    rng = random.Random(seed)
+    opponent = make_agent("random", seed=seed)
+    hero = state.player
+    for _ in range(2 * turns):
+        for _phase in (Phase.MOVE, Phase.THROW):
+            if core.is_terminal(state):
+                return state
+            actor = agent if state.player == hero else opponent
+            state = core.apply(state, actor.select_action(state))  # type: ignore[attr-defined]
+        if core.is_terminal(state):
+            return state
+        state = core.apply(state, core.sample_landing(state, rng))
+    return state
+
+
+SEARCH_SPECS = ["expectiminimax:time_limit=2", "expectiminimax:depth=6,time_limit=none", "hard",
+                "expert"]
+
+
+@pytest.mark.parametrize("spec", SEARCH_SPECS)
+@pytest.mark.parametrize("text", WINS_IN_ONE_TURN + WINS_IN_TWO_TURNS)
+def test_search_agents_convert_forced_wins(spec: str, text: str) -> None:
+    state = core.from_text(text)
+    turns = 1 if text in WINS_IN_ONE_TURN else 2
+    for seed in range(3):
+        agent = make_agent(spec, seed=seed)
+        final = play_out(state, agent, turns, seed)
+        assert final.winner == state.player, (spec, text, seed, core.to_ascii(final))
+
+
+def test_turn_never_overruns_its_time_limit() -> None:
+    agent = ExpectiminimaxAgent(time_limit=0.2)
+    rng = random.Random(3)
+    state = core.initial_state()
+    for _ in range(4):
+        started = time.perf_counter()
+        state = core.apply(state, agent.select_action(state))
+        if core.is_terminal(state):
+            break
+        state = core.apply(state, agent.select_action(state))
+        assert time.perf_counter() - started < 0.2
+        state = core.apply(state, core.sample_landing(state, rng))
+        if core.is_terminal(state):
+            break
+        state = core.apply(state, rng.choice(core.legal_actions(state)))
+        if core.is_terminal(state):
+            break
+        state = core.apply(state, rng.choice(core.legal_actions(state)))
+        state = core.apply(state, core.sample_landing(state, rng))
+        if core.is_terminal(state):
+            break
+
+
+def test_last_search_reports_the_decision() -> None:
+    agent = ExpectiminimaxAgent(time_limit=None, depth=3)
+    agent.select_action(core.initial_state())
+    stats = agent.last_search
+    assert isinstance(stats, SearchStats)
+    assert stats.depth == 3 and stats.nodes > 0 and stats.seconds > 0
+
+
+def test_tiny_budget_still_answers_legally() -> None:
+    agent = ExpectiminimaxAgent(time_limit=0.001)
+    state = core.initial_state()
+    assert agent.select_action(state) in core.legal_actions(state)
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"time_limit": None, "depth": None}, "time_limit, a depth"),
+        ({"time_limit": -1.0}, "time_limit must be > 0"),
+        ({"depth": 0}, "depth must be an integer >= 1"),
+        ({"move_share": 1.5}, "move_share"),
+        ({"star1": False}, "star2=True needs star1=True"),
+    ],
+)
+def test_bad_options_say_what_is_allowed(options: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        ExpectiminimaxAgent(**options)  # type: ignore[arg-type]
+
+
+def test_landing_state_is_refused() -> None:
+    state = core.apply(core.apply(core.initial_state(), 10), 24)
+    with pytest.raises(ValueError, match="MOVE or THROW"):
+        ExpectiminimaxAgent(depth=2).select_action(state)
+    with pytest.raises(ValueError, match="decision node"):
+        Search(TrapGame()).value(state, 2)
