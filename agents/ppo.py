@@ -131,8 +131,14 @@ def load_policy(path: str | Path, device: str = "cpu") -> Any:
     observation_space, action_space = data["observation_space"], data["action_space"]
     _check_spaces(path, observation_space, action_space)
     kwargs = {k: v for k, v in data.get("policy_kwargs", {}).items() if k != "device"}
-    policy = policy_class(observation_space, action_space, lambda _: 0.0, **kwargs)
-    policy.load_state_dict(params["policy"])
+    try:
+        policy = policy_class(observation_space, action_space, lambda _: 0.0, **kwargs)
+        policy.load_state_dict(params["policy"])
+    except (TypeError, ValueError, RuntimeError) as error:
+        raise IncompatibleModelError(
+            f"{path} was saved with a network that this version of the code cannot rebuild "
+            f"({error}); retrain it with trap-train"
+        ) from error
     return policy.to(device).eval()
 
 

@@ -30,7 +30,6 @@ _HYPERPARAMETERS = {
     "clip_range": float,
     "ent_coef": float,
     "vf_coef": float,
-    "features_dim": int,
     "channels": int,
     "num_layers": int,
     "hidden": int,
@@ -50,6 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--stage-fractions", type=float, nargs="+", metavar="F")
     parser.add_argument("--self-play-fraction", type=float, help="share of games vs snapshots")
+    parser.add_argument("--shaping", type=float, help="mobility shaping weight (0: none)")
+    parser.add_argument("--pretrain-games", type=int, help="teacher games to imitate first")
+    parser.add_argument("--pretrain-teacher", help="the agent spec to imitate (greedy)")
+    parser.add_argument("--pretrain-epochs", type=int)
+    parser.add_argument("--pretrain-learning-rate", type=float)
     parser.add_argument("--snapshot-every", type=int, help="steps between self-play snapshots")
     parser.add_argument("--pool-size", type=int, help="snapshots kept in the self-play pool")
     parser.add_argument("--board-size", type=int)
@@ -75,6 +79,11 @@ def config_from_args(args: argparse.Namespace) -> dict[str, object]:
         "stages": [spec.split("|") for spec in args.stage] if args.stage else None,
         "stage_fractions": args.stage_fractions,
         "self_play_fraction": args.self_play_fraction,
+        "shaping": args.shaping,
+        "pretrain_games": args.pretrain_games,
+        "pretrain_teacher": args.pretrain_teacher,
+        "pretrain_epochs": args.pretrain_epochs,
+        "pretrain_learning_rate": args.pretrain_learning_rate,
         "snapshot_every": args.snapshot_every,
         "pool_size": args.pool_size,
         "board_size": args.board_size,
@@ -107,7 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.resume:
             saved = TrainConfig.load(run / CONFIG_FILE)
-            config = dataclasses.replace(saved, **overrides)  # type: ignore[arg-type]
+            # The folder may have moved since the run began: it is where the run is now.
+            config = dataclasses.replace(saved, run_dir=str(run), **overrides)  # type: ignore[arg-type]
         else:
             config = TrainConfig(run_dir=str(run), **overrides)  # type: ignore[arg-type]
         train(config, resume=args.resume)

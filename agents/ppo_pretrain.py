@@ -1,0 +1,150 @@
+"""Warm-start a PPO policy by imitating an agent (behaviour cloning), before PPO proper.
+
+PPO from scratch learns Trap! slowly: the reward comes once, at the end of a game some
+40 decisions long, and a near-uniform policy's throws almost never matter, so tens of
+thousands of steps go by before it even beats the random agent. Cloning a one-ply agent
+first (``greedy``) gives PPO a policy that already wins against random, and a value head
+that already knows who is winning; PPO then improves on it against the curriculum (as
+AlphaGo's supervised policy preceded its self-play).
+
+The data are games of the teacher against itself, where each side plays a random legal
+action with probability ``epsilon`` so that the states are varied; every visited state
+is labelled with the teacher's choice (also where a random action was played), and with
+the final result from the acting player's side, discounted by the number of that
+player's decisions left, as the value target.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch.nn import functional
+
+from agents.base import make_agent
+from trap_env.core import GameConfig, Phase, apply, initial_state, is_terminal, sample_landing
+from trap_env.observation import action_mask, observe
+
+__all__ = ["ImitationData", "imitation_data", "pretrain"]
+
+
+@dataclass
+class ImitationData:
+    """Observations, masks, the teacher's actions and value targets, one row per decision."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    values: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+def imitation_data(
+    teacher: str,
+    num_games: int,
+    board_size: int = 7,
+    max_turns: int | None = None,
+    epsilon: float = 0.1,
+    gamma: float = 0.99,
+    seed: int = 0,
+) -> ImitationData:
+    """Play ``num_games`` games of ``teacher`` against itself and label every decision.
+
+    Args:
+        teacher: the agent spec to imitate.
+        num_games: the number of games.
+        board_size: N.
+        max_turns: truncate games after this many turns (default ``4 * N * N``).
+        epsilon: the probability that a side plays a random legal action instead.
+        gamma: the discount of the value targets, per decision of the acting player.
+        seed: seeds the games, the teacher and the random actions.
+    """
+    rng = random.Random(seed)
+    limit = max_turns if max_turns is not None else 4 * board_size * board_size
+    agent = make_agent(teacher, seed=rng.randrange(2**31))
+    rows: list[tuple[np.ndarray, np.ndarray, int, int]] = []
+    values: list[float] = []
+    for _ in range(num_games):
+        agent.reset(seed=rng.randrange(2**31))
+        game_rows, winner = _play_game(agent, board_size, limit, epsilon, rng)
+        rows += game_rows
+        values += _value_targets(game_rows, winner, gamma)
+    return ImitationData(
+        np.stack([row[0] for row in rows]),
+        np.stack([row[1] for row in rows]),
+        np.array([row[2] for row in rows], dtype=np.int64),
+        np.array(values, dtype=np.float32),
+    )
+
+
+def _play_game(
+    agent: Any, board_size: int, limit: int, epsilon: float, rng: random.Random
+) -> tuple[list[tuple[np.ndarray, np.ndarray, int, int]], int]:
+    state = initial_state(GameConfig(board_size))
+    rows = []
+    while not is_terminal(state) and not (state.phase is Phase.MOVE and state.turn >= limit):
+        if state.phase is Phase.LANDING:
+            state = apply(state, sample_landing(state, rng))
+            continue
+        mask = action_mask(state).astype(bool)
+        label = agent.select_action(state)
+        rows.append((observe(state, state.player), mask, label, state.player))
+        played = rng.choice(np.flatnonzero(mask).tolist()) if rng.random() < epsilon else label
+        state = apply(state, played)
+    return rows, state.winner
+
+
+def _value_targets(
+    rows: list[tuple[np.ndarray, np.ndarray, int, int]], winner: int, gamma: float
+) -> list[float]:
+    left = [0, 0]  # decisions each player still makes after this one
+    targets = [0.0] * len(rows)
+    for index in range(len(rows) - 1, -1, -1):
+        player = rows[index][3]
+        outcome = 0.0 if winner < 0 else (1.0 if winner == player else -1.0)
+        targets[index] = outcome * gamma ** left[player]
+        left[player] += 1
+    return targets
+
+
+def pretrain(
+    policy: Any,
+    data: ImitationData,
+    epochs: int = 5,
+    batch_size: int = 256,
+    learning_rate: float = 1e-3,
+    seed: int = 0,
+) -> list[float]:
+    """Fit ``policy`` (a MaskableActorCriticPolicy) to the data: cross-entropy + value MSE.
+
+    Returns:
+        The mean cross-entropy of each epoch.
+    """
+    generator = np.random.default_rng(seed)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    policy.set_training_mode(True)
+    losses = []
+    for _ in range(epochs):
+        order = generator.permutation(len(data))
+        total = 0.0
+        for start in range(0, len(order), batch_size):
+            batch = order[start : start + batch_size]
+            observations = torch.as_tensor(data.observations[batch])
+            distribution = policy.get_distribution(observations, action_masks=data.masks[batch])
+            cross_entropy = -distribution.log_prob(torch.as_tensor(data.actions[batch])).mean()
+            values = policy.predict_values(observations).flatten()
+            loss = cross_entropy + 0.5 * functional.mse_loss(
+                values, torch.as_tensor(data.values[batch])
+            )
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += float(cross_entropy.detach()) * len(batch)
+        losses.append(total / len(data))
+    policy.set_training_mode(False)
+    return losses

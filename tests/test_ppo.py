@@ -1,0 +1,276 @@
+"""Tests of the PPO side: training end to end, the ppo agent, and its errors."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import gymnasium as gym
+from sb3_contrib import MaskablePPO
+from stable_baselines3 import PPO
+from trap_scripts import train_ppo
+
+from agents import SpecError, make_agent
+from agents.ppo import DEFAULT_MODEL, IncompatibleModelError, PPOAgent
+from agents.ppo_pretrain import imitation_data, pretrain
+from agents.ppo_training import (
+    MobilityShaping,
+    OpponentMix,
+    TrainConfig,
+    latest_checkpoint,
+    stage_at,
+)
+from trap_env.core import (
+    GameConfig,
+    Phase,
+    apply,
+    initial_state,
+    is_terminal,
+    legal_actions,
+    sample_landing,
+)
+from trap_env.observation import action_mask, observe
+
+TINY = [
+    "--timesteps", "2048", "--n-steps", "256", "--batch-size", "128", "--n-epochs", "2",
+    "--num-envs", "2", "--stage", "random", "--stage", "random|random", "--eval-opponent",
+    "random", "--eval-every", "1024", "--eval-episodes", "4", "--checkpoint-every", "1024",
+    "--self-play-fraction", "0.5", "--snapshot-every", "1024", "--pool-size", "1",
+    "--seed", "3", "--no-progress", "--pretrain-games", "3", "--pretrain-epochs", "1",
+    "--shaping", "0.5",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run of a couple of thousand steps through the CLI, in subprocess envs."""
+    run = tmp_path_factory.mktemp("ppo") / "run"
+    assert train_ppo.main(["--run-dir", str(run), *TINY]) == 0
+    return run
+
+
+@pytest.fixture(scope="module")
+def model_path(run_dir: Path) -> Path:
+    return run_dir / "final_model.zip"
+
+
+def play(agents: dict[int, object], seed: int, board_size: int = 7) -> int:
+    """One game between two agents with the core; checks every action is legal."""
+    rng = random.Random(seed)
+    state = initial_state(GameConfig(board_size))
+    while not is_terminal(state) and state.turn < 4 * board_size**2:
+        if state.phase is Phase.LANDING:
+            state = apply(state, sample_landing(state, rng))
+            continue
+        action = agents[state.player].select_action(state)  # type: ignore[attr-defined]
+        assert action in legal_actions(state), (action, state)
+        state = apply(state, action)
+    return state.winner
+
+
+# --- Training ---------------------------------------------------------------------------
+
+
+def test_training_run_writes_the_run_folder(run_dir: Path) -> None:
+    config = TrainConfig.load(run_dir / "config.json")
+    assert config.total_timesteps == 2048 and config.stages == [["random"], ["random", "random"]]
+    names = ("final_model.zip", "pretrained.zip", "best/best_model.zip", "eval/evaluations.npz")
+    for name in names:
+        assert (run_dir / name).is_file(), name
+    assert latest_checkpoint(run_dir) == run_dir / "checkpoints" / "ppo_2048_steps.zip"
+    assert list((run_dir / "pool").glob("snapshot_*.zip"))
+    assert MaskablePPO.load(run_dir / "final_model.zip").num_timesteps == 2048
+
+
+def test_resume_continues_from_the_last_checkpoint(run_dir: Path, tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    args = ["--run-dir", str(copy), "--resume", "--timesteps", "2560", "--no-subprocess"]
+    assert train_ppo.main(args) == 0
+    assert MaskablePPO.load(copy / "final_model.zip").num_timesteps > 2048
+    assert TrainConfig.load(copy / "config.json").total_timesteps == 2560
+
+
+def test_cli_refuses_to_overwrite_a_run_or_resume_nothing(run_dir: Path, tmp_path: Path) -> None:
+    assert train_ppo.main(["--run-dir", str(run_dir), *TINY]) == 1
+    assert train_ppo.main(["--run-dir", str(tmp_path / "none"), "--resume"]) == 1
+
+
+def test_config_rejects_bad_curricula(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="stage_fractions"):
+        TrainConfig(str(tmp_path), stages=[["random"], ["greedy"]], stage_fractions=[0.5, 0.2])
+    with pytest.raises(ValueError, match="stages"):
+        TrainConfig(str(tmp_path), stages=[])
+
+
+def test_stage_at_splits_the_budget() -> None:
+    config = TrainConfig("x", total_timesteps=100, stages=[["a"], ["b"], ["c"]])
+    assert [stage_at(config, t) for t in (0, 33, 34, 66, 67, 100)] == [0, 0, 1, 1, 2, 2]
+    config.stage_fractions = [0.0, 0.1, 0.9]
+    assert [stage_at(config, t) for t in (9, 10, 89, 90)] == [0, 1, 1, 2]
+
+
+def test_opponent_mix_draws_one_agent_per_game_from_its_seed() -> None:
+    def drawn(seed: int) -> list[str]:
+        mix = OpponentMix(["random", "ppo_policy_does_not_matter"], seed=seed)
+        mix.specs = ["random", "random"]
+        names = []
+        for game in range(5):
+            mix.reset(seed=seed + game)
+            play({0: mix, 1: make_agent("random", seed=game)}, seed=game, board_size=5)
+            names.append(type(mix._current).__name__)
+        return names
+
+    assert drawn(1) == drawn(1) == ["RandomAgent"] * 5
+
+
+def test_mobility_shaping_telescopes_to_the_game_result() -> None:
+    env = gym.make("trap_env/Trap-v0", opponent="random", board_size=5)
+    shaped = MobilityShaping(env, coef=1.0, gamma=1.0)
+    _, _ = shaped.reset(seed=2)
+    start = shaped._potential
+    total, done, rng = 0.0, False, np.random.default_rng(0)
+    while not done:
+        action = rng.choice(np.flatnonzero(env.unwrapped.action_masks()))
+        _, reward, terminated, truncated, _ = shaped.step(action)
+        total, done = total + reward, terminated or truncated
+    result = env.unwrapped.state.winner
+    assert total == pytest.approx((1.0 if result == env.unwrapped.seat else -1.0) - start)
+
+
+def test_imitation_learns_the_teacher_on_a_small_board() -> None:
+    data = imitation_data("greedy", num_games=20, board_size=5, epsilon=0.0, seed=1)
+    assert data.observations.shape[1:] == (5, 5, 4) and len(data) == len(data.values)
+    assert all(data.masks[i, a] for i, a in enumerate(data.actions))
+    assert np.all(np.abs(data.values) <= 1.0)
+    env = gym.make("trap_env/Trap-v0", board_size=5)
+    from agents.ppo_policy import TrapPolicy, policy_kwargs
+
+    model = MaskablePPO(TrapPolicy, env, policy_kwargs=policy_kwargs(8, 2, 16), device="cpu")
+    losses = pretrain(model.policy, data, epochs=4, batch_size=64, seed=0)
+    assert losses[-1] < losses[0]
+
+
+# --- The ppo agent ----------------------------------------------------------------------
+
+
+def test_agent_matches_maskable_ppo_predict(model_path: Path) -> None:
+    agent = PPOAgent(model_path)
+    model = MaskablePPO.load(model_path, device="cpu")
+    rng = random.Random(0)
+    state = initial_state()
+    while not is_terminal(state):
+        if state.phase is Phase.LANDING:
+            state = apply(state, sample_landing(state, rng))
+            continue
+        expected, _ = model.predict(
+            observe(state, state.player), action_masks=action_mask(state), deterministic=True
+        )
+        assert agent.select_action(state) == int(expected)
+        state = apply(state, rng.choice(legal_actions(state)))
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_agent_never_picks_a_masked_action(model_path: Path, deterministic: bool) -> None:
+    learner = PPOAgent(model_path, deterministic=deterministic, seed=5)
+    for game in range(60):
+        seat = game % 2
+        play({seat: learner, 1 - seat: make_agent("random", seed=game)}, seed=game)
+
+
+def test_agent_probabilities_are_zero_off_the_mask(model_path: Path) -> None:
+    agent = PPOAgent(model_path)
+    state = apply(initial_state(), 4)  # player 0 moved; now it throws
+    probabilities = agent.action_probabilities(state)
+    assert probabilities.sum() == pytest.approx(1.0)
+    assert np.all(probabilities[action_mask(state) == 0] == 0)
+
+
+def test_sampling_agent_replays_with_its_seed(model_path: Path) -> None:
+    def game(seed: int) -> list[int]:
+        agent = make_agent(f"ppo:path={model_path},deterministic=false", seed=seed)
+        state, actions = initial_state(), []
+        for _ in range(6):
+            actions.append(agent.select_action(state))
+            state = apply(state, actions[-1])
+            if state.phase is Phase.LANDING:
+                state = apply(state, sample_landing(state, random.Random(len(actions))))
+        return actions
+
+    assert game(4) == game(4)
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no bundled model yet")
+def test_bundled_model_is_the_default_and_small() -> None:
+    assert DEFAULT_MODEL.stat().st_size < 5_000_000
+    agent = make_agent("ppo")
+    assert agent.path == DEFAULT_MODEL  # type: ignore[attr-defined]
+    for game in range(20):
+        seat = game % 2
+        play({seat: agent, 1 - seat: make_agent("random", seed=game)}, seed=game)
+
+
+def test_agent_plays_in_the_gym_env(model_path: Path) -> None:
+    env = gym.make("trap_env/Trap-v0", opponent=PPOAgent(model_path), seat=1)
+    env.reset(seed=0)
+    done = False
+    while not done:
+        action = int(np.flatnonzero(env.unwrapped.action_masks())[0])
+        _, _, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+    assert "illegal_action" not in info
+    env.close()
+
+
+def test_import_agents_does_not_import_torch() -> None:
+    code = "import sys, agents; agents.make_agent('random'); assert 'torch' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- Errors -----------------------------------------------------------------------------
+
+
+def test_missing_model_file_says_so(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no PPO model at"):
+        PPOAgent(tmp_path / "nothing.zip")
+    with pytest.raises(FileNotFoundError):
+        make_agent(f"ppo:path={tmp_path / 'nothing.zip'}")
+
+
+def test_file_that_is_not_a_model_zip(tmp_path: Path) -> None:
+    text = tmp_path / "notes.zip"
+    text.write_text("not a zip")
+    with pytest.raises(IncompatibleModelError, match="not a model zip"):
+        PPOAgent(text)
+    other = tmp_path / "other.zip"
+    with zipfile.ZipFile(other, "w") as archive:
+        archive.writestr("hello.txt", "hi")
+    with pytest.raises(IncompatibleModelError, match="MaskablePPO"):
+        PPOAgent(other)
+    with pytest.raises(SpecError, match="MaskablePPO"):
+        make_agent(f"ppo:path={other}")
+
+
+def test_plain_ppo_zip_is_rejected(tmp_path: Path) -> None:
+    env = gym.make("trap_env/Trap-v0", opponent="random", board_size=5)
+    path = tmp_path / "plain_ppo.zip"
+    PPO("MlpPolicy", env, n_steps=64, batch_size=32, device="cpu").save(path)
+    env.close()
+    with pytest.raises(IncompatibleModelError, match="not a MaskablePPO"):
+        PPOAgent(path)
+
+
+def test_model_for_another_board_size_is_rejected(model_path: Path) -> None:
+    agent = PPOAgent(model_path)
+    with pytest.raises(IncompatibleModelError, match=r"7x7 board; this game is 5x5"):
+        agent.select_action(initial_state(GameConfig(5)))
