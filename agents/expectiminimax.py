@@ -41,6 +41,8 @@ from trap_env.core import Cell, Phase, State
 __all__ = ["PRESETS", "ExpectiminimaxAgent", "SearchStats"]
 
 MAX_DEPTH = 64
+SAFETY_MARGIN = 0.03
+"""Seconds kept in hand at the end of a budget (less for budgets under 0.27 s)."""
 
 
 @dataclass(frozen=True)
@@ -158,7 +160,7 @@ class ExpectiminimaxAgent(SeededAgent):
         action = planned if planned is not None else self._static_guess(state)
         depth, value = 0, 0.0
         if budget is not None:
-            margin = min(0.05, 0.02 + 0.05 * budget)
+            margin = min(SAFETY_MARGIN, 0.003 + 0.1 * budget)
             deadline = started + budget - margin
             if time.perf_counter() >= deadline:
                 return action, depth, value

@@ -1,9 +1,9 @@
 """One-ply agents: the course handout's heuristics IS, AIS and OCLS, and ``greedy``.
 
 Each heuristic scores a position for a player; the agent moves to the cell whose
-position scores best, and throws at the target whose landing distribution gives the best
-expected score (a throw that wins at once is worth more than any score). Ties are broken
-by the agent's seeded generator.
+position scores best, and throws at the target, among the empty cells within two king
+steps of the opponent, whose landing distribution gives the best expected score (a win
+is worth more than any score). Ties are broken by the agent's seeded generator.
 
 * ``is`` (improved score): my moves minus the opponent's.
 * ``ais`` (aggressive improved score): my moves minus twice the opponent's.

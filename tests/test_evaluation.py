@@ -1,0 +1,86 @@
+"""The evaluation: each term on drawn boards, bounds, antisymmetry, the cache."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from agents.evaluation import (
+    EVAL_BOUND,
+    Evaluator,
+    Terms,
+    Weights,
+    evaluate,
+    king_dilate,
+    raw_score,
+    terms,
+)
+from trap_env import core
+
+# (board, terms from player 0's side: mobility, room, voronoi)
+TERM_TABLE = [
+    # The start of a 5x5 game: symmetric.
+    ("..0../...../...../...../..1.. 0 move - 0", Terms(0, 0, 0)),
+    # Player 0 boxed into a corner: 1 step against 5, 6 cells within two steps against 14,
+    # first to 4 cells against 12 (3 cells are tied).
+    ("0x.../x..../...../...../..1.. 0 move - 3", Terms(1 - 5, 6 - 14, 4 - 12)),
+    # A wall of traps splits the board: each player owns its side.
+    ("..0/xxx/..1 0 move - 3", Terms(0, 0, 0)),
+    ("0.x/.xx/x.1 0 move - 3", Terms(2 - 1, 2 - 1, 2 - 1)),
+]
+
+
+@pytest.mark.parametrize("text, expected", TERM_TABLE)
+def test_terms_on_drawn_boards(text: str, expected: Terms) -> None:
+    assert terms(core.from_text(text)) == expected
+
+
+def test_king_dilate_grows_a_cell_into_its_neighbourhood() -> None:
+    assert king_dilate(3, 1 << 4) == (1 << 9) - 1
+    assert king_dilate(3, 1 << 0) == 1 | 1 << 1 | 1 << 3 | 1 << 4
+    assert king_dilate(4, 1 << 3) == 1 << 2 | 1 << 3 | 1 << 6 | 1 << 7
+
+
+def random_states(seed: int, count: int) -> list[core.State]:
+    rng = random.Random(seed)
+    states = []
+    for _ in range(count):
+        state = core.initial_state(core.GameConfig(rng.choice([3, 5, 7, 9])))
+        for _ in range(rng.randint(0, 30)):
+            if core.is_terminal(state):
+                break
+            if state.phase is core.Phase.LANDING:
+                state = core.apply(state, core.sample_landing(state, rng))
+            else:
+                state = core.apply(state, rng.choice(core.legal_actions(state)))
+        states.append(state)
+    return states
+
+
+def test_evaluation_is_bounded_and_antisymmetric() -> None:
+    extreme = Weights(mobility=100.0, room=100.0, voronoi=100.0, scale=0.01)
+    for state in random_states(seed=1, count=300):
+        for weights in (Weights(), extreme):
+            value = evaluate(state, 0, weights)
+            assert -EVAL_BOUND <= value <= EVAL_BOUND < 1.0
+            assert evaluate(state, 1, weights) == -value
+            assert raw_score(state, 1, weights) == -raw_score(state, 0, weights)
+
+
+def test_evaluator_caches_the_same_values() -> None:
+    evaluator = Evaluator(max_entries=10)
+    for state in random_states(seed=2, count=50) * 2:
+        assert evaluator(state, 1) == evaluate(state, 1)
+
+
+def test_more_mobility_scores_higher() -> None:
+    boxed = core.from_text("0x.../x..../...../...../..1.. 0 move - 3")
+    free = core.from_text("..0../x..../...../...../..1.. 0 move - 3")
+    assert evaluate(boxed, 0) < 0
+    assert evaluate(boxed, 0) < evaluate(free, 0)
+
+
+def test_weights_reject_a_bad_scale() -> None:
+    with pytest.raises(ValueError, match="scale must be > 0"):
+        Weights(scale=0.0)

@@ -1,0 +1,61 @@
+"""The course's baseline: alpha-beta with every throw landing on its target."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from search_oracle import expectimax
+
+from agents import make_agent
+from agents.expectiminimax import ExpectiminimaxAgent
+from trap_env import core
+
+
+@pytest.mark.parametrize("name", ["alphabeta", "minimax"])
+def test_baseline_is_deterministic_alpha_beta(name: str) -> None:
+    agent = make_agent(f"{name}:depth=3")
+    assert isinstance(agent, ExpectiminimaxAgent)
+    assert agent.game.deterministic_throws and agent.depth == 3
+
+
+def test_alphabeta_value_is_the_deterministic_minimax_value() -> None:
+    rng = random.Random(4)
+    for _ in range(15):
+        state = core.initial_state(core.GameConfig(4))
+        for _ in range(rng.randint(0, 6)):
+            after_move = core.apply(state, rng.choice(core.legal_actions(state)))
+            landing = core.apply(after_move, rng.choice(core.legal_actions(after_move)))
+            if core.is_terminal(after_move):
+                break
+            following = core.apply(landing, core.sample_landing(landing, rng))
+            if core.is_terminal(following):
+                break
+            state = following
+        agent = make_agent("alphabeta:depth=3,time_limit=none,throw_filter=false")
+        agent.select_action(state)
+        want = expectimax(state, 3, deterministic=True)
+        assert math.isclose(agent.last_search.value, want, rel_tol=1e-9, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["alphabeta", "minimax"])
+@pytest.mark.parametrize(
+    "text, move, throw",
+    [
+        # The move itself wins: stepping to (3,1) takes player 1's last escape.
+        ("...../...../..0../x..../1x... 0 move - 4", 16, None),
+        # Any step then a throw at the last escape (3,1) wins when throws land on target.
+        ("...../...../...0./x..../1x... 0 move - 4", None, 16),
+    ],
+)
+def test_baseline_finds_wins_in_one_turn(
+    name: str, text: str, move: int | None, throw: int | None
+) -> None:
+    agent = make_agent(name)
+    state = core.from_text(text)
+    chosen = agent.select_action(state)
+    assert move is None or chosen == move
+    state = core.apply(state, chosen)
+    if throw is not None:
+        assert agent.select_action(state) == throw
