@@ -69,7 +69,7 @@ class PPOAgent(SeededAgent):
         probabilities = self.action_probabilities(state)
         if self.deterministic:
             return int(np.argmax(probabilities))
-        return int(self.rng.choices(range(len(probabilities)), weights=probabilities)[0])
+        return int(self.rng.choices(range(len(probabilities)), weights=probabilities.tolist())[0])
 
     def action_probabilities(self, state: State) -> np.ndarray:
         """The masked policy's probability of each flat cell (zero on illegal ones)."""
@@ -85,7 +85,7 @@ class PPOAgent(SeededAgent):
             distribution = self.policy.get_distribution(tensor, action_masks=mask[None])
             probabilities = distribution.distribution.probs[0].cpu().numpy()
         probabilities = np.where(mask, probabilities, 0.0)
-        return probabilities / probabilities.sum()
+        return np.asarray(probabilities / probabilities.sum(), dtype=np.float64)
 
     def _check_state(self, state: State) -> None:
         if state.board_size != self.board_size:

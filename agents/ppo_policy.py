@@ -75,7 +75,8 @@ class TrapCNN(BaseFeaturesExtractor):
         """The flattened ``(channels, N, N)`` feature map of a batch ``(batch, N, N, planes)``."""
         planes = observations.float().permute(0, 3, 1, 2)
         board = torch.ones_like(planes[:, :1])
-        return self.convolutions(torch.cat([planes, board], dim=1))
+        features: torch.Tensor = self.convolutions(torch.cat([planes, board], dim=1))
+        return features
 
 
 class CellLogits(nn.Module):
@@ -89,7 +90,8 @@ class CellLogits(nn.Module):
     def forward(self, features: torch.Tensor) -> torch.Tensor:
         """Logits ``(batch, N*N)`` from flattened feature maps ``(batch, channels*N*N)``."""
         n = self.board_size
-        return self.score(features.view(-1, self.channels, n, n)).flatten(1)
+        logits: torch.Tensor = self.score(features.view(-1, self.channels, n, n)).flatten(1)
+        return logits
 
 
 class TrapPolicy(MaskableActorCriticPolicy):
@@ -113,7 +115,8 @@ class TrapPolicy(MaskableActorCriticPolicy):
         channels = extractor.features_dim // (board_size * board_size)
         self.action_net = CellLogits(channels, board_size)
         nn.init.orthogonal_(self.action_net.score.weight, gain=HEAD_GAIN)
-        nn.init.zeros_(self.action_net.score.bias)
+        if self.action_net.score.bias is not None:
+            nn.init.zeros_(self.action_net.score.bias)
         self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )

@@ -41,7 +41,7 @@ from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
-from tqdm.auto import tqdm
+from tqdm.auto import tqdm  # type: ignore[import-untyped]
 
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
 from agents.base import Agent, SeededAgent, make_agent
@@ -237,7 +237,7 @@ def stage_at(config: TrainConfig, timesteps: int) -> int:
     return max(i for i, start in enumerate(starts) if progress >= start)
 
 
-class MobilityShaping(gym.Wrapper):  # type: ignore[type-arg]
+class MobilityShaping(gym.Wrapper):
     """Potential-based reward shaping with the mobility margin (Ng, Harada, Russell 1999).
 
     The potential of a state is ``coef * (mobility(learner) - mobility(opponent)) / 8``
@@ -248,7 +248,7 @@ class MobilityShaping(gym.Wrapper):  # type: ignore[type-arg]
     ``Monitor``, so that episode returns stay the game's +1 / 0 / -1.
     """
 
-    def __init__(self, env: gym.Env, coef: float, gamma: float) -> None:  # type: ignore[type-arg]
+    def __init__(self, env: gym.Env, coef: float, gamma: float) -> None:
         super().__init__(env)
         self.coef, self.gamma = coef, gamma
         self._potential = 0.0
@@ -276,10 +276,10 @@ class MobilityShaping(gym.Wrapper):  # type: ignore[type-arg]
 
 def make_env_factory(
     config: TrainConfig, opponent: Agent | str, seed: int, shaping: float = 0.0
-) -> Callable[[], gym.Env]:  # type: ignore[type-arg]
+) -> Callable[[], gym.Env]:
     """A picklable function that builds one monitored env (for the vec env workers)."""
 
-    def build() -> gym.Env:  # type: ignore[type-arg]
+    def build() -> gym.Env:
         torch.set_num_threads(1)  # one torch thread per worker process
         env = gym.make(
             ENV_ID, opponent=opponent, board_size=config.board_size, max_turns=config.max_turns
