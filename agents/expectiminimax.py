@@ -41,8 +41,9 @@ from trap_env.core import Cell, Phase, State
 __all__ = ["PRESETS", "ExpectiminimaxAgent", "SearchStats"]
 
 MAX_DEPTH = 64
-SAFETY_MARGIN = 0.03
-"""Seconds kept in hand at the end of a budget (less for budgets under 0.27 s)."""
+SAFETY_MARGIN = 0.05
+"""Seconds kept in hand at the end of a budget (less for budgets under 0.47 s): room
+for the clock check interval and a garbage-collector pause."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,8 @@ class ExpectiminimaxAgent(SeededAgent):
         time_limit: seconds per turn (move and throw together); None for no limit
             (then ``depth`` must be given).
         depth: the deepest iteration, in plies (a turn is two); None for no limit.
-        throw_filter: search only throws near the players (see :class:`TrapGame`).
+        throw_filter: search only throws near the opponent (see :class:`TrapGame`).
+        throw_radius: the throw filter's radius in king steps from the opponent.
         table: use a transposition table (kept between decisions of one game).
         star1: Star1 pruning at chance nodes.
         star2: Star2 probing at chance nodes.
@@ -91,6 +93,7 @@ class ExpectiminimaxAgent(SeededAgent):
         time_limit: float | None = 5.0,
         depth: int | None = None,
         throw_filter: bool = True,
+        throw_radius: int = 2,
         table: bool = True,
         star1: bool = True,
         star2: bool = True,
@@ -104,7 +107,7 @@ class ExpectiminimaxAgent(SeededAgent):
         self.time_limit = time_limit
         self.depth = depth
         self.move_share = move_share
-        self.game = TrapGame(throw_filter, deterministic_throws, weights)
+        self.game = TrapGame(throw_filter, deterministic_throws, weights, throw_radius)
         self.search = Search(self.game, use_table=table, star1=star1, star2=star2)
         self.last_search: SearchStats | None = None
         self._turn_spent: tuple[State, float] | None = None

@@ -108,11 +108,12 @@ class TrapGame:
     """Trap! for the search, on top of :mod:`trap_env.core`.
 
     Args:
-        throw_filter: search only throws at empty cells within two king steps of the
-            opponent or one step of the thrower (all legal targets when False).
+        throw_filter: search only throws at empty cells within ``throw_radius`` king
+            steps of the opponent (all legal targets when False).
         deterministic_throws: pretend every throw lands on its target (the course's
             minimax simplification); the landing is then not a real chance node.
         weights: the evaluation weights.
+        throw_radius: the filter's radius, in king steps from the opponent.
 
     Chance outcomes that land on a cell already holding a trap all lead to the same
     position, so they are merged into one outcome (the first such cell) with their summed
@@ -126,8 +127,12 @@ class TrapGame:
         throw_filter: bool = True,
         deterministic_throws: bool = False,
         weights: Weights = DEFAULT_WEIGHTS,
+        throw_radius: int = 2,
     ) -> None:
+        if isinstance(throw_radius, bool) or not isinstance(throw_radius, int) or throw_radius < 1:
+            raise ValueError(f"throw_radius must be an integer >= 1, got {throw_radius!r}")
         self.throw_filter = throw_filter
+        self.throw_radius = throw_radius
         self.deterministic_throws = deterministic_throws
         self.evaluator = Evaluator(weights)
 
@@ -141,7 +146,7 @@ class TrapGame:
         n = state.board_size
         thrower = state.cells[state.player]
         opponent = state.cells[1 - state.player]
-        near = _near_masks(n, 2)[opponent] | _near_masks(n, 1)[thrower]
+        near = _near_masks(n, self.throw_radius)[opponent]
         near &= ~(state.traps | 1 << thrower | 1 << opponent)
         if not near:
             return core.legal_actions(state)
@@ -214,8 +219,15 @@ class TrapGame:
         return self.evaluator(state, player)
 
     def key(self, state: State) -> Hashable:
-        """The state without its turn counter (which no subtree depends on)."""
-        return (state.traps, state.cells, state.player, state.phase, state.target)
+        """The state without its turn counter (which no subtree depends on), as one int.
+
+        An int rather than a tuple: it hashes faster, and the garbage collector never
+        scans it, however large the table grows.
+        """
+        size = state.board_size * state.board_size
+        cell0, cell1 = state.cells
+        key = ((state.traps * size + cell0) * size + cell1) * (size + 1) + state.target + 1
+        return key * 6 + state.player * 3 + state.phase
 
     def order_hint(self, state: State, actions: Sequence[int]) -> list[int]:
         """Moves to cells with many free neighbours first; throws next to the opponent first."""
