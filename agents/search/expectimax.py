@@ -25,13 +25,14 @@ passes a ``stop`` callable that the search polls every few hundred nodes.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, NamedTuple, TypeVar
 
 from agents.search.game import Game
 
-__all__ = ["Search", "SearchResult", "SearchTimeout"]
+__all__ = ["Search", "SearchResult", "SearchTimeout", "timed_iterations"]
 
 S = TypeVar("S")
 
@@ -205,7 +206,7 @@ class Search(Generic[S]):
     def _decision(self, state: S, depth: int, alpha: float, beta: float, ply: int) -> float:
         game = self.game
         key = game.key(state)
-        entry = self._probe(key, depth, alpha, beta)
+        entry = self._probe(key)
         if entry is not None and entry.depth == depth and _is_usable(entry, alpha, beta):
             return entry.value
         first = entry.action if entry is not None else None
@@ -226,7 +227,7 @@ class Search(Generic[S]):
     def _chance(self, state: S, depth: int, alpha: float, beta: float, ply: int) -> float:
         game = self.game
         key = game.key(state)
-        entry = self._probe(key, depth, alpha, beta)
+        entry = self._probe(key)
         if entry is not None and entry.depth == depth and _is_usable(entry, alpha, beta):
             return entry.value
         player = game.current_player(state)
@@ -332,7 +333,7 @@ class Search(Generic[S]):
         game = self.game
         self.nodes += 1
         key = game.key(child)
-        entry = self.table.get(key) if self.use_table else None
+        entry = self._probe(key)
         first = entry.action if entry is not None else None
         action = self._ordered(child, game.legal_actions(child), first, ply)[0]
         mover = game.current_player(child)
@@ -346,7 +347,7 @@ class Search(Generic[S]):
 
     # --- table, ordering, history ---------------------------------------------------------
 
-    def _probe(self, key: Hashable, depth: int, alpha: float, beta: float) -> Entry | None:
+    def _probe(self, key: Hashable) -> Entry | None:
         """The table entry of ``key``, if the table is on and holds one."""
         if not self.use_table:
             return None
@@ -406,3 +407,16 @@ def _is_usable(entry: Entry, alpha: float, beta: float) -> bool:
     if entry.flag == LOWER:
         return entry.value >= beta
     return entry.value <= alpha
+
+
+def timed_iterations(
+    search: Search[S], state: S, seconds: float, max_depth: int = 64
+) -> list[SearchResult]:
+    """Iterate deeper from ``state`` for ``seconds`` of wall-clock time (for benchmarks).
+
+    Returns:
+        The results of the finished iterations, shallowest first (the unfinished one is
+        dropped). ``result.nodes`` counts from the search's last :meth:`Search.reset`.
+    """
+    deadline = time.perf_counter() + seconds
+    return list(search.iterate(state, max_depth, lambda: time.perf_counter() >= deadline))
