@@ -37,7 +37,7 @@ __all__ = ["Search", "SearchResult", "SearchTimeout", "timed_iterations"]
 S = TypeVar("S")
 
 EXACT, LOWER, UPPER = 0, 1, 2
-CHECK_EVERY = 256
+CHECK_EVERY = 64
 """The search polls ``stop`` every this many nodes (a power of two)."""
 
 
