@@ -169,7 +169,8 @@ class Evaluator:
 
     Args:
         weights: the term weights.
-        max_entries: the cache is cleared when it grows past this many positions.
+        max_entries: the cache stores no new position past this size (see
+            :meth:`make_room`).
     """
 
     def __init__(self, weights: Weights = DEFAULT_WEIGHTS, max_entries: int = 200_000) -> None:
@@ -182,8 +183,12 @@ class Evaluator:
         key = (state.traps, state.cells)
         value = self._cache.get(key)
         if value is None:
-            if len(self._cache) >= self.max_entries:
-                self._cache.clear()
             value = evaluate(state, 0, self.weights)
-            self._cache[key] = value
+            if len(self._cache) < self.max_entries:
+                self._cache[key] = value
         return value if player == 0 else -value
+
+    def make_room(self) -> None:
+        """Clear the cache if it is more than three quarters full (call between searches)."""
+        if len(self._cache) > 3 * self.max_entries // 4:
+            self._cache.clear()

@@ -156,6 +156,8 @@ class ExpectiminimaxAgent(SeededAgent):
     ) -> tuple[Cell, int, float]:
         """Iterate deeper until the budget or the depth runs out: (action, depth, value)."""
         search = self.search
+        search.make_room()
+        self.game.evaluator.make_room()
         search.nodes = 0
         search.killers = []
         entry = search.table.get(self.game.key(state))

@@ -83,7 +83,8 @@ class Search(Generic[S]):
         use_table: keep a transposition table.
         star1: Star1 pruning at chance nodes (off: children are averaged with full windows).
         star2: Star2 probing at chance nodes (needs ``star1``).
-        max_table_entries: the table is cleared when it grows past this.
+        max_table_entries: the table stores no new position past this size (see
+            :meth:`make_room`).
     """
 
     def __init__(
@@ -117,6 +118,11 @@ class Search(Generic[S]):
         self.history.clear()
         self.killers = []
         self.nodes = 0
+
+    def make_room(self) -> None:
+        """Clear the table if it is more than three quarters full (call between searches)."""
+        if len(self.table) > 3 * self.max_table_entries // 4:
+            self.table.clear()
 
     def value(self, state: S, depth: int) -> float:
         """The depth-limited expectiminimax value of ``state`` for its player to act.
@@ -365,8 +371,8 @@ class Search(Generic[S]):
         """Record a fail-soft result: exact inside the window, else a bound."""
         if not self.use_table:
             return
-        if len(self.table) >= self.max_table_entries:
-            self.table.clear()
+        if len(self.table) >= self.max_table_entries and key not in self.table:
+            return  # full: clearing here could stall the clock; see make_room
         flag = UPPER if value <= alpha else LOWER if value >= beta else EXACT
         self.table[key] = Entry(depth, value, flag, action)
 
