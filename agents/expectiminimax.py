@@ -4,7 +4,7 @@
 with :class:`agents.search.Search` under a time budget per turn, shared between the move
 and the throw: at the move it plans the whole turn with ``move_share`` of the budget, and
 at the throw it searches again with what is left (answering the planned throw at once if
-nothing is). It checks the clock every few hundred nodes with a safety margin, abandons
+nothing is). It checks the clock every 64 nodes with a safety margin, abandons
 an unfinished iteration and answers with the best action of the deepest finished one; a
 static best guess is ready before the first iteration starts.
 
@@ -145,10 +145,9 @@ class ExpectiminimaxAgent(SeededAgent):
             return None
         if state.phase is Phase.MOVE:
             return self.time_limit * self.move_share
-        if self._turn_spent is not None and self.game.key(self._turn_spent[0]) == self.game.key(
-            state
-        ):
-            return max(0.0, self.time_limit - self._turn_spent[1])
+        spent = self._turn_spent
+        if spent is not None and self.game.key(spent[0]) == self.game.key(state):
+            return max(0.0, self.time_limit - spent[1])
         return self.time_limit * (1.0 - self.move_share)
 
     def _choose(
