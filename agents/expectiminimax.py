@@ -235,8 +235,9 @@ def _preset(name: str) -> Any:
         time_limit: float | None = settings["time_limit"],
         depth: int | None = settings.get("depth"),
         seed: int | None = None,
+        **options: Any,
     ) -> ExpectiminimaxAgent:
-        return ExpectiminimaxAgent(time_limit=time_limit, depth=depth, seed=seed)
+        return ExpectiminimaxAgent(time_limit=time_limit, depth=depth, seed=seed, **options)
 
     build.__doc__ = f"The {name!r} preset: expectiminimax with {settings}."
     return build

@@ -73,6 +73,13 @@ def test_overrides_win_over_the_spec() -> None:
     assert agent.depth == 3  # type: ignore[attr-defined]
 
 
+def test_presets_take_expectiminimax_options() -> None:
+    agent = make_agent("hard:throw_radius=1,time_limit=2")
+    assert agent.time_limit == 2 and agent.game.throw_radius == 1  # type: ignore[attr-defined]
+    with pytest.raises(SpecError, match="speed"):
+        make_agent("hard:speed=3")
+
+
 def random_state(seed: int, board_size: int, turns: int, throw: bool) -> State:
     """A live state after random play, in phase THROW when ``throw`` (if possible)."""
     rng = random.Random(seed)
