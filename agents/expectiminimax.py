@@ -83,6 +83,9 @@ class ExpectiminimaxAgent(SeededAgent):
         star1: Star1 pruning at chance nodes.
         star2: Star2 probing at chance nodes.
         move_share: the part of the turn's budget given to planning the move.
+        whole_turns: iterate only over depths whose leaves are MOVE states (even depths
+            from a move, odd ones from a throw), so that every iteration evaluates
+            positions at the same point of a turn.
         deterministic_throws: pretend throws always land on target (``alphabeta``).
         weights: the evaluation weights (see :mod:`agents.evaluation`).
         seed: accepted for the common interface; the search draws no random numbers.
@@ -98,6 +101,7 @@ class ExpectiminimaxAgent(SeededAgent):
         star1: bool = True,
         star2: bool = True,
         move_share: float = 0.6,
+        whole_turns: bool = False,
         deterministic_throws: bool = False,
         weights: Weights = DEFAULT_WEIGHTS,
         seed: int | None = None,
@@ -107,6 +111,7 @@ class ExpectiminimaxAgent(SeededAgent):
         self.time_limit = time_limit
         self.depth = depth
         self.move_share = move_share
+        self.whole_turns = whole_turns
         self.game = TrapGame(throw_filter, deterministic_throws, weights, throw_radius)
         self.search = Search(self.game, use_table=table, star1=star1, star2=star2)
         self.last_search: SearchStats | None = None
@@ -177,7 +182,11 @@ class ExpectiminimaxAgent(SeededAgent):
             def stop() -> bool:
                 return False
 
-        for result in search.iterate(state, self.depth or MAX_DEPTH, stop, planned):
+        start, step = 1, 1
+        if self.whole_turns:
+            start, step = (2 if state.phase is Phase.MOVE else 1), 2
+        max_depth = self.depth or MAX_DEPTH
+        for result in search.iterate(state, max_depth, stop, planned, min(start, max_depth), step):
             action, depth, value = result.action, result.depth, result.value
             elapsed = time.perf_counter() - started
             # The next iteration costs several times this one: do not start it hopelessly.

@@ -234,3 +234,20 @@ def test_landing_state_is_refused() -> None:
         ExpectiminimaxAgent(depth=2).select_action(state)
     with pytest.raises(ValueError, match="decision node"):
         Search(TrapGame()).value(state, 2)
+
+
+def test_iterate_yields_the_requested_depths() -> None:
+    state = core.from_text("..0../...../...../...../..1.. 0 move - 0")
+    depths = [result.depth for result in Search(TrapGame()).iterate(state, 6, start=2, step=2)]
+    assert depths == [2, 4, 6]
+    with pytest.raises(ValueError, match="start and step"):
+        next(Search(TrapGame()).iterate(state, 6, step=0))
+
+
+def test_whole_turns_iterates_to_move_states() -> None:
+    agent = ExpectiminimaxAgent(time_limit=None, depth=4, whole_turns=True)
+    state = core.from_text("..0../...../...../...../..1.. 0 move - 0")
+    move = agent.select_action(state)
+    assert agent.last_search is not None and agent.last_search.depth == 4
+    agent.select_action(core.apply(state, move))
+    assert agent.last_search.depth == 3

@@ -167,15 +167,20 @@ class Search(Generic[S]):
         max_depth: int = 64,
         stop: Callable[[], bool] = _never,
         first: int | None = None,
+        start: int = 1,
+        step: int = 1,
     ) -> Iterator[SearchResult]:
-        """Iterative deepening: yield the result of depths 1, 2, ... ``max_depth``.
+        """Iterative deepening: yield the result of depths ``start``, ``start + step``, ...
 
         The generator ends early when ``stop()`` returns True during an iteration (that
-        iteration is abandoned), or once a result is proven (a forced win or loss).
+        iteration is abandoned), or once a result is proven (a forced win or loss); it
+        never goes past ``max_depth``.
         """
+        if start < 1 or step < 1:
+            raise ValueError(f"start and step must be >= 1, got start={start}, step={step}")
         self._stop = stop
         try:
-            for depth in range(1, max_depth + 1):
+            for depth in range(start, max_depth + 1, step):
                 value, first = self.best(state, depth, first)
                 yield SearchResult(depth, value, first, self.nodes)
                 if abs(value) >= self.bound:
