@@ -41,8 +41,8 @@ from trap_env.core import Cell, Phase, State
 __all__ = ["PRESETS", "ExpectiminimaxAgent", "SearchStats"]
 
 MAX_DEPTH = 64
-SAFETY_MARGIN = 0.05
-"""Seconds kept in hand at the end of a budget (less for budgets under 0.225 s): room
+SAFETY_MARGIN = 0.1
+"""Seconds kept in hand at the end of a budget (less for budgets under 0.475 s): room
 for the clock check interval and a garbage-collector pause."""
 
 
