@@ -96,7 +96,7 @@ class ExpectiminimaxAgent(SeededAgent):
         time_limit: float | None = 5.0,
         depth: int | None = None,
         throw_filter: bool = True,
-        throw_radius: int = 2,
+        throw_radius: int = 1,
         table: bool = True,
         star1: bool = True,
         star2: bool = True,
