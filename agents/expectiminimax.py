@@ -4,9 +4,11 @@
 with :class:`agents.search.Search` under a time budget per turn, shared between the move
 and the throw: at the move it plans the whole turn with ``move_share`` of the budget, and
 at the throw it searches again with what is left (answering the planned throw at once if
-nothing is). It checks the clock every 64 nodes with a safety margin, abandons
-an unfinished iteration and answers with the best action of the deepest finished one; a
-static best guess is ready before the first iteration starts.
+nothing is). Its clock is the process's CPU time by default, as the course and our match
+runner measure a turn (``clock="wall"`` for wall-clock time). It checks the clock every 64
+nodes with a safety margin, abandons an unfinished iteration and answers with the best
+action of the deepest finished one; a static best guess is ready before the first
+iteration starts.
 
 ``alphabeta`` (alias ``minimax``) is the course's baseline: the same search over a game in
 which every throw lands on its target, to a fixed depth (default 4 plies, two turns).
@@ -29,6 +31,7 @@ After every decision, ``agent.last_search`` holds a :class:`SearchStats`.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +44,8 @@ from trap_env.core import Cell, Phase, State
 __all__ = ["PRESETS", "ExpectiminimaxAgent", "SearchStats"]
 
 MAX_DEPTH = 64
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+"""The clocks a budget can be measured on: CPU time of this process, or wall-clock time."""
 SAFETY_MARGIN = 0.1
 """Seconds kept in hand at the end of a budget (0.01 s + a quarter of budgets under 0.36 s): room
 for the clock check interval and a garbage-collector pause."""
@@ -53,7 +58,7 @@ class SearchStats:
     Attributes:
         nodes: nodes visited.
         depth: the deepest finished iteration, in plies (0: the static guess was used).
-        seconds: wall-clock time of the decision.
+        seconds: the decision's time on the agent's clock.
         value: the chosen action's value for the player to act (0.0 for a static guess).
         budget: the time the decision was allowed.
     """
@@ -88,6 +93,8 @@ class ExpectiminimaxAgent(SeededAgent):
             positions at the same point of a turn.
         deterministic_throws: pretend throws always land on target (``alphabeta``).
         weights: the evaluation weights (see :mod:`agents.evaluation`).
+        clock: ``"cpu"`` (this process's CPU time, as the course measured a turn) or
+            ``"wall"`` (wall-clock time).
         seed: accepted for the common interface; the search draws no random numbers.
     """
 
@@ -104,10 +111,14 @@ class ExpectiminimaxAgent(SeededAgent):
         whole_turns: bool = False,
         deterministic_throws: bool = False,
         weights: Weights = DEFAULT_WEIGHTS,
+        clock: str = "cpu",
         seed: int | None = None,
     ) -> None:
         super().__init__(seed)
         _check_limits(time_limit, depth, move_share)
+        if clock not in CLOCKS:
+            raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {clock!r}")
+        self.clock = CLOCKS[clock]
         self.time_limit = time_limit
         self.depth = depth
         self.move_share = move_share
@@ -130,7 +141,7 @@ class ExpectiminimaxAgent(SeededAgent):
         Raises:
             ValueError: if the state is not a MOVE or THROW of a game in progress.
         """
-        started = time.perf_counter()
+        started = self.clock()
         if core.is_terminal(state) or state.phase is Phase.LANDING:
             raise ValueError(
                 "select_action needs a MOVE or THROW state of a game in progress, got "
@@ -138,7 +149,7 @@ class ExpectiminimaxAgent(SeededAgent):
             )
         budget = self._budget(state)
         action, depth, value = self._choose(state, started, budget)
-        seconds = time.perf_counter() - started
+        seconds = self.clock() - started
         if state.phase is Phase.MOVE:
             self._turn_spent = (core.apply(state, action), seconds)
         self.last_search = SearchStats(self.search.nodes, depth, seconds, value, budget or 0.0)
@@ -171,11 +182,12 @@ class ExpectiminimaxAgent(SeededAgent):
         if budget is not None:
             margin = min(SAFETY_MARGIN, 0.01 + 0.25 * budget)
             deadline = started + budget - margin
-            if time.perf_counter() >= deadline:
+            clock = self.clock
+            if clock() >= deadline:
                 return action, depth, value
 
             def stop() -> bool:
-                return time.perf_counter() >= deadline
+                return clock() >= deadline
         else:
             deadline = float("inf")
 
@@ -188,7 +200,7 @@ class ExpectiminimaxAgent(SeededAgent):
         max_depth = self.depth or MAX_DEPTH
         for result in search.iterate(state, max_depth, stop, planned, min(start, max_depth), step):
             action, depth, value = result.action, result.depth, result.value
-            elapsed = time.perf_counter() - started
+            elapsed = self.clock() - started
             # The next iteration costs several times this one: do not start it hopelessly.
             if budget is not None and elapsed > 0.5 * (deadline - started):
                 break
