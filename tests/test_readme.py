@@ -1,0 +1,34 @@
+"""README.md stays true: its Python examples run, and its two commands are where CI reads them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+TEXT = README.read_text(encoding="utf-8")
+PYTHON_BLOCKS = re.findall(r"```python\n(.*?)```", TEXT, flags=re.DOTALL)
+
+
+def _command(marker: str) -> str:
+    match = re.search(
+        rf"<!-- {marker} -->\s*```\n(.*?)\n```\s*<!-- /{marker} -->", TEXT, flags=re.DOTALL
+    )
+    assert match, f"README.md has no ```-fenced command between <!-- {marker} --> markers"
+    return match.group(1).strip()
+
+
+def test_readme_has_the_main_and_test_commands() -> None:
+    main, tests = _command("main-command"), _command("test-command")
+    assert "\n" not in main and "\n" not in tests, "each command is one line"
+    assert "pip install" in main and main.endswith("trap-evaluate")
+    assert "pip install" in tests and tests.endswith("python -m pytest")
+
+
+@pytest.mark.parametrize(
+    "block", PYTHON_BLOCKS, ids=[f"block{i}" for i in range(len(PYTHON_BLOCKS))]
+)
+def test_readme_python_examples_run(block: str) -> None:
+    exec(compile(block, str(README), "exec"), {"__name__": "readme_example"})
