@@ -176,11 +176,14 @@ class Evaluator:
     def __init__(self, weights: Weights = DEFAULT_WEIGHTS, max_entries: int = 200_000) -> None:
         self.weights = weights
         self.max_entries = max_entries
-        self._cache: dict[tuple[Bitboard, tuple[Cell, Cell]], float] = {}
+        # Int keys and float values: the garbage collector never scans such a dict.
+        self._cache: dict[int, float] = {}
 
     def __call__(self, state: State, player: int) -> float:
         """The evaluation of ``state`` for ``player`` (see :func:`evaluate`)."""
-        key = (state.traps, state.cells)
+        size = state.board_size * state.board_size
+        cell0, cell1 = state.cells
+        key = (state.traps * size + cell0) * size + cell1
         value = self._cache.get(key)
         if value is None:
             value = evaluate(state, 0, self.weights)

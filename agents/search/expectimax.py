@@ -54,6 +54,49 @@ class Entry(NamedTuple):
     action: int | None
 
 
+class Table:
+    """The transposition table, kept as two dicts of plain ints and floats.
+
+    Python's garbage collector tracks a dict only while it holds a tracked object; ints
+    and floats are not, so these dicts are never scanned, however large: a table of
+    ``Entry`` tuples would cost a full collection tens of milliseconds, at moments the
+    search clock cannot see.
+    """
+
+    _ACTIONS = 1 << 32
+    """Room for ``action + 1`` in the packed metadata (0 stands for no action)."""
+
+    def __init__(self) -> None:
+        self._values: dict[Hashable, float] = {}
+        self._meta: dict[Hashable, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._values
+
+    def get(self, key: Hashable) -> Entry | None:
+        """The entry of ``key``, or None."""
+        meta = self._meta.get(key)
+        if meta is None:
+            return None
+        depth_flag, action = divmod(meta, self._ACTIONS)
+        depth, flag = divmod(depth_flag, 4)
+        return Entry(depth, self._values[key], flag, action - 1 if action else None)
+
+    def store(self, key: Hashable, entry: Entry) -> None:
+        """Record ``entry`` under ``key``, replacing any older one."""
+        action = 0 if entry.action is None else entry.action + 1
+        self._values[key] = entry.value
+        self._meta[key] = (entry.depth * 4 + entry.flag) * self._ACTIONS + action
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        self._values.clear()
+        self._meta.clear()
+
+
 @dataclass(frozen=True)
 class SearchResult:
     """The outcome of one finished iteration.
@@ -104,7 +147,7 @@ class Search(Generic[S]):
         self.star1 = star1
         self.star2 = star2
         self.max_table_entries = max_table_entries
-        self.table: dict[Hashable, Entry] = {}
+        self.table = Table()
         self.history: dict[Hashable, int] = {}
         self.killers: list[list[int]] = []
         self.nodes = 0
@@ -379,7 +422,7 @@ class Search(Generic[S]):
         if len(self.table) >= self.max_table_entries and key not in self.table:
             return  # full: clearing here could stall the clock; see make_room
         flag = UPPER if value <= alpha else LOWER if value >= beta else EXACT
-        self.table[key] = Entry(depth, value, flag, action)
+        self.table.store(key, Entry(depth, value, flag, action))
 
     def _ordered(
         self, state: S, actions: Sequence[int], first: int | None, ply: int
