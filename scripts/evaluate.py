@@ -33,7 +33,8 @@ def available_agents(specs: Sequence[str] = DEFAULT_AGENTS) -> list[str]:
     for spec in specs:
         try:
             make_agent(spec, seed=0)
-        except Exception:  # a missing agent, torch or model file: leave it out
+        except Exception as error:  # a missing agent, torch or model file: leave it out
+            print(f"trap-evaluate: leaving out {spec!r}: {error}", file=sys.stderr)
             continue
         available.append(spec)
     return available
