@@ -133,6 +133,14 @@ def _env_makers() -> dict[str, Callable[[], Any]]:
     def connect_four() -> Any:
         import pettingzoo
 
+        try:
+            import pygame  # noqa: F401  (connect_four imports it for rendering)
+        except ImportError as error:
+            raise CliError(
+                "the peer, PettingZoo's connect_four_v3, needs pygame: "
+                'pip install "trap_env[render]"'
+            ) from error
+
         if hasattr(pettingzoo, "make"):  # the registry; the module import is deprecated there
             return pettingzoo.make("aec", "classic/connect_four-v3")
         from pettingzoo.classic import connect_four_v3
