@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import os
 import pickle
-import subprocess
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pettingzoo
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
+from replay_elsewhere import digest_in_another_process
 
 import trap_env
 from trap_env.aec_env import AGENTS, env, raw_env
@@ -225,16 +222,7 @@ def test_same_seed_and_actions_give_the_same_game() -> None:
 
 
 def test_same_seed_gives_the_same_game_in_another_process() -> None:
-    script = "from tests.test_aec_env import play_digest; print(play_digest())"
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PYTHONHASHSEED": "54321"},
-        cwd=str(Path(__file__).resolve().parent.parent),
-    )
-    assert result.stdout.strip() == play_digest()
+    assert digest_in_another_process("test_aec_env", "54321") == play_digest()
 
 
 @pytest.mark.parametrize("duplicate", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))])

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import os
 import pickle
-import subprocess
-import sys
 import warnings
 
 import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from replay_elsewhere import digest_in_another_process
 
 import trap_env
 from trap_env.core import (
@@ -116,16 +114,7 @@ def test_same_seed_and_actions_give_the_same_trajectory() -> None:
 
 
 def test_same_seed_gives_the_same_trajectory_in_another_process() -> None:
-    script = "from tests.test_gym_env import play_digest; print(play_digest())"
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PYTHONHASHSEED": "12345"},
-        cwd=_repo_root(),
-    )
-    assert result.stdout.strip() == play_digest()
+    assert digest_in_another_process("test_gym_env", "12345") == play_digest()
 
 
 def test_different_seeds_give_different_games() -> None:
@@ -390,10 +379,6 @@ def test_maskable_ppo_trains_a_few_steps() -> None:
     assert model.num_timesteps >= 256
 
 
-def _repo_root() -> str:
-    from pathlib import Path
-
-    return str(Path(__file__).resolve().parent.parent)
 
 
 def test_the_docstring_has_gymnasiums_sections() -> None:
