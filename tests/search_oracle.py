@@ -13,32 +13,47 @@ from trap_env.core import Phase, State
 
 
 def expectimax(
-    state: State, depth: int, weights: Weights = DEFAULT_WEIGHTS, deterministic: bool = False
+    state: State,
+    depth: int,
+    weights: Weights = DEFAULT_WEIGHTS,
+    deterministic: bool = False,
+    reduction: int = 0,
 ) -> float:
     """The depth-limited expectimax value of ``state`` for ``state.player``.
 
     Finished games are worth +1 to the winner and -1 to the loser; positions at depth 0
     are worth :func:`agents.evaluation.evaluate`. With ``deterministic``, every throw lands
-    on its target.
+    on its target. Landings less likely than one half are searched ``reduction`` plies
+    shallower (never below 0).
     """
     if core.is_terminal(state):
         return 1.0 if state.winner == state.player else -1.0
     if state.phase is Phase.LANDING:
         outcomes = [(state.target, 1.0)] if deterministic else core.chance_outcomes(state)
         return sum(
-            p * _seen_by(state.player, core.apply(state, cell), depth, weights, deterministic)
+            p
+            * _seen_by(
+                state.player,
+                core.apply(state, cell),
+                depth if p >= 0.5 else max(0, depth - reduction),
+                weights,
+                deterministic,
+                reduction,
+            )
             for cell, p in outcomes
         )
     if depth == 0:
         return evaluate(state, state.player, weights)
     return max(
-        _seen_by(state.player, core.apply(state, action), depth - 1, weights, deterministic)
+        _seen_by(
+            state.player, core.apply(state, action), depth - 1, weights, deterministic, reduction
+        )
         for action in core.legal_actions(state)
     )
 
 
 def _seen_by(
-    player: int, child: State, depth: int, weights: Weights, deterministic: bool
+    player: int, child: State, depth: int, weights: Weights, deterministic: bool, reduction: int
 ) -> float:
-    value = expectimax(child, depth, weights, deterministic)
+    value = expectimax(child, depth, weights, deterministic, reduction)
     return value if child.player == player else -value

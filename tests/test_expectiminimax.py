@@ -106,6 +106,18 @@ def test_deterministic_throws_match_the_deterministic_oracle() -> None:
             assert same(Search(game).value(state, depth), want)
 
 
+@pytest.mark.parametrize("reduction", [1, 2])
+@pytest.mark.parametrize("config", CONFIGS[:3], ids=lambda c: ",".join(c) or "all-pruning")
+def test_chance_reduction_matches_the_reduced_oracle(
+    config: dict[str, bool], reduction: int
+) -> None:
+    for state in positions(seed=15, count=40):
+        for depth in range(MAX_DEPTH[state.board_size] + 1):
+            want = expectimax(state, depth, reduction=reduction)
+            search = Search(TrapGame(throw_filter=False), chance_reduction=reduction, **config)
+            assert same(search.value(state, depth), want), (core.to_text(state), depth)
+
+
 def test_star_pruning_visits_fewer_nodes() -> None:
     state = core.initial_state()
     counts = {}
@@ -257,3 +269,40 @@ def test_whole_turns_iterates_to_move_states() -> None:
     assert agent.last_search is not None and agent.last_search.depth == 4
     agent.select_action(core.apply(state, move))
     assert agent.last_search.depth == 3
+
+
+
+CUT_SHORT = "...../.0.x./...../..x1./..... 0 move - 2"
+
+
+def value_of(state: State, action: int, depth: int) -> float:
+    """The depth-``depth`` value of playing ``action`` in ``state``, for its player."""
+    child = core.apply(state, action)
+    value = Search(TrapGame()).value(child, depth - 1)
+    return value if child.player == state.player else -value
+
+
+@pytest.mark.parametrize("nodes", [300, 700, 1500, 3000, 6000])
+def test_an_iteration_cut_short_answers_at_least_as_well_as_the_previous_best(
+    nodes: int,
+) -> None:
+    state = core.from_text(CUT_SHORT)
+    search = Search(TrapGame())
+    *finished, last = search.iterate(state, 8, lambda: search.nodes >= nodes)
+    assert all(result.complete for result in finished)
+    assert last.depth == finished[-1].depth + 1
+    if last.complete:
+        return
+    assert same(last.value, value_of(state, last.action, last.depth))
+    previous_best = value_of(state, finished[-1].action, last.depth)
+    assert last.value >= previous_best - 1e-12
+
+
+def test_an_iteration_cut_before_its_first_action_yields_nothing() -> None:
+    state = core.from_text(CUT_SHORT)
+    depth_three_nodes = list(Search(TrapGame()).iterate(state, 3))[-1].nodes
+    search = Search(TrapGame())
+    results = list(search.iterate(state, 8, lambda: search.nodes > depth_three_nodes + 1))
+    assert [(result.depth, result.complete) for result in results] == [
+        (1, True), (2, True), (3, True)
+    ]

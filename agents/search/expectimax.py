@@ -18,9 +18,18 @@ each child by searching only its first action: that bounds the child's value fro
 side (a lower bound for the child's player), which may cut the node before any full
 search, and otherwise tightens the Star1 windows.
 
+Optionally (``chance_reduction=R``), the outcomes of a chance node that are less likely than
+``REDUCE_BELOW`` are searched ``R`` plies shallower than the likely one (a probability-based
+depth reduction in the spirit of Schadd, Winands and Uiterwijk's ChanceProbCut, 2009): in
+Trap! a throw lands on its target with probability 0.45 to 1 and the misses share the rest,
+so the misses cost most of a chance node's search but move its value least. The search is
+then exact for that reduced tree (the oracle in the tests takes the same ``reduction``).
+
 Iterative deepening (:meth:`Search.iterate`) is a generator yielding one
 :class:`SearchResult` per finished depth, sunfish-style; the caller owns the clock and
-passes a ``stop`` callable that the search polls every few hundred nodes.
+passes a ``stop`` callable that the search polls every few dozen nodes. When the clock
+stops an iteration after its first root action (the previous best, searched first), the
+best root action searched so far is yielded too, marked incomplete, as chess engines do.
 """
 
 from __future__ import annotations
@@ -39,6 +48,8 @@ S = TypeVar("S")
 EXACT, LOWER, UPPER = 0, 1, 2
 CHECK_EVERY = 64
 """The search polls ``stop`` every this many nodes (a power of two)."""
+REDUCE_BELOW = 0.5
+"""Chance outcomes less likely than this are searched ``chance_reduction`` plies shallower."""
 
 
 class SearchTimeout(Exception):
@@ -106,12 +117,17 @@ class SearchResult:
         value: the root's value for the player to act.
         action: the best action found.
         nodes: the nodes visited since the search object was last reset.
+        complete: False for an iteration cut short by ``stop()`` after at least its first
+            root action (the previous iteration's best) was searched: ``action`` is then
+            the best of the root actions searched to ``depth``, and ``value`` its exact
+            value, a lower bound of the root's.
     """
 
     depth: int
     value: float
     action: int
     nodes: int
+    complete: bool = True
 
 
 def _never() -> bool:
@@ -126,6 +142,8 @@ class Search(Generic[S]):
         use_table: keep a transposition table.
         star1: Star1 pruning at chance nodes (off: children are averaged with full windows).
         star2: Star2 probing at chance nodes (needs ``star1``).
+        chance_reduction: plies cut from the depth below chance outcomes less likely than
+            :data:`REDUCE_BELOW` (0: every outcome is searched to the full depth).
         max_table_entries: the table stores no new position past this size (see
             :meth:`make_room`).
     """
@@ -137,21 +155,30 @@ class Search(Generic[S]):
         use_table: bool = True,
         star1: bool = True,
         star2: bool = True,
+        chance_reduction: int = 0,
         max_table_entries: int = 400_000,
     ) -> None:
         if star2 and not star1:
             raise ValueError("star2=True needs star1=True (Star2 refines Star1's windows)")
+        if (
+            isinstance(chance_reduction, bool)
+            or not isinstance(chance_reduction, int)
+            or chance_reduction < 0
+        ):
+            raise ValueError(f"chance_reduction must be an integer >= 0, got {chance_reduction!r}")
         self.game = game
         self.bound = game.value_bound
         self.use_table = use_table
         self.star1 = star1
         self.star2 = star2
+        self.chance_reduction = chance_reduction
         self.max_table_entries = max_table_entries
         self.table = Table()
         self.history: dict[Hashable, int] = {}
         self.killers: list[list[int]] = []
         self.nodes = 0
         self._stop: Callable[[], bool] = _never
+        self._root_best: tuple[float, int] | None = None
 
     # --- public entry points --------------------------------------------------------------
 
@@ -196,11 +223,13 @@ class Search(Generic[S]):
         player = game.current_player(state)
         best_value, best_action = -self.bound - 1.0, actions[0]
         alpha, beta = -self.bound, self.bound
+        self._root_best = None
         for action in actions:
             child = game.apply(state, action)
             value = self._child(child, depth - 1, max(alpha, best_value), beta, 1, player)
             if value > best_value:
                 best_value, best_action = value, action
+            self._root_best = best_value, best_action
         self._store(game.key(state), depth, best_value, alpha, beta, best_action)
         return best_value, best_action
 
@@ -215,13 +244,15 @@ class Search(Generic[S]):
     ) -> Iterator[SearchResult]:
         """Iterative deepening: yield the result of depths ``start``, ``start + step``, ...
 
-        The generator ends early when ``stop()`` returns True during an iteration (that
-        iteration is abandoned), or once a result is proven (a forced win or loss); it
-        never goes past ``max_depth``.
+        The generator ends early when ``stop()`` returns True during an iteration, or once
+        a result is proven (a forced win or loss); it never goes past ``max_depth``. An
+        iteration cut short by ``stop()`` yields a last, incomplete result if its first
+        root action was searched (see :class:`SearchResult`), and nothing otherwise.
         """
         if start < 1 or step < 1:
             raise ValueError(f"start and step must be >= 1, got start={start}, step={step}")
         self._stop = stop
+        depth = start
         try:
             for depth in range(start, max_depth + 1, step):
                 value, first = self.best(state, depth, first)
@@ -229,9 +260,12 @@ class Search(Generic[S]):
                 if abs(value) >= self.bound:
                     return
         except SearchTimeout:
-            return
+            if self._root_best is not None:
+                value, action = self._root_best
+                yield SearchResult(depth, value, action, self.nodes, complete=False)
         finally:
             self._stop = _never
+            self._root_best = None
 
     # --- the recursion --------------------------------------------------------------------
 
@@ -285,38 +319,41 @@ class Search(Generic[S]):
         if entry is not None and entry.depth == depth and _is_usable(entry, alpha, beta):
             return entry.value
         player = game.current_player(state)
-        children = [(game.apply(state, outcome), p) for outcome, p in game.chance_outcomes(state)]
+        reduced = max(0, depth - self.chance_reduction)
+        children = [
+            (game.apply(state, outcome), p, depth if p >= REDUCE_BELOW else reduced)
+            for outcome, p in game.chance_outcomes(state)
+        ]
         if not self.star1:
             value = sum(
-                p * self._child(child, depth, -self.bound, self.bound, ply, player)
-                for child, p in children
+                p * self._child(child, child_depth, -self.bound, self.bound, ply, player)
+                for child, p, child_depth in children
             )
         else:
-            value = self._star(children, depth, alpha, beta, ply, player)
+            value = self._star(children, alpha, beta, ply, player)
         self._store(key, depth, value, alpha, beta, None)
         return value
 
     def _star(
         self,
-        children: list[tuple[S, float]],
-        depth: int,
+        children: list[tuple[S, float, int]],
         alpha: float,
         beta: float,
         ply: int,
         player: int,
     ) -> float:
-        """Star1 (with Star2 probing first when on) over a chance node's children."""
+        """Star1 (with Star2 probing first when on) over ``(child, probability, depth)``s."""
         bound = self.bound
         lower = [-bound] * len(children)
         upper = [bound] * len(children)
         if self.star2:
-            cut = self._probe_children(children, depth, alpha, beta, ply, player, lower, upper)
+            cut = self._probe_children(children, alpha, beta, ply, player, lower, upper)
             if cut is not None:
                 return cut
         done = 0.0  # sum of p * value over the children searched
-        rest_lower = sum(p * low for (_, p), low in zip(children, lower, strict=True))
-        rest_upper = sum(p * high for (_, p), high in zip(children, upper, strict=True))
-        for index, (child, p) in enumerate(children):
+        rest_lower = sum(p * low for (_, p, _), low in zip(children, lower, strict=True))
+        rest_upper = sum(p * high for (_, p, _), high in zip(children, upper, strict=True))
+        for index, (child, p, depth) in enumerate(children):
             low, high = lower[index], upper[index]
             rest_lower -= p * low
             rest_upper -= p * high
@@ -344,8 +381,7 @@ class Search(Generic[S]):
 
     def _probe_children(
         self,
-        children: list[tuple[S, float]],
-        depth: int,
+        children: list[tuple[S, float, int]],
         alpha: float,
         beta: float,
         ply: int,
@@ -359,7 +395,7 @@ class Search(Generic[S]):
         """
         game = self.game
         high_sum, low_sum = self.bound, -self.bound  # the bounds of the average so far
-        for index, (child, p) in enumerate(children):
+        for index, (child, p, depth) in enumerate(children):
             if game.is_terminal(child) or depth <= 0 or game.is_chance(child):
                 value = self._child(child, depth, -self.bound, self.bound, ply, player)
                 lower[index] = upper[index] = value
@@ -473,4 +509,5 @@ def timed_iterations(
         dropped). ``result.nodes`` counts from the search's last :meth:`Search.reset`.
     """
     deadline = time.perf_counter() + seconds
-    return list(search.iterate(state, max_depth, lambda: time.perf_counter() >= deadline))
+    results = search.iterate(state, max_depth, lambda: time.perf_counter() >= deadline)
+    return [result for result in results if result.complete]

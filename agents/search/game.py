@@ -115,9 +115,9 @@ class TrapGame:
         weights: the evaluation weights.
         throw_radius: the filter's radius, in king steps from the opponent. Every throw
             that can win at once targets a cell next to the opponent, so radius 1 keeps
-            them all; radius 2 adds the throws that shrink the opponent's room, at the cost
-            of about one ply of depth (radius 1 scored 23-17 against radius 2 at 0.2 s per
-            turn).
+            them all; radius 2 adds the throws that shrink the opponent's room, which
+            decide games: searching to depth 6 with throws landing on target, radius 1 won
+            25 of 40 games against ``alphabeta`` and radius 2 won 35 of 40.
 
     Chance outcomes that land on a cell already holding a trap all lead to the same
     position, so they are merged into one outcome (the first such cell) with their summed
@@ -131,7 +131,7 @@ class TrapGame:
         throw_filter: bool = True,
         deterministic_throws: bool = False,
         weights: Weights = DEFAULT_WEIGHTS,
-        throw_radius: int = 1,
+        throw_radius: int = 2,
     ) -> None:
         if isinstance(throw_radius, bool) or not isinstance(throw_radius, int) or throw_radius < 1:
             raise ValueError(f"throw_radius must be an integer >= 1, got {throw_radius!r}")
