@@ -24,6 +24,7 @@ Everything here is plain integer bitboard arithmetic; :class:`Evaluator` caches 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -66,6 +67,28 @@ class Weights:
     def __post_init__(self) -> None:
         if self.scale <= 0:
             raise ValueError(f"Weights.scale must be > 0, got {self.scale!r}")
+
+    @classmethod
+    def parse(cls, text: str) -> Weights:
+        """The default weights with some replaced: ``"voronoi=0;room=1"`` (as in agent specs).
+
+        Raises:
+            ValueError: for an unknown field, a missing ``=`` or a value that is not a number.
+        """
+        fields = {field.name for field in dataclasses.fields(cls)}
+        changes: dict[str, float] = {}
+        for item in filter(None, (part.strip() for part in text.split(";"))):
+            name, sep, value = (piece.strip() for piece in item.partition("="))
+            if not sep or name not in fields:
+                raise ValueError(
+                    f"weights item {item!r} is not field=number with a field among "
+                    f"{sorted(fields)} (items are separated by ';')"
+                )
+            try:
+                changes[name] = float(value)
+            except ValueError:
+                raise ValueError(f"weights item {item!r}: {value!r} is not a number") from None
+        return dataclasses.replace(cls(), **changes)
 
 
 DEFAULT_WEIGHTS = Weights()

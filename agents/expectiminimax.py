@@ -101,7 +101,9 @@ class ExpectiminimaxAgent(SeededAgent):
             from a move, odd ones from a throw), so that every iteration evaluates
             positions at the same point of a turn.
         deterministic_throws: pretend throws always land on target (``alphabeta``).
-        weights: the evaluation weights (see :mod:`agents.evaluation`).
+        weights: the evaluation weights (see :mod:`agents.evaluation`), or a text for
+            :meth:`Weights.parse` such as ``"voronoi=0"`` (in a spec:
+            ``"expectiminimax:weights=voronoi=0;room=1"``).
         clock: ``"cpu"`` (this process's CPU time, as the course measured a turn) or
             ``"wall"`` (wall-clock time).
         seed: accepted for the common interface; the search draws no random numbers.
@@ -120,7 +122,7 @@ class ExpectiminimaxAgent(SeededAgent):
         move_share: float = 0.6,
         whole_turns: bool = False,
         deterministic_throws: bool = False,
-        weights: Weights = DEFAULT_WEIGHTS,
+        weights: Weights | str = DEFAULT_WEIGHTS,
         clock: str = "cpu",
         seed: int | None = None,
     ) -> None:
@@ -133,6 +135,8 @@ class ExpectiminimaxAgent(SeededAgent):
         self.depth = depth
         self.move_share = move_share
         self.whole_turns = whole_turns
+        if isinstance(weights, str):
+            weights = Weights.parse(weights)
         self.game = TrapGame(throw_filter, deterministic_throws, weights, throw_radius)
         self.search = Search(
             self.game,

@@ -84,3 +84,24 @@ def test_more_mobility_scores_higher() -> None:
 def test_weights_reject_a_bad_scale() -> None:
     with pytest.raises(ValueError, match="scale must be > 0"):
         Weights(scale=0.0)
+
+
+def test_weights_parse_replaces_the_named_defaults() -> None:
+    assert Weights.parse("voronoi=0; room=1") == Weights(room=1.0, voronoi=0.0)
+    assert Weights.parse("") == Weights()
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [("speed=1", "field among"), ("voronoi", "field=number"), ("room=lots", "not a number")],
+)
+def test_weights_parse_says_what_is_wrong(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Weights.parse(text)
+
+
+def test_an_agent_spec_sets_the_weights() -> None:
+    from agents import make_agent
+
+    agent = make_agent("expectiminimax:depth=2,weights=voronoi=0;mobility=2")
+    assert agent.game.evaluator.weights == Weights(mobility=2.0, voronoi=0.0)  # type: ignore[attr-defined]
