@@ -17,7 +17,9 @@ The terms (all counted with king steps through cells holding no trap):
   flee into as the board fills.
 
 Default weights (see :data:`DEFAULT_WEIGHTS`) were set by short fixed-depth matches between
-variants, each term switched off in turn; the README records the numbers.
+variants. Each term switched off in turn (``expectiminimax:weights=voronoi=0`` and so on),
+the default won 69.5% of 200 games at depth 4 against no mobility, 72.0% against no
+Voronoi term and 52.0% (no measurable effect) against no room; README has the command.
 
 Everything here is plain integer bitboard arithmetic; :class:`Evaluator` caches scores.
 """
