@@ -13,8 +13,9 @@ and found a better one; a static best guess is ready before the first iteration 
 Defaults, and what they bought (``trap-tournament`` at 1 s per turn against ``alphabeta``,
 seats alternating): throws within two king steps of the opponent (``throw_radius=2``) and
 the misses of a throw searched two plies shallower than its likely landing
-(``chance_reduction=2``, which halves the time to depth 6). With ``throw_radius=1`` and no
-reduction the agent won 136 of 200 games; see README for the current figures.
+(``chance_reduction=2``, which cuts the time to depth 6 by more than half). With
+``throw_radius=1`` and no reduction the agent won 136 of 200 games; see README for the
+current figures.
 
 ``alphabeta`` (alias ``minimax``) is the course's baseline: the same search over a game in
 which every throw lands on its target, to a fixed depth (default 4 plies, two turns).
