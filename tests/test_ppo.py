@@ -212,7 +212,7 @@ def test_sampling_agent_replays_with_its_seed(model_path: Path) -> None:
 
 @pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no bundled model yet")
 def test_bundled_model_is_the_default_and_small() -> None:
-    assert DEFAULT_MODEL.stat().st_size < 5_000_000
+    assert DEFAULT_MODEL.stat().st_size < 2_000_000
     agent = make_agent("ppo")
     assert agent.path == DEFAULT_MODEL  # type: ignore[attr-defined]
     for game in range(20):
