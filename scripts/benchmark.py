@@ -213,14 +213,12 @@ def deepest_iteration(state: State, seconds: float) -> tuple[int, int, float]:
     Returns the deepest finished depth, the nodes and the seconds used.
     """
     from agents.expectiminimax import ExpectiminimaxAgent
+    from agents.search import timed_iterations
 
     search = ExpectiminimaxAgent().search
     start = time.perf_counter()
-    deadline = start + seconds
-    depth = 0
-    for result in search.iterate(state, stop=lambda: time.perf_counter() > deadline):
-        if result.complete:
-            depth = result.depth
+    results = timed_iterations(search, state, seconds)
+    depth = results[-1].depth if results else 0
     return depth, search.nodes, time.perf_counter() - start
 
 
