@@ -127,36 +127,38 @@ def king_dilate(board_size: int, cells: Bitboard) -> Bitboard:
     return (row | row << n | row >> n) & full
 
 
-def _dilate(geometry: _Geometry, cells: Bitboard) -> Bitboard:
-    n, full, not_left, not_right = geometry
-    row = cells | (cells & not_right) << 1 | (cells & not_left) >> 1
-    return (row | row << n | row >> n) & full
-
-
 def _voronoi(geometry: _Geometry, free: Bitboard, mine: Bitboard, theirs: Bitboard) -> int:
     """Cells reached first from ``mine`` minus cells reached first from ``theirs``."""
-    seen = mine | theirs
-    front_mine, front_theirs = mine, theirs
+    n, _, not_left, not_right = geometry
+    unseen = free & ~mine & ~theirs
     balance = 0
-    while front_mine or front_theirs:
-        new_mine = _dilate(geometry, front_mine) & free & ~seen
-        new_theirs = _dilate(geometry, front_theirs) & free & ~seen
-        tied = new_mine & new_theirs
-        seen |= new_mine | new_theirs
-        balance += (new_mine & ~tied).bit_count() - (new_theirs & ~tied).bit_count()
+    # The dilations are written out (no calls): this loop is the search's hottest code.
+    while mine or theirs:
+        row = mine | (mine & not_right) << 1 | (mine & not_left) >> 1
+        mine = (row | row << n | row >> n) & unseen
+        row = theirs | (theirs & not_right) << 1 | (theirs & not_left) >> 1
+        theirs = (row | row << n | row >> n) & unseen
+        tied = mine & theirs
+        unseen &= ~(mine | theirs)
+        balance += (mine ^ tied).bit_count() - (theirs ^ tied).bit_count()
         # Tied cells are nobody's, but both fronts go on through them.
-        front_mine, front_theirs = new_mine, new_theirs
     return balance
 
 
 def _terms(board_size: int, traps: Bitboard, cell0: Cell, cell1: Cell) -> Terms:
     geometry = _geometry(board_size)
+    n, full, not_left, not_right = geometry
     bit0, bit1 = 1 << cell0, 1 << cell1
-    free = geometry.full & ~traps & ~bit0 & ~bit1
-    steps0 = _dilate(geometry, bit0) & free
-    steps1 = _dilate(geometry, bit1) & free
-    room0 = _dilate(geometry, steps0) & free
-    room1 = _dilate(geometry, steps1) & free
+    free = full & ~traps & ~bit0 & ~bit1
+    # king_dilate written out, as in _voronoi: this runs for every new leaf position.
+    row = bit0 | (bit0 & not_right) << 1 | (bit0 & not_left) >> 1
+    steps0 = (row | row << n | row >> n) & free
+    row = bit1 | (bit1 & not_right) << 1 | (bit1 & not_left) >> 1
+    steps1 = (row | row << n | row >> n) & free
+    row = steps0 | (steps0 & not_right) << 1 | (steps0 & not_left) >> 1
+    room0 = (row | row << n | row >> n) & free
+    row = steps1 | (steps1 & not_right) << 1 | (steps1 & not_left) >> 1
+    room1 = (row | row << n | row >> n) & free
     return Terms(
         steps0.bit_count() - steps1.bit_count(),
         room0.bit_count() - room1.bit_count(),
@@ -171,9 +173,13 @@ def terms(state: State) -> Terms:
 
 def raw_score(state: State, player: int, weights: Weights = DEFAULT_WEIGHTS) -> float:
     """The weighted sum of the terms from ``player``'s point of view (unbounded)."""
-    mobility, room, voronoi = terms(state)
-    score = weights.mobility * mobility + weights.room * room + weights.voronoi * voronoi
+    score = _weighted(terms(state), weights)
     return score if player == 0 else -score
+
+
+def _weighted(terms: Terms, weights: Weights) -> float:
+    mobility, room, voronoi = terms
+    return weights.mobility * mobility + weights.room * room + weights.voronoi * voronoi
 
 
 def _squash(score: float, scale: float) -> float:
@@ -206,15 +212,24 @@ class Evaluator:
 
     def __call__(self, state: State, player: int) -> float:
         """The evaluation of ``state`` for ``player`` (see :func:`evaluate`)."""
-        size = state.board_size * state.board_size
         cell0, cell1 = state.cells
-        key = (state.traps * size + cell0) * size + cell1
+        value = self.board_value(state.board_size, state.traps, cell0, cell1)
+        return value if player == 0 else -value
+
+    def board_value(self, board_size: int, traps: Bitboard, cell0: Cell, cell1: Cell) -> float:
+        """The evaluation for player 0 of the board with these traps and players' cells.
+
+        For callers that have the board but no :class:`State` (it depends on nothing else).
+        """
+        size = board_size * board_size
+        key = (traps * size + cell0) * size + cell1
         value = self._cache.get(key)
         if value is None:
-            value = evaluate(state, 0, self.weights)
+            score = _weighted(_terms(board_size, traps, cell0, cell1), self.weights)
+            value = _squash(score, self.weights.scale)
             if len(self._cache) < self.max_entries:
                 self._cache[key] = value
-        return value if player == 0 else -value
+        return value
 
     def make_room(self) -> None:
         """Clear the cache if it is more than three quarters full (call between searches)."""

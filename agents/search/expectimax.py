@@ -315,7 +315,7 @@ class Search(Generic[S]):
     def _chance(self, state: S, depth: int, alpha: float, beta: float, ply: int) -> float:
         game = self.game
         if depth <= 0 and self.star1:
-            return self._leaf_chance(state, alpha, beta, ply)
+            return self._leaf_chance(state, alpha, beta)
         key = game.key(state)
         entry = self._probe(key)
         if entry is not None and entry.depth == depth and _is_usable(entry, alpha, beta):
@@ -336,26 +336,17 @@ class Search(Generic[S]):
         self._store(key, depth, value, alpha, beta, None)
         return value
 
-    def _leaf_chance(self, state: S, alpha: float, beta: float, ply: int) -> float:
-        """A chance node at the depth limit: Star1 over its children's evaluations.
+    def _leaf_chance(self, state: S, alpha: float, beta: float) -> float:
+        """A chance node at the depth limit: Star1 over its outcomes' static values.
 
         The same value as the general case (whose Star2 pass would evaluate every child in
         this order and cut at the same points), without building the children it cuts or
         probing the table for positions the evaluation cache already holds.
         """
-        game = self.game
         bound = self.bound
-        player = game.current_player(state)
         done, rest = 0.0, 1.0  # sum of p * value so far, probability not yet seen
-        for outcome, p in game.chance_outcomes(state):
+        for p, value in self.game.leaf_values(state, self.game.current_player(state)):
             self.nodes += 1
-            child = game.apply(state, outcome)
-            if game.is_terminal(child):
-                value = game.terminal_value(child, player)
-            elif game.is_chance(child):
-                value = self._child(child, 0, -bound, bound, ply, player)
-            else:
-                value = game.evaluate(child, player)
             done += p * value
             rest -= p
             if done + rest * bound <= alpha:

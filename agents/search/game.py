@@ -12,7 +12,7 @@ the thrower whose trap is in the air.
 from __future__ import annotations
 
 import functools
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import Protocol, TypeVar
 
 from agents.evaluation import DEFAULT_WEIGHTS, Evaluator, Weights
@@ -22,6 +22,8 @@ from trap_env.core import Cell, Phase, State
 __all__ = ["Game", "TrapGame"]
 
 S = TypeVar("S")
+MAX_LANDINGS = 100_000
+"""The memo of landing distributions is cleared when it reaches this size."""
 # Building states with tuple.__new__ skips NamedTuple's keyword handling (as core does).
 _new_state = tuple.__new__
 
@@ -64,6 +66,16 @@ class Game(Protocol[S]):
         """A heuristic value for ``player``, strictly inside ``±value_bound``."""
         ...
 
+    def leaf_values(self, state: S, player: int) -> Iterator[tuple[float, float]]:
+        """``(probability, value for player)`` of each outcome of a chance node, in order.
+
+        An outcome's value is what the search takes at depth 0: its terminal value if the
+        game is over there, else its evaluation. (A separate method so that a game can
+        value the outcomes without building their states: this is most of the search's
+        work.)
+        """
+        ...
+
     def key(self, state: S) -> Hashable:
         """The transposition-table key: equal for states with equal subtrees."""
         ...
@@ -104,6 +116,23 @@ def _near_masks(board_size: int, radius: int) -> tuple[int, ...]:
     )
 
 
+def _merged_landings(state: State) -> tuple[tuple[Cell, float], ...]:
+    """:func:`trap_env.core.chance_outcomes`, landings on existing traps merged into one."""
+    outcomes: list[tuple[Cell, float]] = []
+    wasted = 0.0
+    wasted_cell = -1
+    for cell, probability in core.chance_outcomes(state):
+        if state.traps >> cell & 1:
+            wasted += probability
+            if wasted_cell < 0:
+                wasted_cell = cell
+        else:
+            outcomes.append((cell, probability))
+    if wasted_cell >= 0:
+        outcomes.append((wasted_cell, wasted))
+    return tuple(outcomes)
+
+
 class TrapGame:
     """Trap! for the search, on top of :mod:`trap_env.core`.
 
@@ -139,6 +168,7 @@ class TrapGame:
         self.throw_radius = throw_radius
         self.deterministic_throws = deterministic_throws
         self.evaluator = Evaluator(weights)
+        self._landings: dict[int, tuple[tuple[Cell, float], ...]] = {}
 
     def legal_actions(self, state: State) -> list[Cell]:
         """Moves; throw targets (filtered when ``throw_filter``); landing cells."""
@@ -188,22 +218,21 @@ class TrapGame:
         """Whether the state waits for a landing."""
         return state.phase is Phase.LANDING and state.winner == core.NO_PLAYER
 
-    def chance_outcomes(self, state: State) -> list[tuple[Cell, float]]:
+    def chance_outcomes(self, state: State) -> Sequence[tuple[Cell, float]]:
         """The landing distribution, landings on existing traps merged into one outcome."""
         if self.deterministic_throws:
-            return [(state.target, 1.0)]
-        outcomes: list[tuple[Cell, float]] = []
-        wasted = 0.0
-        wasted_cell = -1
-        for cell, probability in core.chance_outcomes(state):
-            if state.traps >> cell & 1:
-                wasted += probability
-                if wasted_cell < 0:
-                    wasted_cell = cell
-            else:
-                outcomes.append((cell, probability))
-        if wasted_cell >= 0:
-            outcomes.append((wasted_cell, wasted))
+            return ((state.target, 1.0),)
+        # Memoised, as every chance node asks: only the traps around the target matter.
+        n, target = state.board_size, state.target
+        size = n * n
+        cell0, cell1 = state.cells
+        near_traps = state.traps & _near_masks(n, 1)[target]
+        key = (((near_traps * size + cell0) * size + cell1) * size + target) * 2 + state.player
+        outcomes = self._landings.get(key)
+        if outcomes is None:
+            if len(self._landings) >= MAX_LANDINGS:
+                self._landings.clear()
+            outcomes = self._landings[key] = _merged_landings(state)
         return outcomes
 
     def is_terminal(self, state: State) -> bool:
@@ -222,6 +251,21 @@ class TrapGame:
         """:func:`agents.evaluation.evaluate`, cached."""
         return self.evaluator(state, player)
 
+    def leaf_values(self, state: State, player: int) -> Iterator[tuple[float, float]]:
+        """Each landing's probability and value, computed on bitboards without new states."""
+        n, traps, (cell0, cell1), thrower = state.board_size, state.traps, state.cells, state.player
+        victim = _neighbour_masks(n)[cell1 if thrower == 0 else cell0]
+        blocked = 1 << (cell0 if thrower == 0 else cell1)
+        won = 1.0 if player == thrower else -1.0
+        sign = 1.0 if player == 0 else -1.0
+        board_value = self.evaluator.board_value
+        for cell, probability in self.chance_outcomes(state):
+            landed = traps | 1 << cell
+            if victim & ~(landed | blocked):
+                yield probability, sign * board_value(n, landed, cell0, cell1)
+            else:
+                yield probability, won
+
     def key(self, state: State) -> Hashable:
         """The state without its turn counter (which no subtree depends on), as one int.
 
@@ -238,13 +282,11 @@ class TrapGame:
         n = state.board_size
         if state.phase is Phase.MOVE:
             blocked = state.traps | 1 << state.cells[1 - state.player]
-            neighbours = core.neighbour_mask
-            return sorted(
-                actions, key=lambda cell: -(neighbours(n, cell) & ~blocked).bit_count()
-            )
+            neighbours = _neighbour_masks(n)
+            return sorted(actions, key=lambda cell: -(neighbours[cell] & ~blocked).bit_count())
         distance = _king_distances(n)[state.cells[1 - state.player]]
         return sorted(actions, key=distance.__getitem__)
 
     def history_key(self, state: State, action: int) -> Hashable:
-        """Moves and throws of each player are credited apart."""
-        return (state.player, state.phase, action)
+        """Moves and throws of each player are credited apart (an int: it hashes fastest)."""
+        return (state.player * 2 + state.phase) * state.board_size**2 + action
