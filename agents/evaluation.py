@@ -209,6 +209,7 @@ class Evaluator:
         self.max_entries = max_entries
         # Int keys and float values: the garbage collector never scans such a dict.
         self._cache: dict[int, float] = {}
+        self._board_size = 0
 
     def __call__(self, state: State, player: int) -> float:
         """The evaluation of ``state`` for ``player`` (see :func:`evaluate`)."""
@@ -221,6 +222,9 @@ class Evaluator:
 
         For callers that have the board but no :class:`State` (it depends on nothing else).
         """
+        if board_size != self._board_size:  # the key says nothing of the board size
+            self._cache.clear()
+            self._board_size = board_size
         size = board_size * board_size
         key = (traps * size + cell0) * size + cell1
         value = self._cache.get(key)

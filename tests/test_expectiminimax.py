@@ -118,6 +118,29 @@ def test_chance_reduction_matches_the_reduced_oracle(
             assert same(search.value(state, depth), want), (core.to_text(state), depth)
 
 
+def test_leaf_values_are_the_outcomes_applied_and_valued() -> None:
+    game = TrapGame()
+    checked = 0
+    for state in positions(seed=7, count=300):
+        if state.phase is not Phase.THROW:
+            continue
+        for target in core.legal_actions(state):
+            landing = core.apply(state, target)
+            for player in (0, 1):
+                expected = []
+                for cell, p in game.chance_outcomes(landing):
+                    child = core.apply(landing, cell)
+                    value = (
+                        game.terminal_value(child, player)
+                        if game.is_terminal(child)
+                        else game.evaluate(child, player)
+                    )
+                    expected.append((p, value))
+                assert list(game.leaf_values(landing, player)) == expected
+                checked += 1
+    assert checked > 500
+
+
 def test_star_pruning_visits_fewer_nodes() -> None:
     state = core.initial_state()
     counts = {}

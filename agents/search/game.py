@@ -169,6 +169,7 @@ class TrapGame:
         self.deterministic_throws = deterministic_throws
         self.evaluator = Evaluator(weights)
         self._landings: dict[int, tuple[tuple[Cell, float], ...]] = {}
+        self._landings_board_size = 0
 
     def legal_actions(self, state: State) -> list[Cell]:
         """Moves; throw targets (filtered when ``throw_filter``); landing cells."""
@@ -228,6 +229,9 @@ class TrapGame:
         cell0, cell1 = state.cells
         near_traps = state.traps & _near_masks(n, 1)[target]
         key = (((near_traps * size + cell0) * size + cell1) * size + target) * 2 + state.player
+        if n != self._landings_board_size:  # the key says nothing of the board size
+            self._landings.clear()
+            self._landings_board_size = n
         outcomes = self._landings.get(key)
         if outcomes is None:
             if len(self._landings) >= MAX_LANDINGS:
@@ -289,4 +293,4 @@ class TrapGame:
 
     def history_key(self, state: State, action: int) -> Hashable:
         """Moves and throws of each player are credited apart (an int: it hashes fastest)."""
-        return (state.player * 2 + state.phase) * state.board_size**2 + action
+        return (state.player * 3 + state.phase) * state.board_size**2 + action
