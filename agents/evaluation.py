@@ -147,18 +147,12 @@ def _voronoi(geometry: _Geometry, free: Bitboard, mine: Bitboard, theirs: Bitboa
 
 def _terms(board_size: int, traps: Bitboard, cell0: Cell, cell1: Cell) -> Terms:
     geometry = _geometry(board_size)
-    n, full, not_left, not_right = geometry
     bit0, bit1 = 1 << cell0, 1 << cell1
-    free = full & ~traps & ~bit0 & ~bit1
-    # king_dilate written out, as in _voronoi: this runs for every new leaf position.
-    row = bit0 | (bit0 & not_right) << 1 | (bit0 & not_left) >> 1
-    steps0 = (row | row << n | row >> n) & free
-    row = bit1 | (bit1 & not_right) << 1 | (bit1 & not_left) >> 1
-    steps1 = (row | row << n | row >> n) & free
-    row = steps0 | (steps0 & not_right) << 1 | (steps0 & not_left) >> 1
-    room0 = (row | row << n | row >> n) & free
-    row = steps1 | (steps1 & not_right) << 1 | (steps1 & not_left) >> 1
-    room1 = (row | row << n | row >> n) & free
+    free = geometry.full & ~traps & ~bit0 & ~bit1
+    steps0 = king_dilate(board_size, bit0) & free
+    steps1 = king_dilate(board_size, bit1) & free
+    room0 = king_dilate(board_size, steps0) & free
+    room1 = king_dilate(board_size, steps1) & free
     return Terms(
         steps0.bit_count() - steps1.bit_count(),
         room0.bit_count() - room1.bit_count(),

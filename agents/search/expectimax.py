@@ -340,8 +340,9 @@ class Search(Generic[S]):
         """A chance node at the depth limit: Star1 over its outcomes' static values.
 
         The same value as the general case (whose Star2 pass would evaluate every child in
-        this order and cut at the same points), without building the children it cuts or
-        probing the table for positions the evaluation cache already holds.
+        this order and cut at the same points), without building child states (the game
+        values the outcomes in :meth:`Game.leaf_values`) or probing the table for positions
+        the evaluation cache already holds.
         """
         bound = self.bound
         done, rest = 0.0, 1.0  # sum of p * value so far, probability not yet seen
