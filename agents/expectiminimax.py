@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.base import SeededAgent, register
-from agents.evaluation import DEFAULT_WEIGHTS, Weights
+from agents.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
 from agents.search import Search, TrapGame
 from trap_env import core
 from trap_env.core import Cell, Phase, State
@@ -193,7 +193,7 @@ class ExpectiminimaxAgent(SeededAgent):
         """Iterate deeper until the budget or the depth runs out: (action, depth, value)."""
         search = self.search
         search.make_room()
-        self.game.evaluator.make_room()
+        self.game.make_room()
         search.nodes = 0
         search.killers = []
         entry = search.table.get(self.game.key(state))
@@ -255,11 +255,24 @@ def alphabeta(
     time_limit: float | None = 5.0,
     throw_filter: bool = True,
     throw_radius: int = 2,
+    weights: Weights | str = CLASSIC_WEIGHTS,
     seed: int | None = None,
 ) -> ExpectiminimaxAgent:
-    """Depth-limited alpha-beta that treats every throw as landing on its target."""
+    """Depth-limited alpha-beta that treats every throw as landing on its target.
+
+    It keeps the classic evaluation weights (a fixed baseline); ``weights`` as for
+    :class:`ExpectiminimaxAgent`, where a text changes the classic weights, not the defaults.
+    """
+    if isinstance(weights, str):
+        weights = Weights.parse(weights, CLASSIC_WEIGHTS)
     return ExpectiminimaxAgent(
-        time_limit, depth, throw_filter, throw_radius, deterministic_throws=True, seed=seed
+        time_limit,
+        depth,
+        throw_filter,
+        throw_radius,
+        deterministic_throws=True,
+        weights=weights,
+        seed=seed,
     )
 
 

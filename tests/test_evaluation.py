@@ -18,7 +18,7 @@ from agents.evaluation import (
 )
 from trap_env import core
 
-# (board, terms from player 0's side: mobility, room, voronoi)
+# (board, terms from player 0's side: mobility, room, voronoi with every cell counted 1)
 TERM_TABLE = [
     # The start of a 5x5 game: symmetric.
     ("..0../...../...../...../..1.. 0 move - 0", Terms(0, 0, 0)),
@@ -33,7 +33,14 @@ TERM_TABLE = [
 
 @pytest.mark.parametrize("text, expected", TERM_TABLE)
 def test_terms_on_drawn_boards(text: str, expected: Terms) -> None:
-    assert terms(core.from_text(text)) == expected
+    assert terms(core.from_text(text), voronoi_decay=1.0) == expected
+
+
+def test_voronoi_decay_weighs_far_cells_less() -> None:
+    state = core.from_text("0.x../..x../xxx../...../....1 0 move - 3")
+    # Player 0 owns the 3 cells one step away; player 1 owns 3, 4, 4 and 4 cells at 1 to 4.
+    assert terms(state, voronoi_decay=1.0).voronoi == 3 - 15
+    assert terms(state, voronoi_decay=0.5).voronoi == 3 - (3 + 4 * 0.5 + 4 * 0.25 + 4 * 0.125)
 
 
 def test_king_dilate_grows_a_cell_into_its_neighbourhood() -> None:
@@ -81,9 +88,13 @@ def test_more_mobility_scores_higher() -> None:
     assert evaluate(boxed, 0) < evaluate(free, 0)
 
 
-def test_weights_reject_a_bad_scale() -> None:
-    with pytest.raises(ValueError, match="scale must be > 0"):
-        Weights(scale=0.0)
+@pytest.mark.parametrize(
+    "weights, message",
+    [({"scale": 0.0}, "scale must be > 0"), ({"voronoi_decay": 0.0}, r"decay must be in \(0, 1\]")],
+)
+def test_weights_reject_bad_values(weights: dict[str, float], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Weights(**weights)
 
 
 def test_weights_parse_replaces_the_named_defaults() -> None:
@@ -105,3 +116,4 @@ def test_an_agent_spec_sets_the_weights() -> None:
 
     agent = make_agent("expectiminimax:depth=2,weights=voronoi=0;mobility=2")
     assert agent.game.evaluator.weights == Weights(mobility=2.0, voronoi=0.0)  # type: ignore[attr-defined]
+

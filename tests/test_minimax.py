@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 
@@ -9,6 +10,7 @@ import pytest
 from search_oracle import expectimax
 
 from agents import make_agent
+from agents.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
 from agents.expectiminimax import ExpectiminimaxAgent
 from trap_env import core
 
@@ -35,7 +37,7 @@ def test_alphabeta_value_is_the_deterministic_minimax_value() -> None:
             state = following
         agent = make_agent("alphabeta:depth=3,time_limit=none,throw_filter=false")
         agent.select_action(state)
-        want = expectimax(state, 3, deterministic=True)
+        want = expectimax(state, 3, CLASSIC_WEIGHTS, deterministic=True)
         assert math.isclose(agent.last_search.value, want, rel_tol=1e-9, abs_tol=1e-12)
 
 
@@ -59,3 +61,12 @@ def test_baseline_finds_wins_in_one_turn(
     state = core.apply(state, chosen)
     if throw is not None:
         assert agent.select_action(state) == throw
+
+
+def test_alphabeta_keeps_the_classic_weights() -> None:
+    def weights(spec: str) -> Weights:
+        return make_agent(spec).game.evaluator.weights  # type: ignore[attr-defined,no-any-return]
+
+    assert weights("expectiminimax") == DEFAULT_WEIGHTS != CLASSIC_WEIGHTS
+    assert weights("alphabeta") == weights("minimax") == CLASSIC_WEIGHTS
+    assert weights("alphabeta:weights=room=1") == dataclasses.replace(CLASSIC_WEIGHTS, room=1.0)

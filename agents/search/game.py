@@ -23,7 +23,7 @@ __all__ = ["Game", "TrapGame"]
 
 S = TypeVar("S")
 MAX_LANDINGS = 100_000
-"""The memo of landing distributions is cleared when it reaches this size."""
+"""The memo of landing distributions stores no new entry past this size (see ``make_room``)."""
 # Building states with tuple.__new__ skips NamedTuple's keyword handling (as core does).
 _new_state = tuple.__new__
 
@@ -234,10 +234,21 @@ class TrapGame:
             self._landings_board_size = n
         outcomes = self._landings.get(key)
         if outcomes is None:
-            if len(self._landings) >= MAX_LANDINGS:
-                self._landings.clear()
-            outcomes = self._landings[key] = _merged_landings(state)
+            outcomes = _merged_landings(state)
+            # Full: clearing here would stall the search for tens of ms past a clock check.
+            if len(self._landings) < MAX_LANDINGS:
+                self._landings[key] = outcomes
         return outcomes
+
+    def make_room(self) -> None:
+        """Clear the memo and the evaluation cache if they are more than three quarters full.
+
+        Call between searches: clearing takes tens of milliseconds, which the search's clock
+        checks would not see coming.
+        """
+        if len(self._landings) > 3 * MAX_LANDINGS // 4:
+            self._landings.clear()
+        self.evaluator.make_room()
 
     def is_terminal(self, state: State) -> bool:
         """Whether a player has won."""
