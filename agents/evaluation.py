@@ -252,7 +252,7 @@ class Evaluator:
             score = _weighted(
                 _terms(board_size, traps, cell0, cell1, weights.voronoi_decay), weights
             )
-            value = _squash(score, self.weights.scale)
+            value = _squash(score, weights.scale)
             if len(self._cache) < self.max_entries:
                 self._cache[key] = value
         return value

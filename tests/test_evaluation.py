@@ -116,4 +116,3 @@ def test_an_agent_spec_sets_the_weights() -> None:
 
     agent = make_agent("expectiminimax:depth=2,weights=voronoi=0;mobility=2")
     assert agent.game.evaluator.weights == Weights(mobility=2.0, voronoi=0.0)  # type: ignore[attr-defined]
-
