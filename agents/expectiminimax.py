@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agents.base import SeededAgent, register
+from agents.base import CollectorPaused, SeededAgent, register
 from agents.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
 from agents.search import Search, TrapGame
 from trap_env import core
@@ -159,9 +159,16 @@ class ExpectiminimaxAgent(SeededAgent):
     def select_action(self, state: State) -> Cell:
         """The best move or throw found within the time budget.
 
+        The garbage collector is paused during the decision (see :class:`CollectorPaused`);
+        the search's own garbage is freed by reference counting.
+
         Raises:
             ValueError: if the state is not a MOVE or THROW of a game in progress.
         """
+        with CollectorPaused():
+            return self._decide(state)
+
+    def _decide(self, state: State) -> Cell:
         started = self.clock()
         if core.is_terminal(state) or state.phase is Phase.LANDING:
             raise ValueError(

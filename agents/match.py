@@ -4,7 +4,9 @@
 landing drawn from a generator seeded by the game's seed) until a player is trapped or
 ``max_turns`` turns pass (a draw by truncation). Each turn's two decisions share a CPU-time
 budget measured with :func:`time.process_time`; an agent that goes over it, raises, or
-answers with ``None`` or an illegal cell loses the game, and the record says why.
+answers with ``None`` or an illegal cell loses the game, and the record says why. The
+garbage collector is paused during each decision, so that no agent is charged for a
+collection of the runner's process.
 
 A game's seed alone fixes the landing draws and the agents' generators, so a game replays
 from its seed; the recorded action sequence replays it exactly whatever the agents' timing.
@@ -25,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from agents.base import Agent
+from agents.base import Agent, CollectorPaused
 from trap_env.core import (
     NO_PLAYER,
     Cell,
@@ -191,16 +193,19 @@ def _play_turn(
 
 
 def _timed_decision(agent: Agent, state: State) -> tuple[Any, float]:
-    start = time.process_time()
-    try:
-        action = agent.select_action(state)
-    except Exception as error:
-        raise _Fault(
-            "exception",
-            f"select_action raised {type(error).__name__}: {error} "
-            f"(turn {state.turn}, phase {state.phase.name})",
-        ) from error
-    return action, time.process_time() - start
+    # No agent is charged for a garbage collection of the runner's process.
+    with CollectorPaused():
+        start = time.process_time()
+        try:
+            action = agent.select_action(state)
+        except Exception as error:
+            raise _Fault(
+                "exception",
+                f"select_action raised {type(error).__name__}: {error} "
+                f"(turn {state.turn}, phase {state.phase.name})",
+            ) from error
+        seconds = time.process_time() - start
+    return action, seconds
 
 
 def _checked_apply(state: State, action: Any, result: GameResult) -> State:

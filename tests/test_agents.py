@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import random
 
 import pytest
@@ -9,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agents import Agent, SpecError, agent_names, make_agent, parse_spec
+from agents.base import CollectorPaused
 from trap_env import core
 from trap_env.core import Phase, State
 
@@ -152,3 +154,18 @@ def test_same_seed_same_choices(name: str) -> None:
     play_moves(agent, 3, board_size=5)
     agent.reset(seed=7)
     assert play_moves(agent, 3, board_size=5) == runs[0]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_collector_paused_in_the_block_and_left_as_found(enabled: bool) -> None:
+    was_enabled = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        with CollectorPaused():
+            assert not gc.isenabled()
+        assert gc.isenabled() is enabled
+        with pytest.raises(KeyError), CollectorPaused():
+            raise KeyError("the block failed")
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was_enabled else gc.disable)()

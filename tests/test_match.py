@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import gc
 import json
 
 import faulty_agents
 import pytest
+from conftest import CollectionWatch
 
 from agents import make_agent
 from agents.match import FAULTS, REASONS, default_max_turns, derive_seed, play_game, replay
-from trap_env.core import NO_PLAYER, Phase
+from trap_env.core import NO_PLAYER, Phase, State
 
 
 def random_pair(seed: int = 0) -> list:
@@ -92,3 +94,26 @@ def test_on_turn_sees_every_turn_and_the_end():
     )
     assert [turn for _, turn in seen] == [*range(result.turns), result.turns]
     assert seen[-1][0] == -1 and seen[0] == (0, 0)
+
+
+def test_no_garbage_collection_runs_during_a_decision(collection_watch: CollectionWatch) -> None:
+    class Allocating:
+        """Plays like ``random``, making garbage that would start collections."""
+
+        def __init__(self) -> None:
+            self.inner = make_agent("random")
+
+        def reset(self, seed: int | None = None) -> None:
+            self.inner.reset(seed)
+
+        def select_action(self, state: State) -> int:
+            collection_watch.active = True
+            garbage = [[] for _ in range(100)]
+            del garbage
+            collection_watch.active = False
+            return self.inner.select_action(state)
+
+    result = play_game([Allocating(), Allocating()], seed=5, board_size=5)
+    assert result.reason == "trapped"
+    assert collection_watch.collections == []
+    assert gc.isenabled()
