@@ -23,12 +23,13 @@ from trap_env.core import Cell, State
 
 __all__ = [
     "Agent",
-    "CollectorPaused",
     "SpecError",
     "agent_names",
     "make_agent",
     "parse_spec",
+    "pause_collector",
     "register",
+    "resume_collector",
 ]
 
 
@@ -179,20 +180,22 @@ class SeededAgent:
             self.rng.seed(seed)
 
 
-class CollectorPaused:
-    """A ``with`` block in which Python's cyclic garbage collector does not run.
+def pause_collector() -> bool:
+    """Switch the cyclic garbage collector off; return whether it was on (for resuming).
 
     For timed decisions: a full collection scans every object of the process, which in one
-    holding torch takes 0.1-0.2 s, at a moment no clock check can see coming. The collector
-    is left as it was found, and a collection that falls due runs after the block. (A class
-    rather than a generator-based context manager: nothing is allocated, so nothing can start
-    a collection, between switching the collector back on and leaving the block.)
+    holding torch takes 0.1-0.2 s, at a moment no clock check can see coming. Use as
+    ``collecting = pause_collector()``, then ``try: ... finally: resume_collector(collecting)``:
+    a pair of plain calls allocates nothing (a ``with`` block allocates a bound ``__exit__``
+    on the way in, which can itself start a collection), and pauses nest. A collection that
+    falls due meanwhile runs after the outermost pause.
     """
+    collecting = gc.isenabled()
+    gc.disable()
+    return collecting
 
-    def __enter__(self) -> None:
-        self._collecting = gc.isenabled()
-        gc.disable()
 
-    def __exit__(self, *exc_info: object) -> None:
-        if self._collecting:
-            gc.enable()
+def resume_collector(collecting: bool) -> None:
+    """Switch the collector back on if :func:`pause_collector` found it on."""
+    if collecting:
+        gc.enable()

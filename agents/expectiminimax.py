@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agents.base import CollectorPaused, SeededAgent, register
+from agents.base import SeededAgent, pause_collector, register, resume_collector
 from agents.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
 from agents.search import Search, TrapGame
 from trap_env import core
@@ -159,14 +159,18 @@ class ExpectiminimaxAgent(SeededAgent):
     def select_action(self, state: State) -> Cell:
         """The best move or throw found within the time budget.
 
-        The garbage collector is paused during the decision (see :class:`CollectorPaused`);
-        the search's own garbage is freed by reference counting.
+        The garbage collector is paused during the decision (see
+        :func:`~agents.base.pause_collector`); the search's own garbage is freed by
+        reference counting.
 
         Raises:
             ValueError: if the state is not a MOVE or THROW of a game in progress.
         """
-        with CollectorPaused():
+        collecting = pause_collector()
+        try:
             return self._decide(state)
+        finally:
+            resume_collector(collecting)
 
     def _decide(self, state: State) -> Cell:
         started = self.clock()

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from agents.base import Agent, CollectorPaused
+from agents.base import Agent, pause_collector, resume_collector
 from trap_env.core import (
     NO_PLAYER,
     Cell,
@@ -193,18 +193,19 @@ def _play_turn(
 
 
 def _timed_decision(agent: Agent, state: State) -> tuple[Any, float]:
-    # No agent is charged for a garbage collection of the runner's process.
-    with CollectorPaused():
+    collecting = pause_collector()  # no agent is charged for the runner's collections
+    try:
         start = time.process_time()
-        try:
-            action = agent.select_action(state)
-        except Exception as error:
-            raise _Fault(
-                "exception",
-                f"select_action raised {type(error).__name__}: {error} "
-                f"(turn {state.turn}, phase {state.phase.name})",
-            ) from error
+        action = agent.select_action(state)
         seconds = time.process_time() - start
+    except Exception as error:
+        raise _Fault(
+            "exception",
+            f"select_action raised {type(error).__name__}: {error} "
+            f"(turn {state.turn}, phase {state.phase.name})",
+        ) from error
+    finally:
+        resume_collector(collecting)
     return action, seconds
 
 
