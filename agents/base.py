@@ -22,6 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 from trap_env.core import Cell, State
 
 __all__ = [
+    "BUILTIN_AGENTS",
     "Agent",
     "SpecError",
     "agent_names",
@@ -50,11 +51,39 @@ class SpecError(ValueError):
     """An agent spec that names no agent, or options that agent does not take."""
 
 
+BUILTIN_AGENTS: dict[str, str] = {
+    "random": "agents.simple:RandomAgent",
+    "greedy": "agents.heuristics:greedy",
+    "is": "agents.heuristics:is_agent",
+    "ais": "agents.heuristics:ais_agent",
+    "ocls": "agents.heuristics:ocls_agent",
+    "expectiminimax": "agents.search.agent:ExpectiminimaxAgent",
+    "alphabeta": "agents.search.agent:alphabeta",
+    "minimax": "agents.search.agent:alphabeta",
+    "easy": "agents.search.agent:easy",
+    "medium": "agents.search.agent:medium",
+    "hard": "agents.search.agent:hard",
+    "expert": "agents.search.agent:expert",
+    "ppo": "agents.rl.ppo:PPOAgent",
+}
+"""The built-in agents: name -> ``"module:factory"``, imported only when one is built, so
+that ``make_agent("random")`` loads neither the search nor torch."""
+
 _REGISTRY: dict[str, Callable[..., Agent]] = {}
+"""Agents registered at run time by :func:`register` (users' agents)."""
 
 
 def register(name: str) -> Callable[[Callable[..., Agent]], Callable[..., Agent]]:
-    """Class decorator: make the agent buildable as ``make_agent(name)``."""
+    """Class decorator: make a user's agent buildable as ``make_agent(name)``.
+
+    Raises:
+        SpecError: if ``name`` is a built-in agent's name or not a plain identifier.
+    """
+    if name in BUILTIN_AGENTS or not name.replace("-", "_").isidentifier():
+        raise SpecError(
+            f"cannot register {name!r}: names are identifiers, and the built-in names "
+            f"{sorted(BUILTIN_AGENTS)} are taken"
+        )
 
     def decorate(factory: Callable[..., Agent]) -> Callable[..., Agent]:
         _REGISTRY[name] = factory
@@ -64,8 +93,8 @@ def register(name: str) -> Callable[[Callable[..., Agent]], Callable[..., Agent]
 
 
 def agent_names() -> list[str]:
-    """The registered agent names, sorted."""
-    return sorted(_REGISTRY)
+    """The names :func:`make_agent` knows (built-in and registered), sorted."""
+    return sorted({*BUILTIN_AGENTS, *_REGISTRY})
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -133,6 +162,9 @@ def make_agent(spec: str, *, seed: int | None = None, **overrides: Any) -> Agent
 def _resolve(name: str) -> Callable[..., Agent]:
     if name in _REGISTRY:
         return _REGISTRY[name]
+    if name in BUILTIN_AGENTS:
+        module_name, _, attribute = BUILTIN_AGENTS[name].partition(":")
+        return getattr(importlib.import_module(module_name), attribute)  # type: ignore[no-any-return]
     module_name, _, attribute = name.rpartition(".")
     if not module_name:
         raise SpecError(

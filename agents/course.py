@@ -99,14 +99,15 @@ class PlayerAI:
         self.position = (int(row), int(col))
 
     def getPosition(self) -> tuple[int, int] | None:
-        """The player's ``(row, col)`` as last set or chosen."""
+        """The player's ``(row, col)`` as the engine last set it."""
         return self.position
 
     def getMove(self, grid: CourseGrid) -> tuple[int, int]:
         """The ``(row, col)`` to step to, given the grid as the turn begins."""
         action = self._ask(grid, Phase.MOVE)
-        self.position = divmod(action, int(grid.dim))
-        return self.position
+        # The engine checks the move against getPosition() before it calls setPosition:
+        # the position must stay the old one until then.
+        return divmod(action, int(grid.dim))
 
     def getTrap(self, grid: CourseGrid) -> tuple[int, int]:
         """The ``(row, col)`` to throw a trap at, given the grid after the move."""

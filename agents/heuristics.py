@@ -9,7 +9,7 @@ is worth more than any score). Ties are broken by the agent's seeded generator.
 * ``ais`` (aggressive improved score): my moves minus twice the opponent's.
 * ``ocls`` (one-cell lookahead score): the sum, over my moves, of the moves I would have
   from there, minus the same sum for the opponent.
-* ``eval``: :func:`agents.evaluation.evaluate`, the search agents' evaluation.
+* ``eval``: :func:`agents.search.evaluation.evaluate`, the search agents' evaluation.
 
 ``greedy`` uses ``ais`` unless told otherwise (``"greedy:heuristic=ocls"``).
 """
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agents.base import SeededAgent, register
-from agents.evaluation import evaluate
+from agents.base import SeededAgent
+from agents.search.evaluation import evaluate
 from trap_env import core
 from trap_env.core import Cell, Phase, State
 
@@ -117,25 +117,21 @@ def _throw_targets(state: State) -> list[Cell]:
     return near or empty or core.legal_actions(state)
 
 
-@register("greedy")
 def greedy(heuristic: str = "ais", seed: int | None = None) -> GreedyAgent:
     """One-ply agent; ``heuristic`` is ``is``, ``ais`` (default), ``ocls`` or ``eval``."""
     return GreedyAgent(heuristic, seed)
 
 
-@register("is")
 def is_agent(seed: int | None = None) -> GreedyAgent:
     """The one-ply agent with the IS heuristic."""
     return GreedyAgent("is", seed)
 
 
-@register("ais")
 def ais_agent(seed: int | None = None) -> GreedyAgent:
     """The one-ply agent with the AIS heuristic."""
     return GreedyAgent("ais", seed)
 
 
-@register("ocls")
 def ocls_agent(seed: int | None = None) -> GreedyAgent:
     """The one-ply agent with the OCLS heuristic."""
     return GreedyAgent("ocls", seed)

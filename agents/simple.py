@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from agents.base import SeededAgent, register
+from agents.base import SeededAgent
 from trap_env.core import Cell, Phase, State, legal_actions
 
 
-@register("random")
 class RandomAgent(SeededAgent):
     """The course's random opponent: a uniformly random legal move, and a throw at a
     uniformly random empty cell (never a trap or a player)."""

@@ -9,9 +9,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
+from agents.arena.stats import format_report, plot_report
+from agents.arena.tournament import RunConfig, check_specs, round_robin, run_games
 from agents.base import SpecError
-from agents.stats import format_report, plot_report
-from agents.tournament import RunConfig, check_specs, round_robin, run_games
 
 T = TypeVar("T")
 

@@ -212,8 +212,8 @@ def deepest_iteration(state: State, seconds: float) -> tuple[int, int, float]:
 
     Returns the deepest finished depth, the nodes and the seconds used.
     """
-    from agents.expectiminimax import ExpectiminimaxAgent
-    from agents.search import timed_iterations
+    from agents.search.agent import ExpectiminimaxAgent
+    from agents.search.expectimax import timed_iterations
 
     search = ExpectiminimaxAgent().search
     start = time.perf_counter()
@@ -237,7 +237,8 @@ def plain_expectimax_nodes(game: Any, state: State, depth: int) -> int:
 
 def pruning_figures(depth: int) -> list[Figure]:
     """Node counts at ``depth`` from the middle-game position, plain against pruned."""
-    from agents.search import Search, TrapGame
+    from agents.search.expectimax import Search
+    from agents.search.game import TrapGame
 
     game = TrapGame()
     state = middle_game()

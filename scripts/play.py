@@ -36,8 +36,8 @@ from trap_scripts._cli import (
     seconds_or_none,
 )
 
+from agents.arena.match import LastThrow, derive_seed, play_game, replay
 from agents.base import Agent, SpecError, make_agent
-from agents.match import LastThrow, derive_seed, play_game, replay
 from trap_env.core import Cell, Phase, State, legal_actions
 from trap_env.rendering import render_ansi, render_rgb
 

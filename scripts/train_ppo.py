@@ -3,7 +3,7 @@
 Each ``--stage`` is one step of the opponent curriculum: agent specs joined by ``|``,
 played in equal shares (repeat a spec to weight it). The stages split the budget evenly
 unless ``--stage-fractions`` gives where each starts. Everything lands in ``--run-dir``;
-see :mod:`agents.ppo_training` for the layout. Needs the ``rl`` extra.
+see :mod:`agents.rl.training` for the layout. Needs the ``rl`` extra.
 
 Example:
     trap-train --run-dir /tmp/ppo_run --timesteps 1000000 --num-envs 2 \\
@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def config_from_args(args: argparse.Namespace) -> dict[str, object]:
-    """The :class:`~agents.ppo_training.TrainConfig` fields that the arguments set."""
+    """The :class:`~agents.rl.training.TrainConfig` fields that the arguments set."""
     fields: dict[str, object] = {
         "total_timesteps": args.timesteps,
         "stages": [spec.split("|") for spec in args.stage] if args.stage else None,
@@ -106,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Train, or resume, one run; print where the models are."""
     args = build_parser().parse_args(argv)
     try:
-        from agents.ppo_training import CONFIG_FILE, TrainConfig, train
+        from agents.rl.training import CONFIG_FILE, TrainConfig, train
     except ImportError as error:
         print(f"trap-train needs the rl extra (pip install 'trap_env[rl]'): {error}",
               file=sys.stderr)

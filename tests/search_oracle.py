@@ -7,7 +7,7 @@ counts decisions (a move and a throw are a ply each); chance nodes take no depth
 
 from __future__ import annotations
 
-from agents.evaluation import DEFAULT_WEIGHTS, Weights, evaluate
+from agents.search.evaluation import DEFAULT_WEIGHTS, Weights, evaluate
 from trap_env import core
 from trap_env.core import Phase, State
 
@@ -22,7 +22,7 @@ def expectimax(
     """The depth-limited expectimax value of ``state`` for ``state.player``.
 
     Finished games are worth +1 to the winner and -1 to the loser; positions at depth 0
-    are worth :func:`agents.evaluation.evaluate`. With ``deterministic``, every throw lands
+    are worth :func:`agents.search.evaluation.evaluate`. With ``deterministic``, every throw lands
     on its target. Landings less likely than one half are searched ``reduction`` plies
     shallower (never below 0).
     """

@@ -79,9 +79,10 @@ def play_course_game(players: list[PlayerAI], dim: int, seed: int) -> int:
         before = grid.find(turn + 1)
         move = me.getMove(grid.clone())
         assert move in grid.get_neighbors(before, only_available=True)
-        assert me.getPosition() == move
+        assert me.getPosition() == before
         grid.map[before] = 0
         grid.map[move] = turn + 1
+        me.setPosition(move)
         if not grid.get_neighbors(grid.find(2 - turn), only_available=True):
             return turn + 1
         target = me.getTrap(grid.clone())

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agents.evaluation import (
+from agents.search.evaluation import (
     EVAL_BOUND,
     Evaluator,
     Terms,

@@ -13,8 +13,9 @@ from conftest import CollectionWatch
 from search_oracle import expectimax
 
 from agents import make_agent
-from agents.expectiminimax import ExpectiminimaxAgent, SearchStats
-from agents.search import Search, TrapGame
+from agents.search.agent import ExpectiminimaxAgent, SearchStats
+from agents.search.expectimax import Search
+from agents.search.game import TrapGame
 from trap_env import core
 from trap_env.core import Phase, State
 
@@ -252,7 +253,7 @@ def test_turn_never_overruns_its_time_limit(
     rng = random.Random(3)
     state = core.initial_state()
     for _ in range(4):
-        # A turn's time is its two decisions', as agents.match counts it: a garbage
+        # A turn's time is its two decisions', as agents.arena.match counts it: a garbage
         # collection that falls due during a decision runs between them.
         state, move_time = decide(state)
         if core.is_terminal(state):

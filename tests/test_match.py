@@ -1,4 +1,4 @@
-"""Tests of agents.match: one game, its seeds, its faults, its replay."""
+"""Tests of agents.arena.match: one game, its seeds, its faults, its replay."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from conftest import CollectionWatch
 
 from agents import make_agent
-from agents.match import FAULTS, REASONS, default_max_turns, derive_seed, play_game, replay
+from agents.arena.match import FAULTS, REASONS, default_max_turns, derive_seed, play_game, replay
 from trap_env.core import NO_PLAYER, Phase, State
 
 

@@ -10,8 +10,8 @@ import pytest
 from search_oracle import expectimax
 
 from agents import make_agent
-from agents.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
-from agents.expectiminimax import ExpectiminimaxAgent
+from agents.search.agent import ExpectiminimaxAgent
+from agents.search.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
 from trap_env import core
 
 

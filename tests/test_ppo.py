@@ -19,9 +19,9 @@ from stable_baselines3 import PPO
 from trap_scripts import train_ppo
 
 from agents import SpecError, make_agent
-from agents.ppo import DEFAULT_MODEL, IncompatibleModelError, PPOAgent
-from agents.ppo_pretrain import imitation_data, pretrain
-from agents.ppo_training import (
+from agents.rl.ppo import DEFAULT_MODEL, IncompatibleModelError, PPOAgent
+from agents.rl.pretrain import imitation_data, pretrain
+from agents.rl.training import (
     MobilityShaping,
     OpponentMix,
     TrainConfig,
@@ -154,7 +154,7 @@ def test_imitation_learns_the_teacher_on_a_small_board() -> None:
     assert all(data.masks[i, a] for i, a in enumerate(data.actions))
     assert np.all(np.abs(data.values) <= 1.0)
     env = gym.make("trap_env/Trap-v0", board_size=5)
-    from agents.ppo_policy import TrapPolicy, policy_kwargs
+    from agents.rl.policy import TrapPolicy, policy_kwargs
 
     model = MaskablePPO(TrapPolicy, env, policy_kwargs=policy_kwargs(8, 2, 16), device="cpu")
     losses = pretrain(model.policy, data, epochs=4, batch_size=64, seed=0)

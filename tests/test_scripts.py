@@ -8,7 +8,7 @@ import json
 import pytest
 from trap_scripts import benchmark, evaluate, play, tournament
 
-from agents.tournament import load_results
+from agents.arena.tournament import load_results
 
 TWO_RANDOMS = ["random", "agents.simple.RandomAgent"]
 QUICK = ["--games", "2", "--board-size", "5", "--workers", "0", "--quiet"]
@@ -143,7 +143,8 @@ def test_benchmark_quick_prints_and_writes_json(tmp_path, capsys):
 
 
 def test_benchmark_counts_the_full_tree_like_the_search_without_pruning():
-    from agents.search import Search, TrapGame
+    from agents.search.expectimax import Search
+    from agents.search.game import TrapGame
 
     game, state = TrapGame(), benchmark.middle_game()
     search = Search(game, use_table=False, star1=False, star2=False)

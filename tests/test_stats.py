@@ -1,4 +1,4 @@
-"""Tests of agents.stats: Wilson intervals, Elo by maximum likelihood, summaries, report."""
+"""Tests of agents.arena.stats: Wilson intervals, Elo by maximum likelihood, summaries, report."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from agents.stats import (
+from agents.arena.stats import (
     elo_ratings,
     format_report,
     plot_report,

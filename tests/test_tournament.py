@@ -1,4 +1,4 @@
-"""Tests of agents.tournament: pairings, worker processes, faults, results file, resume."""
+"""Tests of agents.arena.tournament: pairings, worker processes, faults, results file, resume."""
 
 from __future__ import annotations
 
@@ -13,8 +13,15 @@ from pathlib import Path
 import pytest
 
 from agents import SpecError
-from agents.match import replay
-from agents.tournament import GameTask, RunConfig, check_specs, load_results, round_robin, run_games
+from agents.arena.match import replay
+from agents.arena.tournament import (
+    GameTask,
+    RunConfig,
+    check_specs,
+    load_results,
+    round_robin,
+    run_games,
+)
 
 TESTS = Path(__file__).parent
 FAST = RunConfig(board_size=5, workers=2, time_budget=0.3, wall_ceiling=2.0)

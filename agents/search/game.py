@@ -15,7 +15,7 @@ import functools
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Protocol, TypeVar
 
-from agents.evaluation import DEFAULT_WEIGHTS, Evaluator, Weights
+from agents.search.evaluation import DEFAULT_WEIGHTS, Evaluator, Weights
 from trap_env import core
 from trap_env.core import Cell, Phase, State
 
@@ -263,7 +263,7 @@ class TrapGame:
         return state.player
 
     def evaluate(self, state: State, player: int) -> float:
-        """:func:`agents.evaluation.evaluate`, cached."""
+        """:func:`agents.search.evaluation.evaluate`, cached."""
         return self.evaluator(state, player)
 
     def leaf_values(self, state: State, player: int) -> Iterator[tuple[float, float]]:

@@ -5,7 +5,7 @@ makes them for every pair of agent specs, seats alternating, each game's seed de
 the base seed, the pairing and the game's number (so any game replays alone).
 :func:`run_games` plays them in worker processes that build the agents from their specs.
 
-Time: inside a worker, :func:`agents.match.play_game` holds each turn to a CPU-time
+Time: inside a worker, :func:`agents.arena.match.play_game` holds each turn to a CPU-time
 budget. The parent adds a wall-clock ceiling per turn: a worker whose agent blocks (sleeps,
 waits, loops in native code) past it is killed, the game is recorded as that seat's loss
 ("timeout"), and a fresh worker takes its place. A worker that dies is a "crash" loss for
@@ -34,8 +34,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from agents.base import Agent, make_agent
-from agents.match import (
+from agents.arena.match import (
     DEFAULT_TIME_BUDGET,
     GameResult,
     default_max_turns,
@@ -43,6 +42,7 @@ from agents.match import (
     play_game,
     replay,
 )
+from agents.base import Agent, make_agent
 from trap_env.core import NO_PLAYER, GameConfig, State
 
 __all__ = [

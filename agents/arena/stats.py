@@ -1,6 +1,6 @@
 """Summaries of game records: results per pairing and seat, Wilson intervals, Elo ratings.
 
-A record is a dict as :mod:`agents.tournament` writes it, with at least ``pairing``,
+A record is a dict as :mod:`agents.arena.tournament` writes it, with at least ``pairing``,
 ``seats`` and ``winner_spec`` (None for a draw). A draw counts as half a win throughout.
 
 Ratings are Bradley-Terry strengths fitted by maximum likelihood with Hunter's (2004) MM

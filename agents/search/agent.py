@@ -42,9 +42,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agents.base import SeededAgent, pause_collector, register, resume_collector
-from agents.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
-from agents.search import Search, TrapGame
+from agents.base import SeededAgent, pause_collector, resume_collector
+from agents.search.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
+from agents.search.expectimax import Search
+from agents.search.game import TrapGame
 from trap_env import core
 from trap_env.core import Cell, Phase, State
 
@@ -102,7 +103,7 @@ class ExpectiminimaxAgent(SeededAgent):
             from a move, odd ones from a throw), so that every iteration evaluates
             positions at the same point of a turn.
         deterministic_throws: pretend throws always land on target (``alphabeta``).
-        weights: the evaluation weights (see :mod:`agents.evaluation`), or a text for
+        weights: the evaluation weights (see :mod:`agents.search.evaluation`), or a text for
             :meth:`Weights.parse` such as ``"voronoi=0"`` (in a spec:
             ``"expectiminimax:weights=voronoi=0;room=1"``).
         clock: ``"cpu"`` (this process's CPU time, as the course measured a turn) or
@@ -257,10 +258,6 @@ def _check_limits(time_limit: float | None, depth: int | None, move_share: float
         raise ValueError(f"move_share must be between 0 and 1 (exclusive), got {move_share!r}")
 
 
-register("expectiminimax")(ExpectiminimaxAgent)
-
-
-@register("alphabeta")
 def alphabeta(
     depth: int = 4,
     time_limit: float | None = 5.0,
@@ -287,8 +284,6 @@ def alphabeta(
     )
 
 
-register("minimax")(alphabeta)
-
 PRESETS: dict[str, dict[str, Any]] = {
     "easy": {"depth": 2, "time_limit": 0.5},
     "medium": {"depth": 4, "time_limit": 1.0},
@@ -313,5 +308,7 @@ def _preset(name: str) -> Any:
     return build
 
 
-for _name in PRESETS:
-    register(_name)(_preset(_name))
+easy = _preset("easy")
+medium = _preset("medium")
+hard = _preset("hard")
+expert = _preset("expert")

@@ -109,7 +109,7 @@ class TrapPolicy(MaskableActorCriticPolicy):
         ):
             raise ValueError(
                 "TrapPolicy needs the TrapCNN features extractor and net_arch pi=[] so that "
-                "its head sees the feature map; use agents.ppo_policy.policy_kwargs()"
+                "its head sees the feature map; use agents.rl.policy.policy_kwargs()"
             )
         board_size = int(self.observation_space.shape[0])  # type: ignore[index]
         channels = extractor.features_dim // (board_size * board_size)

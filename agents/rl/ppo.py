@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import SeededAgent, register
+from agents.base import SeededAgent
 from trap_env.core import Cell, Phase, State
 
 __all__ = ["DEFAULT_MODEL", "IncompatibleModelError", "PPOAgent", "load_policy"]
@@ -34,7 +34,6 @@ class IncompatibleModelError(ValueError):
     """A model file that is not a MaskablePPO zip, or not one for this board."""
 
 
-@register("ppo")
 class PPOAgent(SeededAgent):
     """A trained MaskablePPO policy behind the agent interface.
 

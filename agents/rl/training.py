@@ -45,7 +45,7 @@ from tqdm.auto import tqdm
 
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
 from agents.base import Agent, SeededAgent, make_agent
-from agents.ppo_policy import TrapPolicy, policy_kwargs
+from agents.rl.policy import TrapPolicy, policy_kwargs
 from trap_env.core import Cell, State, mobility
 
 __all__ = [
@@ -79,7 +79,7 @@ class TrainConfig:
             :class:`MobilityShaping`).
         pretrain_teacher: the agent spec that the policy imitates before PPO starts.
         pretrain_games: the number of teacher games to imitate (0: no warm start; see
-            :mod:`agents.ppo_pretrain`).
+            :mod:`agents.rl.pretrain`).
         pretrain_epochs, pretrain_learning_rate: the imitation's epochs and step size.
         snapshot_every: learner steps between two snapshots added to the pool.
         pool_size: the number of most recent snapshots kept in the pool.
@@ -482,7 +482,7 @@ def train(config: TrainConfig, resume: bool = False) -> MaskablePPO:
 
 def _warm_start(config: TrainConfig, model: MaskablePPO) -> None:
     """Imitate the teacher (behaviour cloning), and save the result as ``pretrained.zip``."""
-    from agents.ppo_pretrain import imitation_data, pretrain
+    from agents.rl.pretrain import imitation_data, pretrain
 
     data = imitation_data(
         config.pretrain_teacher,
