@@ -81,13 +81,14 @@ class PlayerAI:
         self.agent = agent
         self.player_num: int | None = None
         self.position: tuple[int, int] | None = None
-        self._turn = 0
+        self._own_turns = 0
 
     def setPlayerNum(self, num: int) -> None:
-        """Set the course's player number, 1 or 2."""
+        """Set the course's player number, 1 or 2, as a game begins."""
         if num not in (1, 2):
             raise ValueError(f"the player number must be 1 or 2, got {num!r}")
         self.player_num = int(num)
+        self._own_turns = 0
 
     def getPlayerNum(self) -> int | None:
         """The course's player number, 1 or 2 (None before ``setPlayerNum``)."""
@@ -112,11 +113,13 @@ class PlayerAI:
     def getTrap(self, grid: CourseGrid) -> tuple[int, int]:
         """The ``(row, col)`` to throw a trap at, given the grid after the move."""
         action = self._ask(grid, Phase.THROW)
-        self._turn += 1
+        self._own_turns += 1
         return divmod(action, int(grid.dim))
 
     def _ask(self, grid: CourseGrid, phase: Phase) -> Cell:
         if self.player_num is None:
             raise ValueError("call setPlayerNum(1 or 2) before asking for a move or a trap")
-        state = state_from_grid(grid, self.player_num - 1, phase, self._turn)
+        # Turns completed by both players: player 1 moves first, in turns 0, 2, 4, ...
+        turn = 2 * self._own_turns + self.player_num - 1
+        state = state_from_grid(grid, self.player_num - 1, phase, turn)
         return int(self.agent.select_action(state))

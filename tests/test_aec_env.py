@@ -11,6 +11,7 @@ import numpy as np
 import pettingzoo
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.utils import wrappers
 from replay_elsewhere import digest_in_another_process
 
 import trap_env
@@ -86,6 +87,29 @@ def test_order_is_enforced_before_reset() -> None:
     game_env = env()
     with pytest.raises(AttributeError, match="before reset"):
         _ = game_env.agent_selection
+
+
+def test_the_raw_env_refuses_step_before_reset() -> None:
+    game_env = raw_env(board_size=5)
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before step\(\)"):
+        game_env.step(1)
+    game_env.reset(seed=0)
+    game_env.step(1)
+    assert game_env.game_state.cells[0] == 1
+
+
+def test_env_uses_pettingzoos_own_wrappers() -> None:
+    # No subclass of a PettingZoo wrapper, so nothing here depends on their internals.
+    layers = []
+    layer = env()
+    while layer is not layer.unwrapped:
+        layers.append(type(layer))
+        layer = layer.env
+    assert layers == [
+        wrappers.OrderEnforcingWrapper,
+        wrappers.AssertOutOfBoundsWrapper,
+        wrappers.TerminateIllegalWrapper,
+    ]
 
 
 # --- Turn order, chance and infos ----------------------------------------------------

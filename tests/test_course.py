@@ -1,48 +1,197 @@
-"""The course adapter: PlayerAI inside a stand-in of the course's Grid and game loop."""
+"""The course adapter: PlayerAI inside a stand-in of the course engine (course_engine.py)."""
 
 from __future__ import annotations
 
-import random
+import time
+from typing import Any
 
 import numpy as np
 import pytest
+from course_engine import CourseEngine, Grid, landing_distribution
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from agents import make_agent
 from agents.course import PlayerAI, state_from_grid
 from trap_env import core
-from trap_env.core import Phase
+from trap_env.core import GameConfig, Phase, State
+
+COURSE_TIME_LIMIT = 1.0
+"""The grading copy's limit: one CPU second per call."""
 
 
-class Grid:
-    """A stand-in for the course's Grid: a float map, 0 empty, 1/2 players, -1 traps."""
+def grid_of(state: State) -> Grid:
+    """The course grid of a state (player 0 is the course's 1, player 1 its 2)."""
+    n = state.board_size
+    grid = Grid(n)
+    for cell in range(n * n):
+        if state.traps >> cell & 1:
+            grid.map[divmod(cell, n)] = -1.0
+    for player, cell in enumerate(state.cells):
+        grid.map[divmod(cell, n)] = player + 1.0
+    return grid
 
-    def __init__(self, dim: int = 7) -> None:
-        self.dim = dim
-        self.map = np.zeros((dim, dim), dtype=float)
 
-    def find(self, value: int) -> tuple[np.int64, np.int64]:
-        rows, cols = np.where(self.map == value)
-        return rows[0], cols[0]
+# --- The stand-in engine itself ----------------------------------------------------------
 
-    def clone(self) -> Grid:
-        grid = Grid(self.dim)
-        grid.map = self.map.copy()
-        return grid
 
-    def getAvailableCells(self) -> list[tuple[int, int]]:
-        return [(int(r), int(c)) for r, c in zip(*np.where(self.map == 0), strict=True)]
+@st.composite
+def pending_throws(draw: st.DrawFn) -> State:
+    """A state in LANDING, reached by random play on a random board size."""
+    state = core.initial_state(GameConfig(draw(st.integers(3, 8))))
+    for throws_left in range(draw(st.integers(0, 10)), -1, -1):
+        for _ in ("move", "target"):
+            state = core.apply(state, draw(st.sampled_from(core.legal_actions(state))))
+            assume(not core.is_terminal(state))
+        if throws_left == 0:
+            return state
+        state = core.apply(state, draw(st.sampled_from(core.legal_actions(state))))
+        assume(not core.is_terminal(state))
+    raise AssertionError("unreachable")
 
-    def get_neighbors(
-        self, pos: tuple[int, int], only_available: bool = False
-    ) -> list[tuple[int, int]]:
-        row, col = pos
-        cells = [
-            (r, c)
-            for r in range(row - 1, row + 2)
-            for c in range(col - 1, col + 2)
-            if (r, c) != (row, col) and 0 <= r < self.dim and 0 <= c < self.dim
-        ]
-        return [cell for cell in cells if not only_available or self.map[cell] == 0]
+
+@given(pending_throws())
+def test_the_engines_landing_law_is_the_cores(state: State) -> None:
+    n = state.board_size
+    thrower = divmod(state.cells[state.player], n)
+    engine = landing_distribution(grid_of(state), thrower, divmod(state.target, n))
+    expected = dict(core.chance_outcomes(state))
+    got = {row * n + col: p for (row, col), p in engine if p > 0}
+    assert got.keys() == expected.keys()
+    assert all(got[cell] == pytest.approx(p) for cell, p in expected.items())
+
+
+class Scripted:
+    """A course player that answers from lists and can burn CPU time."""
+
+    def __init__(self, moves: list[Any], traps: list[Any], burn: float = 0.0) -> None:
+        self.moves, self.traps, self.burn = moves, traps, burn
+        self.number: int | None = None
+        self.position: tuple[int, int] | None = None
+
+    def setPlayerNum(self, num: int) -> None:
+        self.number = num
+
+    def getPlayerNum(self) -> int | None:
+        return self.number
+
+    def setPosition(self, new_position: tuple[int, int]) -> None:
+        self.position = new_position
+
+    def getPosition(self) -> tuple[int, int] | None:
+        return self.position
+
+    def getMove(self, grid: Grid) -> Any:
+        end = time.process_time() + self.burn
+        while time.process_time() < end:
+            pass
+        return self.moves.pop(0)
+
+    def getTrap(self, grid: Grid) -> Any:
+        return self.traps.pop(0)
+
+
+@pytest.mark.parametrize(
+    ("move", "trap", "reason"),
+    [
+        ((0, 0), (2, 2), "invalid move"),  # two steps from (0, 2)
+        ((0, 2), (2, 2), "invalid move"),  # staying put
+        ((5, 1), (2, 2), "invalid move"),  # off the board
+        ((1, 2), (4, 2), "invalid trap"),  # the opponent's cell
+        ((1, 2), (1, 2), "invalid trap"),  # its own cell
+    ],
+)
+def test_the_engine_scores_an_invalid_move_or_trap_as_a_loss(
+    move: tuple[int, int], trap: tuple[int, int], reason: str
+) -> None:
+    players = [Scripted([move], [trap]), Scripted([], [])]
+    result = CourseEngine(dim=5).play(players)
+    assert result.winner == 2 and result.reason.startswith(reason)
+
+
+def test_the_engine_scores_a_call_over_the_cpu_limit_as_a_loss() -> None:
+    players = [Scripted([(1, 2)], [(2, 2)], burn=0.15), Scripted([], [])]
+    result = CourseEngine(dim=5, time_limit=0.1).play(players)
+    assert result.winner == 2 and "CPU" in result.reason
+
+
+class PositionSettingPlayerAI(PlayerAI):
+    """The old adapter: getMove set the new position before the engine checked it."""
+
+    def getMove(self, grid: Any) -> tuple[int, int]:
+        move = super().getMove(grid)
+        self.setPosition(move)
+        return move
+
+
+def test_the_engine_rejects_an_adapter_that_sets_its_own_position() -> None:
+    players = [PositionSettingPlayerAI("random", seed=0), PlayerAI("random", seed=1)]
+    result = CourseEngine(dim=5).play(players)
+    assert result.winner == 2 and result.reason.startswith("invalid move")
+
+
+# --- PlayerAI in the engine --------------------------------------------------------------
+
+SEARCH = "expectiminimax:time_limit=0.05"
+PAIRINGS = [
+    ("random", "greedy", 7),
+    ("greedy", "random", 5),
+    (SEARCH, "random", 5),
+    ("random", SEARCH, 5),
+    ("ppo", SEARCH, 7),
+    (SEARCH, "ppo", 7),
+    ("ppo", "greedy", 7),
+]
+
+
+@pytest.mark.parametrize(("first", "second", "dim"), PAIRINGS)
+def test_whole_games_in_the_engine_end_without_a_fault(first: str, second: str, dim: int) -> None:
+    if "ppo" in (first, second):
+        pytest.importorskip("sb3_contrib")
+    players = [PlayerAI(first, seed=1), PlayerAI(second, seed=2)]
+    for seed in range(2):
+        result = CourseEngine(dim=dim, time_limit=COURSE_TIME_LIMIT, seed=seed).play(players)
+        assert result.reason in ("trapped", "truncated"), result
+    assert [player.getPlayerNum() for player in players] == [1, 2]
+
+
+class TurnRecorder:
+    """An agent that plays the lowest legal cell and records each state's turn and phase."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[int, Phase]] = []
+
+    def reset(self, seed: int | None = None) -> None:
+        del seed
+
+    def select_action(self, state: State) -> int:
+        self.seen.append((state.turn, state.phase))
+        return core.legal_actions(state)[0]
+
+
+def test_the_agent_sees_the_games_turn_count() -> None:
+    recorders = [TurnRecorder(), TurnRecorder()]
+    players = [PlayerAI(recorder) for recorder in recorders]
+    for _ in range(2):  # a second game starts the count again
+        for recorder in recorders:
+            recorder.seen.clear()
+        CourseEngine(dim=5, max_turns=6).play(players)
+        for number, recorder in enumerate(recorders):
+            turns = [turn for turn, _ in recorder.seen]
+            assert turns[:6] == [number, number, number + 2, number + 2, number + 4, number + 4]
+
+
+def test_get_move_leaves_the_position_to_the_engine() -> None:
+    grid = Grid(5)
+    grid.map[0, 2], grid.map[4, 2] = 1.0, 2.0
+    player = PlayerAI("greedy", seed=0)
+    player.setPlayerNum(1)
+    player.setPosition((0, 2))
+    player.getMove(grid.clone())
+    assert player.getPosition() == (0, 2)
+
+
+# --- Reading the grid ------------------------------------------------------------------
 
 
 def test_state_from_grid_reads_players_and_traps() -> None:
@@ -64,49 +213,6 @@ def test_player_number_must_be_1_or_2() -> None:
         PlayerAI("random").setPlayerNum(0)
 
 
-def play_course_game(players: list[PlayerAI], dim: int, seed: int) -> int:
-    """The course's loop in miniature: move, check, throw, land, check. Returns the winner."""
-    rng = random.Random(seed)
-    grid = Grid(dim)
-    starts = [(0, dim // 2), (dim - 1, dim // 2)]
-    for number, (player, start) in enumerate(zip(players, starts, strict=True), start=1):
-        player.setPlayerNum(number)
-        player.setPosition(start)
-        grid.map[start] = number
-    turn = 0
-    for _ in range(4 * dim * dim):
-        me = players[turn]
-        before = grid.find(turn + 1)
-        move = me.getMove(grid.clone())
-        assert move in grid.get_neighbors(before, only_available=True)
-        assert me.getPosition() == before
-        grid.map[before] = 0
-        grid.map[move] = turn + 1
-        me.setPosition(move)
-        if not grid.get_neighbors(grid.find(2 - turn), only_available=True):
-            return turn + 1
-        target = me.getTrap(grid.clone())
-        state = state_from_grid(grid, turn, Phase.THROW)
-        landing = core.apply(state, target[0] * dim + target[1])
-        cell = core.sample_landing(landing, rng)
-        grid.map[divmod(cell, dim)] = -1
-        if not grid.get_neighbors(grid.find(2 - turn), only_available=True):
-            return turn + 1
-        turn = 1 - turn
-    return 0
-
-
-@pytest.mark.parametrize(
-    "specs, dim",
-    [(("random", "greedy"), 7), (("expectiminimax:time_limit=0.05", "random"), 5)],
-)
-def test_full_game_between_two_player_ais(specs: tuple[str, str], dim: int) -> None:
-    players = [PlayerAI(spec, seed=index) for index, spec in enumerate(specs)]
-    winner = play_course_game(players, dim, seed=1)
-    assert winner in (0, 1, 2)
-    assert [player.getPlayerNum() for player in players] == [1, 2]
-
-
 def test_player_ai_wraps_an_agent_object() -> None:
     grid = Grid(5)
     grid.map[0, 2], grid.map[4, 2] = 1.0, 2.0
@@ -114,3 +220,10 @@ def test_player_ai_wraps_an_agent_object() -> None:
     player.setPlayerNum(2)
     row, col = player.getMove(grid)
     assert isinstance(row, int) and (row, col) in grid.get_neighbors((4, 2), True)
+
+
+def test_find_returns_numpy_integers_as_the_course_grid_does() -> None:
+    grid = Grid(5)
+    grid.map[0, 2] = 1.0
+    row, col = grid.find(1)
+    assert isinstance(row, np.integer) and isinstance(col, np.integer)

@@ -33,86 +33,27 @@ Observation = dict[str, np.ndarray]
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The AEC env with PettingZoo's usual wrappers, as classic games ship it.
+    """The AEC env with PettingZoo's usual wrappers, as its classic games ship it.
 
     An illegal action ends the game with -1 for its author (``TerminateIllegalWrapper``);
     out-of-range actions fail an assertion; calls out of order raise
-    (``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``).
+    (``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``). The wrappers forward every
+    attribute read through one ``__getattr__`` per layer, which costs about as much as the
+    game itself; where throughput matters, step :class:`raw_env` directly (it raises
+    :class:`~trap_env.core.IllegalActionError` for an illegal action and refuses ``step``
+    before ``reset``).
 
     Args:
         **kwargs: passed to :class:`raw_env` (``board_size``, ``max_turns``,
             ``render_mode``).
     """
     wrapped: AECEnv = raw_env(**kwargs)
-    wrapped = _TerminateIllegal(wrapped, illegal_reward=-1)
-    wrapped = _AssertOutOfBounds(wrapped)
-    return _OrderEnforcing(wrapped)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
 
 
-# PettingZoo's BaseWrapper forwards each attribute read through one Python __getattr__ per
-# layer; the bookkeeping that every step and every last() reads (about 30 reads) cost more
-# than the game itself through three layers. None of the three wrappers redefines these
-# attributes, so the subclasses below read them straight from the raw env: same behaviour,
-# one attribute lookup.
-_BOOKKEEPING = (
-    "agent_selection",
-    "agents",
-    "rewards",
-    "terminations",
-    "truncations",
-    "infos",
-    "_cumulative_rewards",
-)
-
-
-def _forward_to_raw(name: str, checks_reset: bool = False) -> property:
-    def read(self: Any) -> Any:
-        return getattr(self._raw, name)
-
-    def read_after_reset(self: Any) -> Any:
-        if not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return getattr(self._raw, name)
-
-    def write(self: Any, value: Any) -> None:
-        setattr(self._raw, name, value)
-
-    getter = read_after_reset if checks_reset else read
-    return property(getter, write, doc=f"The raw env's ``{name}``.")
-
-
-class _ReadsRawBookkeeping:
-    """Mixin for PettingZoo's wrappers: the bookkeeping attributes are the raw env's."""
-
-    def __init__(self, inner: AECEnv, *args: Any, **kwargs: Any) -> None:
-        self._raw = inner.unwrapped
-        super().__init__(inner, *args, **kwargs)  # type: ignore[call-arg]
-
-    def __str__(self) -> str:
-        return str(self._raw)
-
-
-for _name in _BOOKKEEPING:
-    setattr(_ReadsRawBookkeeping, _name, _forward_to_raw(_name))
-
-
-class _TerminateIllegal(_ReadsRawBookkeeping, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's TerminateIllegalWrapper with one-lookup bookkeeping."""
-
-
-class _AssertOutOfBounds(_ReadsRawBookkeeping, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's AssertOutOfBoundsWrapper with one-lookup bookkeeping."""
-
-
-class _OrderEnforcing(_ReadsRawBookkeeping, wrappers.OrderEnforcingWrapper):
-    """PettingZoo's OrderEnforcingWrapper with one-lookup bookkeeping (still checked)."""
-
-
-for _name in _BOOKKEEPING[:-1]:  # OrderEnforcingWrapper lets _cumulative_rewards through
-    setattr(_OrderEnforcing, _name, _forward_to_raw(_name, checks_reset=True))
-
-
-class raw_env(AECEnv[str, Observation, int]):
+class raw_env(AECEnv[str, Observation, int]):  # type: ignore[misc]
     """Trap! for two agents, ``player_0`` and ``player_1``, in PettingZoo's AEC API.
 
     ## Description
@@ -165,6 +106,14 @@ class raw_env(AECEnv[str, Observation, int]):
         "is_parallelizable": False,
         "render_fps": 4,
     }
+    agents: list[str]
+    agent_selection: str
+    rewards: dict[str, float]
+    _cumulative_rewards: dict[str, float]
+    terminations: dict[str, bool]
+    truncations: dict[str, bool]
+    infos: dict[str, dict[str, Any]]
+    _game: State
 
     def __init__(
         self, board_size: int = 7, max_turns: int | None = None, render_mode: str | None = None
@@ -184,8 +133,8 @@ class raw_env(AECEnv[str, Observation, int]):
         self._rng, _ = seeding.np_random(None)
         self._renderer = EnvRenderer(render_mode, self.metadata["render_fps"])
         self._last_throw: tuple[int, int] | None = None
-        self.infos: dict[str, dict[str, Any]] = {}
         self._start_game()
+        self._has_started = False  # step() needs a reset() first, as in the wrapped env
 
     @property
     def game_state(self) -> State:
@@ -205,6 +154,7 @@ class raw_env(AECEnv[str, Observation, int]):
         if seed is not None:
             self._rng, _ = seeding.np_random(seed)
         self._start_game()
+        self._has_started = True
         if self.render_mode == "human":
             self.render()
 
@@ -222,9 +172,12 @@ class raw_env(AECEnv[str, Observation, int]):
         """Apply the selected agent's move or throw; after a throw, draw the landing.
 
         Raises:
+            RuntimeError: before the first ``reset``.
             IllegalActionError: for an illegal action (``env()`` catches it first and ends
                 the game with -1 for the agent that played it).
         """
+        if not self._has_started:
+            raise RuntimeError("call reset() before step(): the env has no game yet")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -1,0 +1,153 @@
+"""trap-train's config: checked whole before the run folder is touched; one-line errors."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from hypothesis import given
+from hypothesis import strategies as st
+from trap_scripts import train_ppo
+
+from agents.base import UnsupportedGameError
+from agents.rl.training import CONFIG_FILE, TrainConfig
+from trap_env.core import GameConfig, State, legal_actions
+
+QUICK = ["--timesteps", "64", "--n-steps", "32", "--batch-size", "32", "--num-envs", "1",
+         "--no-subprocess", "--eval-every", "0", "--no-progress", "--stage", "random"]  # fmt: skip
+
+
+class SevenOnly:
+    """An agent that plays 7x7 boards only (like the bundled ppo)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        del seed
+
+    def check_game(self, config: GameConfig) -> None:
+        if config.board_size != 7:
+            raise UnsupportedGameError(f"SevenOnly plays 7x7, not {config.board_size}")
+
+    def reset(self, seed: int | None = None) -> None:
+        del seed
+
+    def select_action(self, state: State) -> int:
+        return legal_actions(state)[0]
+
+
+def main(argv: list[str]) -> tuple[int, str]:
+    """``train_ppo.main(argv)``: its exit status and stderr."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            status = train_ppo.main(argv)
+        except SystemExit as exit_:
+            status = int(exit_.code or 0)
+    return status, err.getvalue()
+
+
+BAD_RUNS = [
+    (["--stage", "no_such_agent"], "unknown agent 'no_such_agent'"),
+    (["--stage", "random|random:depth=2"], "takes no option 'depth'"),
+    (["--stage", "test_train_ppo.SevenOnly", "--board-size", "5"], "plays 7x7, not 5"),
+    (["--eval-every", "32", "--eval-opponent", "nobody"], "unknown agent 'nobody'"),
+    (["--batch-size", "1"], "batch_size must be"),
+    (["--batch-size", "48"], "divide the rollout of n_steps * num_envs = 32 * 1 = 32"),
+    (["--batch-size", "x"], "--batch-size"),
+    (["--gamma", "0"], "gamma must be a number in (0, 1]"),
+    (["--num-envs", "0"], "num_envs must be an integer >= 1"),
+    (["--stage-fractions", "0.5"], "stage_fractions"),
+]
+
+
+@pytest.mark.parametrize(("extra", "message"), BAD_RUNS)
+def test_a_bad_config_is_one_line_and_leaves_no_run_folder(
+    tmp_path: Path, extra: list[str], message: str
+) -> None:
+    run = tmp_path / "run"
+    status, err = main(["--run-dir", str(run), *QUICK, *extra])
+    assert status != 0 and message in err, err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("trap-train: error:")
+    assert not run.exists()
+
+
+def saved_config(run: Path, **fields: Any) -> dict[str, Any]:
+    """Save a valid config in ``run``, changed by ``fields``; return what was written."""
+    run.mkdir()
+    data = json.loads(json.dumps(TrainConfig(str(run), n_steps=32, batch_size=32).__dict__))
+    data.update(fields)
+    (run / CONFIG_FILE).write_text(json.dumps(data))
+    return data
+
+
+def test_an_unknown_config_key_is_named_with_the_allowed_ones(tmp_path: Path) -> None:
+    saved_config(tmp_path / "run", learning_rat=0.1)
+    status, err = main(["--run-dir", str(tmp_path / "run"), "--resume"])
+    assert status == 1 and "unknown keys ['learning_rat']" in err and "learning_rate" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_bad_value_in_config_json_is_named(tmp_path: Path) -> None:
+    saved_config(tmp_path / "run", batch_size="256")
+    status, err = main(["--run-dir", str(tmp_path / "run"), "--resume"])
+    assert status == 1 and "batch_size must be an integer >= 2, got '256'" in err
+
+
+def test_resume_without_a_run_says_so(tmp_path: Path) -> None:
+    status, err = main(["--run-dir", str(tmp_path / "none"), "--resume"])
+    assert status == 1 and "nothing to resume" in err
+
+
+def test_a_run_stopped_before_its_first_checkpoint_resumes_from_the_start(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "run"
+    saved_config(
+        run, total_timesteps=64, num_envs=1, subprocess=False, eval_every=0, progress_bar=False
+    )
+    status, err = main(["--run-dir", str(run), "--resume"])
+    assert status == 0, err
+    assert (run / "final_model.zip").is_file()
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+KEYS = st.sampled_from([*TrainConfig.__dataclass_fields__, "unknown_key"])
+
+
+@given(st.dictionaries(KEYS, JSON, max_size=4), st.booleans())
+def test_fuzzed_config_files_load_or_raise_a_value_error(
+    tmp_path_factory: pytest.TempPathFactory, changes: dict[str, Any], drop_run_dir: bool
+) -> None:
+    data = {**TrainConfig("run").__dict__, **changes}
+    if drop_run_dir:
+        data.pop("run_dir")
+    path = tmp_path_factory.mktemp("config") / CONFIG_FILE
+    path.write_text(json.dumps(data))
+    try:
+        config = TrainConfig.load(path)
+    except ValueError as error:
+        assert "\n" not in str(error)
+    else:
+        assert TrainConfig(**config.__dict__) == config
+
+
+@given(st.binary(max_size=100))
+def test_fuzzed_bytes_raise_a_value_error(
+    tmp_path_factory: pytest.TempPathFactory, content: bytes
+) -> None:
+    path = tmp_path_factory.mktemp("config") / CONFIG_FILE
+    path.write_bytes(content)
+    with pytest.raises(ValueError):
+        TrainConfig.load(path)
