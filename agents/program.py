@@ -1,0 +1,612 @@
+"""Agents in any language: a program that reads states and answers cells on its standard streams.
+
+The spec ``"exec:COMMAND"`` runs ``COMMAND`` (split as a POSIX shell splits it, with
+:func:`shlex.split`) as an agent. For each decision the program reads one line, the state
+in the core's one-line notation (:func:`trap_env.core.to_text`), and answers one line, the
+cell as an integer. That is the whole protocol for a minimal program; a program that
+answers its first line with ``trap-protocol 1`` also receives a greeting, a line per new
+game (seed and rules) and the CPU time left before each state. ``docs/PROTOCOL.md`` is the
+full description.
+
+Limits, each enforced on the program and its process group:
+
+- **CPU time.** The CPU time the program spends from its previous answer to the end of a
+  turn (the move and the throw together) must stay within ``time_limit`` seconds. It is
+  the program's own CPU time as the operating system counts it (``/proc/PID/stat``: user
+  and system time of all its threads, and of children it has waited for), polled while
+  the agent waits. Work done while the opponent plays counts towards the next turn, and a
+  fresh program's startup towards its first answer (a hello restarts the turn's clocks).
+- **Silence.** A turn that takes more than ``wall_limit`` seconds of wall-clock time
+  (``2 * time_limit + 0.5`` by default) is a timeout too: a program blocked on a read or
+  a sleep uses no CPU.
+- **Memory.** The program's address space is capped at ``memory_limit`` bytes
+  (``RLIMIT_AS``, 1 GiB by default); an allocation past it fails inside the program.
+- **Lifetime.** The program runs in a new session (its own process group). The group is
+  killed (``SIGKILL``) when the agent is closed, garbage collected, faults, or when this
+  Python process exits; if this process is killed outright, the kernel kills the program
+  itself (``PR_SET_PDEATHSIG``), and its own children get end-of-file on their pipes.
+  (The kernel ties that signal to the thread that started the program: make decisions
+  from a thread that lives as long as the agent, such as the main thread.)
+
+One process serves many games: ``reset`` starts a new game without restarting it. A
+program that crashes, answers something that is not an integer, stays silent or goes over
+a limit makes ``select_action`` raise a :class:`ProgramError` whose message says what
+happened (with the end of the program's standard error); the match runner records it as
+that seat's fault, and the next decision starts a fresh process.
+
+Copies: :func:`copy.deepcopy` and :mod:`pickle` copy the command and the limits, never the
+running process. A copy starts its own fresh process at its first decision, so an env
+with a program opponent can be copied or sent to a worker (the copy's program sees a new
+game and the full state; it has none of the original's memory).
+
+Linux only: the CPU time is read from ``/proc``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import os
+import random
+import re
+import resource
+import select
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import IO, Any
+
+from agents.base import UnsupportedGameError
+from trap_env.core import NO_PLAYER, Cell, GameConfig, Phase, State, initial_state, to_text
+
+__all__ = [
+    "DEFAULT_MEMORY_LIMIT",
+    "DEFAULT_TIME_LIMIT",
+    "PROTOCOL",
+    "ProgramAgent",
+    "ProgramCrashed",
+    "ProgramError",
+    "ProgramTimeout",
+    "ProtocolError",
+]
+
+PROTOCOL = "trap-protocol 1"
+"""The protocol's name and version: a program's hello, and the agent's greeting."""
+DEFAULT_TIME_LIMIT = 5.0
+"""CPU seconds per turn, as the match runner's default budget."""
+DEFAULT_MEMORY_LIMIT = 1 << 30
+"""Bytes of address space (1 GiB)."""
+
+_MAX_LINE = 4096
+"""Bytes an answer may take; longer is garbage (a runaway print)."""
+_STDERR_TAIL = 600
+"""Characters of the program's standard error quoted in a fault's message."""
+_CELL = re.compile(r"-?[0-9]+")
+_MEMORY_WORDS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
+_PR_SET_PDEATHSIG = 1
+
+
+class ProgramError(RuntimeError):
+    """A program agent broke the protocol or a limit; the message says how.
+
+    Attributes:
+        reason: the match runner's name for the fault (one of
+            :data:`agents.arena.match.FAULTS`).
+    """
+
+    reason = "exception"
+
+
+class ProgramCrashed(ProgramError):
+    """The program exited, was killed by a signal, or closed its output."""
+
+    reason = "crash"
+
+
+class ProgramTimeout(ProgramError):
+    """The program went over its CPU time, or stayed silent past the wall-clock limit."""
+
+    reason = "timeout"
+
+
+class ProtocolError(ProgramError):
+    """The program answered a line that is not what the protocol allows."""
+
+    reason = "illegal"
+
+
+# --- The child process -----------------------------------------------------------------
+
+
+@dataclass
+class _Budget:
+    """The limits on one wait for an answer: CPU seconds and wall seconds since a start."""
+
+    cpu_start: float
+    cpu_limit: float | None
+    wall_start: float
+    wall_limit: float | None
+
+    def check(self, cpu_now: float) -> None:
+        """Raise :class:`ProgramTimeout` if either limit is spent."""
+        used = cpu_now - self.cpu_start
+        if self.cpu_limit is not None and used > self.cpu_limit:
+            raise ProgramTimeout(f"used {used:.3f} s of CPU time, limit {self.cpu_limit} s")
+        waited = time.monotonic() - self.wall_start
+        if self.wall_limit is not None and waited > self.wall_limit:
+            raise ProgramTimeout(
+                f"no answer after {waited:.2f} s of wall-clock time (limit {self.wall_limit} s; "
+                f"it used {used:.3f} s of CPU)"
+            )
+
+    def cpu_left(self, cpu_now: float) -> float | None:
+        """CPU seconds left, or None without a CPU limit."""
+        if self.cpu_limit is None:
+            return None
+        return max(0.0, self.cpu_limit - (cpu_now - self.cpu_start))
+
+    def poll_interval(self, cpu_now: float) -> float:
+        """How long to wait for output before checking the limits again."""
+        left = self.cpu_left(cpu_now)
+        return 0.05 if left is None else min(0.05, max(0.005, left / 4))
+
+
+_LIVE: weakref.WeakSet[_Process] = weakref.WeakSet()
+"""Running programs, killed when this process exits."""
+
+
+class _Process:
+    """A running program: its pipes, its CPU clock, and the kill of its process group."""
+
+    def __init__(self, argv: Sequence[str], memory_limit: int | None) -> None:
+        # A file, not a pipe: nobody needs to drain it, and it outlives the program.
+        self.stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed by kill()
+        environment = {**os.environ, "PYTHONUNBUFFERED": "1"}  # Python programs: no stuck answers
+        self.popen = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            start_new_session=True,
+            preexec_fn=_ChildLimits(memory_limit, os.getpid()),
+            env=environment,
+        )
+        assert self.popen.stdin is not None and self.popen.stdout is not None
+        self.stdin_fd, self.stdout_fd = self.popen.stdin.fileno(), self.popen.stdout.fileno()
+        os.set_blocking(self.stdin_fd, False)
+        os.set_blocking(self.stdout_fd, False)
+        self.buffer = bytearray()
+        self.last_cpu = 0.0
+        _LIVE.add(self)
+
+    @property
+    def pid(self) -> int:
+        """The program's process id (and its process group's)."""
+        return self.popen.pid
+
+    def cpu_seconds(self) -> float:
+        """The program's CPU time so far: user and system, its threads and reaped children."""
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as stat:
+                fields = stat.read().rpartition(b")")[2].split()
+        except OSError:
+            return self.last_cpu  # reaped: its last reading stands
+        ticks = sum(int(field) for field in fields[11:15])
+        self.last_cpu = ticks / _CLOCK_TICKS
+        return self.last_cpu
+
+    def send(self, lines: Sequence[str], budget: _Budget) -> None:
+        """Write ``lines`` to the program's input, within the budget.
+
+        Raises:
+            ProgramCrashed: if the program has closed its input or its output.
+            ProgramTimeout: if it stops reading until a limit is spent.
+            ProtocolError: if it wrote something since its last answer.
+        """
+        self._check_no_output()
+        data = memoryview("".join(line + "\n" for line in lines).encode())
+        while data:
+            cpu = self.cpu_seconds()
+            budget.check(cpu)
+            if _ready(self.stdin_fd, select.POLLOUT, budget.poll_interval(cpu)):
+                try:
+                    data = data[os.write(self.stdin_fd, data) :]
+                except BrokenPipeError:
+                    raise ProgramCrashed(self.exit_description("closed its input")) from None
+
+    def _check_no_output(self) -> None:
+        """Refuse output written when no answer was due (it would answer the next state)."""
+        if not self.buffer and _ready(self.stdout_fd, select.POLLIN, 0):
+            chunk = os.read(self.stdout_fd, 65536)
+            if not chunk:
+                raise ProgramCrashed(self.exit_description("closed its output"))
+            self.buffer += chunk
+        if self.buffer:
+            raise ProtocolError(
+                f"wrote {bytes(self.buffer[:80]).decode('utf-8', 'replace')!r} when no answer "
+                "was due (one line per state; debugging output goes to standard error)"
+            )
+
+    def read_line(self, budget: _Budget) -> str:
+        """The program's next line, stripped, within the budget.
+
+        Raises:
+            ProgramCrashed: if the program closes its output (exits) first.
+            ProgramTimeout: if a limit is spent first.
+            ProtocolError: for a line longer than 4096 bytes.
+        """
+        while b"\n" not in self.buffer:
+            if len(self.buffer) > _MAX_LINE:
+                raise ProtocolError(f"wrote {len(self.buffer)} bytes without a newline")
+            cpu = self.cpu_seconds()
+            budget.check(cpu)
+            if _ready(self.stdout_fd, select.POLLIN, budget.poll_interval(cpu)):
+                chunk = os.read(self.stdout_fd, 65536)
+                if not chunk:
+                    raise ProgramCrashed(self.exit_description("closed its output"))
+                self.buffer += chunk
+        line, _, rest = bytes(self.buffer).partition(b"\n")
+        self.buffer = bytearray(rest)
+        budget.check(self.cpu_seconds())  # an answer that came too late is still late
+        return line.decode("utf-8", "replace").strip()
+
+    def exit_description(self, event: str) -> str:
+        """What became of the program (exit code or signal), with its last standard error."""
+        try:
+            code = self.popen.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            return f"{event} but is still running{self.stderr_quote()}"
+        if code < 0:
+            how = f"was killed by signal {signal.Signals(-code).name}"
+        else:
+            how = f"exited with code {code}"
+        return f"{event}: it {how}{self.stderr_quote()}"
+
+    def stderr_quote(self) -> str:
+        """``; its standard error ended with: '...'``, or nothing if it wrote none."""
+        try:
+            self.stderr.seek(0, os.SEEK_END)
+            size = self.stderr.tell()
+            self.stderr.seek(max(0, size - _STDERR_TAIL))
+            tail = self.stderr.read().decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return ""
+        return f"; its standard error ended with: {tail!r}" if tail else ""
+
+    def kill(self) -> None:
+        """Kill the program's whole process group and reap the program."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            self.popen.wait(timeout=5.0)
+        for stream in (self.popen.stdin, self.popen.stdout, self.stderr):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
+        _LIVE.discard(self)
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.kill()
+
+
+def _ready(fd: int, event: int, seconds: float) -> bool:
+    """Whether ``fd`` is ready for ``event`` (or hung up) within ``seconds``."""
+    poller = select.poll()  # not select.select: it fails for descriptors past 1023
+    poller.register(fd, event)
+    return bool(poller.poll(seconds * 1000))
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+
+
+class _ChildLimits:
+    """The ``preexec_fn`` of a program: memory and core-dump limits, death with its parent.
+
+    A class rather than a closure so that it holds only ints (it runs between fork and
+    exec, where little is safe).
+    """
+
+    def __init__(self, memory_limit: int | None, parent_pid: int) -> None:
+        self.memory_limit = memory_limit
+        self.parent_pid = parent_pid
+
+    def __call__(self) -> None:
+        if self.memory_limit is not None:
+            _, hard = resource.getrlimit(resource.RLIMIT_AS)
+            limit = (
+                self.memory_limit
+                if hard == resource.RLIM_INFINITY
+                else min(self.memory_limit, hard)
+            )
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if _LIBC is not None:
+            _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != self.parent_pid:  # the parent died before prctl took effect
+                os._exit(1)
+
+
+@atexit.register
+def _kill_all() -> None:
+    """Kill every program still running when this process exits."""
+    for process in list(_LIVE):
+        process.kill()
+
+
+# --- The agent --------------------------------------------------------------------------
+
+
+_NO_PROCESS: dict[str, Any] = {
+    "_process": None,
+    "_extended": None,
+    "_new_game": True,
+    "_turn": None,
+    "_last_answer_cpu": 0.0,
+}
+"""A program agent's fields as they are before its program starts (after a close, in a copy)."""
+
+
+class ProgramAgent:
+    """An agent played by a program in any language, speaking ``trap-protocol 1``.
+
+    Args:
+        command: the command line, as one string (split with :func:`shlex.split`) or as
+            an argument list.
+        time_limit: CPU seconds per turn (move and throw together), counted from the
+            program's previous answer; None for no limit.
+        memory_limit: bytes of address space for the program; None for no limit.
+        wall_limit: wall-clock seconds per turn; None for ``2 * time_limit + 0.5``
+            (and no limit when there is no time limit).
+        seed: seeds the games' seeds told to programs that take the extras, when
+            ``reset`` is given none.
+
+    Raises:
+        ValueError: for an empty command, a program that cannot be found, or a limit that
+            is not positive.
+    """
+
+    def __init__(
+        self,
+        command: str | Sequence[str],
+        *,
+        time_limit: float | None = DEFAULT_TIME_LIMIT,
+        memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
+        wall_limit: float | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self.argv = _split_command(command)
+        self.command = shlex.join(self.argv)
+        for name, value in (
+            ("time_limit", time_limit),
+            ("memory_limit", memory_limit),
+            ("wall_limit", wall_limit),
+        ):
+            _check_positive(name, value)
+        self.time_limit = time_limit
+        self.memory_limit = memory_limit
+        self.wall_limit = wall_limit
+        self.rng = random.Random(seed)
+        self.sizes: tuple[int, ...] | None = None
+        """The board sizes the program's hello declared; None: any (or not known yet)."""
+        self._game_seed: int | None = None
+        self._process: _Process | None = None
+        self._extended: bool | None = None
+        """Whether the program takes the extras; None until its first answer."""
+        self._new_game = True
+        self._turn: tuple[int, int] | None = None
+        """The (turn, player) whose clocks run."""
+        self._turn_cpu_start = self._turn_wall_start = self._last_answer_cpu = 0.0
+
+    def __repr__(self) -> str:
+        return f"ProgramAgent({self.command!r})"
+
+    # -- The Agent interface
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game (the running program is kept); ``seed`` is told to extended programs."""
+        self._game_seed = seed if seed is not None else self.rng.randrange(2**63)
+        self._new_game = True
+        self._turn = None
+
+    def select_action(self, state: State) -> Cell:
+        """Send the state to the program and return the cell it answers.
+
+        Raises:
+            ValueError: for a state that waits for no decision (a landing or a finished game).
+            ProgramError: if the program crashes, answers garbage or goes over a limit; the
+                program is then killed, and the next decision starts a fresh one.
+        """
+        if state.phase is Phase.LANDING or state.winner != NO_PLAYER:
+            raise ValueError(
+                f"a program decides only moves and throws of a game in play, not phase "
+                f"{state.phase.name} with winner {state.winner}"
+            )
+        with self._faults_kill(f"turn {state.turn}, phase {state.phase.name}"):
+            budget = self._turn_budget(state)
+            if self._extended is None:
+                answer = self._first_answer(to_text(state), budget)
+                if not answer.startswith("trap-protocol"):
+                    self._extended = False
+                    return _parse_cell(answer)
+                self._accept_hello(answer)
+                budget = self._turn_budget(state, fresh=True)
+            process = self._running()
+            process.send(self._lines_for(state, budget), budget)
+            answer = process.read_line(budget)
+            self._last_answer_cpu = process.last_cpu
+            return _parse_cell(answer)
+
+    def check_game(self, config: GameConfig) -> None:
+        """Refuse board sizes the program's hello did not list (any, if it listed none).
+
+        Starts the program and shows it the opening state of ``config``: a program that
+        takes the extras answers with its hello (and its sizes); the cell a minimal
+        program answers is discarded. A program that fails this check (crashes, answers
+        garbage, runs over) is killed and taken to play any size: its fault recurs, and is
+        recorded, in its first game.
+
+        Raises:
+            UnsupportedGameError: for a board size the program did not declare.
+        """
+        if self._extended is None:
+            with contextlib.suppress(ProgramError), self._faults_kill("checking the game"):
+                budget = _Budget(0.0, self.time_limit, time.monotonic(), self._wall_limit())
+                answer = self._first_answer(to_text(initial_state(config)), budget)
+                if answer.startswith("trap-protocol"):
+                    self._accept_hello(answer)
+                else:
+                    self._extended = False
+        if self.sizes is not None and config.board_size not in self.sizes:
+            raise UnsupportedGameError(
+                f"program {self.command!r} plays board sizes {list(self.sizes)} "
+                f"(its hello said so), not {config.board_size}"
+            )
+
+    def close(self) -> None:
+        """Kill the program's process group (a later decision starts a fresh program)."""
+        if self._process is not None:
+            self._process.kill()
+        self.__dict__.update(_NO_PROCESS)
+
+    def __enter__(self) -> ProgramAgent:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- Copies carry the command and the limits, never the process
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, **_NO_PROCESS}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    # -- Helpers
+
+    def _running(self) -> _Process:
+        if self._process is None:
+            try:
+                self._process = _Process(self.argv, self.memory_limit)
+            except (OSError, subprocess.SubprocessError) as error:
+                raise ProgramCrashed(f"cannot start: {error}") from None
+        return self._process
+
+    @contextlib.contextmanager
+    def _faults_kill(self, when: str) -> Any:
+        """Kill the program on any fault, and name the program and the moment in the message."""
+        try:
+            yield
+        except ProgramError as error:
+            memory = self._memory_note(str(error))
+            self.close()
+            raise type(error)(f"program {self.command!r} {error}{memory} ({when})") from None
+
+    def _memory_note(self, message: str) -> str:
+        if self.memory_limit is None or not any(word in message for word in _MEMORY_WORDS):
+            return ""
+        return f"; it ran out of memory (limit {_format_bytes(self.memory_limit)})"
+
+    def _turn_budget(self, state: State, fresh: bool = False) -> _Budget:
+        """The budget of the turn that ``state`` belongs to; a new turn starts its clocks."""
+        key = (state.turn, state.player)
+        if fresh or key != self._turn:
+            self._turn = key
+            self._turn_cpu_start = self._last_answer_cpu
+            self._turn_wall_start = time.monotonic()
+        return _Budget(
+            self._turn_cpu_start, self.time_limit, self._turn_wall_start, self._wall_limit()
+        )
+
+    def _wall_limit(self) -> float | None:
+        if self.wall_limit is None and self.time_limit is not None:
+            return 2 * self.time_limit + 0.5
+        return self.wall_limit
+
+    def _first_answer(self, state_text: str, budget: _Budget) -> str:
+        """Start a fresh program, send it one state and read its first line.
+
+        The program's startup counts towards ``budget``, the first turn's (or the check's).
+        """
+        process = self._running()
+        process.send([state_text], budget)
+        answer = process.read_line(budget)
+        self._last_answer_cpu = process.last_cpu
+        return answer
+
+    def _accept_hello(self, hello: str) -> None:
+        """Read the program's hello (version, sizes) and greet it back."""
+        words = hello.split()
+        if " ".join(words[:2]) != PROTOCOL:
+            raise ProtocolError(f"said {hello[:80]!r}; this runner speaks {PROTOCOL!r}")
+        for word in words[2:]:
+            key, _, value = word.partition("=")
+            if key != "sizes" or not re.fullmatch(r"[0-9]+(,[0-9]+)*", value):
+                raise ProtocolError(
+                    f"said {word!r} in its hello; allowed after {PROTOCOL!r}: "
+                    "'sizes=N,N,...' (the board sizes it plays)"
+                )
+            self.sizes = tuple(int(size) for size in value.split(","))
+        self._extended = True
+        budget = _Budget(0.0, None, time.monotonic(), self._wall_limit())
+        self._running().send([PROTOCOL], budget)
+
+    def _lines_for(self, state: State, budget: _Budget) -> list[str]:
+        """The state line, preceded for an extended program by the game and time lines."""
+        lines = []
+        if self._extended:
+            if self._new_game:
+                seed = "none" if self._game_seed is None else str(self._game_seed)
+                decay = getattr(state, "decay", 50)
+                lines.append(f"game seed={seed} size={state.board_size} decay={decay}")
+            left = budget.cpu_left(self._running().cpu_seconds())
+            lines.append("time none" if left is None else f"time {left:.3f}")
+        self._new_game = False
+        lines.append(to_text(state))
+        return lines
+
+
+def _split_command(command: str | Sequence[str]) -> list[str]:
+    try:
+        argv = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
+    except ValueError as error:
+        raise ValueError(f"cannot split the command line {command!r}: {error}") from None
+    if not argv:
+        raise ValueError("a program agent needs a command, e.g. 'exec:./my_agent --fast'")
+    if shutil.which(argv[0]) is None:
+        raise ValueError(
+            f"cannot run {argv[0]!r}: no such executable file (give a path such as "
+            f"'./my_agent', or a program on PATH)"
+        )
+    return argv
+
+
+def _check_positive(name: str, value: float | None) -> None:
+    if value is not None and (isinstance(value, bool) or not value > 0):
+        raise ValueError(f"{name} must be a positive number or None, got {value!r}")
+
+
+def _parse_cell(answer: str) -> Cell:
+    if not _CELL.fullmatch(answer):
+        raise ProtocolError(
+            f"answered {answer[:80]!r} where the protocol wants a cell: one integer, "
+            "row * N + col, on its own line"
+        )
+    return int(answer)
+
+
+def _format_bytes(size: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale:
+            return f"{size / scale:g} {unit}"
+    return f"{size} bytes"
