@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -10,8 +11,11 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 from agents.arena.stats import format_report, plot_report
-from agents.arena.tournament import RunConfig, check_specs, round_robin, run_games
-from agents.base import SpecError
+from agents.arena.tournament import MAX_SECONDS, RunConfig, round_robin, run_games
+from agents.program import DEFAULT_MEMORY_LIMIT
+
+MAX_GAMES = 1_000_000
+"""The most games per pairing a run accepts (the task list is built in memory)."""
 
 T = TypeVar("T")
 
@@ -21,7 +25,7 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         """Print the error in one line and exit with status 2."""
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see --help)\n")
 
 
 class CliError(Exception):
@@ -30,8 +34,13 @@ class CliError(Exception):
 
 def fail(prog: str, message: object) -> int:
     """Print ``prog: error: message`` to stderr and return the exit status 2."""
-    print(f"{prog}: error: {message}", file=sys.stderr)
+    print(f"{prog}: error: {one_line(str(message))}", file=sys.stderr)
     return 2
+
+
+def one_line(text: str) -> str:
+    """``text`` with line breaks and other control characters escaped, so it stays one line."""
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 def positive_int(text: str) -> int:
@@ -59,11 +68,46 @@ def board_size(text: str) -> int:
     return _number(text, int, lambda value: value >= 3, "an integer >= 3")
 
 
+def games_per_pairing(text: str) -> int:
+    """A number of games per pairing, 1 to :data:`MAX_GAMES`."""
+    return _number(text, int, lambda value: 1 <= value <= MAX_GAMES, f"an integer 1..{MAX_GAMES}")
+
+
+def _is_unlimited(text: str) -> bool:
+    return text.strip().lower() in ("none", "inf", "+inf", "infinity", "+infinity")
+
+
+def _seconds(text: str) -> float:
+    expected = f"positive seconds up to {MAX_SECONDS:.0f}, or 'none' for no limit"
+    return _number(text, float, lambda value: 0 < value <= MAX_SECONDS, expected)
+
+
 def seconds_or_none(text: str) -> float | None:
-    """Positive seconds, or ``none`` for no limit."""
-    if text.lower() == "none":
+    """Positive seconds (at most :data:`MAX_SECONDS`), or ``none``/``inf`` for no limit."""
+    return None if _is_unlimited(text) else _seconds(text)
+
+
+def ceiling_seconds(text: str) -> float:
+    """Positive seconds (at most :data:`MAX_SECONDS`), or ``none``/``inf`` (``math.inf``)."""
+    return math.inf if _is_unlimited(text) else _seconds(text)
+
+
+def memory_or_none(text: str) -> int | None:
+    """Bytes, or a number with a unit ``K``, ``M`` or ``G`` (powers of 1024); ``none``: no limit."""
+    if _is_unlimited(text):
         return None
-    return _number(text, float, lambda value: value > 0, "positive seconds or 'none'")
+    number, scale = text.strip(), 1
+    unit = number[-1:].upper()
+    if unit in _MEMORY_UNITS:
+        number, scale = number[:-1], _MEMORY_UNITS[unit]
+    expected = "a memory size such as 1073741824, 512M or 2G, or 'none'"
+    try:
+        return _number(number, int, lambda value: value >= 1, expected) * scale
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {expected}") from None
+
+
+_MEMORY_UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 
 def _number(text: str, kind: Callable[[str], T], is_valid: Callable[[T], bool], expected: str) -> T:
@@ -81,7 +125,7 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
     group = parser.add_argument_group("run")
     group.add_argument(
         "--games",
-        type=positive_int,
+        type=games_per_pairing,
         default=games,
         metavar="N",
         help=f"games per pairing, seats alternating (default {games})",
@@ -105,10 +149,11 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
     )
     group.add_argument(
         "--wall-ceiling",
-        type=seconds_or_none,
+        type=ceiling_seconds,
         default=None,
         metavar="S",
-        help="wall-clock seconds per turn before a worker is killed (default 2*budget+1)",
+        help="wall-clock seconds per turn before a worker is killed; 'none' for no ceiling "
+        "(default 2*budget+1, none without a budget)",
     )
     group.add_argument(
         "--workers",
@@ -123,37 +168,58 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
         type=Path,
         default=Path(output),
         metavar="DIR",
-        help=f"folder for results.jsonl, summary.txt and a plot (default {output})",
+        help=f"folder for results.jsonl (its settings and lock beside it), summary.txt and a "
+        f"plot (default {output}); a second run into it at the same time is refused",
     )
-    group.add_argument(
+    existing = group.add_mutually_exclusive_group()  # what to do with games already in DIR
+    existing.add_argument(
         "--resume",
         action="store_true",
-        help="keep the games already in DIR/results.jsonl, play the rest",
+        help="keep the games already in DIR/results.jsonl (recorded with the same "
+        "settings), play the rest",
+    )
+    existing.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the games already in DIR/results.jsonl",
     )
     group.add_argument("--no-plot", action="store_true", help="do not write the PNG plot")
     group.add_argument("--quiet", action="store_true", help="no progress bar")
+    group.add_argument(
+        "--memory-limit",
+        type=memory_or_none,
+        default=DEFAULT_MEMORY_LIMIT,
+        metavar="SIZE",
+        help="address space of each program agent (exec:COMMAND), e.g. 512M or 2G; "
+        "'none' for no limit (default 1G)",
+    )
 
 
 def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: str) -> None:
     """Check everything, play the round robin, print and save the report.
 
     Raises:
-        CliError: for a bad spec, setting or output folder (before any game starts).
+        CliError: for a bad spec, setting or output folder (before any game starts), or
+            games left unplayed because the machine stalled them.
     """
     config = _run_config(args)
     try:
         tasks = round_robin(list(specs), args.games, args.seed)
-        check_specs(specs)
-    except (SpecError, ValueError) as error:
+    except ValueError as error:
         raise CliError(error) from None
     results_path = args.output / "results.jsonl"
     _check_writable(args.output)
     started = time.monotonic()
     try:
         records = run_games(
-            tasks, results_path, config, resume=args.resume, progress=not args.quiet
+            tasks,
+            results_path,
+            config,
+            resume=args.resume,
+            overwrite=args.overwrite,
+            progress=not args.quiet,
         )
-    except ValueError as error:
+    except (ValueError, OSError) as error:  # specs, settings, results folder
         raise CliError(error) from None
     except KeyboardInterrupt:
         raise CliError(
@@ -165,8 +231,13 @@ def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: s
     print(report)
     print(f"\n{len(records)} games in {elapsed:.0f} s; results: {results_path}")
     (args.output / "summary.txt").write_text(report + "\n", encoding="utf-8")
-    if not args.no_plot:
+    if not args.no_plot and records:
         _plot(records, args.output / plot_name)
+    if len(records) < len(tasks):
+        raise CliError(
+            f"{len(tasks) - len(records)} games were left unplayed because the machine stalled "
+            "their workers again and again; run again with --resume when it is less loaded"
+        )
 
 
 def _run_config(args: argparse.Namespace) -> RunConfig:
@@ -177,6 +248,7 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
             time_budget=args.time_budget,
             wall_ceiling=args.wall_ceiling,
             workers=args.workers,
+            memory_limit=args.memory_limit,
         )
     except ValueError as error:
         raise CliError(error) from None
@@ -188,7 +260,7 @@ def _check_writable(folder: Path) -> None:
         probe = folder / ".write-test"
         probe.write_text("")
         probe.unlink()
-    except OSError as error:
+    except (OSError, ValueError) as error:  # ValueError: a path with a NUL character
         raise CliError(f"cannot write to the output folder {str(folder)!r}: {error}") from None
 
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from trap_scripts._cli import CliError, Parser, add_run_options, fail, run_round_robin
 
-from agents.base import make_agent
+from agents.arena.tournament import RunConfig, probe_specs
 
 DEFAULT_AGENTS = ("expectiminimax:time_limit=0.2", "greedy", "random", "ppo")
 """The candidates evaluated by default; those not installed (yet) are left out."""
@@ -27,17 +27,16 @@ DEFAULT_GAMES = 40
 DEFAULT_OUTPUT = "results/evaluate"
 
 
-def available_agents(specs: Sequence[str] = DEFAULT_AGENTS) -> list[str]:
-    """The specs among ``specs`` whose agent can be built here (e.g. ppo needs torch)."""
-    available = []
-    for spec in specs:
-        try:
-            make_agent(spec, seed=0)
-        except Exception as error:  # a missing agent, torch or model file: leave it out
-            print(f"trap-evaluate: leaving out {spec!r}: {error}", file=sys.stderr)
-            continue
-        available.append(spec)
-    return available
+def available_agents(specs: Sequence[str] = DEFAULT_AGENTS, board_size: int = 7) -> list[str]:
+    """The specs among ``specs`` whose agent builds here (ppo needs torch) and plays the board.
+
+    Each is built in a guarded child process (see :func:`agents.arena.tournament.check_specs`).
+    """
+    problems = probe_specs(specs, RunConfig(board_size=board_size))
+    for spec, problem in problems.items():
+        if problem is not None:  # a missing agent, torch or model file: leave it out
+            print(f"trap-evaluate: leaving out {spec!r}: {problem}", file=sys.stderr)
+    return [spec for spec, problem in problems.items() if problem is None]
 
 
 def build_parser() -> Parser:
@@ -62,7 +61,7 @@ def build_parser() -> Parser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the evaluation; 0 on success, 2 on bad input."""
     args = build_parser().parse_args(argv)
-    specs = args.agents if args.agents is not None else available_agents()
+    specs = args.agents if args.agents is not None else available_agents(board_size=args.board_size)
     try:
         run_round_robin(specs, args, plot_name="evaluate.png")
     except CliError as error:

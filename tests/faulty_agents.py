@@ -1,18 +1,20 @@
 """Agents that break the rules of a match, for the match-runner tests (built by dotted path).
 
-Each one plays like the random agent until turn ``after`` (0: at once), then commits its
-fault on its next decision. The tests put this folder on ``sys.path`` (pytest does so
-for the test process; the subprocess tests set ``PYTHONPATH``) and name them as
-``faulty_agents.SleepyAgent`` and so on.
+Each ``_FaultyAgent`` plays like the random agent until turn ``after`` (0: at once), then
+commits its fault on its next decision; the others fail in building or reset. The tests
+put this folder on ``sys.path`` (pytest does so for the test process; the subprocess tests
+set ``PYTHONPATH``) and name them as ``faulty_agents.SleepyAgent`` and so on.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import time
 
+from agents.base import UnsupportedGameError
 from agents.simple import RandomAgent
-from trap_env.core import Cell, State
+from trap_env.core import Cell, GameConfig, State
 
 
 class _FaultyAgent(RandomAgent):
@@ -89,3 +91,66 @@ class SlowRandomAgent(RandomAgent):
     def select_action(self, state: State) -> Cell:
         time.sleep(self.delay)
         return super().select_action(state)
+
+
+class KilledAgent(_FaultyAgent):
+    """Dies by SIGKILL, as under the kernel's out-of-memory killer."""
+
+    def fault(self, state: State) -> Cell:
+        os.kill(os.getpid(), signal.SIGKILL)
+        raise AssertionError("unreachable")
+
+
+class RaisingResetAgent(RandomAgent):
+    """Plays like random, but its reset raises."""
+
+    def reset(self, seed: int | None = None) -> None:
+        raise RuntimeError("this reset always fails")
+
+
+class HangingResetAgent(RandomAgent):
+    """Plays like random, but its reset blocks far past any limit."""
+
+    def reset(self, seed: int | None = None) -> None:
+        time.sleep(60)
+
+
+class NoResetAgent:
+    """Has select_action but no reset: not an agent."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.inner = RandomAgent(seed)
+
+    def select_action(self, state: State) -> Cell:
+        return self.inner.select_action(state)
+
+
+class RaisingConstructorAgent(RandomAgent):
+    """Its constructor raises."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        raise RuntimeError("cannot build this agent")
+
+
+class ExitingConstructorAgent(RandomAgent):
+    """Its constructor ends the process."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        os._exit(7)
+
+
+class SleepingConstructorAgent(RandomAgent):
+    """Its constructor blocks far past any limit."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        time.sleep(60)
+
+
+class FiveOnlyAgent(RandomAgent):
+    """Plays only 5x5 boards, and says so."""
+
+    def check_game(self, config: GameConfig) -> None:
+        if config.board_size != 5:
+            raise UnsupportedGameError(
+                f"plays 5x5 boards only, not {config.board_size}x{config.board_size}"
+            )

@@ -117,3 +117,21 @@ def test_no_garbage_collection_runs_during_a_decision(collection_watch: Collecti
     assert result.reason == "trapped"
     assert collection_watch.collections == []
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize(
+    ("agent_class", "words"),
+    [
+        (faulty_agents.RaisingResetAgent, "reset raised RuntimeError"),
+        (faulty_agents.NoResetAgent, "no method reset"),
+    ],
+)
+@pytest.mark.parametrize("faulty_seat", [0, 1])
+def test_a_reset_that_fails_or_is_missing_loses_for_its_own_seat(agent_class, words, faulty_seat):
+    agents = random_pair()
+    agents[faulty_seat] = agent_class()
+    resets = []
+    result = play_game(agents, seed=3, board_size=5, on_reset=resets.append)
+    assert (result.reason, result.winner, result.turns) == ("exception", 1 - faulty_seat, 0)
+    assert words in result.detail and result.actions == []
+    assert resets == list(range(faulty_seat + 1))  # announced before each reset, in seat order

@@ -329,12 +329,14 @@ def test_a_fault_raises_a_clear_error_and_kills_the_program(tmp_path, fault):
     assert agent._process is None
 
 
-def test_a_fault_is_recorded_as_that_seats_loss_with_the_reason(tmp_path):
-    body, _, words = FAULTS["crash"]
-    with ProgramAgent(program(tmp_path, body)) as agent:
+@pytest.mark.parametrize("fault", ["crash", "garbage", "busy"])
+def test_a_fault_is_recorded_as_that_seats_loss_with_the_reason(tmp_path, fault):
+    body, error_class, words = FAULTS[fault]
+    with ProgramAgent(program(tmp_path, body), time_limit=0.3) as agent:
         result = play_game([make_agent("random"), agent], seed=0, board_size=5)
-    assert result.winner == 0 and result.reason in ("exception", ProgramCrashed.reason)
-    assert "ProgramCrashed" in result.detail and all(word in result.detail for word in words)
+    assert result.winner == 0 and result.reason == error_class.reason
+    assert error_class.__name__ in result.detail
+    assert all(word in result.detail for word in words)
 
 
 def test_output_when_no_answer_is_due_is_refused(tmp_path):

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import math
+import os
+from unittest import mock
 
 import pytest
-from trap_scripts import benchmark, evaluate, play, tournament
+from hypothesis import given
+from hypothesis import strategies as st
+from trap_scripts import _cli, benchmark, evaluate, play, tournament
 
 from agents.arena.tournament import load_results
 
@@ -50,11 +56,19 @@ BAD_INPUT = [
     (["random", "random:depth=2"], "takes no option 'depth'"),
     (["random", "no.such.Module"], "cannot import"),
     (["random", "random"], "distinct"),
-    ([*TWO_RANDOMS, "--games", "x"], "'x' is not an integer >= 1"),
-    ([*TWO_RANDOMS, "--games", "0"], "'0' is not an integer >= 1"),
+    ([*TWO_RANDOMS, "--games", "x"], "'x' is not an integer 1..1000000"),
+    ([*TWO_RANDOMS, "--games", "0"], "'0' is not an integer 1..1000000"),
+    ([*TWO_RANDOMS, "--time-budget", "2000000"], "'2000000' is not positive seconds up to 1000000"),
+    ([*TWO_RANDOMS, "--wall-ceiling", "1e300"], "--wall-ceiling"),
+    ([*TWO_RANDOMS, "--time-budget", "nan"], "--time-budget"),
+    (["random", "faulty_agents.RaisingConstructorAgent"], "cannot build this agent"),
+    (["random", "faulty_agents.ExitingConstructorAgent"], "it exited with code 7"),
+    (["random", "os.getcwd"], "'os.getcwd' is not an agent"),
+    (["random", "faulty_agents.FiveOnlyAgent"], "plays 5x5 boards only, not 7x7"),
     ([*TWO_RANDOMS, "--board-size", "2"], "--board-size"),
     ([*TWO_RANDOMS, "--time-budget", "-1"], "--time-budget"),
     ([*TWO_RANDOMS, "--workers", "1.5"], "--workers"),
+    ([*TWO_RANDOMS, "--resume", "--overwrite"], "not allowed with argument --resume"),
 ]
 
 
@@ -65,6 +79,34 @@ def test_bad_input_is_one_line_and_no_game_starts(tmp_path, capsys, argv, messag
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1, err
     assert not (output / "results.jsonl").exists()
+
+
+def test_inf_reads_as_no_limit_and_runs(tmp_path, capsys):
+    args = tournament.build_parser().parse_args(
+        [*TWO_RANDOMS, "--time-budget", "inf", "--wall-ceiling", "Infinity"]
+    )
+    assert args.time_budget is None and args.wall_ceiling == math.inf
+    argv = [*TWO_RANDOMS, "--games", "2", "--board-size", "5", "--workers", "1", "--quiet",
+            "--no-plot", "--output", str(tmp_path), "--time-budget", "inf",
+            "--wall-ceiling", "inf"]  # fmt: skip
+    assert tournament.main(argv) == 0
+    assert [r["time_budget"] for r in load_results(tmp_path / "results.jsonl")] == [None, None]
+    capsys.readouterr()
+
+
+def test_a_folder_with_results_needs_resume_or_overwrite(tmp_path, capsys):
+    argv = [*TWO_RANDOMS, *QUICK, "--no-plot", "--output", str(tmp_path)]
+    assert tournament.main(argv) == 0
+    first = (tmp_path / "results.jsonl").read_text()
+    assert tournament.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "already holds 2 recorded games" in err and "--overwrite" in err
+    assert len(err.strip().splitlines()) == 1
+    assert (tmp_path / "results.jsonl").read_text() == first
+    assert tournament.main([*argv, "--resume", "--board-size", "6"]) == 2
+    assert "board_size 5 there, 6 now" in capsys.readouterr().err
+    assert tournament.main([*argv, "--overwrite", "--board-size", "6"]) == 0
+    assert {r["board_size"] for r in load_results(tmp_path / "results.jsonl")} == {6}
 
 
 def test_unwritable_output_is_one_line_before_any_game(tmp_path, capsys):
@@ -151,3 +193,43 @@ def test_benchmark_counts_the_full_tree_like_the_search_without_pruning():
     assert benchmark.plain_expectimax_nodes(game, state, 1) == 1 + len(game.legal_actions(state))
     search.value(state, 2)
     assert search.nodes <= benchmark.plain_expectimax_nodes(game, state, 2)
+
+
+OPTION_WORDS = ["--games", "--board-size", "--max-turns", "--time-budget", "--wall-ceiling",
+                "--workers", "--seed", "--output", "--resume", "--overwrite", "--agents", "--",
+                "random", "greedy", "inf", "-inf", "nan", "none", "0", "-1", "1e309", "2000000",
+                "3", "1.5", "x", "", "\x00", "out/\x00", "random:x=1", ":"]  # fmt: skip
+ARGUMENTS = st.lists(
+    st.one_of(st.sampled_from(OPTION_WORDS), st.text(max_size=8), st.integers(-5, 9).map(str)),
+    max_size=8,
+)
+
+
+@contextlib.contextmanager
+def no_games(folder):
+    """In ``folder``, with the runner and the agent probe replaced by stubs: no game is played."""
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        agents = ["random", "greedy"]
+        with mock.patch.object(_cli, "run_games", return_value=[]) as run_games, \
+                mock.patch.object(evaluate, "available_agents", return_value=agents):  # fmt: skip
+            yield run_games
+    finally:
+        os.chdir(cwd)
+
+
+@pytest.mark.parametrize("script", [tournament, evaluate])
+@given(argv=ARGUMENTS)
+def test_any_arguments_end_in_a_run_or_a_one_line_error(tmp_path_factory, script, argv):
+    errors, output = io.StringIO(), io.StringIO()
+    with no_games(tmp_path_factory.mktemp("cli")) as run_games, \
+            contextlib.redirect_stderr(errors), contextlib.redirect_stdout(output):  # fmt: skip
+        status = run(script.main, [*argv, "--no-plot", "--quiet"])
+    err = errors.getvalue()
+    assert status in (0, 2), (argv, status, err)
+    if status == 2:
+        assert len(err.strip().splitlines()) == 1 and ": error: " in err, (argv, err)
+    if run_games.called:
+        tasks, _, config = run_games.call_args.args
+        assert len(tasks) >= 1 and config.board_size >= 3

@@ -10,6 +10,7 @@ from agents.arena.stats import (
     elo_ratings,
     format_report,
     plot_report,
+    replay_note,
     score_matrix,
     specs_of,
     summarize_pairings,
@@ -72,6 +73,19 @@ def test_summaries_count_per_pairing_and_per_seat():
     assert score_matrix(records, ["a", "b", "c"]) == [
         [None, 0.625, None], [0.375, None, 0.0], [None, 1.0, None]
     ]  # fmt: skip
+
+
+def test_no_records_give_no_ratings_and_an_empty_report():
+    assert elo_ratings([]) == {}
+    assert "W-D-L" in format_report([])
+
+
+def test_the_report_counts_games_replayed_after_a_machine_stall():
+    records = [{**game("a", "b", "a"), "replays": 2}, game("a", "b", "b"),
+               {**game("a", "b", None), "replays": 1}]  # fmt: skip
+    assert replay_note(records).startswith("replayed: 2 games (3 replays)")
+    assert replay_note(records) in format_report(records)
+    assert replay_note(records[1:2]) == "" and "replayed" not in format_report(records[1:2])
 
 
 def test_report_and_plot(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -13,15 +14,22 @@ from pathlib import Path
 import pytest
 
 from agents import SpecError
+from agents.arena import tournament
 from agents.arena.match import replay
+from agents.arena.processes import SchedStat, read_schedstat
+from agents.arena.results import ResultsError
+from agents.arena.stats import format_report
 from agents.arena.tournament import (
+    MAX_REPLAYS,
     GameTask,
     RunConfig,
     check_specs,
     load_results,
+    probe_specs,
     round_robin,
     run_games,
 )
+from agents.base import UnsupportedGameError
 
 TESTS = Path(__file__).parent
 FAST = RunConfig(board_size=5, workers=2, time_budget=0.3, wall_ceiling=2.0)
@@ -77,7 +85,9 @@ FAULTY = {
     "faulty_agents.RaisingAgent:after=1": ("exception", "RuntimeError"),
     "faulty_agents.IllegalAgent:after=1": ("illegal", "illegal action"),
     "faulty_agents.NoneAgent:after=1": ("no_action", "None"),
-    "faulty_agents.CrashingAgent:after=1": ("crash", "died"),
+    "faulty_agents.CrashingAgent:after=1": ("crash", "process died (turn "),
+    "faulty_agents.KilledAgent:after=1": ("crash", "killed by signal 9 (SIGKILL)"),
+    "faulty_agents.CrashingAgent:after=2": ("crash", "it exited with code 3"),
 }
 
 
@@ -87,7 +97,8 @@ def test_each_faulty_agent_loses_with_its_reason_and_the_run_goes_on(tmp_path):
         for spec in FAULTY
         for seat, seats in enumerate([(spec, "random"), ("random", spec)])
     ]
-    tasks.append(GameTask("after", ("random", "x"), ("random", "random"), seed=5))
+    after = ("random", "agents.simple.RandomAgent")
+    tasks.append(GameTask("after", after, after, seed=5))
     records = run_games(tasks, tmp_path / "r.jsonl", FAST, progress=False)
     assert [r["game_id"] for r in records] == [task.game_id for task in tasks]
     for record in records[:-1]:
@@ -156,3 +167,142 @@ def test_a_run_killed_with_sigkill_and_resumed_has_each_game_once(tmp_path):
         ["random", "faulty_agents.SlowRandomAgent:delay=0.005"], 12, 0)]  # fmt: skip
     assert sorted(ids) == sorted(expected)
     assert "24 games" not in finished.stdout and "12 games" in finished.stdout
+
+
+def test_seconds_the_clocks_cannot_hold_are_refused_and_inf_means_no_limit():
+    for bad in ({"time_budget": 2e6}, {"wall_ceiling": 1e7}, {"time_budget": math.nan},
+                {"setup_seconds": math.inf}):  # fmt: skip
+        with pytest.raises(ValueError, match="<= 1000000"):
+            RunConfig(**bad)
+    assert RunConfig(time_budget=math.inf).time_budget is None
+    assert RunConfig(time_budget=math.inf).ceiling is None
+    assert RunConfig(wall_ceiling=math.inf).ceiling is None
+    assert RunConfig(time_budget=2.0).ceiling == 5.0
+
+
+def one_game(spec, seat, **names):
+    seats = (spec, "random") if seat == 0 else ("random", spec)
+    return GameTask(f"{spec} #{seat}", (spec, "random"), seats, seed=seat, **names)
+
+
+def test_a_reset_that_raises_or_hangs_is_charged_to_its_own_seat(tmp_path):
+    specs = {
+        "faulty_agents.RaisingResetAgent": "reset raised RuntimeError",
+        "faulty_agents.HangingResetAgent": "reset of 'faulty_agents.HangingResetAgent'",
+    }
+    tasks = [one_game(spec, seat) for spec in specs for seat in (0, 1)]
+    config = RunConfig(
+        board_size=5, workers=2, time_budget=0.3, wall_ceiling=2.0, setup_seconds=3.0
+    )
+    records = run_games(tasks, tmp_path / "r.jsonl", config, progress=False)
+    for record in records:
+        spec = record["pairing"][0]
+        assert record["winner_spec"] == "random" and record["turns"] == 0, record
+        assert record["seats"][1 - record["winner"]] == spec
+        assert specs[spec] in record["detail"]
+    assert [r["reason"] for r in records] == ["exception", "exception", "timeout", "timeout"]
+
+
+CONSTRUCTORS = [
+    ("faulty_agents.RaisingConstructorAgent", "raised RuntimeError: cannot build this agent"),
+    ("faulty_agents.ExitingConstructorAgent", "ended its process: it exited with code 7"),
+    ("faulty_agents.SleepingConstructorAgent", "took more than 1 s"),
+    ("faulty_agents.NoResetAgent", "reset"),  # not an agent: caught before any game
+    ("os.getcwd", "os.getcwd"),
+]
+
+
+def test_agents_are_checked_in_a_guarded_process_naming_the_spec():
+    config = RunConfig(setup_seconds=1.0)
+    specs = ["random", *(spec for spec, _ in CONSTRUCTORS), "greedy"]
+    problems = probe_specs(specs, config)
+    assert problems["random"] is None and problems["greedy"] is None
+    for spec, words in CONSTRUCTORS:
+        problem = problems[spec]
+        assert isinstance(problem, SpecError) and words in str(problem), (spec, problem)
+        assert spec in str(problem)
+    with pytest.raises(SpecError, match="ExitingConstructorAgent"):
+        check_specs(["random", "faulty_agents.ExitingConstructorAgent"], config)
+
+
+def test_an_agent_that_cannot_play_the_board_is_refused_before_the_first_game(tmp_path):
+    spec = "faulty_agents.FiveOnlyAgent"
+    check_specs([spec], RunConfig(board_size=5))
+    with pytest.raises(UnsupportedGameError, match="5x5 boards only, not 7x7"):
+        check_specs([spec], RunConfig(board_size=7))
+    tasks = round_robin(["random", spec], 2, seed=0)
+    with pytest.raises(UnsupportedGameError):
+        run_games(tasks, tmp_path / "r.jsonl", RunConfig(workers=1), progress=False)
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_a_folder_with_results_is_resumed_only_with_its_settings_and_never_emptied(tmp_path):
+    tasks = round_robin(["random", "agents.simple.RandomAgent"], 2, seed=0)
+    path = tmp_path / "r.jsonl"
+    config = RunConfig(board_size=5, workers=0)
+    first = run_games(tasks, path, config, progress=False)
+    with pytest.raises(ResultsError, match="already holds 2 recorded games"):
+        run_games(tasks, path, config, progress=False)
+    assert load_results(path) == first
+    other = RunConfig(board_size=6, max_turns=50, workers=0)
+    with pytest.raises(ResultsError) as caught:
+        run_games(tasks, path, other, resume=True, progress=False)
+    assert "board_size 5 there, 6 now" in str(caught.value)
+    assert "max_turns 100 there, 50 now" in str(caught.value)
+    assert load_results(path) == first
+    replaced = run_games(tasks, path, other, overwrite=True, progress=False)
+    assert load_results(path) == replaced and replaced[0]["board_size"] == 6
+
+
+def test_a_run_into_a_locked_file_is_refused(tmp_path):
+    path = tmp_path / "r.jsonl"
+    tasks = round_robin(["random", "agents.simple.RandomAgent"], 2, seed=0)
+    with tournament.ResultsLog(path), pytest.raises(ResultsError, match="another run"):
+        run_games(tasks, path, RunConfig(board_size=5, workers=0), progress=False)
+
+
+def starving_reader(starving):
+    """A schedstat reader: while ``starving[0]``, a worker waits for a CPU all along."""
+
+    def read(pid):
+        return SchedStat(0, time.monotonic_ns()) if starving[0] else read_schedstat(pid)
+
+    return read
+
+
+STALL_CONFIG = RunConfig(board_size=5, workers=1, time_budget=0.2, wall_ceiling=0.6)
+
+
+def test_a_timeout_the_machine_caused_is_replayed_and_a_sleeping_agent_still_loses(
+    tmp_path, monkeypatch
+):
+    starving, notes = [True], []
+    monkeypatch.setattr(tournament, "read_schedstat", starving_reader(starving))
+
+    def note(message):
+        notes.append(message)
+        starving[0] = False  # the machine recovers for the replay
+
+    sleepy = "faulty_agents.SleepyAgent:after=1"
+    records = run_games([one_game(sleepy, 0)], tmp_path / "r.jsonl", STALL_CONFIG, progress=False,
+                        report=note)  # fmt: skip
+    (record,) = records
+    assert record["replays"] == 1 and "stalled" in record["replay_details"][0]
+    assert (record["reason"], record["winner_spec"]) == ("timeout", "random")
+    assert "waited 0.0 s for one" in record["detail"]  # the replay: slept, did not wait
+    assert len(notes) == 1 and "replaying game" in notes[0]
+    assert load_results(tmp_path / "r.jsonl") == records
+    assert "replayed: 1 games (1 replays)" in format_report(records)
+
+
+def test_a_game_the_machine_stalls_every_time_is_left_unplayed_and_reported(tmp_path, monkeypatch):
+    monkeypatch.setattr(tournament, "read_schedstat", starving_reader([True]))
+    notes = []
+    tasks = [one_game("faulty_agents.SleepyAgent", 0), one_game("agents.simple.RandomAgent", 1)]
+    records = run_games(tasks, tmp_path / "r.jsonl", STALL_CONFIG, progress=False,
+                        report=notes.append)  # fmt: skip
+    assert [r["game_id"] for r in records] == [tasks[1].game_id]
+    assert records[0]["replays"] == 0
+    assert sum("replaying" in note for note in notes) == MAX_REPLAYS
+    assert "left unplayed" in notes[-1]
+    assert load_results(tmp_path / "r.jsonl") == records

@@ -48,6 +48,7 @@ __all__ = [
     "LastThrow",
     "default_max_turns",
     "derive_seed",
+    "interface_problem",
     "play_game",
     "replay",
 ]
@@ -64,6 +65,7 @@ LastThrow = tuple[Cell, Cell] | None
 """The last throw's ``(target, landing)`` cells, or None before the first throw."""
 
 TurnHook = Callable[[int, State, list[Cell]], None]
+ResetHook = Callable[[int], None]
 
 
 @dataclass
@@ -131,6 +133,7 @@ def play_game(
     max_turns: int | None = None,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
     on_turn: TurnHook | None = None,
+    on_reset: ResetHook | None = None,
 ) -> GameResult:
     """Play one game; ``agents[0]`` takes seat 0 (player 0, who starts).
 
@@ -144,14 +147,22 @@ def play_game(
         on_turn: called as ``on_turn(seat, state, actions)`` before each turn (and once
             more with the final state and seat -1 unless a fault ended the game), e.g. to
             show the game or to send a heartbeat.
+        on_reset: called as ``on_reset(seat)`` before that seat's agent is reset (a
+            heartbeat, so that a reset that hangs is charged to its own seat).
 
     Returns:
-        The result; an agent's fault ends the game as its loss, it never raises for one.
+        The result; an agent's fault (in its reset or a decision, or a missing method) ends
+        the game as its loss, it never raises for one.
     """
     limit = default_max_turns(board_size) if max_turns is None else max_turns
     result = GameResult(seed=seed, board_size=board_size, max_turns=limit)
     for seat, agent in enumerate(agents):
-        agent.reset(seed=derive_seed(seed, "seat", seat))
+        if on_reset is not None:
+            on_reset(seat)
+        try:
+            _reset(agent, derive_seed(seed, "seat", seat))
+        except _Fault as fault:
+            return result.lose(seat, fault.reason, str(fault))
     landing_rng = random.Random(derive_seed(seed, "landing"))
     state = initial_state(GameConfig(board_size))
     while state.winner == NO_PLAYER and state.turn < limit:
@@ -171,6 +182,30 @@ def play_game(
     if state.winner != NO_PLAYER:
         result.winner, result.reason = state.winner, "trapped"
     return result
+
+
+def interface_problem(agent: object) -> str | None:
+    """What ``agent`` lacks of the :class:`~agents.base.Agent` interface; None if nothing."""
+    missing = [
+        name for name in ("select_action", "reset") if not callable(getattr(agent, name, None))
+    ]
+    if not missing:
+        return None
+    return (
+        f"{type(agent).__name__} object has no method {' or '.join(missing)}; an agent needs "
+        "select_action(state) and reset(seed=None)"
+    )
+
+
+def _reset(agent: Agent, seed: int) -> None:
+    """Reset ``agent`` for a new game; a missing or failing reset is the agent's fault."""
+    problem = interface_problem(agent)
+    if problem is not None:
+        raise _Fault("exception", problem)
+    try:
+        agent.reset(seed=seed)
+    except Exception as error:
+        raise _Fault("exception", f"reset raised {type(error).__name__}: {error}") from error
 
 
 def _play_turn(
@@ -199,8 +234,11 @@ def _timed_decision(agent: Agent, state: State) -> tuple[Any, float]:
         action = agent.select_action(state)
         seconds = time.process_time() - start
     except Exception as error:
+        # An agent's error may name its kind of fault (a program agent's crash, timeout or
+        # garbage answer); anything else is an exception.
+        reason = getattr(error, "reason", "exception")
         raise _Fault(
-            "exception",
+            reason if reason in FAULTS else "exception",
             f"select_action raised {type(error).__name__}: {error} "
             f"(turn {state.turn}, phase {state.phase.name})",
         ) from error

@@ -28,6 +28,7 @@ __all__ = [
     "elo_ratings",
     "format_report",
     "plot_report",
+    "replay_note",
     "score_matrix",
     "specs_of",
     "summarize_pairings",
@@ -177,6 +178,8 @@ def _fit_strengths(
 ) -> dict[str, float]:
     """Hunter's MM update: strength_i = score_i / sum_j n_ij / (strength_i + strength_j)."""
     strengths = dict.fromkeys(scores, 1.0)
+    if not strengths:
+        return strengths
     for _ in range(iterations):
         updated = {
             spec: max(scores[spec], 1e-12)
@@ -198,9 +201,25 @@ def _fit_strengths(
 
 
 def format_report(records: Sequence[Record]) -> str:
-    """Text tables: per pairing (overall and per seat) and per agent (score and rating)."""
+    """Text tables: per pairing (overall and per seat) and per agent (score and rating).
+
+    A line after them counts the games replayed after a machine stall, if any.
+    """
     lines = [_pairing_table(summarize_pairings(records)), "", _agent_table(records)]
-    return "\n".join(lines)
+    note = replay_note(records)
+    return "\n".join([*lines, "", note] if note else lines)
+
+
+def replay_note(records: Iterable[Record]) -> str:
+    """How many games were replayed after the machine stalled them; empty if none was."""
+    counts = [record.get("replays", 0) for record in records]
+    replayed = sum(1 for count in counts if count)
+    if not replayed:
+        return ""
+    return (
+        f"replayed: {replayed} games ({sum(counts)} replays), whose worker the machine "
+        "stalled (a stall decides no game)"
+    )
 
 
 def _wdl(counts: Sequence[int]) -> str:

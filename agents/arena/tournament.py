@@ -1,19 +1,27 @@
-"""Many games in parallel worker processes, surviving faulty agents and killed runs.
+"""Many games in parallel worker processes, surviving faulty agents, busy machines, killed runs.
 
 Games are :class:`GameTask` values (who sits where, and the game's seed); :func:`round_robin`
 makes them for every pair of agent specs, seats alternating, each game's seed derived from
 the base seed, the pairing and the game's number (so any game replays alone).
 :func:`run_games` plays them in worker processes that build the agents from their specs.
 
+Before the first game, :func:`check_specs` builds each agent once in a child process
+(guarded by a timeout, so that a constructor that raises, exits or hangs is a one-line
+error naming the spec) and asks it whether it can play the board
+(:func:`agents.base.check_supports`).
+
 Time: inside a worker, :func:`agents.arena.match.play_game` holds each turn to a CPU-time
 budget. The parent adds a wall-clock ceiling per turn: a worker whose agent blocks (sleeps,
 waits, loops in native code) past it is killed, the game is recorded as that seat's loss
-("timeout"), and a fresh worker takes its place. A worker that dies is a "crash" loss for
-the seat that was acting.
+("timeout"), and a fresh worker takes its place. A timeout that the machine caused (the
+worker was runnable but got no CPU, see :mod:`agents.arena.processes`) decides nothing:
+the game is replayed, at most :data:`MAX_REPLAYS` times, and its record counts the
+replays. A worker that dies is a "crash" loss for the seat that was acting, and the record
+says how it died.
 
-Results: each finished game is appended at once as one JSON line; ``resume=True`` keeps the
-games already in the file and plays only the others, so a killed run loses at most the
-games in flight.
+Results: see :mod:`agents.arena.results`. Each finished game is appended at once as one
+JSON line; ``resume=True`` keeps the games already in the file and plays only the others,
+so a killed run loses at most the games in flight.
 
 Example:
     >>> tasks = round_robin(["random", "greedy"], games_per_pairing=4, seed=0)
@@ -23,36 +31,68 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import json
+import math
 import multiprocessing
 import os
+import sys
 import time
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agents.arena.match import (
     DEFAULT_TIME_BUDGET,
     GameResult,
     default_max_turns,
     derive_seed,
+    interface_problem,
     play_game,
     replay,
 )
-from agents.base import Agent, make_agent
-from trap_env.core import NO_PLAYER, GameConfig, State
+from agents.arena.processes import (
+    SchedStat,
+    describe_exit,
+    is_machine_stall,
+    read_oom_kills,
+    read_peak_memory,
+    read_schedstat,
+)
+from agents.arena.results import Record, ResultsError, ResultsLog, load_results
+from agents.base import (
+    Agent,
+    SpecError,
+    UnsupportedGameError,
+    check_supports,
+    make_agent,
+    parse_spec,
+)
+from agents.program import DEFAULT_MEMORY_LIMIT
+from trap_env.core import NO_PLAYER, Cell, GameConfig, State
 
 __all__ = [
+    "MAX_REPLAYS",
+    "MAX_SECONDS",
+    "Beat",
     "GameTask",
     "RunConfig",
     "check_specs",
     "load_results",
+    "play_task",
+    "probe_specs",
     "round_robin",
     "run_games",
 ]
+
+MAX_SECONDS = 1e6
+"""The longest time limit accepted (about 11 days); the clocks' waits hold no more."""
+
+MAX_REPLAYS = 3
+"""How often a game stalled by the machine is replayed before it is left unplayed."""
+
+Report = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -71,6 +111,10 @@ class GameTask:
     seats: tuple[str, str]
     seed: int
 
+    def __post_init__(self) -> None:
+        if sorted(self.seats) != sorted(self.pairing):
+            raise ValueError(f"the seats {self.seats} must be the pairing {self.pairing}")
+
 
 @dataclass(frozen=True)
 class RunConfig:
@@ -79,13 +123,20 @@ class RunConfig:
     Attributes:
         board_size: N.
         max_turns: a draw after this many turns; None for 4 * N * N.
-        time_budget: CPU seconds per turn (move and throw); None for no limit.
+        time_budget: CPU seconds per turn (move and throw); None (or ``math.inf``) for no
+            limit.
         wall_ceiling: wall-clock seconds a turn may take before its worker is killed;
-            None for ``2 * time_budget + 1`` (no ceiling when there is no budget).
-        setup_seconds: wall-clock seconds to build an agent in a worker.
+            None for ``2 * time_budget + 1`` (no ceiling when there is no budget);
+            ``math.inf`` for no ceiling.
+        setup_seconds: wall-clock seconds to build an agent, or to reset it, in a worker.
         workers: worker processes; None for all cores; 0 plays in this process (no
             wall-clock ceiling, for debugging).
         start_method: multiprocessing start method of the workers.
+        memory_limit: bytes of address space for program agents (``exec:`` specs, which
+            also get ``time_budget`` as their CPU limit); None for no limit.
+
+    Raises:
+        ValueError: for a value out of range; seconds are at most :data:`MAX_SECONDS`.
     """
 
     board_size: int = GameConfig().board_size
@@ -95,19 +146,19 @@ class RunConfig:
     setup_seconds: float = 120.0
     workers: int | None = None
     start_method: str = "spawn"
+    memory_limit: int | None = DEFAULT_MEMORY_LIMIT
 
     def __post_init__(self) -> None:
         GameConfig(self.board_size)
-        checks = [
-            ("max_turns", self.max_turns, self.max_turns is None or self.max_turns >= 1),
-            ("time_budget", self.time_budget, self.time_budget is None or self.time_budget > 0),
-            ("wall_ceiling", self.wall_ceiling, self.wall_ceiling is None or self.wall_ceiling > 0),
-            ("setup_seconds", self.setup_seconds, self.setup_seconds > 0),
-            ("workers", self.workers, self.workers is None or self.workers >= 0),
-        ]
-        for name, value, is_valid in checks:
-            if not is_valid:
-                raise ValueError(f"{name} must be positive (workers: >= 0) or None, got {value!r}")
+        if self.time_budget == math.inf:  # no limit, said the other way
+            object.__setattr__(self, "time_budget", None)
+        _check_seconds("time_budget", self.time_budget, "or None for no limit")
+        if self.wall_ceiling != math.inf:
+            _check_seconds("wall_ceiling", self.wall_ceiling, "or None, or math.inf for none")
+        _check_seconds("setup_seconds", self.setup_seconds, "")
+        for name, value, low in (("max_turns", self.max_turns, 1), ("workers", self.workers, 0)):
+            if value is not None and not value >= low:
+                raise ValueError(f"{name} must be an integer >= {low} or None, got {value!r}")
         if self.start_method not in multiprocessing.get_all_start_methods():
             raise ValueError(
                 f"start_method {self.start_method!r} is not one of "
@@ -121,9 +172,9 @@ class RunConfig:
 
     @property
     def ceiling(self) -> float | None:
-        """The wall-clock seconds per turn after which a worker is killed."""
+        """The wall-clock seconds per turn after which a worker is killed; None for none."""
         if self.wall_ceiling is not None:
-            return self.wall_ceiling
+            return None if self.wall_ceiling == math.inf else self.wall_ceiling
         return None if self.time_budget is None else 2 * self.time_budget + 1
 
     @property
@@ -133,15 +184,133 @@ class RunConfig:
             return os.cpu_count() or 1
         return self.workers
 
+    def settings(self) -> dict[str, Any]:
+        """The settings that decide games, which every game of a results file shares."""
+        return {
+            "board_size": self.board_size,
+            "max_turns": self.turn_limit,
+            "time_budget": self.time_budget,
+            "wall_ceiling": self.ceiling,
+            "memory_limit": self.memory_limit,
+        }
 
-def check_specs(specs: Iterable[str]) -> None:
-    """Build each agent once, so that a bad spec fails before any game starts.
+
+def _check_seconds(name: str, value: float | None, alternatives: str) -> None:
+    """Refuse seconds outside (0, MAX_SECONDS]; None passes when there are ``alternatives``."""
+    if value is None and alternatives:
+        return
+    is_number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not (is_number and 0 < value <= MAX_SECONDS):  # type: ignore[operator]
+        raise ValueError(
+            f"{name} must be seconds > 0 and <= {MAX_SECONDS:.0f} {alternatives}, got {value!r}"
+        )
+
+
+# --- Checking agents before the first game ---------------------------------------------
+
+
+def check_specs(specs: Iterable[str], config: RunConfig = RunConfig()) -> None:
+    """Build each agent once in a guarded child process, before any game starts.
+
+    Each agent must build within ``config.setup_seconds``, have the agent interface, and
+    accept the board (:func:`agents.base.check_supports`).
 
     Raises:
-        SpecError: for an unknown agent or option (the message lists what exists).
+        SpecError: for an unknown agent or option (the message lists what exists), a
+            constructor that raises, exits its process or hangs, or an object that is not
+            an agent; the message names the spec.
+        UnsupportedGameError: for an agent that cannot play ``config``'s board.
     """
+    for problem in probe_specs(specs, config).values():
+        if problem is not None:
+            raise problem
+
+
+def probe_specs(
+    specs: Iterable[str], config: RunConfig = RunConfig()
+) -> dict[str, SpecError | UnsupportedGameError | None]:
+    """Like :func:`check_specs`, but the problem of every spec (None if none), by spec."""
+    order = list(dict.fromkeys(specs))
+    problems: dict[str, SpecError | UnsupportedGameError | None] = {}
+    context = multiprocessing.get_context(config.start_method)
+    while len(problems) < len(order):
+        problems.update(_probe_in_child(context, [s for s in order if s not in problems], config))
+    return {spec: problems[spec] for spec in order}
+
+
+def _probe_in_child(
+    context: Any, specs: list[str], config: RunConfig
+) -> dict[str, SpecError | UnsupportedGameError | None]:
+    """Probe ``specs`` in one child; one that dies or hangs ends it with that spec's problem."""
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_probe_main, args=(sender, specs, config), daemon=True)
+    process.start()
+    sender.close()
+    found: dict[str, SpecError | UnsupportedGameError | None] = {}
+    current: str | None = None
+    failure = ""
+    try:
+        while len(found) < len(specs):
+            if not receiver.poll(config.setup_seconds):
+                failure = f"took more than {config.setup_seconds:g} s"
+                break
+            try:
+                kind, spec, message = receiver.recv()
+            except (EOFError, OSError):
+                process.join(timeout=5)
+                failure = f"ended its process: {describe_exit(process.exitcode)}"
+                break
+            if kind == "start":
+                current = spec
+            else:
+                found[spec] = None if message is None else _PROBLEMS[kind](message)
+    finally:
+        if process.is_alive():
+            process.kill()
+        process.join()
+        receiver.close()
+    if len(found) == len(specs):
+        return found
+    if current is not None and current not in found:
+        return found | {current: SpecError(f"building agent {current!r} {failure}")}
+    return found | {  # the child failed before building any agent: no culprit among them
+        spec: SpecError(f"the process checking agent {spec!r} {failure}")
+        for spec in specs
+        if spec not in found
+    }
+
+
+_PROBLEMS: dict[str, type[SpecError | UnsupportedGameError]] = {
+    "spec": SpecError,
+    "unsupported": UnsupportedGameError,
+}
+
+
+def _probe_main(conn: Connection, specs: list[str], config: RunConfig) -> None:
+    """The probing child: for each spec, announce it, then send its problem (or None)."""
     for spec in specs:
-        make_agent(spec, seed=0)
+        conn.send(("start", spec, None))
+        conn.send(_probe_one(spec, config))
+    conn.close()
+
+
+def _probe_one(spec: str, config: RunConfig) -> tuple[str, str, str | None]:
+    try:
+        agent = make_agent(spec, seed=0, **_program_limits(spec, config))
+        problem = interface_problem(agent)
+        if problem is not None:
+            return ("spec", spec, f"agent spec {spec!r} does not build an agent: {problem}")
+        check_supports(agent, GameConfig(config.board_size))
+    except UnsupportedGameError as error:
+        return ("unsupported", spec, f"agent {spec!r} cannot play this game: {error}")
+    except SpecError as error:
+        return ("spec", spec, str(error))
+    except (Exception, SystemExit) as error:
+        return ("spec", spec, f"building agent {spec!r} raised {type(error).__name__}: {error}")
+    return ("ok", spec, None)
+
+
+# --- Tasks -----------------------------------------------------------------------------
 
 
 def round_robin(specs: Sequence[str], games_per_pairing: int, seed: int) -> list[GameTask]:
@@ -176,16 +345,7 @@ def _pairing_tasks(pairing: tuple[str, str], count: int, seed: int) -> list[Game
     ]
 
 
-def load_results(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The game records of a results file; a torn last line (a killed run) is skipped."""
-    records = []
-    with open(path, encoding="utf-8") as lines:
-        for line in lines:
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
-    return records
+# --- Running ---------------------------------------------------------------------------
 
 
 def run_games(
@@ -194,74 +354,92 @@ def run_games(
     config: RunConfig = RunConfig(),
     *,
     resume: bool = False,
+    overwrite: bool = False,
+    check: bool = True,
     progress: bool = True,
-) -> list[dict[str, Any]]:
+    report: Report | None = None,
+) -> list[Record]:
     """Play the tasks, appending each finished game to ``results_path`` as a JSON line.
+
+    The results file is locked while the run uses it, and its settings are recorded beside
+    it (see :mod:`agents.arena.results`).
 
     Args:
         tasks: the games; their ``game_id`` must be unique.
-        results_path: the JSON Lines file; created (or emptied, without ``resume``).
+        results_path: the JSON Lines file.
         config: board, time and worker settings.
-        resume: keep the games already in the file and play only the missing ones.
+        resume: keep the games already in the file (recorded with the same settings) and
+            play only the missing ones.
+        overwrite: replace the games of a file that holds some (without ``resume``).
+        check: check the agents' specs (:func:`check_specs`) before the first game.
         progress: show a tqdm progress bar on stderr.
+        report: called with notes for the user (a torn line cut, a game replayed or left
+            unplayed after machine stalls); default: printed to stderr.
 
     Returns:
-        The records of all the tasks (from the file and new), in task order.
+        The records of the tasks (from the file and new), in task order; a game that the
+        machine stalled more than :data:`MAX_REPLAYS` times has none (and is reported).
 
     Raises:
         OSError: if the results file cannot be written (before any game starts).
-        ValueError: for repeated game ids, or a file from a run with other settings.
+        ResultsError: for a file held by another run, holding games without ``resume`` or
+            ``overwrite``, or recorded with other settings.
+        SpecError, UnsupportedGameError: from :func:`check_specs`.
+        ValueError: for repeated game ids.
     """
     if len({task.game_id for task in tasks}) != len(tasks):
         raise ValueError("game ids must be unique within a run")
-    path = Path(results_path)
-    done = _previous_records(path, tasks) if resume else {}
-    todo = [task for task in tasks if task.game_id not in done]
-    with _open_results(path, resume) as out, _progress_bar(len(tasks), len(done), progress) as bar:
+    say = report or _print_note
+    with ResultsLog(results_path, say) as log:
+        kept = log.previous(config.settings(), resume=resume, overwrite=overwrite)
+        done = _matching_records(log.path, kept, tasks, config)
+        todo = [task for task in tasks if task.game_id not in done]
+        if check and todo:
+            check_specs([spec for task in todo for spec in task.seats], config)
+        log.start(config.settings(), keep=resume)
+        with _progress_bar(len(tasks), len(done), progress) as bar:
 
-        def finish(record: dict[str, Any]) -> None:
-            out.write(json.dumps(record) + "\n")
-            out.flush()
-            done[record["game_id"]] = record
-            bar.update(1)
+            def finish(record: Record) -> None:
+                log.append(record)
+                done[record["game_id"]] = record
+                bar.update(1)
 
-        if config.num_workers == 0:
-            for task in todo:
-                finish(_play_task(task, config, {}, None))
-        else:
-            _WorkerPool(config).run(todo, finish)
-    return [done[task.game_id] for task in tasks]
-
-
-def _open_results(path: Path, resume: bool) -> Any:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if resume and path.exists():
-        _drop_torn_line(path)
-        return open(path, "a", encoding="utf-8")
-    return open(path, "w", encoding="utf-8")
+            if config.num_workers == 0:
+                for task in todo:
+                    finish(play_task(task, config, {}, None))
+            else:
+                _WorkerPool(config, finish, say).run(todo)
+    return [done[task.game_id] for task in tasks if task.game_id in done]
 
 
-def _drop_torn_line(path: Path) -> None:
-    """Cut a last line that a killed run left without its newline."""
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        path.write_bytes(data[: data.rfind(b"\n") + 1])
+def _print_note(message: str) -> None:
+    from tqdm import tqdm
+
+    tqdm.write(f"note: {message}", file=sys.stderr)
 
 
-def _previous_records(path: Path, tasks: Sequence[GameTask]) -> dict[str, dict[str, Any]]:
-    if not path.exists():
-        return {}
+def _matching_records(
+    path: Path, records: list[Record], tasks: Sequence[GameTask], config: RunConfig
+) -> dict[str, Record]:
+    """The recorded games of ``tasks``, checked to come from the same tasks and settings."""
     by_id = {task.game_id: task for task in tasks}
+    expected = {"board_size": config.board_size, "max_turns": config.turn_limit}
     done = {}
-    for record in load_results(path):
-        task = by_id.get(record.get("game_id", ""))
+    for record in records:
+        task = by_id.get(record["game_id"])
         if task is None:
             continue
-        if record.get("seed") != task.seed or tuple(record.get("seats", ())) != task.seats:
-            raise ValueError(
+        if record["seed"] != task.seed or tuple(record["seats"]) != task.seats:
+            raise ResultsError(
                 f"{path} holds game {task.game_id!r} with another seed or seats: it comes from "
                 "a run with other settings; resume with the same ones or write elsewhere"
             )
+        for name, value in expected.items():
+            if record[name] != value:
+                raise ResultsError(
+                    f"{path} holds game {task.game_id!r} played with {name} {record[name]}, "
+                    f"this run has {value}; resume with the same settings or write elsewhere"
+                )
         done[task.game_id] = record
     return done
 
@@ -272,8 +450,8 @@ def _progress_bar(total: int, initial: int, enabled: bool) -> Any:
     return tqdm(total=total, initial=initial, unit="game", disable=not enabled, smoothing=0.1)
 
 
-def _record(task: GameTask, result: GameResult, config: RunConfig) -> dict[str, Any]:
-    """The JSON record of a game: the task, the settings, and the result."""
+def _record(task: GameTask, result: GameResult, config: RunConfig) -> Record:
+    """The JSON record of a game: the task, the settings, the result, and no replays yet."""
     winner_spec = None if result.winner == NO_PLAYER else task.seats[result.winner]
     return {
         "game_id": task.game_id,
@@ -282,49 +460,105 @@ def _record(task: GameTask, result: GameResult, config: RunConfig) -> dict[str, 
         "winner_spec": winner_spec,
         "time_budget": config.time_budget,
         **result.to_dict(),
+        "replays": 0,
+        "replay_details": [],
     }
 
 
 # --- Playing a task (in a worker, or in this process) ---------------------------------
 
 
-def _play_task(
-    task: GameTask, config: RunConfig, cache: dict[tuple[str, int], Agent], conn: Connection | None
-) -> dict[str, Any]:
-    """Build the two agents (reusing ``cache``) and play; report turns on ``conn``."""
+class Beat(NamedTuple):
+    """A worker's heartbeat: who acts now, for how long at most, and the actions since the last.
+
+    Attributes:
+        seat: the seat whose agent acts (is built, reset, or decides).
+        limit: wall-clock seconds it may take; None for no ceiling.
+        cpu_allowance: CPU seconds it may use; None for no limit.
+        what: what it does, in words ("turn 12", "reset of 'random'", ...).
+        actions: the actions applied since the last heartbeat.
+    """
+
+    seat: int
+    limit: float | None
+    cpu_allowance: float | None
+    what: str
+    actions: list[Cell]
+
+
+BeatSink = Callable[[Beat], None]
+
+
+def play_task(
+    task: GameTask, config: RunConfig, cache: dict[tuple[str, int], Agent], beat: BeatSink | None
+) -> Record:
+    """Build the two agents (reusing ``cache``) and play the game; its record.
+
+    Faults of an agent (in building, reset or a decision) are its seat's loss. ``beat``,
+    when given, receives a :class:`Beat` before each step that may hang, so that whoever
+    watches the clock knows which seat to charge.
+    """
     result = GameResult(seed=task.seed, board_size=config.board_size, max_turns=config.turn_limit)
     agents = []
     for seat, spec in enumerate(task.seats):
-        if conn is not None:
-            conn.send(("act", seat, config.setup_seconds, []))
+        if beat is not None:
+            setup = config.setup_seconds
+            beat(Beat(seat, setup, setup, f"building agent {spec!r}", []))
         try:
-            if (spec, seat) not in cache:
-                cache[spec, seat] = make_agent(spec, seed=derive_seed(task.seed, "seat", seat))
+            agents.append(_built_agent(spec, seat, task, config, cache))
         except Exception as error:
             detail = f"building agent {spec!r} raised {type(error).__name__}: {error}"
             return _record(task, result.lose(seat, "exception", detail), config)
-        agents.append(cache[spec, seat])
-    hook = None if conn is None else _heartbeat(conn, config)
     result = play_game(
         agents,
         seed=task.seed,
         board_size=config.board_size,
         max_turns=config.max_turns,
         time_budget=config.time_budget,
-        on_turn=hook,
+        on_turn=None if beat is None else _turn_beats(beat, config),
+        on_reset=None if beat is None else _reset_beats(beat, task, config),
     )
     return _record(task, result, config)
 
 
-def _heartbeat(conn: Connection, config: RunConfig) -> Any:
-    """A turn hook telling the parent who acts now and the actions since the last call."""
-    ceiling = config.ceiling
+def _built_agent(
+    spec: str, seat: int, task: GameTask, config: RunConfig, cache: dict[tuple[str, int], Agent]
+) -> Agent:
+    """The seat's agent, built once per worker and checked; raises what went wrong."""
+    if (spec, seat) not in cache:
+        agent = make_agent(
+            spec, seed=derive_seed(task.seed, "seat", seat), **_program_limits(spec, config)
+        )
+        problem = interface_problem(agent)
+        if problem is not None:
+            raise TypeError(problem)
+        check_supports(agent, GameConfig(config.board_size))
+        cache[spec, seat] = agent
+    return cache[spec, seat]
+
+
+def _program_limits(spec: str, config: RunConfig) -> dict[str, Any]:
+    """The run's limits for a program agent, which enforces them on its own process."""
+    if parse_spec(spec)[0] != "exec":
+        return {}
+    return {"time_limit": config.time_budget, "memory_limit": config.memory_limit}
+
+
+def _reset_beats(beat: BeatSink, task: GameTask, config: RunConfig) -> Callable[[int], None]:
+    setup = config.setup_seconds
+    return lambda seat: beat(Beat(seat, setup, setup, f"reset of {task.seats[seat]!r}", []))
+
+
+def _turn_beats(beat: BeatSink, config: RunConfig) -> Callable[[int, State, list[Cell]], None]:
+    """A turn hook sending who acts now and the actions since the last call."""
     sent = 0
 
-    def on_turn(seat: int, state: State, actions: list[int]) -> None:
+    def on_turn(seat: int, state: State, actions: list[Cell]) -> None:
         nonlocal sent
         if seat >= 0:
-            conn.send(("act", seat, ceiling, actions[sent:]))
+            beat(
+                Beat(seat, config.ceiling, config.time_budget, f"turn {state.turn}", actions[sent:])
+            )
             sent = len(actions)
 
     return on_turn
@@ -339,9 +573,13 @@ def _worker_main(conn: Connection, config: RunConfig) -> None:
     cache: dict[tuple[str, int], Agent] = {}
     try:
         while (task := conn.recv()) is not None:
-            conn.send(("done", _play_task(task, config, cache, conn)))
+            record = play_task(task, config, cache, lambda beat: conn.send(("beat", beat)))
+            conn.send(("done", record))
     except (EOFError, BrokenPipeError, KeyboardInterrupt):
         return  # the parent is gone or interrupted: nothing left to report to
+
+
+# --- The worker pool (the parent's side) ----------------------------------------------
 
 
 @dataclass
@@ -351,31 +589,38 @@ class _Worker:
     process: Any
     conn: Connection
     task: GameTask | None = None
-    seat: int | None = None
+    beat: Beat | None = None
     deadline: float | None = None
     actions: list[int] = field(default_factory=list)
     turn_started: float = 0.0
+    sched: SchedStat | None = None
+    peak_memory: int | None = None
+    oom_kills: int | None = None
 
 
 class _WorkerPool:
     """Worker processes fed with tasks; kills and replaces any whose turn runs too long."""
 
-    def __init__(self, config: RunConfig) -> None:
+    def __init__(self, config: RunConfig, finish: Callable[[Record], None], report: Report):
         self.config = config
+        self.finish = finish
+        self.report = report
         self.context = multiprocessing.get_context(config.start_method)
         self.workers: list[_Worker] = []
+        self.pending: deque[GameTask] = deque()
+        self.voided: dict[str, list[str]] = {}
 
-    def run(self, tasks: Sequence[GameTask], finish: Any) -> None:
+    def run(self, tasks: Sequence[GameTask]) -> None:
         """Play all tasks, calling ``finish(record)`` as each game ends."""
-        pending = deque(tasks)
+        self.pending = deque(tasks)
         try:
-            count = min(self.config.num_workers, len(pending))
+            count = min(self.config.num_workers, len(self.pending))
             self.workers = [self._start() for _ in range(count)]
-            while pending or any(worker.task for worker in self.workers):
+            while self.pending or any(worker.task for worker in self.workers):
                 for worker in self.workers:
-                    if worker.task is None and pending:
-                        self._dispatch(worker, pending.popleft())
-                self._wait_and_collect(finish)
+                    if worker.task is None and self.pending:
+                        self._dispatch(worker, self.pending.popleft())
+                self._wait_and_collect()
         finally:
             for worker in self.workers:
                 self._stop(worker)
@@ -390,46 +635,86 @@ class _WorkerPool:
         return _Worker(process, parent_end)
 
     def _dispatch(self, worker: _Worker, task: GameTask) -> None:
-        worker.task, worker.seat, worker.actions = task, None, []
+        worker.task, worker.beat, worker.actions = task, None, []
         worker.turn_started = time.monotonic()
         worker.deadline = worker.turn_started + self.config.setup_seconds
+        worker.sched = read_schedstat(worker.process.pid)
+        worker.oom_kills = read_oom_kills()
         worker.conn.send(task)
 
-    def _wait_and_collect(self, finish: Any) -> None:
+    def _wait_and_collect(self) -> None:
         busy = [worker for worker in self.workers if worker.task is not None]
         deadlines = [worker.deadline for worker in busy if worker.deadline is not None]
-        timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+        # Wake at least once a minute: a wait's timeout is bounded on some platforms.
+        timeout = min([60.0, *(max(0.0, d - time.monotonic()) for d in deadlines)])
         ready = wait([worker.conn for worker in busy], timeout=timeout)
         for worker in busy:
             if worker.conn in ready:
-                self._receive(worker, finish)
-        now = time.monotonic()
+                self._receive(worker)
         for worker in busy:
-            if worker.task is not None and worker.deadline is not None and now > worker.deadline:
-                took = now - worker.turn_started
-                self._replace(worker, finish, "timeout", f"no answer after {took:.1f} s wall-clock")
+            is_late = worker.deadline is not None and time.monotonic() > worker.deadline
+            if worker.task is not None and is_late and not worker.conn.poll():
+                self._time_out(worker)
 
-    def _receive(self, worker: _Worker, finish: Any) -> None:
+    def _receive(self, worker: _Worker) -> None:
         try:
             while worker.conn.poll():
-                message = worker.conn.recv()
-                if message[0] == "done":
-                    worker.task, worker.deadline = None, None
-                    finish(message[1])
+                kind, payload = worker.conn.recv()
+                if kind == "done":
+                    self._finish(worker, payload)
                     return
-                _, worker.seat, limit, new_actions = message
-                worker.actions.extend(new_actions)
-                worker.turn_started = time.monotonic()
-                worker.deadline = None if limit is None else worker.turn_started + limit
+                self._on_beat(worker, payload)
         except (EOFError, OSError):
-            code = worker.process.exitcode
-            self._replace(worker, finish, "crash", f"the worker process died (exit code {code})")
+            self._died(worker)
 
-    def _replace(self, worker: _Worker, finish: Any, reason: str, detail: str) -> None:
+    def _on_beat(self, worker: _Worker, beat: Beat) -> None:
+        worker.beat = beat
+        worker.actions.extend(beat.actions)
+        worker.turn_started = time.monotonic()
+        worker.deadline = None if beat.limit is None else worker.turn_started + beat.limit
+        pid = worker.process.pid
+        worker.sched = read_schedstat(pid)
+        worker.peak_memory = read_peak_memory(pid) or worker.peak_memory
+
+    def _finish(self, worker: _Worker, record: Record) -> None:
+        voided = self.voided.pop(record["game_id"], [])
+        record["replays"], record["replay_details"] = len(voided), voided
+        worker.task, worker.beat, worker.deadline = None, None, None
+        self.finish(record)
+
+    def _time_out(self, worker: _Worker) -> None:
+        """Charge a turn past its ceiling to the acting seat, unless the machine stalled it."""
+        took = time.monotonic() - worker.turn_started
+        after = read_schedstat(worker.process.pid)
+        beat = worker.beat
+        what = "starting the worker" if beat is None else beat.what
+        usage = _usage_text(worker.sched, after)
+        detail = f"{what}: no answer after {took:.1f} s wall-clock{usage}"
+        allowance = math.inf if beat is None or beat.cpu_allowance is None else beat.cpu_allowance
+        if beat is None or is_machine_stall(took, allowance, worker.sched, after):
+            self._void(worker, detail)
+        else:
+            self._charge(worker, "timeout", detail)
+
+    def _died(self, worker: _Worker) -> None:
+        worker.process.join(timeout=5)  # the pipe can close a moment before the exit
+        oom_kills = read_oom_kills()
+        oom_killed = (
+            None if None in (oom_kills, worker.oom_kills) else oom_kills != worker.oom_kills
+        )
+        how = describe_exit(worker.process.exitcode, worker.peak_memory, oom_killed)
+        what = "starting" if worker.beat is None else worker.beat.what
+        detail = f"the worker process died ({what}): {how}"
+        if worker.beat is None:
+            self._void(worker, detail)
+        else:
+            self._charge(worker, "crash", detail)
+
+    def _charge(self, worker: _Worker, reason: str, detail: str) -> None:
         """Kill the worker, record its game as the acting seat's loss, start a new one."""
-        task = worker.task
-        assert task is not None
-        self._stop(worker, kill=True)
+        task, beat = worker.task, worker.beat
+        assert task is not None and beat is not None
+        self._restart(worker)
         result = GameResult(
             seed=task.seed,
             board_size=self.config.board_size,
@@ -437,13 +722,30 @@ class _WorkerPool:
             actions=worker.actions,
             turns=_turns_of(self.config.board_size, worker.actions),
         )
-        if worker.seat is None:
-            result.reason, result.detail = reason, detail
+        self._finish(worker, _record(task, result.lose(beat.seat, reason, detail), self.config))
+
+    def _void(self, worker: _Worker, detail: str) -> None:
+        """Kill the worker and play its game again (it decides nothing), or give up on it."""
+        task = worker.task
+        assert task is not None
+        self._restart(worker)
+        worker.task = None
+        voided = self.voided.setdefault(task.game_id, [])
+        voided.append(f"{detail}; the machine stalled the worker")
+        if len(voided) <= MAX_REPLAYS:
+            self.report(f"replaying game {task.game_id!r}: the machine stalled it ({detail})")
+            self.pending.appendleft(task)
         else:
-            result.lose(worker.seat, reason, detail)
-        finish(_record(task, result, self.config))
-        index = self.workers.index(worker)
-        self.workers[index] = self._start()
+            self.report(
+                f"game {task.game_id!r} left unplayed: the machine stalled it "
+                f"{len(voided)} times ({detail}); run again with resume on a calmer machine"
+            )
+
+    def _restart(self, worker: _Worker) -> None:
+        self._stop(worker, kill=True)
+        fresh = self._start()
+        worker.process, worker.conn = fresh.process, fresh.conn
+        worker.sched = worker.peak_memory = None
 
     def _stop(self, worker: _Worker, kill: bool = False) -> None:
         if kill:
@@ -456,6 +758,15 @@ class _WorkerPool:
                 worker.process.kill()
         worker.process.join()
         worker.conn.close()
+
+
+def _usage_text(before: SchedStat | None, after: SchedStat | None) -> str:
+    """What the worker did meanwhile: ran, or waited for a CPU (Linux only)."""
+    if before is None or after is None:
+        return ""
+    ran = (after.run_ns - before.run_ns) / 1e9
+    waited = (after.wait_ns - before.wait_ns) / 1e9
+    return f" (ran {ran:.1f} s on a CPU, waited {waited:.1f} s for one)"
 
 
 def _turns_of(board_size: int, actions: list[int]) -> int:

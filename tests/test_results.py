@@ -1,0 +1,191 @@
+"""Tests of agents.arena.results: reading records, the lock, the settings, whole-line appends."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agents.arena.results import (
+    ResultsError,
+    ResultsLog,
+    ResultsWarning,
+    check_record,
+    load_results,
+    read_results,
+)
+
+RECORD = {
+    "game_id": "a vs b #0", "pairing": ["a", "b"], "seats": ["b", "a"], "winner_spec": "a",
+    "time_budget": 5.0, "seed": 12, "board_size": 5, "max_turns": 100, "winner": 1,
+    "reason": "trapped", "detail": "", "turns": 3, "cpu_time": [0.01, 0.02],
+    "max_turn_time": [0.01, 0.01], "actions": [1, 2, 3, 4], "replays": 0, "replay_details": [],
+}  # fmt: skip
+SETTINGS = {"board_size": 5, "max_turns": 100, "time_budget": 5.0, "wall_ceiling": 11.0}
+
+
+def line(**changes: object) -> str:
+    return json.dumps({**RECORD, **changes}) + "\n"
+
+
+def test_a_torn_last_line_is_skipped_with_a_warning(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text(line(game_id="x") + line(game_id="y")[:30])
+    assert read_results(path).torn_tail == line(game_id="y")[:30]
+    with pytest.warns(ResultsWarning, match="unfinished last line"):
+        assert [r["game_id"] for r in load_results(path)] == ["x"]
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "words"),
+    [
+        ("{not json\n", "line 2: not JSON"),
+        ("[1, 2]\n", "line 2: a game record is a JSON object, got list"),
+        (line(reason="bored"), "line 2: 'reason' must be one of trapped"),
+        (line(winner=True), "line 2: 'winner' must be -1, 0 or 1"),
+        (line(seats=["a", "c"]), "line 2: seats ['a', 'c'] are not the pairing"),
+        (line(winner_spec="b"), "line 2: winner_spec 'b' is not the winner's seat's spec 'a'"),
+        (line(actions=[1, -2]), "line 2: 'actions' must be a list of cells"),
+        (json.dumps({k: v for k, v in RECORD.items() if k != "seed"}) + "\n", "no 'seed'"),
+        ("\xff\n", "line 2: not UTF-8"),
+    ],
+)
+def test_a_bad_line_inside_the_file_is_an_error_naming_it(tmp_path, bad_line, words):
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(
+        (line() + bad_line + line()).encode("latin-1" if "\xff" in bad_line else "utf-8")
+    )
+    with pytest.raises(ResultsError, match="line 2") as caught:
+        read_results(path)
+    assert words in str(caught.value)
+
+
+def test_check_record_accepts_a_record_of_the_runner():
+    check_record(RECORD)
+    check_record({**RECORD, "winner": -1, "winner_spec": None, "reason": "truncated"})
+
+
+@given(st.lists(st.one_of(st.binary(max_size=40), st.sampled_from([line().encode(), b"\n"]))))
+def test_any_bytes_read_as_records_or_a_clear_error(tmp_path_factory, chunks):
+    path = tmp_path_factory.mktemp("fuzz") / "r.jsonl"
+    path.write_bytes(b"".join(chunks))
+    try:
+        results = read_results(path)
+    except ResultsError as error:
+        assert "line" in str(error)
+        return
+    for record in results.records:
+        check_record(record)
+
+
+@given(st.integers(min_value=0, max_value=3 * len(line(game_id="0"))))
+def test_a_file_cut_anywhere_keeps_every_whole_record(tmp_path_factory, cut):
+    path = tmp_path_factory.mktemp("cut") / "r.jsonl"
+    data = "".join(line(game_id=str(i)) for i in range(3)).encode()
+    path.write_bytes(data[:cut])
+    results = read_results(path)
+    size = len(line(game_id="0"))
+    is_whole = cut % size in (0, size - 1)  # a record without its newline counts
+    whole = (cut + 1) // size
+    assert [r["game_id"] for r in results.records] == [str(i) for i in range(whole)]
+    assert (results.torn_tail is None) == is_whole
+
+
+def test_appends_are_whole_lines_flushed_to_disk(tmp_path, monkeypatch):
+    synced = []
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd))
+    path = tmp_path / "r.jsonl"
+    with ResultsLog(path) as log:
+        assert log.previous(SETTINGS, resume=False, overwrite=False) == []
+        log.start(SETTINGS, keep=False)
+        for i in range(3):
+            log.append({**RECORD, "game_id": str(i)})
+            assert path.read_text().endswith("\n")
+    assert len(synced) >= 3
+    assert [r["game_id"] for r in load_results(path)] == ["0", "1", "2"]
+    assert json.loads((tmp_path / "r.settings.json").read_text()) == SETTINGS
+
+
+def recorded(path, count=2):
+    with ResultsLog(path) as log:
+        log.previous(SETTINGS, resume=False, overwrite=True)
+        log.start(SETTINGS, keep=False)
+        for i in range(count):
+            log.append({**RECORD, "game_id": str(i)})
+
+
+def test_a_file_with_games_is_only_resumed_or_overwritten(tmp_path):
+    path = tmp_path / "r.jsonl"
+    recorded(path)
+    with ResultsLog(path) as log, pytest.raises(ResultsError, match="already holds 2 recorded"):
+        log.previous(SETTINGS, resume=False, overwrite=False)
+    with ResultsLog(path) as log:
+        assert len(log.previous(SETTINGS, resume=True, overwrite=False)) == 2
+        assert log.previous(SETTINGS, resume=False, overwrite=True) == []
+    path.write_text(line() + "garbled\n")
+    with ResultsLog(path) as log:
+        with pytest.raises(ResultsError, match=r"line 2: not JSON.*--overwrite"):
+            log.previous(SETTINGS, resume=True, overwrite=False)
+        assert log.previous(SETTINGS, resume=False, overwrite=True) == []  # replaced unread
+
+
+def test_resume_with_other_settings_names_each_difference(tmp_path):
+    path = tmp_path / "r.jsonl"
+    recorded(path)
+    other = {**SETTINGS, "board_size": 7, "time_budget": None}
+    with ResultsLog(path) as log, pytest.raises(ResultsError) as caught:
+        log.previous(other, resume=True, overwrite=False)
+    message = str(caught.value)
+    assert "board_size 5 there, 7 now" in message and "time_budget 5 there, none now" in message
+    assert "max_turns" not in message
+
+
+def test_resume_of_a_file_without_settings_compares_its_games(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text(line())  # written before settings files existed
+    with ResultsLog(path) as log, pytest.raises(ResultsError, match="board_size 5 there, 7 now"):
+        log.previous({**SETTINGS, "board_size": 7}, resume=True, overwrite=False)
+
+
+def test_resume_cuts_a_torn_line_and_reports_it(tmp_path):
+    path = tmp_path / "r.jsonl"
+    recorded(path)
+    with open(path, "a") as file:
+        file.write(line()[:25])
+    notes = []
+    with ResultsLog(path, notes.append) as log:
+        log.previous(SETTINGS, resume=True, overwrite=False)
+        log.start(SETTINGS, keep=True)
+        log.append({**RECORD, "game_id": "2"})
+    assert [r["game_id"] for r in load_results(path)] == ["0", "1", "2"]
+    assert len(notes) == 1 and "unfinished last line" in notes[0]
+
+
+HOLD_LOCK = """
+import sys, time
+from agents.arena.results import ResultsLog
+with ResultsLog(sys.argv[1]):
+    print("locked", flush=True)
+    time.sleep(30)
+"""
+
+
+def test_a_second_run_is_refused_while_the_first_holds_the_lock(tmp_path):
+    path = tmp_path / "r.jsonl"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(ResultsError, match=f"another run \\(process {holder.pid}\\)"):
+            ResultsLog(path).__enter__()
+    finally:
+        holder.kill()
+        holder.wait()
+    with ResultsLog(path):  # released when its holder ends
+        pass
