@@ -10,6 +10,24 @@ Example:
     >>> agent = make_agent("random", seed=0)
 """
 
-from agents.base import Agent, SpecError, agent_names, make_agent, parse_spec, register
+from agents.base import (
+    Agent,
+    SpecError,
+    UnsupportedGameError,
+    agent_names,
+    check_supports,
+    make_agent,
+    parse_spec,
+    register,
+)
 
-__all__ = ["Agent", "SpecError", "agent_names", "make_agent", "parse_spec", "register"]
+__all__ = [
+    "Agent",
+    "SpecError",
+    "UnsupportedGameError",
+    "agent_names",
+    "check_supports",
+    "make_agent",
+    "parse_spec",
+    "register",
+]

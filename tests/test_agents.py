@@ -2,23 +2,35 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Literal
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents import Agent, SpecError, agent_names, make_agent, parse_spec
-from agents.base import pause_collector, resume_collector
+from agents import Agent, SpecError, agent_names, make_agent, parse_spec, register
+from agents.base import (
+    SeededAgent,
+    UnsupportedGameError,
+    check_supports,
+    pause_collector,
+    resume_collector,
+)
+from agents.search.agent import ExpectiminimaxAgent, SearchSettings
 from trap_env import core
-from trap_env.core import Phase, State
+from trap_env.core import GameConfig, Phase, State
 
 FAST_OPTIONS = {
     name: "depth=2,time_limit=1"
     for name in ("expectiminimax", "alphabeta", "minimax", "easy", "medium", "hard", "expert")
 }
-NEEDS_EXTRAS = {"ppo"}  # needs torch and trained weights; tested with the PPO code
+NEEDS_EXTRAS = {"ppo", "mcts"}  # need trained weights (ppo: torch); tested with their code
 OURS = [name for name in agent_names() if name not in NEEDS_EXTRAS]
 
 
@@ -37,15 +49,15 @@ def test_every_agent_of_the_issue_is_registered() -> None:
     "spec, name, options",
     [
         ("greedy", "greedy", {}),
-        ("greedy:heuristic=ocls", "greedy", {"heuristic": "ocls"}),
+        (" greedy : heuristic = ocls ", "greedy", {"heuristic": "ocls"}),
         (
-            "expectiminimax:depth=4,time_limit=1.0,table=false,depth_x=none",
+            "expectiminimax:depth=4,time_limit=1.0,weights=voronoi=0;room=1",
             "expectiminimax",
-            {"depth": 4, "time_limit": 1.0, "table": False, "depth_x": None},
+            {"depth": "4", "time_limit": "1.0", "weights": "voronoi=0;room=1"},
         ),
     ],
 )
-def test_parse_spec(spec: str, name: str, options: dict[str, object]) -> None:
+def test_parse_spec_splits_the_texts(spec: str, name: str, options: dict[str, str]) -> None:
     assert parse_spec(spec) == (name, options)
 
 
@@ -57,7 +69,30 @@ def test_parse_spec(spec: str, name: str, options: dict[str, object]) -> None:
         ("expectiminimax:speed=3", "takes no option 'speed'"),
         ("expectiminimax:depth=0", "depth must be"),
         ("greedy:heuristic", "not key=value"),
+        ("expectiminimax:depth=2,depth=3", "'depth' is given twice"),
         ("no.such.module.Agent", "cannot import"),
+        # Booleans are true or false, not any text.
+        ("expectiminimax:throw_filter=no", "'throw_filter' .*true or false, got 'no'"),
+        ("ppo:deterministic=no", "'deterministic' .*true or false, got 'no'"),
+        ("expectiminimax:throw_filter=1", "true or false, got '1'"),
+        # Integers are integers; none only where None is allowed.
+        ("expectiminimax:depth=1.5", "'depth' .*an integer or none, got '1.5'"),
+        ("expectiminimax:throw_radius=none", "'throw_radius' .*an integer, got 'none'"),
+        ("expectiminimax:chance_reduction=true", "an integer, got 'true'"),
+        ("random:seed=x", "'seed' .*an integer or none"),
+        ("expectiminimax:move_share=lots", "'move_share' .*a number, got 'lots'"),
+        ("expectiminimax:move_share=nan", "a number, got 'nan'"),
+        ("expectiminimax:clock=gpu", "one of 'cpu', 'wall'"),
+        ("expectiminimax:weights=speed=1", "weights item 'speed=1'"),
+        ("expectiminimax:settings=fast", "SearchSettings .*cannot give"),
+        # inf reads as none where none is allowed; a limit the clocks cannot hold is refused.
+        ("expectiminimax:time_limit=inf", "give a time_limit, a depth, or both"),
+        ("expectiminimax:time_limit=2000000", "at most 86400 seconds"),
+        ("expectiminimax:time_limit=-inf,depth=2", "time_limit must be > 0"),
+        ("expectiminimax:depth=inf", "an integer or none, got 'inf'"),
+        # Experiment switches are gone from the agent (Search keeps them).
+        ("expectiminimax:table=false", "takes no option 'table'"),
+        ("expectiminimax:star2=false", "takes no option 'star2'"),
     ],
 )
 def test_bad_specs_say_what_exists(spec: str, message: str) -> None:
@@ -65,21 +100,241 @@ def test_bad_specs_say_what_exists(spec: str, message: str) -> None:
         make_agent(spec)
 
 
+@pytest.mark.parametrize(
+    "spec, time_limit, depth",
+    [
+        ("expectiminimax:time_limit=inf,depth=3", None, 3),
+        ("expectiminimax:time_limit=1e400,depth=3", None, 3),
+        ("expectiminimax:time_limit=none,depth=3", None, 3),
+        ("expectiminimax:time_limit=1,depth=none", 1.0, None),
+        ("expectiminimax:time_limit=2", 2.0, None),
+    ],
+)
+def test_inf_reads_as_no_limit(spec: str, time_limit: float | None, depth: int | None) -> None:
+    agent = make_agent(spec)
+    assert isinstance(agent, ExpectiminimaxAgent)
+    assert (agent.settings.time_limit, agent.settings.depth) == (time_limit, depth)
+
+
+def test_every_documented_spec_builds() -> None:
+    for spec in [
+        "expectiminimax:time_limit=1.0",
+        "expectiminimax:depth=4,time_limit=none",
+        "expectiminimax:depth=4,time_limit=none,weights=voronoi=0",
+        "expectiminimax:time_limit=0.25,weights=voronoi=0.35;voronoi_decay=0.8",
+        "expectiminimax:throw_radius=1,chance_reduction=0,clock=wall,throw_filter=false",
+        "alphabeta:time_limit=1.0",
+        "minimax:depth=3",
+        "easy", "medium", "hard:time_limit=2", "expert",
+    ]:  # fmt: skip
+        assert isinstance(make_agent(spec), ExpectiminimaxAgent), spec
+
+
 def test_dotted_path_builds_a_user_agent() -> None:
     agent = make_agent("agents.heuristics.GreedyAgent:heuristic=is", seed=1)
     assert isinstance(agent, Agent)
+    assert isinstance(make_agent("agents.heuristics.greedy:heuristic=is"), Agent)
+
+
+def unannotated_factory(seed=None):  # type: ignore[no-untyped-def]
+    """A function that says nothing of what it returns."""
+    return SeededAgent(seed)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "os.getcwd",  # a builtin function: never called
+        "math.pi",  # not callable
+        "agents.base.SpecError",  # a class, not an agent
+        "agents.base.agent_names",  # annotated to return a list
+        "test_agents.unannotated_factory",  # may return anything: not called
+    ],
+)
+def test_dotted_path_to_a_non_agent_is_refused(spec: str) -> None:
+    with pytest.raises(SpecError, match="is not an agent"):
+        make_agent(spec)
+
+
+def test_a_factory_whose_product_is_no_agent_is_refused() -> None:
+    @register("test_not_an_agent")
+    def not_an_agent(seed: int | None = None) -> Any:
+        return "a string"
+
+    with pytest.raises(SpecError, match="built a str, not an agent"):
+        make_agent("test_not_an_agent")
+
+
+class TypedAgent(SeededAgent):
+    """A user's agent with one option of each type a spec can give."""
+
+    def __init__(  # type: ignore[no-untyped-def]
+        self,
+        flag: bool = False,
+        count: int = 1,
+        limit: float | None = 1.0,
+        mode: Literal["fast", "slow"] = "fast",
+        path: Path | None = None,
+        label: str = "",
+        loose=None,  # untyped on purpose
+        seed: int | None = None,
+    ) -> None:
+        super().__init__(seed)
+        self.options = {"flag": flag, "count": count, "limit": limit, "mode": mode,
+                        "path": path, "label": label, "loose": loose}  # fmt: skip
+
+    def select_action(self, state: State) -> int:
+        return core.legal_actions(state)[0]
+
+
+register("test_typed")(TypedAgent)
+
+
+@pytest.mark.parametrize(
+    "options, expected",
+    [
+        ("flag=TRUE,count=-3,limit=inf", {"flag": True, "count": -3, "limit": None}),
+        ("limit=0.5,mode=slow,path=a/b", {"limit": 0.5, "mode": "slow", "path": Path("a/b")}),
+        ("label=1.5,loose=1.5", {"label": "1.5", "loose": 1.5}),  # untyped: read as before
+        ("loose=none,label=none", {"loose": None, "label": "none"}),
+    ],
+)
+def test_users_agents_are_parsed_by_their_annotations(
+    options: str, expected: dict[str, object]
+) -> None:
+    agent = make_agent(f"test_typed:{options}")
+    assert isinstance(agent, TypedAgent)
+    assert {key: agent.options[key] for key in expected} == expected
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ("flag=yes", "'flag' of agent 'test_typed' takes true or false, got 'yes'"),
+        ("count=1.5", "'count' .* takes an integer, got '1.5'"),
+        ("count=none", "takes an integer, got 'none'"),
+        ("limit=soon", "takes a number or none \\(or inf\\), got 'soon'"),
+        ("mode=medium", "takes one of 'fast', 'slow', got 'medium'"),
+    ],
+)
+def test_users_agents_refuse_values_their_types_do_not_allow(options: str, message: str) -> None:
+    with pytest.raises(SpecError, match=message):
+        make_agent(f"test_typed:{options}")
+
+
+@dataclasses.dataclass(frozen=True)
+class UserSettings:
+    """A user's settings record."""
+
+    depth: int = 1
+    greedy: bool = False
+
+
+class RecordAgent(SeededAgent):
+    """A user's agent that takes a settings record."""
+
+    def __init__(
+        self, settings: UserSettings = UserSettings(depth=5), seed: int | None = None
+    ) -> None:
+        super().__init__(seed)
+        self.settings = settings
+
+    def select_action(self, state: State) -> int:
+        return core.legal_actions(state)[0]
+
+
+def test_a_settings_record_gives_its_fields_as_options() -> None:
+    agent = make_agent("test_agents.RecordAgent:greedy=true")
+    assert isinstance(agent, RecordAgent)
+    assert agent.settings == UserSettings(depth=5, greedy=True)  # from the default record
+    with pytest.raises(SpecError, match=r"'greedy' .*true or false"):
+        make_agent("test_agents.RecordAgent:greedy=1")
 
 
 def test_overrides_win_over_the_spec() -> None:
     agent = make_agent("expectiminimax:depth=2", depth=3, time_limit=None)
-    assert agent.depth == 3  # type: ignore[attr-defined]
+    assert isinstance(agent, ExpectiminimaxAgent)
+    assert agent.settings.depth == 3 and agent.settings.time_limit is None
+    base = SearchSettings(depth=2, time_limit=None, throw_radius=1)
+    agent = make_agent("expectiminimax:depth=4", settings=base)
+    assert isinstance(agent, ExpectiminimaxAgent)
+    assert agent.settings == dataclasses.replace(base, depth=4)
 
 
 def test_presets_take_expectiminimax_options() -> None:
     agent = make_agent("hard:throw_radius=1,time_limit=2")
-    assert agent.time_limit == 2 and agent.game.throw_radius == 1  # type: ignore[attr-defined]
+    assert isinstance(agent, ExpectiminimaxAgent)
+    assert agent.settings.time_limit == 2 and agent.game.throw_radius == 1
     with pytest.raises(SpecError, match="speed"):
         make_agent("hard:speed=3")
+
+
+SPEC_TEXT = st.text(alphabet="abcdefghilmnoprstuwxyz_.:=,;0123456789+-e ", max_size=40)
+OPTION_NAMES = ["depth", "time_limit", "throw_filter", "throw_radius", "chance_reduction",
+                "move_share", "deterministic_throws", "weights", "clock", "seed", "heuristic",
+                "settings", "speed"]  # fmt: skip
+OPTION_TEXT = st.sampled_from(
+    ["true", "false", "no", "none", "inf", "-inf", "nan", "1e400", "0", "1", "-1", "2", "1.5",
+     "0.5", "cpu", "wall", "voronoi=0;room=1", "room", "is", "", "x"]
+) | st.text(alphabet="abcdefinortuw0123456789.+-=;e", max_size=12)  # fmt: skip
+
+
+@given(spec=SPEC_TEXT)
+def test_parse_spec_fuzz(spec: str) -> None:
+    try:
+        name, options = parse_spec(spec)
+    except SpecError:
+        return
+    assert name and all(isinstance(value, str) for value in options.values())
+
+
+FUZZ_NAMES = ["random", "greedy", "is", "expectiminimax", "alphabeta", "minimax", "easy",
+              "expert", "os.getcwd", "agents.heuristics.GreedyAgent", "agents.base.Agent",
+              "agents.heuristics.greedy", "nosuch", "no.such.Agent"]  # fmt: skip
+
+
+@given(
+    name=st.sampled_from(FUZZ_NAMES),
+    options=st.lists(st.tuples(st.sampled_from(OPTION_NAMES), OPTION_TEXT), max_size=4),
+)
+def test_make_agent_fuzz_gives_an_agent_or_a_spec_error(
+    name: str, options: list[tuple[str, str]]
+) -> None:
+    spec = name + ":" + ",".join(f"{key}={value}" for key, value in options)
+    try:
+        agent = make_agent(spec, seed=0)
+    except SpecError:
+        return
+    assert isinstance(agent, Agent)
+
+
+def test_spec_string_and_python_build_the_same_agent() -> None:
+    agent = make_agent("expectiminimax:depth=3,time_limit=none,throw_filter=false,clock=wall")
+    assert isinstance(agent, ExpectiminimaxAgent)
+    assert agent.settings == SearchSettings(
+        depth=3, time_limit=None, throw_filter=False, clock="wall"
+    )
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["import agents; agents.make_agent('random')", "import agents.arena.match"],
+)
+def test_light_paths_import_neither_the_search_nor_torch(code: str) -> None:
+    check = (
+        f"import sys; {code}; "
+        "loaded = [m for m in ('agents.search.expectimax', 'torch') if m in sys.modules]; "
+        "assert not loaded, loaded"
+    )
+    subprocess.run([sys.executable, "-c", check], check=True)
+
+
+def test_check_supports_asks_the_agent() -> None:
+    check_supports(make_agent("random"), GameConfig(1000))  # no check_game: any game
+    agent = make_agent("expectiminimax:time_limit=1")
+    check_supports(agent, GameConfig(7))
+    with pytest.raises(UnsupportedGameError, match="boards up to"):
+        check_supports(agent, GameConfig(1000))
 
 
 def random_state(seed: int, board_size: int, turns: int, throw: bool) -> State:

@@ -13,7 +13,14 @@ from conftest import CollectionWatch
 from search_oracle import expectimax
 
 from agents import make_agent
-from agents.search.agent import ExpectiminimaxAgent, SearchStats
+from agents.base import UnsupportedGameError
+from agents.search.agent import (
+    MAX_BOARD_SIZE,
+    Clock,
+    ExpectiminimaxAgent,
+    SearchSettings,
+    SearchStats,
+)
 from agents.search.expectimax import Search
 from agents.search.game import TrapGame
 from trap_env import core
@@ -27,6 +34,7 @@ CONFIGS = [
     {"star1": False, "star2": False},
 ]
 MAX_DEPTH = {3: 5, 4: 4, 5: 3}
+CUT_SHORT = "...../.0.x./...../..x1./..... 0 move - 2"
 
 
 def random_position(rng: random.Random, board_size: int, turns: int) -> State:
@@ -240,9 +248,9 @@ def test_search_agents_convert_forced_wins(spec: str, text: str) -> None:
 )
 @pytest.mark.parametrize("time_limit", [0.1, 0.3])
 def test_turn_never_overruns_its_time_limit(
-    time_limit: float, clock: str, timer: Callable[[], float]
+    time_limit: float, clock: Clock, timer: Callable[[], float]
 ) -> None:
-    agent = ExpectiminimaxAgent(time_limit=time_limit, clock=clock)
+    agent = ExpectiminimaxAgent(SearchSettings(time_limit=time_limit, clock=clock))
 
     def decide(state: State) -> tuple[State, float]:
         started = timer()
@@ -273,7 +281,7 @@ def test_turn_never_overruns_its_time_limit(
 
 
 def test_last_search_reports_the_decision() -> None:
-    agent = ExpectiminimaxAgent(time_limit=None, depth=3)
+    agent = ExpectiminimaxAgent(SearchSettings(time_limit=None, depth=3))
     agent.select_action(core.initial_state())
     stats = agent.last_search
     assert isinstance(stats, SearchStats)
@@ -281,7 +289,7 @@ def test_last_search_reports_the_decision() -> None:
 
 
 def test_no_garbage_collection_runs_during_a_decision(collection_watch: CollectionWatch) -> None:
-    agent = ExpectiminimaxAgent(time_limit=None, depth=3)
+    agent = ExpectiminimaxAgent(SearchSettings(time_limit=None, depth=3))
     state = core.initial_state()
     collection_watch.active = True
     agent.select_action(state)
@@ -291,7 +299,7 @@ def test_no_garbage_collection_runs_during_a_decision(collection_watch: Collecti
 
 
 def test_tiny_budget_still_answers_legally() -> None:
-    agent = ExpectiminimaxAgent(time_limit=0.001)
+    agent = ExpectiminimaxAgent(SearchSettings(time_limit=0.001))
     state = core.initial_state()
     assert agent.select_action(state) in core.legal_actions(state)
 
@@ -301,20 +309,78 @@ def test_tiny_budget_still_answers_legally() -> None:
     [
         ({"time_limit": None, "depth": None}, "time_limit, a depth"),
         ({"time_limit": -1.0}, "time_limit must be > 0"),
-        ({"depth": 0}, "depth must be an integer >= 1"),
+        ({"time_limit": float("inf")}, "at most 86400 seconds"),
+        ({"time_limit": 1e7}, "at most 86400 seconds"),
+        ({"time_limit": "1"}, "time_limit must be"),
+        ({"time_limit": True}, "time_limit must be"),
+        ({"depth": 0}, "depth must be an integer >= 1 or None"),
+        ({"depth": 2.0}, "depth must be an integer"),
+        ({"depth": True}, "depth must be an integer"),
+        ({"throw_radius": 0}, "throw_radius must be an integer >= 1"),
+        ({"chance_reduction": -1}, "chance_reduction must be an integer >= 0"),
         ({"move_share": 1.5}, "move_share"),
-        ({"star1": False}, "star2=True needs star1=True"),
+        ({"throw_filter": "no"}, "throw_filter must be True or False"),
+        ({"deterministic_throws": 1}, "deterministic_throws must be True or False"),
+        ({"weights": "voronoi=0"}, "weights must be a Weights"),
+        ({"clock": "gpu"}, "clock must be one of"),
     ],
 )
-def test_bad_options_say_what_is_allowed(options: dict[str, object], message: str) -> None:
+def test_bad_settings_say_what_is_allowed(options: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        ExpectiminimaxAgent(**options)  # type: ignore[arg-type]
+        SearchSettings(**options)  # type: ignore[arg-type]
+
+
+def test_the_agent_takes_a_settings_record() -> None:
+    with pytest.raises(TypeError, match="settings must be a SearchSettings"):
+        ExpectiminimaxAgent({"depth": 2})  # type: ignore[arg-type]
+    settings = SearchSettings(depth=2, time_limit=None, throw_radius=1, chance_reduction=0)
+    agent = ExpectiminimaxAgent(settings)
+    assert agent.settings is settings
+    assert agent.game.throw_radius == 1 and agent.search.chance_reduction == 0
+    assert agent.search.star1 and agent.search.star2  # Star2's default: see Search
+
+
+def test_check_game_refuses_boards_past_the_limit() -> None:
+    agent = ExpectiminimaxAgent()
+    agent.check_game(core.GameConfig(3))
+    agent.check_game(core.GameConfig(MAX_BOARD_SIZE))
+    with pytest.raises(UnsupportedGameError, match="boards up to 100x100, not 101x101"):
+        agent.check_game(core.GameConfig(MAX_BOARD_SIZE + 1))
+
+
+def test_start_decision_resets_the_per_decision_state_and_plans_from_the_table() -> None:
+    state = core.from_text(CUT_SHORT)
+    search = Search(TrapGame())
+    assert search.start_decision(state) is None
+    _, action = search.best(state, 3)
+    assert search.nodes > 0 and search.killers
+    assert search.start_decision(state) == action
+    assert search.nodes == 0 and search.killers == []
+    after_move = core.apply(state, action)
+    planned_throw = search.start_decision(after_move)  # the throw the move's search stored
+    assert planned_throw in core.legal_actions(after_move)
+
+
+def test_decisions_go_through_start_decision(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agent starts each decision through the search's public method, not by reaching in."""
+    calls = []
+    original = Search.start_decision
+
+    def spy(self: Search[State], state: State) -> int | None:
+        calls.append(state)
+        return original(self, state)
+
+    monkeypatch.setattr(Search, "start_decision", spy)
+    agent = ExpectiminimaxAgent(SearchSettings(time_limit=None, depth=2))
+    state = core.initial_state()
+    agent.select_action(state)
+    assert calls == [state]
 
 
 def test_landing_state_is_refused() -> None:
     state = core.apply(core.apply(core.initial_state(), 10), 24)
     with pytest.raises(ValueError, match="MOVE or THROW"):
-        ExpectiminimaxAgent(depth=2).select_action(state)
+        ExpectiminimaxAgent(SearchSettings(depth=2)).select_action(state)
     with pytest.raises(ValueError, match="decision node"):
         Search(TrapGame()).value(state, 2)
 
@@ -326,18 +392,6 @@ def test_iterate_yields_the_requested_depths() -> None:
     with pytest.raises(ValueError, match="start and step"):
         next(Search(TrapGame()).iterate(state, 6, step=0))
 
-
-def test_whole_turns_iterates_to_move_states() -> None:
-    agent = ExpectiminimaxAgent(time_limit=None, depth=4, whole_turns=True)
-    state = core.from_text("..0../...../...../...../..1.. 0 move - 0")
-    move = agent.select_action(state)
-    assert agent.last_search is not None and agent.last_search.depth == 4
-    agent.select_action(core.apply(state, move))
-    assert agent.last_search.depth == 3
-
-
-
-CUT_SHORT = "...../.0.x./...../..x1./..... 0 move - 2"
 
 
 def value_of(state: State, action: int, depth: int) -> float:

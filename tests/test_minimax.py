@@ -19,7 +19,7 @@ from trap_env import core
 def test_baseline_is_deterministic_alpha_beta(name: str) -> None:
     agent = make_agent(f"{name}:depth=3")
     assert isinstance(agent, ExpectiminimaxAgent)
-    assert agent.game.deterministic_throws and agent.depth == 3
+    assert agent.game.deterministic_throws and agent.settings.depth == 3
 
 
 def test_alphabeta_value_is_the_deterministic_minimax_value() -> None:
@@ -36,8 +36,10 @@ def test_alphabeta_value_is_the_deterministic_minimax_value() -> None:
                 break
             state = following
         agent = make_agent("alphabeta:depth=3,time_limit=none,throw_filter=false")
+        assert isinstance(agent, ExpectiminimaxAgent)
         agent.select_action(state)
         want = expectimax(state, 3, CLASSIC_WEIGHTS, deterministic=True)
+        assert agent.last_search is not None
         assert math.isclose(agent.last_search.value, want, rel_tol=1e-9, abs_tol=1e-12)
 
 

@@ -19,6 +19,7 @@ from stable_baselines3 import PPO
 from trap_scripts import train_ppo
 
 from agents import SpecError, make_agent
+from agents.base import UnsupportedGameError, check_supports
 from agents.rl.ppo import DEFAULT_MODEL, IncompatibleModelError, PPOAgent
 from agents.rl.pretrain import imitation_data, pretrain
 from agents.rl.training import (
@@ -272,5 +273,45 @@ def test_plain_ppo_zip_is_rejected(tmp_path: Path) -> None:
 
 def test_model_for_another_board_size_is_rejected(model_path: Path) -> None:
     agent = PPOAgent(model_path)
-    with pytest.raises(IncompatibleModelError, match=r"7x7 board; this game is 5x5"):
+    with pytest.raises(UnsupportedGameError, match=r"plays only 7x7 boards .* this game is 5x5"):
         agent.select_action(initial_state(GameConfig(5)))
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no bundled model yet")
+def test_bundled_model_refuses_another_board_before_the_first_game() -> None:
+    agent = make_agent("ppo")
+    check_supports(agent, GameConfig(7))
+    with pytest.raises(UnsupportedGameError, match=r"only 7x7 boards .* 5x5.* --board-size 5"):
+        check_supports(agent, GameConfig(5))
+
+
+def rewritten_model(tmp_path: Path, member: str, content: bytes) -> Path:
+    """A copy of the bundled model with ``member``'s bytes replaced by ``content``."""
+    path = tmp_path / f"damaged_{member.replace('.', '_')}.zip"
+    with zipfile.ZipFile(DEFAULT_MODEL) as source, zipfile.ZipFile(path, "w") as target:
+        for info in source.infolist():
+            target.writestr(info, content if info.filename == member else source.read(info))
+    return path
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no bundled model yet")
+@pytest.mark.parametrize(
+    "content",
+    [b"garbage" * 100, b"", b"PK\x03\x04" + b"x" * 500],
+    ids=["garbage", "empty", "bad-zip"],
+)
+def test_damaged_parameters_say_so(tmp_path: Path, content: bytes) -> None:
+    path = rewritten_model(tmp_path, "policy.pth", content)
+    with pytest.raises(IncompatibleModelError, match=r"is damaged: .* \(policy.pth\) cannot be"):
+        PPOAgent(path)
+    with pytest.raises(SpecError, match="is damaged"):
+        make_agent(f"ppo:path={path}")
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no bundled model yet")
+def test_truncated_parameters_say_so(tmp_path: Path) -> None:
+    with zipfile.ZipFile(DEFAULT_MODEL) as source:
+        original = source.read("policy.pth")
+    path = rewritten_model(tmp_path, "policy.pth", original[: len(original) // 2])
+    with pytest.raises(IncompatibleModelError, match="is damaged"):
+        PPOAgent(path)

@@ -15,14 +15,15 @@ so ``import agents`` works without them.
 
 from __future__ import annotations
 
+import pickle
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.base import SeededAgent
-from trap_env.core import Cell, Phase, State
+from agents.base import SeededAgent, UnsupportedGameError
+from trap_env.core import Cell, GameConfig, Phase, State
 
 __all__ = ["DEFAULT_MODEL", "IncompatibleModelError", "PPOAgent", "load_policy"]
 
@@ -31,7 +32,7 @@ DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "ppo_7x7.zip"
 
 
 class IncompatibleModelError(ValueError):
-    """A model file that is not a MaskablePPO zip, or not one for this board."""
+    """A model file that is not a readable MaskablePPO zip of a Trap! policy."""
 
 
 class PPOAgent(SeededAgent):
@@ -47,7 +48,7 @@ class PPOAgent(SeededAgent):
     Raises:
         FileNotFoundError: if ``path`` does not exist.
         IncompatibleModelError: if the file is not a MaskablePPO model zip for
-            ``(N, N, planes)`` observations.
+            ``(N, N, planes)`` observations, or is damaged.
     """
 
     def __init__(
@@ -63,8 +64,29 @@ class PPOAgent(SeededAgent):
         self.policy = load_policy(self.path, device)
         self.board_size = int(self.policy.observation_space.shape[0])
 
+    def check_game(self, config: GameConfig) -> None:
+        """Refuse a board of another size than the network's (its input is the whole board).
+
+        Raises:
+            UnsupportedGameError: naming the network's board size.
+        """
+        self._check_board_size(config.board_size)
+
+    def _check_board_size(self, size: int) -> None:
+        if size != self.board_size:
+            raise UnsupportedGameError(
+                f"the ppo model {self.path} plays only {self.board_size}x{self.board_size} "
+                f"boards (its network's input); this game is {size}x{size}. Train one for "
+                f"this size with trap-train --board-size {size}"
+            )
+
     def select_action(self, state: State) -> Cell:
-        """The policy's move or throw for the player to act, among the legal ones."""
+        """The policy's move or throw for the player to act, among the legal ones.
+
+        Raises:
+            UnsupportedGameError: for a board of another size than the network's.
+            ValueError: for a state that is not a MOVE or THROW of a running game.
+        """
         probabilities = self.action_probabilities(state)
         if self.deterministic:
             return int(np.argmax(probabilities))
@@ -87,12 +109,7 @@ class PPOAgent(SeededAgent):
         return np.asarray(probabilities / probabilities.sum(), dtype=np.float64)
 
     def _check_state(self, state: State) -> None:
-        if state.board_size != self.board_size:
-            raise IncompatibleModelError(
-                f"the model {self.path} was trained for a {self.board_size}x{self.board_size} "
-                f"board; this game is {state.board_size}x{state.board_size}. Train one for "
-                f"this size with trap-train --board-size {state.board_size}"
-            )
+        self._check_board_size(state.board_size)
         if state.phase not in (Phase.MOVE, Phase.THROW) or state.winner != -1:
             raise ValueError(
                 f"a ppo agent acts in phase MOVE or THROW of a running game, got phase "
@@ -108,8 +125,9 @@ def load_policy(path: str | Path, device: str = "cpu") -> Any:
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
-        IncompatibleModelError: if the file is not a MaskablePPO zip, or its observations
-            are not ``(N, N, planes)`` boards with N*N actions.
+        IncompatibleModelError: if the file is not a MaskablePPO zip, its parameters
+            cannot be read, or its observations are not ``(N, N, planes)`` boards with N*N
+            actions.
     """
     path = Path(path)
     if not path.is_file():
@@ -146,9 +164,15 @@ def _read_zip(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
 
     try:
         data, params, _ = load_from_zip_file(path, device="cpu")
-    except (zipfile.BadZipFile, ValueError, KeyError, EOFError) as error:
+    except (zipfile.BadZipFile, ValueError, KeyError) as error:
         raise IncompatibleModelError(
             f"{path} is not a model zip saved by MaskablePPO.save ({error})"
+        ) from error
+    except (pickle.UnpicklingError, RuntimeError, EOFError) as error:
+        # torch.load's own message is a screen of advice (for pickles: to load them unsafely).
+        raise IncompatibleModelError(
+            f"{path} is damaged: the PyTorch parameters in it (policy.pth) cannot be read "
+            f"({type(error).__name__}); save the model again or use another copy"
         ) from error
     if not data or not params or "policy" not in params or "observation_space" not in data:
         raise IncompatibleModelError(

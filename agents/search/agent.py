@@ -10,17 +10,18 @@ nodes with a safety margin and answers with the best action of the deepest itera
 finished, or of the one the clock cut short if that one searched the previous best action
 and found a better one; a static best guess is ready before the first iteration starts.
 
-Defaults, and what they bought (``trap-tournament`` at 1 s per turn against ``alphabeta``,
-seats alternating): throws within two king steps of the opponent (``throw_radius=2``) and
-the misses of a throw searched two plies shallower than its likely landing
-(``chance_reduction=2``, which cuts the time to depth 6 by more than half). With
-``throw_radius=1`` and no reduction the agent won 136 of 200 games; see README for the
-current figures.
+Its settings are one frozen :class:`SearchSettings` record, whose fields are also the
+options of its spec strings (``"expectiminimax:time_limit=1.0,throw_radius=1"``). By
+default it searches throws within two king steps of the opponent (``throw_radius=2``)
+and the misses of a throw two plies shallower than its likely landing
+(``chance_reduction=2``), with Star1 and Star2 pruning and a transposition table kept
+through a game; docs/search.md and docs/experiments.md give the measurements behind these
+defaults.
 
 ``alphabeta`` (alias ``minimax``) is the course's baseline: the same search over a game in
 which every throw lands on its target, to a fixed depth (default 4 plies, two turns).
 
-Presets (all ``expectiminimax``; any option can still be overridden, e.g.
+Presets (all ``expectiminimax``, :data:`PRESETS`; any option can still be overridden, e.g.
 ``"hard:time_limit=2"``):
 
 ========  ===========================================
@@ -33,30 +34,111 @@ expert    ``time_limit=5.0`` (the course's budget)
 ========  ===========================================
 
 After every decision, ``agent.last_search`` holds a :class:`SearchStats`.
+
+The agent plays boards up to :data:`MAX_BOARD_SIZE` (``check_game`` refuses larger ones
+before the first game).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal
 
-from agents.base import SeededAgent, pause_collector, resume_collector
+from agents.base import SeededAgent, UnsupportedGameError, pause_collector, resume_collector
 from agents.search.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
 from agents.search.expectimax import Search
 from agents.search.game import TrapGame
 from trap_env import core
-from trap_env.core import Cell, Phase, State
+from trap_env.core import Cell, GameConfig, Phase, State
 
-__all__ = ["PRESETS", "ExpectiminimaxAgent", "SearchStats"]
+__all__ = ["ALPHABETA", "PRESETS", "Clock", "ExpectiminimaxAgent", "SearchSettings", "SearchStats"]
 
 MAX_DEPTH = 64
-CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+Clock = Literal["cpu", "wall"]
+CLOCKS: dict[Clock, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
 """The clocks a budget can be measured on: CPU time of this process, or wall-clock time."""
+MAX_TIME_LIMIT = 86_400.0
+"""The longest time limit, a day: a longer one would in effect never stop (use a depth)."""
 SAFETY_MARGIN = 0.1
 """Seconds kept in hand at the end of a budget (0.01 s + a quarter of budgets under 0.36 s): room
 for the clock check interval and a garbage-collector pause."""
+MAX_BOARD_SIZE = 100
+"""The largest board the agent plays: on larger ones the work between two clock checks (an
+evaluation grows with the board) can overrun a turn's budget."""
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """How ``expectiminimax`` plays; each field is also an option of its spec strings.
+
+    Attributes:
+        time_limit: seconds per turn (move and throw together), at most a day; None for
+            no limit (then ``depth`` must be given). In a spec, ``none`` or ``inf``.
+        depth: the deepest iteration, in plies (a turn is two); None for no limit.
+        throw_filter: search only throws near the opponent (see :class:`TrapGame`).
+        throw_radius: the throw filter's radius in king steps from the opponent.
+        chance_reduction: plies by which unlikely landings (the misses) are searched
+            shallower than the likely one (see :mod:`agents.search.expectimax`).
+        move_share: the part of the turn's budget given to planning the move.
+        deterministic_throws: pretend throws always land on target (``alphabeta``).
+        weights: the evaluation weights (see :mod:`agents.search.evaluation`); in a spec,
+            a text for :meth:`Weights.parse` that changes the agent's default weights
+            (``"expectiminimax:weights=voronoi=0;room=1"``).
+        clock: ``"cpu"`` (this process's CPU time, as the course measured a turn) or
+            ``"wall"`` (wall-clock time).
+
+    Raises:
+        ValueError: for a value outside what its attribute allows, naming it.
+    """
+
+    time_limit: float | None = 5.0
+    depth: int | None = None
+    throw_filter: bool = True
+    throw_radius: int = 2
+    chance_reduction: int = 2
+    move_share: float = 0.6
+    deterministic_throws: bool = False
+    weights: Weights = DEFAULT_WEIGHTS
+    clock: Clock = "cpu"
+
+    def __post_init__(self) -> None:
+        limit = self.time_limit
+        if limit is None and self.depth is None:
+            raise ValueError("give a time_limit, a depth, or both (both None would never stop)")
+        if limit is not None and (
+            isinstance(limit, bool)
+            or not isinstance(limit, int | float)
+            or not 0 < limit <= MAX_TIME_LIMIT
+        ):
+            raise ValueError(
+                f"time_limit must be > 0 and at most {MAX_TIME_LIMIT:g} seconds (a day), or "
+                f"None with a depth; got {limit!r}"
+            )
+        _check_int("depth", self.depth, 1, allow_none=True)
+        _check_int("throw_radius", self.throw_radius, 1)
+        _check_int("chance_reduction", self.chance_reduction, 0)
+        if not (isinstance(self.move_share, int | float) and 0.0 < self.move_share < 1.0):
+            raise ValueError(
+                f"move_share must be between 0 and 1 (exclusive), got {self.move_share!r}"
+            )
+        for name in ("throw_filter", "deterministic_throws"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if not isinstance(self.weights, Weights):
+            raise ValueError(f"weights must be a Weights, got {self.weights!r}")
+        if self.clock not in CLOCKS:
+            raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {self.clock!r}")
+
+
+def _check_int(name: str, value: object, least: int, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        allowed = f"an integer >= {least}" + (" or None" if allow_none else "")
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -84,71 +166,46 @@ class SearchStats:
         return self.nodes / self.seconds if self.seconds > 0 else 0.0
 
 
+DEFAULT_SETTINGS = SearchSettings()
+
+
 class ExpectiminimaxAgent(SeededAgent):
     """Iterative-deepening expectiminimax with alpha-beta, Star1/Star2 and a table.
 
     Args:
-        time_limit: seconds per turn (move and throw together); None for no limit
-            (then ``depth`` must be given).
-        depth: the deepest iteration, in plies (a turn is two); None for no limit.
-        throw_filter: search only throws near the opponent (see :class:`TrapGame`).
-        throw_radius: the throw filter's radius in king steps from the opponent.
-        table: use a transposition table (kept between decisions of one game).
-        star1: Star1 pruning at chance nodes.
-        star2: Star2 probing at chance nodes.
-        chance_reduction: plies by which unlikely landings (the misses) are searched
-            shallower than the likely one (see :mod:`agents.search.expectimax`).
-        move_share: the part of the turn's budget given to planning the move.
-        whole_turns: iterate only over depths whose leaves are MOVE states (even depths
-            from a move, odd ones from a throw), so that every iteration evaluates
-            positions at the same point of a turn.
-        deterministic_throws: pretend throws always land on target (``alphabeta``).
-        weights: the evaluation weights (see :mod:`agents.search.evaluation`), or a text for
-            :meth:`Weights.parse` such as ``"voronoi=0"`` (in a spec:
-            ``"expectiminimax:weights=voronoi=0;room=1"``).
-        clock: ``"cpu"`` (this process's CPU time, as the course measured a turn) or
-            ``"wall"`` (wall-clock time).
+        settings: how to search (see :class:`SearchSettings`).
         seed: accepted for the common interface; the search draws no random numbers.
     """
 
     def __init__(
-        self,
-        time_limit: float | None = 5.0,
-        depth: int | None = None,
-        throw_filter: bool = True,
-        throw_radius: int = 2,
-        table: bool = True,
-        star1: bool = True,
-        star2: bool = True,
-        chance_reduction: int = 2,
-        move_share: float = 0.6,
-        whole_turns: bool = False,
-        deterministic_throws: bool = False,
-        weights: Weights | str = DEFAULT_WEIGHTS,
-        clock: str = "cpu",
-        seed: int | None = None,
+        self, settings: SearchSettings = DEFAULT_SETTINGS, seed: int | None = None
     ) -> None:
         super().__init__(seed)
-        _check_limits(time_limit, depth, move_share)
-        if clock not in CLOCKS:
-            raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {clock!r}")
-        self.clock = CLOCKS[clock]
-        self.time_limit = time_limit
-        self.depth = depth
-        self.move_share = move_share
-        self.whole_turns = whole_turns
-        if isinstance(weights, str):
-            weights = Weights.parse(weights)
-        self.game = TrapGame(throw_filter, deterministic_throws, weights, throw_radius)
-        self.search = Search(
-            self.game,
-            use_table=table,
-            star1=star1,
-            star2=star2,
-            chance_reduction=chance_reduction,
+        if not isinstance(settings, SearchSettings):
+            raise TypeError(f"settings must be a SearchSettings, got {settings!r}")
+        self.settings = settings
+        self.clock = CLOCKS[settings.clock]
+        self.game = TrapGame(
+            settings.throw_filter,
+            settings.deterministic_throws,
+            settings.weights,
+            settings.throw_radius,
         )
+        self.search = Search(self.game, chance_reduction=settings.chance_reduction)
         self.last_search: SearchStats | None = None
         self._turn_spent: tuple[State, float] | None = None
+
+    def check_game(self, config: GameConfig) -> None:
+        """Refuse boards larger than :data:`MAX_BOARD_SIZE`; any rule variant is played.
+
+        Raises:
+            UnsupportedGameError: for a larger board.
+        """
+        if config.board_size > MAX_BOARD_SIZE:
+            raise UnsupportedGameError(
+                f"expectiminimax plays boards up to {MAX_BOARD_SIZE}x{MAX_BOARD_SIZE}, not "
+                f"{config.board_size}x{config.board_size}"
+            )
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new game: forget the table and the history."""
@@ -190,48 +247,36 @@ class ExpectiminimaxAgent(SeededAgent):
 
     def _budget(self, state: State) -> float | None:
         """Seconds for this decision: a share of the turn at the move, the rest at the throw."""
-        if self.time_limit is None:
+        time_limit, move_share = self.settings.time_limit, self.settings.move_share
+        if time_limit is None:
             return None
         if state.phase is Phase.MOVE:
-            return self.time_limit * self.move_share
+            return time_limit * move_share
         spent = self._turn_spent
         if spent is not None and self.game.key(spent[0]) == self.game.key(state):
-            return max(0.0, self.time_limit - spent[1])
-        return self.time_limit * (1.0 - self.move_share)
+            return max(0.0, time_limit - spent[1])
+        return time_limit * (1.0 - move_share)
 
     def _choose(
         self, state: State, started: float, budget: float | None
     ) -> tuple[Cell, int, float]:
         """Iterate deeper until the budget or the depth runs out: (action, depth, value)."""
-        search = self.search
-        search.make_room()
         self.game.make_room()
-        search.nodes = 0
-        search.killers = []
-        entry = search.table.get(self.game.key(state))
-        planned = entry.action if entry is not None else None
+        planned = self.search.start_decision(state)
         action = planned if planned is not None else self._static_guess(state)
         depth, value = 0, 0.0
+        deadline = math.inf
         if budget is not None:
-            margin = min(SAFETY_MARGIN, 0.01 + 0.25 * budget)
-            deadline = started + budget - margin
-            clock = self.clock
-            if clock() >= deadline:
+            deadline = started + budget - min(SAFETY_MARGIN, 0.01 + 0.25 * budget)
+            if self.clock() >= deadline:
                 return action, depth, value
+        clock = self.clock
 
-            def stop() -> bool:
-                return clock() >= deadline
-        else:
-            deadline = float("inf")
+        def stop() -> bool:
+            return clock() >= deadline
 
-            def stop() -> bool:
-                return False
-
-        start, step = 1, 1
-        if self.whole_turns:
-            start, step = (2 if state.phase is Phase.MOVE else 1), 2
-        max_depth = self.depth or MAX_DEPTH
-        for result in search.iterate(state, max_depth, stop, planned, min(start, max_depth), step):
+        max_depth = self.settings.depth or MAX_DEPTH
+        for result in self.search.iterate(state, max_depth, stop, planned):
             action, depth, value = result.action, result.depth, result.value
             if budget is None or state.phase is not Phase.MOVE:
                 continue
@@ -247,64 +292,35 @@ class ExpectiminimaxAgent(SeededAgent):
         return self.game.order_hint(state, actions)[0]
 
 
-def _check_limits(time_limit: float | None, depth: int | None, move_share: float) -> None:
-    if time_limit is None and depth is None:
-        raise ValueError("give a time_limit, a depth, or both (both None would never stop)")
-    if time_limit is not None and not time_limit > 0:
-        raise ValueError(f"time_limit must be > 0 seconds or None, got {time_limit!r}")
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
-        raise ValueError(f"depth must be an integer >= 1 or None, got {depth!r}")
-    if not 0.0 < move_share < 1.0:
-        raise ValueError(f"move_share must be between 0 and 1 (exclusive), got {move_share!r}")
+ALPHABETA = SearchSettings(depth=4, deterministic_throws=True, weights=CLASSIC_WEIGHTS)
+"""``alphabeta``: two turns deep, throws landing on target, the classic evaluation weights
+(a fixed baseline: a weights text in its spec changes these, not the defaults)."""
+
+PRESETS: dict[str, SearchSettings] = {
+    "easy": SearchSettings(depth=2, time_limit=0.5),
+    "medium": SearchSettings(depth=4, time_limit=1.0),
+    "hard": SearchSettings(time_limit=1.0),
+    "expert": SearchSettings(time_limit=5.0),
+}
+"""The difficulty presets of ``expectiminimax``."""
 
 
-def alphabeta(
-    depth: int = 4,
-    time_limit: float | None = 5.0,
-    throw_filter: bool = True,
-    throw_radius: int = 2,
-    weights: Weights | str = CLASSIC_WEIGHTS,
-    seed: int | None = None,
-) -> ExpectiminimaxAgent:
+def alphabeta(settings: SearchSettings = ALPHABETA, seed: int | None = None) -> ExpectiminimaxAgent:
     """Depth-limited alpha-beta that treats every throw as landing on its target.
 
-    It keeps the classic evaluation weights (a fixed baseline); ``weights`` as for
-    :class:`ExpectiminimaxAgent`, where a text changes the classic weights, not the defaults.
+    Its settings default to :data:`ALPHABETA`; spec options replace some of them.
     """
-    if isinstance(weights, str):
-        weights = Weights.parse(weights, CLASSIC_WEIGHTS)
-    return ExpectiminimaxAgent(
-        time_limit,
-        depth,
-        throw_filter,
-        throw_radius,
-        deterministic_throws=True,
-        weights=weights,
-        seed=seed,
-    )
+    return ExpectiminimaxAgent(settings, seed)
 
 
-PRESETS: dict[str, dict[str, Any]] = {
-    "easy": {"depth": 2, "time_limit": 0.5},
-    "medium": {"depth": 4, "time_limit": 1.0},
-    "hard": {"time_limit": 1.0},
-    "expert": {"time_limit": 5.0},
-}
-"""The difficulty presets: options of ``expectiminimax``."""
-
-
-def _preset(name: str) -> Any:
-    settings = PRESETS[name]
-
+def _preset(name: str) -> Callable[..., ExpectiminimaxAgent]:
     def build(
-        time_limit: float | None = settings["time_limit"],
-        depth: int | None = settings.get("depth"),
-        seed: int | None = None,
-        **options: Any,
+        settings: SearchSettings = PRESETS[name], seed: int | None = None
     ) -> ExpectiminimaxAgent:
-        return ExpectiminimaxAgent(time_limit=time_limit, depth=depth, seed=seed, **options)
+        return ExpectiminimaxAgent(settings, seed)
 
-    build.__doc__ = f"The {name!r} preset: expectiminimax with {settings}."
+    build.__name__ = build.__qualname__ = name
+    build.__doc__ = f"The {name!r} preset: expectiminimax with {PRESETS[name]}."
     return build
 
 
