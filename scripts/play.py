@@ -4,7 +4,9 @@ Two agent specs play one game shown turn by turn in the terminal; ``human`` as a
 lets you play, entering cells as ``row,col`` (the legal choices are shown; ``q`` resigns).
 ``--gif FILE`` writes the game as an animated GIF (needs imageio, in the ``plot`` extra).
 ``--replay FILE --game N`` shows game N (counted from 0) of a results file written by
-trap-evaluate or trap-tournament.
+trap-evaluate or trap-tournament; the record is first replayed through the rules core,
+and a record whose actions are not a legal game, or whose stored outcome is not the one
+its actions lead to, is refused with a one-line error.
 
 Example:
     trap-play greedy random
@@ -16,7 +18,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -36,13 +37,26 @@ from trap_scripts._cli import (
     seconds_or_none,
 )
 
-from agents.arena.match import LastThrow, derive_seed, play_game, replay
+from agents.arena.match import FAULTS, LastThrow, derive_seed, play_game, replay
+from agents.arena.results import ResultsError, read_results
 from agents.base import Agent, SpecError, make_agent
-from trap_env.core import Cell, Phase, State, legal_actions
+from trap_env.core import (
+    NO_PLAYER,
+    Cell,
+    GameConfig,
+    IllegalActionError,
+    Phase,
+    State,
+    apply,
+    initial_state,
+    legal_actions,
+)
 from trap_env.rendering import render_ansi, render_rgb
 
 HUMAN = "human"
 PROG = "trap-play"
+MAX_REPLAY_BOARD_SIZE = 100
+"""The largest board a record may be replayed on (the rules tables grow as N * N)."""
 
 
 class HumanAgent:
@@ -203,7 +217,7 @@ def _play(args: argparse.Namespace) -> int:
     else:
         print(_outcome_text(result.to_dict(), list(args.agents)))
     if args.gif is not None:
-        _write_gif(args.board_size, result.actions, args.gif, args.frame_seconds)
+        _write_gif(list(replay(args.board_size, result.actions)), args.gif, args.frame_seconds)
     return 1 if any(resigned) else 0
 
 
@@ -253,11 +267,14 @@ def _outcome_text(record: dict[str, Any], seats: list[str]) -> str:
 
 def _replay(args: argparse.Namespace) -> int:
     record = _load_game(args.replay, args.game)
-    actions = record["actions"]
+    try:
+        frames = replay_record(record)
+    except ValueError as error:
+        raise CliError(f"game {args.game} of {args.replay} is not a valid game: {error}") from None
     if args.gif is not None:
-        _write_gif(record["board_size"], actions, args.gif, args.frame_seconds)
+        _write_gif(frames, args.gif, args.frame_seconds)
     else:
-        for state, last_throw in replay(record["board_size"], actions):
+        for state, last_throw in frames:
             print(render_ansi(state, last_throw))
             print()
             if args.delay:
@@ -268,25 +285,103 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _load_game(path: Path, index: int) -> dict[str, Any]:
     try:
-        lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        records = read_results(path).records
     except OSError as error:
-        raise CliError(f"cannot read {str(path)!r}: {error}") from None
-    if index >= len(lines):
-        raise CliError(f"{path} holds {len(lines)} games (0..{len(lines) - 1}); no game {index}")
-    try:
-        record: dict[str, Any] = json.loads(lines[index])
-        record["actions"], record["board_size"]
-    except (json.JSONDecodeError, KeyError, TypeError) as error:
-        raise CliError(f"line {index} of {path} is not a game record: {error}") from None
-    return record
+        raise CliError(f"cannot read {str(path)!r}: {error.strerror or error}") from None
+    except ResultsError as error:
+        raise CliError(error) from None
+    if index >= len(records):
+        raise CliError(
+            f"{path} holds {len(records)} games"
+            + (f" (0..{len(records) - 1})" if records else "")
+            + f"; no game {index}"
+        )
+    return records[index]
 
 
-def _write_gif(board_size: int, actions: list[Cell], path: Path, frame_seconds: float) -> None:
+def replay_record(record: dict[str, Any]) -> list[tuple[State, LastThrow]]:
+    """Replay a game record through the rules core and check its stored outcome.
+
+    The record's ``actions`` must be a legal game on its ``board_size``, and its
+    ``winner``, ``reason`` and ``turns`` must be what those actions lead to: a trapped
+    player, the turn limit, or a fault of the seat to act (before any action, a fault of
+    either seat: its ``reset`` failed).
+
+    Returns:
+        The states at the start of each turn and the final one, with the last throw.
+
+    Raises:
+        ValueError: naming what is wrong with the record.
+    """
+    board_size, actions = record.get("board_size"), record.get("actions")
+    if (
+        isinstance(board_size, bool)
+        or not isinstance(board_size, int)
+        or not 3 <= board_size <= MAX_REPLAY_BOARD_SIZE
+    ):
+        raise ValueError(
+            f"board_size must be an integer from 3 to {MAX_REPLAY_BOARD_SIZE}, "
+            f"got {board_size!r:.40}"
+        )
+    if not isinstance(actions, list) or not all(_is_int(action) for action in actions):
+        raise ValueError(f"actions must be a list of cells (integers), got {actions!r:.60}")
+    state = initial_state(GameConfig(board_size))
+    for index, action in enumerate(actions):
+        try:
+            state = apply(state, action)
+        except IllegalActionError as error:
+            raise ValueError(f"action {index} of the record: {error}") from None
+    _check_outcome(record, state, has_actions=bool(actions))
+    return list(replay(board_size, actions))
+
+
+def _check_outcome(record: dict[str, Any], state: State, has_actions: bool) -> None:
+    winner, reason, turns = record.get("winner"), record.get("reason"), record.get("turns")
+    max_turns = record.get("max_turns")
+    if not _is_int(turns) or turns != state.turn:
+        raise ValueError(f"the record says {turns!r:.20} turns; its actions play {state.turn}")
+    if not _is_int(max_turns) or state.turn > max_turns:
+        raise ValueError(
+            f"max_turns must be an integer of at least the {state.turn} turns played, "
+            f"got {max_turns!r:.20}"
+        )
+    if reason == "trapped":
+        expected: object = state.winner
+        if state.winner == NO_PLAYER:
+            raise ValueError("the record says a player was trapped; its actions trap no one")
+    elif state.winner != NO_PLAYER:
+        raise ValueError(
+            f"the record says the game ended by {reason!r:.20}; its actions trap player "
+            f"{1 - state.winner} (seat {state.winner} won)"
+        )
+    elif reason == "truncated":
+        expected = NO_PLAYER
+        if state.turn != max_turns or state.phase is not Phase.MOVE:
+            raise ValueError(
+                f"the record says truncated at max_turns {max_turns}; its actions stop "
+                f"at turn {state.turn}, phase {state.phase.name}"
+            )
+    elif reason in FAULTS:
+        # The seat at fault is the one to act, or before any action either seat (a reset).
+        expected = 1 - state.player if has_actions or winner not in (0, 1) else winner
+    else:
+        raise ValueError(
+            f"reason must be one of trapped, truncated, {', '.join(FAULTS)}; got {reason!r:.30}"
+        )
+    if not _is_int(winner) or winner != expected:
+        raise ValueError(f"the record says winner {winner!r:.20}; its actions give {expected}")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _write_gif(states: list[tuple[State, LastThrow]], path: Path, frame_seconds: float) -> None:
     try:
         import imageio.v3 as iio
     except ImportError:
         raise CliError("--gif needs imageio: pip install 'trap_env[plot]'") from None
-    frames = [render_rgb(state, throw) for state, throw in replay(board_size, actions)]
+    frames = [render_rgb(state, throw) for state, throw in states]
     frames.extend([frames[-1]] * 3)  # linger on the final position
     try:
         iio.imwrite(path, frames, duration=int(frame_seconds * 1000), loop=0)

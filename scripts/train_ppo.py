@@ -5,11 +5,15 @@ played in equal shares (repeat a spec to weight it). The stages split the budget
 unless ``--stage-fractions`` gives where each starts. Everything lands in ``--run-dir``;
 see :mod:`agents.rl.training` for the layout. Needs the ``rl`` extra.
 
+The whole config (every option, every agent spec, ``config.json`` on ``--resume``) is
+checked before the run folder is created or changed; a mistake is a one-line error.
+
 Example:
     trap-train --run-dir /tmp/ppo_run --timesteps 1000000 --num-envs 2 \\
         --stage random --stage "greedy|random" --stage greedy --eval-opponent greedy
     trap-train --run-dir /tmp/ppo_run --resume            # continue from the last checkpoint
     trap-train --run-dir /tmp/ppo_run --resume --timesteps 2000000   # and train longer
+    trap-train alphazero --run-dir /tmp/az --minutes 30   # the mcts agent's network instead
 """
 
 from __future__ import annotations
@@ -19,6 +23,10 @@ import dataclasses
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from trap_scripts._cli import Parser
+
+PROG = "trap-train"
 
 _HYPERPARAMETERS = {
     "learning_rate": float,
@@ -37,10 +45,8 @@ _HYPERPARAMETERS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of ``trap-train``."""
-    parser = argparse.ArgumentParser(
-        prog="trap-train", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
+    """The command line of ``trap-train`` (its errors are one line)."""
+    parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--run-dir", required=True, help="the run folder")
     parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
     parser.add_argument("--timesteps", type=int, help="total learner steps (default 1000000)")
@@ -58,8 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--pool-size", type=int, help="snapshots kept in the self-play pool")
     parser.add_argument("--board-size", type=int)
     parser.add_argument("--max-turns", type=int)
-    parser.add_argument("--num-envs", type=int, help="env processes (default 2)")
+    parser.add_argument("--num-envs", type=int, help="games at once (default 2)")
     parser.add_argument("--no-subprocess", action="store_true", help="envs in this process")
+    parser.add_argument(
+        "--no-batched", action="store_true", help="single envs instead of one batched env"
+    )
     parser.add_argument("--seed", type=int)
     parser.add_argument("--eval-opponent", help="agent spec of the periodic evaluation")
     parser.add_argument("--eval-every", type=int, help="steps between evaluations (0: none)")
@@ -89,6 +98,7 @@ def config_from_args(args: argparse.Namespace) -> dict[str, object]:
         "board_size": args.board_size,
         "max_turns": args.max_turns,
         "num_envs": args.num_envs,
+        "batched": False if args.no_batched else None,
         "subprocess": False if args.no_subprocess else None,
         "seed": args.seed,
         "eval_opponent": args.eval_opponent,
@@ -102,27 +112,59 @@ def config_from_args(args: argparse.Namespace) -> dict[str, object]:
     return {name: value for name, value in fields.items() if value is not None}
 
 
+def _split_algo(argv: Sequence[str]) -> tuple[str, list[str]]:
+    """The algorithm (``alphazero`` as a first word or ``--algo NAME``; else ``ppo``), and
+    the other arguments."""
+    rest = list(argv)
+    if rest[:1] == ["alphazero"]:
+        return "alphazero", rest[1:]
+    for index, item in enumerate(rest):
+        if item == "--algo" and index + 1 < len(rest):
+            return rest[index + 1], rest[:index] + rest[index + 2 :]
+        if item.startswith("--algo="):
+            return item.partition("=")[2], rest[:index] + rest[index + 1 :]
+    return "ppo", rest
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Train, or resume, one run; print where the models are."""
+    """Train, or resume, one run; print where the models are.
+
+    ``trap-train alphazero ...`` (or ``--algo alphazero``) trains the ``mcts`` agent's
+    network instead (see :mod:`agents.rl.alphazero` for its options).
+    """
+    algo, argv = _split_algo(sys.argv[1:] if argv is None else argv)
+    if algo not in ("ppo", "alphazero"):
+        print(f"{PROG}: error: --algo must be ppo or alphazero, got {algo!r}", file=sys.stderr)
+        return 2
+    if algo == "alphazero":
+        try:
+            from agents.rl import alphazero
+        except ImportError as error:
+            print(f"{PROG}: error: needs the rl extra (pip install 'trap_env[rl]'): {error}",
+                  file=sys.stderr)
+            return 2
+        return alphazero.main(argv)
     args = build_parser().parse_args(argv)
     try:
         from agents.rl.training import CONFIG_FILE, TrainConfig, train
     except ImportError as error:
-        print(f"trap-train needs the rl extra (pip install 'trap_env[rl]'): {error}",
+        print(f"{PROG}: error: needs the rl extra (pip install 'trap_env[rl]'): {error}",
               file=sys.stderr)
         return 2
     run = Path(args.run_dir)
     overrides = config_from_args(args)
     try:
         if args.resume:
+            if not (run / CONFIG_FILE).is_file():
+                raise ValueError(f"nothing to resume in {run}: it holds no {CONFIG_FILE}")
             saved = TrainConfig.load(run / CONFIG_FILE)
             # The folder may have moved since the run began: it is where the run is now.
             config = dataclasses.replace(saved, run_dir=str(run), **overrides)  # type: ignore[arg-type]
         else:
             config = TrainConfig(run_dir=str(run), **overrides)  # type: ignore[arg-type]
         train(config, resume=args.resume)
-    except (FileExistsError, FileNotFoundError, ValueError) as error:
-        print(f"trap-train: {error}", file=sys.stderr)
+    except (OSError, ValueError) as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
     print(f"final model: {run / 'final_model.zip'}; best by evaluation: "
           f"{run / 'best' / 'best_model.zip'}")

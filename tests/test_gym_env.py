@@ -10,10 +10,12 @@ import warnings
 import gymnasium
 import numpy as np
 import pytest
+from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
 from replay_elsewhere import digest_in_another_process
 
 import trap_env
+from agents.base import UnsupportedGameError
 from trap_env.core import (
     GameConfig,
     IllegalActionError,
@@ -25,7 +27,7 @@ from trap_env.core import (
     legal_actions,
     validate_state,
 )
-from trap_env.gym_env import TrapEnv, truncation_limit
+from trap_env.gym_env import OpponentError, TrapEnv, truncation_limit
 from trap_env.observation import observe
 
 
@@ -257,13 +259,105 @@ def test_set_opponent_swaps_the_opponent() -> None:
     assert env.state.cells[0] == start_moves[-1]
 
 
-def test_an_illegal_opponent_action_raises_naming_the_opponent() -> None:
-    def blunder(state: State) -> int:
-        return 0  # cell 0 is no neighbour of player 0's start on a 5x5 board
+def blunder(state: State) -> int:
+    """An opponent that answers cell 0: illegal as player 0's first move on 5x5."""
+    return 0
 
+
+class FailsOnTurn:
+    """An opponent that plays the lowest legal cell, then fails at ``turn``: raises or blunders."""
+
+    def __init__(self, turn: int, how: str) -> None:
+        self.turn, self.how = turn, how
+
+    def select_action(self, state: State) -> int:
+        if state.turn < self.turn:
+            return legal_actions(state)[0]
+        if self.how == "raise":
+            raise ZeroDivisionError("the opponent's bug")
+        return state.cells[state.player]  # its own cell: never legal
+
+
+def test_an_opponent_failing_in_reset_raises_naming_the_opponent() -> None:
     env = TrapEnv(board_size=5, seat=1, opponent=blunder)
-    with pytest.raises(IllegalActionError, match="opponent"):
+    with pytest.raises(OpponentError, match=r"opponent .*blunder.* erred: illegal action 0"):
         env.reset(seed=0)
+    with pytest.raises(RuntimeError, match="the opponent failed"):
+        env.step(1)
+
+
+@pytest.mark.parametrize("how", ["raise", "illegal"])
+@pytest.mark.parametrize("seat", [0, 1])
+def test_an_opponent_failing_in_step_truncates_the_episode(how: str, seat: int) -> None:
+    env = TrapEnv(board_size=7, seat=seat, opponent=FailsOnTurn(3, how))
+    env.reset(seed=0)
+    with pytest.warns(RuntimeWarning, match="opponent"):
+        while True:
+            observation, reward, terminated, truncated, info = env.step(legal_actions(env.state)[0])
+            if "opponent_fault" in info:
+                break
+            assert not (terminated or truncated)
+    assert (reward, terminated, truncated) == (0.0, False, True)
+    assert ("ZeroDivisionError" if how == "raise" else "illegal action") in info["opponent_fault"]
+    assert not info["action_mask"].any() and observation in env.observation_space
+    before = env.state
+    with pytest.raises(RuntimeError, match="the opponent failed"):
+        env.step(legal_actions(before)[0] if legal_actions(before) else 0)
+    assert env.state == before  # the learner's action never became the opponent's
+    env.set_opponent(first_legal)
+    env.reset(seed=1)
+    assert env.step(legal_actions(env.state)[0])[3] is False
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: TrapEnv(board_size=5), lambda: gymnasium.make("trap_env/Trap-v0", board_size=5)],
+    ids=["direct", "gymnasium.make"],
+)
+def test_direct_use_refuses_step_before_reset(make) -> None:  # type: ignore[no-untyped-def]
+    env = make()
+    with pytest.raises(ResetNeeded, match="reset"):
+        env.step(1)
+    env.reset(seed=0)
+    env.step(legal_actions(env.unwrapped.state)[0])
+
+
+def test_set_state_is_a_start_too() -> None:
+    env = TrapEnv(board_size=5, seat=0)
+    env.set_state(initial_state(GameConfig(5)))
+    env.step(legal_actions(env.state)[0])
+
+
+class FiveOnly:
+    """An agent that declares it plays 5x5 boards only."""
+
+    def check_game(self, config: GameConfig) -> None:
+        if config.board_size != 5:
+            raise UnsupportedGameError(
+                f"plays 5x5 only, not {config.board_size}x{config.board_size}"
+            )
+
+    def select_action(self, state: State) -> int:
+        return legal_actions(state)[0]
+
+
+def test_an_opponent_that_cannot_play_the_board_is_refused() -> None:
+    TrapEnv(board_size=5, opponent=FiveOnly())
+    with pytest.raises(UnsupportedGameError, match="5x5 only"):
+        TrapEnv(board_size=7, opponent=FiveOnly())
+    env = TrapEnv(board_size=7)
+    with pytest.raises(UnsupportedGameError, match="5x5 only"):
+        env.set_opponent(FiveOnly())
+
+
+def test_the_bundled_7x7_ppo_is_refused_in_a_5x5_env() -> None:
+    pytest.importorskip("sb3_contrib")
+    from agents.rl.ppo import PPOAgent
+
+    if not hasattr(PPOAgent, "check_game"):
+        pytest.skip("PPOAgent does not declare its board yet (check_game)")
+    with pytest.raises(UnsupportedGameError, match="7x7"):
+        TrapEnv(board_size=5, opponent="ppo")
 
 
 # --- Illegal actions and errors --------------------------------------------------------
@@ -377,8 +471,6 @@ def test_maskable_ppo_trains_a_few_steps() -> None:
     )
     model.learn(total_timesteps=256)
     assert model.num_timesteps >= 256
-
-
 
 
 def test_the_docstring_has_gymnasiums_sections() -> None:

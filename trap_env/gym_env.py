@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any, Protocol, SupportsInt
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 
 from trap_env.core import (
     GameConfig,
@@ -15,6 +17,7 @@ from trap_env.core import (
     Phase,
     State,
     apply,
+    default_turn_limit,
     initial_state,
     is_terminal,
     returns,
@@ -24,7 +27,7 @@ from trap_env.core import (
 from trap_env.observation import NUM_PLANES, action_mask, observe
 from trap_env.rendering import RENDER_MODES, EnvRenderer
 
-__all__ = ["ILLEGAL_ACTION_POLICIES", "Opponent", "TrapEnv", "truncation_limit"]
+__all__ = ["ILLEGAL_ACTION_POLICIES", "Opponent", "OpponentError", "TrapEnv", "truncation_limit"]
 
 ILLEGAL_ACTION_POLICIES = ("lose", "raise")
 """What an illegal learner action does: end the episode with reward -1, or raise."""
@@ -37,6 +40,10 @@ class _SelectsActions(Protocol):
 Opponent = str | _SelectsActions | Callable[[State], SupportsInt]
 """An agent spec string (``"random"``, ``"expectiminimax:depth=2"``), an object with
 ``select_action(state)``, or a callable ``state -> action``."""
+
+
+class OpponentError(RuntimeError):
+    """The opponent inside the env raised or answered with an illegal action."""
 
 
 class TrapEnv(gym.Env[np.ndarray, np.int64]):
@@ -68,19 +75,29 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
 
     ## Rewards
     +1 when the learner wins, -1 when it loses or plays an illegal action (with
-    ``illegal_action="lose"``), 0 on every other step and on truncation.
+    ``illegal_action="lose"``), 0 on every other step, on truncation and when the
+    opponent fails.
 
     ## Episode End
     Termination: a player has no legal move (a win for the other), or the learner played an
     illegal action (``info["illegal_action"] = True``). Truncation: ``max_turns`` turns
-    (one player's move and throw each) are complete.
+    (one player's move and throw each) are complete, or the opponent failed during
+    ``step``: it raised or answered with an illegal action. The game did not end, the
+    learner did nothing wrong, and the episode is cut short as by a time limit: reward 0,
+    ``truncated=True``, ``info["opponent_fault"]`` the error message, and a
+    ``RuntimeWarning`` saying so. If the opponent fails during ``reset`` or
+    ``set_state``, there is no step to end, so :class:`OpponentError` is raised. Either
+    way the env refuses ``step`` until the next ``reset``; it never plays on from a
+    half-played opponent turn.
 
     ## Arguments
     - ``opponent``: an agent spec string (``"random"``, ``"greedy"``,
       ``"expectiminimax:depth=2"``), an object with ``select_action(state)`` (and
       optionally ``reset(seed)``), or a callable ``state -> action``. Default ``"random"``.
       The opponent is reseeded from ``np_random`` at every reset, so one env seed replays
-      one game. ``set_opponent`` swaps it (also through ``VecEnv.env_method``).
+      one game. ``set_opponent`` swaps it (also through ``VecEnv.env_method``). Both ask
+      the opponent whether it plays this board (:func:`agents.base.check_supports`) and
+      raise :class:`agents.base.UnsupportedGameError` (a ``ValueError``) if not.
     - ``seat``: 0 or 1 to fix the learner's seat; None (default) draws it at each reset.
     - ``board_size``: N >= 3, default 7.
     - ``max_turns``: the truncation limit in turns; None means ``4 * N * N``.
@@ -88,9 +105,14 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
     - ``illegal_action``: ``"lose"`` (default: reward -1, episode over) or ``"raise"``
       (raise :class:`trap_env.core.IllegalActionError`).
 
-    ``info`` holds ``"action_mask"`` (``int8``), ``"phase"`` (``"move"``/``"throw"``),
-    ``"seat"``, ``"turn"``; after a learner throw ``"target"`` and ``"landing"``; after
-    an opponent throw ``"opponent_target"`` and ``"opponent_landing"``.
+    ``info`` holds ``"action_mask"`` (``int8``, all zeros once the episode is over),
+    ``"phase"`` (``"move"``/``"throw"``), ``"seat"``, ``"turn"``; after a learner throw
+    ``"target"`` and ``"landing"``; after an opponent throw ``"opponent_target"`` and
+    ``"opponent_landing"``; ``"illegal_action"`` and ``"opponent_fault"`` as above.
+
+    Like every Gymnasium env, it must be ``reset`` before the first ``step`` (or started
+    with ``set_state``); ``step`` raises ``gymnasium.error.ResetNeeded`` otherwise, also
+    without the ``gymnasium.make`` wrappers.
 
     ## Version History
     - v0: first version.
@@ -126,12 +148,14 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
             0, 1, (board_size, board_size, NUM_PLANES), dtype=np.int8
         )
         self.action_space = spaces.Discrete(num_cells)
-        self._opponent = _resolve_opponent(opponent)
+        self._opponent = _resolve_opponent(opponent, self._config)
         self._state = initial_state(self._config)
         self._seat = 0 if seat is None else seat
         self._last_throw: tuple[int, int] | None = None
         self._truncated = False
         self._illegal = False
+        self._fault: str | None = None
+        self._has_started = False
         self._renderer = EnvRenderer(render_mode, self.metadata["render_fps"])
 
     # --- Public state access ----------------------------------------------------------
@@ -158,6 +182,7 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
 
         Raises:
             ValueError: if the state is invalid, of another board size, or in ``LANDING``.
+            OpponentError: if the opponent raises or plays an illegal action.
         """
         validate_state(state)
         if state.board_size != self._config.board_size:
@@ -170,15 +195,17 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
                 "set_state needs a state in phase MOVE or THROW, got LANDING; apply a "
                 "landing cell from chance_outcomes(state) first"
             )
-        self._state = state
-        self._last_throw = None
-        self._illegal = False
-        info = self._play_others()
+        self._start(state)
+        info = self._play_others_or_raise()
         return self._observation(), self._info(info)
 
     def set_opponent(self, opponent: Opponent) -> None:
-        """Play the rest of this episode and later ones against ``opponent``."""
-        self._opponent = _resolve_opponent(opponent)
+        """Play the rest of this episode and later ones against ``opponent``.
+
+        Raises:
+            UnsupportedGameError: if the opponent cannot play this env's board.
+        """
+        self._opponent = _resolve_opponent(opponent, self._config)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now, as a bool array over the N*N cells."""
@@ -189,17 +216,20 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start a game: draw the seat (unless fixed), reseed the opponent, play to the learner."""
+        """Start a game: draw the seat (unless fixed), reseed the opponent, play to the learner.
+
+        Raises:
+            OpponentError: if the opponent raises or plays an illegal action before the
+                learner's first decision.
+        """
         super().reset(seed=seed)
         rng = self.np_random
         self._seat = int(rng.integers(2)) if self.fixed_seat is None else self.fixed_seat
         opponent_reset = getattr(self._opponent, "reset", None)
         if callable(opponent_reset):
             opponent_reset(seed=int(rng.integers(2**63)))
-        self._state = initial_state(self._config)
-        self._last_throw = None
-        self._illegal = False
-        info = self._play_others()
+        self._start(initial_state(self._config))
+        info = self._play_others_or_raise()
         if self.render_mode == "human":
             self.render()
         return self._observation(), self._info(info)
@@ -208,9 +238,14 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
         """Play the learner's move or throw; after a throw, the landing and the opponent's turn.
 
         Raises:
+            ResetNeeded: before the first ``reset`` (a ``gymnasium.error.ResetNeeded``).
             RuntimeError: if the episode is over (call ``reset``).
             IllegalActionError: for an illegal action with ``illegal_action="raise"``.
         """
+        if not self._has_started:
+            raise ResetNeeded("call reset() before step(): the env has no game yet")
+        if self._fault is not None:
+            raise RuntimeError(f"the opponent failed, which ended the episode: {self._fault}")
         if self._is_over():
             raise RuntimeError("the episode is over; call reset() before step()")
         info: dict[str, Any] = {}
@@ -220,7 +255,10 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
             return self._on_illegal_action(error)
         if self._state.phase is Phase.LANDING:
             info |= self._land("target", "landing")
-        info |= self._play_others()
+        try:
+            info |= self._play_others()
+        except OpponentError as error:
+            return self._on_opponent_fault(error, info)
         if self.render_mode == "human":
             self.render()
         terminated = is_terminal(self._state)
@@ -246,6 +284,30 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
         self._illegal = True
         info = self._info({"illegal_action": True})
         return self._observation(), -1.0, True, False, info
+
+    def _on_opponent_fault(
+        self, error: OpponentError, info: dict[str, Any]
+    ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """The one place that decides what an opponent's failure during ``step`` does."""
+        self._fault = str(error)
+        warnings.warn(f"{error}; the episode is truncated", RuntimeWarning, stacklevel=3)
+        info = self._info(info | {"opponent_fault": self._fault})
+        return self._observation(), 0.0, False, True, info
+
+    def _start(self, state: State) -> None:
+        self._state = state
+        self._last_throw = None
+        self._illegal = False
+        self._fault = None
+        self._has_started = True
+
+    def _play_others_or_raise(self) -> dict[str, Any]:
+        """``_play_others`` for a start: an opponent's failure leaves no episode to play."""
+        try:
+            return self._play_others()
+        except OpponentError as error:
+            self._fault = str(error)
+            raise
 
     def _play_others(self) -> dict[str, Any]:
         """Let the opponent play (and chance land its throws) until the learner must act."""
@@ -273,23 +335,33 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
         return {target_key: target, landing_key: landing}
 
     def _apply_opponent_action(self, state: State) -> State:
+        """The opponent's action applied; any failure of the opponent is an OpponentError."""
         opponent = self._opponent
         select = getattr(opponent, "select_action", None)
-        action = select(state) if select is not None else opponent(state)  # type: ignore[operator]
         try:
+            action = select(state) if select is not None else opponent(state)  # type: ignore[operator]
             return apply(state, action)  # type: ignore[arg-type]
         except IllegalActionError as error:
-            raise IllegalActionError(f"the opponent {opponent!r} erred: {error}") from error
+            raise OpponentError(f"the opponent {opponent!r} erred: {error}") from error
+        except Exception as error:
+            raise OpponentError(
+                f"the opponent {opponent!r} raised {type(error).__name__}: {error} "
+                f"(turn {state.turn}, phase {state.phase.name})"
+            ) from error
 
     def _is_over(self) -> bool:
-        return self._illegal or self._truncated or is_terminal(self._state)
+        ended = self._illegal or self._truncated or self._fault is not None
+        return ended or is_terminal(self._state)
 
     def _observation(self) -> np.ndarray:
         return observe(self._state, self._seat)
 
     def _info(self, extra: dict[str, Any]) -> dict[str, Any]:
         state = self._state
-        mask = np.zeros(state.board_size**2, np.int8) if self._illegal else action_mask(state)
+        if self._illegal or self._fault is not None:
+            mask = np.zeros(state.board_size**2, np.int8)
+        else:
+            mask = action_mask(state)
         return {
             "action_mask": mask,
             "phase": state.phase.name.lower(),
@@ -306,19 +378,30 @@ def truncation_limit(max_turns: int | None, board_size: int) -> int:
         ValueError: if ``max_turns`` is neither None nor a positive integer.
     """
     if max_turns is None:
-        return 4 * board_size * board_size
+        return default_turn_limit(board_size)
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
     return max_turns
 
 
-def _resolve_opponent(opponent: Opponent) -> _SelectsActions | Callable[[State], SupportsInt]:
-    """An agent object or callable from ``opponent``; spec strings are built by ``agents``."""
-    if isinstance(opponent, str):
-        from agents import make_agent  # lazy: agents imports trap_env, not the other way
+def _resolve_opponent(
+    opponent: Opponent, config: GameConfig
+) -> _SelectsActions | Callable[[State], SupportsInt]:
+    """An agent object or callable from ``opponent``, checked against ``config``.
 
-        return make_agent(opponent)
+    Spec strings are built by :func:`agents.make_agent`.
+
+    Raises:
+        TypeError: if ``opponent`` is neither a spec, an agent nor a callable.
+        UnsupportedGameError: if the opponent declares it cannot play ``config``.
+    """
+    # lazy: agents imports trap_env, not the other way
+    from agents.base import check_supports, make_agent
+
+    if isinstance(opponent, str):
+        opponent = make_agent(opponent)
     if callable(getattr(opponent, "select_action", None)) or callable(opponent):
+        check_supports(opponent, config)
         return opponent
     raise TypeError(
         "opponent must be an agent spec string such as 'random', an object with "

@@ -93,7 +93,7 @@ def render_rgb(state: State, last_throw: LastThrow = None) -> np.ndarray:
     image[:, ::CELL_PIXELS] = COLOURS["grid"]
     image[-1, :] = COLOURS["grid"]
     image[:, -1] = COLOURS["grid"]
-    return image
+    return np.asarray(image, dtype=np.uint8)
 
 
 def _paint(cells: np.ndarray, cell: int, sprite: np.ndarray, colour: str) -> None:

@@ -26,6 +26,7 @@ import dataclasses
 import importlib.util
 import itertools
 import json
+import math
 import random
 import re
 import warnings
@@ -40,13 +41,15 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
 from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 from tqdm.auto import tqdm
 
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
-from agents.base import Agent, SeededAgent, make_agent
+from agents.base import Agent, SeededAgent, check_supports, make_agent
 from agents.rl.policy import TrapPolicy, policy_kwargs
-from trap_env.core import Cell, State, mobility
+from agents.rl.vec_env import TrapBatchedVecEnv
+from trap_env.core import Cell, GameConfig, State, mobility
+from trap_env.vector import MAX_BOARD_SIZE
 
 __all__ = [
     "OpponentMix",
@@ -85,7 +88,9 @@ class TrainConfig:
         pool_size: the number of most recent snapshots kept in the pool.
         board_size: N.
         max_turns: the env's truncation limit (None: its default, 4 * N * N).
-        num_envs: the number of env processes.
+        num_envs: the number of games played at once (see :func:`make_vec_env`).
+        batched: play them in one batched env (:mod:`agents.rl.vec_env`); False uses single
+            envs, as reward shaping and boards over 8x8 always do.
         subprocess: run the envs in subprocesses (``SubprocVecEnv``); False runs them in
             this process (``DummyVecEnv``), which is faster for tiny runs and tests.
         seed: seeds the learner, every env and every opponent.
@@ -115,6 +120,7 @@ class TrainConfig:
     board_size: int = 7
     max_turns: int | None = None
     num_envs: int = 2
+    batched: bool = True
     subprocess: bool = True
     seed: int = 0
     learning_rate: float = 3e-4
@@ -137,9 +143,28 @@ class TrainConfig:
     progress_bar: bool = True
 
     def __post_init__(self) -> None:
-        if not self.stages or not all(self.stages):
-            raise ValueError(f"stages must be non-empty lists of agent specs, got {self.stages}")
+        """Check every field's type and range, so that a bad config fails before a run starts.
+
+        Raises:
+            ValueError: naming the first field that is wrong and what it must be.
+        """
+        for name in _FIELD_RULES:
+            _check_field(name, getattr(self, name))
+        if (
+            not isinstance(self.stages, list)
+            or not self.stages
+            or not all(
+                isinstance(stage, list) and stage and all(_is_text(spec) for spec in stage)
+                for stage in self.stages
+            )
+        ):
+            raise ValueError(
+                f"stages must be a non-empty list of non-empty lists of agent specs, "
+                f"got {self.stages!r:.100}"
+            )
         fractions = self.stage_fractions
+        if not isinstance(fractions, list) or not all(_is_number(f) for f in fractions):
+            raise ValueError(f"stage_fractions must be a list of numbers, got {fractions!r:.100}")
         if fractions and (
             len(fractions) != len(self.stages)
             or fractions[0] != 0.0
@@ -154,8 +179,14 @@ class TrainConfig:
             raise ValueError(
                 f"self_play_fraction must be in [0, 1), got {self.self_play_fraction}"
             )
-        if self.num_envs < 1 or self.total_timesteps < 1:
-            raise ValueError("num_envs and total_timesteps must be positive")
+        GameConfig(self.board_size)
+        rollout = self.n_steps * self.num_envs
+        if not 2 <= self.batch_size <= rollout or rollout % self.batch_size:
+            raise ValueError(
+                f"batch_size must be at least 2 and divide the rollout of n_steps * num_envs "
+                f"= {self.n_steps} * {self.num_envs} = {rollout} steps (for instance "
+                f"{_divisors_text(rollout)}); got {self.batch_size}"
+            )
 
     def save(self, path: Path) -> None:
         """Write the config as JSON."""
@@ -163,8 +194,122 @@ class TrainConfig:
 
     @classmethod
     def load(cls, path: Path) -> TrainConfig:
-        """Read a config written by :meth:`save`."""
-        return cls(**json.loads(path.read_text()))
+        """Read a config written by :meth:`save`.
+
+        Raises:
+            FileNotFoundError: if there is no such file.
+            ValueError: if the file is not a JSON object of :class:`TrainConfig`'s fields,
+                naming the unknown or missing keys and the allowed ones, or a bad value.
+        """
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise ValueError(f"{path} is not a JSON config: {error}") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{path} must hold a JSON object, got {type(data).__name__}")
+        names = [item.name for item in dataclasses.fields(cls)]
+        unknown = sorted(set(data) - set(names))
+        if unknown or "run_dir" not in data:
+            problem = f"unknown keys {unknown}" if unknown else "no key 'run_dir'"
+            raise ValueError(f"{path}: {problem}; the keys of a config are {', '.join(names)}")
+        try:
+            return cls(**data)
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
+
+    def agent_specs(self) -> list[str]:
+        """Every agent spec the run will build: the stages', the evaluation's, the teacher's."""
+        specs = [spec for stage in self.stages for spec in stage]
+        if self.eval_every > 0:
+            specs.append(self.eval_opponent)
+        if self.pretrain_games > 0:
+            specs.append(self.pretrain_teacher)
+        return list(dict.fromkeys(specs))
+
+    def check_agents(self) -> None:
+        """Build each agent of :meth:`agent_specs` once and ask it whether it plays the board.
+
+        Raises:
+            SpecError: for a spec that names no agent or an option it does not take.
+            UnsupportedGameError: for an agent that cannot play ``board_size``.
+        """
+        config = GameConfig(self.board_size)
+        for spec in self.agent_specs():
+            check_supports(make_agent(spec, seed=self.seed), config)
+
+
+_FIELD_RULES: dict[str, tuple[type, Callable[[Any], bool], str]] = {
+    "run_dir": (str, lambda v: True, "a folder path"),
+    "total_timesteps": (int, lambda v: v >= 1, "an integer >= 1"),
+    "self_play_fraction": (float, lambda v: 0 <= v < 1, "a number in [0, 1)"),
+    "shaping": (float, lambda v: v >= 0, "a number >= 0"),
+    "pretrain_teacher": (str, lambda v: True, "an agent spec"),
+    "pretrain_games": (int, lambda v: v >= 0, "an integer >= 0"),
+    "pretrain_epochs": (int, lambda v: v >= 1, "an integer >= 1"),
+    "pretrain_learning_rate": (float, lambda v: v > 0, "a number > 0"),
+    "snapshot_every": (int, lambda v: v >= 1, "an integer >= 1"),
+    "pool_size": (int, lambda v: v >= 1, "an integer >= 1"),
+    "board_size": (int, lambda v: v >= 3, "an integer >= 3"),
+    "max_turns": (int, lambda v: v >= 1, "an integer >= 1 or null (4 * N * N)"),
+    "num_envs": (int, lambda v: v >= 1, "an integer >= 1"),
+    "batched": (bool, lambda v: True, "true or false"),
+    "subprocess": (bool, lambda v: True, "true or false"),
+    "seed": (int, lambda v: True, "an integer"),
+    "learning_rate": (float, lambda v: v > 0, "a number > 0"),
+    "n_steps": (int, lambda v: v >= 1, "an integer >= 1"),
+    "batch_size": (int, lambda v: v >= 2, "an integer >= 2"),
+    "n_epochs": (int, lambda v: v >= 1, "an integer >= 1"),
+    "gamma": (float, lambda v: 0 < v <= 1, "a number in (0, 1]"),
+    "gae_lambda": (float, lambda v: 0 <= v <= 1, "a number in [0, 1]"),
+    "clip_range": (float, lambda v: v > 0, "a number > 0"),
+    "ent_coef": (float, lambda v: v >= 0, "a number >= 0"),
+    "vf_coef": (float, lambda v: v >= 0, "a number >= 0"),
+    "channels": (int, lambda v: v >= 1, "an integer >= 1"),
+    "num_layers": (int, lambda v: v >= 1, "an integer >= 1"),
+    "hidden": (int, lambda v: v >= 1, "an integer >= 1"),
+    "eval_opponent": (str, lambda v: True, "an agent spec"),
+    "eval_every": (int, lambda v: v >= 0, "an integer >= 0 (0: no evaluation)"),
+    "eval_episodes": (int, lambda v: v >= 1, "an integer >= 1"),
+    "checkpoint_every": (int, lambda v: v >= 1, "an integer >= 1"),
+    "torch_threads": (int, lambda v: v >= 1, "an integer >= 1"),
+    "progress_bar": (bool, lambda v: True, "true or false"),
+}
+"""Each scalar field's type, its range, and what to say it must be (lists are checked apart)."""
+
+_OPTIONAL = {"max_turns"}
+"""The fields that may also be None."""
+
+
+def _is_number(value: object) -> bool:
+    return (
+        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    )
+
+
+def _is_text(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _check_field(name: str, value: object) -> None:
+    """Raise ``ValueError`` unless ``value`` has field ``name``'s type and range."""
+    kind, is_in_range, allowed = _FIELD_RULES[name]
+    if value is None and name in _OPTIONAL:
+        return
+    if kind is bool:
+        is_valid = isinstance(value, bool)
+    elif kind is str:
+        is_valid = _is_text(value)
+    elif kind is int:
+        is_valid = isinstance(value, int) and not isinstance(value, bool) and is_in_range(value)
+    else:  # a float field takes any finite number
+        is_valid = _is_number(value) and is_in_range(value)
+    if not is_valid:
+        raise ValueError(f"{name} must be {allowed}, got {value!r:.60}")
+
+
+def _divisors_text(number: int) -> str:
+    divisors = [d for d in range(2, min(number, 4096) + 1) if number % d == 0][-4:]
+    return ", ".join(map(str, divisors)) if divisors else "none: raise n_steps"
 
 
 class OpponentMix(SeededAgent):
@@ -293,7 +438,19 @@ def make_env_factory(
 
 
 def make_vec_env(config: TrainConfig, seed_offset: int = 0) -> VecEnv:
-    """``config.num_envs`` training envs, each with its own seed, opponent set later."""
+    """``config.num_envs`` training games, opponent set later.
+
+    By default (``batched``) one batched env in this process
+    (:class:`agents.rl.vec_env.TrapBatchedVecEnv` under ``VecMonitor``, ``num_envs`` games).
+    Otherwise, and with reward shaping or a board over the batched engine's limit, single
+    envs: ``SubprocVecEnv`` (``subprocess``) or ``DummyVecEnv``, each with its own seed.
+    """
+    if config.batched and config.shaping == 0 and config.board_size <= MAX_BOARD_SIZE:
+        envs = TrapBatchedVecEnv(
+            config.num_envs, board_size=config.board_size, max_turns=config.max_turns
+        )
+        envs.seed(config.seed + seed_offset)
+        return VecMonitor(envs)
     factories = [
         make_env_factory(
             config, "random", config.seed + seed_offset + 1000 * index, config.shaping
@@ -445,11 +602,15 @@ def train(config: TrainConfig, resume: bool = False) -> MaskablePPO:
     Returns:
         The trained model (also saved as ``final_model.zip`` in the run folder).
 
+    A run resumed before its first checkpoint starts from the beginning.
+
     Raises:
         FileExistsError: for a new run in a folder that already holds a config.
-        FileNotFoundError: for ``resume`` without a checkpoint to resume from.
+        SpecError, UnsupportedGameError: for an agent spec of the config that does not
+            build or cannot play its board; raised before the run folder is touched.
     """
     run = Path(config.run_dir)
+    config.check_agents()  # before the folder exists: a bad config must not leave a run
     if not resume and (run / CONFIG_FILE).exists():
         raise FileExistsError(
             f"{run} already holds a run; pass resume=True (--resume) to continue it, or "
@@ -510,16 +671,13 @@ def _warm_start(config: TrainConfig, model: MaskablePPO) -> None:
 def _load_or_create(
     config: TrainConfig, envs: VecEnv, tensorboard_dir: str | None, resume: bool
 ) -> MaskablePPO:
-    if not resume:
+    checkpoint = latest_checkpoint(config.run_dir) if resume else None
+    if checkpoint is None:
+        # A resumed run stopped before its first checkpoint has nothing to keep: begin it.
         model = _new_model(config, envs, tensorboard_dir)
         if config.pretrain_games > 0:
             _warm_start(config, model)
         return model
-    checkpoint = latest_checkpoint(config.run_dir)
-    if checkpoint is None:
-        raise FileNotFoundError(
-            f"nothing to resume in {config.run_dir}: no checkpoints/ppo_*_steps.zip there"
-        )
     model = MaskablePPO.load(checkpoint, env=envs, device="cpu", tensorboard_log=tensorboard_dir)
     model.set_random_seed(config.seed + model.num_timesteps)
     return model
