@@ -75,7 +75,11 @@ def __getattr__(name: str) -> Any:
 
 def _register() -> None:
     if GYM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ID, entry_point="trap_env.gym_env:TrapEnv")
+        gymnasium.register(
+            id=GYM_ID,
+            entry_point="trap_env.gym_env:TrapEnv",
+            vector_entry_point="trap_env.vector_env:TrapVectorEnv",
+        )
     try:
         import pettingzoo
     except ImportError:

@@ -1,0 +1,127 @@
+"""The SB3 VecEnv over the batched engine: same-step reset, masks, VecMonitor, MaskablePPO."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+
+from agents.rl.training import OpponentMix, TrainConfig, make_vec_env, train
+from agents.rl.vec_env import TrapBatchedVecEnv
+from trap_env import vector
+
+
+def _random_actions(envs: TrapBatchedVecEnv, rng: np.random.Generator) -> np.ndarray:
+    return np.array([rng.choice(np.flatnonzero(m)) for m in get_action_masks(envs)])
+
+
+def test_ended_games_reset_in_the_same_step_with_their_terminal_observation() -> None:
+    envs = TrapBatchedVecEnv(8, board_size=4, max_turns=6)
+    envs.seed(3)
+    observations = envs.reset()
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(60):
+        envs.step_async(_random_actions(envs, rng))
+        observations, rewards, dones, infos = envs.step_wait()
+        for game in np.flatnonzero(dones).tolist():
+            ended += 1
+            info = infos[game]
+            assert info["terminal_observation"].shape == (4, 4, 4)
+            assert info["TimeLimit.truncated"] == (rewards[game] == 0.0)
+            # The next episode's first observation: the opponent played at most its first turn.
+            assert envs.env.batch.turn[game] == envs.env.seats[game]
+            assert observations[game][..., 2].sum() <= envs.env.seats[game]
+    assert ended > 8
+    assert rewards.dtype == np.float32
+
+
+def test_masks_attributes_and_seeding() -> None:
+    envs = TrapBatchedVecEnv(5, board_size=5)
+    assert is_masking_supported(envs)
+    envs.seed(7)
+    first = envs.reset()
+    envs.seed(7)
+    assert np.array_equal(envs.reset(), first)
+    masks = get_action_masks(envs)
+    assert masks.shape == (5, 25) and masks.dtype == np.bool_
+    assert envs.get_attr("board_size") == [5] * 5
+    envs.set_attr("illegal_action", "raise")
+    assert envs.env.illegal_action == "raise"
+    assert envs.env_is_wrapped(VecMonitor) == [False] * 5
+
+
+def test_an_opponent_mix_from_training_applies_to_the_whole_batch() -> None:
+    envs = TrapBatchedVecEnv(64, board_size=5)
+    mix = OpponentMix(["random", "greedy"], seed=1)
+    for index in range(envs.num_envs):
+        envs.env_method("set_opponent", mix, indices=[index])
+    envs.seed(0)
+    envs.reset()
+    assert 10 < int(envs.env._kind.sum()) < 54  # about half the games against greedy
+
+
+def test_maskable_ppo_learns_on_it_under_vec_monitor() -> None:
+    envs = VecMonitor(TrapBatchedVecEnv(16, board_size=4))
+    model = MaskablePPO("MlpPolicy", envs, n_steps=32, batch_size=128, n_epochs=1, seed=0)
+    model.learn(1024)
+    assert model.num_timesteps >= 1024
+    assert len(model.ep_info_buffer) > 0
+    assert {info["r"] for info in model.ep_info_buffer} <= {-1.0, 0.0, 1.0}
+
+
+def test_tables_are_shared_with_the_engine() -> None:
+    envs = TrapBatchedVecEnv(2, board_size=6, decay=0)
+    assert envs.env.tables is vector.tables(6, 0)
+
+
+def test_training_runs_on_the_batched_env_with_a_snapshot_pool(tmp_path: Path) -> None:
+    config = TrainConfig(
+        run_dir=str(tmp_path / "run"),
+        total_timesteps=1024,
+        stages=[["random"], ["random", "greedy"]],
+        self_play_fraction=0.5,
+        snapshot_every=256,
+        pool_size=1,
+        board_size=5,
+        num_envs=8,
+        n_steps=32,
+        batch_size=64,
+        n_epochs=1,
+        channels=8,
+        num_layers=1,
+        hidden=16,
+        eval_every=0,
+        checkpoint_every=512,
+        progress_bar=False,
+    )
+    envs = make_vec_env(config)
+    assert isinstance(envs, VecMonitor) and isinstance(envs.venv, TrapBatchedVecEnv)
+    envs.close()
+    model = train(config)
+    assert model.num_timesteps >= 1024
+    assert list((tmp_path / "run" / "pool").glob("snapshot_*.zip"))
+    assert (tmp_path / "run" / "final_model.zip").exists()
+
+
+def test_benchmark_ppo_rows_compare_the_batched_env_with_subprocesses() -> None:
+    from trap_scripts import benchmark
+
+    figures = benchmark.ppo_figures(timesteps=256, batch=16, processes=2)
+    assert [f.unit for f in figures] == ["steps/s", "steps/s", "ratio"] * 2
+    assert all(f.value > 0 for f in figures)
+
+
+def test_single_envs_when_not_batched_or_shaped() -> None:
+    for options in ({"batched": False}, {"shaping": 0.5}):
+        config = TrainConfig(run_dir="unused", num_envs=2, subprocess=False, **options)
+        envs = make_vec_env(config)
+        assert isinstance(envs, DummyVecEnv)
+        envs.close()

@@ -1,0 +1,227 @@
+"""The batched engine against the scalar core, state by state, and its chance exactly."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trap_env import core, vector
+from trap_env.core import GameConfig, IllegalActionError, Phase, State
+from trap_env.observation import action_mask, observe
+
+
+def _random_action(state: State, rng: random.Random) -> int:
+    """A random legal action of the core, or a landing drawn from the outcomes."""
+    if state.phase is Phase.LANDING:
+        cells, weights = zip(*core.chance_outcomes(state), strict=True)
+        return int(rng.choices(cells, weights)[0])
+    return rng.choice(core.legal_actions(state))
+
+
+def _spread_states(
+    board_size: int, num_games: int, rng: random.Random, decay: int = 50
+) -> list[State]:
+    """Games started a random number of plies in, so the batch mixes phases and turns."""
+    states = []
+    for _ in range(num_games):
+        state = core.initial_state(GameConfig(board_size, decay))
+        for _ in range(rng.randrange(3 * board_size)):
+            if core.is_terminal(state):
+                break
+            state = core.apply(state, _random_action(state, rng))
+        states.append(state)
+    return states
+
+
+def _assert_same(t: vector.Tables, batch: vector.Batch, states: list[State]) -> None:
+    assert vector.to_states(t, batch) == states
+    masks = vector.legal_masks(t, batch)
+    assert masks.tolist() == [[bool(x) for x in core.legal_action_mask(s)] for s in states]
+    decision = np.flatnonzero(batch.phase != vector.LANDING)
+    seen = vector.observations(t, batch, batch.player)
+    for game in decision.tolist():
+        state = states[game]
+        assert np.array_equal(seen[game], observe(state, state.player))
+        assert np.array_equal(masks[game], action_mask(state).astype(bool))
+
+
+@settings(max_examples=120)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    board_size=st.integers(3, 8),
+    num_games=st.integers(1, 40),
+    decay=st.sampled_from([50, 50, 0, 120, 1000]),
+)
+def test_random_games_match_the_core_state_by_state(
+    seed: int, board_size: int, num_games: int, decay: int
+) -> None:
+    rng = random.Random(seed)
+    t = vector.tables(board_size, decay)
+    states = _spread_states(board_size, num_games, rng, decay)
+    batch = vector.from_states(states)
+    _assert_same(t, batch, states)
+    for _ in range(6 * board_size * board_size):
+        if all(core.is_terminal(s) for s in states):
+            break
+        actions = np.zeros(num_games, np.int64)
+        for game, state in enumerate(states):
+            if not core.is_terminal(state):
+                actions[game] = _random_action(state, rng)
+                states[game] = core.apply(state, int(actions[game]))
+        batch = vector.apply(t, batch, actions)
+        _assert_same(t, batch, states)
+
+
+def _landing_states(board_size: int, decay: int = 50) -> list[State]:
+    """Every (thrower, opponent, target) of the board, player 0 throwing, no traps."""
+    cells = range(board_size * board_size)
+    return [
+        State(board_size, 0, (thrower, other), 0, Phase.LANDING, target, 0, core.NO_PLAYER, decay)
+        for thrower in cells
+        for other in cells
+        for target in cells
+        if len({thrower, other, target}) == 3
+    ]
+
+
+@pytest.mark.parametrize("board_size", [3, 4, 5])
+def test_landing_distribution_equals_the_core_for_every_throw(board_size: int) -> None:
+    t = vector.tables(board_size)
+    states = _landing_states(board_size)
+    probabilities = vector.landing_probabilities(t, vector.from_states(states))
+    for state, row in zip(states, probabilities, strict=True):
+        expected = dict(core.chance_outcomes(state))
+        got = {cell: float(p) for cell, p in enumerate(row) if p > 0}
+        assert got.keys() == expected.keys()
+        assert all(got[c] == pytest.approx(expected[c], rel=1e-12) for c in expected)
+
+
+def _exact_distribution(board_size: int, state: State, decay: int) -> dict[int, Fraction]:
+    """The rule with Fractions: the target gets p, each eligible neighbour (1 - p) / n."""
+    n = board_size
+    (tr, tc), (gr, gc) = divmod(state.cells[state.player], n), divmod(state.target, n)
+    distance = abs(tr - gr) + abs(tc - gc)
+    on_target = min(max(1 - Fraction((distance - 1) * decay, 1000), Fraction(0)), Fraction(1))
+    eligible = [
+        c
+        for c in range(n * n)
+        if core.neighbour_mask(n, state.target) >> c & 1 and c not in state.cells
+    ]
+    exact = {c: (1 - on_target) / len(eligible) for c in eligible}
+    exact[state.target] = on_target
+    return {cell: p for cell, p in exact.items() if p > 0}
+
+
+@pytest.mark.parametrize("decay", [0, 1, 37, 50, 100, 333, 1000, 2500])
+def test_landing_weights_are_the_exact_rule_for_any_decay(decay: int) -> None:
+    t = vector.tables(4, decay)
+    states = _landing_states(4, decay)
+    weights = vector.landing_weights(t, vector.from_states(states))
+    for state, row in zip(states, weights, strict=True):
+        total = int(row.sum())
+        got = {cell: Fraction(int(w), total) for cell, w in enumerate(row) if w > 0}
+        assert got == _exact_distribution(4, state, decay)
+        core_outcomes = dict(core.chance_outcomes(state))
+        assert core_outcomes == {c: float(p) for c, p in got.items()}
+
+
+@pytest.mark.parametrize("decay", [0, 50, 333])
+def test_sampling_hits_each_cell_exactly_its_weight_over_all_draws(decay: int) -> None:
+    """Words that make ``r`` run over [0, 1000 n) land on each cell ``weight`` times."""
+    t = vector.tables(4, decay)
+    for state in _landing_states(4, decay)[::37]:
+        batch = vector.from_states([state])
+        weights = vector.landing_weights(t, batch)[0]
+        total = int(weights.sum())
+        draws = np.arange(total, dtype=np.uint64)
+        # The smallest word whose high half h gives (h * total) >> 32 == r.
+        high = (draws * np.uint64(2**32) + np.uint64(total - 1)) // np.uint64(total)
+        words = high << np.uint64(32)
+        many = vector.gather(batch, np.zeros(total, np.int64))
+        landed = vector.sample_landings(t, many, words)
+        counts = np.bincount(landed, minlength=t.num_cells)
+        assert counts.tolist() == weights.tolist()
+
+
+@settings(max_examples=200)
+@given(bitboard=st.integers(1, 2**64 - 1), data=st.data())
+def test_select_bits_finds_the_rank_th_set_bit(bitboard: int, data: st.DataObject) -> None:
+    cells = [c for c in range(64) if bitboard >> c & 1]
+    rank = data.draw(st.integers(0, len(cells) - 1))
+    got = vector.select_bits(np.array([bitboard], np.uint64), np.array([rank]))
+    assert got.tolist() == [cells[rank]]
+
+
+@pytest.mark.parametrize(
+    ("num_cells", "candidates"),
+    [(12, None), (49, None), (64, None), (64, [9, 0, 5, 11, 8, 64, 64, 64]), (64, [8, 11, 0, 9])],
+)
+def test_choose_bits_is_uniform_over_the_set_bits(
+    num_cells: int, candidates: list[int] | None
+) -> None:
+    board = np.full(70_000, 0b1011_0000_0001, np.uint64)
+    words = vector.random_words(vector.game_keys(1, np.arange(70_000), 0), 0, 0)
+    rows = None if candidates is None else np.tile(np.array(candidates), (70_000, 1))
+    chosen = vector.choose_bits(board, words, num_cells, candidates=rows)
+    counts = np.bincount(chosen, minlength=12)
+    assert set(np.flatnonzero(counts).tolist()) == {0, 8, 9, 11}
+    assert counts[[0, 8, 9, 11]] == pytest.approx([17_500] * 4, rel=0.03)
+
+
+def test_random_words_depend_only_on_seed_game_episode_ply_and_stream() -> None:
+    keys = vector.game_keys(5, np.array([0, 1, 2, 3]), np.array([0, 0, 1, 1]))
+    alone = vector.game_keys(5, np.array([2]), np.array([1]))
+    assert keys[2] == alone[0]
+    words = vector.random_words(keys, np.array([0, 1, 2, 3]), vector.STREAM_CHANCE)
+    assert vector.random_words(alone, np.array([2]), vector.STREAM_CHANCE)[0] == words[2]
+    assert len(set(words.tolist())) == 4
+    other_stream = vector.random_words(keys, np.array([0, 1, 2, 3]), vector.STREAM_OPPONENT)
+    assert not set(words.tolist()) & set(other_stream.tolist())
+
+
+def test_apply_names_the_illegal_actions() -> None:
+    t = vector.tables(5)
+    batch = vector.initial_batch(t, 2)
+    with pytest.raises(IllegalActionError, match=r"game 1: action 12 in phase MOVE, legal \[1, 3"):
+        vector.apply(t, batch, np.array([1, 12]))
+
+
+def test_finished_games_stay_as_they_are() -> None:
+    t = vector.tables(3)
+    won = core.from_text("0x./xxx/.x1 0 throw - 3")
+    assert core.is_terminal(won)
+    batch = vector.from_states([won, core.initial_state(GameConfig(3))])
+    after = vector.apply(t, batch, np.array([7, 0]))
+    assert vector.to_states(t, after)[0] == won
+    assert vector.legal_masks(t, after)[0].sum() == 0
+
+
+@pytest.mark.parametrize("board_size", [2, 9, 7.0, True])
+def test_board_sizes_outside_the_engine_get_an_error_naming_the_limit(board_size: object) -> None:
+    with pytest.raises(ValueError, match=r"board sizes 3\.\.8 \(a board is one uint64"):
+        vector.tables(board_size)  # type: ignore[arg-type]
+
+
+def test_gather_and_scatter_round_trip() -> None:
+    t = vector.tables(6)
+    states = _spread_states(6, 10, random.Random(3))
+    batch = vector.from_states(states)
+    index = np.array([7, 2, 5])
+    part = vector.gather(batch, index)
+    assert vector.to_states(t, part) == [states[i] for i in index]
+    fresh = vector.scatter(vector.initial_batch(t, 10), index, part)
+    start = core.initial_state(GameConfig(6))
+    assert vector.to_states(t, fresh) == [states[i] if i in index else start for i in range(10)]
+
+
+def test_truncation_marks_games_at_the_turn_limit_in_phase_move() -> None:
+    states = [
+        core.initial_state(GameConfig(5))._replace(turn=100),
+        core.initial_state(GameConfig(5))._replace(turn=99),
+    ]
+    assert vector.is_truncated(vector.from_states(states), 100).tolist() == [True, False]

@@ -1,0 +1,350 @@
+"""The batched Gymnasium env against a game-by-game oracle on the core, and its API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.error import ResetNeeded
+from gymnasium.vector import AutoresetMode
+from gymnasium.wrappers.vector import RecordEpisodeStatistics
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
+from trap_env import core, vector
+from trap_env.core import GameConfig, IllegalActionError, Phase, State
+from trap_env.gym_env import OpponentError
+from trap_env.observation import action_mask, observe
+from trap_env.vector_env import TrapVectorEnv
+
+
+class OracleGame:
+    """One slot of the batched env, played through the core with the same random words.
+
+    This restates the single env's turn order (``TrapEnv._play_others``) with core calls;
+    only the draws come from :mod:`trap_env.vector` (whose sampler is checked exactly
+    against the rule in ``test_vector.py``).
+    """
+
+    def __init__(self, seed: int, slot: int, board_size: int, max_turns: int, seat: int | None):
+        self.seed, self.slot, self.seat_rule = seed, slot, seat
+        self.tables = vector.tables(board_size)
+        self.max_turns = max_turns
+        self.episode = -1
+        self.reset()
+
+    def reset(self) -> None:
+        self.episode += 1
+        self.key = vector.game_keys(self.seed, np.array([self.slot]), np.array([self.episode]))
+        coin = int(vector.random_words(self.key, 0, vector.STREAM_SEAT)[0] & np.uint64(1))
+        self.seat = coin if self.seat_rule is None else self.seat_rule
+        self.state = core.initial_state(GameConfig(self.tables.board_size))
+        self.illegal = False
+        self.truncated = self._play_others()
+
+    def _word(self, stream: int) -> np.ndarray:
+        ply = 3 * self.state.turn + int(self.state.phase)
+        return vector.random_words(self.key, np.array([ply]), stream)
+
+    def _land(self) -> None:
+        batch = vector.from_states([self.state])
+        cell = vector.sample_landings(self.tables, batch, self._word(vector.STREAM_CHANCE))
+        self.state = core.apply(self.state, int(cell[0]))
+
+    def _opponent_action(self) -> int:
+        legal = sum(1 << c for c in core.legal_actions(self.state))
+        empty = legal & ~self.state.traps
+        if self.state.phase is Phase.THROW and empty:
+            legal = empty
+        bits = np.array([legal], np.uint64)
+        word = self._word(vector.STREAM_OPPONENT)
+        if self.state.phase is Phase.MOVE:  # a guess among the neighbours first
+            neighbours = self.tables.neighbour_cells[[self.state.cells[self.state.player]]]
+            return int(vector.choose_bits(bits, word, candidates=neighbours)[0])
+        return int(vector.choose_bits(bits, word, self.tables.num_cells)[0])
+
+    def _play_others(self) -> bool:
+        while not core.is_terminal(self.state):
+            if self.state.phase is Phase.MOVE and self.state.turn >= self.max_turns:
+                return True
+            if self.state.player == self.seat:
+                return False
+            self.state = core.apply(self.state, self._opponent_action())
+            if self.state.phase is Phase.LANDING:
+                self._land()
+        return False
+
+    def step(self, action: int) -> tuple[float, bool, bool]:
+        if action not in core.legal_actions(self.state):
+            self.illegal = True
+            return -1.0, True, False
+        self.state = core.apply(self.state, action)
+        if self.state.phase is Phase.LANDING:
+            self._land()
+        self.truncated = self._play_others()
+        if core.is_terminal(self.state):
+            return core.returns(self.state)[self.seat], True, False
+        return 0.0, False, self.truncated
+
+    def observation(self) -> np.ndarray:
+        return observe(self.state, self.seat)
+
+    def mask(self) -> np.ndarray:
+        if self.illegal:
+            return np.zeros(self.tables.num_cells, bool)
+        return action_mask(self.state).astype(bool)
+
+
+@settings(max_examples=60)
+@given(
+    seed=st.integers(0, 2**40),
+    num_envs=st.integers(1, 12),
+    board_size=st.integers(3, 8),
+    seat=st.sampled_from([None, 0, 1]),
+    max_turns=st.sampled_from([None, 3, 10]),
+    actions_seed=st.integers(0, 2**32 - 1),
+)
+def test_every_slot_plays_as_the_core_oracle_with_next_step_autoreset(
+    seed: int,
+    num_envs: int,
+    board_size: int,
+    seat: int | None,
+    max_turns: int | None,
+    actions_seed: int,
+) -> None:
+    envs = TrapVectorEnv(num_envs, board_size=board_size, seat=seat, max_turns=max_turns)
+    limit = 4 * board_size * board_size if max_turns is None else max_turns
+    oracles = [OracleGame(seed, slot, board_size, limit, seat) for slot in range(num_envs)]
+    observations, info = envs.reset(seed=seed)
+    rng = np.random.default_rng(actions_seed)
+    done = np.zeros(num_envs, bool)
+    for _ in range(60):
+        for slot, oracle in enumerate(oracles):
+            assert np.array_equal(observations[slot], oracle.observation())
+            assert np.array_equal(envs.action_masks()[slot], oracle.mask())
+            assert info["seat"][slot] == oracle.seat
+        actions = np.array([_pick(envs.action_masks()[i], rng) for i in range(num_envs)])
+        observations, rewards, terminated, truncated, info = envs.step(actions)
+        for slot, oracle in enumerate(oracles):
+            if done[slot]:
+                oracle.reset()
+                expected = (0.0, False, False)
+            else:
+                expected = oracle.step(int(actions[slot]))
+            assert (rewards[slot], terminated[slot], truncated[slot]) == expected
+        done = terminated | truncated
+
+
+def _pick(mask: np.ndarray, rng: np.random.Generator) -> int:
+    """Mostly a legal action; now and then an illegal one (or any, when none is legal)."""
+    legal = np.flatnonzero(mask)
+    if len(legal) == 0 or rng.random() < 0.03:
+        return int(rng.integers(len(mask)))
+    return int(rng.choice(legal))
+
+
+def test_make_vec_returns_the_batched_env_with_the_single_envs_spaces() -> None:
+    envs = gymnasium.make_vec("trap_env/Trap-v0", num_envs=16, opponent="random", board_size=6)
+    single = gymnasium.make("trap_env/Trap-v0", board_size=6)
+    assert isinstance(envs, TrapVectorEnv)
+    assert envs.single_observation_space == single.observation_space
+    assert envs.single_action_space == single.action_space
+    assert envs.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+    observations, info = envs.reset(seed=1)
+    assert observations.shape == (16, 6, 6, 4) and observations.dtype == np.int8
+    assert envs.action_masks().dtype == np.bool_ and envs.action_masks().shape == (16, 36)
+    assert np.array_equal(info["action_mask"], envs.action_masks().astype(np.int8))
+    assert info["_action_mask"].all()
+    assert envs.observation_space.contains(observations)
+
+
+def test_a_board_over_the_limit_points_to_the_sync_mode() -> None:
+    with pytest.raises(ValueError, match='vectorization_mode="sync"'):
+        gymnasium.make_vec("trap_env/Trap-v0", num_envs=2, board_size=9)
+    envs = gymnasium.make_vec(
+        "trap_env/Trap-v0", num_envs=2, board_size=9, vectorization_mode="sync"
+    )
+    observations, _ = envs.reset(seed=0)
+    assert observations.shape == (2, 9, 9, 4)
+
+
+def test_one_seed_replays_and_slots_do_not_depend_on_b() -> None:
+    runs = []
+    for num_envs in (3, 3, 9):
+        envs = TrapVectorEnv(num_envs, board_size=5)
+        observations, _ = envs.reset(seed=11)
+        trace = [observations[:3].copy()]
+        for step in range(40):
+            masks = envs.action_masks()
+            actions = np.array(
+                [np.flatnonzero(m)[step % max(m.sum(), 1)] if m.any() else 0 for m in masks]
+            )
+            observations, *_ = envs.step(actions)
+            trace.append(observations[:3].copy())
+        runs.append(np.stack(trace))
+    assert np.array_equal(runs[0], runs[1])
+    assert np.array_equal(runs[0], runs[2])
+
+
+def test_record_episode_statistics_sees_game_outcomes() -> None:
+    envs = RecordEpisodeStatistics(TrapVectorEnv(32, board_size=4))
+    envs.reset(seed=3)
+    rng = np.random.default_rng(0)
+    returns: list[float] = []
+    for _ in range(200):
+        masks = envs.unwrapped.action_masks()  # type: ignore[attr-defined]
+        actions = np.array([_pick(m, rng) for m in masks])
+        *_, info = envs.step(actions)
+        if "episode" in info:
+            returns += info["episode"]["r"][info["_episode"]].tolist()
+    assert len(returns) > 50
+    assert set(returns) <= {-1.0, 0.0, 1.0} and {-1.0, 1.0} <= set(returns)
+
+
+def test_illegal_actions_lose_or_raise() -> None:
+    envs = TrapVectorEnv(2, board_size=5, seat=0)
+    envs.reset(seed=0)
+    legal = int(np.flatnonzero(envs.action_masks()[0])[0])
+    _, rewards, terminated, _, info = envs.step(np.array([legal, 24]))
+    assert rewards.tolist() == [0.0, -1.0] and terminated.tolist() == [False, True]
+    assert info["illegal_action"].tolist() == [False, True]
+    assert not envs.action_masks()[1].any()
+    raising = TrapVectorEnv(2, board_size=5, seat=0, illegal_action="raise")
+    raising.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="game 1: illegal action 24"):
+        raising.step(np.array([legal, 24]))
+    with pytest.raises(ValueError, match="actions must be 2 integers"):
+        raising.step(np.array([0.5, 1.0]))
+
+
+def test_batched_policy_and_mix_opponents() -> None:
+    calls: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+
+    def lowest(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        calls.append((observations.shape, masks.shape))
+        assert (observations[..., 0].reshape(len(masks), -1).sum(axis=1) == 1).all()
+        return masks.argmax(axis=1)
+
+    envs = TrapVectorEnv(64, board_size=5, opponent={"random": 0.5, lowest: 0.5}, seat=1)
+    envs.reset(seed=5)
+    assert len(calls) > 0 and all(o[1:] == (5, 5, 4) and m[1] == 25 for o, m in calls)
+    kinds = envs._kind  # the mix's draw per game
+    assert 10 < kinds.sum() < 54
+    for _ in range(30):
+        envs.step(envs.action_masks().argmax(axis=1))
+
+
+def test_agent_specs_play_game_by_game() -> None:
+    envs = TrapVectorEnv(4, board_size=5, opponent="greedy")
+    envs.reset(seed=2)
+    batch_before = vector.to_states(envs.tables, envs.batch)
+    assert all(s.phase is Phase.MOVE for s in batch_before)
+    for _ in range(20):
+        envs.step(envs.action_masks().argmax(axis=1))
+    with pytest.raises(ValueError, match="unknown agent"):
+        TrapVectorEnv(2, opponent="no-such-agent")
+
+
+def test_self_play_acts_for_both_seats() -> None:
+    envs = TrapVectorEnv(8, board_size=4, opponent="self")
+    _, info = envs.reset(seed=4)
+    assert info["seat"].tolist() == [0] * 8
+    rng = np.random.default_rng(1)
+    seen_winner = False
+    for _ in range(100):
+        to_act = envs.batch.player.copy()
+        _, rewards, terminated, _, info = envs.step(
+            np.array([_pick(m, rng) for m in envs.action_masks()])
+        )
+        assert info["player"].tolist() == to_act.tolist()
+        won = terminated & (info["winner"] >= 0)
+        assert (rewards[won] == np.where(info["winner"][won] == to_act[won], 1.0, -1.0)).all()
+        acted = info["returns"][np.arange(8), to_act]
+        assert (acted[terminated] == rewards[terminated]).all()
+        assert (info["returns"].sum(axis=1) == 0).all()
+        seen_winner |= bool(won.any())
+        assert (envs.seats == envs.batch.player).all()
+    assert seen_winner
+
+
+def test_disabled_autoreset_waits_for_the_reset_mask() -> None:
+    envs = TrapVectorEnv(2, board_size=5, seat=0, autoreset_mode="disabled")
+    envs.reset(seed=0)
+    legal = int(np.flatnonzero(envs.action_masks()[0])[0])
+    envs.step(np.array([legal, 24]))  # game 1 ends on an illegal action
+    _, rewards, terminated, _, _ = envs.step(np.array([0, 0]))
+    assert rewards[1] == 0.0 and not terminated[1]
+    observations, _ = envs.reset(options={"reset_mask": np.array([False, True])})
+    assert envs.action_masks()[1].sum() == 5
+    assert np.array_equal(observations[1], observe(core.initial_state(GameConfig(5)), 0))
+
+
+def _states(envs: TrapVectorEnv) -> list[State]:
+    return vector.to_states(envs.tables, envs.batch)
+
+
+def test_seats_are_drawn_per_episode() -> None:
+    envs = TrapVectorEnv(200, board_size=5)
+    _, info = envs.reset(seed=9)
+    assert 60 < info["seat"].sum() < 140
+    for state, seat in zip(_states(envs), info["seat"].tolist(), strict=True):
+        assert state.player == seat and state.turn == seat
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"num_envs": 0},
+        {"seat": 2},
+        {"render_mode": "human"},
+        {"opponent": "self", "seat": 0},
+        {"opponent": {"random": 0.5}},
+        {"autoreset_mode": "same_step"},
+    ],
+)
+def test_bad_arguments_get_clear_errors(bad: dict[str, Any]) -> None:
+    pattern = r"num_envs|seat must|does not render|no learner's seat|sum to 1|autoreset_mode"
+    with pytest.raises(ValueError, match=pattern):
+        TrapVectorEnv(**{"num_envs": 2, **bad})
+
+
+def test_step_before_reset_needs_a_reset() -> None:
+    with pytest.raises(ResetNeeded):
+        TrapVectorEnv(2).step(np.array([0, 0]))
+
+
+def _faulty_policy(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Plays legally, except in phase THROW where it names its own cell (never legal)."""
+    throwing = observations[:, 0, 0, 3] == 1
+    own = observations[..., 0].reshape(len(masks), -1).argmax(axis=1)
+    return np.where(throwing, own, masks.argmax(axis=1))
+
+
+def test_an_opponent_fault_truncates_only_its_games_with_a_warning() -> None:
+    envs = TrapVectorEnv(6, board_size=5, opponent={"random": 0.5, _faulty_policy: 0.5}, seat=0)
+    envs.reset(seed=1)
+    faulty = envs._kind == 1
+    assert 0 < faulty.sum() < 6
+    masks = envs.action_masks()
+    envs.step(masks.argmax(axis=1))  # the learner moves
+    with pytest.warns(RuntimeWarning, match="erred: action"):
+        _, rewards, terminated, truncated, info = envs.step(envs.action_masks().argmax(axis=1))
+    assert truncated.tolist() == faulty.tolist()
+    assert info["opponent_fault"].tolist() == faulty.tolist()
+    assert not terminated.any() and (rewards == 0).all()
+    assert not envs.action_masks()[faulty].any()
+    envs.step(np.zeros(6, np.int64))  # the faulted games restart
+    assert envs.batch.turn[faulty].tolist() == [0] * int(faulty.sum())
+
+
+def test_an_opponent_that_raises_in_reset_raises_opponent_error() -> None:
+    class Broken:
+        def select_action(self, state: State) -> int:
+            raise ZeroDivisionError("broken")
+
+    envs = TrapVectorEnv(3, board_size=5, opponent=Broken(), seat=1)
+    with pytest.raises(OpponentError, match="raised ZeroDivisionError"):
+        envs.reset(seed=0)

@@ -1,0 +1,84 @@
+"""The batched one-ply heuristics against the scalar GreedyAgent: the same best actions."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents import heuristics
+from agents.heuristics import GreedyAgent
+from agents.vector_heuristics import BATCHED_HEURISTICS, BatchedGreedy, best_actions
+from trap_env import core, kernel, vector
+from trap_env.core import GameConfig, Phase, State
+from trap_env.vector_env import TrapVectorEnv
+
+
+def _scalar_best(state: State, heuristic: str) -> list[int]:
+    """GreedyAgent's set of best actions (what its generator chooses among)."""
+    agent = GreedyAgent(heuristic)
+    if state.phase is Phase.MOVE:
+        scored = [
+            (heuristics._score(core.apply(state, c), state.player, agent.heuristic), c)
+            for c in core.legal_actions(state)
+        ]
+    else:
+        scored = [(agent._throw_value(state, c), c) for c in heuristics._throw_targets(state)]
+    best = max(value for value, _ in scored)
+    return sorted(cell for value, cell in scored if value == best)
+
+
+def _decision_states(board_size: int, decay: int, count: int, rng: random.Random) -> list[State]:
+    """Positions of random games in phase MOVE or THROW, still going on."""
+    states: list[State] = []
+    while len(states) < count:
+        state = core.initial_state(GameConfig(board_size, decay))
+        for _ in range(rng.randrange(6 * board_size)):
+            if state.phase is Phase.LANDING:
+                cells, weights = zip(*core.chance_outcomes(state), strict=True)
+                following = core.apply(state, rng.choices(cells, weights)[0])
+            else:
+                following = core.apply(state, rng.choice(core.legal_actions(state)))
+            if core.is_terminal(following):
+                break
+            state = following
+        if state.phase is not Phase.LANDING:
+            states.append(state)
+    return states
+
+
+@settings(max_examples=30)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    board_size=st.integers(3, 8),
+    decay=st.sampled_from([50, 50, 0, 200]),
+    heuristic=st.sampled_from(BATCHED_HEURISTICS),
+)
+def test_best_actions_are_the_scalar_agents(
+    seed: int, board_size: int, decay: int, heuristic: str
+) -> None:
+    states = _decision_states(board_size, decay, 12, random.Random(seed))
+    t = vector.tables(board_size, decay)
+    best = best_actions(t, vector.from_states(states), heuristic)
+    for state, bits in zip(states, best.tolist(), strict=True):
+        assert kernel.cells_of(bits) == _scalar_best(state, heuristic), core.to_text(state)
+
+
+def test_greedy_specs_play_batched_in_the_env() -> None:
+    envs = TrapVectorEnv(32, board_size=5, opponent={"greedy": 0.5, "ocls": 0.5})
+    assert all(isinstance(o, BatchedGreedy) for o in envs._opponents)
+    envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        masks = envs.action_masks()
+        envs.step(np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks]))
+    eval_env = TrapVectorEnv(2, board_size=5, opponent="greedy:heuristic=eval")
+    assert not isinstance(eval_env._opponents[0], BatchedGreedy)
+
+
+def test_unknown_batched_heuristic_is_refused() -> None:
+    with pytest.raises(ValueError, match="batched heuristics are is, ais, ocls"):
+        BatchedGreedy("eval")

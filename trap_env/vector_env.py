@@ -1,0 +1,711 @@
+"""The Gymnasium vector env: B games of ``Trap-v0`` stepped at once by :mod:`trap_env.vector`.
+
+``gymnasium.make_vec("trap_env/Trap-v0", num_envs=4096, opponent="random")`` builds it (it
+is the id's ``vector_entry_point``); ``vectorization_mode="sync"`` gives Gymnasium's
+``SyncVectorEnv`` over single envs instead, for what this class does not support.
+
+Example:
+    >>> import gymnasium, trap_env
+    >>> envs = gymnasium.make_vec("trap_env/Trap-v0", num_envs=8, board_size=5)
+    >>> observations, infos = envs.reset(seed=0)
+    >>> observations.shape, envs.action_masks().shape
+    ((8, 5, 5, 4), (8, 25))
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.error import ResetNeeded
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+from numpy.typing import NDArray
+
+from trap_env import vector
+from trap_env.core import GameConfig, IllegalActionError, State
+from trap_env.gym_env import ILLEGAL_ACTION_POLICIES, OpponentError, truncation_limit
+from trap_env.observation import NUM_PLANES
+from trap_env.vector import I64, U64, Batch, Bool, Tables
+
+__all__ = ["BatchOpponent", "BatchPolicy", "TrapVectorEnv", "VectorOpponent"]
+
+BatchPolicy = Callable[[NDArray[np.int8], NDArray[np.bool_]], Any]
+"""A frozen policy on batches: ``(observations (k, N, N, 4) int8, masks (k, N*N) bool)``
+-> ``k`` actions."""
+
+
+class _SelectsActions(Protocol):
+    def select_action(self, state: State) -> int: ...
+
+
+VectorOpponent = str | _SelectsActions | BatchPolicy | Callable[[State], Any]
+"""One opponent: ``"random"`` and the one-ply heuristics (batched), ``"self"``, any other
+agent spec string (played
+game by game), an object with ``select_action(state)``, a batched policy
+``(observations, masks) -> actions`` or a callable ``state -> action`` (told apart by
+their number of parameters)."""
+
+_AUTORESET_MODES: dict[object, AutoresetMode] = {
+    "next_step": AutoresetMode.NEXT_STEP,
+    AutoresetMode.NEXT_STEP: AutoresetMode.NEXT_STEP,
+    "disabled": AutoresetMode.DISABLED,
+    AutoresetMode.DISABLED: AutoresetMode.DISABLED,
+}
+
+
+class BatchOpponent(Protocol):
+    """An opponent that acts in many games at once."""
+
+    checked: bool
+    """Whether the env must check its actions (False for legal-by-construction ones)."""
+
+    def start(self, env: TrapVectorEnv, games: I64, words: U64) -> None:
+        """New episodes begin in ``games`` (env slots); ``words`` seed them."""
+
+    def act(self, env: TrapVectorEnv, batch: Batch, where: Bool, words: U64) -> I64:
+        """Actions ``(B,)`` for the games in ``where`` (other entries are ignored)."""
+
+
+class _RandomOpponent:
+    """The course's random opponent, for the whole batch: uniform moves, throws at empty cells."""
+
+    checked = False  # its actions are legal by construction
+
+    def start(self, env: TrapVectorEnv, games: I64, words: U64) -> None:
+        """Nothing to prepare."""
+
+    def act(self, env: TrapVectorEnv, batch: Batch, where: Bool, words: U64) -> I64:
+        """A uniform legal move, or a uniform empty target (any legal target if none)."""
+        t = env.tables
+        actions = np.zeros(batch.size, np.int64)
+        moving = np.flatnonzero(where & (batch.phase == vector.MOVE))
+        if len(moving):
+            movers = vector.gather(batch, moving)
+            own, _ = vector.player_cells(movers, movers.player)
+            moves = vector.move_bitboards(t, movers, movers.player)
+            # The guess among the mover's up-to-8 neighbours mostly hits a legal move.
+            candidates = t.neighbour_cells[own]
+            actions[moving] = vector.choose_bits(moves, words[moving], candidates=candidates)
+        throwing = np.flatnonzero(where & (batch.phase == vector.THROW))
+        if len(throwing):
+            cells = batch.cells[throwing]
+            legal = t.all_cells & ~(t.bits[cells[:, 0]] | t.bits[cells[:, 1]])
+            empty = legal & ~batch.traps[throwing]
+            targets = np.where(empty != 0, empty, legal)
+            actions[throwing] = vector.choose_bits(targets, words[throwing], t.num_cells)
+        return actions
+
+
+class _PolicyOpponent:
+    """A frozen policy called once per step on the sub-batch of games it plays."""
+
+    checked = True
+
+    def __init__(self, policy: BatchPolicy) -> None:
+        self.policy = policy
+
+    def start(self, env: TrapVectorEnv, games: I64, words: U64) -> None:
+        """Nothing to prepare."""
+
+    def act(self, env: TrapVectorEnv, batch: Batch, where: Bool, words: U64) -> I64:
+        """The policy's actions for the games in ``where``, seen from the side to act."""
+        rows = np.flatnonzero(where)
+        part = vector.gather(batch, rows)
+        seen = vector.observations(env.tables, part, part.player)
+        masks = vector.legal_masks(env.tables, part)
+        chosen = np.asarray(self.policy(seen, masks), np.int64).reshape(-1)
+        if chosen.shape != rows.shape:
+            raise ValueError(
+                f"the opponent policy {self.policy!r} returned {chosen.shape[0]} actions "
+                f"for {len(rows)} observations"
+            )
+        actions = np.zeros(batch.size, np.int64)
+        actions[rows] = chosen
+        return actions
+
+
+class _AgentOpponent:
+    """Any agent, asked game by game (slower: one Python call per game and decision).
+
+    A spec string gets one agent per env slot (built on first use, reseeded at each
+    episode from the slot's random stream), so that a game's course does not depend on
+    B; a given object is shared by every slot, and reseeded at each of its games' start.
+    """
+
+    checked = True
+
+    def __init__(self, opponent: str | _SelectsActions | Callable[[State], Any]) -> None:
+        self.opponent = opponent
+        self._agents: dict[int, Any] = {}
+        self.errors: dict[int, str] = {}
+        """The errors raised by the last ``act``, by game (those games get action -1)."""
+
+    def _agent(self, env: TrapVectorEnv, slot: int) -> Any:
+        if not isinstance(self.opponent, str):
+            return self.opponent
+        if slot not in self._agents:
+            from agents.base import check_supports, make_agent  # agents import trap_env
+
+            agent = make_agent(self.opponent, seed=slot)  # reseeded by start()
+            check_supports(agent, GameConfig(env.board_size))
+            self._agents[slot] = agent
+        return self._agents[slot]
+
+    def start(self, env: TrapVectorEnv, games: I64, words: U64) -> None:
+        """Reseed the agents of ``games`` (those with a ``reset``)."""
+        for slot, word in zip(games.tolist(), words.tolist(), strict=True):
+            reset = getattr(self._agent(env, slot), "reset", None)
+            if callable(reset):
+                reset(seed=word >> 1)
+
+    def act(self, env: TrapVectorEnv, batch: Batch, where: Bool, words: U64) -> I64:
+        """Each game's agent's action on the game's core state."""
+        rows = np.flatnonzero(where)
+        actions = np.zeros(batch.size, np.int64)
+        states = vector.to_states(env.tables, vector.gather(batch, rows))
+        self.errors = {}
+        for row, state in zip(rows.tolist(), states, strict=True):
+            agent = self._agent(env, row)
+            select = getattr(agent, "select_action", None)
+            try:
+                actions[row] = int(select(state) if select is not None else agent(state))
+            except Exception as error:  # one game's fault, reported by the env
+                actions[row] = -1
+                self.errors[row] = f"the opponent {self.opponent!r} raised {error!r}"
+        return actions
+
+
+class TrapVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArray[Any]]):
+    """Trap! for a learner in B games at once, against opponents inside the batch.
+
+    ## Description
+    The single env ``trap_env/Trap-v0`` (:class:`trap_env.gym_env.TrapEnv`), B times, with
+    every game held in the arrays of :mod:`trap_env.vector` and stepped without a Python
+    loop over games (except opponents given as game-by-game agents). One step is one
+    learner decision; the landings and the opponent's turn happen inside it.
+
+    ## Action Space
+    ``MultiDiscrete([N*N] * B)``; each game's ``single_action_space`` is ``Discrete(N*N)``,
+    a flat cell as in the single env. ``action_masks()`` gives the legal actions as a
+    ``(B, N*N)`` bool array; ``info["action_mask"]`` as ``int8`` (with ``"_action_mask"``).
+
+    ## Observation Space
+    ``(B, N, N, 4)`` ``int8``, each game's planes as the single env gives them
+    (:mod:`trap_env.observation`) from the learner's side (in ``"self"`` mode, from the side
+    to act).
+
+    ## Starting State
+    As the single env: the learner's seat is drawn per episode unless ``seat`` fixes it;
+    when the opponent is player 0, its first turn is played in the reset.
+
+    ## Rewards
+    +1 when the learner wins, -1 when it loses or plays an illegal action (with
+    ``illegal_action="lose"``), 0 otherwise. In ``"self"`` mode, the reward is the side
+    that acted's.
+
+    ## Episode End
+    As the single env; games reset on the step after they end (Gymnasium's next-step
+    autoreset: that step ignores the game's action and returns reward 0 and the first
+    observation of the next episode). With ``autoreset_mode="disabled"`` the caller resets
+    ended games with ``reset(options={"reset_mask": mask})``.
+
+    ## Randomness
+    Everything (seats, landings, opponents' choices, the choice from a mix) is drawn from
+    counter-based streams keyed by ``(seed, slot, episode)``
+    (:func:`trap_env.vector.game_keys`), so a slot's games depend only on the seed given
+    to ``reset`` and the learner's actions in that slot, not on B.
+
+    ## Arguments
+    - ``num_envs``: B.
+    - ``opponent``: ``"random"`` and the one-ply agents ``"greedy"`` (with heuristic
+      ``is``, ``ais`` or ``ocls``), ``"is"``, ``"ais"``, ``"ocls"`` (computed for the whole
+      batch: the scalar agents' sets of best actions, ties broken by the batch's random
+      words; see :mod:`agents.vector_heuristics`), ``"self"`` (the caller
+      plays both seats; ``info["player"]`` is the side that acted, ``info["winner"]`` the
+      winner, -1 while none, and ``info["returns"]`` the ``(B, 2)`` results of players 0
+      and 1, an illegal action losing), a batched policy ``(observations, masks) -> actions`` (a
+      callable with two parameters, called on the games it plays, seen from its side), or
+      any other agent spec string, agent object or ``state -> action`` callable, played game
+      by game (slower). A mapping ``{opponent: probability}`` or a sequence of
+      ``(opponent, probability)`` pairs draws one per episode and game.
+    - ``seat``, ``board_size`` (3..8), ``max_turns``, ``illegal_action``: as the single env.
+    - ``decay``: the throw's accuracy loss per step of distance, per mille (default 50).
+    - ``render_mode``: only None; for rendering use ``vectorization_mode="sync"``.
+    - ``autoreset_mode``: ``"next_step"`` (default) or ``"disabled"``.
+
+    ``info`` holds ``"action_mask"``, ``"seat"`` and ``"turn"`` for every game, and
+    ``"illegal_action"`` for games that ended on one (each with its ``"_key"`` mask).
+
+    ## Version History
+    - v0: first version.
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        opponent: VectorOpponent | Mapping[Any, float] | Sequence[tuple[Any, float]] = "random",
+        seat: int | None = None,
+        board_size: int = 7,
+        max_turns: int | None = None,
+        decay: int = vector.DEFAULT_DECAY,
+        render_mode: str | None = None,
+        illegal_action: str = "lose",
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+    ) -> None:
+        _check_supported(num_envs, board_size, render_mode)
+        self.tables: Tables = vector.tables(board_size, decay)
+        if seat not in (None, 0, 1):
+            raise ValueError(f"seat must be 0, 1 or None (random each reset), got {seat!r}")
+        if illegal_action not in ILLEGAL_ACTION_POLICIES:
+            raise ValueError(
+                f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}"
+            )
+        mode = _AUTORESET_MODES.get(autoreset_mode)
+        if mode is None:
+            raise ValueError(
+                f"autoreset_mode must be 'next_step' or 'disabled' (or the AutoresetMode), "
+                f"got {autoreset_mode!r}"
+            )
+        self.metadata = {"autoreset_mode": mode, "render_modes": []}
+        self.num_envs = num_envs
+        self.board_size = board_size
+        self.max_turns = truncation_limit(max_turns, board_size)
+        self.fixed_seat = seat
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        num_cells = board_size * board_size
+        self.single_observation_space = spaces.Box(
+            0, 1, (board_size, board_size, NUM_PLANES), dtype=np.int8
+        )
+        self.single_action_space = spaces.Discrete(num_cells)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.self_play, self._opponents, self._weights = _resolve_opponents(opponent)
+        if self.self_play and seat is not None:
+            raise ValueError(
+                f"seat={seat} with opponent='self': the caller plays both seats, so there is "
+                "no learner's seat to fix; leave seat=None"
+            )
+        self._seed: int | None = None
+        self._batch = vector.initial_batch(self.tables, num_envs)
+        self._slots = np.arange(num_envs, dtype=np.int64)
+        self._episodes = np.zeros(num_envs, np.int64)
+        self._keys = np.zeros(num_envs, np.uint64)
+        self._seat = np.zeros(num_envs, np.int8)
+        self._kind = np.zeros(num_envs, np.int64)
+        self._aborted = np.zeros(num_envs, np.bool_)
+        self._done = np.zeros(num_envs, np.bool_)
+        self._faulted = np.zeros(num_envs, np.bool_)
+        self._fault_messages: list[str] = []
+        self._masks = np.zeros((num_envs, num_cells), np.bool_)
+
+    # --- Public state access ----------------------------------------------------------
+
+    @property
+    def batch(self) -> Batch:
+        """The games now (arrays; the env never changes them in place)."""
+        return self._batch
+
+    @property
+    def seats(self) -> NDArray[np.int8]:
+        """The learner's player number in each game (in ``"self"`` mode, the side to act)."""
+        seats: NDArray[np.int8] = self._seat.copy()
+        return seats
+
+    def action_masks(self) -> NDArray[np.bool_]:
+        """The legal actions now, ``(B, N*N)`` bool (all False for a game that just ended)."""
+        masks: NDArray[np.bool_] = self._masks.copy()
+        return masks
+
+    def set_opponent(
+        self, opponent: VectorOpponent | Mapping[Any, float] | Sequence[tuple[Any, float]]
+    ) -> None:
+        """Play episodes that start from now on against ``opponent`` (games under way keep
+        their opponent's kind index, so switch between mixes of equal length or reset)."""
+        self_play, opponents, weights = _resolve_opponents(opponent)
+        if self_play != self.self_play:
+            raise ValueError("set_opponent cannot switch to or from 'self'; build a new env")
+        self._opponents, self._weights = opponents, weights
+        self._kind = np.minimum(self._kind, len(opponents) - 1)
+
+    # --- Gymnasium API ----------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[NDArray[np.int8], dict[str, Any]]:
+        """Start new episodes: all games, or those of ``options["reset_mask"]``.
+
+        With ``seed`` every slot's episode count restarts, so one seed replays one run.
+
+        Raises:
+            ValueError: for a seed that is not an int, or a reset mask of the wrong shape.
+            OpponentError: if an opponent raises or plays an illegal action before a
+                learner's first decision (as the single env).
+        """
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+                raise ValueError(
+                    f"seed must be an int (one seed keys every slot's games), got {seed!r}"
+                )
+            self._seed = int(seed)
+            self._episodes[:] = -1
+        elif self._seed is None:
+            self._seed = int(np.random.SeedSequence().entropy) % 2**64  # type: ignore[arg-type]
+            self._episodes[:] = -1
+        mask = np.ones(self.num_envs, np.bool_)
+        if options and "reset_mask" in options:
+            mask = np.asarray(options["reset_mask"], np.bool_)
+            if mask.shape != (self.num_envs,):
+                raise ValueError(
+                    f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), "
+                    f"got shape {mask.shape}"
+                )
+        self._clear_faults()
+        self._batch = self._start_episodes(self._batch, mask)
+        if self._faulted.any():
+            self._done |= self._faulted
+            raise OpponentError("; ".join(self._fault_messages))
+        return self._observe(), self._info()
+
+    def step(
+        self, actions: Any
+    ) -> tuple[NDArray[np.int8], NDArray[np.float64], Bool, Bool, dict[str, Any]]:
+        """Play each game's learner action, its landing and the opponent's turn.
+
+        An opponent that raises or answers an illegal action ends its game as the single
+        env does: truncated, reward 0, ``info["opponent_fault"]`` set for the game, and a
+        ``RuntimeWarning`` with the first error.
+
+        Raises:
+            ResetNeeded: before the first ``reset`` (``gymnasium.error.ResetNeeded``).
+            ValueError: if ``actions`` is not ``B`` integers.
+            IllegalActionError: for an illegal action with ``illegal_action="raise"``.
+        """
+        if self._seed is None:
+            raise ResetNeeded("call reset() before step(): the env has no games yet")
+        actions = _as_actions(actions, self.num_envs)
+        self._clear_faults()
+        batch = self._batch
+        next_step = self.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+        ending, acting = self._done & next_step, ~self._done
+        legal = vector.is_legal(self.tables, batch, actions)
+        illegal = acting & ~legal
+        if illegal.any() and self.illegal_action == "raise":
+            game = int(np.flatnonzero(illegal)[0])
+            raise IllegalActionError(
+                f"game {game}: illegal action {actions[game]}; legal: "
+                f"{np.flatnonzero(self._masks[game]).tolist()}"
+            )
+        playing = acting & legal
+        acted_for = batch.player.copy() if self.self_play else self._seat.copy()
+        batch = self._learner_plays(batch, actions, playing)
+        # Ended games restart before the opponents' pass, so that an opponent who is player
+        # 0 plays its first turn in the same pass as the opponents of the games under way.
+        batch = self._start_episodes(batch, ending, opponents_play=False)
+        batch, truncated = self._opponents_play(batch, playing | ending)
+        truncated = (truncated & playing) | self._faulted
+        won = playing & vector.is_over(batch)
+        rewards = np.where(won, np.where(batch.winner == acted_for, 1.0, -1.0), 0.0)
+        rewards[illegal] = -1.0
+        terminated = won | illegal
+        self._aborted |= illegal | self._faulted
+        info_extra = self._step_info(illegal, acted_for, batch)
+        if self._faulted.any():
+            faulted = self._faulted.copy()
+            info_extra |= {"opponent_fault": faulted, "_opponent_fault": faulted}
+            warnings.warn(
+                f"{'; '.join(self._fault_messages)}; {int(faulted.sum())} game(s) truncated",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        self._batch = batch
+        # Without autoreset, ended games wait (ignoring actions) for reset(reset_mask).
+        self._done = terminated | truncated | (self._done & (not next_step))
+        return self._observe(), rewards, terminated, truncated, self._info() | info_extra
+
+    def render(self) -> None:
+        """Rendering is not supported here (use ``vectorization_mode="sync"``)."""
+        return None
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release."""
+
+    # --- Internals --------------------------------------------------------------------
+
+    def _start_episodes(self, batch: Batch, mask: Bool, opponents_play: bool = True) -> Batch:
+        """Reset the games in ``mask``: next episode, keys, seat, opponent, and (unless the
+        caller does it) the opponent's first turn when it is player 0."""
+        games = np.flatnonzero(mask)
+        if not len(games):
+            return batch
+        assert self._seed is not None
+        self._episodes[games] += 1
+        keys = vector.game_keys(self._seed, games, self._episodes[games])
+        self._keys[games] = keys
+        fresh = vector.initial_batch(self.tables, len(games))
+        batch = vector.scatter(batch, games, fresh)
+        if self.self_play:
+            self._seat[games] = 0
+        elif self.fixed_seat is not None:
+            self._seat[games] = self.fixed_seat
+        else:
+            coin = vector.random_words(keys, 0, vector.STREAM_SEAT) & np.uint64(1)
+            self._seat[games] = coin.astype(np.int8)
+        self._draw_opponents(games, keys)
+        self._aborted[games] = False
+        self._done[games] = False
+        if opponents_play:
+            batch, _ = self._opponents_play(batch, mask)
+        return batch
+
+    def _draw_opponents(self, games: I64, keys: U64) -> None:
+        if len(self._opponents) > 1:
+            words = vector.random_words(keys, 0, vector.STREAM_MIX)
+            share = (words >> np.uint64(11)).astype(np.float64) / 2.0**53
+            kinds = np.searchsorted(self._weights, share, side="right")
+            self._kind[games] = np.minimum(kinds, len(self._opponents) - 1)
+        seeds = vector.random_words(keys, 0, vector.STREAM_AGENT_SEED)
+        for kind, opponent in enumerate(self._opponents):
+            mine = self._kind[games] == kind
+            if isinstance(opponent, _AgentOpponent) and mine.any():
+                opponent.start(self, games[mine], seeds[mine])
+
+    def _learner_plays(self, batch: Batch, actions: I64, playing: Bool) -> Batch:
+        t = self.tables
+        throwing = playing & (batch.phase == vector.THROW)
+        batch = vector.apply_moves(t, batch, actions, playing & (batch.phase == vector.MOVE))
+        batch = vector.apply_throws(batch, actions, throwing)
+        return self._land(batch, throwing)
+
+    def _land(self, batch: Batch, where: Bool) -> Batch:
+        if not where.any():
+            return batch
+        words = vector.random_words(self._keys, vector.ply_index(batch), vector.STREAM_CHANCE)
+        cells = vector.sample_landings(self.tables, batch, words)
+        return vector.apply_landings(self.tables, batch, cells, where)
+
+    def _opponents_play(self, batch: Batch, games: Bool) -> tuple[Batch, Bool]:
+        """The opponent's turn (move, throw, landing) in ``games`` where it is to act.
+
+        Returns the games after it and which of ``games`` are truncated.
+        """
+        truncated = games & vector.is_truncated(batch, self.max_turns)
+        if self.self_play:
+            self._seat = batch.player.copy()
+            return batch, truncated
+        turn = games & ~truncated & ~vector.is_over(batch) & (batch.player != self._seat)
+        if not turn.any():
+            return batch, truncated
+        batch = self._apply_opponent(batch, turn, vector.apply_moves)
+        throwing = turn & ~vector.is_over(batch) & ~self._faulted
+        batch = self._apply_opponent(batch, throwing, _apply_throws)
+        batch = self._land(batch, throwing & ~self._faulted)
+        return batch, games & (vector.is_truncated(batch, self.max_turns) | self._faulted)
+
+    def _apply_opponent(
+        self, batch: Batch, where: Bool, apply: Callable[[Tables, Batch, I64, Bool], Batch]
+    ) -> Batch:
+        if not where.any():
+            return batch
+        words = vector.random_words(self._keys, vector.ply_index(batch), vector.STREAM_OPPONENT)
+        if len(self._opponents) == 1:
+            actions = self._opponent_actions(0, batch, where, words)
+        else:
+            actions = np.zeros(batch.size, np.int64)
+            for kind in range(len(self._opponents)):
+                mine = where & (self._kind == kind)
+                if mine.any():
+                    chosen = self._opponent_actions(kind, batch, mine, words)
+                    actions = np.where(mine, chosen, actions)
+        return apply(self.tables, batch, actions, where & ~self._faulted)
+
+    def _opponent_actions(self, kind: int, batch: Batch, where: Bool, words: U64) -> I64:
+        """The opponent's actions; the games where it raises or answers an illegal action
+        join ``self._faulted`` (and are not played), as the single env's opponent faults."""
+        opponent = self._opponents[kind]
+        name = getattr(opponent, "opponent", None) or opponent
+        try:
+            actions: I64 = opponent.act(self, batch, where, words)
+        except Exception as error:  # an opponent that raises ends its games, not the run
+            text = f"the opponent {name!r} raised {error!r}"
+            self._record_faults(where, lambda game: text)
+            return np.zeros(batch.size, np.int64)
+        if opponent.checked:
+            wrong = where & ~vector.is_legal(self.tables, batch, actions)
+            errors: dict[int, str] = getattr(opponent, "errors", {})
+            self._record_faults(
+                wrong,
+                lambda game: (
+                    errors.get(game)
+                    or f"the opponent {name!r} erred: action {actions[game]} is not legal"
+                ),
+            )
+        return actions
+
+    def _record_faults(self, games: Bool, message: Callable[[int], str]) -> None:
+        if games.any():
+            self._faulted |= games
+            first = int(np.flatnonzero(games)[0])
+            self._fault_messages.append(f"game {first}: {message(first)}")
+
+    def _clear_faults(self) -> None:
+        self._faulted = np.zeros(self.num_envs, np.bool_)
+        self._fault_messages = []
+
+    def _observe(self) -> NDArray[np.int8]:
+        batch = self._batch
+        masks = vector.legal_masks(self.tables, batch)
+        masks[self._aborted] = False
+        self._masks = masks
+        seen: NDArray[np.int8] = vector.observations(self.tables, batch, self._seat)
+        return seen
+
+    def _info(self) -> dict[str, Any]:
+        everywhere = np.ones(self.num_envs, np.bool_)
+        return {
+            "action_mask": self._masks.view(np.int8),
+            "_action_mask": everywhere,
+            "seat": self._seat.copy(),
+            "_seat": everywhere,
+            "turn": self._batch.turn.copy(),
+            "_turn": everywhere,
+        }
+
+    def _step_info(
+        self, illegal: Bool, acted_for: NDArray[np.int8], batch: Batch
+    ) -> dict[str, Any]:
+        info: dict[str, Any] = {}
+        if illegal.any():
+            info |= {"illegal_action": illegal, "_illegal_action": illegal}
+        if self.self_play:
+            everywhere = np.ones(self.num_envs, np.bool_)
+            # The game's result for player 0 and player 1; an illegal action loses.
+            winner = np.where(illegal, 1 - acted_for, batch.winner)
+            player0 = np.where(winner == 0, 1.0, np.where(winner == 1, -1.0, 0.0))
+            info |= {
+                "player": acted_for,
+                "_player": everywhere,
+                "winner": batch.winner.copy(),
+                "_winner": everywhere,
+                "returns": np.stack([player0, -player0], axis=1),
+                "_returns": everywhere,
+            }
+        return info
+
+
+def _apply_throws(t: Tables, batch: Batch, cells: I64, where: Bool) -> Batch:
+    return vector.apply_throws(batch, cells, where)
+
+
+def _as_actions(actions: Any, num_envs: int) -> I64:
+    array = np.asarray(actions)
+    if array.shape != (num_envs,) or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(
+            f"actions must be {num_envs} integers (one flat cell per game), got "
+            f"shape {array.shape} of {array.dtype}"
+        )
+    cells: I64 = array.astype(np.int64, copy=False)
+    return cells
+
+
+def _check_supported(num_envs: int, board_size: int, render_mode: str | None) -> None:
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+    limit = vector.MAX_BOARD_SIZE
+    if isinstance(board_size, int) and board_size > limit:
+        raise ValueError(
+            f"the batched env plays boards up to {limit}x{limit} (one uint64 per board), "
+            f"got board_size={board_size}; use gymnasium.make_vec(..., "
+            'vectorization_mode="sync") for larger boards'
+        )
+    if render_mode is not None:
+        raise ValueError(
+            f"the batched env does not render (got render_mode={render_mode!r}); use "
+            'gymnasium.make_vec(..., vectorization_mode="sync") to render'
+        )
+
+
+def _resolve_opponents(
+    opponent: VectorOpponent | Mapping[Any, float] | Sequence[tuple[Any, float]],
+) -> tuple[bool, list[BatchOpponent], NDArray[np.float64]]:
+    """Whether the caller plays both seats, the opponents, and their cumulative weights."""
+    if isinstance(opponent, str) and opponent == "self":
+        return True, [_RandomOpponent()], np.ones(1)
+    if isinstance(opponent, Mapping):
+        pairs = list(opponent.items())
+    elif isinstance(opponent, list | tuple) and all(
+        isinstance(pair, tuple) and len(pair) == 2 for pair in opponent
+    ):
+        pairs = list(opponent)
+    else:
+        return False, [_one_opponent(opponent)], np.ones(1)
+    probabilities = np.array([_probability(p) for _, p in pairs], np.float64)
+    if not pairs or abs(probabilities.sum() - 1.0) > 1e-9:
+        raise ValueError(
+            f"an opponent mix needs probabilities that sum to 1, got {probabilities.tolist()}"
+        )
+    return False, [_one_opponent(o) for o, _ in pairs], np.cumsum(probabilities)
+
+
+def _probability(value: SupportsFloat) -> float:
+    probability = float(value)
+    if not 0.0 < probability <= 1.0:
+        raise ValueError(f"a mix probability must be in (0, 1], got {value!r}")
+    return probability
+
+
+def _one_opponent(opponent: Any) -> BatchOpponent:
+    if isinstance(opponent, str):
+        if opponent == "random":
+            return _RandomOpponent()
+        if opponent == "self":
+            raise ValueError("'self' cannot be part of a mix of opponents")
+        from agents.base import make_agent  # checks the spec now, not at the first game
+
+        make_agent(opponent)
+        return _batched_heuristic(opponent) or _AgentOpponent(opponent)
+    if callable(getattr(opponent, "select_action", None)):
+        return _AgentOpponent(opponent)
+    if callable(opponent):
+        if _num_parameters(opponent) == 2:
+            return _PolicyOpponent(opponent)
+        return _AgentOpponent(opponent)
+    raise TypeError(
+        "opponent must be 'random', 'self', an agent spec string, an object with "
+        "select_action(state), a batched policy (observations, masks) -> actions, a "
+        f"callable state -> action, or a mix of these with probabilities; got {opponent!r}"
+    )
+
+
+def _batched_heuristic(spec: str) -> BatchOpponent | None:
+    """The batched one-ply agent for ``greedy[:heuristic=H]``, ``is``, ``ais`` and ``ocls``
+    with a heuristic the batch computes (None for the rest: they play game by game)."""
+    from agents.base import parse_spec
+    from agents.vector_heuristics import BATCHED_HEURISTICS, BatchedGreedy
+
+    name, options = parse_spec(spec)
+    if name == "greedy" and set(options) <= {"heuristic"}:
+        heuristic = options.get("heuristic", "ais")
+    elif name in BATCHED_HEURISTICS and not options:
+        heuristic = name
+    else:
+        return None
+    return BatchedGreedy(heuristic) if heuristic in BATCHED_HEURISTICS else None
+
+
+def _num_parameters(function: Callable[..., Any]) -> int:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return 1
+    return sum(
+        1
+        for p in parameters
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+    )
