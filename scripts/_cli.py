@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 from agents.arena.stats import format_report, plot_report
-from agents.arena.tournament import MAX_SECONDS, RunConfig, round_robin, run_games
+from agents.arena.tournament import BACKENDS, MAX_SECONDS, RunConfig, round_robin, run_games
 from agents.program import DEFAULT_MEMORY_LIMIT
 
 MAX_GAMES = 1_000_000
@@ -160,7 +160,22 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
         type=non_negative_int,
         default=None,
         metavar="W",
-        help="worker processes (default: all cores; 0: in this process)",
+        help="worker processes (default: all cores; 0: in this process); with --backend "
+        "ray, the local cluster's CPUs, or at most W games at once on --address",
+    )
+    group.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="process",
+        help="where games run: worker processes on this machine, or one Ray task per game "
+        "(needs the extra 'distributed'; default process)",
+    )
+    group.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="with --backend ray: the HOST:PORT of a running Ray cluster (default: start a "
+        "local one, listening on 127.0.0.1 only)",
     )
     group.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
     group.add_argument(
@@ -249,6 +264,8 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
             wall_ceiling=args.wall_ceiling,
             workers=args.workers,
             memory_limit=args.memory_limit,
+            backend=args.backend,
+            address=args.address,
         )
     except ValueError as error:
         raise CliError(error) from None

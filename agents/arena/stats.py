@@ -211,14 +211,17 @@ def format_report(records: Sequence[Record]) -> str:
 
 
 def replay_note(records: Iterable[Record]) -> str:
-    """How many games were replayed after the machine stalled them; empty if none was."""
+    """How many games were replayed after the machine stalled them or a cluster lost them.
+
+    Empty if none was.
+    """
     counts = [record.get("replays", 0) for record in records]
     replayed = sum(1 for count in counts if count)
     if not replayed:
         return ""
     return (
-        f"replayed: {replayed} games ({sum(counts)} replays), whose worker the machine "
-        "stalled (a stall decides no game)"
+        f"replayed: {replayed} games ({sum(counts)} replays), which the machine stalled or "
+        "the cluster lost (neither decides a game)"
     )
 
 

@@ -46,7 +46,6 @@ from typing import Any, NamedTuple
 from agents.arena.match import (
     DEFAULT_TIME_BUDGET,
     GameResult,
-    default_max_turns,
     derive_seed,
     interface_problem,
     play_game,
@@ -70,9 +69,10 @@ from agents.base import (
     parse_spec,
 )
 from agents.program import DEFAULT_MEMORY_LIMIT
-from trap_env.core import NO_PLAYER, Cell, GameConfig, State
+from trap_env.core import NO_PLAYER, Cell, GameConfig, State, default_turn_limit
 
 __all__ = [
+    "BACKENDS",
     "MAX_REPLAYS",
     "MAX_SECONDS",
     "Beat",
@@ -91,6 +91,9 @@ MAX_SECONDS = 1e6
 
 MAX_REPLAYS = 3
 """How often a game stalled by the machine is replayed before it is left unplayed."""
+
+BACKENDS = ("process", "ray")
+"""Where games run: worker processes on this machine, or Ray tasks on a cluster."""
 
 Report = Callable[[str], None]
 
@@ -134,6 +137,12 @@ class RunConfig:
         start_method: multiprocessing start method of the workers.
         memory_limit: bytes of address space for program agents (``exec:`` specs, which
             also get ``time_budget`` as their CPU limit); None for no limit.
+        backend: where games run: ``"process"``, worker processes on this machine, or
+            ``"ray"``, each game a Ray task (:mod:`agents.arena.ray_backend`), where
+            ``workers`` is the local cluster's CPUs, or at most that many games at once
+            on the cluster at ``address``.
+        address: the Ray cluster to use (``HOST:PORT``); None starts a local one that
+            listens on the loopback address only. Only with ``backend="ray"``.
 
     Raises:
         ValueError: for a value out of range; seconds are at most :data:`MAX_SECONDS`.
@@ -147,6 +156,8 @@ class RunConfig:
     workers: int | None = None
     start_method: str = "spawn"
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT
+    backend: str = "process"
+    address: str | None = None
 
     def __post_init__(self) -> None:
         GameConfig(self.board_size)
@@ -164,11 +175,17 @@ class RunConfig:
                 f"start_method {self.start_method!r} is not one of "
                 f"{multiprocessing.get_all_start_methods()}"
             )
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if self.backend == "ray" and self.workers == 0:
+            raise ValueError("workers=0 plays in this process; backend 'ray' needs workers >= 1")
+        if self.address is not None and self.backend != "ray":
+            raise ValueError(f"address {self.address!r} is a Ray cluster's: it needs backend 'ray'")
 
     @property
     def turn_limit(self) -> int:
         """The turn limit that applies."""
-        return default_max_turns(self.board_size) if self.max_turns is None else self.max_turns
+        return default_turn_limit(self.board_size) if self.max_turns is None else self.max_turns
 
     @property
     def ceiling(self) -> float | None:
@@ -407,6 +424,10 @@ def run_games(
             if config.num_workers == 0:
                 for task in todo:
                     finish(play_task(task, config, {}, None))
+            elif config.backend == "ray":
+                from agents.arena.ray_backend import RayPool  # Ray is an optional extra
+
+                RayPool(config, finish, say).run(todo)
             else:
                 _WorkerPool(config, finish, say).run(todo)
     return [done[task.game_id] for task in tasks if task.game_id in done]
@@ -611,19 +632,28 @@ class _WorkerPool:
         self.voided: dict[str, list[str]] = {}
 
     def run(self, tasks: Sequence[GameTask]) -> None:
-        """Play all tasks, calling ``finish(record)`` as each game ends."""
-        self.pending = deque(tasks)
+        """Play all tasks, calling ``finish(record)`` as each game ends; then stop the workers."""
         try:
-            count = min(self.config.num_workers, len(self.pending))
-            self.workers = [self._start() for _ in range(count)]
-            while self.pending or any(worker.task for worker in self.workers):
-                for worker in self.workers:
-                    if worker.task is None and self.pending:
-                        self._dispatch(worker, self.pending.popleft())
-                self._wait_and_collect()
+            self.play(tasks)
         finally:
+            self.close()
+
+    def play(self, tasks: Sequence[GameTask]) -> None:
+        """Play all tasks, starting workers as needed; they stay for the next call."""
+        self.pending = deque(tasks)
+        count = min(self.config.num_workers, len(self.pending))
+        self.workers += [self._start() for _ in range(count - len(self.workers))]
+        while self.pending or any(worker.task for worker in self.workers):
             for worker in self.workers:
-                self._stop(worker)
+                if worker.task is None and self.pending:
+                    self._dispatch(worker, self.pending.popleft())
+            self._wait_and_collect()
+
+    def close(self) -> None:
+        """Stop the workers."""
+        for worker in self.workers:
+            self._stop(worker)
+        self.workers = []
 
     def _start(self) -> _Worker:
         parent_end, child_end = self.context.Pipe()
