@@ -1,8 +1,10 @@
 """Play any agent inside the course's engine: ``PlayerAI`` speaks the course's interface.
 
-The course's ``Game.py`` calls ``getMove(grid)`` as a turn begins and ``getTrap(grid)``
-after the move; players are numbered 1 and 2 and ``grid.map`` is an ``N x N`` float array
-(0 empty, 1 and 2 the players, -1 a trap). ``PlayerAI`` rebuilds a
+The course is the one that set the game, in its handout *AI Squid Game: Trap!*; its
+grading engine behaves as ``docs/RULES.md`` records, and this project matches it.
+Its ``Game.py`` calls ``getMove(grid)`` as a turn begins and ``getTrap(grid)`` after the
+move; it numbers the players 1 and 2 (this project's 0 and 1), and ``grid.map`` is an
+``N x N`` float array (0 empty, 1 and 2 the players, -1 a trap). ``PlayerAI`` rebuilds a
 :class:`trap_env.core.State` from the grid (phase ``MOVE`` for ``getMove``, ``THROW`` for
 ``getTrap``) and asks the wrapped agent.
 

@@ -22,6 +22,7 @@ from agents.base import SeededAgent
 from agents.search.evaluation import evaluate
 from trap_env import core
 from trap_env.core import Cell, Phase, State
+from trap_env.kernel import cells_of, geometry, square_mask
 
 __all__ = ["HEURISTICS", "GreedyAgent", "ais", "is_score", "ocls"]
 
@@ -40,13 +41,11 @@ def ais(state: State, player: int) -> float:
 
 
 def _lookahead_sum(state: State, player: int) -> int:
-    n = state.board_size
     blocked = state.traps | 1 << state.cells[1 - player] | 1 << state.cells[player]
-    steps = core.move_mask(state, player)
+    neighbours = geometry(state.board_size).neighbours
     return sum(
-        (core.neighbour_mask(n, cell) & ~blocked).bit_count()
-        for cell in range(n * n)
-        if steps >> cell & 1
+        (neighbours[cell] & ~blocked).bit_count()
+        for cell in cells_of(core.move_mask(state, player))
     )
 
 
@@ -108,13 +107,10 @@ class GreedyAgent(SeededAgent):
 def _throw_targets(state: State) -> list[Cell]:
     """Empty cells within two king steps of the opponent (any empty cell if none)."""
     n = state.board_size
-    opponent = state.cells[1 - state.player]
-    row, col = divmod(opponent, n)
-    empty = [cell for cell in core.legal_actions(state) if not state.traps >> cell & 1]
-    near = [
-        cell for cell in empty if max(abs(cell // n - row), abs(cell % n - col)) <= 2
-    ]
-    return near or empty or core.legal_actions(state)
+    cell0, cell1 = state.cells
+    empty = geometry(n).full & ~(state.traps | 1 << cell0 | 1 << cell1)
+    near = empty & square_mask(n, state.cells[1 - state.player], 2)
+    return cells_of(near or empty) or core.legal_actions(state)
 
 
 def greedy(heuristic: str = "ais", seed: int | None = None) -> GreedyAgent:

@@ -14,7 +14,17 @@ Rows:
     from a middle-game position;
   * node counts at equal depth: plain expectimax (every node) against alpha-beta alone,
     with Star1, with Star1 and Star2, with the transposition table too, and (a smaller
-    tree, the agent's default) with the misses of each throw searched two plies shallower.
+    tree, the agent's default) with the misses of each throw searched two plies shallower;
+  * the batched engine: :class:`trap_env.vector_env.TrapVectorEnv` against ``random`` at
+    B = 1, 64, 1024 and 8192 in learner steps per second (masks and observations
+    produced), beside the single Gym env and Gymnasium's ``SyncVectorEnv`` over it, and the
+    gate: B = 8192 over the single env, at least 50;
+  * the batched peer, where pgx is installed (else a row saying how): pgx's
+    ``connect_four`` on the CPU at B = 1024 and 8192, random legal actions, in learner
+    steps per second (jit compilation excluded), and TrapVectorEnv's B = 8192 over pgx's;
+  * MaskablePPO ``learn`` steps per second, and those of its rollouts alone (policy and
+    env, without the updates), on the batched SB3 VecEnv against ``SubprocVecEnv`` over
+    single envs (``--ppo-timesteps``; skipped by ``--quick``).
 
 Example:
     trap-benchmark
@@ -23,6 +33,7 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 import json
 import platform
 import random
@@ -41,6 +52,7 @@ from trap_env.core import (
     Phase,
     State,
     apply,
+    default_turn_limit,
     initial_state,
     is_terminal,
     legal_actions,
@@ -72,7 +84,7 @@ def timed_loop(body: Callable[[], int], seconds: float) -> float:
 def core_playout(rng: random.Random, board_size: int = 7) -> int:
     """One random game through the core; returns the number of plies (``apply`` calls)."""
     state = initial_state(GameConfig(board_size))
-    plies, limit = 0, 4 * board_size * board_size
+    plies, limit = 0, default_turn_limit(board_size)
     while not is_terminal(state) and state.turn < limit:
         if state.phase is Phase.LANDING:
             action = sample_landing(state, rng)
@@ -259,9 +271,235 @@ def pruning_figures(depth: int) -> list[Figure]:
     return figures
 
 
-def run(env_seconds: float, search_seconds: Sequence[float], depth: int) -> list[Figure]:
-    """All figures."""
-    return env_figures(env_seconds) + search_figures(search_seconds) + pruning_figures(depth)
+# --- The batched engine (trap_env.vector) ---------------------------------------------
+
+BATCH_SIZES = (1, 64, 1024, 8192)
+"""The batch sizes of the batched env's rows."""
+GATE_RATIO = 50.0
+"""The batched env at B = 8192 must reach this multiple of the single Gym env."""
+SYNC_ENVS = 16
+"""Gymnasium's SyncVectorEnv row runs this many single envs."""
+
+
+def batched_rate(num_envs: int, seconds: float, board_size: int = 7) -> float:
+    """Learner steps/s of the batched env against ``random``, a random legal action each.
+
+    Every step produces the masks and observations (as the env always does); the learner
+    reads the masks and picks among the set bits of the legal bitboards.
+    """
+    from trap_env import vector
+    from trap_env.vector_env import TrapVectorEnv
+
+    envs = TrapVectorEnv(num_envs, opponent="random", board_size=board_size)
+    envs.reset(seed=0)
+    keys = vector.game_keys(1, np.arange(num_envs), 0)
+    plies = iter(range(2**62))
+
+    def step() -> int:
+        envs.action_masks()
+        legal = vector.legal_bitboards(envs.tables, envs.batch)
+        words = vector.random_words(keys, next(plies), 0)
+        envs.step(vector.choose_bits(legal, words, envs.tables.num_cells))
+        return num_envs
+
+    return timed_loop(step, seconds)
+
+
+def sync_vector_rate(seconds: float, num_envs: int = SYNC_ENVS) -> float:
+    """Learner steps/s of Gymnasium's ``SyncVectorEnv`` over single envs, random actions."""
+    import gymnasium
+
+    import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
+
+    envs = gymnasium.make_vec(
+        "trap_env/Trap-v0", num_envs=num_envs, vectorization_mode="sync", opponent="random"
+    )
+    rng = np.random.default_rng(0)
+    _, info = envs.reset(seed=0)
+
+    def step() -> int:
+        nonlocal info
+        actions = [_random_cell(mask, rng) for mask in info["action_mask"]]
+        _, _, _, _, info = envs.step(np.array(actions))
+        return num_envs
+
+    try:
+        return timed_loop(step, seconds)
+    finally:
+        envs.close()
+
+
+def _random_cell(mask: np.ndarray, rng: np.random.Generator) -> int:
+    legal = np.flatnonzero(mask)
+    return int(rng.choice(legal)) if len(legal) else 0  # an ended env ignores its action
+
+
+def batched_figures(seconds: float) -> list[Figure]:
+    """The batched env at each of :data:`BATCH_SIZES`, the single Gym env, SyncVectorEnv,
+    and the gate: the batched env at B = 8192 over the single env, same run."""
+    single = _episode_rate("Trap-v0 Gym env", _env_makers()["Trap-v0 Gym env"], seconds)
+    figures = [
+        Figure("batch: single Gym env (Trap-v0)", single, "learner-steps/s"),
+        Figure(
+            f"batch: SyncVectorEnv, {SYNC_ENVS} Gym envs",
+            sync_vector_rate(seconds),
+            "learner-steps/s",
+        ),
+    ]
+    rates = {size: batched_rate(size, seconds) for size in BATCH_SIZES}
+    figures += [
+        Figure(f"batch: TrapVectorEnv B={size}", rate, "learner-steps/s", "opponent random")
+        for size, rate in rates.items()
+    ]
+    ratio = rates[BATCH_SIZES[-1]] / single
+    verdict = "pass" if ratio >= GATE_RATIO else "FAIL"
+    gate = f"gate >= {GATE_RATIO:g}: {verdict}"
+    figures.append(Figure(f"batch: B={BATCH_SIZES[-1]} / single Gym env", ratio, "ratio", gate))
+    return figures + pgx_figures(seconds, rates[BATCH_SIZES[-1]])
+
+
+# --- The batched peer: pgx's connect_four (JAX, on the CPU) ----------------------------
+
+PGX_BATCH_SIZES = (1024, 8192)
+"""The batch sizes of the pgx rows; the last is compared with TrapVectorEnv's largest."""
+PGX_INSTALL = "pip install pgx==2.6.0 jax==0.5.3"
+"""The peer and the jax it was measured on; not an extra (why: docs/benchmarks.md)."""
+PGX_ROW = "batch peer: pgx connect_four"
+
+
+def pgx_rate(num_envs: int, seconds: float) -> float:
+    """Learner steps/s of pgx's ``connect_four``, ``num_envs`` games batched on the CPU.
+
+    One jitted call draws a random legal action for every game (pgx's ``act_randomly``, a
+    categorical draw over the legal mask), steps them all and resets the finished ones
+    (pgx's ``auto_reset``), so each call is ``num_envs`` learner steps with the next
+    observations and masks ready. The compilation runs before the clock starts.
+    """
+    # Held as Any: the peer is optional, typed in one venv and missing or untyped in another.
+    jax: Any = importlib.import_module("jax")
+    pgx: Any = importlib.import_module("pgx")
+    experimental: Any = importlib.import_module("pgx.experimental")
+
+    env = pgx.make("connect_four")
+    step = jax.vmap(experimental.auto_reset(env.step, env.init))
+
+    def play_once(state: Any, key: Any) -> tuple[Any, Any]:
+        key, action_key, step_key = jax.random.split(key, 3)
+        action = experimental.act_randomly(action_key, state.legal_action_mask)
+        return step(state, action, jax.random.split(step_key, num_envs)), key
+
+    play = jax.jit(play_once)
+    with jax.default_device(jax.devices("cpu")[0]):
+        key = jax.random.PRNGKey(0)
+        state = jax.jit(jax.vmap(env.init))(jax.random.split(key, num_envs))
+        state, key = jax.block_until_ready(play(state, key))  # compiles
+
+        def body() -> int:
+            nonlocal state, key
+            state, key = jax.block_until_ready(play(state, key))
+            return num_envs
+
+        return timed_loop(body, seconds)
+
+
+def pgx_figures(seconds: float, trap_rate: float) -> list[Figure]:
+    """pgx at each of :data:`PGX_BATCH_SIZES`, and ``trap_rate`` (TrapVectorEnv at the
+    largest B, same run) over pgx's; without pgx, one row saying how to install it."""
+    try:
+        importlib.import_module("pgx")
+    except ImportError:
+        return [Figure(PGX_ROW, 0.0, "skipped", f"pgx not installed ({PGX_INSTALL})")]
+    rates = {size: pgx_rate(size, seconds) for size in PGX_BATCH_SIZES}
+    figures = [
+        Figure(f"{PGX_ROW} B={size}", rate, "learner-steps/s", "CPU, random legal actions")
+        for size, rate in rates.items()
+    ]
+    size = PGX_BATCH_SIZES[-1]
+    ratio = trap_rate / rates[size]
+    return [*figures, Figure(f"batch: TrapVectorEnv B={size} / pgx B={size}", ratio, "ratio")]
+
+
+def ppo_learn_rates(envs: Any, n_steps: int, timesteps: int) -> tuple[float, float]:
+    """MaskablePPO on ``envs`` (trap-train's default network, one epoch per rollout): the
+    ``learn`` steps/s, and the steps/s of its rollouts alone (policy and env, no update)."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from agents.rl.policy import TrapPolicy, policy_kwargs
+
+    class RolloutClock(BaseCallback):
+        seconds = 0.0
+        started = 0.0
+
+        def _on_rollout_start(self) -> None:
+            self.started = time.perf_counter()
+
+        def _on_rollout_end(self) -> None:
+            self.seconds += time.perf_counter() - self.started
+
+        def _on_step(self) -> bool:
+            return True
+
+    rollout = n_steps * envs.num_envs
+    model = MaskablePPO(
+        TrapPolicy,
+        envs,
+        n_steps=n_steps,
+        batch_size=min(256, rollout),
+        n_epochs=1,
+        policy_kwargs=policy_kwargs(32, 4, 128),
+        device="cpu",
+        seed=0,
+    )
+    clock = RolloutClock()
+    start = time.perf_counter()
+    model.learn(timesteps, callback=clock)
+    elapsed = time.perf_counter() - start
+    return model.num_timesteps / elapsed, model.num_timesteps / clock.seconds
+
+
+def ppo_figures(timesteps: int, batch: int = 256, processes: int = 2) -> list[Figure]:
+    """MaskablePPO learn and rollout steps/s: the batched SB3 VecEnv against
+    SubprocVecEnv over single envs, same run, same rollout size."""
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import SubprocVecEnv, VecMonitor
+
+    from agents.rl.vec_env import TrapBatchedVecEnv
+
+    rollout = max(timesteps // 4, batch)  # four updates per measurement
+    batched = VecMonitor(TrapBatchedVecEnv(batch, opponent="random"))
+    batched_rates = ppo_learn_rates(batched, max(rollout // batch, 1), timesteps)
+    # "module:id" makes each worker process import trap_env, which registers the id.
+    subprocess_envs = make_vec_env(
+        "trap_env:trap_env/Trap-v0", n_envs=processes, seed=0, vec_env_cls=SubprocVecEnv
+    )
+    try:
+        single_rates = ppo_learn_rates(subprocess_envs, rollout // processes, timesteps)
+    finally:
+        subprocess_envs.close()
+    figures = []
+    for index, what in enumerate(("learn", "rollouts")):
+        figures += [
+            Figure(f"ppo {what}: TrapBatchedVecEnv B={batch}", batched_rates[index], "steps/s"),
+            Figure(
+                f"ppo {what}: SubprocVecEnv, {processes} Gym envs", single_rates[index], "steps/s"
+            ),
+            Figure(
+                f"ppo {what}: batched / SubprocVecEnv",
+                batched_rates[index] / single_rates[index],
+                "ratio",
+            ),
+        ]
+    return figures
+
+
+def run(
+    env_seconds: float, search_seconds: Sequence[float], depth: int, ppo_timesteps: int = 0
+) -> list[Figure]:
+    """All figures (the PPO rows only with ``ppo_timesteps``)."""
+    figures = env_figures(env_seconds) + search_figures(search_seconds) + pruning_figures(depth)
+    figures += batched_figures(env_seconds)
+    return figures + (ppo_figures(ppo_timesteps) if ppo_timesteps else [])
 
 
 def format_table(figures: Sequence[Figure]) -> str:
@@ -270,6 +508,7 @@ def format_table(figures: Sequence[Figure]) -> str:
     lines = [f"{'figure'.ljust(width)}  {'value':>12}  unit"]
     for figure in figures:
         value = f"{figure.value:,.2f}" if figure.unit == "ratio" else f"{figure.value:,.0f}"
+        value = "-" if figure.unit == "skipped" else value
         note = f"  ({figure.note})" if figure.note else ""
         lines.append(f"{figure.name.ljust(width)}  {value:>12}  {figure.unit}{note}")
     return "\n".join(lines)
@@ -300,9 +539,16 @@ def build_parser() -> Parser:
         help="depth of the node-count comparison (default 4)",
     )
     parser.add_argument(
+        "--ppo-timesteps",
+        type=int,
+        default=8192,
+        metavar="T",
+        help="MaskablePPO learn steps per PPO row (default 8192; 0 skips the PPO rows)",
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
-        help="a short run for tests: 0.2 s measurements, 0.2 s search, depth 2",
+        help="a short run for tests: 0.2 s measurements, 0.2 s search, depth 2, no PPO rows",
     )
     parser.add_argument(
         "--json", type=Path, default=None, metavar="FILE", help="also write the figures as JSON"
@@ -315,10 +561,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.quick:
         args.seconds, args.search_seconds, args.depth = 0.2, [0.2], 2
+        args.ppo_timesteps = 0
     try:
         if args.json is not None:
             _check_writable(args.json)
-        figures = run(args.seconds, args.search_seconds, args.depth)
+        figures = run(args.seconds, args.search_seconds, args.depth, args.ppo_timesteps)
     except CliError as error:
         return fail(PROG, error)
     print(format_table(figures))

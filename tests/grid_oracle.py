@@ -8,7 +8,8 @@ lists of characters, cells are ``(row, col)`` pairs, probabilities are exact
 A grid state is a plain dict (copied on every step, never mutated in place):
 ``grid`` (N lists of N chars: '.' empty, 'x' trap), ``pos`` (two ``(row, col)``),
 ``player``, ``phase`` ('move', 'throw', 'landing'), ``target`` (``(row, col)`` or None),
-``turn`` and ``winner`` (None while play goes on).
+``turn``, ``winner`` (None while play goes on) and ``decay`` (the throw's accuracy loss per
+step of distance beyond the first, in per mille).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ GridState = dict[str, Any]
 Coord = tuple[int, int]
 
 
-def start(n: int) -> GridState:
+def start(n: int, decay: int = 50) -> GridState:
     """The fixed start: player 0 at (0, N//2), player 1 at (N-1, N//2), no traps."""
     return {
         "n": n,
@@ -32,6 +33,7 @@ def start(n: int) -> GridState:
         "target": None,
         "turn": 0,
         "winner": None,
+        "decay": decay,
     }
 
 
@@ -70,7 +72,7 @@ def landing(state: GridState) -> dict[Coord, Fraction]:
     me = state["pos"][state["player"]]
     target = state["target"]
     a = abs(me[0] - target[0]) + abs(me[1] - target[1])
-    p = Fraction(21 - a, 20)
+    p = 1 - (a - 1) * Fraction(state["decay"], 1000)
     if p < 0:
         p = Fraction(0)
     if p > 1:

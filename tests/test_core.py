@@ -1,5 +1,6 @@
 """Tests for trap_env.core: every rule of SPEC.md as a scenario, exact landing
-probabilities, perft node counts, and random playouts against tests/grid_oracle.py.
+probabilities (for several decays), perft node counts, random playouts against
+tests/grid_oracle.py, large boards, and the text notation under fuzzing.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 
 import trap_env.core
 from trap_env.core import (
+    DEFAULT_DECAY,
     NO_PLAYER,
     GameConfig,
     IllegalActionError,
@@ -28,6 +30,7 @@ from trap_env.core import (
     State,
     apply,
     chance_outcomes,
+    default_turn_limit,
     from_text,
     initial_state,
     is_terminal,
@@ -45,6 +48,8 @@ from trap_env.core import (
 )
 
 PERFT_TABLE = json.loads((Path(__file__).parent / "data" / "perft.json").read_text())
+DECAYS = [0, 50, 137, 1000]
+"""Decays under test: always on target, the handout's, an odd one, never on target past 1."""
 
 
 # --- Helpers -------------------------------------------------------------------------
@@ -69,12 +74,13 @@ def cells(state: State, *coords: tuple[int, int]) -> list[int]:
 
 
 def exact_landing(state: State) -> dict[int, Fraction]:
-    """SPEC's formula in Fractions: (21 - a) / 20 clamped on the target, the rest shared."""
+    """SPEC's formula in Fractions: 1 - (a - 1) * decay clamped on the target, the rest shared."""
     n = state.board_size
     thrower = divmod(state.cells[state.player], n)
     target = divmod(state.target, n)
     distance = abs(thrower[0] - target[0]) + abs(thrower[1] - target[1])
-    on_target = min(max(Fraction(21 - distance, 20), Fraction(0)), Fraction(1))
+    on_target = 1 - (distance - 1) * Fraction(state.decay, 1000)
+    on_target = min(max(on_target, Fraction(0)), Fraction(1))
     eligible = [c for c in oracle.neighbours(n, target) if oracle.to_index(n, c) not in state.cells]
     result = {state.target: on_target} if on_target > 0 else {}
     for coord in eligible if on_target < 1 else []:
@@ -102,6 +108,7 @@ def to_core(grid_state: oracle.GridState) -> State:
         NO_PLAYER if target is None else oracle.to_index(n, target),
         grid_state["turn"],
         NO_PLAYER if won is None else won,
+        grid_state["decay"],
     )
 
 
@@ -157,6 +164,25 @@ def test_initial_state_places_players_mid_top_and_mid_bottom(n: int) -> None:
 def test_game_config_rejects_bad_board_sizes(bad: object) -> None:
     with pytest.raises(ValueError, match=r"board_size must be an integer >= 3"):
         GameConfig(board_size=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", [-1, 1001, 50.0, True, "50", None])
+def test_game_config_rejects_bad_decays(bad: object) -> None:
+    with pytest.raises(ValueError, match=r"decay must be an integer per mille in 0\.\.1000"):
+        GameConfig(decay=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("decay", DECAYS)
+def test_the_decay_is_part_of_the_state(decay: int) -> None:
+    state = initial_state(GameConfig(5, decay=decay))
+    assert state.decay == decay
+    assert apply(apply(state, 3), 12).decay == decay
+    assert initial_state().decay == DEFAULT_DECAY == 50
+
+
+def test_the_turn_limit_is_four_n_squared() -> None:
+    assert default_turn_limit(7) == 196
+    assert default_turn_limit(3) == 36
 
 
 def test_game_config_is_frozen() -> None:
@@ -513,7 +539,8 @@ def test_probability_clamps_on_a_large_board(
     assert math.isclose(sum(outcomes.values()), 1.0)
 
 
-def test_every_landing_distribution_on_small_boards_matches_the_fractions() -> None:
+@pytest.mark.parametrize("decay", DECAYS)
+def test_every_landing_distribution_on_small_boards_matches_the_fractions(decay: int) -> None:
     for n in (3, 4, 5):
         size = n * n
         for p0 in range(size):
@@ -523,15 +550,33 @@ def test_every_landing_distribution_on_small_boards_matches_the_fractions() -> N
                 for target in range(size):
                     if target in (p0, p1):
                         continue
-                    state = State(n, 0, (p0, p1), 0, Phase.LANDING, target, 0, -1)
+                    state = State(n, 0, (p0, p1), 0, Phase.LANDING, target, 0, -1, decay)
                     outcomes = chance_outcomes(state)
                     expected = exact_landing(state)
                     assert len(outcomes) == len({c for c, _ in outcomes}) == len(expected)
                     for landing_cell, probability in outcomes:
                         assert 0.0 <= probability <= 1.0
-                        assert math.isclose(probability, float(expected[landing_cell]))
+                        # Each probability is the exact rational, rounded once.
+                        assert probability == float(expected[landing_cell])
                     assert math.isclose(sum(p for _, p in outcomes), 1.0)
-                    assert outcomes[0][0] == target
+                    if expected.get(target, 0) > 0:
+                        assert outcomes[0][0] == target
+
+
+def test_with_no_decay_every_throw_lands_on_target() -> None:
+    state = initial_state(GameConfig(9, decay=0))
+    thrown = apply(apply(state, legal_actions(state)[0]), 80)  # the far corner
+    assert chance_outcomes(thrown) == [(80, 1.0)]
+    assert legal_actions(thrown) == [80]
+
+
+def test_with_the_largest_decay_only_adjacent_throws_can_hit() -> None:
+    state = initial_state(GameConfig(5, decay=1000))
+    moved = apply(state, 7)  # player 0 to (1, 2)
+    assert chance_outcomes(apply(moved, 8)) == [(8, 1.0)]  # distance 1
+    two_away = chance_outcomes(apply(moved, 9))  # (1, 4): distance 2
+    assert 9 not in dict(two_away)
+    assert sorted(two_away) == [(3, 0.2), (4, 0.2), (8, 0.2), (13, 0.2), (14, 0.2)]
 
 
 def test_chance_outcomes_outside_landing_raise() -> None:
@@ -667,6 +712,9 @@ GOOD_TEXTS = [
     ".0./.x./.1. 0 landing 0,0 0",
     "0x./xx./..1 0 move - 5",  # player 0 stuck: player 1 has won
     "1.0../xx.../...../...../..... 0 throw - 0",  # player 1 stuck after the move
+    ".0./.x./.1. 1 landing 1,1 12 decay=137",
+    ".0./.x./.1. 0 move - 0 decay=0",
+    ".0./.x./.1. 0 move - 0 decay=1000",
 ]
 
 
@@ -680,7 +728,15 @@ def test_text_round_trips_exactly(text: str) -> None:
 MALFORMED_TEXTS = [
     ("", "5 space-separated fields"),
     (".0./.../.1. 0 move -", "5 space-separated fields"),
-    (".0./.../.1. 0 move - 0 extra", "5 space-separated fields"),
+    (".0./.../.1. 0 move - 0 extra", "6th field must be decay=D"),
+    (".0./.../.1. 0 move - 0 decay=30 extra", "5 space-separated fields"),
+    (".0./.../.1. 0 move - 0 decay=", "6th field must be decay=D"),
+    (".0./.../.1. 0 move - 0 decay=-1", "6th field must be decay=D"),
+    (".0./.../.1. 0 move - 0 decay=1001", "6th field must be decay=D"),
+    (".0./.../.1. 0 move - 0 decay=0.5", "6th field must be decay=D"),
+    (".0./.../.1. 0 move - 0 Decay=5", "6th field must be decay=D"),
+    (".0./.../.1. 0 move - 0 decay=²", "6th field must be decay=D"),
+    (".0./.../.1. 0 move - " + "9" * 5000, "turn must be a non-negative integer of at most"),
     (".0./.../.1 0 move - 0", "row lengths"),
     (".0/.1 0 move - 0", "row lengths"),
     (".0./..../.1. 0 move - 0", "row lengths"),
@@ -713,6 +769,11 @@ def test_malformed_text_raises_value_error_naming_the_problem(text: str, problem
         from_text(text)
 
 
+def test_the_default_decay_is_left_out_of_the_text_but_may_be_written() -> None:
+    assert from_text(".0./.x./.1. 0 move - 0 decay=50") == from_text(".0./.x./.1. 0 move - 0")
+    assert to_text(initial_state(GameConfig(3, decay=30))) == ".0./.../.1. 0 move - 0 decay=30"
+
+
 def test_text_winner_follows_from_the_position() -> None:
     assert from_text("0x./xx./..1 0 throw - 0").winner == NO_PLAYER
     assert from_text("0x./xx./..1 1 move - 0").winner == NO_PLAYER
@@ -743,6 +804,9 @@ MALFORMED_STATES = [
     (START._replace(phase=Phase.LANDING, target=9), "target must be in 0..8"),
     (START._replace(turn=-1), "turn must be"),
     (START._replace(turn=1.0), "turn must be"),
+    (START._replace(decay=1001), "decay must be an integer per mille"),
+    (START._replace(decay=-1), "decay must be an integer per mille"),
+    (START._replace(decay=True), "decay must be an integer per mille"),
     (START._replace(winner=0), "winner 0 contradicts the position"),
     (START._replace(winner=5), "winner"),
     (from_text("0x./xx./..1 0 move - 0")._replace(winner=NO_PLAYER), "winner -1 contradicts"),
@@ -834,10 +898,16 @@ def compare_with_oracle(state: State, grid_state: oracle.GridState) -> None:
 
 
 @settings(max_examples=80)
-@given(n=st.integers(3, 8), rng=st.randoms(use_true_random=False))
-def test_core_agrees_with_the_grid_oracle_state_by_state(n: int, rng: random.Random) -> None:
-    state = initial_state(GameConfig(n))
-    grid_state = oracle.start(n)
+@given(
+    n=st.integers(3, 8),
+    decay=st.sampled_from(DECAYS),
+    rng=st.randoms(use_true_random=False),
+)
+def test_core_agrees_with_the_grid_oracle_state_by_state(
+    n: int, decay: int, rng: random.Random
+) -> None:
+    state = initial_state(GameConfig(n, decay))
+    grid_state = oracle.start(n, decay)
     for _ in range(3 * 4 * n * n):
         compare_with_oracle(state, grid_state)
         if is_terminal(state):
@@ -854,9 +924,14 @@ def test_core_agrees_with_the_grid_oracle_state_by_state(n: int, rng: random.Ran
 
 
 @settings(max_examples=60)
-@given(n=st.sampled_from([3, 4, 5, 6, 7, 8, 9, 12]), rng=st.randoms(use_true_random=False))
-def test_random_playouts_keep_the_invariants(n: int, rng: random.Random) -> None:
-    for state in play_random_game(initial_state(GameConfig(n)), rng, max_steps=3 * n * n):
+@given(
+    n=st.sampled_from([3, 4, 5, 6, 7, 8, 9, 12, 40]),
+    decay=st.sampled_from(DECAYS),
+    rng=st.randoms(use_true_random=False),
+)
+def test_random_playouts_keep_the_invariants(n: int, decay: int, rng: random.Random) -> None:
+    start = initial_state(GameConfig(n, decay))
+    for state in play_random_game(start, rng, max_steps=min(3 * n * n, 300)):
         check_invariants(state)
 
 
@@ -873,3 +948,95 @@ def test_random_playouts_end_and_replay_from_a_seed() -> None:
 
 def test_module_docstring_example_runs() -> None:
     assert doctest.testmod(trap_env.core).failed == 0
+
+
+# --- Large boards ----------------------------------------------------------------------------
+
+
+def test_a_thousand_by_thousand_board_plays_without_per_cell_tables() -> None:
+    """No table grows as N**4: a few turns at N = 1000 take well under a second or a GB."""
+    rng = random.Random(0)
+    state = initial_state(GameConfig(1000))
+    for _ in range(12):  # four turns
+        if state.phase is Phase.THROW:
+            assert len(legal_actions(state)) == 1000 * 1000 - 2
+            mask = legal_action_mask(state)
+            assert sum(mask) == 1000 * 1000 - 2 and mask[state.cells[0]] == 0
+            action = state.cells[1 - state.player] - 1000  # next to the opponent
+        elif state.phase is Phase.LANDING:
+            action = sample_landing(state, rng)
+        else:
+            action = rng.choice(legal_actions(state))
+        state = apply(state, action)
+        check_invariants_cheaply(state)
+    assert state.turn == 4
+
+
+def check_invariants_cheaply(state: State) -> None:
+    """:func:`check_invariants` without the checks that walk every cell of the board."""
+    validate_state(state)
+    assert legal_action_mask(state).count(1) == len(legal_actions(state))
+    if state.phase is Phase.LANDING:
+        assert math.isclose(sum(p for _, p in chance_outcomes(state)), 1.0)
+
+
+# --- Fuzzing the text notation ----------------------------------------------------------------
+
+
+def reachable_states(draw: st.DrawFn) -> State:
+    """A state reached by random play from the start, on a random board size and decay."""
+    n = draw(st.integers(3, 9))
+    decay = draw(st.sampled_from([*DECAYS, 1, 999]))
+    rng = draw(st.randoms(use_true_random=False))
+    states = play_random_game(initial_state(GameConfig(n, decay)), rng, max_steps=4 * n * n)
+    return draw(st.sampled_from(states))
+
+
+reachable = st.composite(reachable_states)
+
+
+def assert_clear_value_error(text: str) -> None:
+    """``from_text`` either parses ``text`` into a state that round-trips, or raises a
+    ``ValueError`` whose message is one short line."""
+    try:
+        state = from_text(text)
+    except ValueError as error:
+        message = str(error)
+        assert type(error) is ValueError
+        assert message and "\n" not in message and len(message) < 400, message
+        return
+    assert from_text(to_text(state)) == state
+
+
+@settings(max_examples=300)
+@given(state=reachable())
+def test_text_round_trips_on_every_reachable_state(state: State) -> None:
+    text = to_text(state)
+    assert from_text(text) == state
+    assert to_text(from_text(text)) == text
+
+
+@settings(max_examples=300)
+@given(text=st.text(max_size=120))
+def test_arbitrary_text_gives_a_state_or_a_clear_value_error(text: str) -> None:
+    assert_clear_value_error(text)
+
+
+FIELD_NOISE = st.sampled_from(
+    ["", " ", "-", "0", "1", "x", ".", "/", ",", "move", "throw", "landing", "decay=", "decay=7",
+     "decay=1001", "99999", "9" * 5000, "²", "\x00", "\n", "0,0", "-1", "01", "xx/xx"]
+)
+
+
+@settings(max_examples=400)
+@given(state=reachable(), data=st.data())
+def test_mutated_notations_give_a_state_or_a_clear_value_error(
+    state: State, data: st.DataObject
+) -> None:
+    text = to_text(state)
+    for _ in range(data.draw(st.integers(1, 3))):
+        start = data.draw(st.integers(0, len(text)))
+        end = data.draw(st.integers(start, min(len(text), start + 4)))
+        noise = data.draw(FIELD_NOISE | st.text(max_size=3))
+        text = text[:start] + noise + text[end:]
+    assert_clear_value_error(text)

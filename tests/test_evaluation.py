@@ -12,11 +12,11 @@ from agents.search.evaluation import (
     Terms,
     Weights,
     evaluate,
-    king_dilate,
     raw_score,
     terms,
 )
 from trap_env import core
+from trap_env.kernel import geometry, king_dilate
 
 # (board, terms from player 0's side: mobility, room, voronoi with every cell counted 1)
 TERM_TABLE = [
@@ -44,9 +44,9 @@ def test_voronoi_decay_weighs_far_cells_less() -> None:
 
 
 def test_king_dilate_grows_a_cell_into_its_neighbourhood() -> None:
-    assert king_dilate(3, 1 << 4) == (1 << 9) - 1
-    assert king_dilate(3, 1 << 0) == 1 | 1 << 1 | 1 << 3 | 1 << 4
-    assert king_dilate(4, 1 << 3) == 1 << 2 | 1 << 3 | 1 << 6 | 1 << 7
+    assert king_dilate(geometry(3), 1 << 4) == (1 << 9) - 1
+    assert king_dilate(geometry(3), 1 << 0) == 1 | 1 << 1 | 1 << 3 | 1 << 4
+    assert king_dilate(geometry(4), 1 << 3) == 1 << 2 | 1 << 3 | 1 << 6 | 1 << 7
 
 
 def random_states(seed: int, count: int) -> list[core.State]:

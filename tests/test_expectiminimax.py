@@ -20,6 +20,9 @@ from agents.search.agent import (
     ExpectiminimaxAgent,
     SearchSettings,
     SearchStats,
+    check_decision_state,
+    decision_budget,
+    decision_deadline,
 )
 from agents.search.expectimax import Search
 from agents.search.game import TrapGame
@@ -155,7 +158,7 @@ def test_leaf_values_are_the_outcomes_applied_and_valued() -> None:
 def test_a_full_landing_memo_keeps_answering_and_is_cleared_only_between_searches(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A mid-search clear of 100_000 entries took about 70 ms between two clock checks.
+    # Clearing a full memo mid-search could overrun the budget between two clock checks.
     monkeypatch.setattr("agents.search.game.MAX_LANDINGS", 8)
     game = TrapGame()
     landings = [
@@ -425,3 +428,61 @@ def test_an_iteration_cut_before_its_first_action_yields_nothing() -> None:
     assert [(result.depth, result.complete) for result in results] == [
         (1, True), (2, True), (3, True)
     ]
+
+
+# --- Rule variants and large boards (the kernel's decay and geometry) ---------------------
+
+
+@pytest.mark.parametrize("decay", [0, 137, 1000])
+def test_pruned_search_follows_the_states_decay(decay: int) -> None:
+    game = TrapGame(throw_filter=False)  # one game for every decay: its memo must not mix them
+    for state in positions(seed=21, count=20):
+        state = state._replace(decay=decay)
+        for depth in range(MAX_DEPTH[state.board_size]):
+            want = expectimax(state, depth)
+            got = Search(game).value(state, depth)
+            assert same(got, want), (core.to_text(state), depth, got, want)
+
+
+def test_the_first_move_on_a_100x100_board_keeps_its_budget() -> None:
+    """No table grows as N**4: the agent answers at once rather than building tables."""
+    agent = make_agent("expectiminimax:time_limit=1.0", seed=0)
+    state = core.initial_state(core.GameConfig(100))
+    started = time.process_time()
+    move = agent.select_action(state)
+    assert time.process_time() - started < 1.0
+    assert move in core.legal_actions(state)
+    thrown = core.apply(state, move)
+    started = time.process_time()
+    assert agent.select_action(thrown) in core.legal_actions(thrown)
+    assert time.process_time() - started < 1.0
+
+
+
+# --- The turn's budget (shared with other agents that search under a clock) --------------
+
+
+@pytest.mark.parametrize("time_limit", [0.0, 0.05, 0.3, 1.0, 5.0])
+@pytest.mark.parametrize("move_share", [0.1, 0.6, 0.9])
+def test_a_turns_two_decisions_stay_within_its_limit(time_limit: float, move_share: float) -> None:
+    move = decision_budget(time_limit, move_share, Phase.MOVE, None)
+    assert move == pytest.approx(time_limit * move_share)
+    for move_seconds in (0.0, move, time_limit, 2 * time_limit):
+        throw = decision_budget(time_limit, move_share, Phase.THROW, move_seconds)
+        assert throw is not None and throw >= 0.0
+        assert min(move_seconds, time_limit) + throw <= time_limit + 1e-12  # float rounding
+    unplanned = decision_budget(time_limit, move_share, Phase.THROW, None)
+    assert unplanned == pytest.approx(time_limit * (1 - move_share))
+    for budget in (move, unplanned):
+        assert budget is not None and decision_deadline(10.0, budget) < 10.0 + budget
+    assert decision_budget(None, move_share, Phase.MOVE, None) is None
+
+
+def test_a_state_that_asks_no_decision_is_refused() -> None:
+    over = core.from_text("0x.../xx.../...../...../....1 0 move - 9")
+    thrown = core.apply(core.initial_state(core.GameConfig(5)), 7)
+    in_the_air = core.apply(thrown, 12)
+    for state in (over, in_the_air):
+        with pytest.raises(ValueError, match="needs a MOVE or THROW state of a game in progress"):
+            check_decision_state(state)
+    check_decision_state(thrown)

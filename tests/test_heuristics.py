@@ -38,3 +38,13 @@ def test_greedy_throws_at_the_last_escape(name: str) -> None:
 def test_unknown_heuristic_lists_the_known_ones() -> None:
     with pytest.raises(ValueError, match="known: ais, eval, is, ocls"):
         GreedyAgent("nope")
+
+
+@pytest.mark.parametrize("name", ["greedy", "is", "ocls", "greedy:heuristic=eval"])
+def test_greedy_weighs_throws_by_the_states_decay(name: str) -> None:
+    # Player 1 at (4,0) has one free neighbour, (3,1), three steps from player 0 at (2,3).
+    text = "...../...../...0./x..../1x... 0 throw - 4"
+    assert make_agent(name, seed=0).select_action(core.from_text(text)) == 16
+    # With the largest decay a throw three steps away never lands on its target.
+    never_on_target = core.from_text(text + " decay=1000")
+    assert make_agent(name, seed=0).select_action(never_on_target) != 16

@@ -10,8 +10,8 @@ import pytest
 from conftest import CollectionWatch
 
 from agents import make_agent
-from agents.arena.match import FAULTS, REASONS, default_max_turns, derive_seed, play_game, replay
-from trap_env.core import NO_PLAYER, Phase, State
+from agents.arena.match import FAULTS, REASONS, derive_seed, play_game, replay
+from trap_env.core import NO_PLAYER, Phase, State, default_turn_limit
 
 
 def random_pair(seed: int = 0) -> list:
@@ -48,7 +48,7 @@ def test_normal_game_ends_with_a_trapped_player_and_replays_exactly():
 def test_truncation_is_a_draw_after_max_turns():
     result = play_game(random_pair(), seed=1, board_size=7, max_turns=3)
     assert (result.winner, result.reason, result.turns) == (NO_PLAYER, "truncated", 3)
-    assert default_max_turns(7) == 196
+    assert default_turn_limit(7) == 196
 
 
 def test_derive_seed_is_stable_and_spreads():

@@ -30,3 +30,10 @@ def test_every_script_is_a_console_command() -> None:
     for script in (ROOT / "scripts").glob("*.py"):
         if not script.name.startswith("_"):
             assert f"trap_scripts.{script.stem}:main" in commands, script.name
+
+
+def test_the_test_command_installs_every_extra() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = readme.split("<!-- test-command -->")[1].split("<!-- /test-command -->")[0]
+    installed = set(command.split('pip install -e ".[')[1].split("]")[0].split(","))
+    assert installed == set(CONFIG["options.extras_require"]), "CI must test every extra"

@@ -7,6 +7,7 @@ import io
 import json
 import math
 import os
+import sys
 from unittest import mock
 
 import pytest
@@ -169,8 +170,13 @@ def test_play_bad_input(tmp_path, capsys):
 
 def test_benchmark_quick_prints_and_writes_json(tmp_path, capsys):
     path = tmp_path / "bench.json"
-    assert benchmark.main(["--quick", "--json", str(path)]) == 0
-    names = [figure["name"] for figure in json.loads(path.read_text())["figures"]]
+    with mock.patch.dict(sys.modules, {"pgx": None}):  # the peer's row says it is missing
+        assert benchmark.main(["--quick", "--json", str(path)]) == 0
+    figures = json.loads(path.read_text())["figures"]
+    names = [figure["name"] for figure in figures]
+    note = f"pgx not installed ({benchmark.PGX_INSTALL})"
+    assert {"name": benchmark.PGX_ROW, "value": 0.0, "unit": "skipped", "note": note} in figures
+    assert not [name for name in names if "/ pgx" in name]  # no ratio without the peer
     expected = [
         "core random playout",
         "connect_four_v3 env()",

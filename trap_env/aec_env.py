@@ -20,8 +20,8 @@ from trap_env.core import (
     returns,
     sample_landing,
 )
-from trap_env.gym_env import truncation_limit
-from trap_env.observation import NUM_PLANES, action_mask, observe
+from trap_env.gym_env import planes_space, truncation_limit
+from trap_env.observation import action_mask, observe
 from trap_env.rendering import RENDER_MODES, EnvRenderer
 
 __all__ = ["AGENTS", "env", "raw_env"]
@@ -38,8 +38,8 @@ def env(**kwargs: Any) -> AECEnv:
     An illegal action ends the game with -1 for its author (``TerminateIllegalWrapper``);
     out-of-range actions fail an assertion; calls out of order raise
     (``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``). The wrappers forward every
-    attribute read through one ``__getattr__`` per layer, which costs about as much as the
-    game itself; where throughput matters, step :class:`raw_env` directly (it raises
+    attribute read through one ``__getattr__`` per layer, a Python call per layer on every
+    read; where throughput matters, step :class:`raw_env` directly (it raises
     :class:`~trap_env.core.IllegalActionError` for an illegal action and refuses ``step``
     before ``reset``).
 
@@ -60,8 +60,8 @@ class raw_env(AECEnv[str, Observation, int]):  # type: ignore[misc]
     Two players stand on an ``N x N`` board. A turn is a move (a king step onto a free
     cell) and then a throw: the player names a target cell and a trap lands on it, or, with
     a probability growing with the Manhattan distance, on one of its free neighbours. A
-    player who leaves the opponent no legal move wins. The rules are in ``SPEC.md`` and
-    ``trap_env.core``; this class only translates them. The same agent is selected twice in
+    player who leaves the opponent no legal move wins. The rules are in ``docs/RULES.md``
+    and ``trap_env.core``; this class only translates them. The same agent is selected twice in
     a row, first to move, then to throw; the landing is drawn inside ``step`` from the
     env's generator, seeded by ``reset(seed=...)``.
 
@@ -125,7 +125,7 @@ class raw_env(AECEnv[str, Observation, int]):  # type: ignore[misc]
         num_cells = board_size * board_size
         self.possible_agents = list(AGENTS)
         self.action_spaces = {agent: spaces.Discrete(num_cells) for agent in AGENTS}
-        planes = spaces.Box(0, 1, (board_size, board_size, NUM_PLANES), dtype=np.int8)
+        planes = planes_space(board_size)
         mask = spaces.Box(0, 1, (num_cells,), dtype=np.int8)
         self.observation_spaces = {
             agent: spaces.Dict({"observation": planes, "action_mask": mask}) for agent in AGENTS

@@ -1,8 +1,9 @@
 """The rules of Trap!, as a pure module: states are values, transitions are functions.
 
-The board is a bitboard held in a Python ``int``: bit ``row * N + col`` stands for the
-cell ``(row, col)``. Neighbour tables are built once per board size (the default size at
-import) and every transition returns a new :class:`State`.
+The rules themselves live in :mod:`trap_env.kernel` (the board geometry, the landing rule,
+the transitions on bitboards); this module is their public, checked face: it validates
+every action and every state it is given, names what was wrong when it refuses one, and
+reads and writes the text notation.
 
 A turn is three steps, each an ``apply``: the player to act moves (phase ``MOVE``), names a
 throw target (phase ``THROW``), and then chance decides where the trap lands (phase
@@ -23,13 +24,31 @@ This module imports nothing outside the standard library.
 
 from __future__ import annotations
 
-import enum
-import functools
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import Protocol
+
+from trap_env.kernel import (
+    DEFAULT_DECAY,
+    MAX_DECAY,
+    NO_PLAYER,
+    Bitboard,
+    Cell,
+    Phase,
+    State,
+    cached_geometry,
+    decided_winner,
+    geometry,
+    land,
+    landings,
+    move,
+    throw,
+)
 
 __all__ = [
+    "DEFAULT_DECAY",
+    "MAX_DECAY",
     "NO_PLAYER",
     "Bitboard",
     "Cell",
@@ -39,6 +58,7 @@ __all__ = [
     "State",
     "apply",
     "chance_outcomes",
+    "default_turn_limit",
     "from_text",
     "initial_state",
     "is_terminal",
@@ -55,25 +75,9 @@ __all__ = [
     "winner",
 ]
 
-Bitboard = int
-"""A set of cells: bit ``row * N + col`` is set when cell ``(row, col)`` is in the set."""
-Cell = int
-"""A flat cell index, ``row * N + col``."""
-
-NO_PLAYER = -1
-"""The ``winner`` (and ``target``) field's value when there is none."""
-
 MIN_BOARD_SIZE = 3
-MAX_DISTANCE_ON_TARGET = 21
-"""At Manhattan distance 21 or more the trap never lands on its target."""
-
-
-class Phase(enum.IntEnum):
-    """The step of a turn that the state is waiting for."""
-
-    MOVE = 0
-    THROW = 1
-    LANDING = 2
+# Module names for the phases: reading an enum member off its class is slow in the hot paths.
+_MOVE, _THROW, _LANDING = Phase.MOVE, Phase.THROW, Phase.LANDING
 
 
 class IllegalActionError(ValueError):
@@ -86,99 +90,54 @@ class RandomSource(Protocol):
     def random(self) -> float: ...
 
 
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 @dataclass(frozen=True)
 class GameConfig:
     """The parameters of a game.
 
     Attributes:
         board_size: N, the side of the square board; any integer N >= 3.
+        decay: the throw's accuracy loss per step of Manhattan distance beyond the first,
+            an integer in per mille from 0 to 1000: a throw at distance ``a`` lands on its
+            target with probability ``1 - (a - 1) * decay / 1000`` (clamped to ``[0, 1]``).
+            50, the handout's 0.05, by default; 0 makes every throw land on its target.
     """
 
     board_size: int = 7
+    decay: int = DEFAULT_DECAY
 
     def __post_init__(self) -> None:
         size = self.board_size
-        if isinstance(size, bool) or not isinstance(size, int) or size < MIN_BOARD_SIZE:
+        if not _is_int(size) or size < MIN_BOARD_SIZE:
+            raise ValueError(f"board_size must be an integer >= {MIN_BOARD_SIZE}, got {size!r}")
+        if not _is_int(self.decay) or not 0 <= self.decay <= MAX_DECAY:
             raise ValueError(
-                f"board_size must be an integer >= {MIN_BOARD_SIZE}, got {size!r}"
+                f"decay must be an integer per mille in 0..{MAX_DECAY} ({DEFAULT_DECAY} is "
+                f"the handout's 0.05 per step), got {self.decay!r}"
             )
 
 
-class State(NamedTuple):
-    """A position: a handful of ints, immutable and hashable.
+def default_turn_limit(board_size: int) -> int:
+    """The turn after which environments and match runners call a game a draw: ``4 * N * N``.
 
-    Attributes:
-        board_size: N.
-        traps: the cells holding a trap.
-        cells: the cells of player 0 and player 1.
-        player: the player to act; during ``LANDING``, the thrower.
-        phase: what the state waits for: a move, a throw target, or chance.
-        target: the pending throw's target during ``LANDING``, else ``NO_PLAYER`` (-1).
-        turn: the number of turns completed (a turn is one player's move and throw).
-        winner: 0 or 1 once the game is over, else ``NO_PLAYER`` (-1).
+    The rules have no limit; this is the one default that every runner shares.
     """
-
-    board_size: int
-    traps: Bitboard
-    cells: tuple[Cell, Cell]
-    player: int
-    phase: Phase
-    target: Cell
-    turn: int
-    winner: int
-
-
-_MOVE, _THROW, _LANDING = Phase.MOVE, Phase.THROW, Phase.LANDING
-# State(...) costs a keyword-capable __new__; the transitions below build many states, so
-# they call tuple.__new__ directly with the fields in order.
-_new_state = tuple.__new__
-
-
-class _Tables(NamedTuple):
-    """Per-board-size lookup tables."""
-
-    neighbours: tuple[Bitboard, ...]
-    neighbour_cells: tuple[tuple[Cell, ...], ...]
-    all_cells: list[Cell]
-
-
-@functools.cache
-def _tables(board_size: int) -> _Tables:
-    cells = range(board_size * board_size)
-    neighbour_cells = tuple(_king_step_cells(board_size, cell) for cell in cells)
-    neighbours = tuple(_mask_of(group) for group in neighbour_cells)
-    return _Tables(neighbours, neighbour_cells, list(cells))
-
-
-def _king_step_cells(board_size: int, cell: Cell) -> tuple[Cell, ...]:
-    row, col = divmod(cell, board_size)
-    return tuple(
-        r * board_size + c
-        for r in (row - 1, row, row + 1)
-        for c in (col - 1, col, col + 1)
-        if (r, c) != (row, col) and 0 <= r < board_size and 0 <= c < board_size
-    )
-
-
-def _mask_of(cells: tuple[Cell, ...]) -> Bitboard:
-    mask = 0
-    for cell in cells:
-        mask |= 1 << cell
-    return mask
-
-
-_tables(GameConfig().board_size)
+    return 4 * board_size * board_size
 
 
 def neighbour_mask(board_size: int, cell: Cell) -> Bitboard:
     """The on-board cells one king step from ``cell``."""
-    return _tables(board_size).neighbours[cell]
+    return geometry(board_size).neighbours[cell]
 
 
 def move_mask(state: State, player: int) -> Bitboard:
     """The cells ``player`` could step to now: neighbours holding no trap and no player."""
     blocked = state.traps | (1 << state.cells[1 - player])
-    return _tables(state.board_size).neighbours[state.cells[player]] & ~blocked
+    tables = cached_geometry(state.board_size) or geometry(state.board_size)
+    return tables.neighbours[state.cells[player]] & ~blocked
 
 
 def mobility(state: State, player: int) -> int:
@@ -186,14 +145,12 @@ def mobility(state: State, player: int) -> int:
     return move_mask(state, player).bit_count()
 
 
-def _can_move(neighbours: Bitboard, traps: Bitboard, other_cell: Cell) -> bool:
-    return neighbours & ~(traps | (1 << other_cell)) != 0
-
-
 def initial_state(config: GameConfig = GameConfig()) -> State:
     """The start: player 0 on ``(0, N // 2)``, player 1 on ``(N - 1, N // 2)``, no traps."""
     n = config.board_size
-    return State(n, 0, (n // 2, (n - 1) * n + n // 2), 0, _MOVE, NO_PLAYER, 0, NO_PLAYER)
+    return State(
+        n, 0, (n // 2, (n - 1) * n + n // 2), 0, _MOVE, NO_PLAYER, 0, NO_PLAYER, config.decay
+    )
 
 
 def is_terminal(state: State) -> bool:
@@ -217,7 +174,8 @@ def legal_actions(state: State) -> list[Cell]:
     """The actions allowed now, as ascending flat cells.
 
     Destinations in ``MOVE``, targets in ``THROW``, landing cells in ``LANDING``; nothing
-    once the game is over.
+    once the game is over. (In ``THROW`` that is every cell but two: on large boards
+    :func:`legal_action_mask` or a check of the two players' cells is cheaper.)
     """
     if state.winner != NO_PLAYER:
         return []
@@ -225,18 +183,28 @@ def legal_actions(state: State) -> list[Cell]:
     if phase is _MOVE:
         player = state.player
         blocked = state.traps | (1 << state.cells[1 - player])
-        cells = _tables(state.board_size).neighbour_cells[state.cells[player]]
-        return [cell for cell in cells if not blocked >> cell & 1]
+        tables = cached_geometry(state.board_size) or geometry(state.board_size)
+        return [
+            cell for cell in tables.neighbour_cells[state.cells[player]] if not blocked >> cell & 1
+        ]
     if phase is _THROW:
         low, high = sorted(state.cells)
-        every = _tables(state.board_size).all_cells
-        return every[:low] + every[low + 1 : high] + every[high + 1 :]
-    return sorted(cell for cell, _ in _landing(state))
+        targets = list(range(state.board_size * state.board_size))
+        del targets[high]
+        del targets[low]
+        return targets
+    return sorted(cell for cell, _ in landings(state))
 
 
 def legal_action_mask(state: State) -> list[int]:
     """``legal_actions`` as a list of N*N zeros and ones."""
-    mask = [0] * (state.board_size * state.board_size)
+    size = state.board_size * state.board_size
+    if state.phase is _THROW and state.winner == NO_PLAYER:
+        mask = [1] * size
+        for cell in state.cells:
+            mask[cell] = 0
+        return mask
+    mask = [0] * size
     for cell in legal_actions(state):
         mask[cell] = 1
     return mask
@@ -245,8 +213,9 @@ def legal_action_mask(state: State) -> list[int]:
 def chance_outcomes(state: State) -> list[tuple[Cell, float]]:
     """The landing distribution of the pending throw: ``(cell, probability)`` pairs.
 
-    Each cell that the trap can land on appears once, the target first; the
-    probabilities sum to 1 within rounding.
+    Each cell that the trap can land on appears once, the target first (unless the throw
+    cannot land on it); the probabilities sum to 1 within rounding. The distribution
+    follows the state's ``decay`` (see :class:`GameConfig`).
 
     Raises:
         ValueError: if the state is not in ``LANDING``.
@@ -256,41 +225,14 @@ def chance_outcomes(state: State) -> list[tuple[Cell, float]]:
             f"chance_outcomes needs a state in phase LANDING, got {state.phase.name}"
             + (" (game over)" if state.winner != NO_PLAYER else "")
         )
-    return list(_landing(state))
-
-
-def _landing(state: State) -> tuple[tuple[Cell, float], ...]:
-    thrower, other = state.cells if state.player == 0 else state.cells[::-1]
-    return _landing_distribution(state.board_size, thrower, other, state.target)
-
-
-@functools.lru_cache(maxsize=1 << 17)
-def _landing_distribution(
-    board_size: int, thrower: Cell, other: Cell, target: Cell
-) -> tuple[tuple[Cell, float], ...]:
-    thrower_row, thrower_col = divmod(thrower, board_size)
-    target_row, target_col = divmod(target, board_size)
-    distance = abs(thrower_row - target_row) + abs(thrower_col - target_col)
-    eligible = [
-        cell
-        for cell in _tables(board_size).neighbour_cells[target]
-        if cell != thrower and cell != other
-    ]
-    if distance >= MAX_DISTANCE_ON_TARGET:
-        return tuple((cell, 1.0 / len(eligible)) for cell in eligible)
-    on_target = ((target, (MAX_DISTANCE_ON_TARGET - distance) / 20),)
-    if distance == 1:
-        return on_target
-    # Each neighbour gets (a - 1) / (20 n): the exact rational, not (1 - p) / n.
-    share = (distance - 1) / (20 * len(eligible))
-    return on_target + tuple((cell, share) for cell in eligible)
+    return list(landings(state))
 
 
 def sample_landing(state: State, rng: RandomSource) -> Cell:
     """Draw the landing cell of the pending throw from ``rng`` (anything with ``.random()``)."""
     if state.phase is not _LANDING or state.winner != NO_PLAYER:
         chance_outcomes(state)  # raises the error that explains the phase
-    outcomes = _landing(state)
+    outcomes = landings(state)
     draw = rng.random()
     for cell, probability in outcomes:
         draw -= probability
@@ -312,11 +254,28 @@ def apply(state: State, action: int) -> State:
             f"action {cell}: the game is over (player {state.winner} won); no action is legal"
         )
     phase = state.phase
-    if phase is _MOVE:
-        return _apply_move(state, cell)
-    if phase is _THROW:
-        return _apply_throw(state, cell)
-    return _apply_landing(state, cell)
+    n = state.board_size
+    if 0 <= cell < n * n:
+        if phase is _MOVE:
+            # A king step onto a cell free of traps and of the other player (move_mask's
+            # rule, tested bit by bit: apply is the core's hottest path).
+            player, cells = state.player, state.cells
+            tables = cached_geometry(n) or geometry(n)
+            if (
+                tables.neighbours[cells[player]] >> cell & 1
+                and not state.traps >> cell & 1
+                and cell != cells[1 - player]
+            ):
+                return move(state, cell)
+        elif phase is _THROW:
+            if cell not in state.cells:
+                return throw(state, cell)
+        else:
+            # The target is the likeliest landing cell; any other cell needs the full list.
+            outcomes = landings(state)
+            if cell == outcomes[0][0] or any(cell == outcome for outcome, _ in outcomes):
+                return land(state, cell)
+    raise _illegal(state, cell)
 
 
 def _action_cell(action: object) -> Cell:
@@ -331,59 +290,16 @@ def _action_cell(action: object) -> Cell:
         ) from None
 
 
-def _apply_move(state: State, cell: Cell) -> State:
-    n, traps, cells, player = state.board_size, state.traps, state.cells, state.player
-    neighbours = _tables(n).neighbours
-    other = cells[1 - player]
-    if not 0 <= cell < n * n or not neighbours[cells[player]] >> cell & 1 or (
-        (traps | (1 << other)) >> cell & 1
-    ):
-        raise _illegal(state, cell)
-    new_cells = (cell, other) if player == 0 else (other, cell)
-    won = not _can_move(neighbours[other], traps, cell)
-    return _new_state(
-        State,
-        (n, traps, new_cells, player, _THROW, NO_PLAYER, state.turn, player if won else NO_PLAYER),
-    )
-
-
-def _apply_throw(state: State, cell: Cell) -> State:
-    n = state.board_size
-    if not 0 <= cell < n * n or cell in state.cells:
-        raise _illegal(state, cell)
-    return _new_state(
-        State,
-        (n, state.traps, state.cells, state.player, _LANDING, cell, state.turn, NO_PLAYER),
-    )
-
-
-def _apply_landing(state: State, cell: Cell) -> State:
-    # The target is the likeliest landing cell; any other cell needs the full list.
-    outcomes = _landing(state)
-    if cell != outcomes[0][0] and all(cell != outcome for outcome, _ in outcomes):
-        raise _illegal(state, cell)
-    n, cells, player = state.board_size, state.cells, state.player
-    traps = state.traps | (1 << cell)
-    other = 1 - player
-    won = not _can_move(_tables(n).neighbours[cells[other]], traps, cells[player])
-    return _new_state(
-        State,
-        (n, traps, cells, other, _MOVE, NO_PLAYER, state.turn + 1, player if won else NO_PLAYER),
-    )
-
-
 def _illegal(state: State, action: int) -> IllegalActionError:
-    legal = legal_actions(state)
     if state.phase is _THROW:
         allowed = (
-            f"any cell 0..{state.board_size ** 2 - 1} except the players' cells "
-            f"{sorted(state.cells)}"
+            f"any cell 0..{state.board_size**2 - 1} except the players' cells {sorted(state.cells)}"
         )
     else:
-        allowed = f"one of {legal}"
-    what = {_MOVE: "move to", _THROW: "throw at", _LANDING: "landing on"}[state.phase]
+        allowed = f"one of {legal_actions(state)}"
+    what = {_MOVE: "move to", _THROW: "throw at", _LANDING: "landing on"}
     return IllegalActionError(
-        f"illegal action {action} ({what} {_coord_text(state.board_size, action)}) "
+        f"illegal action {action} ({what[state.phase]} {_coord_text(state.board_size, action)}) "
         f"for player {state.player} in phase {state.phase.name}; legal: {allowed}"
     )
 
@@ -404,7 +320,8 @@ def to_text(state: State) -> str:
 
     Five space-separated fields: the rows top to bottom joined by ``/`` (``.`` empty,
     ``x`` trap, ``0`` and ``1`` the players), the player to act, the phase, the pending
-    target as ``row,col`` (``-`` outside ``LANDING``), and the number of turns completed.
+    target as ``row,col`` (``-`` outside ``LANDING``), and the number of turns completed;
+    then, only when the rule differs from the default, a sixth: ``decay=D`` (per mille).
     Example: ``...0.../......./......./......./......./......./...1... 0 move - 0``.
     """
     n = state.board_size
@@ -413,7 +330,11 @@ def to_text(state: State) -> str:
         chars[cell] = _PLAYER_CHARS[player]
     rows = "/".join("".join(chars[row * n : row * n + n]) for row in range(n))
     target = "-" if state.target == NO_PLAYER else "{},{}".format(*divmod(state.target, n))
-    return f"{rows} {state.player} {state.phase.name.lower()} {target} {state.turn}"
+    text = f"{rows} {state.player} {state.phase.name.lower()} {target} {state.turn}"
+    return text if state.decay == DEFAULT_DECAY else f"{text} {_DECAY_FIELD}{state.decay}"
+
+
+_DECAY_FIELD = "decay="
 
 
 def from_text(text: str) -> State:
@@ -423,22 +344,43 @@ def from_text(text: str) -> State:
         ValueError: naming the first problem found in the text.
     """
     fields = text.split()
-    if len(fields) != 5:
+    if len(fields) not in (5, 6):
         raise ValueError(
-            f"state text needs 5 space-separated fields (rows, player, phase, target, turn), "
-            f"got {len(fields)}: {text!r}"
+            "state text needs 5 space-separated fields (rows, player, phase, target, turn) "
+            f"and optionally a 6th, decay=D; got {len(fields)}: {text[:200]!r}"
         )
-    board, player_text, phase_text, target_text, turn_text = fields
+    board, player_text, phase_text, target_text, turn_text = fields[:5]
     n, traps, cells = _parse_board(board)
     player = _parse_choice(player_text, "player", ("0", "1"))
     phase = Phase[_parse_choice(phase_text, "phase", ("move", "throw", "landing")).upper()]
     target = _parse_target(target_text, n, phase)
-    if not _is_digits(turn_text):
-        raise ValueError(f"turn must be a non-negative integer, got {turn_text!r}")
-    state = State(n, traps, cells, int(player), phase, target, int(turn_text), NO_PLAYER)
-    state = state._replace(winner=_decided_winner(state))
+    turn = _parse_count(turn_text, "turn must be a non-negative integer")
+    decay = _parse_decay(fields[5]) if len(fields) == 6 else DEFAULT_DECAY
+    state = State(n, traps, cells, int(player), phase, target, turn, NO_PLAYER, decay)
+    state = state._replace(winner=decided_winner(state))
     validate_state(state)
     return state
+
+
+def _parse_count(text: str, problem: str) -> int:
+    """A non-negative decimal integer, or a ``ValueError`` that starts with ``problem``."""
+    if not _is_digits(text):
+        raise ValueError(f"{problem}, got {text[:40]!r}")
+    try:
+        return int(text)
+    except ValueError:  # more digits than int() accepts
+        raise ValueError(f"{problem} of at most 4300 digits, got {len(text)} digits") from None
+
+
+def _parse_decay(text: str) -> int:
+    problem = f"the 6th field must be {_DECAY_FIELD}D with D an integer in 0..{MAX_DECAY}"
+    name, sep, value = text.partition("=")
+    if not sep or name != _DECAY_FIELD[:-1]:
+        raise ValueError(f"{problem}, got {text[:40]!r}")
+    decay = _parse_count(value, problem)
+    if decay > MAX_DECAY:
+        raise ValueError(f"{problem}, got {text[:40]!r}")
+    return decay
 
 
 def _is_digits(text: str) -> bool:
@@ -452,13 +394,13 @@ def _parse_board(board: str) -> tuple[int, Bitboard, tuple[Cell, Cell]]:
     if n < MIN_BOARD_SIZE or any(len(row) != n for row in rows):
         raise ValueError(
             f"the board must be N >= {MIN_BOARD_SIZE} rows of N characters joined by '/', "
-            f"got row lengths {[len(row) for row in rows]}"
+            f"got row lengths {_some([len(row) for row in rows])}"
         )
     flat = "".join(rows)
     unknown = set(flat) - {_EMPTY, _TRAP, *_PLAYER_CHARS}
     if unknown:
         raise ValueError(
-            f"unknown board characters {sorted(unknown)}; allowed: '.' empty, 'x' trap, "
+            f"unknown board characters {_some(sorted(unknown))}; allowed: '.' empty, 'x' trap, "
             "'0' and '1' the players"
         )
     if flat.count("0") != 1 or flat.count("1") != 1:
@@ -470,35 +412,43 @@ def _parse_board(board: str) -> tuple[int, Bitboard, tuple[Cell, Cell]]:
     return n, traps, (flat.index("0"), flat.index("1"))
 
 
+def _some(items: Sequence[object], shown: int = 10) -> str:
+    """``items`` for an error message: the first few, and how many more."""
+    more = f" and {len(items) - shown} more" if len(items) > shown else ""
+    return f"{list(items[:shown])}{more}"
+
+
 def _parse_choice(text: str, name: str, allowed: tuple[str, ...]) -> str:
     if text not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {text!r}")
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {text[:40]!r}")
     return text
 
 
 def _parse_target(text: str, n: int, phase: Phase) -> Cell:
     if phase is not _LANDING:
         if text != "-":
-            raise ValueError(f"the target must be '-' outside phase landing, got {text!r}")
+            raise ValueError(f"the target must be '-' outside phase landing, got {text[:40]!r}")
         return NO_PLAYER
     row_text, _, col_text = text.partition(",")
     if not (_is_digits(row_text) and _is_digits(col_text)):
-        raise ValueError(f"the target must be 'row,col' in phase landing, got {text!r}")
-    row, col = int(row_text), int(col_text)
+        raise ValueError(f"the target must be 'row,col' in phase landing, got {text[:40]!r}")
+    row = _parse_count(row_text, "the target's row must be an integer")
+    col = _parse_count(col_text, "the target's column must be an integer")
     if not (row < n and col < n):
-        raise ValueError(f"the target {text} is off the {n}x{n} board")
+        raise ValueError(f"the target {text[:40]} is off the {n}x{n} board")
     return row * n + col
 
 
 def validate_state(state: State) -> None:
     """Check that a state could arise in a game; raise ``ValueError`` naming what is wrong.
 
-    Checks the field types and ranges, that no player stands on a trap or on the other
+    Checks the field types and ranges (the board size and the decay as
+    :class:`GameConfig` does), that no player stands on a trap or on the other
     player, that a pending target is a legal one, and that the stored winner is the one
     the position implies.
     """
     n = state.board_size
-    GameConfig(n)
+    GameConfig(n, state.decay)
     size = n * n
     if not isinstance(state.traps, int) or not 0 <= state.traps < 1 << size:
         raise ValueError(f"traps must be a bitboard of {size} bits, got {state.traps!r}")
@@ -513,8 +463,10 @@ def validate_state(state: State) -> None:
     for player, cell in enumerate(state.cells):
         if state.traps >> cell & 1:
             raise ValueError(f"player {player} stands on a trap at cell {cell}")
-    if not _is_int(state.player) or state.player not in (0, 1) or not isinstance(
-        state.phase, Phase
+    if (
+        not _is_int(state.player)
+        or state.player not in (0, 1)
+        or not isinstance(state.phase, Phase)
     ):
         raise ValueError(
             f"player must be 0 or 1 and phase a Phase, got {state.player!r}, {state.phase!r}"
@@ -530,28 +482,14 @@ def validate_state(state: State) -> None:
         )
     if state.phase is _LANDING and not 0 <= state.target < size:
         raise ValueError(f"target must be in 0..{size - 1}, got {state.target}")
-    if state.winner != _decided_winner(state):
+    decided = decided_winner(state)
+    if state.winner != decided:
         raise ValueError(
             f"winner {state.winner!r} contradicts the position (the rules give "
-            f"{_decided_winner(state)}; -1 means none)"
+            f"{decided}; -1 means none)"
         )
-    if state.phase is _LANDING and _decided_winner(state) != NO_PLAYER:
+    if state.phase is _LANDING and decided != NO_PLAYER:
         raise ValueError("a throw is pending although the opponent is already trapped")
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _decided_winner(state: State) -> int:
-    """The winner that the position implies (``NO_PLAYER`` while play goes on).
-
-    In ``MOVE`` a player with no legal move loses; in ``THROW`` and ``LANDING`` the player
-    to act has just moved and wins if the opponent cannot move.
-    """
-    if state.phase is _MOVE:
-        return 1 - state.player if mobility(state, state.player) == 0 else NO_PLAYER
-    return state.player if mobility(state, 1 - state.player) == 0 else NO_PLAYER
 
 
 def to_ascii(state: State) -> str:

@@ -27,7 +27,15 @@ from trap_env.core import (
 from trap_env.observation import NUM_PLANES, action_mask, observe
 from trap_env.rendering import RENDER_MODES, EnvRenderer
 
-__all__ = ["ILLEGAL_ACTION_POLICIES", "Opponent", "OpponentError", "TrapEnv", "truncation_limit"]
+__all__ = [
+    "ILLEGAL_ACTION_POLICIES",
+    "Opponent",
+    "OpponentError",
+    "TrapEnv",
+    "check_learner_options",
+    "planes_space",
+    "truncation_limit",
+]
 
 ILLEGAL_ACTION_POLICIES = ("lose", "raise")
 """What an illegal learner action does: end the episode with reward -1, or raise."""
@@ -53,8 +61,8 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
     Two players stand on an ``N x N`` board. A turn is a move (a king step onto a free
     cell) and then a throw: the player names a target cell and a trap lands on it, or, with
     a probability growing with the Manhattan distance, on one of its free neighbours. A
-    player who leaves the opponent no legal move wins. The rules are in ``SPEC.md`` and
-    ``trap_env.core``; this class only translates them. The opponent's decisions and the
+    player who leaves the opponent no legal move wins. The rules are in ``docs/RULES.md``
+    and ``trap_env.core``; this class only translates them. The opponent's decisions and the
     landings happen inside ``reset`` and ``step``.
 
     ## Action Space
@@ -134,20 +142,12 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
     ) -> None:
         self._config = GameConfig(board_size)
         self.max_turns = truncation_limit(max_turns, board_size)
-        if seat not in (None, 0, 1):
-            raise ValueError(f"seat must be 0, 1 or None (random each reset), got {seat!r}")
-        if illegal_action not in ILLEGAL_ACTION_POLICIES:
-            raise ValueError(
-                f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}"
-            )
+        check_learner_options(seat, illegal_action)
         self.fixed_seat = seat
         self.illegal_action = illegal_action
         self.render_mode = render_mode
-        num_cells = board_size * board_size
-        self.observation_space = spaces.Box(
-            0, 1, (board_size, board_size, NUM_PLANES), dtype=np.int8
-        )
-        self.action_space = spaces.Discrete(num_cells)
+        self.observation_space = planes_space(board_size)
+        self.action_space = spaces.Discrete(board_size * board_size)
         self._opponent = _resolve_opponent(opponent, self._config)
         self._state = initial_state(self._config)
         self._seat = 0 if seat is None else seat
@@ -382,6 +382,26 @@ def truncation_limit(max_turns: int | None, board_size: int) -> int:
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
     return max_turns
+
+
+def check_learner_options(seat: int | None, illegal_action: str) -> None:
+    """Check the learner's ``seat`` and ``illegal_action`` arguments of an environment.
+
+    Raises:
+        ValueError: if ``seat`` is not 0, 1 or None, or ``illegal_action`` is not one of
+            :data:`ILLEGAL_ACTION_POLICIES`.
+    """
+    if seat not in (None, 0, 1):
+        raise ValueError(f"seat must be 0, 1 or None (random each reset), got {seat!r}")
+    if illegal_action not in ILLEGAL_ACTION_POLICIES:
+        raise ValueError(
+            f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}"
+        )
+
+
+def planes_space(board_size: int) -> spaces.Box:
+    """The space of the observation planes (:func:`trap_env.observation.observe`)."""
+    return spaces.Box(0, 1, (board_size, board_size, NUM_PLANES), dtype=np.int8)
 
 
 def _resolve_opponent(

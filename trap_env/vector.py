@@ -98,12 +98,12 @@ I64 = NDArray[np.int64]
 U64 = NDArray[np.uint64]
 
 MAX_BOARD_SIZE = 8
+"""The largest N: a board is one ``uint64`` bitboard, and 8 * 8 = 64 cells."""
 NO_CELL = 64
 """A cell index past every board (N <= 8): the padding of candidate lists."""
-"""The largest N: a board is one ``uint64`` bitboard, and 8 * 8 = 64 cells."""
-DEFAULT_DECAY = 50
-"""The handout's accuracy loss per step of distance beyond the first, per mille (0.05)."""
-PER_MILLE = 1000
+DEFAULT_DECAY = kernel.DEFAULT_DECAY
+"""The rules' accuracy loss per step of distance beyond the first, 1/20, in per mille."""
+PER_MILLE = kernel.PER_MILLE
 
 MOVE, THROW, LANDING = int(Phase.MOVE), int(Phase.THROW), int(Phase.LANDING)
 
@@ -178,13 +178,12 @@ class Tables:
         return self.board_size * self.board_size
 
 
-@functools.cache
 def tables(board_size: int = 7, decay: int = DEFAULT_DECAY) -> Tables:
     """The tables for ``board_size`` and ``decay`` (built once, from the core's geometry).
 
     Raises:
-        ValueError: if ``board_size`` is not an integer in 3..8 or ``decay`` is not a
-            non-negative integer.
+        ValueError: if ``board_size`` is not an integer in 3..8 or ``decay`` is not an
+            integer in 0..1000 (as :class:`trap_env.core.GameConfig` requires).
     """
     if (
         isinstance(board_size, bool)
@@ -196,8 +195,12 @@ def tables(board_size: int = 7, decay: int = DEFAULT_DECAY) -> Tables:
             f"(a board is one uint64 bitboard), got board_size={board_size!r}; larger boards "
             "need the scalar engine (trap_env.core, the single Gym env)"
         )
-    if isinstance(decay, bool) or not isinstance(decay, int) or decay < 0:
-        raise ValueError(f"decay must be a non-negative integer per mille, got {decay!r}")
+    core.GameConfig(board_size, decay)  # checks decay as every engine does
+    return _tables(board_size, decay)
+
+
+@functools.cache  # after the checks: 7.0 or True would hit the entries of 7 or 1
+def _tables(board_size: int, decay: int) -> Tables:
     cells = range(board_size * board_size)
     neighbours = np.array(tuple(kernel.geometry(board_size).neighbours), np.uint64)
     on_target = np.array(
@@ -325,7 +328,7 @@ def ply_index(batch: Batch) -> I64:
 
 def player_cells(batch: Batch, player: NDArray[Any]) -> tuple[I64, I64]:
     """The cells of ``player`` (per game) and of the other player."""
-    # np.where over the two columns: several times faster than fancy indexing.
+    # np.where over the two columns: no fancy-indexing gather, which is slower in NumPy.
     first = np.asarray(player) == 0
     zero, one = batch.cells[:, 0], batch.cells[:, 1]
     return np.where(first, zero, one), np.where(first, one, zero)

@@ -29,8 +29,12 @@ from numpy.typing import NDArray
 
 from trap_env import vector
 from trap_env.core import GameConfig, IllegalActionError, State
-from trap_env.gym_env import ILLEGAL_ACTION_POLICIES, OpponentError, truncation_limit
-from trap_env.observation import NUM_PLANES
+from trap_env.gym_env import (
+    OpponentError,
+    check_learner_options,
+    planes_space,
+    truncation_limit,
+)
 from trap_env.vector import I64, U64, Batch, Bool, Tables
 
 __all__ = ["BatchOpponent", "BatchPolicy", "TrapVectorEnv", "VectorOpponent"]
@@ -260,12 +264,7 @@ class TrapVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
     ) -> None:
         _check_supported(num_envs, board_size, render_mode)
         self.tables: Tables = vector.tables(board_size, decay)
-        if seat not in (None, 0, 1):
-            raise ValueError(f"seat must be 0, 1 or None (random each reset), got {seat!r}")
-        if illegal_action not in ILLEGAL_ACTION_POLICIES:
-            raise ValueError(
-                f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}"
-            )
+        check_learner_options(seat, illegal_action)
         mode = _AUTORESET_MODES.get(autoreset_mode)
         if mode is None:
             raise ValueError(
@@ -279,11 +278,8 @@ class TrapVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         self.fixed_seat = seat
         self.illegal_action = illegal_action
         self.render_mode = render_mode
-        num_cells = board_size * board_size
-        self.single_observation_space = spaces.Box(
-            0, 1, (board_size, board_size, NUM_PLANES), dtype=np.int8
-        )
-        self.single_action_space = spaces.Discrete(num_cells)
+        self.single_observation_space = planes_space(board_size)
+        self.single_action_space = spaces.Discrete(board_size * board_size)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.self_play, self._opponents, self._weights = _resolve_opponents(opponent)
@@ -303,7 +299,7 @@ class TrapVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         self._done = np.zeros(num_envs, np.bool_)
         self._faulted = np.zeros(num_envs, np.bool_)
         self._fault_messages: list[str] = []
-        self._masks = np.zeros((num_envs, num_cells), np.bool_)
+        self._masks = np.zeros((num_envs, self.tables.num_cells), np.bool_)
 
     # --- Public state access ----------------------------------------------------------
 

@@ -36,6 +36,7 @@ from trap_env.core import (
     Phase,
     State,
     apply,
+    default_turn_limit,
     initial_state,
     sample_landing,
 )
@@ -46,7 +47,6 @@ __all__ = [
     "REASONS",
     "GameResult",
     "LastThrow",
-    "default_max_turns",
     "derive_seed",
     "interface_problem",
     "play_game",
@@ -112,11 +112,6 @@ def derive_seed(*parts: object) -> int:
     return int.from_bytes(digest, "big") >> 1
 
 
-def default_max_turns(board_size: int) -> int:
-    """The default turn limit: 4 * N * N turns."""
-    return 4 * board_size * board_size
-
-
 class _Fault(Exception):
     """A seat broke a rule of the match; carries the reason and a message."""
 
@@ -154,7 +149,7 @@ def play_game(
         The result; an agent's fault (in its reset or a decision, or a missing method) ends
         the game as its loss, it never raises for one.
     """
-    limit = default_max_turns(board_size) if max_turns is None else max_turns
+    limit = default_turn_limit(board_size) if max_turns is None else max_turns
     result = GameResult(seed=seed, board_size=board_size, max_turns=limit)
     for seat, agent in enumerate(agents):
         if on_reset is not None:

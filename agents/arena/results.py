@@ -52,9 +52,6 @@ __all__ = [
 
 Record = dict[str, Any]
 
-SETTINGS_FORMAT = 1
-"""The version of the settings file's layout."""
-
 
 class ResultsError(ValueError):
     """A results file that cannot be used as asked; the message says why and what to do."""

@@ -11,8 +11,8 @@ Why a convolutional policy head. The actions are cells, so the policy's logits a
 1x1 convolution of the last feature map, one logit per cell (as in AlphaZero's policy
 head): the score of a cell is computed the same way everywhere. SB3's default head, a
 linear layer over the flattened features, would have to learn "throw next to the
-opponent" separately for each of the opponent's 49 cells; in our first runs it barely
-beat the random agent after 100k steps. The value head does need the whole board: it
+opponent" separately for each of the opponent's 49 cells, with none of what it learns
+for one cell carried over to another. The value head does need the whole board: it
 is a small MLP over the flattened feature map.
 
 Two details:

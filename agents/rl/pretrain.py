@@ -1,10 +1,10 @@
 """Warm-start a PPO policy by imitating an agent (behaviour cloning), before PPO proper.
 
-PPO from scratch learns Trap! slowly: the reward comes once, at the end of a game some
-40 decisions long, and a near-uniform policy's throws almost never matter, so tens of
-thousands of steps go by before it even beats the random agent. Cloning a one-ply agent
-first (``greedy``) gives PPO a policy that already wins against random, and a value head
-that already knows who is winning; PPO then improves on it against the curriculum (as
+PPO from scratch learns Trap! slowly: the reward comes once, at the end of a game of
+many decisions, and a near-uniform policy's throws rarely matter, so a long stretch of
+training goes by before it even beats the random agent. Cloning a one-ply agent first
+(``greedy``) starts PPO from a policy that plays as the teacher does, and a value head
+fitted to the teacher's results; PPO then improves on it against the curriculum (as
 AlphaGo's supervised policy preceded its self-play).
 
 The data are games of the teacher against itself, where each side plays a random legal
@@ -25,7 +25,15 @@ import torch
 from torch.nn import functional
 
 from agents.base import make_agent
-from trap_env.core import GameConfig, Phase, apply, initial_state, is_terminal, sample_landing
+from trap_env.core import (
+    GameConfig,
+    Phase,
+    apply,
+    default_turn_limit,
+    initial_state,
+    is_terminal,
+    sample_landing,
+)
 from trap_env.observation import action_mask, observe
 
 __all__ = ["ImitationData", "imitation_data", "pretrain"]
@@ -65,7 +73,7 @@ def imitation_data(
         seed: seeds the games, the teacher and the random actions.
     """
     rng = random.Random(seed)
-    limit = max_turns if max_turns is not None else 4 * board_size * board_size
+    limit = max_turns if max_turns is not None else default_turn_limit(board_size)
     agent = make_agent(teacher, seed=rng.randrange(2**31))
     rows: list[tuple[np.ndarray, np.ndarray, int, int]] = []
     values: list[float] = []

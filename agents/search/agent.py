@@ -54,7 +54,17 @@ from agents.search.game import TrapGame
 from trap_env import core
 from trap_env.core import Cell, GameConfig, Phase, State
 
-__all__ = ["ALPHABETA", "PRESETS", "Clock", "ExpectiminimaxAgent", "SearchSettings", "SearchStats"]
+__all__ = [
+    "ALPHABETA",
+    "PRESETS",
+    "Clock",
+    "ExpectiminimaxAgent",
+    "SearchSettings",
+    "SearchStats",
+    "check_decision_state",
+    "decision_budget",
+    "decision_deadline",
+]
 
 MAX_DEPTH = 64
 Clock = Literal["cpu", "wall"]
@@ -160,11 +170,6 @@ class SearchStats:
     value: float
     budget: float
 
-    @property
-    def nodes_per_second(self) -> float:
-        """Nodes visited per second of the decision."""
-        return self.nodes / self.seconds if self.seconds > 0 else 0.0
-
 
 DEFAULT_SETTINGS = SearchSettings()
 
@@ -232,11 +237,7 @@ class ExpectiminimaxAgent(SeededAgent):
 
     def _decide(self, state: State) -> Cell:
         started = self.clock()
-        if core.is_terminal(state) or state.phase is Phase.LANDING:
-            raise ValueError(
-                "select_action needs a MOVE or THROW state of a game in progress, got "
-                f"{core.to_text(state)}"
-            )
+        check_decision_state(state)
         budget = self._budget(state)
         action, depth, value = self._choose(state, started, budget)
         seconds = self.clock() - started
@@ -247,15 +248,11 @@ class ExpectiminimaxAgent(SeededAgent):
 
     def _budget(self, state: State) -> float | None:
         """Seconds for this decision: a share of the turn at the move, the rest at the throw."""
-        time_limit, move_share = self.settings.time_limit, self.settings.move_share
-        if time_limit is None:
-            return None
-        if state.phase is Phase.MOVE:
-            return time_limit * move_share
-        spent = self._turn_spent
+        spent, move_seconds = self._turn_spent, None
         if spent is not None and self.game.key(spent[0]) == self.game.key(state):
-            return max(0.0, time_limit - spent[1])
-        return time_limit * (1.0 - move_share)
+            move_seconds = spent[1]
+        settings = self.settings
+        return decision_budget(settings.time_limit, settings.move_share, state.phase, move_seconds)
 
     def _choose(
         self, state: State, started: float, budget: float | None
@@ -267,7 +264,7 @@ class ExpectiminimaxAgent(SeededAgent):
         depth, value = 0, 0.0
         deadline = math.inf
         if budget is not None:
-            deadline = started + budget - min(SAFETY_MARGIN, 0.01 + 0.25 * budget)
+            deadline = decision_deadline(started, budget)
             if self.clock() >= deadline:
                 return action, depth, value
         clock = self.clock
@@ -290,6 +287,54 @@ class ExpectiminimaxAgent(SeededAgent):
     def _static_guess(self, state: State) -> Cell:
         actions = self.game.legal_actions(state)
         return self.game.order_hint(state, actions)[0]
+
+
+def check_decision_state(state: State) -> None:
+    """Refuse a state that asks for no decision: a finished game, or a throw in the air.
+
+    Raises:
+        ValueError: if ``state`` is not a MOVE or THROW of a game in progress.
+    """
+    if core.is_terminal(state) or state.phase is Phase.LANDING:
+        raise ValueError(
+            "select_action needs a MOVE or THROW state of a game in progress, got "
+            f"{core.to_text(state)}"
+        )
+
+
+def decision_budget(
+    time_limit: float | None, move_share: float, phase: Phase, move_seconds: float | None
+) -> float | None:
+    """Seconds for one of a turn's two decisions, which share ``time_limit`` between them.
+
+    Args:
+        time_limit: the turn's seconds, or None for no limit (the result is then None).
+        move_share: the part of the turn given to the move.
+        phase: the decision's phase.
+        move_seconds: at the throw, the seconds this agent's move of the same turn took,
+            or None if it did not make that move (then the throw gets the rest of the
+            share).
+
+    Returns:
+        At the move ``move_share * time_limit``; at the throw what the move left, never
+        negative, so the two decisions together stay within ``time_limit``.
+    """
+    if time_limit is None:
+        return None
+    if phase is Phase.MOVE:
+        return time_limit * move_share
+    if move_seconds is not None:
+        return max(0.0, time_limit - move_seconds)
+    return time_limit * (1.0 - move_share)
+
+
+def decision_deadline(started: float, budget: float) -> float:
+    """The clock reading at which a decision given ``budget`` seconds from ``started`` stops.
+
+    It keeps :data:`SAFETY_MARGIN` in hand, or 0.01 s and a quarter of a smaller budget, so
+    a positive budget's deadline comes before ``started + budget``.
+    """
+    return started + budget - min(SAFETY_MARGIN, 0.01 + 0.25 * budget)
 
 
 ALPHABETA = SearchSettings(depth=4, deterministic_throws=True, weights=CLASSIC_WEIGHTS)

@@ -25,18 +25,20 @@ won 69.5% of 200 games at depth 4 against no mobility, 72.0% against no Voronoi 
 the classic weights at 0.25 s per turn. ``alphabeta``, the course's baseline, keeps the
 classic weights, so that its strength stays put while the reference policy's is tuned.
 
-Everything here is bitboard arithmetic on ints; :class:`Evaluator` caches scores.
+Everything here is bitboard arithmetic on ints over the board geometry of
+:mod:`trap_env.kernel`; :class:`Evaluator` caches scores.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from trap_env.cache import BoundedCache
 from trap_env.core import Bitboard, Cell, State
+from trap_env.kernel import Geometry, geometry, king_dilate
 
 __all__ = [
     "CLASSIC_WEIGHTS",
@@ -46,7 +48,6 @@ __all__ = [
     "Terms",
     "Weights",
     "evaluate",
-    "king_dilate",
     "raw_score",
     "terms",
 ]
@@ -122,38 +123,16 @@ class Terms(NamedTuple):
     voronoi: float
 
 
-class _Geometry(NamedTuple):
-    board_size: int
-    full: Bitboard
-    not_left: Bitboard
-    not_right: Bitboard
-
-
-@functools.cache
-def _geometry(board_size: int) -> _Geometry:
-    n = board_size
-    full = (1 << n * n) - 1
-    left = sum(1 << row * n for row in range(n))
-    right = left << (n - 1)
-    return _Geometry(n, full, full & ~left, full & ~right)
-
-
-def king_dilate(board_size: int, cells: Bitboard) -> Bitboard:
-    """``cells`` together with every on-board cell one king step away from them."""
-    n, full, not_left, not_right = _geometry(board_size)
-    row = cells | (cells & not_right) << 1 | (cells & not_left) >> 1
-    return (row | row << n | row >> n) & full
-
-
 def _voronoi(
-    geometry: _Geometry, free: Bitboard, mine: Bitboard, theirs: Bitboard, decay: float
+    tables: Geometry, free: Bitboard, mine: Bitboard, theirs: Bitboard, decay: float
 ) -> float:
     """Cells reached first from ``mine`` minus those from ``theirs``, ``decay`` per step."""
-    n, _, not_left, not_right = geometry
+    n, not_left, not_right = tables.board_size, tables.not_left, tables.not_right
     unseen = free & ~mine & ~theirs
     balance = 0.0
     weight = 1.0
-    # The dilations are written out (no calls): this loop is the search's hottest code.
+    # kernel.king_dilate written out (no calls; the & full is the & unseen): this loop is
+    # the search's hottest code.
     while mine or theirs:
         row = mine | (mine & not_right) << 1 | (mine & not_left) >> 1
         mine = (row | row << n | row >> n) & unseen
@@ -170,17 +149,17 @@ def _voronoi(
 def _terms(
     board_size: int, traps: Bitboard, cell0: Cell, cell1: Cell, voronoi_decay: float
 ) -> Terms:
-    geometry = _geometry(board_size)
+    tables = geometry(board_size)
     bit0, bit1 = 1 << cell0, 1 << cell1
-    free = geometry.full & ~traps & ~bit0 & ~bit1
-    steps0 = king_dilate(board_size, bit0) & free
-    steps1 = king_dilate(board_size, bit1) & free
-    room0 = king_dilate(board_size, steps0) & free
-    room1 = king_dilate(board_size, steps1) & free
+    free = tables.full & ~traps & ~bit0 & ~bit1
+    steps0 = king_dilate(tables, bit0) & free
+    steps1 = king_dilate(tables, bit1) & free
+    room0 = king_dilate(tables, steps0) & free
+    room1 = king_dilate(tables, steps1) & free
     return Terms(
         steps0.bit_count() - steps1.bit_count(),
         room0.bit_count() - room1.bit_count(),
-        _voronoi(geometry, free, bit0, bit1, voronoi_decay),
+        _voronoi(tables, free, bit0, bit1, voronoi_decay),
     )
 
 
@@ -225,9 +204,8 @@ class Evaluator:
 
     def __init__(self, weights: Weights = DEFAULT_WEIGHTS, max_entries: int = 200_000) -> None:
         self.weights = weights
-        self.max_entries = max_entries
-        # Int keys and float values: the garbage collector never scans such a dict.
-        self._cache: dict[int, float] = {}
+        # Int keys and float values: the garbage collector never scans such a cache.
+        self._cache: BoundedCache[int, float] = BoundedCache(max_entries)
         self._board_size = 0
 
     def __call__(self, state: State, player: int) -> float:
@@ -245,7 +223,8 @@ class Evaluator:
             self._cache.clear()
             self._board_size = board_size
         size = board_size * board_size
-        key = (traps * size + cell0) * size + cell1
+        # One product and one sum on the (large) traps int; the cells' part is small.
+        key = traps * (size * size) + (cell0 * size + cell1)
         value = self._cache.get(key)
         if value is None:
             weights = self.weights
@@ -253,11 +232,9 @@ class Evaluator:
                 _terms(board_size, traps, cell0, cell1, weights.voronoi_decay), weights
             )
             value = _squash(score, weights.scale)
-            if len(self._cache) < self.max_entries:
-                self._cache[key] = value
+            self._cache.put(key, value)
         return value
 
     def make_room(self) -> None:
         """Clear the cache if it is more than three quarters full (call between searches)."""
-        if len(self._cache) > 3 * self.max_entries // 4:
-            self._cache.clear()
+        self._cache.make_room()

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Generic, NamedTuple, TypeVar
 
 from agents.search.game import Game
+from trap_env.cache import BoundedCache
 
 __all__ = ["Search", "SearchResult", "SearchTimeout", "timed_iterations"]
 
@@ -66,20 +67,24 @@ class Entry(NamedTuple):
 
 
 class Table:
-    """The transposition table, kept as two dicts of plain ints and floats.
+    """The transposition table, kept as two bounded caches of plain ints and floats.
 
     Python's garbage collector tracks a dict only while it holds a tracked object; ints
-    and floats are not, so these dicts are never scanned, however large: a table of
+    and floats are not, so these caches are never scanned, however large: a table of
     ``Entry`` tuples would cost a full collection tens of milliseconds, at moments the
-    search clock cannot see.
+    search clock cannot see. For the same reason a full table stores no new position
+    rather than clearing itself: :meth:`make_room` clears it, between searches.
+
+    Args:
+        max_entries: the table stores no new position past this size.
     """
 
     _ACTIONS = 1 << 32
     """Room for ``action + 1`` in the packed metadata (0 stands for no action)."""
 
-    def __init__(self) -> None:
-        self._values: dict[Hashable, float] = {}
-        self._meta: dict[Hashable, int] = {}
+    def __init__(self, max_entries: int = 400_000) -> None:
+        self._values: BoundedCache[Hashable, float] = BoundedCache(max_entries)
+        self._meta: BoundedCache[Hashable, int] = BoundedCache(max_entries)
 
     def __len__(self) -> int:
         return len(self._values)
@@ -90,17 +95,23 @@ class Table:
     def get(self, key: Hashable) -> Entry | None:
         """The entry of ``key``, or None."""
         meta = self._meta.get(key)
-        if meta is None:
+        value = self._values.get(key)
+        if meta is None or value is None:
             return None
         depth_flag, action = divmod(meta, self._ACTIONS)
         depth, flag = divmod(depth_flag, 4)
-        return Entry(depth, self._values[key], flag, action - 1 if action else None)
+        return Entry(depth, value, flag, action - 1 if action else None)
 
     def store(self, key: Hashable, entry: Entry) -> None:
-        """Record ``entry`` under ``key``, replacing any older one."""
+        """Record ``entry`` under ``key``, replacing any older one (nothing new once full)."""
         action = 0 if entry.action is None else entry.action + 1
-        self._values[key] = entry.value
-        self._meta[key] = (entry.depth * 4 + entry.flag) * self._ACTIONS + action
+        if self._values.put(key, entry.value):
+            self._meta.put(key, (entry.depth * 4 + entry.flag) * self._ACTIONS + action)
+
+    def make_room(self) -> None:
+        """Clear the table if it is more than three quarters full (call between searches)."""
+        if self._values.make_room():
+            self._meta.clear()
 
     def clear(self) -> None:
         """Forget every entry."""
@@ -172,8 +183,7 @@ class Search(Generic[S]):
         self.star1 = star1
         self.star2 = star2
         self.chance_reduction = chance_reduction
-        self.max_table_entries = max_table_entries
-        self.table = Table()
+        self.table = Table(max_table_entries)
         self.history: dict[Hashable, int] = {}
         self.killers: list[list[int]] = []
         self.nodes = 0
@@ -191,8 +201,24 @@ class Search(Generic[S]):
 
     def make_room(self) -> None:
         """Clear the table if it is more than three quarters full (call between searches)."""
-        if len(self.table) > 3 * self.max_table_entries // 4:
-            self.table.clear()
+        self.table.make_room()
+
+    def start_decision(self, state: S) -> int | None:
+        """Prepare to search ``state`` for a decision: the action the table already plans.
+
+        Zeroes the node count and the killers (they are per decision; the table and the
+        history carry over within a game), and makes room in the table (see
+        :meth:`make_room`).
+
+        Returns:
+            The best action an earlier search stored for ``state`` (for example at the move,
+            the throw it planned), or None.
+        """
+        self.make_room()
+        self.nodes = 0
+        self.killers = []
+        entry = self.table.get(self.game.key(state))
+        return entry.action if entry is not None else None
 
     def value(self, state: S, depth: int) -> float:
         """The depth-limited expectiminimax value of ``state`` for its player to act.
@@ -477,8 +503,6 @@ class Search(Generic[S]):
         """Record a fail-soft result: exact inside the window, else a bound."""
         if not self.use_table:
             return
-        if len(self.table) >= self.max_table_entries and key not in self.table:
-            return  # full: clearing here could stall the clock; see make_room
         flag = UPPER if value <= alpha else LOWER if value >= beta else EXACT
         self.table.store(key, Entry(depth, value, flag, action))
 

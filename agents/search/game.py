@@ -11,21 +11,29 @@ the thrower whose trap is in the air.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Protocol, TypeVar
 
 from agents.search.evaluation import DEFAULT_WEIGHTS, Evaluator, Weights
-from trap_env import core
+from trap_env import core, kernel
+from trap_env.cache import BoundedCache
 from trap_env.core import Cell, Phase, State
+from trap_env.kernel import (
+    cached_geometry,
+    cells_of,
+    geometry,
+    is_trapped,
+    king_distance,
+    square_mask,
+)
 
 __all__ = ["Game", "TrapGame"]
 
 S = TypeVar("S")
 MAX_LANDINGS = 100_000
 """The memo of landing distributions stores no new entry past this size (see ``make_room``)."""
-# Building states with tuple.__new__ skips NamedTuple's keyword handling (as core does).
-_new_state = tuple.__new__
+_DECAYS = kernel.MAX_DECAY + 1
+"""The number of possible decays: keys multiply by it to hold the state's decay."""
 
 
 class Game(Protocol[S]):
@@ -89,39 +97,12 @@ class Game(Protocol[S]):
         ...
 
 
-@functools.cache
-def _king_distances(board_size: int) -> tuple[tuple[int, ...], ...]:
-    """``table[a][b]``: the number of king steps from cell ``a`` to cell ``b``."""
-    n = board_size
-    return tuple(
-        tuple(
-            max(abs(a // n - b // n), abs(a % n - b % n)) for b in range(n * n)
-        )
-        for a in range(n * n)
-    )
-
-
-@functools.cache
-def _neighbour_masks(board_size: int) -> tuple[int, ...]:
-    """``masks[c]``: the cells one king step from ``c``."""
-    return tuple(core.neighbour_mask(board_size, cell) for cell in range(board_size**2))
-
-
-@functools.cache
-def _near_masks(board_size: int, radius: int) -> tuple[int, ...]:
-    """``masks[c]``: the cells within ``radius`` king steps of ``c``."""
-    distances = _king_distances(board_size)
-    return tuple(
-        sum(1 << b for b, d in enumerate(row) if d <= radius) for row in distances
-    )
-
-
 def _merged_landings(state: State) -> tuple[tuple[Cell, float], ...]:
-    """:func:`trap_env.core.chance_outcomes`, landings on existing traps merged into one."""
+    """:func:`trap_env.kernel.landings`, landings on existing traps merged into one."""
     outcomes: list[tuple[Cell, float]] = []
     wasted = 0.0
     wasted_cell = -1
-    for cell, probability in core.chance_outcomes(state):
+    for cell, probability in kernel.landings(state):
         if state.traps >> cell & 1:
             wasted += probability
             if wasted_cell < 0:
@@ -168,7 +149,7 @@ class TrapGame:
         self.throw_radius = throw_radius
         self.deterministic_throws = deterministic_throws
         self.evaluator = Evaluator(weights)
-        self._landings: dict[int, tuple[tuple[Cell, float], ...]] = {}
+        self._landings: BoundedCache[int, kernel.Outcomes] = BoundedCache(MAX_LANDINGS)
         self._landings_board_size = 0
 
     def legal_actions(self, state: State) -> list[Cell]:
@@ -178,42 +159,20 @@ class TrapGame:
         return core.legal_actions(state)
 
     def _candidate_throws(self, state: State) -> list[Cell]:
-        n = state.board_size
         thrower = state.cells[state.player]
         opponent = state.cells[1 - state.player]
-        near = _near_masks(n, self.throw_radius)[opponent]
+        near = square_mask(state.board_size, opponent, self.throw_radius)
         near &= ~(state.traps | 1 << thrower | 1 << opponent)
         if not near:
             return core.legal_actions(state)
-        return [cell for cell in range(n * n) if near >> cell & 1]
+        return cells_of(near)
 
-    def apply(self, state: State, action: int) -> State:
-        """The next state, as :func:`trap_env.core.apply` gives it, without its legality checks.
+    apply = staticmethod(kernel.advance)
+    """The next state: :func:`trap_env.kernel.advance`, ``core.apply`` without its checks.
 
-        The search applies only actions that :meth:`legal_actions` or
-        :meth:`chance_outcomes` listed, so the checks would only cost time.
-        """
-        n, traps, cells, player = state.board_size, state.traps, state.cells, state.player
-        neighbours = _neighbour_masks(n)
-        phase = state.phase
-        if phase is Phase.MOVE:
-            other = cells[1 - player]
-            won = not neighbours[other] & ~(traps | 1 << action)
-            new_cells = (action, other) if player == 0 else (other, action)
-            return _new_state(
-                State,
-                (n, traps, new_cells, player, Phase.THROW, -1, state.turn, player if won else -1),
-            )
-        if phase is Phase.THROW:
-            return _new_state(
-                State, (n, traps, cells, player, Phase.LANDING, action, state.turn, -1)
-            )
-        traps |= 1 << action
-        won = not neighbours[cells[1 - player]] & ~(traps | 1 << cells[player])
-        return _new_state(
-            State,
-            (n, traps, cells, 1 - player, Phase.MOVE, -1, state.turn + 1, player if won else -1),
-        )
+    The search applies only actions that :meth:`legal_actions` or :meth:`chance_outcomes`
+    listed, so the checks would only cost time.
+    """
 
     def is_chance(self, state: State) -> bool:
         """Whether the state waits for a landing."""
@@ -227,8 +186,10 @@ class TrapGame:
         n, target = state.board_size, state.target
         size = n * n
         cell0, cell1 = state.cells
-        near_traps = state.traps & _near_masks(n, 1)[target]
-        key = (((near_traps * size + cell0) * size + cell1) * size + target) * 2 + state.player
+        tables = cached_geometry(n) or geometry(n)
+        near_traps = state.traps & (tables.neighbours[target] | 1 << target)
+        rest = (((cell0 * size + cell1) * size + target) * 2 + state.player) * _DECAYS
+        key = near_traps * (size * size * size * 2 * _DECAYS) + rest + state.decay
         if n != self._landings_board_size:  # the key says nothing of the board size
             self._landings.clear()
             self._landings_board_size = n
@@ -236,8 +197,7 @@ class TrapGame:
         if outcomes is None:
             outcomes = _merged_landings(state)
             # Full: clearing here would stall the search for tens of ms past a clock check.
-            if len(self._landings) < MAX_LANDINGS:
-                self._landings[key] = outcomes
+            self._landings.put(key, outcomes)
         return outcomes
 
     def make_room(self) -> None:
@@ -246,8 +206,7 @@ class TrapGame:
         Call between searches: clearing takes tens of milliseconds, which the search's clock
         checks would not see coming.
         """
-        if len(self._landings) > 3 * MAX_LANDINGS // 4:
-            self._landings.clear()
+        self._landings.make_room()
         self.evaluator.make_room()
 
     def is_terminal(self, state: State) -> bool:
@@ -269,38 +228,40 @@ class TrapGame:
     def leaf_values(self, state: State, player: int) -> Iterator[tuple[float, float]]:
         """Each landing's probability and value, computed on bitboards without new states."""
         n, traps, (cell0, cell1), thrower = state.board_size, state.traps, state.cells, state.player
-        victim = _neighbour_masks(n)[cell1 if thrower == 0 else cell0]
-        blocked = 1 << (cell0 if thrower == 0 else cell1)
+        victim, thrower_cell = (cell1, cell0) if thrower == 0 else (cell0, cell1)
+        victim_ring = (cached_geometry(n) or geometry(n)).neighbours[victim]
         won = 1.0 if player == thrower else -1.0
         sign = 1.0 if player == 0 else -1.0
         board_value = self.evaluator.board_value
         for cell, probability in self.chance_outcomes(state):
             landed = traps | 1 << cell
-            if victim & ~(landed | blocked):
-                yield probability, sign * board_value(n, landed, cell0, cell1)
-            else:
+            if is_trapped(victim_ring, landed, thrower_cell):
                 yield probability, won
+            else:
+                yield probability, sign * board_value(n, landed, cell0, cell1)
 
     def key(self, state: State) -> Hashable:
         """The state without its turn counter (which no subtree depends on), as one int.
 
         An int rather than a tuple: it hashes faster, and the garbage collector never
-        scans it, however large the table grows.
+        scans it, however large the table grows. Everything but the traps is packed into
+        a small int first, so that the (large) traps cost one product and one sum.
         """
         size = state.board_size * state.board_size
         cell0, cell1 = state.cells
-        key = ((state.traps * size + cell0) * size + cell1) * (size + 1) + state.target + 1
-        return key * 6 + state.player * 3 + state.phase
+        rest = ((cell0 * size + cell1) * (size + 1) + state.target + 1) * 6
+        rest = (rest + state.player * 3 + state.phase) * _DECAYS + state.decay
+        return state.traps * (size * size * (size + 1) * 6 * _DECAYS) + rest
 
     def order_hint(self, state: State, actions: Sequence[int]) -> list[int]:
         """Moves to cells with many free neighbours first; throws next to the opponent first."""
         n = state.board_size
+        opponent = state.cells[1 - state.player]
         if state.phase is Phase.MOVE:
-            blocked = state.traps | 1 << state.cells[1 - state.player]
-            neighbours = _neighbour_masks(n)
+            blocked = state.traps | 1 << opponent
+            neighbours = geometry(n).neighbours
             return sorted(actions, key=lambda cell: -(neighbours[cell] & ~blocked).bit_count())
-        distance = _king_distances(n)[state.cells[1 - state.player]]
-        return sorted(actions, key=distance.__getitem__)
+        return sorted(actions, key=lambda cell: king_distance(n, opponent, cell))
 
     def history_key(self, state: State, action: int) -> Hashable:
         """Moves and throws of each player are credited apart (an int: it hashes fastest)."""
