@@ -1,6 +1,6 @@
 """A deliberately plain implementation of the Trap! rules, used only by the tests.
 
-Everything here is written the obvious way, straight from SPEC.md: the board is a list of
+Everything here is written the obvious way, straight from docs/RULES.md: the board is a list of
 lists of characters, cells are ``(row, col)`` pairs, probabilities are exact
 ``Fraction``s. It is slow and that is fine; its only job is to disagree with
 ``trap_env.core`` when the core is wrong.

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pettingzoo
 import pytest
+from far_throws import far_target
 from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils import wrappers
 from replay_elsewhere import digest_in_another_process
@@ -171,6 +172,29 @@ def test_masks_are_zero_for_the_agent_not_selected() -> None:
     assert planes[4, 2, 0] == 1 and planes[0, 2, 1] == 1
 
 
+@pytest.mark.parametrize(("decay", "lands_on_target"), [(0, True), (1000, False)])
+def test_decay_decides_where_far_throws_land(decay: int, lands_on_target: bool) -> None:
+    # decay 0: every throw lands on its target; 1000: none two or more steps away does.
+    game_env = env(board_size=5, decay=decay)
+    rng = np.random.default_rng(0)
+    num_throws = 0
+    for seed in range(4):
+        game_env.reset(seed=seed)
+        assert game_env.unwrapped.game_state.decay == decay
+        for agent in game_env.agent_iter():
+            state = game_env.unwrapped.game_state
+            action = random_action(game_env, rng)
+            is_throw = action is not None and state.phase is Phase.THROW
+            if is_throw:
+                action = far_target(state)
+            game_env.step(action)
+            if is_throw:
+                num_throws += 1
+                info = game_env.infos[agent]
+                assert (info["landing"] == info["target"] == action) is lands_on_target
+    assert num_throws > 10
+
+
 # --- Ends of a game --------------------------------------------------------------------
 
 
@@ -230,6 +254,7 @@ def test_out_of_range_actions_fail_the_bounds_check() -> None:
     [
         ({"board_size": 1}, "board_size must be an integer >= 3"),
         ({"max_turns": -5}, "max_turns must be a positive integer"),
+        ({"decay": 1001}, r"decay must be an integer per mille in 0\.\.1000"),
         ({"render_mode": "svg"}, "render_mode must be None or one of"),
     ],
 )

@@ -1,4 +1,4 @@
-"""Tests for trap_env.core: every rule of SPEC.md as a scenario, exact landing
+"""Tests for trap_env.core: every rule of docs/RULES.md as a scenario, exact landing
 probabilities (for several decays), perft node counts, random playouts against
 tests/grid_oracle.py, large boards, and the text notation under fuzzing.
 """
@@ -49,7 +49,7 @@ from trap_env.core import (
 
 PERFT_TABLE = json.loads((Path(__file__).parent / "data" / "perft.json").read_text())
 DECAYS = [0, 50, 137, 1000]
-"""Decays under test: always on target, the handout's, an odd one, never on target past 1."""
+"""Decays under test: always on target, the rules' default, an odd one, never on target past 1."""
 
 
 # --- Helpers -------------------------------------------------------------------------
@@ -74,7 +74,7 @@ def cells(state: State, *coords: tuple[int, int]) -> list[int]:
 
 
 def exact_landing(state: State) -> dict[int, Fraction]:
-    """SPEC's formula in Fractions: 1 - (a - 1) * decay clamped on the target, the rest shared."""
+    """The rules' formula (docs/RULES.md) in Fractions: 1 - (a - 1) * decay clamped on the target, the rest shared."""
     n = state.board_size
     thrower = divmod(state.cells[state.player], n)
     target = divmod(state.target, n)
@@ -113,7 +113,7 @@ def to_core(grid_state: oracle.GridState) -> State:
 
 
 def check_invariants(state: State) -> None:
-    """SPEC's 'What must never happen', plus the API's own consistency."""
+    """docs/RULES.md's 'What must never happen', plus the API's own consistency."""
     validate_state(state)
     assert state.cells[0] != state.cells[1]
     for player_cell in state.cells:

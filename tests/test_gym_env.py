@@ -10,6 +10,7 @@ import warnings
 import gymnasium
 import numpy as np
 import pytest
+from far_throws import far_target
 from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
 from replay_elsewhere import digest_in_another_process
@@ -17,6 +18,7 @@ from replay_elsewhere import digest_in_another_process
 import trap_env
 from agents.base import UnsupportedGameError
 from trap_env.core import (
+    DEFAULT_DECAY,
     GameConfig,
     IllegalActionError,
     Phase,
@@ -49,9 +51,9 @@ class CountingAgent:
         return legal_actions(state)[-1]
 
 
-def play_digest(num_games: int = 6, board_size: int = 5) -> str:
+def play_digest(num_games: int = 6, board_size: int = 5, **kwargs: int) -> str:
     """Play seeded games with actions from a seeded generator; hash every step's output."""
-    env = gymnasium.make("trap_env/Trap-v0", board_size=board_size)
+    env = gymnasium.make("trap_env/Trap-v0", board_size=board_size, **kwargs)
     rng = np.random.default_rng(1234)
     digest = hashlib.sha256()
     for game in range(num_games):
@@ -117,6 +119,15 @@ def test_same_seed_and_actions_give_the_same_trajectory() -> None:
 
 def test_same_seed_gives_the_same_trajectory_in_another_process() -> None:
     assert digest_in_another_process("test_gym_env", "12345") == play_digest()
+
+
+def test_the_default_game_for_a_seed_is_the_one_v0_always_played() -> None:
+    # Pinned before decay became a parameter: a change here needs a new env version.
+    assert play_digest() == V0_DIGEST
+    assert play_digest(decay=DEFAULT_DECAY) == V0_DIGEST
+
+
+V0_DIGEST = "82b795c7f5768bc0418d898b934defdf60216968ecdd86fd4b79bcab10189e70"
 
 
 def test_different_seeds_give_different_games() -> None:
@@ -387,6 +398,9 @@ def test_an_illegal_action_raises_with_illegal_action_raise() -> None:
         ({"seat": 2}, "seat must be 0, 1 or None"),
         ({"board_size": 2}, "board_size must be an integer >= 3"),
         ({"max_turns": 0}, "max_turns must be a positive integer"),
+        ({"decay": -1}, r"decay must be an integer per mille in 0\.\.1000"),
+        ({"decay": 1001}, r"decay must be an integer per mille in 0\.\.1000"),
+        ({"decay": 0.5}, r"decay must be an integer per mille in 0\.\.1000"),
         ({"illegal_action": "ignore"}, "illegal_action must be one of"),
         ({"render_mode": "svg"}, "render_mode must be None or one of"),
     ],
@@ -401,6 +415,39 @@ def test_bad_opponents_say_what_is_allowed() -> None:
         TrapEnv(opponent=42)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown agent"):
         TrapEnv(opponent="no_such_agent")
+
+
+# --- Rule variants ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("decay", "lands_on_target"), [(0, True), (1000, False)])
+def test_decay_decides_where_far_throws_land(decay: int, lands_on_target: bool) -> None:
+    # decay 0: every throw lands on its target; 1000: none two or more steps away does.
+    env = gymnasium.make("trap_env/Trap-v0", board_size=5, seat=0, decay=decay)
+    rng = np.random.default_rng(0)
+    num_throws = 0
+    for seed in range(4):
+        _, info = env.reset(seed=seed)
+        assert env.unwrapped.state.decay == decay
+        done = False
+        while not done:
+            action = far_target(env.unwrapped.state)
+            if action is None:
+                action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            _, _, terminated, truncated, info = env.step(action)
+            if "target" in info:
+                num_throws += 1
+                assert (info["landing"] == info["target"]) is lands_on_target
+            done = terminated or truncated
+    assert num_throws > 10
+
+
+def test_set_state_refuses_a_state_of_another_decay() -> None:
+    env = TrapEnv(board_size=5, decay=0)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="decay 50, this env plays board_size 5 and decay 0"):
+        env.set_state(initial_state(GameConfig(5)))
+    env.set_state(initial_state(GameConfig(5, decay=0)))
 
 
 # --- set_state -------------------------------------------------------------------------

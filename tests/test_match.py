@@ -8,10 +8,21 @@ import json
 import faulty_agents
 import pytest
 from conftest import CollectionWatch
+from far_throws import far_target
 
 from agents import make_agent
 from agents.arena.match import FAULTS, REASONS, derive_seed, play_game, replay
-from trap_env.core import NO_PLAYER, Phase, State, default_turn_limit
+from trap_env.core import (
+    DEFAULT_DECAY,
+    NO_PLAYER,
+    GameConfig,
+    Phase,
+    State,
+    apply,
+    default_turn_limit,
+    initial_state,
+    legal_actions,
+)
 
 
 def random_pair(seed: int = 0) -> list:
@@ -135,3 +146,43 @@ def test_a_reset_that_fails_or_is_missing_loses_for_its_own_seat(agent_class, wo
     assert (result.reason, result.winner, result.turns) == ("exception", 1 - faulty_seat, 0)
     assert words in result.detail and result.actions == []
     assert resets == list(range(faulty_seat + 1))  # announced before each reset, in seat order
+
+
+# --- Rule variants ----------------------------------------------------------------------
+
+
+class FarThrower:
+    """Moves to the lowest legal cell and throws two or more steps away."""
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def select_action(self, state: State) -> int:
+        target = far_target(state)
+        return legal_actions(state)[0] if target is None else target
+
+
+@pytest.mark.parametrize(("decay", "lands_on_target"), [(0, True), (1000, False)])
+def test_the_games_decay_decides_where_far_throws_land(decay, lands_on_target):
+    result = play_game([FarThrower(), FarThrower()], seed=1, board_size=5, decay=decay)
+    assert result.to_dict()["decay"] == decay
+    state, num_landings = initial_state(GameConfig(5, decay)), 0
+    for action in result.actions:
+        if state.phase is Phase.LANDING:
+            num_landings += 1
+            assert (action == state.target) is lands_on_target
+        state = apply(state, action)
+    assert num_landings > 3
+    *_, (final, _) = replay(5, result.actions, decay=decay)
+    assert final.turn == result.turns and final.decay == decay
+
+
+def test_a_record_names_the_decay_only_when_it_is_not_the_default():
+    assert "decay" not in play_game(random_pair(), seed=2, board_size=5).to_dict()
+    explicit = play_game(random_pair(), seed=2, board_size=5, decay=DEFAULT_DECAY)
+    assert "decay" not in explicit.to_dict()
+
+
+def test_a_bad_decay_is_refused_before_the_game():
+    with pytest.raises(ValueError, match=r"decay must be an integer per mille in 0\.\.1000"):
+        play_game(random_pair(), seed=0, board_size=5, decay=-1)

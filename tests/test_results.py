@@ -51,6 +51,9 @@ def test_a_torn_last_line_is_skipped_with_a_warning(tmp_path):
         (line(seats=["a", "c"]), "line 2: seats ['a', 'c'] are not the pairing"),
         (line(winner_spec="b"), "line 2: winner_spec 'b' is not the winner's seat's spec 'a'"),
         (line(actions=[1, -2]), "line 2: 'actions' must be a list of cells"),
+        (line(decay=1001), "line 2: 'decay' must be an integer per mille in 0..1000"),
+        (line(decay="0"), "line 2: 'decay' must be an integer per mille in 0..1000"),
+        (line(replays=-1), "line 2: 'replays' must be an integer >= 0"),
         (json.dumps({k: v for k, v in RECORD.items() if k != "seed"}) + "\n", "no 'seed'"),
         ("\xff\n", "line 2: not UTF-8"),
     ],
@@ -68,6 +71,7 @@ def test_a_bad_line_inside_the_file_is_an_error_naming_it(tmp_path, bad_line, wo
 def test_check_record_accepts_a_record_of_the_runner():
     check_record(RECORD)
     check_record({**RECORD, "winner": -1, "winner_spec": None, "reason": "truncated"})
+    check_record({**RECORD, "decay": 0})  # a rule variant names its decay
 
 
 @given(st.lists(st.one_of(st.binary(max_size=40), st.sampled_from([line().encode(), b"\n"]))))
@@ -150,6 +154,27 @@ def test_resume_of_a_file_without_settings_compares_its_games(tmp_path):
     path.write_text(line())  # written before settings files existed
     with ResultsLog(path) as log, pytest.raises(ResultsError, match="board_size 5 there, 7 now"):
         log.previous({**SETTINGS, "board_size": 7}, resume=True, overwrite=False)
+
+
+@pytest.mark.parametrize("decay", [None, 0])
+def test_a_file_without_settings_is_resumed_only_with_its_games_decay(tmp_path, decay):
+    path = tmp_path / "r.jsonl"
+    path.write_text(line() if decay is None else line(decay=decay))
+    recorded, now = (50, 0) if decay is None else (decay, 50)  # no decay: the default
+    with (
+        ResultsLog(path) as log,
+        pytest.raises(ResultsError, match=f"decay {recorded} there, {now} now"),
+    ):
+        log.previous({**SETTINGS, "decay": now}, resume=True, overwrite=False)
+
+
+def test_a_settings_file_from_before_decay_says_the_default(tmp_path):
+    path = tmp_path / "r.jsonl"
+    recorded(path)  # settings without a decay
+    with ResultsLog(path) as log:
+        assert log.previous({**SETTINGS, "decay": 50}, resume=True, overwrite=False)
+    with ResultsLog(path) as log, pytest.raises(ResultsError, match="decay 50 there, 0 now"):
+        log.previous({**SETTINGS, "decay": 0}, resume=True, overwrite=False)
 
 
 def test_resume_cuts_a_torn_line_and_reports_it(tmp_path):

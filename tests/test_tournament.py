@@ -30,6 +30,8 @@ from agents.arena.tournament import (
     run_games,
 )
 from agents.base import UnsupportedGameError
+from agents.simple import RandomAgent
+from trap_env.core import DEFAULT_DECAY, GameConfig
 
 TESTS = Path(__file__).parent
 FAST = RunConfig(board_size=5, workers=2, time_budget=0.3, wall_ceiling=2.0)
@@ -60,6 +62,9 @@ def test_bad_specs_and_settings_fail_before_any_game():
     for bad in ({"time_budget": 0}, {"workers": -1}, {"board_size": 2}, {"max_turns": 0}):
         with pytest.raises(ValueError):
             RunConfig(**bad)
+    for decay in (-1, 1001, 2.5):
+        with pytest.raises(ValueError, match=r"decay must be an integer per mille in 0\.\.1000"):
+            RunConfig(decay=decay)
 
 
 def test_workers_and_in_process_play_the_same_games(tmp_path):
@@ -306,3 +311,76 @@ def test_a_game_the_machine_stalls_every_time_is_left_unplayed_and_reported(tmp_
     assert sum("replaying" in note for note in notes) == MAX_REPLAYS
     assert "left unplayed" in notes[-1]
     assert load_results(tmp_path / "r.jsonl") == records
+
+
+# --- Rule variants ----------------------------------------------------------------------
+
+
+def test_a_decay_is_a_setting_of_the_run_and_of_each_record(tmp_path):
+    tasks = round_robin(["random", "agents.simple.RandomAgent"], 2, seed=0)
+    path = tmp_path / "r.jsonl"
+    config = RunConfig(board_size=5, workers=0, decay=0)
+    records = run_games(tasks, path, config, progress=False)
+    assert json.loads(path.with_suffix(".settings.json").read_text())["decay"] == 0
+    assert [record["decay"] for record in load_results(path)] == [0, 0]
+    for record in records:
+        final, _ = list(replay(5, record["actions"], decay=0))[-1]
+        assert final.turn == record["turns"]
+    default = run_games(
+        tasks, tmp_path / "d.jsonl", RunConfig(board_size=5, workers=0), progress=False
+    )
+    assert json.loads((tmp_path / "d.settings.json").read_text())["decay"] == DEFAULT_DECAY
+    assert all("decay" not in record for record in default)
+
+
+@pytest.mark.parametrize("settings_file", ["kept", "from before decay", "lost"])
+def test_resume_with_another_decay_is_refused_naming_it(tmp_path, settings_file):
+    tasks = round_robin(["random", "agents.simple.RandomAgent"], 2, seed=0)
+    path = tmp_path / "r.jsonl"
+    run_games(tasks, path, RunConfig(board_size=5, workers=0), progress=False)
+    settings = path.with_suffix(".settings.json")
+    if settings_file == "from before decay":
+        recorded = json.loads(settings.read_text())
+        del recorded["decay"]
+        settings.write_text(json.dumps(recorded))
+    elif settings_file == "lost":
+        settings.unlink()
+    other = RunConfig(board_size=5, workers=0, decay=0)
+    with pytest.raises(ResultsError, match="decay 50 there, 0 now"):
+        run_games(tasks, path, other, resume=True, progress=False)
+    run_games(tasks, path, RunConfig(board_size=5, workers=0), resume=True, progress=False)
+
+
+def test_a_record_of_another_decay_is_not_resumed(tmp_path):
+    tasks = round_robin(["random", "agents.simple.RandomAgent"], 2, seed=0)
+    path = tmp_path / "r.jsonl"
+    run_games(tasks, path, RunConfig(board_size=5, workers=0, decay=0), progress=False)
+    path.with_suffix(".settings.json").unlink()
+    lines = path.read_text().splitlines(keepends=True)
+    second = json.loads(lines[1])
+    del second["decay"]  # as if played by the game as specified
+    path.write_text(lines[0] + json.dumps(second) + "\n")
+    with pytest.raises(ResultsError, match="played with decay 50, this run has 0"):
+        run_games(
+            tasks, path, RunConfig(board_size=5, workers=0, decay=0), resume=True, progress=False
+        )
+
+
+class SpecifiedRuleOnlyAgent(RandomAgent):
+    """Plays only the throw's decay as specified, and says so."""
+
+    def check_game(self, config: GameConfig) -> None:
+        if config.decay != DEFAULT_DECAY:
+            raise UnsupportedGameError(f"plays decay {DEFAULT_DECAY} only, not {config.decay}")
+
+
+def test_agents_are_asked_whether_they_play_the_runs_decay(tmp_path):
+    spec = "test_tournament.SpecifiedRuleOnlyAgent"
+    check_specs([spec], RunConfig(board_size=5))
+    with pytest.raises(UnsupportedGameError, match="decay 50 only, not 0"):
+        check_specs([spec], RunConfig(board_size=5, decay=0))
+    tasks = round_robin(["random", spec], 2, seed=0)
+    config = RunConfig(board_size=5, workers=0, decay=0)
+    records = run_games(tasks, tmp_path / "r.jsonl", config, check=False, progress=False)
+    assert {record["winner_spec"] for record in records} == {"random"}
+    assert all("decay 50 only, not 0" in record["detail"] for record in records)

@@ -11,6 +11,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from trap_env.core import (
+    DEFAULT_DECAY,
     GameConfig,
     Phase,
     State,
@@ -44,7 +45,7 @@ def env(**kwargs: Any) -> AECEnv:
     before ``reset``).
 
     Args:
-        **kwargs: passed to :class:`raw_env` (``board_size``, ``max_turns``,
+        **kwargs: passed to :class:`raw_env` (``board_size``, ``max_turns``, ``decay``,
             ``render_mode``).
     """
     wrapped: AECEnv = raw_env(**kwargs)
@@ -94,6 +95,9 @@ class raw_env(AECEnv[str, Observation, int]):  # type: ignore[misc]
     ## Arguments
     - ``board_size``: N >= 3, default 7.
     - ``max_turns``: the truncation limit in turns; None means ``4 * N * N``.
+    - ``decay``: the throw's accuracy loss per step of distance beyond the first, an
+      integer per mille in 0..1000 (see :class:`trap_env.core.GameConfig`); 50, the game
+      as specified, by default; 0 lands every throw on its target.
     - ``render_mode``: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
 
     ## Version History
@@ -116,10 +120,14 @@ class raw_env(AECEnv[str, Observation, int]):  # type: ignore[misc]
     _game: State
 
     def __init__(
-        self, board_size: int = 7, max_turns: int | None = None, render_mode: str | None = None
+        self,
+        board_size: int = 7,
+        max_turns: int | None = None,
+        decay: int = DEFAULT_DECAY,
+        render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        self._config = GameConfig(board_size)
+        self._config = GameConfig(board_size, decay)
         self.max_turns = truncation_limit(max_turns, board_size)
         self.render_mode = render_mode
         num_cells = board_size * board_size

@@ -103,7 +103,7 @@ class GameConfig:
         decay: the throw's accuracy loss per step of Manhattan distance beyond the first,
             an integer in per mille from 0 to 1000: a throw at distance ``a`` lands on its
             target with probability ``1 - (a - 1) * decay / 1000`` (clamped to ``[0, 1]``).
-            50, the handout's 0.05, by default; 0 makes every throw land on its target.
+            50, the rules' 0.05, by default; 0 makes every throw land on its target.
     """
 
     board_size: int = 7
@@ -116,7 +116,7 @@ class GameConfig:
         if not _is_int(self.decay) or not 0 <= self.decay <= MAX_DECAY:
             raise ValueError(
                 f"decay must be an integer per mille in 0..{MAX_DECAY} ({DEFAULT_DECAY} is "
-                f"the handout's 0.05 per step), got {self.decay!r}"
+                f"the rules' 0.05 per step), got {self.decay!r}"
             )
 
 

@@ -12,6 +12,7 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 from trap_env.core import (
+    DEFAULT_DECAY,
     GameConfig,
     IllegalActionError,
     Phase,
@@ -109,6 +110,9 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
     - ``seat``: 0 or 1 to fix the learner's seat; None (default) draws it at each reset.
     - ``board_size``: N >= 3, default 7.
     - ``max_turns``: the truncation limit in turns; None means ``4 * N * N``.
+    - ``decay``: the throw's accuracy loss per step of distance beyond the first, an
+      integer per mille in 0..1000 (see :class:`trap_env.core.GameConfig`); 50, the game
+      as specified, by default; 0 lands every throw on its target.
     - ``render_mode``: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
     - ``illegal_action``: ``"lose"`` (default: reward -1, episode over) or ``"raise"``
       (raise :class:`trap_env.core.IllegalActionError`).
@@ -137,10 +141,11 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
         seat: int | None = None,
         board_size: int = 7,
         max_turns: int | None = None,
+        decay: int = DEFAULT_DECAY,
         render_mode: str | None = None,
         illegal_action: str = "lose",
     ) -> None:
-        self._config = GameConfig(board_size)
+        self._config = GameConfig(board_size, decay)
         self.max_turns = truncation_limit(max_turns, board_size)
         check_learner_options(seat, illegal_action)
         self.fixed_seat = seat
@@ -173,22 +178,24 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
     def set_state(self, state: State) -> tuple[np.ndarray, dict[str, Any]]:
         """Continue the episode from ``state``, for search and debugging.
 
-        The state must be valid (:func:`trap_env.core.validate_state`), on this env's board
-        size, and in phase ``MOVE`` or ``THROW``. If the opponent is to act, it plays (and
+        The state must be valid (:func:`trap_env.core.validate_state`), of this env's board
+        size and decay, and in phase ``MOVE`` or ``THROW``. If the opponent is to act, it plays (and
         chance lands its throw) until the learner must decide, as in ``reset``.
 
         Returns:
             The observation and info, as ``reset`` returns them.
 
         Raises:
-            ValueError: if the state is invalid, of another board size, or in ``LANDING``.
+            ValueError: if the state is invalid, of another board size or decay, or in
+                ``LANDING``.
             OpponentError: if the opponent raises or plays an illegal action.
         """
         validate_state(state)
-        if state.board_size != self._config.board_size:
+        config = self._config
+        if (state.board_size, state.decay) != (config.board_size, config.decay):
             raise ValueError(
-                f"state has board_size {state.board_size}, this env plays "
-                f"{self._config.board_size}"
+                f"state has board_size {state.board_size} and decay {state.decay}, this env "
+                f"plays board_size {config.board_size} and decay {config.decay}"
             )
         if state.phase is Phase.LANDING:
             raise ValueError(

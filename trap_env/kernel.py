@@ -15,7 +15,7 @@ computed when read (a table of N*N masks of N*N bits grows as N**4: 125 GB at N 
 Landing: a throw at Manhattan distance ``a`` lands on its target with probability
 ``p = 1 - (a - 1) * decay / 1000`` clamped to ``[0, 1]`` (:func:`on_target_per_mille`);
 each of the target's ``n`` eligible neighbours (on the board, holding no player) gets
-``(1 - p) / n``. ``decay`` is an integer per mille (the handout's 0.05 is 50), so the
+``(1 - p) / n``. ``decay`` is an integer per mille (the rules' 0.05 is 50), so the
 rule is exact: every probability is a ratio of integers, rounded once to a float.
 
 The names below are a stable API (the batched engine derives its NumPy tables from them):
@@ -80,7 +80,7 @@ NO_PLAYER = -1
 PER_MILLE = 1000
 """The unit of ``decay`` and of :func:`on_target_per_mille`."""
 DEFAULT_DECAY = 50
-"""The handout's accuracy loss, 0.05 per step of distance beyond the first, in per mille."""
+"""The rules' accuracy loss, 0.05 per step of distance beyond the first, in per mille."""
 MAX_DECAY = PER_MILLE
 """The largest decay: every throw beyond distance 1 misses its target."""
 TABLE_MAX_BOARD_SIZE = 32

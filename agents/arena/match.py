@@ -29,6 +29,7 @@ from typing import Any
 
 from agents.base import Agent, pause_collector, resume_collector
 from trap_env.core import (
+    DEFAULT_DECAY,
     NO_PLAYER,
     Cell,
     GameConfig,
@@ -76,6 +77,8 @@ class GameResult:
         seed: the game's seed (landing draws and the agents' generators derive from it).
         board_size: N.
         max_turns: the turn limit that applied.
+        decay: the throw's accuracy loss per step of distance beyond the first, per mille
+            (see :class:`trap_env.core.GameConfig`).
         winner: the winning seat, or -1 for a draw.
         reason: one of :data:`REASONS`; for a fault, the loser is the seat at fault.
         detail: what went wrong, for a fault; empty otherwise.
@@ -88,6 +91,7 @@ class GameResult:
     seed: int
     board_size: int
     max_turns: int
+    decay: int = DEFAULT_DECAY
     winner: int = NO_PLAYER
     reason: str = "truncated"
     detail: str = ""
@@ -97,8 +101,11 @@ class GameResult:
     actions: list[Cell] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields as a dict (for JSON)."""
-        return asdict(self)
+        """The fields as a dict (for JSON); ``decay`` only when it is not the default."""
+        fields = asdict(self)
+        if self.decay == DEFAULT_DECAY:  # the game as specified, recorded as it always was
+            del fields["decay"]
+        return fields
 
     def lose(self, seat: int, reason: str, detail: str) -> GameResult:
         """Record that ``seat`` lost by ``reason`` (a fault); returns self."""
@@ -126,6 +133,7 @@ def play_game(
     seed: int,
     board_size: int = GameConfig().board_size,
     max_turns: int | None = None,
+    decay: int = DEFAULT_DECAY,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
     on_turn: TurnHook | None = None,
     on_reset: ResetHook | None = None,
@@ -137,6 +145,8 @@ def play_game(
         seed: the game's seed.
         board_size: N.
         max_turns: a draw by truncation after this many turns (default 4 * N * N).
+        decay: the throw's accuracy loss per step of distance beyond the first, per mille
+            (default 50, the game as specified; see :class:`trap_env.core.GameConfig`).
         time_budget: CPU seconds per turn for the move and the throw together; None
             for no limit.
         on_turn: called as ``on_turn(seat, state, actions)`` before each turn (and once
@@ -148,9 +158,13 @@ def play_game(
     Returns:
         The result; an agent's fault (in its reset or a decision, or a missing method) ends
         the game as its loss, it never raises for one.
+
+    Raises:
+        ValueError: for a board size or decay that :class:`trap_env.core.GameConfig` refuses.
     """
+    config = GameConfig(board_size, decay)
     limit = default_turn_limit(board_size) if max_turns is None else max_turns
-    result = GameResult(seed=seed, board_size=board_size, max_turns=limit)
+    result = GameResult(seed=seed, board_size=board_size, max_turns=limit, decay=decay)
     for seat, agent in enumerate(agents):
         if on_reset is not None:
             on_reset(seat)
@@ -159,7 +173,7 @@ def play_game(
         except _Fault as fault:
             return result.lose(seat, fault.reason, str(fault))
     landing_rng = random.Random(derive_seed(seed, "landing"))
-    state = initial_state(GameConfig(board_size))
+    state = initial_state(config)
     while state.winner == NO_PLAYER and state.turn < limit:
         seat = state.player
         if on_turn is not None:
@@ -257,16 +271,19 @@ def _record(state: State, action: int, result: GameResult) -> State:
     return next_state
 
 
-def replay(board_size: int, actions: Sequence[Cell]) -> Iterator[tuple[State, LastThrow]]:
+def replay(
+    board_size: int, actions: Sequence[Cell], decay: int = DEFAULT_DECAY
+) -> Iterator[tuple[State, LastThrow]]:
     """The states of a recorded game at the start of each turn, and the final one.
 
     Yields ``(state, last_throw)`` pairs: the initial state with None, then the state after
     each landing (or after a winning move) with that turn's throw.
 
     Raises:
-        IllegalActionError: if the sequence is not a legal game.
+        IllegalActionError: if the sequence is not a legal game under the rule of
+            ``board_size`` and ``decay`` (a ``ValueError``, as is a bad size or decay).
     """
-    state = initial_state(GameConfig(board_size))
+    state = initial_state(GameConfig(board_size, decay))
     last_throw: LastThrow = None
     yield state, last_throw
     for action in actions:

@@ -33,6 +33,7 @@ from types import TracebackType
 from typing import Any
 
 from agents.arena.match import REASONS
+from trap_env.core import DEFAULT_DECAY, MAX_DECAY
 
 try:
     import fcntl
@@ -48,6 +49,7 @@ __all__ = [
     "check_record",
     "load_results",
     "read_results",
+    "record_decay",
 ]
 
 Record = dict[str, Any]
@@ -171,6 +173,20 @@ _FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
 }
 """The fields every game record has, with their check and what they must be."""
 
+_OPTIONAL_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
+    "decay": (
+        lambda v: _is_int(v) and 0 <= v <= MAX_DECAY,  # type: ignore[operator]
+        f"an integer per mille in 0..{MAX_DECAY}",
+    ),
+    "replays": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),  # type: ignore[operator]
+}
+"""Fields a game record may leave out: the decay when it is the default, older runs' replays."""
+
+
+def record_decay(record: Record) -> int:
+    """The decay a (checked) record's game was played with: the default when it names none."""
+    return record.get("decay", DEFAULT_DECAY)  # type: ignore[no-any-return]
+
 
 def check_record(record: object) -> None:
     """Check that ``record`` has the fields and types of a game record, and agrees with itself.
@@ -197,9 +213,9 @@ def check_record(record: object) -> None:
             f"winner_spec {record['winner_spec']!r} is not the winner's seat's spec "
             f"{expected_spec!r}"
         )
-    replays = record.get("replays", 0)
-    if not (_is_int(replays) and replays >= 0):
-        raise ResultsError(f"'replays' must be an integer >= 0, got {replays!r:.80}")
+    for name, (is_valid, expected) in _OPTIONAL_FIELDS.items():
+        if name in record and not is_valid(record[name]):
+            raise ResultsError(f"{name!r} must be {expected}, got {record[name]!r:.80}")
 
 
 # --- Writing ---------------------------------------------------------------------------
@@ -346,23 +362,28 @@ def _check_settings(path: Path, settings: dict[str, Any], records: list[Record])
 
 
 def _recorded_settings(path: Path, records: list[Record]) -> dict[str, Any]:
-    """The settings file's contents; for a file from before settings files, its first game's."""
+    """The settings file's contents; for a file from before settings files, its first game's.
+
+    A run from before the decay was a setting played the game as specified: its settings
+    say the default decay.
+    """
     try:
         text = settings_path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         if not records:
             return {}
         first = records[0]
-        return {name: first[name] for name in ("board_size", "max_turns") if name in first} | (
-            {"time_budget": first["time_budget"]} if "time_budget" in first else {}
-        )
+        kept = ("board_size", "max_turns", "time_budget")
+        return {name: first[name] for name in kept if name in first} | {
+            "decay": record_decay(first)
+        }
     try:
         recorded = json.loads(text)
     except json.JSONDecodeError as error:
         raise ResultsError(f"{settings_path(path)} is not JSON ({error}); remove it") from None
     if not isinstance(recorded, dict):
         raise ResultsError(f"{settings_path(path)} is not a settings object; remove it")
-    return recorded
+    return {"decay": DEFAULT_DECAY} | recorded
 
 
 def _show(value: object) -> str:

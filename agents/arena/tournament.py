@@ -59,7 +59,7 @@ from agents.arena.processes import (
     read_peak_memory,
     read_schedstat,
 )
-from agents.arena.results import Record, ResultsError, ResultsLog, load_results
+from agents.arena.results import Record, ResultsError, ResultsLog, load_results, record_decay
 from agents.base import (
     Agent,
     SpecError,
@@ -69,7 +69,7 @@ from agents.base import (
     parse_spec,
 )
 from agents.program import DEFAULT_MEMORY_LIMIT
-from trap_env.core import NO_PLAYER, Cell, GameConfig, State, default_turn_limit
+from trap_env.core import DEFAULT_DECAY, NO_PLAYER, Cell, GameConfig, State, default_turn_limit
 
 __all__ = [
     "BACKENDS",
@@ -126,6 +126,8 @@ class RunConfig:
     Attributes:
         board_size: N.
         max_turns: a draw after this many turns; None for 4 * N * N.
+        decay: the throw's accuracy loss per step of distance beyond the first, per mille
+            (50, the game as specified, by default; see :class:`trap_env.core.GameConfig`).
         time_budget: CPU seconds per turn (move and throw); None (or ``math.inf``) for no
             limit.
         wall_ceiling: wall-clock seconds a turn may take before its worker is killed;
@@ -150,6 +152,7 @@ class RunConfig:
 
     board_size: int = GameConfig().board_size
     max_turns: int | None = None
+    decay: int = DEFAULT_DECAY
     time_budget: float | None = DEFAULT_TIME_BUDGET
     wall_ceiling: float | None = None
     setup_seconds: float = 120.0
@@ -160,7 +163,7 @@ class RunConfig:
     address: str | None = None
 
     def __post_init__(self) -> None:
-        GameConfig(self.board_size)
+        GameConfig(self.board_size, self.decay)  # checks both, naming what is allowed
         if self.time_budget == math.inf:  # no limit, said the other way
             object.__setattr__(self, "time_budget", None)
         _check_seconds("time_budget", self.time_budget, "or None for no limit")
@@ -181,6 +184,11 @@ class RunConfig:
             raise ValueError("workers=0 plays in this process; backend 'ray' needs workers >= 1")
         if self.address is not None and self.backend != "ray":
             raise ValueError(f"address {self.address!r} is a Ray cluster's: it needs backend 'ray'")
+
+    @property
+    def game(self) -> GameConfig:
+        """The rules the games are played by (what agents are asked whether they play)."""
+        return GameConfig(self.board_size, self.decay)
 
     @property
     def turn_limit(self) -> int:
@@ -206,6 +214,7 @@ class RunConfig:
         return {
             "board_size": self.board_size,
             "max_turns": self.turn_limit,
+            "decay": self.decay,
             "time_budget": self.time_budget,
             "wall_ceiling": self.ceiling,
             "memory_limit": self.memory_limit,
@@ -317,7 +326,7 @@ def _probe_one(spec: str, config: RunConfig) -> tuple[str, str, str | None]:
         problem = interface_problem(agent)
         if problem is not None:
             return ("spec", spec, f"agent spec {spec!r} does not build an agent: {problem}")
-        check_supports(agent, GameConfig(config.board_size))
+        check_supports(agent, config.game)
     except UnsupportedGameError as error:
         return ("unsupported", spec, f"agent {spec!r} cannot play this game: {error}")
     except SpecError as error:
@@ -444,7 +453,11 @@ def _matching_records(
 ) -> dict[str, Record]:
     """The recorded games of ``tasks``, checked to come from the same tasks and settings."""
     by_id = {task.game_id: task for task in tasks}
-    expected = {"board_size": config.board_size, "max_turns": config.turn_limit}
+    expected = {
+        "board_size": config.board_size,
+        "max_turns": config.turn_limit,
+        "decay": config.decay,
+    }
     done = {}
     for record in records:
         task = by_id.get(record["game_id"])
@@ -455,10 +468,12 @@ def _matching_records(
                 f"{path} holds game {task.game_id!r} with another seed or seats: it comes from "
                 "a run with other settings; resume with the same ones or write elsewhere"
             )
+        played = {name: record[name] for name in ("board_size", "max_turns")}
+        played["decay"] = record_decay(record)
         for name, value in expected.items():
-            if record[name] != value:
+            if played[name] != value:
                 raise ResultsError(
-                    f"{path} holds game {task.game_id!r} played with {name} {record[name]}, "
+                    f"{path} holds game {task.game_id!r} played with {name} {played[name]}, "
                     f"this run has {value}; resume with the same settings or write elsewhere"
                 )
         done[task.game_id] = record
@@ -519,7 +534,7 @@ def play_task(
     when given, receives a :class:`Beat` before each step that may hang, so that whoever
     watches the clock knows which seat to charge.
     """
-    result = GameResult(seed=task.seed, board_size=config.board_size, max_turns=config.turn_limit)
+    result = _empty_result(task, config)
     agents = []
     for seat, spec in enumerate(task.seats):
         if beat is not None:
@@ -535,11 +550,22 @@ def play_task(
         seed=task.seed,
         board_size=config.board_size,
         max_turns=config.max_turns,
+        decay=config.decay,
         time_budget=config.time_budget,
         on_turn=None if beat is None else _turn_beats(beat, config),
         on_reset=None if beat is None else _reset_beats(beat, task, config),
     )
     return _record(task, result, config)
+
+
+def _empty_result(task: GameTask, config: RunConfig) -> GameResult:
+    """The result of ``task`` before its first action, under ``config``'s rules and limit."""
+    return GameResult(
+        seed=task.seed,
+        board_size=config.board_size,
+        max_turns=config.turn_limit,
+        decay=config.decay,
+    )
 
 
 def _built_agent(
@@ -553,7 +579,7 @@ def _built_agent(
         problem = interface_problem(agent)
         if problem is not None:
             raise TypeError(problem)
-        check_supports(agent, GameConfig(config.board_size))
+        check_supports(agent, config.game)
         cache[spec, seat] = agent
     return cache[spec, seat]
 
@@ -745,13 +771,8 @@ class _WorkerPool:
         task, beat = worker.task, worker.beat
         assert task is not None and beat is not None
         self._restart(worker)
-        result = GameResult(
-            seed=task.seed,
-            board_size=self.config.board_size,
-            max_turns=self.config.turn_limit,
-            actions=worker.actions,
-            turns=_turns_of(self.config.board_size, worker.actions),
-        )
+        result = _empty_result(task, self.config)
+        result.actions, result.turns = worker.actions, _turns_of(self.config, worker.actions)
         self._finish(worker, _record(task, result.lose(beat.seat, reason, detail), self.config))
 
     def _void(self, worker: _Worker, detail: str) -> None:
@@ -799,7 +820,7 @@ def _usage_text(before: SchedStat | None, after: SchedStat | None) -> str:
     return f" (ran {ran:.1f} s on a CPU, waited {waited:.1f} s for one)"
 
 
-def _turns_of(board_size: int, actions: list[int]) -> int:
+def _turns_of(config: RunConfig, actions: list[int]) -> int:
     """The turns completed in a recorded action sequence."""
-    *_, (last_state, _) = replay(board_size, actions)
+    *_, (last_state, _) = replay(config.board_size, actions, config.decay)
     return last_state.turn

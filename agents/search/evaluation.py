@@ -17,13 +17,11 @@ The terms (all counted with king steps through cells holding no trap):
   flee into as the board fills. A cell ``k`` steps away counts ``voronoi_decay ** (k - 1)``:
   far territory is worth less, as the opponent's traps can cut the way to it first.
 
-Weights were set by matches between variants. Each term switched off in turn
-(``expectiminimax:weights=voronoi=0`` and so on), the classic weights (:data:`CLASSIC_WEIGHTS`)
-won 69.5% of 200 games at depth 4 against no mobility, 72.0% against no Voronoi term and
-52.0% (no measurable effect) against no room; README has the command. The defaults
-(:data:`DEFAULT_WEIGHTS`) add the decay, which won 57.3% of 400 games head to head against
-the classic weights at 0.25 s per turn. ``alphabeta``, the course's baseline, keeps the
-classic weights, so that its strength stays put while the reference policy's is tuned.
+Weights were set by matches between variants (``expectiminimax:weights=voronoi=0`` and so
+on; the matches and their commands are in ``docs/experiments.md``). The defaults
+(:data:`DEFAULT_WEIGHTS`) are the classic weights (:data:`CLASSIC_WEIGHTS`) plus the
+Voronoi decay. ``alphabeta``, the course's baseline, keeps the classic weights, so that its
+strength stays put while the reference policy's is tuned.
 
 Everything here is bitboard arithmetic on ints over the board geometry of
 :mod:`trap_env.kernel`; :class:`Evaluator` caches scores.
