@@ -13,6 +13,7 @@ from typing import Any, NoReturn, TypeVar
 from agents.arena.stats import format_report, plot_report
 from agents.arena.tournament import BACKENDS, MAX_SECONDS, RunConfig, round_robin, run_games
 from agents.program import DEFAULT_MEMORY_LIMIT
+from trap_env.core import DEFAULT_DECAY, MAX_DECAY
 
 MAX_GAMES = 1_000_000
 """The most games per pairing a run accepts (the task list is built in memory)."""
@@ -68,6 +69,26 @@ def board_size(text: str) -> int:
     return _number(text, int, lambda value: value >= 3, "an integer >= 3")
 
 
+def decay(text: str) -> int:
+    """The throw's accuracy loss per step of distance beyond the first, per mille: 0 to 1000."""
+    return _number(
+        text, int, lambda value: 0 <= value <= MAX_DECAY, f"an integer per mille 0..{MAX_DECAY}"
+    )
+
+
+def add_decay_option(parser: argparse._ActionsContainer) -> None:
+    """The ``--decay PER_MILLE`` option: the rule variant, default the game as specified."""
+    parser.add_argument(
+        "--decay",
+        type=decay,
+        default=DEFAULT_DECAY,
+        metavar="PER_MILLE",
+        help="the throw's accuracy loss per step of distance beyond the first, per mille "
+        f"(0..{MAX_DECAY}; 0: every throw lands on its target; default {DEFAULT_DECAY}, "
+        "the game as specified)",
+    )
+
+
 def games_per_pairing(text: str) -> int:
     """A number of games per pairing, 1 to :data:`MAX_GAMES`."""
     return _number(text, int, lambda value: 1 <= value <= MAX_GAMES, f"an integer 1..{MAX_GAMES}")
@@ -121,7 +142,7 @@ def _number(text: str, kind: Callable[[str], T], is_valid: Callable[[T], bool], 
 
 
 def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) -> None:
-    """The options of a round robin: games, board, time, workers, seed, output, resume."""
+    """The options of a round robin: games, board, decay, time, workers, seed, output, resume."""
     group = parser.add_argument_group("run")
     group.add_argument(
         "--games",
@@ -140,6 +161,7 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
         metavar="T",
         help="draw by truncation after T turns (default 4*N*N)",
     )
+    add_decay_option(group)
     group.add_argument(
         "--time-budget",
         type=seconds_or_none,
@@ -260,6 +282,7 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
         return RunConfig(
             board_size=args.board_size,
             max_turns=args.max_turns,
+            decay=args.decay,
             time_budget=args.time_budget,
             wall_ceiling=args.wall_ceiling,
             workers=args.workers,

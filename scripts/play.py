@@ -3,13 +3,16 @@
 Two agent specs play one game shown turn by turn in the terminal; ``human`` as a spec
 lets you play, entering cells as ``row,col`` (the legal choices are shown; ``q`` resigns).
 ``--gif FILE`` writes the game as an animated GIF (needs imageio, in the ``plot`` extra).
+``--decay PER_MILLE`` plays a rule variant (0: every throw lands on its target).
 ``--replay FILE --game N`` shows game N (counted from 0) of a results file written by
-trap-evaluate or trap-tournament; the record is first replayed through the rules core,
-and a record whose actions are not a legal game, or whose stored outcome is not the one
-its actions lead to, is refused with a one-line error.
+trap-evaluate or trap-tournament, under the rules it was played by (its board size and
+decay); the record is first replayed through the rules core, and a record whose actions
+are not a legal game, or whose stored outcome is not the one its actions lead to, is
+refused with a one-line error.
 
 Example:
     trap-play greedy random
+    trap-play greedy random --decay 0
     trap-play human "expectiminimax:time_limit=1.0" --board-size 5
     trap-play greedy random --gif game.gif
     trap-play --replay results/evaluate/results.jsonl --game 0 --gif replay.gif
@@ -28,6 +31,7 @@ from typing import Any
 from trap_scripts._cli import (
     CliError,
     Parser,
+    add_decay_option,
     board_size,
     fail,
     non_negative_float,
@@ -38,7 +42,7 @@ from trap_scripts._cli import (
 )
 
 from agents.arena.match import FAULTS, LastThrow, derive_seed, play_game, replay
-from agents.arena.results import ResultsError, read_results
+from agents.arena.results import ResultsError, read_results, record_decay
 from agents.base import Agent, SpecError, make_agent
 from trap_env.core import (
     NO_PLAYER,
@@ -127,6 +131,7 @@ def build_parser() -> Parser:
         help="two agent specs, seat 0 then seat 1; 'human' for you",
     )
     parser.add_argument("--board-size", type=board_size, default=7, metavar="N")
+    add_decay_option(parser)
     parser.add_argument("--seed", type=int, default=0, help="the game's seed (default 0)")
     parser.add_argument(
         "--max-turns",
@@ -208,6 +213,7 @@ def _play(args: argparse.Namespace) -> int:
         seed=args.seed,
         board_size=args.board_size,
         max_turns=args.max_turns,
+        decay=args.decay,
         time_budget=budget,
         on_turn=show,
     )
@@ -217,7 +223,8 @@ def _play(args: argparse.Namespace) -> int:
     else:
         print(_outcome_text(result.to_dict(), list(args.agents)))
     if args.gif is not None:
-        _write_gif(list(replay(args.board_size, result.actions)), args.gif, args.frame_seconds)
+        frames = list(replay(args.board_size, result.actions, args.decay))
+        _write_gif(frames, args.gif, args.frame_seconds)
     return 1 if any(resigned) else 0
 
 
@@ -238,7 +245,7 @@ def _build(spec: str, seed: int, seat: int) -> Agent:
 
 def _show_turn(delay: float, has_human: bool) -> Callable[[int, State, list[Cell]], None]:
     def show(seat: int, state: State, actions: list[Cell]) -> None:
-        print(render_ansi(state, _last_throw(state.board_size, actions)))
+        print(render_ansi(state, _last_throw(state, actions)))
         print()
         if delay and not has_human:
             time.sleep(delay)
@@ -246,9 +253,10 @@ def _show_turn(delay: float, has_human: bool) -> Callable[[int, State, list[Cell
     return show
 
 
-def _last_throw(board_size: int, actions: list[Cell]) -> LastThrow:
+def _last_throw(state: State, actions: list[Cell]) -> LastThrow:
+    """The last throw of the game that ``actions`` play (under ``state``'s rules)."""
     last: LastThrow = None
-    for _, throw in replay(board_size, actions):
+    for _, throw in replay(state.board_size, actions, state.decay):
         last = throw
     return last
 
@@ -302,7 +310,8 @@ def _load_game(path: Path, index: int) -> dict[str, Any]:
 def replay_record(record: dict[str, Any]) -> list[tuple[State, LastThrow]]:
     """Replay a game record through the rules core and check its stored outcome.
 
-    The record's ``actions`` must be a legal game on its ``board_size``, and its
+    The record's ``actions`` must be a legal game on its ``board_size`` with its
+    ``decay`` (the default when it names none), and its
     ``winner``, ``reason`` and ``turns`` must be what those actions lead to: a trapped
     player, the turn limit, or a fault of the seat to act (before any action, a fault of
     either seat: its ``reset`` failed).
@@ -325,14 +334,15 @@ def replay_record(record: dict[str, Any]) -> list[tuple[State, LastThrow]]:
         )
     if not isinstance(actions, list) or not all(_is_int(action) for action in actions):
         raise ValueError(f"actions must be a list of cells (integers), got {actions!r:.60}")
-    state = initial_state(GameConfig(board_size))
+    decay = record_decay(record)
+    state = initial_state(GameConfig(board_size, decay))  # checks the decay
     for index, action in enumerate(actions):
         try:
             state = apply(state, action)
         except IllegalActionError as error:
             raise ValueError(f"action {index} of the record: {error}") from None
     _check_outcome(record, state, has_actions=bool(actions))
-    return list(replay(board_size, actions))
+    return list(replay(board_size, actions, decay))
 
 
 def _check_outcome(record: dict[str, Any], state: State, has_actions: bool) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from trap_scripts import evaluate, play
+from trap_scripts import evaluate, play, tournament
 
 from agents import make_agent
 from agents.arena.match import play_game
@@ -26,6 +26,21 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     assert evaluate.main([*argv, *quick, "--output", str(folder)]) == 0
     lines = (folder / "results.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines]
+
+
+@pytest.fixture(scope="module")
+def variant_records(tmp_path_factory: pytest.TempPathFactory) -> dict[int, list[dict[str, Any]]]:
+    """Records of 5x5 games played with decay 0 and 1000, as trap-tournament writes them."""
+    found = {}
+    for decay in (0, 1000):
+        folder = tmp_path_factory.mktemp(f"decay{decay}")
+        argv = ["random", "agents.simple.RandomAgent", "--games", "4", "--decay", str(decay)]
+        quick = ["--board-size", "5", "--workers", "0", "--quiet", "--no-plot"]
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert tournament.main([*argv, *quick, "--output", str(folder)]) == 0
+        lines = (folder / "results.jsonl").read_text().splitlines()
+        found[decay] = [json.loads(line) for line in lines]
+    return found
 
 
 def replay_status(
@@ -59,6 +74,7 @@ TAMPERED = [
     ("another board", lambda r: changed(r, board_size=7), "action"),
     ("a huge board", lambda r: changed(r, board_size=10**9), "board_size must be"),
     ("no actions", lambda r: changed(r, actions=[]), "its actions"),
+    ("a bad decay", lambda r: changed(r, decay=1001), "'decay' must be an integer per mille"),
 ]
 
 
@@ -84,6 +100,31 @@ def test_a_genuine_record_replays(
         assert play.replay_record(record)[-1][0].winner == record["winner"]
     status, err = replay_status(tmp_path / "results.jsonl", records[0], capsys)
     assert status == 0 and err == ""
+
+
+@pytest.mark.parametrize("decay", [0, 1000])
+def test_a_record_replays_under_its_recorded_decay(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    variant_records: dict[int, list[dict[str, Any]]],
+    decay: int,
+) -> None:
+    for record in variant_records[decay]:
+        final, _ = play.replay_record(record)[-1]
+        assert record["decay"] == final.decay == decay and final.winner == record["winner"]
+    status, err = replay_status(tmp_path / "results.jsonl", variant_records[decay][0], capsys)
+    assert status == 0 and err == ""
+
+
+def test_a_record_replayed_under_another_decay_is_refused(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    variant_records: dict[int, list[dict[str, Any]]],
+) -> None:
+    # With decay 1000 a throw two or more steps away lands beside its target; with 0, never.
+    record = changed(variant_records[1000][0], decay=0)
+    status, err = replay_status(tmp_path / "results.jsonl", record, capsys)
+    assert status == 2 and "landing on" in err and len(err.strip().splitlines()) == 1
 
 
 def test_a_truncated_game_replays_to_its_turn_limit() -> None:
@@ -126,7 +167,17 @@ JSON = st.recursive(
     max_leaves=12,
 )
 FIELDS = st.sampled_from(
-    ["board_size", "actions", "winner", "reason", "turns", "max_turns", "seats", "winner_spec"]
+    [
+        "board_size",
+        "actions",
+        "winner",
+        "reason",
+        "turns",
+        "max_turns",
+        "seats",
+        "winner_spec",
+        "decay",
+    ]
 )
 
 

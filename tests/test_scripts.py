@@ -69,6 +69,9 @@ BAD_INPUT = [
     ([*TWO_RANDOMS, "--board-size", "2"], "--board-size"),
     ([*TWO_RANDOMS, "--time-budget", "-1"], "--time-budget"),
     ([*TWO_RANDOMS, "--workers", "1.5"], "--workers"),
+    ([*TWO_RANDOMS, "--decay", "-1"], "argument --decay: '-1' is not an integer per mille 0..1000"),
+    ([*TWO_RANDOMS, "--decay", "1001"], "'1001' is not an integer per mille 0..1000"),
+    ([*TWO_RANDOMS, "--decay", "x"], "'x' is not an integer per mille 0..1000"),
     ([*TWO_RANDOMS, "--resume", "--overwrite"], "not allowed with argument --resume"),
 ]
 
@@ -110,6 +113,20 @@ def test_a_folder_with_results_needs_resume_or_overwrite(tmp_path, capsys):
     assert {r["board_size"] for r in load_results(tmp_path / "results.jsonl")} == {6}
 
 
+def test_a_decay_is_played_recorded_and_resumed_only_with_itself(tmp_path, capsys):
+    argv = [*TWO_RANDOMS, *QUICK, "--no-plot", "--output", str(tmp_path), "--decay", "0"]
+    assert tournament.main(argv) == 0
+    settings = json.loads((tmp_path / "results.settings.json").read_text())
+    assert settings["decay"] == 0
+    assert [r["decay"] for r in load_results(tmp_path / "results.jsonl")] == [0, 0]
+    capsys.readouterr()
+    assert tournament.main([*argv, "--resume", "--decay", "1000"]) == 2
+    err = capsys.readouterr().err
+    assert "decay 0 there, 1000 now" in err and len(err.strip().splitlines()) == 1
+    assert tournament.main([*argv, "--resume", "--games", "4"]) == 0
+    assert len(load_results(tmp_path / "results.jsonl")) == 4
+
+
 def test_unwritable_output_is_one_line_before_any_game(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("")
@@ -137,6 +154,17 @@ def test_play_replays_a_recorded_game(tmp_path, capsys):
     assert f"after {record['turns']} turns" in capsys.readouterr().out
     assert play.main(["--replay", results, "--game", "5"]) == 2
     assert "holds 2 games" in capsys.readouterr().err
+
+
+def test_play_plays_the_decay_it_is_given(tmp_path, capsys):
+    with mock.patch.object(play, "play_game", wraps=play.play_game) as spy:
+        argv = ["random", "random", "--board-size", "5", "--decay", "0"]
+        assert play.main([*argv, "--gif", str(tmp_path / "g.gif")]) == 0
+    assert spy.call_args.kwargs["decay"] == 0
+    assert run(play.main, ["random", "random", "--decay", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "--decay: 'x' is not an integer per mille 0..1000" in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def human_game(monkeypatch, lines):
