@@ -74,7 +74,7 @@ def cells(state: State, *coords: tuple[int, int]) -> list[int]:
 
 
 def exact_landing(state: State) -> dict[int, Fraction]:
-    """The rules' formula (docs/RULES.md) in Fractions: 1 - (a - 1) * decay clamped on the target, the rest shared."""
+    """The rules' formula (docs/RULES.md) in Fractions: p on target, the rest shared."""
     n = state.board_size
     thrower = divmod(state.cells[state.player], n)
     target = divmod(state.target, n)
