@@ -1,0 +1,252 @@
+"""The ``mcts`` agent: PUCT search with chance nodes, guided by a small network, under a clock.
+
+The network (:mod:`agents.mcts.network`) gives the search its priors and leaf values; it
+runs in NumPy, so the agent needs no torch. By default it is the bundled 7x7 network,
+trained by ``trap-train alphazero`` (see :mod:`agents.rl.alphazero`).
+
+Time control is that of ``expectiminimax``: a CPU-time budget per turn shared by the move
+and the throw (``move_share`` of it at the move, the rest at the throw), the clock checked
+every eight simulations with a safety margin, so a turn never runs over. The tree is kept
+between the move and the throw, and into the next turn, where it still holds the position.
+If the clock is nearly out before the search starts, the agent plays the network's
+likeliest legal action (or the kept tree's most visited one).
+
+Example:
+    >>> from agents import make_agent
+    >>> agent = make_agent("mcts:time_limit=1.0")              # the bundled 7x7 network
+    >>> agent = make_agent("mcts:simulations=200,path=run/best.npz", seed=3)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from agents.base import SeededAgent, UnsupportedGameError, pause_collector, resume_collector
+from agents.mcts.network import Network, load_network
+from agents.mcts.search import CHANCE_MODES, Tree
+from agents.search.agent import CLOCKS, SAFETY_MARGIN, Clock
+from trap_env import core
+from trap_env.core import Cell, GameConfig, Phase, State
+
+__all__ = ["DEFAULT_NETWORK", "MCTSAgent", "MCTSStats"]
+
+DEFAULT_NETWORK = Path(__file__).resolve().parent / "models" / "mcts_7x7.npz"
+"""The bundled network for the default 7x7 board."""
+
+
+@dataclass(frozen=True)
+class MCTSStats:
+    """What the last decision's search did.
+
+    Attributes:
+        simulations: simulations run for this decision (the static fallback runs at most
+            one: the root's own evaluation).
+        depth: the deepest path of the tree, in nodes below the root (plies and landings).
+        seconds: the decision's time on the agent's clock.
+        value: the chosen action's mean value for the player to act.
+        budget: the time the decision was allowed (0.0 without a time limit).
+    """
+
+    simulations: int
+    depth: int
+    seconds: float
+    value: float
+    budget: float
+
+
+class MCTSAgent(SeededAgent):
+    """AlphaZero-style search with the throw's landing as an exact chance node.
+
+    Args:
+        time_limit: CPU seconds per turn (move and throw together); None for no limit
+            (then ``simulations`` must be given).
+        simulations: the most simulations per decision; None for no limit.
+        path: the network's ``.npz`` file; by default the bundled 7x7 network.
+        c_puct: the weight of the prior in PUCT.
+        chance: ``"expect"`` (follow each landing in proportion to its probability) or
+            ``"sample"`` (draw landings from the agent's generator).
+        move_share: the part of the turn's budget given to the move.
+        max_turns: the turn limit the search counts as a draw (default 4 * N * N).
+        clock: ``"cpu"`` (this process's CPU time) or ``"wall"``.
+        seed: seeds the agent's generator (used by ``chance="sample"``).
+
+    Raises:
+        FileNotFoundError, IncompatibleNetworkError: for a missing or unreadable network.
+        ValueError: for a bad option.
+    """
+
+    def __init__(
+        self,
+        time_limit: float | None = 1.0,
+        simulations: int | None = None,
+        path: str | Path | None = None,
+        c_puct: float = 1.5,
+        chance: str = "expect",
+        move_share: float = 0.5,
+        max_turns: int | None = None,
+        clock: Clock = "cpu",
+        seed: int | None = None,
+    ) -> None:
+        super().__init__(seed)
+        _check_options(time_limit, simulations, chance, move_share, clock)
+        self.time_limit = time_limit
+        self.simulations = simulations
+        self.path = Path(path) if path is not None else DEFAULT_NETWORK
+        self.network: Network = load_network(self.path)
+        self.c_puct = c_puct
+        self.chance = chance
+        self.move_share = move_share
+        self.max_turns = max_turns
+        self.clock = CLOCKS[clock]
+        self.last_search: MCTSStats | None = None
+        self._tree: Tree | None = None
+        self._turn_spent: tuple[State, float] | None = None
+
+    def check_game(self, config: GameConfig) -> None:
+        """Refuse a board size or a rule variant (``decay``) the network was not trained for.
+
+        Raises:
+            UnsupportedGameError: naming what the network plays and what the game is.
+        """
+        n, decay = self.network.board_size, self.network.decay
+        if config.board_size != n:
+            raise UnsupportedGameError(
+                f"the mcts network {self.path} was trained for {n}x{n} boards; this game is "
+                f"{config.board_size}x{config.board_size}. Train one for it with "
+                f"trap-train alphazero --board-size {config.board_size}"
+            )
+        if config.decay != decay:
+            raise UnsupportedGameError(
+                f"the mcts network {self.path} was trained for throws with decay={decay}; "
+                f"this game has decay={config.decay}. Train one for it with "
+                f"trap-train alphazero --decay {config.decay}"
+            )
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game: drop the tree."""
+        super().reset(seed)
+        self._tree = None
+        self._turn_spent = None
+        self.last_search = None
+
+    def select_action(self, state: State) -> Cell:
+        """The most visited legal action after searching within the budget.
+
+        Raises:
+            ValueError: if the state is not a MOVE or THROW of a game in progress.
+            UnsupportedGameError: if the board is not the network's size.
+        """
+        collecting = pause_collector()
+        try:
+            return self._decide(state)
+        finally:
+            resume_collector(collecting)
+
+    def _decide(self, state: State) -> Cell:
+        started = self.clock()
+        if core.is_terminal(state) or state.phase is Phase.LANDING:
+            raise ValueError(
+                "select_action needs a MOVE or THROW state of a game in progress, got "
+                f"{core.to_text(state)}"
+            )
+        self.check_game(GameConfig(state.board_size, state.decay))
+        budget = self._budget(state)
+        tree = self._tree_for(state)
+        before = tree.simulations
+        stop = self._stopper(started, budget)
+        # A forced move needs no search: its time goes to the throw.
+        is_forced = len(tree.root.actions) == 1
+        if not is_forced and not (budget is not None and stop()):
+            limit = self.simulations if self.simulations is not None else 1 << 62
+            tree.run(self.network.evaluate, limit, stop)
+        action = self._most_visited(tree)
+        seconds = self.clock() - started
+        root = tree.root
+        index = root.actions.index(action)
+        visits = root.visits[index]
+        value = float(root.totals[index] / visits) if visits else root.value
+        self.last_search = MCTSStats(
+            tree.simulations - before, tree.max_depth, seconds, value, budget or 0.0
+        )
+        if state.phase is Phase.MOVE:
+            self._turn_spent = (core.apply(state, action), seconds)
+        return action
+
+    def _tree_for(self, state: State) -> Tree:
+        """The kept tree re-rooted at ``state`` if it holds it, else a new tree."""
+        tree = self._tree
+        if tree is None or not (tree.root.state == state or tree.advance(state)):
+            tree = Tree(
+                state, self.c_puct, self.chance, self._turn_limit(state), self.rng
+            )
+        tree.max_depth = 0
+        self._tree = tree
+        return tree
+
+    def _turn_limit(self, state: State) -> int:
+        if self.max_turns is not None:
+            return self.max_turns
+        return core.default_turn_limit(state.board_size)
+
+    def _most_visited(self, tree: Tree) -> Cell:
+        """The most visited action; with no visits, the network's likeliest one."""
+        root = tree.root
+        if not root.is_expanded:
+            logits, values = self.network.evaluate([root.state])
+            leaf = tree.select()
+            assert leaf is not None and leaf.node is root
+            tree.expand(leaf, logits[0], float(values[0]))
+        return root.actions[root.best_index()]
+
+    def _budget(self, state: State) -> float | None:
+        """Seconds for this decision: a share of the turn at the move, the rest at the throw."""
+        if self.time_limit is None:
+            return None
+        if state.phase is Phase.MOVE:
+            return self.time_limit * self.move_share
+        spent = self._turn_spent
+        if spent is not None and spent[0] == state:
+            return max(0.0, self.time_limit - spent[1])
+        return self.time_limit * (1.0 - self.move_share)
+
+    def _stopper(self, started: float, budget: float | None) -> Callable[[], bool]:
+        if budget is None:
+            return _never
+        margin = min(SAFETY_MARGIN, 0.01 + 0.25 * budget)
+        deadline = started + budget - margin
+        clock = self.clock
+
+        def stop() -> bool:
+            return clock() >= deadline
+
+        return stop
+
+
+def _never() -> bool:
+    return False
+
+
+def _check_options(
+    time_limit: float | None,
+    simulations: int | None,
+    chance: str,
+    move_share: float,
+    clock: str,
+) -> None:
+    if time_limit is None and simulations is None:
+        raise ValueError("give a time_limit, simulations, or both (both None would never stop)")
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"time_limit must be > 0 seconds or None, got {time_limit!r}")
+    if simulations is not None and (
+        isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1
+    ):
+        raise ValueError(f"simulations must be an integer >= 1 or None, got {simulations!r}")
+    if chance not in CHANCE_MODES:
+        raise ValueError(f"chance must be one of {list(CHANCE_MODES)}, got {chance!r}")
+    if not 0.0 < move_share < 1.0:
+        raise ValueError(f"move_share must be between 0 and 1 (exclusive), got {move_share!r}")
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {clock!r}")
+

@@ -1,0 +1,914 @@
+"""AlphaZero-style training of the ``mcts`` agent's network (``trap-train alphazero``).
+
+Self-play keeps ``games`` games running at once (a finished one is replaced at once): every
+game has its own search tree (:class:`agents.mcts.search.Tree`), and each simulation step
+evaluates the leaves of all the trees in one torch batch. An iteration makes ``decisions``
+decisions in every game, then trains. A move or throw is chosen from the root's visit counts
+(sampled in proportion to them for the first ``temperature_turns`` turns, the most visited
+after), with Dirichlet noise on the root's priors; landings are drawn from the exact
+distribution. Every decision becomes a sample: the position, the legal mask, the visit
+distribution (policy target) and the value target, a mix of the game's outcome and the
+root's search value (``value_mix``). Samples go to a replay buffer; the network then trains
+on minibatches drawn from it, each turned by a random symmetry of the square (the rules are
+invariant under all eight).
+
+Optionally the run starts by imitating a teacher (expert iteration's warm start): games of
+``imitation_teacher`` against itself, opened by a few uniformly random actions so that they
+differ, give the teacher's choices as one-hot policy targets and the outcomes as value
+targets.
+
+Everything lands in ``run_dir``: ``config.json``, ``checkpoint.pt`` (network, optimiser,
+counters), ``replay.npz``, ``networks/iter_NNNN.npz`` and ``latest.npz`` (NumPy weights for
+the ``mcts`` agent), ``log.csv`` (losses), ``elo.csv`` and ``ladder.jsonl``/``eval.jsonl``
+(evaluations against the ladder, rated with :func:`agents.arena.stats.elo_ratings`), and
+TensorBoard logs in ``tb/`` when tensorboard is installed. ``--resume`` continues from
+``checkpoint.pt``.
+
+Example:
+    trap-train alphazero --run-dir /tmp/az --minutes 30 --imitation-games 200
+    trap-train alphazero --run-dir /tmp/az --resume --minutes 60
+
+Needs torch (the ``rl`` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import math
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.base import make_agent
+from agents.mcts.network import INPUT_PLANES, Network, encode
+from agents.mcts.search import Leaf, Tree
+from trap_env import core
+from trap_env.core import DEFAULT_DECAY, GameConfig, Phase, State
+from trap_env.observation import NUM_PLANES, observe
+
+__all__ = [
+    "AlphaZeroConfig",
+    "AlphaZeroNet",
+    "ReplayBuffer",
+    "Samples",
+    "SelfPlay",
+    "imitation_samples",
+    "main",
+    "plot_elo",
+    "train",
+]
+
+CONFIG_FILE = "config.json"
+CHECKPOINT_FILE = "checkpoint.pt"
+DEFAULT_LADDER = ("random", "greedy", "alphabeta", "expectiminimax:time_limit=0.1")
+
+
+@dataclass
+class AlphaZeroConfig:
+    """The settings of one training run.
+
+    Attributes:
+        run_dir: the run folder.
+        board_size: N.
+        decay: the rule variant (see :class:`trap_env.core.GameConfig`).
+        channels, blocks, hidden: the network's size (see :mod:`agents.mcts.network`).
+        minutes: stop after this much training time (wall clock, summed over resumes).
+        iterations: stop after this many self-play iterations (0: no limit but ``minutes``).
+        games: self-play games played at once (their leaves are evaluated in one batch).
+        decisions: decisions made in every game per iteration (between training phases).
+        simulations: simulations per self-play decision.
+        c_puct: PUCT's exploration weight.
+        dirichlet_alpha, noise_fraction: the root noise of self-play.
+        temperature_turns: turns during which moves are sampled by visit counts.
+        value_mix: value target = (1 - value_mix) * outcome + value_mix * root value.
+        max_turns: self-play games are draws after this many turns (default 4 * N * N).
+        replay_size: samples kept in the replay buffer.
+        batch_size: minibatch size.
+        sample_reuse: training steps per iteration = new samples * reuse / batch size.
+        learning_rate, weight_decay: Adam's settings.
+        imitation_games: teacher games to imitate first (0: none).
+        imitation_teacher: the teacher's agent spec.
+        imitation_random_actions: uniformly random actions opening each teacher game (at
+            most; the count is drawn from 0..this).
+        imitation_epochs: passes over the teacher's samples.
+        imitation_value_mix: teacher value target = (1 - mix) * outcome + mix * the
+            teacher's own search value (for teachers that report one in ``last_search``).
+        checkpoint_every: iterations between checkpoints (the replay buffer included).
+        eval_every: iterations between evaluations against the ladder (0: none).
+        eval_games: games per ladder opponent per evaluation (seats alternating).
+        eval_time_limit: seconds per turn of every player in the evaluations.
+        ladder: the agent specs of the ladder.
+        seed: the run's seed.
+        torch_threads: torch's intra-op threads.
+        progress_bar: show a tqdm bar.
+    """
+
+    run_dir: str
+    board_size: int = 7
+    decay: int = DEFAULT_DECAY
+    channels: int = 32
+    blocks: int = 3
+    hidden: int = 64
+    minutes: float = 60.0
+    iterations: int = 0
+    games: int = 32
+    decisions: int = 16
+    simulations: int = 64
+    c_puct: float = 1.5
+    dirichlet_alpha: float = 0.3
+    noise_fraction: float = 0.25
+    temperature_turns: int = 3
+    value_mix: float = 0.5
+    max_turns: int | None = None
+    replay_size: int = 100_000
+    batch_size: int = 256
+    sample_reuse: float = 4.0
+    learning_rate: float = 1e-3
+    weight_decay: float = 1e-4
+    imitation_games: int = 0
+    imitation_teacher: str = "expectiminimax:depth=4,time_limit=none"
+    imitation_random_actions: int = 4
+    imitation_epochs: int = 4
+    imitation_value_mix: float = 0.75
+    checkpoint_every: int = 10
+    eval_every: int = 0
+    eval_games: int = 10
+    eval_time_limit: float = 0.1
+    ladder: list[str] = field(default_factory=lambda: list(DEFAULT_LADDER))
+    seed: int = 0
+    torch_threads: int = 1
+    progress_bar: bool = True
+
+    def __post_init__(self) -> None:
+        GameConfig(self.board_size, self.decay)
+        positive = ("channels", "blocks", "hidden", "games", "decisions", "simulations",
+                    "checkpoint_every", "batch_size",
+                    "replay_size", "eval_games", "torch_threads")
+        for name in positive:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        for name in ("iterations", "imitation_games", "imitation_random_actions",
+                     "imitation_epochs", "eval_every", "temperature_turns"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+        if self.eval_every and self.decay != DEFAULT_DECAY:
+            raise ValueError(
+                f"the ladder evaluation plays the default rule (decay={DEFAULT_DECAY}); "
+                f"with decay={self.decay} use eval_every=0"
+            )
+        for name in ("value_mix", "imitation_value_mix", "noise_fraction"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)!r}")
+        for name in ("minutes", "c_puct", "dirichlet_alpha", "sample_reuse", "learning_rate",
+                     "eval_time_limit"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
+
+    @property
+    def turn_limit(self) -> int:
+        """The turn limit of self-play games."""
+        if self.max_turns is not None:
+            return self.max_turns
+        return core.default_turn_limit(self.board_size)
+
+    @property
+    def game(self) -> GameConfig:
+        """The game the run trains for."""
+        return GameConfig(self.board_size, self.decay)
+
+    def save(self, path: Path) -> None:
+        """Write the settings as JSON."""
+        path.write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
+
+    @classmethod
+    def load(cls, path: Path) -> AlphaZeroConfig:
+        """Read settings written by :meth:`save`.
+
+        Raises:
+            FileNotFoundError: if there is no such file (no run to resume).
+        """
+        if not path.is_file():
+            raise FileNotFoundError(f"no run to resume: {path} does not exist")
+        return cls(**json.loads(path.read_text()))
+
+
+# --- The network, in torch ---------------------------------------------------------------
+
+
+class _Block(nn.Module):
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.conv2(torch.relu(self.conv1(x)))
+        return torch.relu(x + y)
+
+
+class AlphaZeroNet(nn.Module):
+    """The torch twin of :class:`agents.mcts.network.Network` (same weight names and shapes)."""
+
+    def __init__(
+        self, board_size: int, channels: int, blocks: int, hidden: int,
+        decay: int = DEFAULT_DECAY,
+    ) -> None:
+        super().__init__()
+        self.board_size = board_size
+        self.decay = decay
+        self.stem = nn.Conv2d(INPUT_PLANES, channels, 3, padding=1)
+        self.blocks = nn.ModuleList(_Block(channels) for _ in range(blocks))
+        self.policy = nn.Conv2d(channels, 1, 1)
+        self.value_hidden = nn.Linear(channels, hidden)
+        self.value_out = nn.Linear(hidden, 1)
+
+    def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits ``(batch, N*N)`` and values ``(batch,)`` of inputs ``(batch, N, N, 5)``."""
+        x = torch.relu(self.stem(planes.permute(0, 3, 1, 2)))
+        for block in self.blocks:
+            x = block(x)
+        logits = self.policy(x).flatten(1)
+        hidden = torch.relu(self.value_hidden(x.mean(dim=(2, 3))))
+        values = torch.tanh(self.value_out(hidden)).squeeze(1)
+        return logits, values
+
+    def to_network(self) -> Network:
+        """The weights as a NumPy :class:`~agents.mcts.network.Network`."""
+        weights = {
+            name: tensor.detach().cpu().numpy().astype(np.float32)
+            for name, tensor in self.state_dict().items()
+        }
+        return Network(self.board_size, weights, len(self.blocks), self.decay)
+
+    def evaluator(self) -> Callable[[list[State]], tuple[np.ndarray, np.ndarray]]:
+        """A batched evaluator of states for :class:`~agents.mcts.search.Tree`."""
+
+        def evaluate(states: list[State]) -> tuple[np.ndarray, np.ndarray]:
+            with torch.no_grad():
+                logits, values = self(torch.from_numpy(encode(states)))
+            return logits.numpy(), values.numpy()
+
+        return evaluate
+
+
+def build_net(config: AlphaZeroConfig) -> AlphaZeroNet:
+    """A fresh network of the run's size."""
+    return AlphaZeroNet(
+        config.board_size, config.channels, config.blocks, config.hidden, config.decay
+    )
+
+
+# --- Samples and the replay buffer -----------------------------------------------------
+
+
+@dataclass
+class Samples:
+    """Training samples: observations ``(n, N, N, 4)`` int8, masks and policy targets
+    ``(n, N*N)``, value targets ``(n,)``."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    policies: np.ndarray
+    values: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    @classmethod
+    def empty(cls, board_size: int) -> Samples:
+        """No samples."""
+        n = board_size
+        return cls(
+            np.zeros((0, n, n, NUM_PLANES), np.int8),
+            np.zeros((0, n * n), np.bool_),
+            np.zeros((0, n * n), np.float32),
+            np.zeros(0, np.float32),
+        )
+
+    @classmethod
+    def concatenate(cls, parts: Sequence[Samples]) -> Samples:
+        """The samples of ``parts``, in order."""
+        return cls(*(np.concatenate([getattr(p, f.name) for p in parts])
+                     for f in dataclasses.fields(cls)))
+
+    def take(self, indices: np.ndarray) -> Samples:
+        """The samples at ``indices``."""
+        return Samples(*(getattr(self, f.name)[indices] for f in dataclasses.fields(self)))
+
+
+class _SampleRecorder:
+    """Collects one game's decisions; the value targets are filled in when it ends."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, int, float]] = []
+
+    def add(self, state: State, policy: np.ndarray, search_value: float) -> None:
+        mask = np.zeros(state.board_size ** 2, np.bool_)
+        mask[core.legal_actions(state)] = True
+        self.rows.append((observe(state, state.player), mask, policy, state.player, search_value))
+
+    def finish(self, winner: int, value_mix: float) -> Samples:
+        values = []
+        for *_, player, search_value in self.rows:
+            outcome = 0.0 if winner == core.NO_PLAYER else (1.0 if winner == player else -1.0)
+            values.append((1 - value_mix) * outcome + value_mix * search_value)
+        return Samples(
+            np.stack([row[0] for row in self.rows]),
+            np.stack([row[1] for row in self.rows]),
+            np.stack([row[2] for row in self.rows]).astype(np.float32),
+            np.array(values, np.float32),
+        )
+
+
+class ReplayBuffer:
+    """The latest ``capacity`` samples; minibatches drawn uniformly."""
+
+    def __init__(self, board_size: int, capacity: int) -> None:
+        self.capacity = capacity
+        self.samples = Samples.empty(board_size)
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+    def add(self, samples: Samples) -> None:
+        """Append ``samples``, dropping the oldest beyond the capacity."""
+        merged = Samples.concatenate([self.samples, samples])
+        start = max(0, len(merged) - self.capacity)
+        self.samples = merged.take(np.arange(start, len(merged)))
+
+    def sample(self, rng: np.random.Generator, size: int) -> Samples:
+        """``size`` samples drawn uniformly with replacement."""
+        return self.samples.take(rng.integers(0, len(self.samples), size))
+
+    def save(self, path: Path) -> None:
+        """Write the buffer to ``path`` (``.npz``)."""
+        np.savez_compressed(path, **dataclasses.asdict(self.samples))
+
+    def load(self, path: Path) -> None:
+        """Read a buffer written by :meth:`save`."""
+        with np.load(path) as data:
+            self.samples = Samples(**{name: data[name] for name in data.files})
+
+
+# --- Self-play ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Game:
+    """One self-play game in progress."""
+
+    state: State
+    tree: Tree
+    recorder: _SampleRecorder = field(default_factory=_SampleRecorder)
+
+
+class SelfPlay:
+    """``config.games`` self-play games kept running: a finished game is replaced at once.
+
+    Keeping every slot busy keeps the evaluation batches full; a game in progress simply
+    carries over to the next call of :meth:`play` (with the network of that time).
+    """
+
+    def __init__(self, config: AlphaZeroConfig, rng: random.Random) -> None:
+        self.config = config
+        self.rng = rng
+        self.games = [self._new_game() for _ in range(config.games)]
+
+    def play(
+        self,
+        evaluate: Callable[[list[State]], tuple[np.ndarray, np.ndarray]],
+        num_decisions: int,
+    ) -> tuple[Samples, list[int]]:
+        """Make ``num_decisions`` decisions in every game; the samples and winners (-1: draw)
+        of the games that ended meanwhile."""
+        finished: list[Samples] = [Samples.empty(self.config.board_size)]
+        winners: list[int] = []
+        for _ in range(num_decisions):
+            _search(self.games, evaluate, self.config.simulations)
+            for slot, game in enumerate(self.games):
+                outcome = _play_decision(game, self.config, self.rng)
+                if outcome is not None:
+                    finished.append(game.recorder.finish(outcome, self.config.value_mix))
+                    winners.append(outcome)
+                    self.games[slot] = self._new_game()
+        return Samples.concatenate(finished), winners
+
+    def _new_game(self) -> _Game:
+        start = core.initial_state(self.config.game)
+        return _Game(start, _new_tree(start, self.config, self.rng))
+
+
+def _new_tree(state: State, config: AlphaZeroConfig, rng: random.Random) -> Tree:
+    return Tree(
+        state,
+        config.c_puct,
+        "expect",
+        config.turn_limit,
+        rng,
+        root_noise=(config.dirichlet_alpha, config.noise_fraction),
+    )
+
+
+def _search(
+    games: list[_Game],
+    evaluate: Callable[[list[State]], tuple[np.ndarray, np.ndarray]],
+    simulations: int,
+) -> None:
+    """Run the simulations of every game's tree, one batched evaluation per step."""
+    for _ in range(simulations):
+        leaves: list[tuple[Tree, Leaf]] = []
+        for game in games:
+            leaf = game.tree.select()
+            if leaf is not None:
+                leaves.append((game.tree, leaf))
+        if not leaves:
+            continue
+        logits, values = evaluate([leaf.node.state for _, leaf in leaves])
+        for (tree, leaf), row, value in zip(leaves, logits, values, strict=True):
+            tree.expand(leaf, row, float(value))
+
+
+def _play_decision(game: _Game, config: AlphaZeroConfig, rng: random.Random) -> int | None:
+    """Record the root's sample, play its chosen action (and the landing).
+
+    Returns the winner (-1 for a draw by the turn limit) once the game ends, else None.
+    """
+    root = game.tree.root
+    n = config.board_size
+    policy = root.visit_distribution(n * n)
+    game.recorder.add(game.state, policy, root.mean_value())
+    if game.state.turn < config.temperature_turns:
+        index = rng.choices(range(len(root.actions)), weights=root.visits.tolist())[0]
+    else:
+        index = root.best_index()
+    state = core.apply(game.state, root.actions[index])
+    if state.phase is Phase.LANDING:
+        state = core.apply(state, core.sample_landing(state, rng))
+    game.state = state
+    if state.winner != core.NO_PLAYER:
+        return state.winner
+    if state.turn >= config.turn_limit:
+        return core.NO_PLAYER
+    if game.tree.advance(state):
+        game.tree.add_root_noise()
+    else:
+        game.tree = _new_tree(state, config, rng)
+    return None
+
+
+# --- Imitation ----------------------------------------------------------------------------
+
+
+def imitation_samples(
+    teacher: str, num_games: int, config: AlphaZeroConfig, rng: random.Random,
+    progress: Callable[[int], None] | None = None,
+) -> Samples:
+    """Samples of ``num_games`` games of ``teacher`` against itself (one-hot policies).
+
+    Value targets mix the outcome and the teacher's reported value (``imitation_value_mix``).
+
+    Each game opens with 0..``config.imitation_random_actions`` uniformly random actions
+    (not recorded), so that the deterministic teacher's games differ.
+    """
+    agents = [make_agent(teacher, seed=rng.getrandbits(32)) for _ in range(2)]
+    parts = []
+    for _ in range(num_games):
+        parts.append(_teacher_game(agents, config, rng))
+        if progress is not None:
+            progress(1)
+    return Samples.concatenate(parts)
+
+
+def _teacher_game(agents: list[Any], config: AlphaZeroConfig, rng: random.Random) -> Samples:
+    for agent in agents:
+        agent.reset(seed=rng.getrandbits(32))
+    state = core.initial_state(config.game)
+    recorder = _SampleRecorder()
+    random_actions = rng.randint(0, config.imitation_random_actions)
+    decisions = 0
+    while state.winner == core.NO_PLAYER and state.turn < config.turn_limit:
+        if decisions < random_actions:
+            action = rng.choice(core.legal_actions(state))
+        else:
+            teacher = agents[state.player]
+            action = teacher.select_action(state)
+            policy = np.zeros(state.board_size ** 2)
+            policy[action] = 1.0
+            recorder.add(state, policy, _teacher_value(teacher))
+        decisions += 1
+        state = core.apply(state, action)
+        if state.phase is Phase.LANDING:
+            state = core.apply(state, core.sample_landing(state, rng))
+    if not recorder.rows:
+        return Samples.empty(config.board_size)
+    return recorder.finish(state.winner, config.imitation_value_mix)
+
+
+def _teacher_value(teacher: Any) -> float:
+    """The teacher's own value of its choice, if it reports one (search agents do)."""
+    stats = getattr(teacher, "last_search", None)
+    value = getattr(stats, "value", 0.0)
+    return max(-1.0, min(1.0, float(value)))
+
+
+# --- Learning ----------------------------------------------------------------------------
+
+
+def augment(samples: Samples, symmetry: int) -> Samples:
+    """``samples`` turned by one of the square's eight symmetries (0: identity)."""
+    n = samples.observations.shape[1]
+
+    def turn(boards: np.ndarray) -> np.ndarray:
+        boards = np.rot90(boards, symmetry % 4, axes=(1, 2))
+        return boards[:, :, ::-1] if symmetry >= 4 else boards
+
+    def turn_flat(cells: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(turn(cells.reshape(-1, n, n))).reshape(-1, n * n)
+
+    return Samples(
+        np.ascontiguousarray(turn(samples.observations)),
+        turn_flat(samples.masks),
+        turn_flat(samples.policies),
+        samples.values,
+    )
+
+
+def train_step(
+    net: AlphaZeroNet, optimizer: torch.optim.Optimizer, batch: Samples
+) -> tuple[float, float]:
+    """One gradient step on ``batch``; returns (policy loss, value loss)."""
+    ones = np.ones((*batch.observations.shape[:3], 1), np.float32)
+    planes = torch.from_numpy(np.concatenate([batch.observations.astype(np.float32), ones], -1))
+    logits, values = net(planes)
+    masks = torch.from_numpy(batch.masks)
+    logits = logits.masked_fill(~masks, -1e9)
+    targets = torch.from_numpy(batch.policies)
+    policy_loss = -(targets * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+    value_loss = ((values - torch.from_numpy(batch.values)) ** 2).mean()
+    optimizer.zero_grad()
+    (policy_loss + value_loss).backward()
+    optimizer.step()
+    return policy_loss.item(), value_loss.item()
+
+
+def fit(
+    net: AlphaZeroNet,
+    optimizer: torch.optim.Optimizer,
+    buffer: ReplayBuffer,
+    steps: int,
+    batch_size: int,
+    rng: np.random.Generator,
+) -> tuple[float, float]:
+    """``steps`` gradient steps on random, randomly turned minibatches; mean losses."""
+    policy_total = value_total = 0.0
+    for _ in range(steps):
+        batch = augment(buffer.sample(rng, batch_size), int(rng.integers(8)))
+        policy_loss, value_loss = train_step(net, optimizer, batch)
+        policy_total += policy_loss
+        value_total += value_loss
+    return policy_total / max(steps, 1), value_total / max(steps, 1)
+
+
+# --- Evaluation ----------------------------------------------------------------------------
+
+
+def evaluate_ladder(
+    network_path: Path, config: AlphaZeroConfig, iteration: int, run: Path
+) -> dict[str, float]:
+    """Play the network's ``mcts`` agent against the ladder; Elo ratings of all players.
+
+    The ladder's own round robin is played once per run (``ladder.jsonl``) so that the fit
+    knows how the rungs compare; each evaluation appends to ``eval.jsonl``.
+    """
+    from agents.arena.match import derive_seed
+    from agents.arena.stats import elo_ratings
+    from agents.arena.tournament import GameTask, RunConfig, load_results, round_robin, run_games
+
+    # The agents keep their own clocks; the runner enforces none (a rung's rare slow turn
+    # should not decide a game).
+    settings = RunConfig(board_size=config.board_size, time_budget=None, workers=0)
+    ladder_file = run / "ladder.jsonl"
+    if not ladder_file.is_file():
+        tasks = round_robin(config.ladder, config.eval_games, config.seed)
+        run_games(tasks, ladder_file, settings, progress=False)
+    spec = f"mcts:path={network_path},time_limit={config.eval_time_limit}"
+    tasks = []
+    for rung in config.ladder:
+        for number in range(config.eval_games):
+            seats = (spec, rung) if number % 2 == 0 else (rung, spec)
+            tasks.append(GameTask(f"{iteration} {rung} #{number}", (spec, rung), seats,
+                                  derive_seed(config.seed, iteration, rung, number)))
+    eval_file = run / f"eval_{iteration:04d}.jsonl"
+    run_games(tasks, eval_file, settings, progress=False)
+    records = load_results(ladder_file)
+    for path in sorted(run.glob("eval_*.jsonl")):
+        records += load_results(path)
+    return elo_ratings(records)
+
+
+# --- The run -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Progress:
+    iteration: int = 0
+    seconds: float = 0.0
+    games: int = 0
+    samples: int = 0
+    imitation_done: bool = False
+
+
+def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
+    """Run (or resume) training; return the path of the latest NumPy network.
+
+    Raises:
+        FileExistsError: if ``run_dir`` holds a run and ``resume`` is False.
+        FileNotFoundError: if ``resume`` is True and there is no checkpoint.
+    """
+    run = Path(config.run_dir)
+    torch.set_num_threads(config.torch_threads)
+    torch.manual_seed(config.seed)
+    net = build_net(config)
+    optimizer = torch.optim.Adam(
+        net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+    )
+    buffer = ReplayBuffer(config.board_size, config.replay_size)
+    progress = _Progress()
+    rng = random.Random(config.seed)
+    np_rng = np.random.default_rng(config.seed)
+    if resume:
+        progress, rng, np_rng = _load_checkpoint(run, net, optimizer, buffer)
+    else:
+        if (run / CHECKPOINT_FILE).exists():
+            raise FileExistsError(f"{run} already holds a run; use --resume to continue it")
+        (run / "networks").mkdir(parents=True, exist_ok=True)
+    config.save(run / CONFIG_FILE)
+    writer = _tensorboard(run)
+    started = time.perf_counter() - progress.seconds
+    if not progress.imitation_done:
+        _imitate(config, net, optimizer, buffer, rng, np_rng, run)
+        progress.imitation_done = True
+        progress.seconds = time.perf_counter() - started
+        _save_checkpoint(run, net, optimizer, buffer, progress, rng, np_rng)
+    bar = _bar(config, progress)
+    games = SelfPlay(config, rng)
+    while not _is_done(config, progress):
+        net.eval()
+        samples, winners = games.play(net.evaluator(), config.decisions)
+        buffer.add(samples)
+        net.train()
+        # Steps follow the decisions made, finished games or not (their samples come later).
+        steps = math.ceil(config.games * config.decisions * config.sample_reuse
+                          / config.batch_size) if len(buffer) else 0
+        losses = fit(net, optimizer, buffer, steps, config.batch_size, np_rng)
+        progress.iteration += 1
+        progress.games += len(winners)
+        progress.samples += len(samples)
+        progress.seconds = time.perf_counter() - started
+        network_path = _export(run, net, progress.iteration)
+        row = _log(run, writer, progress, losses, winners)
+        if config.eval_every and progress.iteration % config.eval_every == 0:
+            ratings = evaluate_ladder(network_path, config, progress.iteration, run)
+            _log_elo(run, writer, progress, ratings, network_path)
+        if progress.iteration % config.checkpoint_every == 0 or _is_done(config, progress):
+            _save_checkpoint(run, net, optimizer, buffer, progress, rng, np_rng)
+        bar.update(1)
+        bar.set_postfix(row)
+    bar.close()
+    plot_elo(run, run / "elo.png")
+    return run / "latest.npz"
+
+
+def _is_done(config: AlphaZeroConfig, progress: _Progress) -> bool:
+    if config.iterations and progress.iteration >= config.iterations:
+        return True
+    return progress.seconds >= config.minutes * 60
+
+
+def _imitate(
+    config: AlphaZeroConfig, net: AlphaZeroNet, optimizer: torch.optim.Optimizer,
+    buffer: ReplayBuffer, rng: random.Random, np_rng: np.random.Generator, run: Path,
+) -> None:
+    if not config.imitation_games:
+        return
+    from tqdm import tqdm
+
+    with tqdm(total=config.imitation_games, desc="teacher games",
+              disable=not config.progress_bar) as bar:
+        samples = imitation_samples(config.imitation_teacher, config.imitation_games, config,
+                                    rng, bar.update)
+    teacher = ReplayBuffer(config.board_size, len(samples))
+    teacher.add(samples)
+    teacher.save(run / "imitation.npz")
+    steps = math.ceil(len(samples) * config.imitation_epochs / config.batch_size)
+    net.train()
+    policy_loss, value_loss = fit(net, optimizer, teacher, steps, config.batch_size, np_rng)
+    buffer.add(samples)
+    _export(run, net, 0)
+    print(f"imitation: {len(samples)} samples, {steps} steps, policy loss {policy_loss:.3f}, "
+          f"value loss {value_loss:.3f}", file=sys.stderr)
+
+
+def _export(run: Path, net: AlphaZeroNet, iteration: int) -> Path:
+    """Save the NumPy weights as this iteration's and as the latest; return the former."""
+    network = net.to_network()
+    path = run / "networks" / f"iter_{iteration:04d}.npz"
+    network.save(path)
+    network.save(run / "latest.npz")
+    return path
+
+
+def _log(
+    run: Path, writer: Any, progress: _Progress, losses: tuple[float, float], winners: list[int]
+) -> dict[str, Any]:
+    row = {
+        "iteration": progress.iteration,
+        "minutes": round(progress.seconds / 60, 2),
+        "games": progress.games,
+        "samples": progress.samples,
+        "policy_loss": round(losses[0], 4),
+        "value_loss": round(losses[1], 4),
+        "first_player_wins": round(sum(w == 0 for w in winners) / max(len(winners), 1), 3),
+    }
+    _append_csv(run / "log.csv", row)
+    if writer is not None:
+        for key in ("policy_loss", "value_loss", "first_player_wins"):
+            writer.add_scalar(f"train/{key}", row[key], progress.iteration)
+    return row
+
+
+def _log_elo(
+    run: Path, writer: Any, progress: _Progress, ratings: dict[str, float], network_path: Path
+) -> None:
+    anchor = ratings.get("random", 0.0)
+    mine = next(value for spec, value in ratings.items() if str(network_path) in spec)
+    row = {
+        "iteration": progress.iteration,
+        "minutes": round(progress.seconds / 60, 2),
+        "elo_vs_random": round(mine - anchor, 1),
+        **{f"elo_{rung}": round(value - anchor, 1) for rung, value in ratings.items()
+           if not rung.startswith("mcts:")},
+    }
+    _append_csv(run / "elo.csv", row)
+    if writer is not None:
+        writer.add_scalar("eval/elo_vs_random", row["elo_vs_random"], progress.iteration)
+
+
+def plot_elo(run: Path, path: Path) -> bool:
+    """Draw the run's Elo (relative to ``random``) against training minutes into ``path``.
+
+    Returns False, drawing nothing, without matplotlib or without evaluations yet.
+    """
+    elo_file = run / "elo.csv"
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    if not elo_file.is_file():
+        return False
+    with elo_file.open() as source:
+        rows = list(csv.DictReader(source))
+    figure, axes = plt.subplots(figsize=(6, 3.5))
+    minutes = [float(row["minutes"]) for row in rows]
+    axes.plot(minutes, [float(row["elo_vs_random"]) for row in rows], "o-", label="mcts")
+    for rung in (key for key in rows[-1] if key.startswith("elo_") and key != "elo_vs_random"):
+        axes.axhline(float(rows[-1][rung]), linestyle=":", color="grey")
+        axes.annotate(rung[4:], (minutes[0], float(rows[-1][rung])), fontsize=7)
+    axes.set_xlabel("training time (minutes, wall clock)")
+    axes.set_ylabel("Elo relative to random")
+    axes.set_title("mcts network against the ladder during training")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return True
+
+
+def _append_csv(path: Path, row: dict[str, Any]) -> None:
+    is_new = not path.exists()
+    with path.open("a", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=list(row))
+        if is_new:
+            writer.writeheader()
+        writer.writerow(row)
+
+
+def _tensorboard(run: Path) -> Any:
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        return None
+    return SummaryWriter(str(run / "tb"))
+
+
+def _bar(config: AlphaZeroConfig, progress: _Progress) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=config.iterations or None, initial=progress.iteration, desc="iterations",
+                disable=not config.progress_bar)
+
+
+def _save_checkpoint(
+    run: Path, net: AlphaZeroNet, optimizer: torch.optim.Optimizer, buffer: ReplayBuffer,
+    progress: _Progress, rng: random.Random, np_rng: np.random.Generator,
+) -> None:
+    buffer.save(run / "replay.npz")
+    state = {
+        "net": net.state_dict(),
+        "optimizer": optimizer.state_dict(),
+        "progress": dataclasses.asdict(progress),
+        "rng": rng.getstate(),
+        "np_rng": np_rng.bit_generator.state,
+    }
+    partial = run / (CHECKPOINT_FILE + ".tmp")
+    torch.save(state, partial)
+    partial.replace(run / CHECKPOINT_FILE)  # a killed run leaves the last whole checkpoint
+
+
+def _load_checkpoint(
+    run: Path, net: AlphaZeroNet, optimizer: torch.optim.Optimizer, buffer: ReplayBuffer
+) -> tuple[_Progress, random.Random, np.random.Generator]:
+    path = run / CHECKPOINT_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"no checkpoint to resume at {path}")
+    state = torch.load(path, weights_only=False)
+    net.load_state_dict(state["net"])
+    optimizer.load_state_dict(state["optimizer"])
+    if (run / "replay.npz").is_file():
+        buffer.load(run / "replay.npz")
+    rng = random.Random()
+    rng.setstate(state["rng"])
+    np_rng = np.random.default_rng()
+    np_rng.bit_generator.state = state["np_rng"]
+    return _Progress(**state["progress"]), rng, np_rng
+
+
+# --- Command line --------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``trap-train alphazero``."""
+    parser = argparse.ArgumentParser(
+        prog="trap-train alphazero", description=__doc__,
+        formatter_class=argparse.RawTextHelpFormatter,
+    )
+    parser.add_argument("--run-dir", required=True, help="the run folder")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
+    parser.add_argument("--ladder", nargs="+", metavar="SPEC", help="evaluation opponents")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    for item in dataclasses.fields(AlphaZeroConfig):
+        if item.name in ("run_dir", "ladder", "progress_bar"):
+            continue
+        kind = {"int": int, "float": float, "str": str, "int | None": int}[str(item.type)]
+        parser.add_argument("--" + item.name.replace("_", "-"), type=kind)
+    return parser
+
+
+def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The :class:`AlphaZeroConfig` fields that the arguments set."""
+    fields = {
+        item.name: getattr(args, item.name)
+        for item in dataclasses.fields(AlphaZeroConfig)
+        if item.name not in ("run_dir", "progress_bar")
+    }
+    if args.no_progress:
+        fields["progress_bar"] = False
+    return {name: value for name, value in fields.items() if value is not None}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train, or resume, one AlphaZero run; print where the network is."""
+    args = build_parser().parse_args(argv)
+    run = Path(args.run_dir)
+    overrides = config_from_args(args)
+    try:
+        if args.resume:
+            saved = AlphaZeroConfig.load(run / CONFIG_FILE)
+            config = dataclasses.replace(saved, run_dir=str(run), **overrides)
+        else:
+            config = AlphaZeroConfig(run_dir=str(run), **overrides)
+        latest = train(config, resume=args.resume)
+    except (FileExistsError, FileNotFoundError, ValueError) as error:
+        print(f"trap-train alphazero: {error}", file=sys.stderr)
+        return 1
+    print(f"latest network: {latest}; per iteration: {run / 'networks'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

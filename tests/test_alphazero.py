@@ -1,0 +1,132 @@
+"""AlphaZero training: self-play samples, symmetries, the replay buffer, a tiny whole run."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from agents.mcts.agent import MCTSAgent
+from agents.rl.alphazero import (
+    AlphaZeroConfig,
+    ReplayBuffer,
+    Samples,
+    SelfPlay,
+    augment,
+    build_net,
+    imitation_samples,
+)
+from scripts.train_ppo import main as trap_train
+from trap_env import core
+from trap_env.core import GameConfig
+
+TINY = {"board_size": 5, "channels": 4, "blocks": 1, "hidden": 4, "games": 3,
+        "simulations": 6}
+
+
+def test_self_play_samples_are_legal_distributions(tmp_path: Path) -> None:
+    config = AlphaZeroConfig(run_dir=str(tmp_path), **TINY)  # type: ignore[arg-type]
+    games = SelfPlay(config, random.Random(0))
+    samples, winners = games.play(build_net(config).eval().evaluator(), 60)
+    assert len(winners) >= 1 and len(samples) > 0
+    assert np.allclose(samples.policies.sum(axis=1), 1.0)
+    assert not (samples.policies[~samples.masks] > 0).any()
+    assert (np.abs(samples.values) <= 1.0).all()
+
+
+def test_imitation_samples_are_the_teachers_choices(tmp_path: Path) -> None:
+    config = AlphaZeroConfig(
+        run_dir=str(tmp_path), imitation_value_mix=0.0, **TINY  # type: ignore[arg-type]
+    )
+    samples = imitation_samples("greedy", 2, config, random.Random(1))
+    assert len(samples) > 0
+    assert (samples.policies.sum(axis=1) == 1.0).all()
+    assert samples.masks[samples.policies > 0].all()
+    assert set(np.unique(samples.values)) <= {-1.0, 0.0, 1.0}  # the outcomes alone
+
+
+def test_imitation_values_mix_in_the_teachers_search_value(tmp_path: Path) -> None:
+    config = AlphaZeroConfig(
+        run_dir=str(tmp_path), imitation_value_mix=1.0, **TINY  # type: ignore[arg-type]
+    )
+    samples = imitation_samples(
+        "expectiminimax:depth=2,time_limit=none", 1, config, random.Random(2)
+    )
+    assert (np.abs(samples.values) <= 1.0).all()
+    assert len(set(samples.values.round(3).tolist())) > 2  # search values, not outcomes
+
+
+@pytest.mark.parametrize("symmetry", range(8))
+def test_symmetries_keep_moves_legal(symmetry: int) -> None:
+    rng = random.Random(symmetry)
+    rows = []
+    state = core.initial_state(GameConfig(5))
+    while len(rows) < 10 and not core.is_terminal(state):
+        if state.phase is core.Phase.MOVE:
+            rows.append(state)
+        state = core.apply(state, rng.choice(core.legal_actions(state)))
+        if state.phase is core.Phase.LANDING:
+            state = core.apply(state, core.sample_landing(state, rng))
+    from trap_env.observation import action_mask, observe
+
+    samples = Samples(
+        np.stack([observe(s, s.player) for s in rows]),
+        np.stack([action_mask(s).astype(bool) for s in rows]),
+        np.stack([action_mask(s) / action_mask(s).sum() for s in rows]).astype(np.float32),
+        np.zeros(len(rows), np.float32),
+    )
+    turned = augment(samples, symmetry)
+    for planes, mask in zip(turned.observations, turned.masks, strict=True):
+        own = int(np.flatnonzero(planes[:, :, 0].ravel())[0])
+        blocked = planes[:, :, 1].ravel() | planes[:, :, 2].ravel()
+        expected = np.zeros(25, bool)
+        neighbours = core.neighbour_mask(5, own)
+        for cell in range(25):
+            expected[cell] = bool(neighbours >> cell & 1) and not blocked[cell]
+        assert (mask == expected).all()
+
+
+def test_replay_buffer_keeps_the_latest() -> None:
+    buffer = ReplayBuffer(board_size=3, capacity=5)
+    for value in range(4):
+        part = Samples(
+            np.zeros((2, 3, 3, 4), np.int8), np.ones((2, 9), bool),
+            np.full((2, 9), 1 / 9, np.float32), np.full(2, value, np.float32),
+        )
+        buffer.add(part)
+    assert len(buffer) == 5
+    assert buffer.samples.values.tolist() == [1, 2, 2, 3, 3]
+
+
+def test_config_errors_name_the_setting(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="games must be an integer >= 1"):
+        AlphaZeroConfig(run_dir=str(tmp_path), games=0)
+    with pytest.raises(ValueError, match="value_mix"):
+        AlphaZeroConfig(run_dir=str(tmp_path), value_mix=2.0)
+
+
+def test_tiny_training_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    arguments = [
+        "--run-dir", str(run), "--board-size", "5", "--channels", "4", "--blocks", "1",
+        "--hidden", "4", "--games", "3", "--decisions", "6", "--simulations", "6",
+        "--iterations", "2", "--imitation-games", "2", "--imitation-teacher", "greedy",
+        "--eval-every", "2", "--eval-games", "2", "--eval-time-limit", "0.02",
+        "--ladder", "random", "greedy", "--checkpoint-every", "1", "--no-progress",
+    ]
+    assert trap_train(["alphazero", *arguments]) == 0
+    assert trap_train(["alphazero", *arguments]) == 1  # the run exists: resume it instead
+    assert "--resume" in capsys.readouterr().err
+    assert trap_train(["--algo", "alphazero", "--run-dir", str(run), "--resume",
+                       "--iterations", "3", "--no-progress"]) == 0
+    log = (run / "log.csv").read_text().splitlines()
+    assert [line.split(",")[0] for line in log] == ["iteration", "1", "2", "3"]
+    assert (run / "elo.csv").read_text().count("\n") == 2  # header + the evaluation
+    agent = MCTSAgent(time_limit=None, simulations=10, path=run / "latest.npz")
+    state = core.initial_state(GameConfig(5))
+    assert agent.select_action(state) in core.legal_actions(state)
+    assert sorted(p.name for p in (run / "networks").iterdir())[-1] == "iter_0003.npz"

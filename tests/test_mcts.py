@@ -1,0 +1,299 @@
+"""The mcts agent: PUCT with chance nodes against plain expectimax, the clock, the network."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.arena.match import play_game
+from agents.base import UnsupportedGameError, make_agent
+from agents.mcts.agent import DEFAULT_NETWORK, MCTSAgent
+from agents.mcts.network import IncompatibleNetworkError, Network, encode, load_network
+from agents.mcts.search import ChanceNode, Tree, masked_priors
+from agents.search.evaluation import Weights
+from tests.search_oracle import expectimax
+from trap_env import core
+from trap_env.core import GameConfig, Phase, State, from_text
+
+ZERO_WEIGHTS = Weights(mobility=0, room=0, voronoi=0)
+"""Weights under which the oracle scores every unfinished position 0, like the dummy net."""
+
+
+def uniform_zero(states: list[State]) -> tuple[np.ndarray, np.ndarray]:
+    """A dummy network: uniform priors, value 0 everywhere."""
+    n = states[0].board_size
+    return np.zeros((len(states), n * n)), np.zeros(len(states))
+
+
+def root_value(tree: Tree) -> float:
+    """The mean value of the root's most visited action."""
+    root = tree.root
+    index = root.best_index()
+    return float(root.totals[index] / root.visits[index])
+
+
+@pytest.fixture(scope="module")
+def small_network(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A random 5x5 network saved to a file."""
+    path = tmp_path_factory.mktemp("nets") / "net5.npz"
+    Network.initial(board_size=5, channels=8, blocks=1, hidden=8, seed=0).save(path)
+    return path
+
+
+# --- Search against the oracle ---------------------------------------------------------
+
+# Two-turn endgames on 3x3 (the search's turn limit stops it where the oracle's depth does),
+# with the oracle's expectimax value for the player to act: wins and losses that hinge on a
+# throw's landing.
+ENDGAMES = [
+    ("..x/xx0/x1. 1 move - 5", 4),
+    ("0.x/..x/x.1 1 throw - 5", 3),
+    (".../.x1/0x. 0 throw - 2", 3),
+    ("x.0/xxx/1.x 1 throw - 5", 3),
+    ("..x/.x./0x1 1 move - 3", 4),
+]
+
+
+@pytest.mark.parametrize(("text", "depth"), ENDGAMES)
+def test_root_value_converges_to_expectimax(text: str, depth: int) -> None:
+    state = from_text(text)
+    exact = expectimax(state, depth, ZERO_WEIGHTS)
+    errors = []
+    for simulations in (200, 2000, 20000):
+        tree = Tree(state, max_turns=state.turn + 2)
+        tree.run(uniform_zero, simulations, lambda: False)
+        errors.append(abs(root_value(tree) - exact))
+    assert errors[2] < 0.06
+    assert errors[2] <= errors[1] + 1e-9 and errors[1] <= errors[0] + 1e-9
+
+
+def test_sampled_chance_nodes_converge_too() -> None:
+    state = from_text("0.x/..x/x.1 1 throw - 5")
+    exact = expectimax(state, 3, ZERO_WEIGHTS)
+    tree = Tree(state, chance="sample", max_turns=state.turn + 2)
+    tree.run(uniform_zero, 20000, lambda: False)
+    assert abs(root_value(tree) - exact) < 0.06
+
+
+def test_one_turn_endgame_on_4x4() -> None:
+    state = from_text("0x../.x1./x..x/x... 1 throw - 5")
+    tree = Tree(state, max_turns=state.turn + 1)
+    tree.run(uniform_zero, 3000, lambda: False)
+    assert root_value(tree) == pytest.approx(expectimax(state, 1, ZERO_WEIGHTS), abs=0.01)
+
+
+def test_expect_mode_follows_landings_in_proportion() -> None:
+    throw = from_text("0.../..../..../...1 0 throw - 0")
+    node = ChanceNode(core.apply(throw, 14))  # (3, 2): five steps away: the target and 4 neighbours
+    for _ in range(400):
+        index = node.select("expect", random.Random(0))
+        node.visits[index] += 1
+        node.count += 1
+    assert len(node.cells) == 5
+    assert np.allclose(node.visits / 400, node.probabilities, atol=1 / 400 + 1e-9)
+
+
+def test_masked_priors_ignore_illegal_cells() -> None:
+    logits = np.array([5.0, 0.0, 100.0, 0.0])
+    priors = masked_priors(logits, [1, 3])
+    assert priors.tolist() == [0.5, 0.5]
+
+
+def test_tree_refuses_a_landing_or_finished_root() -> None:
+    state = core.apply(core.apply(core.initial_state(GameConfig(4)), 1), 10)
+    with pytest.raises(ValueError, match="MOVE or THROW"):
+        Tree(state)
+    with pytest.raises(ValueError, match="chance must be one of"):
+        Tree(core.initial_state(), chance="average")
+
+
+# --- The agent ---------------------------------------------------------------------------
+
+
+def test_never_plays_an_illegal_action(small_network: Path) -> None:
+    for seed in range(6):
+        agents = [
+            MCTSAgent(time_limit=None, simulations=24, path=small_network, chance=chance)
+            for chance in ("expect", "sample")
+        ]
+        result = play_game(agents, seed=seed, board_size=5, time_budget=None)
+        assert result.reason in ("trapped", "truncated"), result.detail
+
+
+def test_against_random_every_action_is_legal(small_network: Path) -> None:
+    agent = MCTSAgent(time_limit=None, simulations=16, path=small_network)
+    for seed in range(6):
+        result = play_game(
+            [agent, make_agent("random")][:: 1 if seed % 2 else -1],
+            seed=seed,
+            board_size=5,
+            time_budget=None,
+        )
+        assert result.reason in ("trapped", "truncated"), result.detail
+
+
+def test_deterministic_under_a_seed(small_network: Path) -> None:
+    def actions(seed: int) -> list[int]:
+        agents = [
+            MCTSAgent(time_limit=None, simulations=30, path=small_network, chance="sample")
+            for _ in range(2)
+        ]
+        return play_game(agents, seed=seed, board_size=5, time_budget=None).actions
+
+    assert actions(3) == actions(3)
+
+
+def test_refuses_another_board_size(small_network: Path) -> None:
+    agent = MCTSAgent(time_limit=0.1, path=small_network)
+    agent.check_game(GameConfig(5))
+    with pytest.raises(UnsupportedGameError, match="5x5"):
+        agent.check_game(GameConfig(7))
+    with pytest.raises(UnsupportedGameError):
+        agent.select_action(core.initial_state(GameConfig(7)))
+    with pytest.raises(UnsupportedGameError, match="decay=80"):
+        agent.check_game(GameConfig(5, decay=80))
+
+
+def test_a_network_records_its_rule_variant(tmp_path: Path) -> None:
+    network = Network.initial(board_size=4, channels=2, blocks=1, hidden=2)
+    Network(4, network.weights, 1, decay=80).save(tmp_path / "d80.npz")
+    agent = MCTSAgent(simulations=5, path=tmp_path / "d80.npz")
+    agent.check_game(GameConfig(4, decay=80))
+    with pytest.raises(UnsupportedGameError, match="decay=80"):
+        agent.check_game(GameConfig(4))
+
+
+def test_bad_options_are_refused(small_network: Path) -> None:
+    with pytest.raises(ValueError, match="time_limit, simulations"):
+        MCTSAgent(time_limit=None, simulations=None, path=small_network)
+    with pytest.raises(ValueError, match="simulations must be"):
+        MCTSAgent(simulations=0, path=small_network)
+    with pytest.raises(ValueError, match="chance must be"):
+        MCTSAgent(chance="mean", path=small_network)
+
+
+def test_default_network_plays_7x7() -> None:
+    agent = make_agent("mcts:simulations=20,time_limit=none", seed=0)
+    assert isinstance(agent, MCTSAgent) and agent.path == DEFAULT_NETWORK
+    agent.check_game(GameConfig(7))
+    state = core.initial_state()
+    assert agent.select_action(state) in core.legal_actions(state)
+    assert agent.last_search is not None and agent.last_search.simulations == 20
+
+
+class FakeClock:
+    """A clock that moves ``step`` seconds forward each time it is read."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_budget_shared_by_move_and_throw_on_a_fake_clock(small_network: Path) -> None:
+    agent = MCTSAgent(time_limit=1.0, path=small_network, move_share=0.5)
+    agent.clock = FakeClock(0.001)
+    state = core.initial_state(GameConfig(5))
+    move = agent.select_action(state)
+    stats = agent.last_search
+    assert stats is not None and stats.budget == 0.5
+    assert 0.35 <= stats.seconds <= 0.5 and stats.simulations > 0
+    agent.select_action(core.apply(state, move))
+    throw_stats = agent.last_search
+    assert throw_stats is not None
+    assert throw_stats.budget == pytest.approx(1.0 - stats.seconds)
+    assert stats.seconds + throw_stats.seconds <= 1.0
+
+
+def test_static_fallback_when_the_clock_is_out(small_network: Path) -> None:
+    agent = MCTSAgent(time_limit=0.01, path=small_network)
+    agent.clock = FakeClock(1.0)  # every reading is past any deadline
+    state = core.initial_state(GameConfig(5))
+    action = agent.select_action(state)
+    assert action in core.legal_actions(state)
+    # The root's own evaluation gives the priors; no search beyond it.
+    assert agent.last_search is not None and agent.last_search.simulations <= 1
+
+
+def test_turns_stay_within_the_real_cpu_budget(small_network: Path) -> None:
+    agent = MCTSAgent(time_limit=0.2, path=small_network)
+    state = core.initial_state(GameConfig(5))
+    for _ in range(3):
+        started = time.process_time()
+        state = core.apply(state, agent.select_action(state))
+        state = core.apply(state, agent.select_action(state))
+        assert time.process_time() - started < 0.2
+        state = core.apply(state, core.chance_outcomes(state)[0][0])
+        if core.is_terminal(state):
+            break
+
+
+def test_a_forced_move_is_played_without_search(small_network: Path) -> None:
+    agent = MCTSAgent(time_limit=1.0, path=small_network)
+    state = from_text("0x.../x..../...../...../....1 0 move - 0")
+    assert agent.select_action(state) == 6
+    assert agent.last_search is not None and agent.last_search.simulations <= 1
+    assert agent.last_search.seconds < 0.1
+
+
+def test_tree_is_kept_from_the_move_to_the_throw(small_network: Path) -> None:
+    agent = MCTSAgent(time_limit=None, simulations=50, path=small_network)
+    state = core.initial_state(GameConfig(5))
+    move = agent.select_action(state)
+    tree = agent._tree
+    assert tree is not None
+    kept = tree.root.children[tree.root.actions.index(move)]
+    agent.select_action(core.apply(state, move))
+    assert agent._tree is tree and tree.root is kept
+
+
+# --- The network ---------------------------------------------------------------------------
+
+
+def test_network_round_trip(tmp_path: Path) -> None:
+    network = Network.initial(board_size=4, channels=4, blocks=2, hidden=3, seed=1)
+    network.save(tmp_path / "n.npz")
+    loaded = load_network(tmp_path / "n.npz")
+    states = [core.initial_state(GameConfig(4))]
+    assert np.array_equal(loaded.evaluate(states)[0], network.evaluate(states)[0])
+    assert loaded.board_size == 4 and loaded.blocks == 2
+
+
+def test_network_files_that_are_not_networks(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no mcts network"):
+        load_network(tmp_path / "missing.npz")
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(IncompatibleNetworkError, match=r"not an \.npz"):
+        load_network(tmp_path / "junk.npz")
+    np.savez(tmp_path / "other.npz", weights=np.zeros(3))
+    with pytest.raises(IncompatibleNetworkError, match="format version"):
+        load_network(tmp_path / "other.npz")
+
+
+def test_numpy_forward_equals_torch_forward() -> None:
+    torch = pytest.importorskip("torch")
+    from agents.rl.alphazero import AlphaZeroNet
+
+    torch.manual_seed(0)
+    net = AlphaZeroNet(board_size=5, channels=8, blocks=2, hidden=6).eval()
+    rng = np.random.default_rng(0)
+    states = []
+    state = core.initial_state(GameConfig(5))
+    while not core.is_terminal(state) and len(states) < 12:
+        states.append(state)
+        state = core.apply(state, int(rng.choice(core.legal_actions(state))))
+        if state.phase is Phase.LANDING:
+            state = core.apply(state, core.chance_outcomes(state)[0][0])
+    planes = encode(states)
+    with torch.no_grad():
+        logits, values = net(torch.from_numpy(planes))
+    np_logits, np_values = net.to_network().forward(planes)
+    assert np.allclose(np_logits, logits.numpy(), atol=1e-5)
+    assert np.allclose(np_values, values.numpy(), atol=1e-5)
