@@ -26,7 +26,13 @@ from pathlib import Path
 from agents.base import SeededAgent, UnsupportedGameError, pause_collector, resume_collector
 from agents.mcts.network import Network, load_network
 from agents.mcts.search import CHANCE_MODES, Tree
-from agents.search.agent import CLOCKS, SAFETY_MARGIN, Clock
+from agents.search.agent import (
+    CLOCKS,
+    Clock,
+    check_decision_state,
+    decision_budget,
+    decision_deadline,
+)
 from trap_env import core
 from trap_env.core import Cell, GameConfig, Phase, State
 
@@ -146,11 +152,7 @@ class MCTSAgent(SeededAgent):
 
     def _decide(self, state: State) -> Cell:
         started = self.clock()
-        if core.is_terminal(state) or state.phase is Phase.LANDING:
-            raise ValueError(
-                "select_action needs a MOVE or THROW state of a game in progress, got "
-                f"{core.to_text(state)}"
-            )
+        check_decision_state(state)
         self.check_game(GameConfig(state.board_size, state.decay))
         budget = self._budget(state)
         tree = self._tree_for(state)
@@ -202,20 +204,14 @@ class MCTSAgent(SeededAgent):
 
     def _budget(self, state: State) -> float | None:
         """Seconds for this decision: a share of the turn at the move, the rest at the throw."""
-        if self.time_limit is None:
-            return None
-        if state.phase is Phase.MOVE:
-            return self.time_limit * self.move_share
         spent = self._turn_spent
-        if spent is not None and spent[0] == state:
-            return max(0.0, self.time_limit - spent[1])
-        return self.time_limit * (1.0 - self.move_share)
+        move_seconds = spent[1] if spent is not None and spent[0] == state else None
+        return decision_budget(self.time_limit, self.move_share, state.phase, move_seconds)
 
     def _stopper(self, started: float, budget: float | None) -> Callable[[], bool]:
         if budget is None:
             return _never
-        margin = min(SAFETY_MARGIN, 0.01 + 0.25 * budget)
-        deadline = started + budget - margin
+        deadline = decision_deadline(started, budget)
         clock = self.clock
 
         def stop() -> bool:
