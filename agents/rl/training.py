@@ -96,9 +96,11 @@ class TrainConfig:
         subprocess: run the envs in subprocesses (``SubprocVecEnv``); False runs them in
             this process (``DummyVecEnv``), which is faster for tiny runs and tests.
         seed: seeds the learner, every env and every opponent.
-        learning_rate, n_steps, batch_size, n_epochs, gamma, gae_lambda, clip_range,
-            ent_coef, vf_coef: MaskablePPO's hyperparameters (``n_steps`` per env).
-        channels, num_layers, hidden: the network (see ``ppo_policy``).
+        learning_rate: MaskablePPO's learning rate; ``n_steps`` (per env), ``batch_size``,
+            ``n_epochs``, ``gamma``, ``gae_lambda``, ``clip_range``, ``ent_coef`` and
+            ``vf_coef`` are its other hyperparameters, under SB3's names.
+        channels: the network's width; ``num_layers`` and ``hidden`` are its depth and
+            the value head's size (see :mod:`agents.rl.policy`).
         eval_opponent: the agent spec of the periodic evaluation.
         eval_every: learner steps between evaluations (0 disables them).
         eval_episodes: games per evaluation (seats random).
