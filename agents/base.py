@@ -203,7 +203,7 @@ def make_agent(spec: str, *, seed: int | None = None, **overrides: Any) -> Agent
         values.setdefault("seed", seed)
     try:
         agent = factory(**_arguments(values, options))
-    except (TypeError, ValueError) as error:
+    except (TypeError, ValueError, OSError) as error:  # OSError: a model file not there
         raise SpecError(f"agent spec {spec!r}: {error}") from error
     if not isinstance(agent, Agent):
         raise SpecError(

@@ -91,6 +91,7 @@ class PlayerAI:
             raise ValueError(f"the player number must be 1 or 2, got {num!r}")
         self.player_num = int(num)
         self._own_turns = 0
+        self.agent.reset()  # a new game: forget the last one's tables and trees
 
     def getPlayerNum(self) -> int | None:
         """The course's player number, 1 or 2 (None before ``setPlayerNum``)."""

@@ -567,7 +567,7 @@ class ProgramAgent:
         if self._extended:
             if self._new_game:
                 seed = "none" if self._game_seed is None else str(self._game_seed)
-                decay = getattr(state, "decay", 50)
+                decay = state.decay
                 lines.append(f"game seed={seed} size={state.board_size} decay={decay}")
             left = budget.cpu_left(self._running().cpu_seconds())
             lines.append("time none" if left is None else f"time {left:.3f}")

@@ -43,7 +43,7 @@ from trap_scripts._cli import (
 
 from agents.arena.match import FAULTS, LastThrow, derive_seed, play_game, replay
 from agents.arena.results import ResultsError, read_results, record_decay
-from agents.base import Agent, SpecError, make_agent
+from agents.base import Agent, SpecError, UnsupportedGameError, check_supports, make_agent
 from trap_env.core import (
     NO_PLAYER,
     Cell,
@@ -205,6 +205,12 @@ def _play(args: argparse.Namespace) -> int:
     if len(args.agents) != 2:
         raise CliError(f"give two agent specs (seat 0, seat 1), got {len(args.agents)}")
     agents = [_build(spec, args.seed, seat) for seat, spec in enumerate(args.agents)]
+    config = GameConfig(args.board_size, args.decay)
+    for spec, agent in zip(args.agents, agents, strict=True):
+        try:
+            check_supports(agent, config)
+        except UnsupportedGameError as error:
+            raise CliError(f"{spec}: {error}") from None
     has_human = any(isinstance(agent, HumanAgent) for agent in agents)
     show = None if args.gif is not None and not has_human else _show_turn(args.delay, has_human)
     budget = None if has_human else args.time_budget

@@ -143,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{PROG}: error: needs the rl extra (pip install 'trap_env[rl]'): {error}",
                   file=sys.stderr)
             return 2
-        return alphazero.main(argv)
+        return alphazero.main(argv, Parser)
     args = build_parser().parse_args(argv)
     try:
         from agents.rl.training import CONFIG_FILE, TrainConfig, train

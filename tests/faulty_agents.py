@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from typing import ClassVar
 
 from agents.base import UnsupportedGameError
 from agents.simple import RandomAgent
@@ -154,3 +155,12 @@ class FiveOnlyAgent(RandomAgent):
             raise UnsupportedGameError(
                 f"plays 5x5 boards only, not {config.board_size}x{config.board_size}"
             )
+
+
+class ClosingAgent(RandomAgent):
+    """A random agent that records its ``close()`` (as a program agent ends its process)."""
+
+    closed: ClassVar[list[ClosingAgent]] = []
+
+    def close(self) -> None:
+        ClosingAgent.closed.append(self)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from agents import make_agent
 from agents.course import PlayerAI, state_from_grid
+from agents.simple import RandomAgent
 from trap_env import core
 from trap_env.core import GameConfig, Phase, State
 
@@ -227,3 +228,16 @@ def test_find_returns_numpy_integers_as_the_course_grid_does() -> None:
     grid.map[0, 2] = 1.0
     row, col = grid.find(1)
     assert isinstance(row, np.integer) and isinstance(col, np.integer)
+
+
+def test_a_new_game_resets_the_wrapped_agent() -> None:
+    resets: list[int | None] = []
+
+    class Recording(RandomAgent):
+        def reset(self, seed: int | None = None) -> None:
+            resets.append(seed)
+
+    player = PlayerAI(Recording())
+    player.setPlayerNum(1)
+    player.setPlayerNum(2)  # the engine numbers the player as each game begins
+    assert len(resets) == 2

@@ -535,3 +535,20 @@ GYMNASIUM_SECTIONS = (
     "Arguments",
     "Version History",
 )
+
+
+def test_the_env_closes_an_opponent_it_built_and_only_that_one() -> None:
+    from faulty_agents import ClosingAgent
+
+    ClosingAgent.closed.clear()
+    env = TrapEnv(opponent="faulty_agents.ClosingAgent", seat=0)
+    built = env._opponent
+    env.set_opponent("random")  # replacing an opponent the env built ends it
+    assert ClosingAgent.closed == [built]
+    mine = ClosingAgent()
+    env.set_opponent(mine)
+    env.close()  # an opponent given as an object is the caller's to close
+    assert ClosingAgent.closed == [built]
+    env.set_opponent("faulty_agents.ClosingAgent")
+    env.close()
+    assert len(ClosingAgent.closed) == 2 and ClosingAgent.closed[1] is not mine

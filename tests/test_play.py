@@ -217,3 +217,12 @@ def quiet_main(argv: list[str]) -> tuple[int, str]:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         status = play.main(argv)
     return status, err.getvalue()
+
+
+def test_a_missing_model_file_and_an_unsupported_board_are_one_line_errors(
+    tmp_path: Path,
+) -> None:
+    status, err = quiet_main(["mcts:path=" + str(tmp_path / "none.npz"), "random"])
+    assert status != 0 and err.count("\n") == 1 and "none.npz" in err
+    status, err = quiet_main(["ppo", "random", "--board-size", "5"])
+    assert status != 0 and err.count("\n") == 1 and "5x5" in err

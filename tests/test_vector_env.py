@@ -348,3 +348,13 @@ def test_an_opponent_that_raises_in_reset_raises_opponent_error() -> None:
     envs = TrapVectorEnv(3, board_size=5, opponent=Broken(), seat=1)
     with pytest.raises(OpponentError, match="raised ZeroDivisionError"):
         envs.reset(seed=0)
+
+
+def test_close_ends_the_opponents_the_env_built() -> None:
+    from faulty_agents import ClosingAgent
+
+    ClosingAgent.closed.clear()
+    envs = TrapVectorEnv(3, opponent="faulty_agents.ClosingAgent", board_size=5, seat=1)
+    envs.reset(seed=0)
+    envs.close()
+    assert len(ClosingAgent.closed) == 3  # one agent per slot, each ended

@@ -86,7 +86,7 @@ def _register() -> None:
         return
     register = getattr(pettingzoo, "register", None)
     registry = getattr(pettingzoo, "aec_registry", {})
-    if register is not None and "trap_env/trap-v0" not in registry:
+    if register is not None and AEC_ID not in registry:
         register("aec", AEC_ID, entry_point="trap_env.aec_env:env")
 
 

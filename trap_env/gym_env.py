@@ -34,6 +34,7 @@ __all__ = [
     "OpponentError",
     "TrapEnv",
     "check_learner_options",
+    "close_agent",
     "planes_space",
     "truncation_limit",
 ]
@@ -154,6 +155,7 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
         self.observation_space = planes_space(board_size)
         self.action_space = spaces.Discrete(board_size * board_size)
         self._opponent = _resolve_opponent(opponent, self._config)
+        self._owns_opponent = isinstance(opponent, str)
         self._state = initial_state(self._config)
         self._seat = 0 if seat is None else seat
         self._last_throw: tuple[int, int] | None = None
@@ -212,7 +214,9 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
         Raises:
             UnsupportedGameError: if the opponent cannot play this env's board.
         """
-        self._opponent = _resolve_opponent(opponent, self._config)
+        new = _resolve_opponent(opponent, self._config)
+        self._close_own_opponent()
+        self._opponent, self._owns_opponent = new, isinstance(opponent, str)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now, as a bool array over the N*N cells."""
@@ -277,10 +281,17 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
         return self._renderer.render(self._state, self._last_throw)
 
     def close(self) -> None:
-        """Close the window if one is open; closing twice is fine."""
+        """Close the window if one is open, and an opponent built from a spec if it holds
+        resources (a program agent's process); closing twice is fine."""
         self._renderer.close()
+        self._close_own_opponent()
 
     # --- Internals -------------------------------------------------------------------
+
+    def _close_own_opponent(self) -> None:
+        """End an opponent the env built from a spec (one given as an object is the caller's)."""
+        if self._owns_opponent:
+            close_agent(self._opponent)
 
     def _on_illegal_action(
         self, error: IllegalActionError
@@ -409,6 +420,13 @@ def check_learner_options(seat: int | None, illegal_action: str) -> None:
 def planes_space(board_size: int) -> spaces.Box:
     """The space of the observation planes (:func:`trap_env.observation.observe`)."""
     return spaces.Box(0, 1, (board_size, board_size, NUM_PLANES), dtype=np.int8)
+
+
+def close_agent(agent: object) -> None:
+    """Call ``agent.close()`` if it has one (program agents end their process)."""
+    close = getattr(agent, "close", None)
+    if callable(close):
+        close()
 
 
 def _resolve_opponent(

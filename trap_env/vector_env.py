@@ -32,6 +32,7 @@ from trap_env.core import GameConfig, IllegalActionError, State
 from trap_env.gym_env import (
     OpponentError,
     check_learner_options,
+    close_agent,
     planes_space,
     truncation_limit,
 )
@@ -157,9 +158,15 @@ class _AgentOpponent:
             from agents.base import check_supports, make_agent  # agents import trap_env
 
             agent = make_agent(self.opponent, seed=slot)  # reseeded by start()
-            check_supports(agent, GameConfig(env.board_size))
+            check_supports(agent, GameConfig(env.board_size, env.tables.decay))
             self._agents[slot] = agent
         return self._agents[slot]
+
+    def close(self) -> None:
+        """End the agents this opponent built (a program agent's process, say)."""
+        for agent in self._agents.values():
+            close_agent(agent)
+        self._agents.clear()
 
     def start(self, env: TrapVectorEnv, games: I64, words: U64) -> None:
         """Reseed the agents of ``games`` (those with a ``reset``)."""
@@ -430,7 +437,9 @@ class TrapVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         return None
 
     def close_extras(self, **kwargs: Any) -> None:
-        """Nothing to release."""
+        """End the opponents' resources (the processes of program agents)."""
+        for opponent in self._opponents:
+            close_agent(opponent)
 
     # --- Internals --------------------------------------------------------------------
 

@@ -199,10 +199,24 @@ class AlphaZeroConfig:
 
         Raises:
             FileNotFoundError: if there is no such file (no run to resume).
+            ValueError: if the file is not a JSON object of this record's fields.
         """
         if not path.is_file():
             raise FileNotFoundError(f"no run to resume: {path} does not exist")
-        return cls(**json.loads(path.read_text()))
+        try:
+            fields = json.loads(path.read_text())
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path} is not JSON ({error})") from None
+        known = {item.name for item in dataclasses.fields(cls)}
+        if not isinstance(fields, dict) or set(fields) - known:
+            unknown = sorted(set(fields) - known) if isinstance(fields, dict) else fields
+            raise ValueError(
+                f"{path}: unknown settings {unknown!r}; the settings are {sorted(known)}"
+            )
+        try:
+            return cls(**fields)
+        except TypeError as error:
+            raise ValueError(f"{path}: {error}") from None
 
 
 # --- The network, in torch ---------------------------------------------------------------
@@ -601,9 +615,9 @@ def evaluate_ladder(
     # should not decide a game).
     settings = RunConfig(board_size=config.board_size, time_budget=None, workers=0)
     ladder_file = run / "ladder.jsonl"
-    if not ladder_file.is_file():
-        tasks = round_robin(config.ladder, config.eval_games, config.seed)
-        run_games(tasks, ladder_file, settings, progress=False)
+    # Resumed, so that a round robin cut short by a stopped run is completed, never redone.
+    tasks = round_robin(config.ladder, config.eval_games, config.seed)
+    run_games(tasks, ladder_file, settings, resume=True, progress=False)
     spec = f"mcts:path={network_path},time_limit={config.eval_time_limit}"
     tasks = []
     for rung in config.ladder:
@@ -612,7 +626,9 @@ def evaluate_ladder(
             tasks.append(GameTask(f"{iteration} {rung} #{number}", (spec, rung), seats,
                                   derive_seed(config.seed, iteration, rung, number)))
     eval_file = run / f"eval_{iteration:04d}.jsonl"
-    run_games(tasks, eval_file, settings, progress=False)
+    # A resumed run may evaluate an iteration again (it was evaluated after the checkpoint
+    # it resumes from): the new games replace the old.
+    run_games(tasks, eval_file, settings, overwrite=True, progress=False)
     records = load_results(ladder_file)
     for path in sorted(run.glob("eval_*.jsonl")):
         records += load_results(path)
@@ -861,9 +877,25 @@ def _load_checkpoint(
 # --- Command line --------------------------------------------------------------------------
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The command line of ``trap-train alphazero``."""
-    parser = argparse.ArgumentParser(
+def _check_agents(config: AlphaZeroConfig) -> None:
+    """Build the teacher and the ladder once, before an hour of training depends on them.
+
+    Raises:
+        ValueError: (``SpecError``, ``UnsupportedGameError``) naming the spec at fault.
+    """
+    from agents.arena.tournament import RunConfig, check_specs
+
+    specs = [*config.ladder]
+    if config.imitation_games:
+        specs.append(config.imitation_teacher)
+    check_specs(specs, RunConfig(board_size=config.board_size, decay=config.decay))
+
+
+def build_parser(
+    parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser,
+) -> argparse.ArgumentParser:
+    """The command line of ``trap-train alphazero`` (``parser_class``: the CLI's parser)."""
+    parser = parser_class(
         prog="trap-train alphazero", description=__doc__,
         formatter_class=argparse.RawTextHelpFormatter,
     )
@@ -891,9 +923,15 @@ def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return {name: value for name, value in fields.items() if value is not None}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Train, or resume, one AlphaZero run; print where the network is."""
-    args = build_parser().parse_args(argv)
+def main(
+    argv: Sequence[str] | None = None,
+    parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser,
+) -> int:
+    """Train, or resume, one AlphaZero run; print where the network is.
+
+    The agent specs (the teacher, the ladder) are checked before the run starts.
+    """
+    args = build_parser(parser_class).parse_args(argv)
     run = Path(args.run_dir)
     overrides = config_from_args(args)
     try:
@@ -902,6 +940,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             config = dataclasses.replace(saved, run_dir=str(run), **overrides)
         else:
             config = AlphaZeroConfig(run_dir=str(run), **overrides)
+        _check_agents(config)
         latest = train(config, resume=args.resume)
     except (FileExistsError, FileNotFoundError, ValueError) as error:
         print(f"trap-train alphazero: {error}", file=sys.stderr)

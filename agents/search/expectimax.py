@@ -95,8 +95,10 @@ class Table:
     def get(self, key: Hashable) -> Entry | None:
         """The entry of ``key``, or None."""
         meta = self._meta.get(key)
+        if meta is None:  # most probes miss: one lookup for them
+            return None
         value = self._values.get(key)
-        if meta is None or value is None:
+        if value is None:
             return None
         depth_flag, action = divmod(meta, self._ACTIONS)
         depth, flag = divmod(depth_flag, 4)
