@@ -244,8 +244,10 @@ def test_import_agents_does_not_import_torch() -> None:
 def test_missing_model_file_says_so(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no PPO model at"):
         PPOAgent(tmp_path / "nothing.zip")
-    with pytest.raises(FileNotFoundError):
+    # Built from a spec, the missing file is a spec error (one line in every CLI).
+    with pytest.raises(SpecError, match="no PPO model at") as raised:
         make_agent(f"ppo:path={tmp_path / 'nothing.zip'}")
+    assert isinstance(raised.value.__cause__, FileNotFoundError)
 
 
 def test_file_that_is_not_a_model_zip(tmp_path: Path) -> None:
