@@ -1,8 +1,8 @@
 """Evaluate agents against each other: the project's main job.
 
-With no arguments, a round robin of the built-in agents (expectiminimax at a short time
-limit, greedy, random, and the bundled PPO policy when it is installed) sized to finish in
-a few minutes on two cores. It prints a table per pairing and per agent (win rates with
+With no arguments, a round robin of the built-in agents (the learned ``mcts`` and
+expectiminimax at a short time limit, greedy, random, and the bundled PPO policy when it is
+installed) sized to finish in a few minutes on two cores. It prints a table per pairing and per agent (win rates with
 Wilson 95% intervals, Elo ratings by maximum likelihood), and writes ``results.jsonl``
 (one line per game, replayable with ``trap-play --replay``), ``summary.txt`` and
 ``evaluate.png`` (win-rate matrix and ratings) to the output folder.
@@ -21,7 +21,13 @@ from trap_scripts._cli import CliError, Parser, add_run_options, fail, run_round
 
 from agents.arena.tournament import RunConfig, probe_specs
 
-DEFAULT_AGENTS = ("expectiminimax:time_limit=0.2", "greedy", "random", "ppo")
+DEFAULT_AGENTS = (
+    "mcts:time_limit=0.2",
+    "expectiminimax:time_limit=0.2",
+    "greedy",
+    "random",
+    "ppo",
+)
 """The candidates evaluated by default; those not installed (yet) are left out."""
 DEFAULT_GAMES = 40
 DEFAULT_OUTPUT = "results/evaluate"
