@@ -2,10 +2,10 @@
 
 With no arguments, a round robin of the built-in agents (the learned ``mcts`` and
 expectiminimax at a short time limit, greedy, random, and the bundled PPO policy when it is
-installed) sized to finish in a few minutes on two cores. It prints a table per pairing and per agent (win rates with
-Wilson 95% intervals, Elo ratings by maximum likelihood), and writes ``results.jsonl``
-(one line per game, replayable with ``trap-play --replay``), ``summary.txt`` and
-``evaluate.png`` (win-rate matrix and ratings) to the output folder.
+installed) sized to finish in a few minutes on two cores. It prints a table per pairing
+and per agent (win rates with Wilson 95% intervals, Elo ratings by maximum likelihood), and
+writes ``results.jsonl`` (one line per game, replayable with ``trap-play --replay``),
+``summary.txt`` and ``evaluate.png`` (win-rate matrix and ratings) to the output folder.
 
 Example:
     trap-evaluate
