@@ -174,6 +174,12 @@ def test_bad_options_are_refused(small_network: Path) -> None:
         MCTSAgent(simulations=0, path=small_network)
     with pytest.raises(ValueError, match="chance must be"):
         MCTSAgent(chance="mean", path=small_network)
+    with pytest.raises(ValueError, match="at most 86400 seconds"):
+        MCTSAgent(time_limit=2_000_000, path=small_network)
+    with pytest.raises(ValueError, match="c_puct must be"):
+        MCTSAgent(c_puct=0.0, path=small_network)
+    with pytest.raises(ValueError, match="max_turns must be"):
+        MCTSAgent(max_turns=0, path=small_network)
 
 
 def test_default_network_plays_7x7() -> None:

@@ -28,6 +28,7 @@ from agents.mcts.network import Network, load_network
 from agents.mcts.search import CHANCE_MODES, Tree
 from agents.search.agent import (
     CLOCKS,
+    MAX_TIME_LIMIT,
     Clock,
     check_decision_state,
     decision_budget,
@@ -96,7 +97,7 @@ class MCTSAgent(SeededAgent):
         seed: int | None = None,
     ) -> None:
         super().__init__(seed)
-        _check_options(time_limit, simulations, chance, move_share, clock)
+        _check_options(time_limit, simulations, chance, move_share, clock, c_puct, max_turns)
         self.time_limit = time_limit
         self.simulations = simulations
         self.path = Path(path) if path is not None else DEFAULT_NETWORK
@@ -230,11 +231,22 @@ def _check_options(
     chance: str,
     move_share: float,
     clock: str,
+    c_puct: float,
+    max_turns: int | None,
 ) -> None:
     if time_limit is None and simulations is None:
         raise ValueError("give a time_limit, simulations, or both (both None would never stop)")
-    if time_limit is not None and not time_limit > 0:
-        raise ValueError(f"time_limit must be > 0 seconds or None, got {time_limit!r}")
+    if time_limit is not None and not 0 < time_limit <= MAX_TIME_LIMIT:
+        raise ValueError(
+            f"time_limit must be > 0 and at most {MAX_TIME_LIMIT:g} seconds (a day), or None "
+            f"with simulations; got {time_limit!r}"
+        )
+    if not c_puct > 0:
+        raise ValueError(f"c_puct must be > 0, got {c_puct!r}")
+    if max_turns is not None and (
+        isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1
+    ):
+        raise ValueError(f"max_turns must be an integer >= 1 or None, got {max_turns!r}")
     if simulations is not None and (
         isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1
     ):

@@ -222,14 +222,12 @@ def load_network(path: str | Path) -> Network:
     except (OSError, ValueError, zipfile.BadZipFile) as error:
         raise IncompatibleNetworkError(f"{path} is not an .npz weights file ({error})") from error
     meta = arrays.pop("__meta__", None)
-    # The decay (4th) was added later; files without it were trained on the default rule.
-    if meta is None or meta.shape not in ((3,), (4,)) or int(meta[0]) != FORMAT_VERSION:
+    if meta is None or meta.shape != (4,) or int(meta[0]) != FORMAT_VERSION:
         raise IncompatibleNetworkError(
             f"{path} is not an mcts network of format version {FORMAT_VERSION} "
             f"(metadata {None if meta is None else meta.tolist()}); retrain it with trap-train"
         )
-    board_size, blocks = int(meta[1]), int(meta[2])
-    decay = int(meta[3]) if len(meta) == 4 else DEFAULT_DECAY
+    board_size, blocks, decay = (int(value) for value in meta[1:])
     weights = {name: array.astype(np.float32) for name, array in arrays.items()}
     network = Network(board_size, weights, blocks, decay)
     _check_weights(path, network)
