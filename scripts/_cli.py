@@ -237,7 +237,8 @@ def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: s
 
     Raises:
         CliError: for a bad spec, setting or output folder (before any game starts), or
-            games left unplayed because the machine stalled them.
+            games left unplayed (stalled by the machine, lost by the cluster, or whose
+            workers died before they began, again and again).
     """
     config = _run_config(args)
     try:
@@ -272,8 +273,9 @@ def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: s
         _plot(records, args.output / plot_name)
     if len(records) < len(tasks):
         raise CliError(
-            f"{len(tasks) - len(records)} games were left unplayed because the machine stalled "
-            "their workers again and again; run again with --resume when it is less loaded"
+            f"{len(tasks) - len(records)} games were left unplayed: the machine stalled them, "
+            "the cluster lost them or their workers died before they began, again and again "
+            "(see above); run again with --resume"
         )
 
 

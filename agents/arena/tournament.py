@@ -761,8 +761,8 @@ class _WorkerPool:
         how = describe_exit(worker.process.exitcode, worker.peak_memory, oom_killed)
         what = "starting" if worker.beat is None else worker.beat.what
         detail = f"the worker process died ({what}): {how}"
-        if worker.beat is None:
-            self._void(worker, detail)
+        if worker.beat is None:  # no seat was acting: the game never began
+            self._void(worker, detail, "its worker died before the game began")
         else:
             self._charge(worker, "crash", detail)
 
@@ -775,21 +775,26 @@ class _WorkerPool:
         result.actions, result.turns = worker.actions, _turns_of(self.config, worker.actions)
         self._finish(worker, _record(task, result.lose(beat.seat, reason, detail), self.config))
 
-    def _void(self, worker: _Worker, detail: str) -> None:
-        """Kill the worker and play its game again (it decides nothing), or give up on it."""
+    def _void(
+        self, worker: _Worker, detail: str, cause: str = "the machine stalled it"
+    ) -> None:
+        """Kill the worker and play its game again (it decides nothing), or give up on it.
+
+        ``cause`` says why no seat is at fault (in the reports and the game's record).
+        """
         task = worker.task
         assert task is not None
         self._restart(worker)
         worker.task = None
         voided = self.voided.setdefault(task.game_id, [])
-        voided.append(f"{detail}; the machine stalled the worker")
+        voided.append(f"{detail}; {cause}")
         if len(voided) <= MAX_REPLAYS:
-            self.report(f"replaying game {task.game_id!r}: the machine stalled it ({detail})")
+            self.report(f"replaying game {task.game_id!r}: {cause} ({detail})")
             self.pending.appendleft(task)
         else:
             self.report(
-                f"game {task.game_id!r} left unplayed: the machine stalled it "
-                f"{len(voided)} times ({detail}); run again with resume on a calmer machine"
+                f"game {task.game_id!r} left unplayed: {cause}, {len(voided)} times "
+                f"({detail}); run again with resume"
             )
 
     def _restart(self, worker: _Worker) -> None:
