@@ -22,6 +22,13 @@ Rows:
   * the batched peer, where pgx is installed (else a row saying how): pgx's
     ``connect_four`` on the CPU at B = 1024 and 8192, random legal actions, in learner
     steps per second (jit compilation excluded), and TrapVectorEnv's B = 8192 over pgx's;
+  * the ``mcts`` search's own work, in simulations per second from the start, with a
+    network of uniform priors and zero values that costs nothing (the network's forward
+    pass is the same for every row, so it is left out): one scalar
+    :class:`agents.mcts.search.Tree` (how the agent searches), 32 scalar trees with one
+    batched evaluation per simulation step (the self-play of before), and
+    :class:`agents.mcts.batched.BatchedTree` over the batched engine at B = 32 and 256
+    (self-play now), with the ratio of B = 256 to the 32 trees;
   * MaskablePPO ``learn`` steps per second, and those of its rollouts alone (policy and
     env, without the updates), on the batched SB3 VecEnv against ``SubprocVecEnv`` over
     single envs (``--ppo-timesteps``; skipped by ``--quick``).
@@ -419,6 +426,67 @@ def pgx_figures(seconds: float, trap_rate: float) -> list[Figure]:
     return [*figures, Figure(f"batch: TrapVectorEnv B={size} / pgx B={size}", ratio, "ratio")]
 
 
+# --- The mcts search: scalar trees and the batched tree ---------------------------------
+
+MCTS_SIMULATIONS = 32
+"""Simulations per search in the mcts rows (each measurement repeats whole searches)."""
+MCTS_BATCHES = (32, 256)
+"""The batched tree's batch sizes."""
+
+
+def scalar_trees_rate(num_trees: int, seconds: float, board_size: int = 7) -> float:
+    """Simulations/s of ``num_trees`` scalar trees from the start, each simulation step
+    evaluating the leaves of all of them in one call of a free network."""
+    from agents.mcts.search import Tree
+
+    start = initial_state(GameConfig(board_size))
+    cells = board_size * board_size
+
+    def searches() -> int:
+        trees = [Tree(start, max_turns=default_turn_limit(board_size))
+                 for _ in range(num_trees)]
+        for _ in range(MCTS_SIMULATIONS):
+            leaves = [(tree, leaf) for tree in trees if (leaf := tree.select()) is not None]
+            for tree, leaf in leaves:  # the free network: uniform priors, value 0
+                tree.expand(leaf, np.zeros(cells), 0.0)
+        return num_trees * MCTS_SIMULATIONS
+
+    return timed_loop(searches, seconds)
+
+
+def batched_tree_rate(num_games: int, seconds: float, board_size: int = 7) -> float:
+    """Simulations/s of :class:`agents.mcts.batched.BatchedTree` over ``num_games`` games
+    from the start, with a free network."""
+    from agents.mcts.batched import BatchedTree, uniform_evaluator
+    from trap_env import vector
+
+    t = vector.tables(board_size)
+    roots = vector.initial_batch(t, num_games)
+    network = uniform_evaluator(t)
+
+    def searches() -> int:
+        tree = BatchedTree(t, roots, MCTS_SIMULATIONS, max_turns=default_turn_limit(board_size))
+        tree.run(network)
+        return num_games * MCTS_SIMULATIONS
+
+    return timed_loop(searches, seconds)
+
+
+def mcts_figures(seconds: float) -> list[Figure]:
+    """The mcts rows (see the module docstring): the search's work, no network."""
+    scalar = {size: scalar_trees_rate(size, seconds) for size in (1, MCTS_BATCHES[0])}
+    batched = {size: batched_tree_rate(size, seconds) for size in MCTS_BATCHES}
+    unit = "simulations/s"
+    return [
+        Figure("mcts: scalar Tree, 1 game", scalar[1], unit, "the agent's search"),
+        Figure(f"mcts: {MCTS_BATCHES[0]} scalar Trees, batched evaluations",
+               scalar[MCTS_BATCHES[0]], unit, "self-play before the batched tree"),
+        *(Figure(f"mcts: BatchedTree B={size}", rate, unit) for size, rate in batched.items()),
+        Figure(f"mcts: BatchedTree B={MCTS_BATCHES[-1]} / {MCTS_BATCHES[0]} scalar Trees",
+               batched[MCTS_BATCHES[-1]] / scalar[MCTS_BATCHES[0]], "ratio"),
+    ]
+
+
 def ppo_learn_rates(envs: Any, n_steps: int, timesteps: int) -> tuple[float, float]:
     """MaskablePPO on ``envs`` (trap-train's default network, one epoch per rollout): the
     ``learn`` steps/s, and the steps/s of its rollouts alone (policy and env, no update)."""
@@ -498,7 +566,7 @@ def run(
 ) -> list[Figure]:
     """All figures (the PPO rows only with ``ppo_timesteps``)."""
     figures = env_figures(env_seconds) + search_figures(search_seconds) + pruning_figures(depth)
-    figures += batched_figures(env_seconds)
+    figures += batched_figures(env_seconds) + mcts_figures(env_seconds)
     return figures + (ppo_figures(ppo_timesteps) if ppo_timesteps else [])
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 pytest.importorskip("torch")
 
 from agents.mcts.agent import MCTSAgent
+from agents.mcts.network import IncompatibleNetworkError, load_network
 from agents.rl.alphazero import (
     AlphaZeroConfig,
     ReplayBuffer,
@@ -30,12 +32,45 @@ TINY = {"board_size": 5, "channels": 4, "blocks": 1, "hidden": 4, "games": 3,
 
 def test_self_play_samples_are_legal_distributions(tmp_path: Path) -> None:
     config = AlphaZeroConfig(run_dir=str(tmp_path), **TINY)  # type: ignore[arg-type]
-    games = SelfPlay(config, random.Random(0))
+    games = SelfPlay(config, np.random.default_rng(0))
     samples, winners = games.play(build_net(config).eval().evaluator(), 60)
     assert len(winners) >= 1 and len(samples) > 0
     assert np.allclose(samples.policies.sum(axis=1), 1.0)
     assert not (samples.policies[~samples.masks] > 0).any()
     assert (np.abs(samples.values) <= 1.0).all()
+
+
+def test_self_play_follows_its_seed_and_replaces_finished_games(tmp_path: Path) -> None:
+    settings = {**TINY, "board_size": 4}
+    config = AlphaZeroConfig(run_dir=str(tmp_path), **settings)  # type: ignore[arg-type]
+    net = build_net(config).eval()
+    runs = []
+    for seed in (5, 5, 6):
+        games = SelfPlay(config, np.random.default_rng(seed))
+        samples, winners = games.play(net.evaluator(), 30)
+        runs.append((samples, winners, games.games))
+    (first, won, left), (again, won_again, left_again), (_, _, left_other) = runs
+    assert won == won_again and all(map(np.array_equal, left, left_again))
+    for name in ("observations", "masks", "policies", "values"):
+        assert np.array_equal(getattr(first, name), getattr(again, name))
+    assert not np.array_equal(left.traps, left_other.traps)
+    # Every slot still holds a game in progress (a finished game was replaced at once).
+    assert (left.winner == core.NO_PLAYER).all() and len(won) >= 1
+
+
+def test_a_run_starts_from_a_network_of_its_size_only(tmp_path: Path) -> None:
+    config = AlphaZeroConfig(run_dir=str(tmp_path), **TINY)  # type: ignore[arg-type]
+    start = tmp_path / "start.npz"
+    build_net(config).to_network().save(start)
+    warm = build_net(dataclasses.replace(config, initial_network=str(start))).to_network()
+    saved = load_network(start)
+    assert all(np.array_equal(warm.weights[k], saved.weights[k]) for k in saved.weights)
+    wider = dataclasses.replace(config, channels=8, initial_network=str(start))
+    with pytest.raises(IncompatibleNetworkError, match="this run needs channels=8"):
+        build_net(wider)
+    other_board = dataclasses.replace(config, board_size=6, initial_network=str(start))
+    with pytest.raises(IncompatibleNetworkError, match="for board 5"):
+        build_net(other_board)
 
 
 def test_imitation_samples_are_the_teachers_choices(tmp_path: Path) -> None:
@@ -107,6 +142,10 @@ def test_config_errors_name_the_setting(tmp_path: Path) -> None:
         AlphaZeroConfig(run_dir=str(tmp_path), games=0)
     with pytest.raises(ValueError, match="value_mix"):
         AlphaZeroConfig(run_dir=str(tmp_path), value_mix=2.0)
+    with pytest.raises(ValueError, match="holds a comma"):
+        AlphaZeroConfig(run_dir=str(tmp_path / "a,b"), eval_every=5)
+    AlphaZeroConfig(run_dir=str(tmp_path / "a,b"), eval_every=0)
+    AlphaZeroConfig(run_dir=str(tmp_path / "a=b:c"), eval_every=5)  # read whole
 
 
 def test_tiny_training_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -60,9 +60,12 @@ Evaluator = Callable[[list[State]], tuple[np.ndarray, np.ndarray]]
 
 def masked_priors(logits: np.ndarray, actions: list[Cell]) -> np.ndarray:
     """The softmax of ``logits`` over ``actions`` only: one probability per action."""
-    chosen = logits[actions].astype(np.float64)
-    chosen = np.exp(chosen - chosen.max())
-    return chosen / chosen.sum()  # type: ignore[no-any-return]
+    # Over the whole row, the illegal cells at -inf: the same sums, bit for bit, as the
+    # batched search's rows (agents.mcts.batched).
+    masked = np.full(len(logits), -np.inf)
+    masked[actions] = logits[actions]
+    weights = np.exp(masked - masked.max())
+    return (weights / weights.sum())[actions]  # type: ignore[no-any-return]
 
 
 class DecisionNode:

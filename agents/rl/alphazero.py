@@ -1,16 +1,17 @@
 """AlphaZero-style training of the ``mcts`` agent's network (``trap-train alphazero``).
 
-Self-play keeps ``games`` games running at once (a finished one is replaced at once): every
-game has its own search tree (:class:`agents.mcts.search.Tree`), and each simulation step
-evaluates the leaves of all the trees in one torch batch. An iteration makes ``decisions``
-decisions in every game, then trains. A move or throw is chosen from the root's visit counts
-(sampled in proportion to them for the first ``temperature_turns`` turns, the most visited
-after), with Dirichlet noise on the root's priors; landings are drawn from the exact
-distribution. Every decision becomes a sample: the position, the legal mask, the visit
-distribution (policy target) and the value target, a mix of the game's outcome and the
-root's search value (``value_mix``). Samples go to a replay buffer; the network then trains
-on minibatches drawn from it, each turned by a random symmetry of the square (the rules are
-invariant under all eight).
+Self-play runs on the batched engine (:mod:`trap_env.vector`): ``games`` games kept going at
+once (a finished one is replaced at once), searched together by
+:class:`agents.mcts.batched.BatchedTree`, which evaluates the leaves of all the games' trees
+in one torch batch per simulation step. An iteration makes ``decisions`` decisions in every
+game, then trains. A move or throw is chosen from the root's visit counts (sampled in
+proportion to them for the first ``temperature_turns`` turns, the most visited after), with
+Dirichlet noise on the root's priors; landings are drawn from the exact distribution. Every
+decision becomes a sample: the position, the legal mask, the visit distribution (policy
+target) and the value target, a mix of the game's outcome and the root's search value
+(``value_mix``). Samples go to a replay buffer; the network then trains on minibatches drawn
+from it, each turned by a random symmetry of the square (the rules are invariant under all
+eight).
 
 Optionally the run starts by imitating a teacher (expert iteration's warm start): games of
 ``imitation_teacher`` against itself, opened by a few uniformly random actions so that they
@@ -51,10 +52,10 @@ import torch
 from torch import nn
 
 from agents.base import make_agent
-from agents.mcts.network import INPUT_PLANES, Network, encode
-from agents.mcts.search import Leaf, Tree
-from trap_env import core
-from trap_env.core import DEFAULT_DECAY, GameConfig, Phase, State
+from agents.mcts.batched import BatchedTree, PlanesEvaluator
+from agents.mcts.network import INPUT_PLANES, IncompatibleNetworkError, Network, load_network
+from trap_env import core, vector
+from trap_env.core import DEFAULT_DECAY, GameConfig, Phase
 from trap_env.observation import NUM_PLANES, observe
 
 __all__ = [
@@ -83,6 +84,8 @@ class AlphaZeroConfig:
         board_size: N.
         decay: the rule variant (see :class:`trap_env.core.GameConfig`).
         channels, blocks, hidden: the network's size (see :mod:`agents.mcts.network`).
+        initial_network: an ``mcts`` network file to start from (a warm start; its size
+            must be ``channels``, ``blocks``, ``hidden``), or None for random weights.
         minutes: stop after this much training time (wall clock, summed over resumes).
         iterations: stop after this many self-play iterations (0: no limit but ``minutes``).
         games: self-play games played at once (their leaves are evaluated in one batch).
@@ -120,6 +123,7 @@ class AlphaZeroConfig:
     channels: int = 32
     blocks: int = 3
     hidden: int = 64
+    initial_network: str | None = None
     minutes: float = 60.0
     iterations: int = 0
     games: int = 32
@@ -168,6 +172,12 @@ class AlphaZeroConfig:
             raise ValueError(
                 f"the ladder evaluation plays the default rule (decay={DEFAULT_DECAY}); "
                 f"with decay={self.decay} use eval_every=0"
+            )
+        if self.eval_every and "," in self.run_dir:
+            raise ValueError(
+                f"run_dir {self.run_dir!r} holds a comma: the ladder evaluation names the "
+                "network in an agent spec (mcts:path=...), whose options commas separate; "
+                "choose a folder without one, or eval_every=0"
             )
         for name in ("value_mix", "imitation_value_mix", "noise_fraction"):
             if not 0.0 <= getattr(self, name) <= 1.0:
@@ -267,22 +277,42 @@ class AlphaZeroNet(nn.Module):
         }
         return Network(self.board_size, weights, len(self.blocks), self.decay)
 
-    def evaluator(self) -> Callable[[list[State]], tuple[np.ndarray, np.ndarray]]:
-        """A batched evaluator of states for :class:`~agents.mcts.search.Tree`."""
+    def evaluator(self) -> PlanesEvaluator:
+        """The network as the batched search's evaluator (no gradients)."""
 
-        def evaluate(states: list[State]) -> tuple[np.ndarray, np.ndarray]:
+        def evaluate(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             with torch.no_grad():
-                logits, values = self(torch.from_numpy(encode(states)))
+                logits, values = self(torch.from_numpy(planes))
             return logits.numpy(), values.numpy()
 
         return evaluate
 
 
 def build_net(config: AlphaZeroConfig) -> AlphaZeroNet:
-    """A fresh network of the run's size."""
-    return AlphaZeroNet(
+    """A network of the run's size: random, or the weights of ``initial_network``.
+
+    Raises:
+        ValueError: (:class:`~agents.mcts.network.IncompatibleNetworkError`) if the initial
+            network cannot be read or is of another size or game.
+    """
+    net = AlphaZeroNet(
         config.board_size, config.channels, config.blocks, config.hidden, config.decay
     )
+    if config.initial_network is not None:
+        start = load_network(config.initial_network)
+        ours = {name: tuple(tensor.shape) for name, tensor in net.state_dict().items()}
+        theirs = {name: array.shape for name, array in start.weights.items()}
+        game = (start.board_size, start.decay)
+        if ours != theirs or game != (config.board_size, config.decay):
+            raise IncompatibleNetworkError(
+                f"{config.initial_network} is a network of {start.channels} channels and "
+                f"{start.blocks} blocks for board {start.board_size} decay {start.decay}; "
+                f"this run needs channels={config.channels}, blocks={config.blocks}, "
+                f"hidden={config.hidden} for board {config.board_size} decay {config.decay}"
+            )
+        net.load_state_dict({name: torch.from_numpy(array.copy())
+                             for name, array in start.weights.items()})
+    return net
 
 
 # --- Samples and the replay buffer -----------------------------------------------------
@@ -329,10 +359,13 @@ class _SampleRecorder:
     def __init__(self) -> None:
         self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, int, float]] = []
 
-    def add(self, state: State, policy: np.ndarray, search_value: float) -> None:
-        mask = np.zeros(state.board_size ** 2, np.bool_)
-        mask[core.legal_actions(state)] = True
-        self.rows.append((observe(state, state.player), mask, policy, state.player, search_value))
+    def add(
+        self, observation: np.ndarray, mask: np.ndarray, policy: np.ndarray, player: int,
+        search_value: float,
+    ) -> None:
+        """One decision: what its player saw, the legal mask, the policy target and the
+        search's value of the position for that player."""
+        self.rows.append((observation, mask, policy, player, search_value))
 
     def finish(self, winner: int, value_mix: float) -> Samples:
         values = []
@@ -380,107 +413,81 @@ class ReplayBuffer:
 # --- Self-play ---------------------------------------------------------------------------
 
 
-@dataclass
-class _Game:
-    """One self-play game in progress."""
-
-    state: State
-    tree: Tree
-    recorder: _SampleRecorder = field(default_factory=_SampleRecorder)
-
-
 class SelfPlay:
-    """``config.games`` self-play games kept running: a finished game is replaced at once.
+    """``config.games`` self-play games on the batched engine (:mod:`trap_env.vector`).
 
-    Keeping every slot busy keeps the evaluation batches full; a game in progress simply
-    carries over to the next call of :meth:`play` (with the network of that time).
+    Every decision searches all the games at once (:class:`agents.mcts.batched.BatchedTree`,
+    one network evaluation per simulation step for all of them), then plays each game's
+    choice and draws the landings of its throws. A finished game is replaced at once, which
+    keeps the batches full; a game in progress carries over to the next call of
+    :meth:`play` (with the network of that time). Every draw comes from ``rng``.
     """
 
-    def __init__(self, config: AlphaZeroConfig, rng: random.Random) -> None:
+    def __init__(self, config: AlphaZeroConfig, rng: np.random.Generator) -> None:
         self.config = config
         self.rng = rng
-        self.games = [self._new_game() for _ in range(config.games)]
+        self.t = vector.tables(config.board_size, config.decay)
+        self.games = vector.initial_batch(self.t, config.games)
+        self.recorders = [_SampleRecorder() for _ in range(config.games)]
 
-    def play(
-        self,
-        evaluate: Callable[[list[State]], tuple[np.ndarray, np.ndarray]],
-        num_decisions: int,
-    ) -> tuple[Samples, list[int]]:
+    def play(self, evaluate: PlanesEvaluator, num_decisions: int) -> tuple[Samples, list[int]]:
         """Make ``num_decisions`` decisions in every game; the samples and winners (-1: draw)
         of the games that ended meanwhile."""
-        finished: list[Samples] = [Samples.empty(self.config.board_size)]
+        config = self.config
+        finished: list[Samples] = [Samples.empty(config.board_size)]
         winners: list[int] = []
         for _ in range(num_decisions):
-            _search(self.games, evaluate, self.config.simulations)
-            for slot, game in enumerate(self.games):
-                outcome = _play_decision(game, self.config, self.rng)
-                if outcome is not None:
-                    finished.append(game.recorder.finish(outcome, self.config.value_mix))
-                    winners.append(outcome)
-                    self.games[slot] = self._new_game()
+            tree = BatchedTree(
+                self.t, self.games, config.simulations, config.c_puct, config.turn_limit,
+                (config.dirichlet_alpha, config.noise_fraction), self.rng,
+            )
+            tree.run(evaluate)
+            self._record(tree)
+            games = vector.apply(self.t, self.games, self._choose(tree))
+            landing = games.phase == vector.LANDING
+            words = self.rng.integers(0, 2**64, size=games.size, dtype=np.uint64)
+            games = vector.apply_landings(
+                self.t, games, vector.sample_landings(self.t, games, words), landing
+            )
+            ended = vector.is_over(games) | vector.is_truncated(games, config.turn_limit)
+            for slot in np.flatnonzero(ended).tolist():
+                winner = int(games.winner[slot])
+                finished.append(self.recorders[slot].finish(winner, config.value_mix))
+                winners.append(winner)
+                self.recorders[slot] = _SampleRecorder()
+            if ended.any():
+                games = vector.scatter(
+                    games, ended, vector.initial_batch(self.t, int(ended.sum()))
+                )
+            self.games = games
         return Samples.concatenate(finished), winners
 
-    def _new_game(self) -> _Game:
-        start = core.initial_state(self.config.game)
-        return _Game(start, _new_tree(start, self.config, self.rng))
+    def _record(self, tree: BatchedTree) -> None:
+        """A sample of every game's decision: the position, the visit distribution and
+        the root's value (the priors where nothing was visited: one simulation)."""
+        visits = tree.root_visits()
+        totals = visits.sum(axis=1, keepdims=True)
+        policies = np.where(totals > 0, visits / np.maximum(totals, 1), tree.root_priors())
+        observations = vector.observations(self.t, self.games, self.games.player)
+        masks = vector.legal_masks(self.t, self.games)
+        values = tree.root_values()
+        for slot, recorder in enumerate(self.recorders):
+            recorder.add(observations[slot], masks[slot], policies[slot],
+                         int(self.games.player[slot]), float(values[slot]))
 
-
-def _new_tree(state: State, config: AlphaZeroConfig, rng: random.Random) -> Tree:
-    return Tree(
-        state,
-        config.c_puct,
-        "expect",
-        config.turn_limit,
-        rng,
-        root_noise=(config.dirichlet_alpha, config.noise_fraction),
-    )
-
-
-def _search(
-    games: list[_Game],
-    evaluate: Callable[[list[State]], tuple[np.ndarray, np.ndarray]],
-    simulations: int,
-) -> None:
-    """Run the simulations of every game's tree, one batched evaluation per step."""
-    for _ in range(simulations):
-        leaves: list[tuple[Tree, Leaf]] = []
-        for game in games:
-            leaf = game.tree.select()
-            if leaf is not None:
-                leaves.append((game.tree, leaf))
-        if not leaves:
-            continue
-        logits, values = evaluate([leaf.node.state for _, leaf in leaves])
-        for (tree, leaf), row, value in zip(leaves, logits, values, strict=True):
-            tree.expand(leaf, row, float(value))
-
-
-def _play_decision(game: _Game, config: AlphaZeroConfig, rng: random.Random) -> int | None:
-    """Record the root's sample, play its chosen action (and the landing).
-
-    Returns the winner (-1 for a draw by the turn limit) once the game ends, else None.
-    """
-    root = game.tree.root
-    n = config.board_size
-    policy = root.visit_distribution(n * n)
-    game.recorder.add(game.state, policy, root.mean_value())
-    if game.state.turn < config.temperature_turns:
-        index = rng.choices(range(len(root.actions)), weights=root.visits.tolist())[0]
-    else:
-        index = root.best_index()
-    state = core.apply(game.state, root.actions[index])
-    if state.phase is Phase.LANDING:
-        state = core.apply(state, core.sample_landing(state, rng))
-    game.state = state
-    if state.winner != core.NO_PLAYER:
-        return state.winner
-    if state.turn >= config.turn_limit:
-        return core.NO_PLAYER
-    if game.tree.advance(state):
-        game.tree.add_root_noise()
-    else:
-        game.tree = _new_tree(state, config, rng)
-    return None
+    def _choose(self, tree: BatchedTree) -> np.ndarray:
+        """The most visited action; in the first ``temperature_turns`` turns one drawn in
+        proportion to the visits."""
+        actions = tree.best_actions()
+        early = np.flatnonzero(self.games.turn < self.config.temperature_turns)
+        if len(early):
+            visits = tree.root_visits()[early]
+            weights = np.where(visits.sum(axis=1, keepdims=True) > 0, visits,
+                               tree.root_priors()[early])
+            cumulative = np.cumsum(weights, axis=1)
+            draws = self.rng.random(len(early)) * cumulative[:, -1]
+            actions[early] = np.argmax(cumulative > draws[:, None], axis=1)
+        return actions
 
 
 # --- Imitation ----------------------------------------------------------------------------
@@ -521,7 +528,9 @@ def _teacher_game(agents: list[Any], config: AlphaZeroConfig, rng: random.Random
             action = teacher.select_action(state)
             policy = np.zeros(state.board_size ** 2)
             policy[action] = 1.0
-            recorder.add(state, policy, _teacher_value(teacher))
+            mask = np.array(core.legal_action_mask(state), np.bool_)
+            recorder.add(observe(state, state.player), mask, policy, state.player,
+                         _teacher_value(teacher))
         decisions += 1
         state = core.apply(state, action)
         if state.phase is Phase.LANDING:
@@ -657,7 +666,8 @@ def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
     run = Path(config.run_dir)
     torch.set_num_threads(config.torch_threads)
     torch.manual_seed(config.seed)
-    net = build_net(config)
+    # A resumed run's weights come from its checkpoint, not from the initial network.
+    net = build_net(dataclasses.replace(config, initial_network=None) if resume else config)
     optimizer = torch.optim.Adam(
         net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
     )
@@ -680,7 +690,7 @@ def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
         progress.seconds = time.perf_counter() - started
         _save_checkpoint(run, net, optimizer, buffer, progress, rng, np_rng)
     bar = _bar(config, progress)
-    games = SelfPlay(config, rng)
+    games = SelfPlay(config, np_rng)
     while not _is_done(config, progress):
         net.eval()
         samples, winners = games.play(net.evaluator(), config.decisions)
@@ -906,7 +916,8 @@ def build_parser(
     for item in dataclasses.fields(AlphaZeroConfig):
         if item.name in ("run_dir", "ladder", "progress_bar"):
             continue
-        kind = {"int": int, "float": float, "str": str, "int | None": int}[str(item.type)]
+        kind = {"int": int, "float": float, "str": str, "int | None": int,
+                "str | None": str}[str(item.type)]
         parser.add_argument("--" + item.name.replace("_", "-"), type=kind)
     return parser
 
