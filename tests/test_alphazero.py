@@ -31,7 +31,8 @@ TINY = {"board_size": 5, "channels": 4, "blocks": 1, "hidden": 4, "games": 3,
 
 
 def test_self_play_samples_are_legal_distributions(tmp_path: Path) -> None:
-    config = AlphaZeroConfig(run_dir=str(tmp_path), **TINY)  # type: ignore[arg-type]
+    # Draws after 20 turns at the latest, so that games end within the 60 decisions.
+    config = AlphaZeroConfig(run_dir=str(tmp_path), max_turns=20, **TINY)  # type: ignore[arg-type]
     games = SelfPlay(config, np.random.default_rng(0))
     samples, winners = games.play(build_net(config).eval().evaluator(), 60)
     assert len(winners) >= 1 and len(samples) > 0
@@ -41,21 +42,27 @@ def test_self_play_samples_are_legal_distributions(tmp_path: Path) -> None:
 
 
 def test_self_play_follows_its_seed_and_replaces_finished_games(tmp_path: Path) -> None:
-    settings = {**TINY, "board_size": 4}
+    # Draws after 5 turns: every slot's game ends (by the limit if not before) and is replaced.
+    settings = {**TINY, "board_size": 4, "max_turns": 5}
     config = AlphaZeroConfig(run_dir=str(tmp_path), **settings)  # type: ignore[arg-type]
+    import torch
+
+    torch.manual_seed(0)
     net = build_net(config).eval()
     runs = []
     for seed in (5, 5, 6):
         games = SelfPlay(config, np.random.default_rng(seed))
-        samples, winners = games.play(net.evaluator(), 30)
+        samples, winners = games.play(net.evaluator(), 27)
         runs.append((samples, winners, games.games))
     (first, won, left), (again, won_again, left_again), (_, _, left_other) = runs
     assert won == won_again and all(map(np.array_equal, left, left_again))
     for name in ("observations", "masks", "policies", "values"):
         assert np.array_equal(getattr(first, name), getattr(again, name))
-    assert not np.array_equal(left.traps, left_other.traps)
+    assert not (np.array_equal(left.traps, left_other.traps)
+                and np.array_equal(left.cells, left_other.cells))
     # Every slot still holds a game in progress (a finished game was replaced at once).
-    assert (left.winner == core.NO_PLAYER).all() and len(won) >= 1
+    assert (left.winner == core.NO_PLAYER).all() and (left.turn < 5).all()
+    assert len(won) >= 3 * 2  # 27 decisions: at least 2 whole games in each of 3 slots
 
 
 def test_a_run_starts_from_a_network_of_its_size_only(tmp_path: Path) -> None:
