@@ -149,6 +149,12 @@ def test_config_errors_name_the_setting(tmp_path: Path) -> None:
         AlphaZeroConfig(run_dir=str(tmp_path), games=0)
     with pytest.raises(ValueError, match="value_mix"):
         AlphaZeroConfig(run_dir=str(tmp_path), value_mix=2.0)
+    for field, value in [("max_turns", 0), ("weight_decay", -0.1), ("initial_network", ""),
+                         ("simulations", 2.5), ("progress_bar", 1)]:
+        with pytest.raises(ValueError, match=f"{field} must be"):
+            AlphaZeroConfig(run_dir=str(tmp_path), **{field: value})  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="ladder must be a list of agent specs"):
+        AlphaZeroConfig(run_dir=str(tmp_path), ladder="random")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="holds a comma"):
         AlphaZeroConfig(run_dir=str(tmp_path / "a,b"), eval_every=5)
     AlphaZeroConfig(run_dir=str(tmp_path / "a,b"), eval_every=0)

@@ -78,6 +78,7 @@ def test_every_tree_equals_the_scalar_search(
         assert batched.root_values()[index] == node.mean_value()
         assert batched.root_priors()[index, node.actions].tolist() == node.priors.tolist()
         assert best[index] == node.actions[node.best_index()]
+        assert np.flatnonzero(batched.root_legal()[index]).tolist() == node.actions
 
 
 @settings(max_examples=30)
@@ -103,7 +104,7 @@ def test_root_noise_changes_only_the_priors_and_follows_the_seed() -> None:
     assert not np.array_equal(first.root_priors(), other.root_priors())
     priors = first.root_priors()
     assert np.allclose(priors.sum(axis=1), 1.0)
-    assert not priors[~first.legal[:, 0]].any()
+    assert not priors[~first.root_legal()].any()
 
 
 def test_searches_start_only_at_decisions_of_games_in_progress() -> None:

@@ -166,6 +166,10 @@ class BatchedTree:
         """``(B, N*N)``: each root's visit counts per cell."""
         return self.visits[:, 0]
 
+    def root_legal(self) -> np.ndarray:
+        """``(B, N*N)`` bool: each root's legal actions."""
+        return self.legal[:, 0]
+
     def root_priors(self) -> np.ndarray:
         """``(B, N*N)``: each root's priors per cell (with the noise, if any)."""
         return self.priors[:, 0]
@@ -177,8 +181,7 @@ class BatchedTree:
     def best_actions(self) -> Ints:
         """Each root's most visited cell; ties go to the higher prior, then the later cell
         (the choice of :meth:`agents.mcts.search.DecisionNode.best_index`)."""
-        visits, priors = self.root_visits(), self.root_priors()
-        legal = self.legal[:, 0]
+        visits, priors, legal = self.root_visits(), self.root_priors(), self.root_legal()
         most = np.where(legal, visits, -1.0)
         top = legal & (most == most.max(axis=1, keepdims=True))
         prior = np.where(top, priors, -1.0)

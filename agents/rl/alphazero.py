@@ -54,6 +54,7 @@ from torch import nn
 from agents.base import make_agent
 from agents.mcts.batched import BatchedTree, PlanesEvaluator
 from agents.mcts.network import INPUT_PLANES, IncompatibleNetworkError, Network, load_network
+from agents.rl.settings import Rule, check_fields, is_text, load_record
 from trap_env import core, vector
 from trap_env.core import DEFAULT_DECAY, GameConfig, Phase
 from trap_env.observation import NUM_PLANES, observe
@@ -155,19 +156,15 @@ class AlphaZeroConfig:
     progress_bar: bool = True
 
     def __post_init__(self) -> None:
+        """Check every field's type and range, so that a bad config fails before a run starts.
+
+        Raises:
+            ValueError: naming the first field that is wrong and what it must be.
+        """
+        check_fields(self, _FIELD_RULES, ("initial_network", "max_turns"))
+        if not isinstance(self.ladder, list) or not all(is_text(spec) for spec in self.ladder):
+            raise ValueError(f"ladder must be a list of agent specs, got {self.ladder!r:.100}")
         GameConfig(self.board_size, self.decay)
-        positive = ("channels", "blocks", "hidden", "games", "decisions", "simulations",
-                    "checkpoint_every", "batch_size",
-                    "replay_size", "eval_games", "torch_threads")
-        for name in positive:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-        for name in ("iterations", "imitation_games", "imitation_random_actions",
-                     "imitation_epochs", "eval_every", "temperature_turns"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
         if self.eval_every and self.decay != DEFAULT_DECAY:
             raise ValueError(
                 f"the ladder evaluation plays the default rule (decay={DEFAULT_DECAY}); "
@@ -179,13 +176,6 @@ class AlphaZeroConfig:
                 "network in an agent spec (mcts:path=...), whose options commas separate; "
                 "choose a folder without one, or eval_every=0"
             )
-        for name in ("value_mix", "imitation_value_mix", "noise_fraction"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)!r}")
-        for name in ("minutes", "c_puct", "dirichlet_alpha", "sample_reuse", "learning_rate",
-                     "eval_time_limit"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
 
     @property
     def turn_limit(self) -> int:
@@ -213,20 +203,51 @@ class AlphaZeroConfig:
         """
         if not path.is_file():
             raise FileNotFoundError(f"no run to resume: {path} does not exist")
-        try:
-            fields = json.loads(path.read_text())
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{path} is not JSON ({error})") from None
-        known = {item.name for item in dataclasses.fields(cls)}
-        if not isinstance(fields, dict) or set(fields) - known:
-            unknown = sorted(set(fields) - known) if isinstance(fields, dict) else fields
-            raise ValueError(
-                f"{path}: unknown settings {unknown!r}; the settings are {sorted(known)}"
-            )
-        try:
-            return cls(**fields)
-        except TypeError as error:
-            raise ValueError(f"{path}: {error}") from None
+        return load_record(cls, path)
+
+
+_AT_LEAST_1: Rule = (int, lambda v: v >= 1, "an integer >= 1")
+_AT_LEAST_0: Rule = (int, lambda v: v >= 0, "an integer >= 0")
+_POSITIVE: Rule = (float, lambda v: v > 0, "a number > 0")
+_SHARE: Rule = (float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
+_FIELD_RULES: dict[str, Rule] = {
+    "run_dir": (str, lambda v: True, "a folder path"),
+    "board_size": (int, lambda v: True, "an integer"),  # GameConfig checks the range
+    "decay": (int, lambda v: True, "an integer"),
+    "channels": _AT_LEAST_1,
+    "blocks": _AT_LEAST_1,
+    "hidden": _AT_LEAST_1,
+    "initial_network": (str, lambda v: True, "a network file or null"),
+    "minutes": _POSITIVE,
+    "iterations": _AT_LEAST_0,
+    "games": _AT_LEAST_1,
+    "decisions": _AT_LEAST_1,
+    "simulations": _AT_LEAST_1,
+    "c_puct": _POSITIVE,
+    "dirichlet_alpha": _POSITIVE,
+    "noise_fraction": _SHARE,
+    "temperature_turns": _AT_LEAST_0,
+    "value_mix": _SHARE,
+    "max_turns": (int, lambda v: v >= 1, "an integer >= 1 or null (4 * N * N)"),
+    "replay_size": _AT_LEAST_1,
+    "batch_size": _AT_LEAST_1,
+    "sample_reuse": _POSITIVE,
+    "learning_rate": _POSITIVE,
+    "weight_decay": (float, lambda v: v >= 0, "a number >= 0"),
+    "imitation_games": _AT_LEAST_0,
+    "imitation_teacher": (str, lambda v: True, "an agent spec"),
+    "imitation_random_actions": _AT_LEAST_0,
+    "imitation_epochs": _AT_LEAST_0,
+    "imitation_value_mix": _SHARE,
+    "checkpoint_every": _AT_LEAST_1,
+    "eval_every": _AT_LEAST_0,
+    "eval_games": _AT_LEAST_1,
+    "eval_time_limit": _POSITIVE,
+    "seed": (int, lambda v: True, "an integer"),
+    "torch_threads": _AT_LEAST_1,
+    "progress_bar": (bool, lambda v: True, "true or false"),
+}
+"""What each field of :class:`AlphaZeroConfig` must be (``ladder``: a list of specs)."""
 
 
 # --- The network, in torch ---------------------------------------------------------------
@@ -469,7 +490,7 @@ class SelfPlay:
         totals = visits.sum(axis=1, keepdims=True)
         policies = np.where(totals > 0, visits / np.maximum(totals, 1), tree.root_priors())
         observations = vector.observations(self.t, self.games, self.games.player)
-        masks = vector.legal_masks(self.t, self.games)
+        masks = tree.root_legal().copy()  # rows outlive the tree: not views into it
         values = tree.root_values()
         for slot, recorder in enumerate(self.recorders):
             recorder.add(observations[slot], masks[slot], policies[slot],

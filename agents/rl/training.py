@@ -28,7 +28,6 @@ import dataclasses
 import importlib.util
 import itertools
 import json
-import math
 import random
 import re
 import warnings
@@ -49,6 +48,7 @@ from tqdm.auto import tqdm
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
 from agents.base import Agent, SeededAgent, check_supports, make_agent
 from agents.rl.policy import TrapPolicy, policy_kwargs
+from agents.rl.settings import Rule, check_fields, is_number, is_text, load_record
 from agents.rl.vec_env import TrapBatchedVecEnv
 from trap_env.core import Cell, GameConfig, State, mobility
 from trap_env.vector import MAX_BOARD_SIZE
@@ -152,13 +152,12 @@ class TrainConfig:
         Raises:
             ValueError: naming the first field that is wrong and what it must be.
         """
-        for name in _FIELD_RULES:
-            _check_field(name, getattr(self, name))
+        check_fields(self, _FIELD_RULES, _OPTIONAL)
         if (
             not isinstance(self.stages, list)
             or not self.stages
             or not all(
-                isinstance(stage, list) and stage and all(_is_text(spec) for spec in stage)
+                isinstance(stage, list) and stage and all(is_text(spec) for spec in stage)
                 for stage in self.stages
             )
         ):
@@ -167,7 +166,7 @@ class TrainConfig:
                 f"got {self.stages!r:.100}"
             )
         fractions = self.stage_fractions
-        if not isinstance(fractions, list) or not all(_is_number(f) for f in fractions):
+        if not isinstance(fractions, list) or not all(is_number(f) for f in fractions):
             raise ValueError(f"stage_fractions must be a list of numbers, got {fractions!r:.100}")
         if fractions and (
             len(fractions) != len(self.stages)
@@ -205,21 +204,7 @@ class TrainConfig:
             ValueError: if the file is not a JSON object of :class:`TrainConfig`'s fields,
                 naming the unknown or missing keys and the allowed ones, or a bad value.
         """
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ValueError(f"{path} is not a JSON config: {error}") from None
-        if not isinstance(data, dict):
-            raise ValueError(f"{path} must hold a JSON object, got {type(data).__name__}")
-        names = [item.name for item in dataclasses.fields(cls)]
-        unknown = sorted(set(data) - set(names))
-        if unknown or "run_dir" not in data:
-            problem = f"unknown keys {unknown}" if unknown else "no key 'run_dir'"
-            raise ValueError(f"{path}: {problem}; the keys of a config are {', '.join(names)}")
-        try:
-            return cls(**data)
-        except ValueError as error:
-            raise ValueError(f"{path}: {error}") from None
+        return load_record(cls, path)
 
     def agent_specs(self) -> list[str]:
         """Every agent spec the run will build: the stages', the evaluation's, the teacher's."""
@@ -242,7 +227,7 @@ class TrainConfig:
             check_supports(make_agent(spec, seed=self.seed), config)
 
 
-_FIELD_RULES: dict[str, tuple[type, Callable[[Any], bool], str]] = {
+_FIELD_RULES: dict[str, Rule] = {
     "run_dir": (str, lambda v: True, "a folder path"),
     "total_timesteps": (int, lambda v: v >= 1, "an integer >= 1"),
     "self_play_fraction": (float, lambda v: 0 <= v < 1, "a number in [0, 1)"),
@@ -282,33 +267,6 @@ _FIELD_RULES: dict[str, tuple[type, Callable[[Any], bool], str]] = {
 
 _OPTIONAL = {"max_turns"}
 """The fields that may also be None."""
-
-
-def _is_number(value: object) -> bool:
-    return (
-        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    )
-
-
-def _is_text(value: object) -> bool:
-    return isinstance(value, str) and bool(value.strip())
-
-
-def _check_field(name: str, value: object) -> None:
-    """Raise ``ValueError`` unless ``value`` has field ``name``'s type and range."""
-    kind, is_in_range, allowed = _FIELD_RULES[name]
-    if value is None and name in _OPTIONAL:
-        return
-    if kind is bool:
-        is_valid = isinstance(value, bool)
-    elif kind is str:
-        is_valid = _is_text(value)
-    elif kind is int:
-        is_valid = isinstance(value, int) and not isinstance(value, bool) and is_in_range(value)
-    else:  # a float field takes any finite number
-        is_valid = _is_number(value) and is_in_range(value)
-    if not is_valid:
-        raise ValueError(f"{name} must be {allowed}, got {value!r:.60}")
 
 
 def _divisors_text(number: int) -> str:

@@ -1,0 +1,87 @@
+"""The settings records of training runs: each field checked by a rule, read back from JSON.
+
+Both :class:`agents.rl.training.TrainConfig` (PPO) and
+:class:`agents.rl.alphazero.AlphaZeroConfig` declare a table of :data:`Rule` per field and
+check it in ``__post_init__`` with :func:`check_fields`, so that a bad value (from the
+command line, a resumed run's ``config.json`` or code) fails before a run starts, naming
+the field and what it must be; :func:`load_record` reads a record saved as JSON.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Callable, Collection, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+__all__ = ["Rule", "check_fields", "is_number", "is_text", "load_record"]
+
+Rule = tuple[type, Callable[[Any], bool], str]
+"""A field's type (``bool``, ``int``, ``float`` or ``str``), its range, and the words that
+say what is allowed. A ``float`` field takes any finite number (an int too); a ``str``
+field any text that is not blank."""
+
+Record = TypeVar("Record")
+
+
+def is_number(value: object) -> bool:
+    """Whether ``value`` is a finite int or float (not a bool)."""
+    return (
+        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    )
+
+
+def is_text(value: object) -> bool:
+    """Whether ``value`` is a string that is not blank."""
+    return isinstance(value, str) and bool(value.strip())
+
+
+def check_fields(
+    record: object, rules: Mapping[str, Rule], optional: Collection[str] = ()
+) -> None:
+    """Check each field of ``record`` named in ``rules`` (None passes for ``optional`` ones).
+
+    Raises:
+        ValueError: naming the first field that is wrong and what it must be.
+    """
+    for name, (kind, is_in_range, allowed) in rules.items():
+        value = getattr(record, name)
+        if value is None and name in optional:
+            continue
+        if kind is bool:
+            is_valid = isinstance(value, bool)
+        elif kind is str:
+            is_valid = is_text(value)
+        elif kind is int:
+            is_valid = isinstance(value, int) and not isinstance(value, bool) and is_in_range(value)
+        else:
+            is_valid = is_number(value) and is_in_range(value)
+        if not is_valid:
+            raise ValueError(f"{name} must be {allowed}, got {value!r:.60}")
+
+
+def load_record(cls: type[Record], path: Path) -> Record:
+    """The dataclass ``cls`` read from the JSON object in ``path`` (saved with its fields).
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        ValueError: if the file is not a JSON object of ``cls``'s fields (naming the unknown
+            or missing keys and the allowed ones), or holds a bad value.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} is not a JSON config: {error}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} must hold a JSON object, got {type(data).__name__}")
+    names = [item.name for item in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    unknown = sorted(set(data) - set(names))
+    if unknown or "run_dir" not in data:
+        problem = f"unknown keys {unknown}" if unknown else "no key 'run_dir'"
+        raise ValueError(f"{path}: {problem}; the keys of a config are {', '.join(names)}")
+    try:
+        return cls(**data)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{path}: {error}") from None
