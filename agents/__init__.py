@@ -1,9 +1,11 @@
-"""Policies that play Trap!, behind one interface; build any of them from a spec string.
+"""Policies that play the games on the stack, behind one interface; build any from a spec string.
 
-Subpackages: :mod:`agents.search` (expectiminimax and its evaluation), :mod:`agents.rl`
-(the PPO agent and its training), :mod:`agents.arena` (one game, tournaments, statistics).
-The built-in agents are listed in :data:`agents.base.BUILTIN_AGENTS` and imported only when
-built.
+Subpackages: :mod:`agents.search` (expectiminimax and its evaluation), :mod:`agents.mcts`
+(the learned search agent), :mod:`agents.rl` (the PPO agent and the trainers),
+:mod:`agents.arena` (one game, tournaments, results, statistics). The built-in agents are
+listed by game in :data:`agents.registry.AGENT_TABLE` and imported only when built.
+Importing this package also hands its table to the envs (:func:`trap_env.agent.use_agent_table`),
+which find it through the ``trap_env.agents`` entry point when the package is installed.
 
 Example:
     >>> from agents import make_agent
@@ -20,6 +22,9 @@ from agents.base import (
     parse_spec,
     register,
 )
+from trap_env.agent import use_agent_table
+
+use_agent_table(make_agent)
 
 __all__ = [
     "Agent",

@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from agents.base import SeededAgent
 from agents.search.evaluation import evaluate
+from agents.vector_heuristics import BATCHED_HEURISTICS, WIN_SCORE, BatchedGreedy
 from trap_env import core
 from trap_env.core import Cell, Phase, State
 from trap_env.kernel import cells_of, geometry, square_mask
@@ -27,7 +28,6 @@ from trap_env.kernel import cells_of, geometry, square_mask
 __all__ = ["HEURISTICS", "GreedyAgent", "ais", "is_score", "ocls"]
 
 Heuristic = Callable[[State, int], float]
-WIN_SCORE = 1e9
 
 
 def is_score(state: State, player: int) -> float:
@@ -95,6 +95,15 @@ class GreedyAgent(SeededAgent):
             raise ValueError(f"no legal action in {core.to_text(state)}")
         best = max(value for value, _ in scored)
         return self.rng.choice([cell for value, cell in scored if value == best])
+
+    def batched(self) -> BatchedGreedy | None:
+        """The same sets of best actions for every game of the batched env at once (for
+        the heuristics it computes in arrays; None for ``eval`` and for a subclass that
+        decides otherwise)."""
+        if type(self).select_action is not GreedyAgent.select_action:
+            return None
+        name = self.heuristic_name
+        return BatchedGreedy(name) if name in BATCHED_HEURISTICS else None
 
     def _throw_value(self, state: State, target: Cell) -> float:
         landing = core.apply(state, target)

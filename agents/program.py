@@ -64,7 +64,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from agents.base import UnsupportedGameError
+from trap_env.agent import UnsupportedGameError
 from trap_env.core import NO_PLAYER, Cell, GameConfig, Phase, State, initial_state, to_text
 
 __all__ = [

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agents.base import SeededAgent
 from trap_env.core import Cell, Phase, State, legal_actions
+
+if TYPE_CHECKING:
+    from trap_env.vector_env import BatchOpponent
 
 
 class RandomAgent(SeededAgent):
@@ -17,3 +22,12 @@ class RandomAgent(SeededAgent):
             empty = [cell for cell in choices if not state.traps >> cell & 1]
             choices = empty or choices
         return self.rng.choice(choices)
+
+    def batched(self) -> BatchOpponent | None:
+        """The same policy for every game of the batched env at once (None for a subclass
+        that decides otherwise: it plays game by game)."""
+        if type(self).select_action is not RandomAgent.select_action:
+            return None
+        from trap_env.vector_env import BatchedRandom
+
+        return BatchedRandom()

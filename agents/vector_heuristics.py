@@ -22,12 +22,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from agents.heuristics import WIN_SCORE
 from trap_env import kernel, vector
 from trap_env.vector import I64, NO_CELL, PER_MILLE, U64, Batch, Bool, Tables
 
 __all__ = ["BATCHED_HEURISTICS", "BatchedGreedy", "best_actions"]
 
+WIN_SCORE = 1e9
+"""The score of a position where the scoring player has won (the scalar agents' too)."""
 BATCHED_HEURISTICS = ("is", "ais", "ocls")
 """The heuristics computed for a batch (``eval`` plays game by game)."""
 

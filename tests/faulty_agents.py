@@ -162,5 +162,10 @@ class ClosingAgent(RandomAgent):
 
     closed: ClassVar[list[ClosingAgent]] = []
 
+    def select_action(self, state: State) -> int:
+        """The random agent's choice (restated, so that the batched env asks it game by
+        game rather than taking the random agent's batched twin)."""
+        return super().select_action(state)
+
     def close(self) -> None:
         ClosingAgent.closed.append(self)

@@ -30,7 +30,7 @@ FAST_OPTIONS = {
     name: "depth=2,time_limit=1"
     for name in ("expectiminimax", "alphabeta", "minimax", "easy", "medium", "hard", "expert")
 }
-NEEDS_EXTRAS = {"ppo", "mcts"}  # need trained weights (ppo: torch); tested with their code
+NEEDS_EXTRAS = {"ppo", "mcts", "exec"}  # weights (ppo: torch), a program: tested with their code
 OURS = [name for name in agent_names() if name not in NEEDS_EXTRAS]
 
 

@@ -1040,3 +1040,36 @@ def test_mutated_notations_give_a_state_or_a_clear_value_error(
         noise = data.draw(FIELD_NOISE | st.text(max_size=3))
         text = text[:start] + noise + text[end:]
     assert_clear_value_error(text)
+
+
+# --- Legal actions stated once; one outcome -----------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32), n=st.integers(3, 7), decay=st.sampled_from([0, 50, 300, 1000]))
+def test_apply_accepts_exactly_the_legal_actions(seed: int, n: int, decay: int) -> None:
+    rng = random.Random(seed)
+    for state in play_random_game(initial_state(GameConfig(n, decay)), rng, max_steps=3 * n * n):
+        legal = set(legal_actions(state))
+        for action in range(-1, n * n + 1):
+            if action in legal:
+                apply(state, action)
+            else:
+                with pytest.raises(IllegalActionError):
+                    apply(state, action)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32), n=st.integers(3, 6), limit=st.integers(1, 30))
+def test_outcome_is_the_rules_winner_or_the_turn_limit(seed: int, n: int, limit: int) -> None:
+    for state in play_random_game(initial_state(GameConfig(n)), random.Random(seed), 10 * n * n):
+        ended = trap_env.core.outcome(state, limit)
+        if is_terminal(state):
+            assert ended == trap_env.core.Outcome(state.winner, "trapped")
+            assert ended.returns() == returns(state)
+        elif state.phase is Phase.MOVE and state.turn >= limit:
+            assert ended == trap_env.core.Outcome(None, "truncated")
+            assert ended.returns() == (0.0, 0.0)
+        else:
+            assert ended is None
+        assert trap_env.core.outcome(state) == (ended if is_terminal(state) else None)

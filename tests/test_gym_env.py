@@ -27,9 +27,10 @@ from trap_env.core import (
     from_text,
     initial_state,
     legal_actions,
+    resolve_turn_limit,
     validate_state,
 )
-from trap_env.gym_env import OpponentError, TrapEnv, truncation_limit
+from trap_env.gym_env import OpponentError, TrapEnv
 from trap_env.observation import observe
 
 
@@ -106,8 +107,8 @@ def test_make_registers_the_id_with_the_documented_defaults() -> None:
 
 
 def test_truncation_limit_defaults_to_four_n_squared() -> None:
-    assert truncation_limit(None, 5) == 100
-    assert truncation_limit(7, 5) == 7
+    assert resolve_turn_limit(None, 5) == 100
+    assert resolve_turn_limit(7, 5) == 7
 
 
 # --- Determinism ----------------------------------------------------------------------

@@ -17,11 +17,12 @@ from trap_env.core import (
     State,
     apply,
     initial_state,
-    is_terminal,
-    returns,
+    outcome,
+    resolve_turn_limit,
     sample_landing,
 )
-from trap_env.gym_env import planes_space, truncation_limit
+from trap_env.game import TRUNCATED
+from trap_env.gym_env import planes_space
 from trap_env.observation import action_mask, observe
 from trap_env.rendering import RENDER_MODES, EnvRenderer
 
@@ -128,7 +129,7 @@ class raw_env(AECEnv[str, Observation, int]):  # type: ignore[misc]
     ) -> None:
         super().__init__()
         self._config = GameConfig(board_size, decay)
-        self.max_turns = truncation_limit(max_turns, board_size)
+        self.max_turns = resolve_turn_limit(max_turns, board_size)
         self.render_mode = render_mode
         num_cells = board_size * board_size
         self.possible_agents = list(AGENTS)
@@ -228,14 +229,12 @@ class raw_env(AECEnv[str, Observation, int]):  # type: ignore[misc]
 
     def _update_ends(self) -> None:
         """Set the rewards, terminations and truncations that the new state implies."""
-        state = self._game
-        if is_terminal(state):
-            self.rewards = dict(zip(AGENTS, returns(state), strict=True))
+        ended = outcome(self._game, self.max_turns)
+        self.rewards = dict(zip(AGENTS, ended.returns() if ended else (0.0, 0.0), strict=True))
+        if ended is not None and ended.reason == TRUNCATED:
+            self.truncations = dict.fromkeys(AGENTS, True)
+        elif ended is not None:
             self.terminations = dict.fromkeys(AGENTS, True)
-        else:
-            self.rewards = dict.fromkeys(AGENTS, 0.0)
-            if state.phase is Phase.MOVE and state.turn >= self.max_turns:
-                self.truncations = dict.fromkeys(AGENTS, True)
 
     def _is_over(self) -> bool:
         agent = self.agent_selection

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from trap_env.game import TRUNCATED, Outcome, turn_limit
 from trap_env.kernel import (
     DEFAULT_DECAY,
     MAX_DECAY,
@@ -38,6 +39,7 @@ from trap_env.kernel import (
     Phase,
     State,
     cached_geometry,
+    cells_of,
     decided_winner,
     geometry,
     land,
@@ -50,10 +52,12 @@ __all__ = [
     "DEFAULT_DECAY",
     "MAX_DECAY",
     "NO_PLAYER",
+    "TRAPPED",
     "Bitboard",
     "Cell",
     "GameConfig",
     "IllegalActionError",
+    "Outcome",
     "Phase",
     "State",
     "apply",
@@ -67,6 +71,8 @@ __all__ = [
     "mobility",
     "move_mask",
     "neighbour_mask",
+    "outcome",
+    "resolve_turn_limit",
     "returns",
     "sample_landing",
     "to_ascii",
@@ -76,6 +82,8 @@ __all__ = [
 ]
 
 MIN_BOARD_SIZE = 3
+TRAPPED = "trapped"
+"""Trap!'s one end reason: a player has no step left (see :func:`outcome`)."""
 # Module names for the phases: reading an enum member off its class is slow in the hot paths.
 _MOVE, _THROW, _LANDING = Phase.MOVE, Phase.THROW, Phase.LANDING
 
@@ -128,6 +136,16 @@ def default_turn_limit(board_size: int) -> int:
     return 4 * board_size * board_size
 
 
+def resolve_turn_limit(max_turns: object, board_size: int) -> int:
+    """``max_turns``, or :func:`default_turn_limit` when it is None; the one place a
+    Trap! runner or environment turns its argument into a limit.
+
+    Raises:
+        ValueError: if ``max_turns`` is neither None nor a positive integer.
+    """
+    return turn_limit(max_turns, default_turn_limit(board_size))
+
+
 def neighbour_mask(board_size: int, cell: Cell) -> Bitboard:
     """The on-board cells one king step from ``cell``."""
     return geometry(board_size).neighbours[cell]
@@ -154,8 +172,26 @@ def initial_state(config: GameConfig = GameConfig()) -> State:
 
 
 def is_terminal(state: State) -> bool:
-    """Whether the game is over."""
+    """Whether the rules have decided the game (a player is trapped)."""
     return state.winner != NO_PLAYER
+
+
+def outcome(state: State, max_turns: int | None = None) -> Outcome | None:
+    """Whether and why the game is over: the one definition, used by every env and runner.
+
+    A trapped player has lost (reason :data:`TRAPPED`); otherwise, at the start of a turn
+    once ``max_turns`` turns are complete, the game is cut as a draw (reason
+    ``"truncated"``). None while the game goes on.
+
+    Args:
+        state: the position.
+        max_turns: the turn limit (see :func:`resolve_turn_limit`); None: no limit.
+    """
+    if state.winner != NO_PLAYER:
+        return Outcome(state.winner, TRAPPED)
+    if max_turns is not None and state.phase is _MOVE and state.turn >= max_turns:
+        return Outcome(None, TRUNCATED)
+    return None
 
 
 def winner(state: State) -> int | None:
@@ -181,12 +217,7 @@ def legal_actions(state: State) -> list[Cell]:
         return []
     phase = state.phase
     if phase is _MOVE:
-        player = state.player
-        blocked = state.traps | (1 << state.cells[1 - player])
-        tables = cached_geometry(state.board_size) or geometry(state.board_size)
-        return [
-            cell for cell in tables.neighbour_cells[state.cells[player]] if not blocked >> cell & 1
-        ]
+        return cells_of(move_mask(state, state.player))
     if phase is _THROW:
         low, high = sorted(state.cells)
         targets = list(range(state.board_size * state.board_size))
@@ -257,15 +288,7 @@ def apply(state: State, action: int) -> State:
     n = state.board_size
     if 0 <= cell < n * n:
         if phase is _MOVE:
-            # A king step onto a cell free of traps and of the other player (move_mask's
-            # rule, tested bit by bit: apply is the core's hottest path).
-            player, cells = state.player, state.cells
-            tables = cached_geometry(n) or geometry(n)
-            if (
-                tables.neighbours[cells[player]] >> cell & 1
-                and not state.traps >> cell & 1
-                and cell != cells[1 - player]
-            ):
+            if move_mask(state, state.player) >> cell & 1:
                 return move(state, cell)
         elif phase is _THROW:
             if cell not in state.cells:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
-from typing import Any, Protocol, SupportsInt
+from typing import Any, SupportsInt
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
+from trap_env.agent import Opponent, OpponentError, close_agent, resolve_opponent
 from trap_env.core import (
     DEFAULT_DECAY,
     GameConfig,
@@ -18,13 +18,14 @@ from trap_env.core import (
     Phase,
     State,
     apply,
-    default_turn_limit,
     initial_state,
-    is_terminal,
+    outcome,
+    resolve_turn_limit,
     returns,
     sample_landing,
     validate_state,
 )
+from trap_env.game import TRUNCATED
 from trap_env.observation import NUM_PLANES, action_mask, observe
 from trap_env.rendering import RENDER_MODES, EnvRenderer
 
@@ -36,24 +37,10 @@ __all__ = [
     "check_learner_options",
     "close_agent",
     "planes_space",
-    "truncation_limit",
 ]
 
 ILLEGAL_ACTION_POLICIES = ("lose", "raise")
 """What an illegal learner action does: end the episode with reward -1, or raise."""
-
-
-class _SelectsActions(Protocol):
-    def select_action(self, state: State) -> int: ...
-
-
-Opponent = str | _SelectsActions | Callable[[State], SupportsInt]
-"""An agent spec string (``"random"``, ``"expectiminimax:depth=2"``), an object with
-``select_action(state)``, or a callable ``state -> action``."""
-
-
-class OpponentError(RuntimeError):
-    """The opponent inside the env raised or answered with an illegal action."""
 
 
 class TrapEnv(gym.Env[np.ndarray, np.int64]):
@@ -106,8 +93,8 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
       optionally ``reset(seed)``), or a callable ``state -> action``. Default ``"random"``.
       The opponent is reseeded from ``np_random`` at every reset, so one env seed replays
       one game. ``set_opponent`` swaps it (also through ``VecEnv.env_method``). Both ask
-      the opponent whether it plays this board (:func:`agents.base.check_supports`) and
-      raise :class:`agents.base.UnsupportedGameError` (a ``ValueError``) if not.
+      the opponent whether it plays this board (:func:`trap_env.agent.check_supports`) and
+      raise :class:`trap_env.agent.UnsupportedGameError` (a ``ValueError``) if not.
     - ``seat``: 0 or 1 to fix the learner's seat; None (default) draws it at each reset.
     - ``board_size``: N >= 3, default 7.
     - ``max_turns``: the truncation limit in turns; None means ``4 * N * N``.
@@ -147,15 +134,14 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
         illegal_action: str = "lose",
     ) -> None:
         self._config = GameConfig(board_size, decay)
-        self.max_turns = truncation_limit(max_turns, board_size)
+        self.max_turns = resolve_turn_limit(max_turns, board_size)
         check_learner_options(seat, illegal_action)
         self.fixed_seat = seat
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.observation_space = planes_space(board_size)
         self.action_space = spaces.Discrete(board_size * board_size)
-        self._opponent = _resolve_opponent(opponent, self._config)
-        self._owns_opponent = isinstance(opponent, str)
+        self._opponent, self._owns_opponent = resolve_opponent(opponent, config=self._config)
         self._state = initial_state(self._config)
         self._seat = 0 if seat is None else seat
         self._last_throw: tuple[int, int] | None = None
@@ -214,9 +200,9 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
         Raises:
             UnsupportedGameError: if the opponent cannot play this env's board.
         """
-        new = _resolve_opponent(opponent, self._config)
+        new, owned = resolve_opponent(opponent, config=self._config)
         self._close_own_opponent()
-        self._opponent, self._owns_opponent = new, isinstance(opponent, str)
+        self._opponent, self._owns_opponent = new, owned
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now, as a bool array over the N*N cells."""
@@ -272,7 +258,8 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
             return self._on_opponent_fault(error, info)
         if self.render_mode == "human":
             self.render()
-        terminated = is_terminal(self._state)
+        ending = self._ending()
+        terminated = ending is not None and ending != TRUNCATED
         reward = returns(self._state)[self._seat] if terminated else 0.0
         return self._observation(), reward, terminated, self._truncated, self._info(info)
 
@@ -331,17 +318,12 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
         """Let the opponent play (and chance land its throws) until the learner must act."""
         info: dict[str, Any] = {}
         state = self._state
-        self._truncated = False
-        while not is_terminal(state):
-            if state.phase is Phase.MOVE and state.turn >= self.max_turns:
-                self._truncated = True
-                break
-            if state.player == self._seat:
-                break
+        while outcome(state, self.max_turns) is None and state.player != self._seat:
             self._state = state = self._apply_opponent_action(state)
             if state.phase is Phase.LANDING:
                 info |= self._land("opponent_target", "opponent_landing")
                 state = self._state
+        self._truncated = self._ending() == TRUNCATED
         return info
 
     def _land(self, target_key: str, landing_key: str) -> dict[str, int]:
@@ -357,8 +339,8 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
         opponent = self._opponent
         select = getattr(opponent, "select_action", None)
         try:
-            action = select(state) if select is not None else opponent(state)  # type: ignore[operator]
-            return apply(state, action)  # type: ignore[arg-type]
+            action = select(state) if select is not None else opponent(state)
+            return apply(state, action)
         except IllegalActionError as error:
             raise OpponentError(f"the opponent {opponent!r} erred: {error}") from error
         except Exception as error:
@@ -367,9 +349,14 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
                 f"(turn {state.turn}, phase {state.phase.name})"
             ) from error
 
+    def _ending(self) -> str | None:
+        """Why the game is over (:func:`trap_env.core.outcome`'s reason), or None."""
+        ended = outcome(self._state, self.max_turns)
+        return None if ended is None else ended.reason
+
     def _is_over(self) -> bool:
-        ended = self._illegal or self._truncated or self._fault is not None
-        return ended or is_terminal(self._state)
+        aborted = self._illegal or self._fault is not None
+        return aborted or self._ending() is not None
 
     def _observation(self) -> np.ndarray:
         return observe(self._state, self._seat)
@@ -387,19 +374,6 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
             "turn": state.turn,
             **extra,
         }
-
-
-def truncation_limit(max_turns: int | None, board_size: int) -> int:
-    """The number of turns after which a game is truncated: ``max_turns``, or ``4 * N * N``.
-
-    Raises:
-        ValueError: if ``max_turns`` is neither None nor a positive integer.
-    """
-    if max_turns is None:
-        return default_turn_limit(board_size)
-    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
-        raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
-    return max_turns
 
 
 def check_learner_options(seat: int | None, illegal_action: str) -> None:
@@ -420,35 +394,3 @@ def check_learner_options(seat: int | None, illegal_action: str) -> None:
 def planes_space(board_size: int) -> spaces.Box:
     """The space of the observation planes (:func:`trap_env.observation.observe`)."""
     return spaces.Box(0, 1, (board_size, board_size, NUM_PLANES), dtype=np.int8)
-
-
-def close_agent(agent: object) -> None:
-    """Call ``agent.close()`` if it has one (program agents end their process)."""
-    close = getattr(agent, "close", None)
-    if callable(close):
-        close()
-
-
-def _resolve_opponent(
-    opponent: Opponent, config: GameConfig
-) -> _SelectsActions | Callable[[State], SupportsInt]:
-    """An agent object or callable from ``opponent``, checked against ``config``.
-
-    Spec strings are built by :func:`agents.make_agent`.
-
-    Raises:
-        TypeError: if ``opponent`` is neither a spec, an agent nor a callable.
-        UnsupportedGameError: if the opponent declares it cannot play ``config``.
-    """
-    # lazy: agents imports trap_env, not the other way
-    from agents.base import check_supports, make_agent
-
-    if isinstance(opponent, str):
-        opponent = make_agent(opponent)
-    if callable(getattr(opponent, "select_action", None)) or callable(opponent):
-        check_supports(opponent, config)
-        return opponent
-    raise TypeError(
-        "opponent must be an agent spec string such as 'random', an object with "
-        f"select_action(state), or a callable state -> action; got {type(opponent).__name__}"
-    )

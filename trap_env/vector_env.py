@@ -28,17 +28,12 @@ from gymnasium.vector.utils import batch_space
 from numpy.typing import NDArray
 
 from trap_env import vector
-from trap_env.core import GameConfig, IllegalActionError, State
-from trap_env.gym_env import (
-    OpponentError,
-    check_learner_options,
-    close_agent,
-    planes_space,
-    truncation_limit,
-)
+from trap_env.agent import OpponentError, batched_twin, check_supports, close_agent, make_agent
+from trap_env.core import GameConfig, IllegalActionError, State, resolve_turn_limit
+from trap_env.gym_env import check_learner_options, planes_space
 from trap_env.vector import I64, U64, Batch, Bool, Tables
 
-__all__ = ["BatchOpponent", "BatchPolicy", "TrapVectorEnv", "VectorOpponent"]
+__all__ = ["BatchOpponent", "BatchPolicy", "BatchedRandom", "TrapVectorEnv", "VectorOpponent"]
 
 BatchPolicy = Callable[[NDArray[np.int8], NDArray[np.bool_]], Any]
 """A frozen policy on batches: ``(observations (k, N, N, 4) int8, masks (k, N*N) bool)``
@@ -77,7 +72,7 @@ class BatchOpponent(Protocol):
         """Actions ``(B,)`` for the games in ``where`` (other entries are ignored)."""
 
 
-class _RandomOpponent:
+class BatchedRandom:
     """The course's random opponent, for the whole batch: uniform moves, throws at empty cells."""
 
     checked = False  # its actions are legal by construction
@@ -145,8 +140,12 @@ class _AgentOpponent:
 
     checked = True
 
-    def __init__(self, opponent: str | _SelectsActions | Callable[[State], Any]) -> None:
+    def __init__(
+        self, opponent: str | _SelectsActions | Callable[[State], Any], spare: Any = None
+    ) -> None:
         self.opponent = opponent
+        self._spare = spare
+        """An agent already built from the spec (to check it), used for the first slot."""
         self._agents: dict[int, Any] = {}
         self.errors: dict[int, str] = {}
         """The errors raised by the last ``act``, by game (those games get action -1)."""
@@ -155,16 +154,14 @@ class _AgentOpponent:
         if not isinstance(self.opponent, str):
             return self.opponent
         if slot not in self._agents:
-            from agents.base import check_supports, make_agent  # agents import trap_env
-
-            agent = make_agent(self.opponent, seed=slot)  # reseeded by start()
+            agent, self._spare = self._spare or make_agent(self.opponent, seed=slot), None
             check_supports(agent, GameConfig(env.board_size, env.tables.decay))
             self._agents[slot] = agent
         return self._agents[slot]
 
     def close(self) -> None:
         """End the agents this opponent built (a program agent's process, say)."""
-        for agent in self._agents.values():
+        for agent in [*self._agents.values(), *filter(None, [self._spare])]:
             close_agent(agent)
         self._agents.clear()
 
@@ -281,7 +278,7 @@ class TrapVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         self.metadata = {"autoreset_mode": mode, "render_modes": []}
         self.num_envs = num_envs
         self.board_size = board_size
-        self.max_turns = truncation_limit(max_turns, board_size)
+        self.max_turns = resolve_turn_limit(max_turns, board_size)
         self.fixed_seat = seat
         self.illegal_action = illegal_action
         self.render_mode = render_mode
@@ -641,7 +638,7 @@ def _resolve_opponents(
 ) -> tuple[bool, list[BatchOpponent], NDArray[np.float64]]:
     """Whether the caller plays both seats, the opponents, and their cumulative weights."""
     if isinstance(opponent, str) and opponent == "self":
-        return True, [_RandomOpponent()], np.ones(1)
+        return True, [BatchedRandom()], np.ones(1)
     if isinstance(opponent, Mapping):
         pairs = list(opponent.items())
     elif isinstance(opponent, list | tuple) and all(
@@ -667,14 +664,14 @@ def _probability(value: SupportsFloat) -> float:
 
 def _one_opponent(opponent: Any) -> BatchOpponent:
     if isinstance(opponent, str):
-        if opponent == "random":
-            return _RandomOpponent()
         if opponent == "self":
             raise ValueError("'self' cannot be part of a mix of opponents")
-        from agents.base import make_agent  # checks the spec now, not at the first game
-
-        make_agent(opponent)
-        return _batched_heuristic(opponent) or _AgentOpponent(opponent)
+        agent = make_agent(opponent)  # checks the spec now, not at the first game
+        twin = batched_twin(agent)
+        if twin is None:
+            return _AgentOpponent(opponent, spare=agent)
+        close_agent(agent)
+        return twin  # type: ignore[no-any-return]
     if callable(getattr(opponent, "select_action", None)):
         return _AgentOpponent(opponent)
     if callable(opponent):
@@ -686,22 +683,6 @@ def _one_opponent(opponent: Any) -> BatchOpponent:
         "select_action(state), a batched policy (observations, masks) -> actions, a "
         f"callable state -> action, or a mix of these with probabilities; got {opponent!r}"
     )
-
-
-def _batched_heuristic(spec: str) -> BatchOpponent | None:
-    """The batched one-ply agent for ``greedy[:heuristic=H]``, ``is``, ``ais`` and ``ocls``
-    with a heuristic the batch computes (None for the rest: they play game by game)."""
-    from agents.base import parse_spec
-    from agents.vector_heuristics import BATCHED_HEURISTICS, BatchedGreedy
-
-    name, options = parse_spec(spec)
-    if name == "greedy" and set(options) <= {"heuristic"}:
-        heuristic = options.get("heuristic", "ais")
-    elif name in BATCHED_HEURISTICS and not options:
-        heuristic = name
-    else:
-        return None
-    return BatchedGreedy(heuristic) if heuristic in BATCHED_HEURISTICS else None
 
 
 def _num_parameters(function: Callable[..., Any]) -> int:

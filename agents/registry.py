@@ -1,0 +1,186 @@
+"""The table of agents by game and name, and :func:`make_agent`, which builds one from a spec.
+
+A spec string names an agent and its options: ``"name"`` or ``"name:key=value,key=value"``
+(``"expectiminimax:depth=4,time_limit=1.0"``); ``"exec:COMMAND"`` runs a program in any
+language as an agent (:mod:`agents.program`). The name is a built-in or registered one of
+the game (see :func:`agent_names`, :func:`register`), or the dotted path of an agent class,
+or of a function annotated to return one (``"mypackage.module.MyAgent:key=value"``).
+Options are read strictly as the types the agent's factory declares
+(:mod:`agents.options`), so ``throw_filter=no`` is an error, not a true value.
+
+The table holds ``"module:factory"`` texts, imported only when an agent is built, so that
+``make_agent("random")`` loads neither the search nor torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from agents.options import (
+    EXEC,
+    factory_arguments,
+    option_value,
+    options_of,
+    parse_spec,
+    type_hints,
+)
+from trap_env.agent import Agent, SpecError
+from trap_env.games import DEFAULT_GAME, game_names
+
+__all__ = ["AGENT_TABLE", "agent_names", "make_agent", "register"]
+
+AGENT_TABLE: dict[str, dict[str, str]] = {
+    "trap": {
+        "random": "agents.simple:RandomAgent",
+        "greedy": "agents.heuristics:greedy",
+        "is": "agents.heuristics:is_agent",
+        "ais": "agents.heuristics:ais_agent",
+        "ocls": "agents.heuristics:ocls_agent",
+        "expectiminimax": "agents.search.agent:ExpectiminimaxAgent",
+        "alphabeta": "agents.search.agent:alphabeta",
+        "minimax": "agents.search.agent:alphabeta",
+        "easy": "agents.search.agent:easy",
+        "medium": "agents.search.agent:medium",
+        "hard": "agents.search.agent:hard",
+        "expert": "agents.search.agent:expert",
+        "ppo": "agents.rl.ppo:PPOAgent",
+        "mcts": "agents.mcts.agent:MCTSAgent",
+        EXEC: "agents.program:ProgramAgent",
+    },
+}
+"""The built-in agents: game -> name -> ``"module:factory"``."""
+
+_REGISTERED: dict[tuple[str, str], Callable[..., Agent]] = {}
+"""Agents registered at run time by :func:`register` (users' agents), by (game, name)."""
+
+
+def register(
+    name: str, *, game: str = DEFAULT_GAME
+) -> Callable[[Callable[..., Agent]], Callable[..., Agent]]:
+    """Class decorator: make a user's agent buildable as ``make_agent(name, game=game)``.
+
+    Raises:
+        SpecError: if ``name`` is a built-in agent's name or not a plain identifier.
+    """
+    builtin = AGENT_TABLE.get(game, {})
+    if name in builtin or not name.replace("-", "_").isidentifier():
+        raise SpecError(
+            f"cannot register {name!r}: names are identifiers, and the built-in names "
+            f"{sorted(builtin)} are taken"
+        )
+
+    def decorate(factory: Callable[..., Agent]) -> Callable[..., Agent]:
+        _REGISTERED[game, name] = factory
+        return factory
+
+    return decorate
+
+
+def agent_names(game: str = DEFAULT_GAME) -> list[str]:
+    """The names :func:`make_agent` knows for ``game`` (built-in and registered), sorted."""
+    registered = {name for known, name in _REGISTERED if known == game}
+    return sorted({*AGENT_TABLE.get(game, {}), *registered})
+
+
+def make_agent(
+    spec: str, *, game: str = DEFAULT_GAME, seed: int | None = None, **overrides: Any
+) -> Agent:
+    """Build an agent of ``game`` from a spec string; ``overrides`` win over the spec's options.
+
+    Each option's text is read strictly as the type the agent's factory declares for it
+    (its signature's annotations; for a parameter annotated with a dataclass, a settings
+    record, each field is an option of its own and the record is built from the
+    parameter's default with those fields replaced):
+
+    * ``bool``: ``true`` or ``false``; ``int``: an integer (not ``1.5``); ``float``: a
+      number; ``str``: the text; a ``Literal``: one of its values; a path: the text;
+    * ``none`` only where the type allows None; where a float may be None, ``inf`` (or a
+      number too large for a float) means None too (no limit);
+    * a type with a ``parse(text, base)`` classmethod (such as
+      :class:`~agents.search.evaluation.Weights`): that, with the option's default as base.
+
+    An option without an annotation is read as before types: ``true``/``false``, ``none``,
+    an int, a float, or else the text.
+
+    Args:
+        spec: ``"name"``, ``"name:key=value,..."``, or a dotted path with options.
+        game: the game the agent plays (:func:`trap_env.games.game_names`).
+        seed: seeds the agent's generator (passed as ``seed=`` to agents that take it).
+        **overrides: further options, as Python values (not parsed).
+
+    Raises:
+        SpecError: for an unknown game or name, a path that names no agent class or
+            factory, an unknown option, a value its option does not allow, or an agent
+            that refuses its options; the message says what is allowed.
+    """
+    if not isinstance(spec, str):
+        raise SpecError(f"an agent spec is a string such as 'random', got {spec!r}")
+    name, texts = parse_spec(spec)
+    factory = _resolve(name, game)
+    options = options_of(factory)
+    unknown = sorted(set(texts).union(overrides) - set(options.types))
+    if unknown and not options.takes_kwargs:
+        raise SpecError(
+            f"agent {name!r} takes no option {', '.join(map(repr, unknown))}; "
+            f"its options: {', '.join(sorted(options.types)) or 'none'}"
+        )
+    values = {key: option_value(name, key, text, options) for key, text in texts.items()}
+    values.update(overrides)
+    if "seed" in options.types:
+        values.setdefault("seed", seed)
+    try:
+        agent = factory(**factory_arguments(values, options))
+    except (TypeError, ValueError, OSError) as error:  # OSError: a model file not there
+        raise SpecError(f"agent spec {spec.strip()!r}: {error}") from error
+    if not isinstance(agent, Agent):
+        raise SpecError(
+            f"{name!r} built a {type(agent).__name__}, not an agent (an object with "
+            "select_action(state) and reset(seed))"
+        )
+    return agent
+
+
+def _resolve(name: str, game: str) -> Callable[..., Agent]:
+    """The factory a spec's name stands for: registered, built-in, or a dotted path."""
+    if game not in AGENT_TABLE and not any(known == game for known, _ in _REGISTERED):
+        raise SpecError(f"unknown game {game!r}; the games: {', '.join(game_names())}")
+    if (game, name) in _REGISTERED:
+        return _REGISTERED[game, name]
+    builtin = AGENT_TABLE.get(game, {})
+    if name in builtin:
+        module_name, _, attribute = builtin[name].partition(":")
+        return getattr(importlib.import_module(module_name), attribute)  # type: ignore[no-any-return]
+    module_name, _, attribute = name.rpartition(".")
+    if not module_name or not all(part.isidentifier() for part in name.split(".")):
+        raise SpecError(
+            f"unknown agent {name!r}; known agents: {', '.join(agent_names(game))} (of the game "
+            f"{game!r}), or a dotted path such as 'mypackage.module.MyAgent'"
+        )
+    try:
+        factory = getattr(importlib.import_module(module_name), attribute)
+    except Exception as error:  # an import runs the module's code: anything can go wrong
+        raise SpecError(f"cannot import agent {name!r}: {error}") from error
+    if not _makes_agents(factory):
+        raise SpecError(
+            f"{name!r} is not an agent: a dotted path names a class with "
+            "select_action(state) and reset(seed) methods, or a function annotated to "
+            "return such a class"
+        )
+    return factory  # type: ignore[no-any-return]
+
+
+def _makes_agents(factory: object) -> bool:
+    """Whether ``factory`` is an agent class, or a function annotated to return one.
+
+    Decided without calling it: a dotted path may name any function (``os.abort``).
+    """
+    if not inspect.isclass(factory):
+        if not inspect.isfunction(factory):
+            return False
+        factory = type_hints(factory).get("return")
+        if not inspect.isclass(factory):
+            return False
+    return all(callable(getattr(factory, method, None)) for method in ("select_action", "reset"))

@@ -1,0 +1,238 @@
+"""The game protocol: what every game on the stack offers, in OpenSpiel's terms.
+
+A game is two-player and zero-sum, with perfect information and, where it has any, chance
+as explicit nodes whose :meth:`Game.chance_outcomes` lists exact ``(outcome, probability)``
+pairs. States are immutable values; :meth:`Game.apply` returns a new one. Actions are
+integers in ``range(num_actions(config))``; a chance outcome is an integer too.
+
+The generic parts (the search, ``mcts``, the match runner, tournaments, results records,
+the ``exec:`` protocol, the Gymnasium, PettingZoo and OpenSpiel adapters) are written
+against :class:`Game`; each game implements it once (Trap!: :mod:`trap_env.trap`) and is
+registered by name in :mod:`trap_env.games`.
+
+When a game is over is said by one function, :meth:`Game.outcome`, which returns an
+:class:`Outcome` (the model is python-chess's ``Outcome``/``Termination``): the winner and
+the reason, one of the game's own :attr:`Game.end_reasons` or :data:`TRUNCATED` when the
+turn limit cut it. :func:`turn_limit` resolves that limit, the same way everywhere.
+
+This module imports nothing outside the standard library.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+__all__ = [
+    "TRUNCATED",
+    "Game",
+    "Outcome",
+    "RandomSource",
+    "turn_limit",
+]
+
+TRUNCATED = "truncated"
+"""The reason of a game cut at its turn limit (a draw), in every game."""
+
+S = TypeVar("S", bound=Hashable)
+C = TypeVar("C")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended.
+
+    Attributes:
+        winner: the winning player, 0 or 1; None for a draw.
+        reason: why it ended: one of its game's ``end_reasons`` or :data:`TRUNCATED`
+            (the match runner adds the faults of ``agents.arena.match.FAULTS``).
+    """
+
+    winner: int | None
+    reason: str
+
+    def returns(self) -> tuple[float, float]:
+        """The players' payoffs: +1 for the winner, -1 for the loser, 0 and 0 for a draw."""
+        if self.winner is None:
+            return (0.0, 0.0)
+        return (1.0, -1.0) if self.winner == 0 else (-1.0, 1.0)
+
+
+def turn_limit(max_turns: object, default: int) -> int:
+    """The turn limit of a game: ``max_turns``, or ``default`` when it is None.
+
+    Every environment, runner, search and training loop resolves its limit here, so that
+    "no limit given" means one thing everywhere (each game's ``default_turn_limit``).
+
+    Raises:
+        ValueError: if ``max_turns`` is neither None nor a positive integer.
+    """
+    if max_turns is None:
+        return default
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+        raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+    return max_turns
+
+
+class RandomSource(Protocol):
+    """Anything with ``random() -> float`` in ``[0, 1)``: ``random.Random``, numpy's Generator."""
+
+    def random(self) -> float: ...
+
+
+class Game(Protocol[S, C]):
+    """A two-player zero-sum game with perfect information and explicit chance nodes.
+
+    ``S`` is the state type (immutable, hashable), ``C`` the rules' configuration (a frozen
+    record of the rule parameters: Trap!'s board size and decay). Methods that take a
+    state never change it.
+    """
+
+    name: str
+    """The registry name: ``make_agent(spec, game=name)``, ``--game name``, records."""
+    title: str
+    """The name people read: ``"Trap!"``."""
+    end_reasons: tuple[str, ...]
+    """The reasons of :meth:`outcome` that the rules give (Trap!: ``("trapped",)``)."""
+
+    # --- Configuration ----------------------------------------------------------------
+
+    def make_config(self, **params: Any) -> C:
+        """The rules' configuration from keyword parameters (missing ones: defaults).
+
+        Raises:
+            ValueError: naming a parameter that is unknown or out of range.
+        """
+        ...
+
+    def config_params(self, config: C) -> dict[str, Any]:
+        """Every rule parameter of ``config`` by name (what records and settings store)."""
+        ...
+
+    def config_of(self, state: S) -> C:
+        """The configuration a state is played under."""
+        ...
+
+    def num_actions(self, config: C) -> int:
+        """The size of the action space; actions are ``range(num_actions)``."""
+        ...
+
+    def observation_shape(self, config: C) -> tuple[int, ...]:
+        """The shape of :meth:`observe`'s planes (``(N, N, planes)``)."""
+        ...
+
+    def default_turn_limit(self, config: C) -> int:
+        """The turn after which runners and environments cut a game as a draw."""
+        ...
+
+    # --- Play ---------------------------------------------------------------------------
+
+    def initial_state(self, config: C) -> S:
+        """The start of a game."""
+        ...
+
+    def current_player(self, state: S) -> int:
+        """The player to act; at a chance node, the player whose decision it follows."""
+        ...
+
+    def is_chance(self, state: S) -> bool:
+        """Whether chance acts next (never once the game is over)."""
+        ...
+
+    def legal_actions(self, state: S) -> list[int]:
+        """The legal actions (or chance outcomes), ascending; empty once the game is over."""
+        ...
+
+    def legal_action_mask(self, state: S) -> list[int]:
+        """:meth:`legal_actions` as ``num_actions`` zeros and ones."""
+        ...
+
+    def apply(self, state: S, action: int) -> S:
+        """The state after ``action`` (a decision or a chance outcome).
+
+        Raises:
+            IllegalActionError: naming the action and the legal choices.
+        """
+        ...
+
+    def chance_outcomes(self, state: S) -> Sequence[tuple[int, float]]:
+        """The exact ``(outcome, probability)`` pairs of a chance node.
+
+        Raises:
+            ValueError: if ``state`` is not a chance node.
+        """
+        ...
+
+    def sample_chance(self, state: S, rng: RandomSource) -> int:
+        """One chance outcome, drawn with exactly one ``rng.random()``."""
+        ...
+
+    def turn(self, state: S) -> int:
+        """The number of turns completed. A turn is the run of decisions one player makes
+        in a row (Trap!: a move and a throw); the match runner's time budget is per turn."""
+        ...
+
+    def outcome(self, state: S, max_turns: int | None = None) -> Outcome | None:
+        """Whether and why the game is over: None while it goes on.
+
+        Args:
+            state: the position.
+            max_turns: the turn limit (resolved by :func:`turn_limit`); None for the
+                rules alone, without a limit.
+        """
+        ...
+
+    def scores(self, state: S) -> dict[str, Any]:
+        """What the game counts beyond win and loss (disc counts, zone sizes), for ``info``
+        and records; empty where there is nothing."""
+        ...
+
+    def decision_name(self, state: S) -> str:
+        """What the player to act decides now (Trap!: ``"move"`` or ``"throw"``)."""
+        ...
+
+    # --- Views --------------------------------------------------------------------------
+
+    def observe(self, state: S, player: int) -> Any:
+        """The observation planes from ``player``'s side, an ``int8`` array of
+        :meth:`observation_shape`."""
+        ...
+
+    def to_text(self, state: S) -> str:
+        """A one-line notation, read back exactly by :meth:`from_text`."""
+        ...
+
+    def from_text(self, text: str) -> S:
+        """Parse :meth:`to_text`'s notation.
+
+        Raises:
+            ValueError: naming the first problem in the text.
+        """
+        ...
+
+    def action_to_text(self, state: S, action: int) -> str:
+        """An action as people and programs write it (Trap!: ``"row col"``)."""
+        ...
+
+    def action_from_text(self, state: S, text: str) -> int:
+        """Parse :meth:`action_to_text`'s form (the action need not be legal).
+
+        Raises:
+            ValueError: saying what form is allowed.
+        """
+        ...
+
+    def render_text(self, state: S) -> str:
+        """A board drawing for the terminal."""
+        ...
+
+    def render_rgb(self, state: S, last_chance: tuple[int, int] | None = None) -> Any:
+        """The board as an ``(H, W, 3)`` ``uint8`` image; ``last_chance`` is the last
+        chance node's ``(decision before it, outcome)`` (Trap!: a throw's target and
+        landing), drawn where the game shows it."""
+        ...
+
+    def describe(self, state: S) -> Mapping[str, Any]:
+        """A JSON-ready description of the position that a web page can draw."""
+        ...

@@ -1,0 +1,193 @@
+"""Trap! behind the game protocol (:class:`trap_env.game.Game`): the rules of :mod:`trap_env.core`.
+
+Every method translates to the core; none restates a rule. ``GAME`` is the instance that
+:mod:`trap_env.games` registers as ``"trap"``.
+
+Example:
+    >>> from trap_env.trap import GAME
+    >>> state = GAME.initial_state(GAME.make_config(board_size=5))
+    >>> GAME.decision_name(state), GAME.legal_actions(state)
+    ('move', [1, 3, 6, 7, 8])
+    >>> GAME.outcome(state) is None
+    True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from trap_env import core
+from trap_env.core import Cell, GameConfig, Phase, State
+from trap_env.game import Outcome, RandomSource
+from trap_env.kernel import cells_of
+
+__all__ = ["GAME", "Trap"]
+
+
+class Trap:
+    """Trap! as a :class:`trap_env.game.Game`: states are :class:`trap_env.core.State`,
+    the configuration is :class:`trap_env.core.GameConfig`, actions are flat cells."""
+
+    name = "trap"
+    title = "Trap!"
+    end_reasons = (core.TRAPPED,)
+
+    # --- Configuration ----------------------------------------------------------------
+
+    def make_config(self, **params: Any) -> GameConfig:
+        """A :class:`GameConfig` from ``board_size`` and ``decay`` (defaults 7 and 50).
+
+        Raises:
+            ValueError: for an unknown parameter or a value out of range.
+        """
+        allowed = {item.name for item in dataclasses.fields(GameConfig)}
+        unknown = sorted(set(params) - allowed)
+        if unknown:
+            raise ValueError(f"Trap! has no rule parameter {unknown}; allowed: {sorted(allowed)}")
+        return GameConfig(**params)
+
+    def config_params(self, config: GameConfig) -> dict[str, Any]:
+        """``{"board_size": N, "decay": D}``."""
+        return dataclasses.asdict(config)
+
+    def config_of(self, state: State) -> GameConfig:
+        """The board size and decay the state carries."""
+        return GameConfig(state.board_size, state.decay)
+
+    def num_actions(self, config: GameConfig) -> int:
+        """N * N: a move's destination or a throw's target, as a flat cell."""
+        return config.board_size * config.board_size
+
+    def observation_shape(self, config: GameConfig) -> tuple[int, ...]:
+        """``(N, N, 4)``: see :mod:`trap_env.observation`."""
+        from trap_env.observation import NUM_PLANES
+
+        return (config.board_size, config.board_size, NUM_PLANES)
+
+    def default_turn_limit(self, config: GameConfig) -> int:
+        """``4 * N * N`` (:func:`trap_env.core.default_turn_limit`)."""
+        return core.default_turn_limit(config.board_size)
+
+    # --- Play ---------------------------------------------------------------------------
+
+    def initial_state(self, config: GameConfig) -> State:
+        """:func:`trap_env.core.initial_state`."""
+        return core.initial_state(config)
+
+    def current_player(self, state: State) -> int:
+        """The player to move or throw; at a landing, the thrower."""
+        return state.player
+
+    def is_chance(self, state: State) -> bool:
+        """Whether a throw waits for its landing."""
+        return state.phase is Phase.LANDING and state.winner == core.NO_PLAYER
+
+    def legal_actions(self, state: State) -> list[Cell]:
+        """:func:`trap_env.core.legal_actions`."""
+        return core.legal_actions(state)
+
+    def legal_action_mask(self, state: State) -> list[int]:
+        """:func:`trap_env.core.legal_action_mask`."""
+        return core.legal_action_mask(state)
+
+    def apply(self, state: State, action: int) -> State:
+        """:func:`trap_env.core.apply`."""
+        return core.apply(state, action)
+
+    def chance_outcomes(self, state: State) -> Sequence[tuple[Cell, float]]:
+        """:func:`trap_env.core.chance_outcomes`: the landing cells, the target first."""
+        return core.chance_outcomes(state)
+
+    def sample_chance(self, state: State, rng: RandomSource) -> Cell:
+        """:func:`trap_env.core.sample_landing`: one ``rng.random()`` per landing."""
+        return core.sample_landing(state, rng)
+
+    def turn(self, state: State) -> int:
+        """Turns completed; a turn is one player's move and throw."""
+        return state.turn
+
+    def outcome(self, state: State, max_turns: int | None = None) -> Outcome | None:
+        """:func:`trap_env.core.outcome`."""
+        return core.outcome(state, max_turns)
+
+    def scores(self, state: State) -> dict[str, Any]:
+        """Nothing beyond win and loss."""
+        return {}
+
+    def decision_name(self, state: State) -> str:
+        """``"move"``, ``"throw"`` or ``"landing"`` (chance)."""
+        return state.phase.name.lower()
+
+    # --- Views --------------------------------------------------------------------------
+
+    def observe(self, state: State, player: int) -> Any:
+        """:func:`trap_env.observation.observe`."""
+        from trap_env.observation import observe
+
+        return observe(state, player)
+
+    def to_text(self, state: State) -> str:
+        """:func:`trap_env.core.to_text`."""
+        return core.to_text(state)
+
+    def from_text(self, text: str) -> State:
+        """:func:`trap_env.core.from_text`."""
+        return core.from_text(text)
+
+    def action_to_text(self, state: State, action: int) -> str:
+        """``"row,col"``."""
+        return "{},{}".format(*divmod(action, state.board_size))
+
+    def action_from_text(self, state: State, text: str) -> Cell:
+        """A cell from ``"row,col"`` (spaces allowed) or a flat cell index.
+
+        Raises:
+            ValueError: for any other text, or a cell off the board.
+        """
+        n = state.board_size
+        row, sep, col = text.replace(" ", "").partition(",")
+        fields = (row, col) if sep else (row,)
+        if not all(field.isascii() and field.isdigit() for field in fields):
+            raise ValueError(
+                f"a cell is 'row,col' or a flat index row*{n}+col, got {text[:40]!r}"
+            )
+        if sep and (int(row) >= n or int(col) >= n):
+            raise ValueError(f"cell {text[:40]!r} is off the {n}x{n} board")
+        cell = int(row) * n + int(col) if sep else int(row)
+        if cell >= n * n:
+            raise ValueError(f"cell {cell} is off the {n}x{n} board (0..{n * n - 1})")
+        return cell
+
+    def render_text(self, state: State) -> str:
+        """:func:`trap_env.core.to_ascii`."""
+        return core.to_ascii(state)
+
+    def render_rgb(self, state: State, last_chance: tuple[int, int] | None = None) -> Any:
+        """:func:`trap_env.rendering.render_rgb`; ``last_chance`` is the last throw's
+        ``(target, landing)``."""
+        from trap_env.rendering import render_rgb
+
+        return render_rgb(state, last_chance)
+
+    def describe(self, state: State) -> Mapping[str, Any]:
+        """The board size, the players' and traps' cells, the side to act and its phase,
+        a pending target, and the winner (None while play goes on)."""
+        n = state.board_size
+        return {
+            "game": self.name,
+            "board_size": n,
+            "players": list(state.cells),
+            "traps": cells_of(state.traps),
+            "player": state.player,
+            "phase": self.decision_name(state),
+            "target": None if state.target == core.NO_PLAYER else state.target,
+            "turn": state.turn,
+            "winner": core.winner(state),
+            "decay": state.decay,
+        }
+
+
+GAME = Trap()
+"""Trap!, as registered in :mod:`trap_env.games`."""
