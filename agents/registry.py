@@ -28,7 +28,7 @@ from agents.options import (
     type_hints,
 )
 from trap_env.agent import Agent, SpecError
-from trap_env.games import DEFAULT_GAME, game_names
+from trap_env.games import DEFAULT_GAME, get_game
 
 __all__ = ["AGENT_TABLE", "agent_names", "make_agent", "register"]
 
@@ -145,8 +145,10 @@ def make_agent(
 
 def _resolve(name: str, game: str) -> Callable[..., Agent]:
     """The factory a spec's name stands for: registered, built-in, or a dotted path."""
-    if game not in AGENT_TABLE and not any(known == game for known, _ in _REGISTERED):
-        raise SpecError(f"unknown game {game!r}; the games: {', '.join(game_names())}")
+    try:
+        get_game(game)
+    except ValueError as error:
+        raise SpecError(str(error)) from None
     if (game, name) in _REGISTERED:
         return _REGISTERED[game, name]
     builtin = AGENT_TABLE.get(game, {})

@@ -1,7 +1,8 @@
 """The games on the stack, by name: ``get_game("trap")`` gives Trap!'s :class:`~trap_env.game.Game`.
 
 Games are imported when first asked for, so naming one loads only its package. A game
-from outside this package joins with :func:`register_game`.
+from outside this package joins with :func:`register_game`, or is named by its path,
+``"mypackage.mygame:GAME"`` (which a runner's worker processes import by themselves).
 
 Example:
     >>> from trap_env.games import game_names, get_game
@@ -39,18 +40,43 @@ def game_names() -> list[str]:
 
 
 def get_game(name: str) -> Game[Any, Any]:
-    """The game registered as ``name``.
+    """The game registered as ``name``, or the game at the path ``"module:attribute"``.
 
     Raises:
         UnknownGameError: naming the games there are.
     """
-    if not isinstance(name, str) or name not in _GAMES:
-        raise UnknownGameError(f"unknown game {name!r}; the games: {', '.join(game_names())}")
-    found = _GAMES[name]
+    if not isinstance(name, str) or (name not in _GAMES and not _is_path(name)):
+        raise UnknownGameError(
+            f"unknown game {name!r}; the games: {', '.join(game_names())}, or a path "
+            "such as 'mypackage.mygame:GAME'"
+        )
+    found = _GAMES.get(name, name)
     if isinstance(found, str):
-        module, _, attribute = found.partition(":")
-        found = _GAMES[name] = getattr(importlib.import_module(module), attribute)
+        found = _import(name, found)
+        if name in _GAMES:
+            _GAMES[name] = found
     return found
+
+
+def _import(name: str, path: str) -> Game[Any, Any]:
+    module, _, attribute = path.partition(":")
+    try:
+        found = getattr(importlib.import_module(module), attribute)
+    except (ImportError, AttributeError) as error:
+        raise UnknownGameError(f"cannot import the game {name!r}: {error}") from error
+    if not all(callable(getattr(found, method, None)) for method in _REQUIRED):
+        raise UnknownGameError(f"{name!r} is not a game (it lacks {', '.join(_REQUIRED)})")
+    return found  # type: ignore[no-any-return]
+
+
+_REQUIRED = ("initial_state", "legal_actions", "apply", "outcome")
+"""What :func:`get_game` checks that a game found by its path has."""
+
+
+def _is_path(name: str) -> bool:
+    module, sep, attribute = name.partition(":")
+    parts = [*module.split("."), attribute]
+    return bool(sep) and all(part.isidentifier() for part in parts)
 
 
 def register_game(game: Game[Any, Any]) -> None:

@@ -1,0 +1,62 @@
+"""The generic parts are generic: Race (``tests/toy_game.py``), a tiny game with a chance
+node, played through the search, the match runner and the protocol's contract."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import toy_game
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from toy_game import GAME, RaceState
+
+from agents.search.expectimax import Search
+from agents.search.protocol_game import ProtocolSearchGame
+from trap_env.core import IllegalActionError
+from trap_env.games import get_game
+
+
+def reachable(goal: int, seed: int, steps: int) -> list[RaceState]:
+    """The states of one random playout of Race."""
+    rng = random.Random(seed)
+    state = GAME.initial_state(GAME.make_config(goal=goal))
+    states = [state]
+    while GAME.outcome(state) is None and len(states) < steps:
+        if GAME.is_chance(state):
+            state = GAME.apply(state, GAME.sample_chance(state, rng))
+        else:
+            state = GAME.apply(state, rng.choice(GAME.legal_actions(state)))
+        states.append(state)
+    return states
+
+
+def test_a_game_is_found_by_its_path() -> None:
+    assert get_game("toy_game:GAME") is GAME
+
+
+@settings(max_examples=25, deadline=None)
+@given(goal=st.integers(2, 6), seed=st.integers(0, 2**32), depth=st.integers(1, 5))
+def test_the_pruned_search_agrees_with_plain_expectimax(goal: int, seed: int, depth: int) -> None:
+    search = Search(ProtocolSearchGame(GAME))
+    for state in reachable(goal, seed, 12):
+        if GAME.is_chance(state) or GAME.outcome(state) is not None:
+            continue
+        assert search.value(state, depth) == pytest.approx(toy_game.expectimax(state, depth))
+        value, _ = search.best(state, depth)
+        assert value == pytest.approx(toy_game.expectimax(state, depth))
+
+
+@settings(max_examples=25, deadline=None)
+@given(goal=st.integers(2, 6), seed=st.integers(0, 2**32))
+def test_apply_accepts_exactly_the_legal_actions_and_text_round_trips(goal: int, seed: int) -> None:
+    for state in reachable(goal, seed, 40):
+        assert GAME.from_text(GAME.to_text(state)) == state
+        legal = GAME.legal_actions(state)
+        assert [a for a in range(3) if GAME.legal_action_mask(state)[a]] == legal
+        for action in range(-1, 4):
+            if action in legal:
+                GAME.apply(state, action)
+            else:
+                with pytest.raises(IllegalActionError):
+                    GAME.apply(state, action)

@@ -1,0 +1,227 @@
+"""Race, a tiny test-only game of the protocol, with a chance node: it proves the generic
+parts generic (the search, ``mcts``, the runner, tournaments, the adapters).
+
+Two players race along a track to ``goal``. On its turn a player either walks one step
+(action 0) or gambles (action 1): chance then moves it 2 steps with probability 3/5 or
+none with 2/5 (outcomes 2 and 0). Whoever reaches the goal first wins ("finished").
+Actions are ``0..2`` (2 is never a decision, only a chance outcome).
+
+Name it to the runners by its path: ``--game toy_game:GAME``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from trap_env.core import IllegalActionError
+from trap_env.game import TRUNCATED, Outcome, RandomSource
+
+WALK, GAMBLE = 0, 1
+GAMBLE_OUTCOMES = ((0, 0.4), (2, 0.6))
+NAMES = ("walk", "gamble")
+
+
+@dataclass(frozen=True)
+class RaceConfig:
+    """The track's length."""
+
+    goal: int = 4
+
+    def __post_init__(self) -> None:
+        if isinstance(self.goal, bool) or not isinstance(self.goal, int) or self.goal < 2:
+            raise ValueError(f"goal must be an integer >= 2, got {self.goal!r}")
+
+
+class RaceState(NamedTuple):
+    """Positions of players 0 and 1, the player to act, a pending gamble, turns done."""
+
+    goal: int
+    positions: tuple[int, int]
+    player: int
+    gambling: bool
+    turn: int
+
+
+class Race:
+    """The game protocol for Race."""
+
+    name = "race"
+    title = "Race"
+    end_reasons = ("finished",)
+
+    def make_config(self, **params: Any) -> RaceConfig:
+        unknown = sorted(set(params) - {"goal"})
+        if unknown:
+            raise ValueError(f"Race has no rule parameter {unknown}; allowed: ['goal']")
+        return RaceConfig(**params)
+
+    def config_params(self, config: RaceConfig) -> dict[str, Any]:
+        return {"goal": config.goal}
+
+    def config_of(self, state: RaceState) -> RaceConfig:
+        return RaceConfig(state.goal)
+
+    def num_actions(self, config: RaceConfig) -> int:
+        return 3
+
+    def observation_shape(self, config: RaceConfig) -> tuple[int, ...]:
+        return (1, config.goal + 1, 2)
+
+    def default_turn_limit(self, config: RaceConfig) -> int:
+        return 4 * config.goal
+
+    def initial_state(self, config: RaceConfig) -> RaceState:
+        return RaceState(config.goal, (0, 0), 0, False, 0)
+
+    def current_player(self, state: RaceState) -> int:
+        return state.player
+
+    def is_chance(self, state: RaceState) -> bool:
+        return state.gambling
+
+    def legal_actions(self, state: RaceState) -> list[int]:
+        if self.outcome(state) is not None:
+            return []
+        if state.gambling:
+            return [outcome for outcome, _ in GAMBLE_OUTCOMES]
+        return [WALK, GAMBLE]
+
+    def legal_action_mask(self, state: RaceState) -> list[int]:
+        legal = self.legal_actions(state)
+        return [int(action in legal) for action in range(3)]
+
+    def apply(self, state: RaceState, action: int) -> RaceState:
+        if action not in self.legal_actions(state):
+            raise IllegalActionError(
+                f"illegal action {action!r}; legal: {self.legal_actions(state)}"
+            )
+        if not state.gambling and action == GAMBLE:
+            return state._replace(gambling=True)
+        steps = 1 if not state.gambling else action
+        positions = list(state.positions)
+        positions[state.player] = min(state.goal, positions[state.player] + steps)
+        return RaceState(state.goal, (positions[0], positions[1]), 1 - state.player, False,
+                         state.turn + 1)
+
+    def chance_outcomes(self, state: RaceState) -> Sequence[tuple[int, float]]:
+        if not state.gambling:
+            raise ValueError("chance_outcomes needs a pending gamble")
+        return GAMBLE_OUTCOMES
+
+    def sample_chance(self, state: RaceState, rng: RandomSource) -> int:
+        return 0 if rng.random() < GAMBLE_OUTCOMES[0][1] else 2
+
+    def turn(self, state: RaceState) -> int:
+        return state.turn
+
+    def outcome(self, state: RaceState, max_turns: int | None = None) -> Outcome | None:
+        for player, position in enumerate(state.positions):
+            if position >= state.goal:
+                return Outcome(player, "finished")
+        if max_turns is not None and not state.gambling and state.turn >= max_turns:
+            return Outcome(None, TRUNCATED)
+        return None
+
+    def scores(self, state: RaceState) -> dict[str, Any]:
+        return {"positions": list(state.positions)}
+
+    def decision_name(self, state: RaceState) -> str:
+        return "chance" if state.gambling else "step"
+
+    def observe(self, state: RaceState, player: int) -> Any:
+        planes = np.zeros(self.observation_shape(self.config_of(state)), np.int8)
+        planes[0, state.positions[player], 0] = 1
+        planes[0, state.positions[1 - player], 1] = 1
+        return planes
+
+    def to_text(self, state: RaceState) -> str:
+        a, b = state.positions
+        return f"{a} {b} {state.player} {int(state.gambling)} {state.turn} goal={state.goal}"
+
+    def from_text(self, text: str) -> RaceState:
+        fields = text.split()
+        if len(fields) != 6 or not fields[5].startswith("goal="):
+            raise ValueError(f"race text is 'a b player gambling turn goal=G', got {text!r}")
+        a, b, player, gambling, turn = (int(field) for field in fields[:5])
+        return RaceState(int(fields[5][5:]), (a, b), player, bool(gambling), turn)
+
+    def action_to_text(self, state: RaceState, action: int) -> str:
+        return str(action) if state.gambling else NAMES[action]
+
+    def action_from_text(self, state: RaceState, text: str) -> int:
+        if text in NAMES:
+            return NAMES.index(text)
+        if text.isdigit():
+            return int(text)
+        raise ValueError(f"an action is 'walk', 'gamble' or a number, got {text!r}")
+
+    def render_text(self, state: RaceState) -> str:
+        track = range(state.goal + 1)
+        return "\n".join(
+            f"{player}: " + "".join("o" if cell == position else "." for cell in track)
+            for player, position in enumerate(state.positions)
+        )
+
+    def render_rgb(self, state: RaceState, last_chance: tuple[int, int] | None = None) -> Any:
+        image = np.zeros((20, 10 * (state.goal + 1), 3), np.uint8)
+        for player, position in enumerate(state.positions):
+            image[10 * player : 10 * player + 10, 10 * position : 10 * position + 10] = 255
+        return image
+
+    def describe(self, state: RaceState) -> Mapping[str, Any]:
+        return {"game": self.name, "positions": list(state.positions), "player": state.player}
+
+
+GAME = Race()
+
+
+class RandomRacer:
+    """A uniformly random legal decision (an agent of the protocol, for any game)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        import random
+
+        self.rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng.seed(seed)
+
+    def select_action(self, state: RaceState) -> int:
+        return self.rng.choice(GAME.legal_actions(state))
+
+
+class Walker:
+    """Always walks."""
+
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing to forget."""
+
+    def select_action(self, state: RaceState) -> int:
+        return WALK
+
+
+def expectimax(state: RaceState, depth: int) -> float:
+    """Plain expectimax for the player to act: terminal +-1/0, 0 at depth 0."""
+    ended = GAME.outcome(state)
+    if ended is not None:
+        return ended.returns()[state.player]
+    if GAME.is_chance(state):
+        return sum(
+            p * _seen_by(state.player, GAME.apply(state, o), depth)
+            for o, p in GAME.chance_outcomes(state)
+        )
+    if depth == 0:
+        return 0.0
+    return max(
+        _seen_by(state.player, GAME.apply(state, a), depth - 1) for a in GAME.legal_actions(state)
+    )
+
+
+def _seen_by(player: int, child: RaceState, depth: int) -> float:
+    value = expectimax(child, depth)
+    return value if child.player == player else -value
