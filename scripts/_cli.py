@@ -187,7 +187,7 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
     )
     group.add_argument(
         "--backend",
-        choices=BACKENDS,
+        choices=list(BACKENDS),
         default="process",
         help="where games run: worker processes on this machine, or one Ray task per game "
         "(needs the extra 'distributed'; default process)",

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from agents import SpecError
-from agents.arena import tournament
+from agents.arena import pool
 from agents.arena.match import replay
 from agents.arena.processes import SchedStat, read_schedstat
-from agents.arena.results import ResultsError
+from agents.arena.results import ResultsError, ResultsLog
 from agents.arena.stats import format_report
 from agents.arena.tournament import (
     MAX_REPLAYS,
@@ -262,7 +262,7 @@ def test_a_folder_with_results_is_resumed_only_with_its_settings_and_never_empti
 def test_a_run_into_a_locked_file_is_refused(tmp_path):
     path = tmp_path / "r.jsonl"
     tasks = round_robin(["random", "agents.simple.RandomAgent"], 2, seed=0)
-    with tournament.ResultsLog(path), pytest.raises(ResultsError, match="another run"):
+    with ResultsLog(path), pytest.raises(ResultsError, match="another run"):
         run_games(tasks, path, RunConfig(board_size=5, workers=0), progress=False)
 
 
@@ -282,7 +282,7 @@ def test_a_timeout_the_machine_caused_is_replayed_and_a_sleeping_agent_still_los
     tmp_path, monkeypatch
 ):
     starving, notes = [True], []
-    monkeypatch.setattr(tournament, "read_schedstat", starving_reader(starving))
+    monkeypatch.setattr(pool, "read_schedstat", starving_reader(starving))
 
     def note(message):
         notes.append(message)
@@ -301,7 +301,7 @@ def test_a_timeout_the_machine_caused_is_replayed_and_a_sleeping_agent_still_los
 
 
 def test_a_game_the_machine_stalls_every_time_is_left_unplayed_and_reported(tmp_path, monkeypatch):
-    monkeypatch.setattr(tournament, "read_schedstat", starving_reader([True]))
+    monkeypatch.setattr(pool, "read_schedstat", starving_reader([True]))
     notes = []
     tasks = [one_game("faulty_agents.SleepyAgent", 0), one_game("agents.simple.RandomAgent", 1)]
     records = run_games(tasks, tmp_path / "r.jsonl", STALL_CONFIG, progress=False,
