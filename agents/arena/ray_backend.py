@@ -42,9 +42,9 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
-from agents.arena.results import Record
 from agents.arena.plan import MAX_REPLAYS, GameTask, Report, RunConfig
 from agents.arena.pool import WorkerPool
+from agents.arena.results import Record
 
 __all__ = [
     "LOOPBACK",

@@ -23,16 +23,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.base import SeededAgent, UnsupportedGameError, pause_collector, resume_collector
+from agents.base import SeededAgent, UnsupportedGameError
 from agents.mcts.network import Network, load_network
 from agents.mcts.search import CHANCE_MODES, Tree
-from agents.search.agent import (
+from agents.search.agent import check_decision_state
+from agents.timing import (
     CLOCKS,
     MAX_TIME_LIMIT,
     Clock,
-    check_decision_state,
     decision_budget,
     decision_deadline,
+    pause_collector,
+    resume_collector,
 )
 from trap_env import core
 from trap_env.core import Cell, GameConfig, Phase, State
