@@ -59,10 +59,10 @@ from trap_env.core import (
     Phase,
     State,
     apply,
-    default_turn_limit,
     initial_state,
-    is_terminal,
     legal_actions,
+    outcome,
+    resolve_turn_limit,
     sample_landing,
 )
 
@@ -91,8 +91,8 @@ def timed_loop(body: Callable[[], int], seconds: float) -> float:
 def core_playout(rng: random.Random, board_size: int = 7) -> int:
     """One random game through the core; returns the number of plies (``apply`` calls)."""
     state = initial_state(GameConfig(board_size))
-    plies, limit = 0, default_turn_limit(board_size)
-    while not is_terminal(state) and state.turn < limit:
+    plies, limit = 0, resolve_turn_limit(None, board_size)
+    while outcome(state, limit) is None:
         if state.phase is Phase.LANDING:
             action = sample_landing(state, rng)
         else:
@@ -204,7 +204,7 @@ def middle_game(board_size: int = 7, turns: int = 10, seed: int = 2) -> State:
             state = apply(state, sample_landing(state, rng))
         else:
             state = apply(state, rng.choice(legal_actions(state)))
-        if is_terminal(state):
+        if outcome(state) is not None:
             return (
                 previous
                 if previous.phase is Phase.MOVE
@@ -443,7 +443,7 @@ def scalar_trees_rate(num_trees: int, seconds: float, board_size: int = 7) -> fl
     cells = board_size * board_size
 
     def searches() -> int:
-        trees = [Tree(start, max_turns=default_turn_limit(board_size))
+        trees = [Tree(start, max_turns=resolve_turn_limit(None, board_size))
                  for _ in range(num_trees)]
         for _ in range(MCTS_SIMULATIONS):
             leaves = [(tree, leaf) for tree in trees if (leaf := tree.select()) is not None]
@@ -465,7 +465,8 @@ def batched_tree_rate(num_games: int, seconds: float, board_size: int = 7) -> fl
     network = uniform_evaluator(t)
 
     def searches() -> int:
-        tree = BatchedTree(t, roots, MCTS_SIMULATIONS, max_turns=default_turn_limit(board_size))
+        limit = resolve_turn_limit(None, board_size)
+        tree = BatchedTree(t, roots, MCTS_SIMULATIONS, max_turns=limit)
         tree.run(network)
         return num_games * MCTS_SIMULATIONS
 

@@ -149,10 +149,7 @@ class SpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type st
 
     def is_terminal(self) -> bool:
         """Whether someone has won or ``max_turns`` turns are complete."""
-        state = self.core_state
-        return core.is_terminal(state) or (
-            state.phase is core.Phase.MOVE and state.turn >= self.max_turns
-        )
+        return core.outcome(self.core_state, self.max_turns) is not None
 
     def _legal_actions(self, player: int) -> list[int]:
         del player  # only the player to act has actions, and OpenSpiel asks only for it
@@ -210,13 +207,13 @@ class PlanesObserver:
 
 
 def _turn_limit(max_turns: object, board_size: int) -> int:
-    if max_turns == -1:
-        return core.default_turn_limit(board_size)
-    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+    """OpenSpiel's ``max_turns`` parameter: -1 (its stand-in for None) means the default."""
+    try:
+        return core.resolve_turn_limit(None if max_turns == -1 else max_turns, board_size)
+    except ValueError:
         raise ValueError(
             f"max_turns must be a positive integer, or -1 for 4 * N * N turns; got {max_turns!r}"
-        )
-    return max_turns
+        ) from None
 
 
 def _decision_view(state: core.State) -> core.State:

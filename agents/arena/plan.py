@@ -19,7 +19,7 @@ from agents.arena.match import (
     derive_seed,
 )
 from agents.program import DEFAULT_MEMORY_LIMIT
-from trap_env.core import DEFAULT_DECAY, GameConfig, default_turn_limit
+from trap_env.core import DEFAULT_DECAY, GameConfig, resolve_turn_limit
 
 __all__ = [
     "BACKENDS",
@@ -142,7 +142,7 @@ class RunConfig:
     @property
     def turn_limit(self) -> int:
         """The turn limit that applies."""
-        return default_turn_limit(self.board_size) if self.max_turns is None else self.max_turns
+        return resolve_turn_limit(self.max_turns, self.board_size)
 
     @property
     def ceiling(self) -> float | None:

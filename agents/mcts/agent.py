@@ -191,9 +191,7 @@ class MCTSAgent(SeededAgent):
         return tree
 
     def _turn_limit(self, state: State) -> int:
-        if self.max_turns is not None:
-            return self.max_turns
-        return core.default_turn_limit(state.board_size)
+        return core.resolve_turn_limit(self.max_turns, state.board_size)
 
     def _most_visited(self, tree: Tree) -> Cell:
         """The most visited action; with no visits, the network's likeliest one."""
