@@ -88,7 +88,8 @@ def test_one_turn_endgame_on_4x4() -> None:
 
 def test_expect_mode_follows_landings_in_proportion() -> None:
     throw = from_text("0.../..../..../...1 0 throw - 0")
-    node = ChanceNode(core.apply(throw, 14))  # (3, 2): five steps away: the target and 4 neighbours
+    landing = core.apply(throw, 14)  # (3, 2): five steps away: the target and 4 neighbours
+    node = ChanceNode(landing, 0, core.chance_outcomes(landing))
     for _ in range(400):
         index = node.select("expect", random.Random(0))
         node.visits[index] += 1
@@ -105,7 +106,7 @@ def test_masked_priors_ignore_illegal_cells() -> None:
 
 def test_tree_refuses_a_landing_or_finished_root() -> None:
     state = core.apply(core.apply(core.initial_state(GameConfig(4)), 1), 10)
-    with pytest.raises(ValueError, match="MOVE or THROW"):
+    with pytest.raises(ValueError, match="starts at a decision of a game in progress"):
         Tree(state)
     with pytest.raises(ValueError, match="chance must be one of"):
         Tree(core.initial_state(), chance="average")

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 import toy_game
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from toy_game import GAME, RaceState
 
+from agents.mcts.search import Tree
 from agents.search.expectimax import Search
 from agents.search.protocol_game import ProtocolSearchGame
 from trap_env.core import IllegalActionError
@@ -60,3 +62,17 @@ def test_apply_accepts_exactly_the_legal_actions_and_text_round_trips(goal: int,
             else:
                 with pytest.raises(IllegalActionError):
                     GAME.apply(state, action)
+
+
+@pytest.mark.parametrize("goal, limit", [(2, 3), (3, 4), (4, 3)])
+def test_mcts_converges_to_the_expectimax_value(goal: int, limit: int) -> None:
+    state = GAME.initial_state(GAME.make_config(goal=goal))
+
+    def uniform(states: list[RaceState]) -> tuple[np.ndarray, np.ndarray]:
+        return np.zeros((len(states), 3)), np.zeros(len(states))
+
+    tree = Tree(state, max_turns=limit, game=GAME)
+    tree.run(uniform, 20_000, lambda: False)
+    root, best = tree.root, tree.root.best_index()
+    exact = toy_game.expectimax(state, 100, max_turns=limit)
+    assert root.totals[best] / root.visits[best] == pytest.approx(exact, abs=0.015)

@@ -205,23 +205,25 @@ class Walker:
         return WALK
 
 
-def expectimax(state: RaceState, depth: int) -> float:
-    """Plain expectimax for the player to act: terminal +-1/0, 0 at depth 0."""
-    ended = GAME.outcome(state)
+def expectimax(state: RaceState, depth: int, max_turns: int | None = None) -> float:
+    """Plain expectimax for the player to act: terminal +-1 (0 at the turn limit), 0 at
+    depth 0."""
+    ended = GAME.outcome(state, max_turns)
     if ended is not None:
         return ended.returns()[state.player]
     if GAME.is_chance(state):
         return sum(
-            p * _seen_by(state.player, GAME.apply(state, o), depth)
+            p * _seen_by(state.player, GAME.apply(state, o), depth, max_turns)
             for o, p in GAME.chance_outcomes(state)
         )
     if depth == 0:
         return 0.0
     return max(
-        _seen_by(state.player, GAME.apply(state, a), depth - 1) for a in GAME.legal_actions(state)
+        _seen_by(state.player, GAME.apply(state, a), depth - 1, max_turns)
+        for a in GAME.legal_actions(state)
     )
 
 
-def _seen_by(player: int, child: RaceState, depth: int) -> float:
-    value = expectimax(child, depth)
+def _seen_by(player: int, child: RaceState, depth: int, max_turns: int | None) -> float:
+    value = expectimax(child, depth, max_turns)
     return value if child.player == player else -value

@@ -30,13 +30,15 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from trap_env import core
-from trap_env.core import Cell, Phase, State
+from trap_env.core import Cell
+from trap_env.game import Game
+from trap_env.trap import GAME as TRAP
 
 __all__ = [
     "CHANCE_MODES",
@@ -54,8 +56,8 @@ CHECK_EVERY = 8
 CHANCE_MODES = ("expect", "sample")
 """How a chance node picks the landing to descend into (see the module docstring)."""
 
-Evaluator = Callable[[list[State]], tuple[np.ndarray, np.ndarray]]
-"""A network: MOVE/THROW states -> (logits ``(batch, N*N)``, values ``(batch,)``)."""
+Evaluator = Callable[[list[Any]], tuple[np.ndarray, np.ndarray]]
+"""A network: decision states -> (logits ``(batch, num_actions)``, values ``(batch,)``)."""
 
 
 def masked_priors(logits: np.ndarray, actions: list[Cell]) -> np.ndarray:
@@ -69,14 +71,16 @@ def masked_priors(logits: np.ndarray, actions: list[Cell]) -> np.ndarray:
 
 
 class DecisionNode:
-    """A MOVE or THROW state: its legal actions, their priors and the edge statistics."""
+    """A decision (Trap!: a MOVE or THROW state): its player, its legal actions, their
+    priors and the edge statistics."""
 
-    __slots__ = ("actions", "children", "count", "is_expanded", "priors", "state", "totals",
-                 "value", "visits")
+    __slots__ = ("actions", "children", "count", "is_expanded", "player", "priors", "state",
+                 "totals", "value", "visits")
 
-    def __init__(self, state: State) -> None:
+    def __init__(self, state: Any, player: int, actions: list[int]) -> None:
         self.state = state
-        self.actions: list[Cell] = core.legal_actions(state)
+        self.player = player
+        self.actions = actions
         self.priors = np.zeros(len(self.actions))
         self.visits = np.zeros(len(self.actions))
         self.totals = np.zeros(len(self.actions))
@@ -114,13 +118,15 @@ class DecisionNode:
 
 
 class ChanceNode:
-    """A LANDING state: the exact landing outcomes and how often each was followed."""
+    """A chance node (Trap!: a LANDING state): the exact outcomes and how often each was
+    followed; ``player`` is the one whose decision it follows (the thrower)."""
 
-    __slots__ = ("cells", "children", "count", "probabilities", "state", "totals", "visits")
+    __slots__ = ("cells", "children", "count", "player", "probabilities", "state", "totals",
+                 "visits")
 
-    def __init__(self, state: State) -> None:
+    def __init__(self, state: Any, player: int, outcomes: Sequence[tuple[int, float]]) -> None:
         self.state = state
-        outcomes = core.chance_outcomes(state)
+        self.player = player
         self.cells = [cell for cell, _ in outcomes]
         self.probabilities = np.array([p for _, p in outcomes])
         self.visits = np.zeros(len(outcomes))
@@ -147,16 +153,17 @@ class Leaf:
 
 
 class Tree:
-    """A search tree rooted at a MOVE or THROW state.
+    """A search tree rooted at a decision of a game in progress.
 
     Args:
-        state: the root state, a MOVE or THROW state of a game in progress.
+        state: the root state, a decision (Trap!: MOVE or THROW) of a game in progress.
         c_puct: the weight of the prior-driven exploration term.
         chance: ``"expect"`` or ``"sample"`` (see :data:`CHANCE_MODES`).
         max_turns: the turn limit: a state with this many turns done is a draw.
         rng: the generator of ``chance="sample"`` and of the root noise.
         root_noise: ``(alpha, fraction)`` of Dirichlet noise mixed into the root's
             priors (self-play exploration), or None.
+        game: the rules (:class:`trap_env.game.Game`); Trap! by default.
 
     Raises:
         ValueError: for a bad option or a root that is not a decision of a game in progress.
@@ -164,23 +171,24 @@ class Tree:
 
     def __init__(
         self,
-        state: State,
+        state: Any,
         c_puct: float = 1.5,
         chance: str = "expect",
         max_turns: int | None = None,
         rng: random.Random | None = None,
         root_noise: tuple[float, float] | None = None,
+        game: Game[Any, Any] = TRAP,
     ) -> None:
         if chance not in CHANCE_MODES:
             raise ValueError(f"chance must be one of {list(CHANCE_MODES)}, got {chance!r}")
         if not c_puct > 0:
             raise ValueError(f"c_puct must be > 0, got {c_puct!r}")
-        if core.is_terminal(state) or state.phase is Phase.LANDING:
+        if game.outcome(state) is not None or game.is_chance(state):
             raise ValueError(
-                f"a search starts at a MOVE or THROW state of a game in progress, got "
-                f"{core.to_text(state)}"
+                f"a search starts at a decision of a game in progress, got {game.to_text(state)}"
             )
-        self.root = DecisionNode(state)
+        self.rules = game
+        self.root: DecisionNode = self._new_node(state)  # type: ignore[assignment]
         self.c_puct = c_puct
         self.chance = chance
         self.max_turns = max_turns
@@ -205,12 +213,12 @@ class Tree:
             path.append((node, index))
             child = node.children.get(index)
             if child is None:
-                next_state = core.apply(node.state, action)
+                next_state = self.rules.apply(node.state, action)
                 value = self._final_value(next_state)
                 if value is not None:
-                    self._backup(path, next_state.player, value)
+                    self._backup(path, self.rules.current_player(next_state), value)
                     return None
-                child = _new_node(next_state)
+                child = self._new_node(next_state)
                 node.children[index] = child
             node = child
 
@@ -223,7 +231,7 @@ class Tree:
             node.is_expanded = True
             if node is self.root and self.root_noise is not None:
                 self.add_root_noise()
-        self._backup(leaf.path, node.state.player, value)
+        self._backup(leaf.path, node.player, value)
 
     def run(self, evaluate: Evaluator, simulations: int, stop: Callable[[], bool]) -> None:
         """Up to ``simulations`` simulations, asking ``stop()`` every :data:`CHECK_EVERY`."""
@@ -235,7 +243,7 @@ class Tree:
                 logits, values = evaluate([leaf.node.state])
                 self.expand(leaf, logits[0], float(values[0]))
 
-    def advance(self, state: State) -> bool:
+    def advance(self, state: Any) -> bool:
         """Make the node of ``state`` the root if the tree holds it; return whether it did.
 
         Looks up to six plies and landings below the root: the rest of this turn and the
@@ -253,16 +261,22 @@ class Tree:
             frontier = below
         return False
 
-    def _final_value(self, state: State) -> float | None:
-        """A finished game's (or a truncated one's) value for ``state.player``; else None."""
-        ended = core.outcome(state, self.max_turns)
-        return None if ended is None else ended.returns()[state.player]
+    def _final_value(self, state: Any) -> float | None:
+        """A finished game's (or a truncated one's) value for the player to act; else None."""
+        ended = self.rules.outcome(state, self.max_turns)
+        return None if ended is None else ended.returns()[self.rules.current_player(state)]
+
+    def _new_node(self, state: Any) -> Node:
+        player = self.rules.current_player(state)
+        if self.rules.is_chance(state):
+            return ChanceNode(state, player, self.rules.chance_outcomes(state))
+        return DecisionNode(state, player, self.rules.legal_actions(state))
 
     def _backup(self, path: list[tuple[Node, int]], player: int, value: float) -> None:
         self.simulations += 1
         self.max_depth = max(self.max_depth, len(path))
         for node, index in reversed(path):
-            seen = value if node.state.player == player else -value
+            seen = value if node.player == player else -value
             node.visits[index] += 1
             node.totals[index] += seen
             node.count += 1
@@ -277,6 +291,3 @@ class Tree:
         )
         self.root.priors = (1 - fraction) * self.root.priors + fraction * noise
 
-
-def _new_node(state: State) -> Node:
-    return ChanceNode(state) if state.phase is Phase.LANDING else DecisionNode(state)
