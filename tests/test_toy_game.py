@@ -76,3 +76,31 @@ def test_mcts_converges_to_the_expectimax_value(goal: int, limit: int) -> None:
     root, best = tree.root, tree.root.best_index()
     exact = toy_game.expectimax(state, 100, max_turns=limit)
     assert root.totals[best] / root.visits[best] == pytest.approx(exact, abs=0.015)
+
+
+def test_the_gymnasium_adapter_plays_race() -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    from trap_env.gym_env import GameEnv
+
+    env = GameEnv("toy_game:GAME", opponent=toy_game.RandomRacer(), goal=4, max_turns=12)
+    check_env(env, skip_render_check=True)
+    observation, info = env.reset(seed=3)
+    assert observation.shape == (1, 5, 2) and info["phase"] == "step"
+    rewards, done, steps = [], False, 0
+    while not done:
+        action = int(np.flatnonzero(env.action_masks())[0])
+        observation, reward, terminated, truncated, info = env.step(action)
+        rewards.append(reward)
+        done, steps = terminated or truncated, steps + 1
+    assert steps <= 12 and rewards[-1] in (-1.0, 0.0, 1.0)
+    assert set(rewards[:-1]) <= {0.0}
+    first = GameEnv(GAME, opponent=toy_game.RandomRacer(), goal=4)
+    second = GameEnv(GAME, opponent=toy_game.RandomRacer(), goal=4)
+    for env in (first, second):
+        env.reset(seed=7)
+    for _ in range(6):
+        results = [env.step(int(np.flatnonzero(env.action_masks())[-1])) for env in (first, second)]
+        assert results[0][1:4] == results[1][1:4]
+        if results[0][2] or results[0][3]:
+            break

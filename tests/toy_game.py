@@ -159,7 +159,7 @@ class Race:
             return int(text)
         raise ValueError(f"an action is 'walk', 'gamble' or a number, got {text!r}")
 
-    def render_text(self, state: RaceState) -> str:
+    def render_text(self, state: RaceState, last_chance: tuple[int, int] | None = None) -> str:
         track = range(state.goal + 1)
         return "\n".join(
             f"{player}: " + "".join("o" if cell == position else "." for cell in track)

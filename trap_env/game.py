@@ -223,8 +223,8 @@ class Game(Protocol[S, C]):
         """
         ...
 
-    def render_text(self, state: S) -> str:
-        """A board drawing for the terminal."""
+    def render_text(self, state: S, last_chance: tuple[int, int] | None = None) -> str:
+        """A board drawing for the terminal (``last_chance`` as in :meth:`render_rgb`)."""
         ...
 
     def render_rgb(self, state: S, last_chance: tuple[int, int] | None = None) -> Any:

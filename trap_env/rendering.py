@@ -160,26 +160,29 @@ class HumanRenderer:
 
 
 class EnvRenderer:
-    """What an environment's ``render()`` does in its render mode; shared by both envs.
+    """What an environment's ``render()`` does in its render mode; shared by every env.
 
     Args:
         render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
         fps: the most frames per second a ``"human"`` window shows.
+        game: the game whose ``render_text`` and ``render_rgb`` draw (None: Trap!'s
+            :func:`render_ansi` and :func:`render_rgb`).
 
     Raises:
         ValueError: for any other render mode.
     """
 
-    def __init__(self, render_mode: str | None, fps: int = 4) -> None:
+    def __init__(self, render_mode: str | None, fps: int = 4, game: Any = None) -> None:
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(
                 f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}"
             )
         self.render_mode = render_mode
         self._fps = fps
+        self._game = game
         self._window: HumanRenderer | None = None
 
-    def render(self, state: State, last_throw: LastThrow) -> str | np.ndarray | None:
+    def render(self, state: Any, last_throw: LastThrow) -> str | np.ndarray | None:
         """Text for ``"ansi"``, an image for ``"rgb_array"``, a window update for ``"human"``."""
         if self.render_mode is None:
             logger.warn(
@@ -187,13 +190,17 @@ class EnvRenderer:
                 "'rgb_array' or 'human' when making the env"
             )
             return None
+        game = self._game
+        text, picture = (
+            (render_ansi, render_rgb) if game is None else (game.render_text, game.render_rgb)
+        )
         if self.render_mode == "ansi":
-            return render_ansi(state, last_throw)
-        image = render_rgb(state, last_throw)
+            return text(state, last_throw)
+        image = picture(state, last_throw)
         if self.render_mode == "rgb_array":
             return image
         if self._window is None:
-            self._window = HumanRenderer("Trap!", self._fps)
+            self._window = HumanRenderer(getattr(game, "title", "Trap!"), self._fps)
         self._window.show(image)
         return None
 

@@ -30,9 +30,9 @@ class Trap:
     """Trap! as a :class:`trap_env.game.Game`: states are :class:`trap_env.core.State`,
     the configuration is :class:`trap_env.core.GameConfig`, actions are flat cells."""
 
-    name = "trap"
-    title = "Trap!"
-    end_reasons = (core.TRAPPED,)
+    name: str = "trap"
+    title: str = "Trap!"
+    end_reasons: tuple[str, ...] = (core.TRAPPED,)
 
     # --- Configuration ----------------------------------------------------------------
 
@@ -160,9 +160,11 @@ class Trap:
             raise ValueError(f"cell {cell} is off the {n}x{n} board (0..{n * n - 1})")
         return cell
 
-    def render_text(self, state: State) -> str:
-        """:func:`trap_env.core.to_ascii`."""
-        return core.to_ascii(state)
+    def render_text(self, state: State, last_chance: tuple[int, int] | None = None) -> str:
+        """:func:`trap_env.rendering.render_ansi`: the board and the last throw."""
+        from trap_env.rendering import render_ansi
+
+        return render_ansi(state, last_chance)
 
     def render_rgb(self, state: State, last_chance: tuple[int, int] | None = None) -> Any:
         """:func:`trap_env.rendering.render_rgb`; ``last_chance`` is the last throw's
