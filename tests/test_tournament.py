@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agents import SpecError
-from agents.arena import tournament
+from agents.arena import pool, tournament
 from agents.arena.match import replay
 from agents.arena.processes import SchedStat, read_schedstat
 from agents.arena.results import ResultsError
@@ -282,7 +282,7 @@ def test_a_timeout_the_machine_caused_is_replayed_and_a_sleeping_agent_still_los
     tmp_path, monkeypatch
 ):
     starving, notes = [True], []
-    monkeypatch.setattr(tournament, "read_schedstat", starving_reader(starving))
+    monkeypatch.setattr(pool, "read_schedstat", starving_reader(starving))
 
     def note(message):
         notes.append(message)
@@ -301,7 +301,7 @@ def test_a_timeout_the_machine_caused_is_replayed_and_a_sleeping_agent_still_los
 
 
 def test_a_game_the_machine_stalls_every_time_is_left_unplayed_and_reported(tmp_path, monkeypatch):
-    monkeypatch.setattr(tournament, "read_schedstat", starving_reader([True]))
+    monkeypatch.setattr(pool, "read_schedstat", starving_reader([True]))
     notes = []
     tasks = [one_game("faulty_agents.SleepyAgent", 0), one_game("agents.simple.RandomAgent", 1)]
     records = run_games(tasks, tmp_path / "r.jsonl", STALL_CONFIG, progress=False,
@@ -384,3 +384,18 @@ def test_agents_are_asked_whether_they_play_the_runs_decay(tmp_path):
     records = run_games(tasks, tmp_path / "r.jsonl", config, check=False, progress=False)
     assert {record["winner_spec"] for record in records} == {"random"}
     assert all("decay 50 only, not 0" in record["detail"] for record in records)
+
+
+def test_the_arena_modules_import_without_a_circle():
+    """Each arena module imports alone, in a fresh interpreter, and none imports tournament."""
+    arena = TESTS.parent / "agents" / "arena"
+    for module in ("plan", "pool", "probe", "worker", "ray_backend", "tournament"):
+        source = (arena / f"{module}.py").read_text()
+        assert "from agents.arena.tournament" not in source or module == "tournament"
+        code = f"import agents.arena.{module}"
+        subprocess.run([sys.executable, "-c", code], check=True, cwd=TESTS.parent)
+
+
+def test_backends_name_their_pools_as_data():
+    assert set(tournament.BACKENDS) == {"process", "ray"}
+    assert tournament.backend_pool("process") is pool.WorkerPool

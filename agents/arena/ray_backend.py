@@ -5,7 +5,7 @@
 and the agents' check, and hands the games to play to a :class:`RayPool`, which submits
 each as a Ray task. Inside the task the game is played by the process backend itself: a
 worker process of its pool (kept by the Ray worker from one task to the next) runs the
-per-game function :func:`~agents.arena.tournament.play_task`, under the same CPU budget per
+per-game function :func:`~agents.arena.worker.play_task`, under the same CPU budget per
 turn and the same wall-clock ceiling (a blocked agent's worker is killed and its game
 charged to the seat that was acting), with the same crash details and the same replays of
 games the machine stalled. So both backends play the same games: for agents without a
@@ -42,8 +42,9 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
+from agents.arena.plan import MAX_REPLAYS, GameTask, Report, RunConfig
+from agents.arena.pool import WorkerPool
 from agents.arena.results import Record
-from agents.arena.tournament import MAX_REPLAYS, GameTask, Report, RunConfig, _WorkerPool
 
 __all__ = [
     "LOOPBACK",
@@ -78,7 +79,7 @@ class NodeOutcome(NamedTuple):
 
     Attributes:
         record: the game's record; None for a game left unplayed because the machine
-            stalled it again and again (see :data:`~agents.arena.tournament.MAX_REPLAYS`).
+            stalled it again and again (see :data:`~agents.arena.plan.MAX_REPLAYS`).
         notes: the notes for the user (games replayed after machine stalls).
     """
 
@@ -94,7 +95,7 @@ class _NodePool:
         self.records: list[Record] = []
         self.notes: list[str] = []
         one_worker = dataclasses.replace(config, workers=1, backend="process", address=None)
-        self.pool = _WorkerPool(one_worker, self.records.append, self.notes.append)
+        self.pool = WorkerPool(one_worker, self.records.append, self.notes.append)
 
     def play(self, task: GameTask) -> NodeOutcome:
         self.records.clear()

@@ -1,0 +1,230 @@
+"""The plan of a run: which games to play (:class:`GameTask`, :func:`round_robin`) and how
+(:class:`RunConfig`).
+
+Each game's seed is derived from the base seed, the pairing and the game's number, so any
+game replays alone.
+
+Example:
+    >>> tasks = round_robin(["random", "greedy"], games_per_pairing=4, seed=0)
+    >>> RunConfig(board_size=5, workers=2).turn_limit
+    100
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agents.arena.match import DEFAULT_TIME_BUDGET, derive_seed
+from agents.options import parse_spec
+from agents.program import DEFAULT_MEMORY_LIMIT
+from trap_env.core import DEFAULT_DECAY, GameConfig, default_turn_limit
+
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_RUN",
+    "MAX_REPLAYS",
+    "MAX_SECONDS",
+    "GameTask",
+    "Report",
+    "RunConfig",
+    "program_limits",
+    "round_robin",
+]
+
+MAX_SECONDS = 1e6
+"""The longest time limit accepted (about 11 days); the clocks' waits hold no more."""
+
+MAX_REPLAYS = 3
+"""How often a game stalled by the machine is replayed before it is left unplayed."""
+
+BACKENDS = {
+    "process": "agents.arena.pool:WorkerPool",
+    "ray": "agents.arena.ray_backend:RayPool",
+}
+"""Where games run, by name: ``"module:class"`` of the pool that plays them (worker
+processes on this machine, or Ray tasks on a cluster), imported only when a run uses it."""
+"""Where games run: worker processes on this machine, or Ray tasks on a cluster."""
+
+Report = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game to play.
+
+    Attributes:
+        game_id: unique within a run; the key that ``resume`` skips on.
+        pairing: the two specs of the pairing, in a fixed order.
+        seats: the specs in seat 0 and seat 1.
+        seed: the game's seed.
+    """
+
+    game_id: str
+    pairing: tuple[str, str]
+    seats: tuple[str, str]
+    seed: int
+
+    def __post_init__(self) -> None:
+        if sorted(self.seats) != sorted(self.pairing):
+            raise ValueError(f"the seats {self.seats} must be the pairing {self.pairing}")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """How games are played and run.
+
+    Attributes:
+        board_size: N.
+        max_turns: a draw after this many turns; None for 4 * N * N.
+        decay: the throw's accuracy loss per step of distance beyond the first, per mille
+            (50, the game as specified, by default; see :class:`trap_env.core.GameConfig`).
+        time_budget: CPU seconds per turn (move and throw); None (or ``math.inf``) for no
+            limit.
+        wall_ceiling: wall-clock seconds a turn may take before its worker is killed;
+            None for ``2 * time_budget + 1`` (no ceiling when there is no budget);
+            ``math.inf`` for no ceiling.
+        setup_seconds: wall-clock seconds to build an agent, or to reset it, in a worker.
+        workers: worker processes; None for all cores; 0 plays in this process (no
+            wall-clock ceiling, for debugging).
+        start_method: multiprocessing start method of the workers.
+        memory_limit: bytes of address space for program agents (``exec:`` specs, which
+            also get ``time_budget`` as their CPU limit); None for no limit.
+        backend: where games run: ``"process"``, worker processes on this machine, or
+            ``"ray"``, each game a Ray task (:mod:`agents.arena.ray_backend`), where
+            ``workers`` is the local cluster's CPUs, or at most that many games at once
+            on the cluster at ``address``.
+        address: the Ray cluster to use (``HOST:PORT``); None starts a local one that
+            listens on the loopback address only. Only with ``backend="ray"``.
+
+    Raises:
+        ValueError: for a value out of range; seconds are at most :data:`MAX_SECONDS`.
+    """
+
+    board_size: int = GameConfig().board_size
+    max_turns: int | None = None
+    decay: int = DEFAULT_DECAY
+    time_budget: float | None = DEFAULT_TIME_BUDGET
+    wall_ceiling: float | None = None
+    setup_seconds: float = 120.0
+    workers: int | None = None
+    start_method: str = "spawn"
+    memory_limit: int | None = DEFAULT_MEMORY_LIMIT
+    backend: str = "process"
+    address: str | None = None
+
+    def __post_init__(self) -> None:
+        GameConfig(self.board_size, self.decay)  # checks both, naming what is allowed
+        if self.time_budget == math.inf:  # no limit, said the other way
+            object.__setattr__(self, "time_budget", None)
+        _check_seconds("time_budget", self.time_budget, "or None for no limit")
+        if self.wall_ceiling != math.inf:
+            _check_seconds("wall_ceiling", self.wall_ceiling, "or None, or math.inf for none")
+        _check_seconds("setup_seconds", self.setup_seconds, "")
+        for name, value, low in (("max_turns", self.max_turns, 1), ("workers", self.workers, 0)):
+            if value is not None and not value >= low:
+                raise ValueError(f"{name} must be an integer >= {low} or None, got {value!r}")
+        if self.start_method not in multiprocessing.get_all_start_methods():
+            raise ValueError(
+                f"start_method {self.start_method!r} is not one of "
+                f"{multiprocessing.get_all_start_methods()}"
+            )
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if self.backend == "ray" and self.workers == 0:
+            raise ValueError("workers=0 plays in this process; backend 'ray' needs workers >= 1")
+        if self.address is not None and self.backend != "ray":
+            raise ValueError(f"address {self.address!r} is a Ray cluster's: it needs backend 'ray'")
+
+    @property
+    def game(self) -> GameConfig:
+        """The rules the games are played by (what agents are asked whether they play)."""
+        return GameConfig(self.board_size, self.decay)
+
+    @property
+    def turn_limit(self) -> int:
+        """The turn limit that applies."""
+        return default_turn_limit(self.board_size) if self.max_turns is None else self.max_turns
+
+    @property
+    def ceiling(self) -> float | None:
+        """The wall-clock seconds per turn after which a worker is killed; None for none."""
+        if self.wall_ceiling is not None:
+            return None if self.wall_ceiling == math.inf else self.wall_ceiling
+        return None if self.time_budget is None else 2 * self.time_budget + 1
+
+    @property
+    def num_workers(self) -> int:
+        """The number of worker processes."""
+        if self.workers is None:
+            return os.cpu_count() or 1
+        return self.workers
+
+    def settings(self) -> dict[str, Any]:
+        """The settings that decide games, which every game of a results file shares."""
+        return {
+            "board_size": self.board_size,
+            "max_turns": self.turn_limit,
+            "decay": self.decay,
+            "time_budget": self.time_budget,
+            "wall_ceiling": self.ceiling,
+            "memory_limit": self.memory_limit,
+        }
+
+
+def _check_seconds(name: str, value: float | None, alternatives: str) -> None:
+    """Refuse seconds outside (0, MAX_SECONDS]; None passes when there are ``alternatives``."""
+    if value is None and alternatives:
+        return
+    is_number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not (is_number and 0 < value <= MAX_SECONDS):  # type: ignore[operator]
+        raise ValueError(
+            f"{name} must be seconds > 0 and <= {MAX_SECONDS:.0f} {alternatives}, got {value!r}"
+        )
+
+
+DEFAULT_RUN = RunConfig()
+"""The settings of a run that names none."""
+
+
+def round_robin(specs: Sequence[str], games_per_pairing: int, seed: int) -> list[GameTask]:
+    """Every pair of distinct specs plays ``games_per_pairing`` games, seats alternating.
+
+    Raises:
+        ValueError: for fewer than two specs, a repeated spec, or a count below 1.
+    """
+    if len(specs) < 2 or len(set(specs)) != len(specs):
+        raise ValueError(
+            f"a round robin needs at least two distinct agent specs, got {list(specs)}"
+        )
+    if games_per_pairing < 1:
+        raise ValueError(f"games per pairing must be at least 1, got {games_per_pairing}")
+    tasks = []
+    for i, first in enumerate(specs):
+        for second in specs[i + 1 :]:
+            tasks.extend(_pairing_tasks((first, second), games_per_pairing, seed))
+    return tasks
+
+
+def _pairing_tasks(pairing: tuple[str, str], count: int, seed: int) -> list[GameTask]:
+    first, second = pairing
+    return [
+        GameTask(
+            game_id=f"{first} vs {second} #{number}",
+            pairing=pairing,
+            seats=(first, second) if number % 2 == 0 else (second, first),
+            seed=derive_seed(seed, first, second, number),
+        )
+        for number in range(count)
+    ]
+
+
+def program_limits(spec: str, config: RunConfig) -> dict[str, Any]:
+    """The run's limits for a program agent, which enforces them on its own process."""
+    if parse_spec(spec)[0] != "exec":
+        return {}
+    return {"time_limit": config.time_budget, "memory_limit": config.memory_limit}
