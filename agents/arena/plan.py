@@ -20,9 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.arena.match import DEFAULT_TIME_BUDGET, derive_seed
+from agents.arena.results import game_field
 from agents.options import parse_spec
 from agents.program import DEFAULT_MEMORY_LIMIT
-from trap_env.core import DEFAULT_DECAY, GameConfig, default_turn_limit
+from trap_env.core import DEFAULT_DECAY, GameConfig
+from trap_env.game import turn_limit
+from trap_env.games import DEFAULT_GAME, get_game
 
 __all__ = [
     "BACKENDS",
@@ -100,6 +103,7 @@ class RunConfig:
             on the cluster at ``address``.
         address: the Ray cluster to use (``HOST:PORT``); None starts a local one that
             listens on the loopback address only. Only with ``backend="ray"``.
+        game_name: the game played, by its name in :mod:`trap_env.games`.
 
     Raises:
         ValueError: for a value out of range; seconds are at most :data:`MAX_SECONDS`.
@@ -116,9 +120,10 @@ class RunConfig:
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT
     backend: str = "process"
     address: str | None = None
+    game_name: str = DEFAULT_GAME
 
     def __post_init__(self) -> None:
-        GameConfig(self.board_size, self.decay)  # checks both, naming what is allowed
+        _ = self.game  # checks the game's name and rules, naming what is allowed
         if self.time_budget == math.inf:  # no limit, said the other way
             object.__setattr__(self, "time_budget", None)
         _check_seconds("time_budget", self.time_budget, "or None for no limit")
@@ -141,14 +146,15 @@ class RunConfig:
             raise ValueError(f"address {self.address!r} is a Ray cluster's: it needs backend 'ray'")
 
     @property
-    def game(self) -> GameConfig:
+    def game(self) -> Any:
         """The rules the games are played by (what agents are asked whether they play)."""
-        return GameConfig(self.board_size, self.decay)
+        params = {"board_size": self.board_size, "decay": self.decay}
+        return get_game(self.game_name).make_config(**params)
 
     @property
     def turn_limit(self) -> int:
         """The turn limit that applies."""
-        return default_turn_limit(self.board_size) if self.max_turns is None else self.max_turns
+        return turn_limit(self.max_turns, get_game(self.game_name).default_turn_limit(self.game))
 
     @property
     def ceiling(self) -> float | None:
@@ -173,7 +179,7 @@ class RunConfig:
             "time_budget": self.time_budget,
             "wall_ceiling": self.ceiling,
             "memory_limit": self.memory_limit,
-        }
+        } | game_field(self.game_name)
 
 
 def _check_seconds(name: str, value: float | None, alternatives: str) -> None:

@@ -31,6 +31,7 @@ from agents.arena.processes import (
 )
 from agents.arena.results import Record
 from agents.arena.worker import Beat, empty_result, make_record, worker_main
+from trap_env.games import get_game
 
 __all__ = ["WorkerPool"]
 
@@ -231,5 +232,5 @@ def _usage_text(before: SchedStat | None, after: SchedStat | None) -> str:
 
 def _turns_of(config: RunConfig, actions: list[int]) -> int:
     """The turns completed in a recorded action sequence."""
-    *_, (last_state, _) = replay(config.board_size, actions, config.decay)
-    return last_state.turn
+    *_, (last_state, _) = replay(config.board_size, actions, config.decay, game=config.game_name)
+    return get_game(config.game_name).turn(last_state)

@@ -106,7 +106,7 @@ def _probe_main(conn: Connection, specs: list[str], config: RunConfig) -> None:
 
 def _probe_one(spec: str, config: RunConfig) -> tuple[str, str, str | None]:
     try:
-        agent = make_agent(spec, seed=0, **program_limits(spec, config))
+        agent = make_agent(spec, game=config.game_name, seed=0, **program_limits(spec, config))
         problem = interface_problem(agent)
         if problem is not None:
             return ("spec", spec, f"agent spec {spec!r} does not build an agent: {problem}")

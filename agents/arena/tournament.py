@@ -43,7 +43,14 @@ from agents.arena.plan import (
     round_robin,
 )
 from agents.arena.probe import check_specs, probe_specs
-from agents.arena.results import Record, ResultsError, ResultsLog, load_results, record_decay
+from agents.arena.results import (
+    Record,
+    ResultsError,
+    ResultsLog,
+    load_results,
+    record_decay,
+    record_game,
+)
 from agents.arena.worker import Beat, play_task
 
 __all__ = [
@@ -144,6 +151,7 @@ def _matching_records(
         "board_size": config.board_size,
         "max_turns": config.turn_limit,
         "decay": config.decay,
+        "game": config.game_name,
     }
     done = {}
     for record in records:
@@ -156,7 +164,7 @@ def _matching_records(
                 "a run with other settings; resume with the same ones or write elsewhere"
             )
         played = {name: record[name] for name in ("board_size", "max_turns")}
-        played["decay"] = record_decay(record)
+        played["decay"], played["game"] = record_decay(record), record_game(record)
         for name, value in expected.items():
             if played[name] != value:
                 raise ResultsError(

@@ -68,6 +68,7 @@ def play_task(
         max_turns=config.max_turns,
         decay=config.decay,
         time_budget=config.time_budget,
+        game=config.game_name,
         on_turn=None if beat is None else _turn_beats(beat, config),
         on_reset=None if beat is None else _reset_beats(beat, task, config),
     )
@@ -81,6 +82,7 @@ def empty_result(task: GameTask, config: RunConfig) -> GameResult:
         board_size=config.board_size,
         max_turns=config.turn_limit,
         decay=config.decay,
+        game=config.game_name,
     )
 
 
@@ -90,7 +92,10 @@ def _built_agent(
     """The seat's agent, built once per worker and checked; raises what went wrong."""
     if (spec, seat) not in cache:
         agent = make_agent(
-            spec, seed=derive_seed(task.seed, "seat", seat), **program_limits(spec, config)
+            spec,
+            game=config.game_name,
+            seed=derive_seed(task.seed, "seat", seat),
+            **program_limits(spec, config),
         )
         problem = interface_problem(agent)
         if problem is not None:
