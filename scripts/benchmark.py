@@ -443,8 +443,7 @@ def scalar_trees_rate(num_trees: int, seconds: float, board_size: int = 7) -> fl
     cells = board_size * board_size
 
     def searches() -> int:
-        trees = [Tree(start, max_turns=default_turn_limit(board_size))
-                 for _ in range(num_trees)]
+        trees = [Tree(start, max_turns=default_turn_limit(board_size)) for _ in range(num_trees)]
         for _ in range(MCTS_SIMULATIONS):
             leaves = [(tree, leaf) for tree in trees if (leaf := tree.select()) is not None]
             for tree, leaf in leaves:  # the free network: uniform priors, value 0
@@ -479,11 +478,18 @@ def mcts_figures(seconds: float) -> list[Figure]:
     unit = "simulations/s"
     return [
         Figure("mcts: scalar Tree, 1 game", scalar[1], unit, "the agent's search"),
-        Figure(f"mcts: {MCTS_BATCHES[0]} scalar Trees, batched evaluations",
-               scalar[MCTS_BATCHES[0]], unit, "self-play before the batched tree"),
+        Figure(
+            f"mcts: {MCTS_BATCHES[0]} scalar Trees, batched evaluations",
+            scalar[MCTS_BATCHES[0]],
+            unit,
+            "self-play before the batched tree",
+        ),
         *(Figure(f"mcts: BatchedTree B={size}", rate, unit) for size, rate in batched.items()),
-        Figure(f"mcts: BatchedTree B={MCTS_BATCHES[-1]} / {MCTS_BATCHES[0]} scalar Trees",
-               batched[MCTS_BATCHES[-1]] / scalar[MCTS_BATCHES[0]], "ratio"),
+        Figure(
+            f"mcts: BatchedTree B={MCTS_BATCHES[-1]} / {MCTS_BATCHES[0]} scalar Trees",
+            batched[MCTS_BATCHES[-1]] / scalar[MCTS_BATCHES[0]],
+            "ratio",
+        ),
     ]
 
 
