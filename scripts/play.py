@@ -210,7 +210,7 @@ def _game_and_index(args: argparse.Namespace) -> tuple[str, int]:
         print(f"{PROG}: note: --game N is deprecated for --index N", file=sys.stderr)
         if index is not None:
             raise CliError(f"give the game to replay once, as --index N, not also --game {game}")
-        game, index = None, int(game)
+        index, game = int(game), None
     try:
         get_game(game or DEFAULT_GAME)
     except UnknownGameError as error:
