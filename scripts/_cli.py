@@ -14,6 +14,7 @@ from agents.arena.stats import format_report, plot_report
 from agents.arena.tournament import BACKENDS, MAX_SECONDS, RunConfig, round_robin, run_games
 from agents.program import DEFAULT_MEMORY_LIMIT
 from trap_env.core import DEFAULT_DECAY, MAX_DECAY
+from trap_env.games import DEFAULT_GAME, game_names
 
 MAX_GAMES = 1_000_000
 """The most games per pairing a run accepts (the task list is built in memory)."""
@@ -89,6 +90,16 @@ def add_decay_option(parser: argparse._ActionsContainer) -> None:
     )
 
 
+def add_game_option(parser: argparse._ActionsContainer) -> None:
+    """The ``--game NAME`` option: which game of :mod:`trap_env.games` is played."""
+    parser.add_argument(
+        "--game",
+        choices=game_names(),
+        default=DEFAULT_GAME,
+        help=f"the game played (default {DEFAULT_GAME})",
+    )
+
+
 def games_per_pairing(text: str) -> int:
     """A number of games per pairing, 1 to :data:`MAX_GAMES`."""
     return _number(text, int, lambda value: 1 <= value <= MAX_GAMES, f"an integer 1..{MAX_GAMES}")
@@ -142,8 +153,10 @@ def _number(text: str, kind: Callable[[str], T], is_valid: Callable[[T], bool], 
 
 
 def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) -> None:
-    """The options of a round robin: games, board, decay, time, workers, seed, output, resume."""
+    """The options of a round robin: game, games, board, decay, time, workers, seed, output,
+    resume."""
     group = parser.add_argument_group("run")
+    add_game_option(group)
     group.add_argument(
         "--games",
         type=games_per_pairing,
@@ -291,6 +304,7 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
             memory_limit=args.memory_limit,
             backend=args.backend,
             address=args.address,
+            game_name=args.game,
         )
     except ValueError as error:
         raise CliError(error) from None

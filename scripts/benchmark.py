@@ -480,11 +480,18 @@ def mcts_figures(seconds: float) -> list[Figure]:
     unit = "simulations/s"
     return [
         Figure("mcts: scalar Tree, 1 game", scalar[1], unit, "the agent's search"),
-        Figure(f"mcts: {MCTS_BATCHES[0]} scalar Trees, batched evaluations",
-               scalar[MCTS_BATCHES[0]], unit, "self-play before the batched tree"),
+        Figure(
+            f"mcts: {MCTS_BATCHES[0]} scalar Trees, batched evaluations",
+            scalar[MCTS_BATCHES[0]],
+            unit,
+            "self-play before the batched tree",
+        ),
         *(Figure(f"mcts: BatchedTree B={size}", rate, unit) for size, rate in batched.items()),
-        Figure(f"mcts: BatchedTree B={MCTS_BATCHES[-1]} / {MCTS_BATCHES[0]} scalar Trees",
-               batched[MCTS_BATCHES[-1]] / scalar[MCTS_BATCHES[0]], "ratio"),
+        Figure(
+            f"mcts: BatchedTree B={MCTS_BATCHES[-1]} / {MCTS_BATCHES[0]} scalar Trees",
+            batched[MCTS_BATCHES[-1]] / scalar[MCTS_BATCHES[0]],
+            "ratio",
+        ),
     ]
 
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from trap_scripts._cli import CliError, Parser, add_run_options, fail, run_round_robin
 
 from agents.arena.tournament import RunConfig, probe_specs
+from trap_env.games import DEFAULT_GAME
 
 DEFAULT_AGENTS = (
     "mcts:time_limit=0.2",
@@ -33,12 +34,14 @@ DEFAULT_GAMES = 40
 DEFAULT_OUTPUT = "results/evaluate"
 
 
-def available_agents(specs: Sequence[str] = DEFAULT_AGENTS, board_size: int = 7) -> list[str]:
+def available_agents(
+    specs: Sequence[str] = DEFAULT_AGENTS, board_size: int = 7, game: str = DEFAULT_GAME
+) -> list[str]:
     """The specs among ``specs`` whose agent builds here (ppo needs torch) and plays the board.
 
     Each is built in a guarded child process (see :func:`agents.arena.tournament.check_specs`).
     """
-    problems = probe_specs(specs, RunConfig(board_size=board_size))
+    problems = probe_specs(specs, RunConfig(board_size=board_size, game_name=game))
     for spec, problem in problems.items():
         if problem is not None:  # a missing agent, torch or model file: leave it out
             print(f"trap-evaluate: leaving out {spec!r}: {problem}", file=sys.stderr)
@@ -67,8 +70,8 @@ def build_parser() -> Parser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the evaluation; 0 on success, 2 on bad input."""
     args = build_parser().parse_args(argv)
-    specs = args.agents if args.agents is not None else available_agents(board_size=args.board_size)
     try:
+        specs = args.agents or available_agents(board_size=args.board_size, game=args.game)
         run_round_robin(specs, args, plot_name="evaluate.png")
     except CliError as error:
         return fail("trap-evaluate", error)

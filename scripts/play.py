@@ -4,9 +4,10 @@ Two agent specs play one game shown turn by turn in the terminal; ``human`` as a
 lets you play, entering cells as ``row,col`` (the legal choices are shown; ``q`` resigns).
 ``--gif FILE`` writes the game as an animated GIF (needs imageio, in the ``plot`` extra).
 ``--decay PER_MILLE`` plays a rule variant (0: every throw lands on its target).
-``--replay FILE --game N`` shows game N (counted from 0) of a results file written by
-trap-evaluate or trap-tournament, under the rules it was played by (its board size and
-decay); the record is first replayed through the rules core, and a record whose actions
+``--game NAME`` plays another game of :mod:`trap_env.games` (default ``trap``).
+``--replay FILE --index N`` shows game N (counted from 0) of a results file written by
+trap-evaluate or trap-tournament, under the rules it was played by (its game, board size
+and decay); the record is first replayed through the rules core, and a record whose actions
 are not a legal game, or whose stored outcome is not the one its actions lead to, is
 refused with a one-line error.
 
@@ -15,7 +16,7 @@ Example:
     trap-play greedy random --decay 0
     trap-play human "expectiminimax:time_limit=1.0" --board-size 5
     trap-play greedy random --gif game.gif
-    trap-play --replay results/evaluate/results.jsonl --game 0 --gif replay.gif
+    trap-play --replay results/evaluate/results.jsonl --index 0 --gif replay.gif
 """
 
 from __future__ import annotations
@@ -42,19 +43,24 @@ from trap_scripts._cli import (
 )
 
 from agents.arena.match import FAULTS, LastThrow, derive_seed, play_game, replay
-from agents.arena.results import ResultsError, read_results, record_decay
+from agents.arena.results import (
+    ResultsError,
+    end_reasons,
+    read_results,
+    record_decay,
+    record_game,
+)
 from agents.base import Agent, SpecError, UnsupportedGameError, check_supports, make_agent
 from trap_env.core import (
     NO_PLAYER,
     Cell,
-    GameConfig,
     IllegalActionError,
     Phase,
     State,
-    apply,
-    initial_state,
     legal_actions,
 )
+from trap_env.game import TRUNCATED, Game
+from trap_env.games import DEFAULT_GAME, UnknownGameError, game_names, get_game
 from trap_env.rendering import render_ansi, render_rgb
 
 HUMAN = "human"
@@ -176,13 +182,40 @@ def build_parser() -> Parser:
         help="a results.jsonl file to replay a game from",
     )
     parser.add_argument(
-        "--game",
+        "--index",
         type=non_negative_int,
-        default=0,
+        default=None,
         metavar="N",
-        help="the game to replay: its line in the file, from 0 (default 0)",
+        help="with --replay: the game to replay, its line in the file, from 0 (default 0)",
+    )
+    parser.add_argument(
+        "--game",
+        default=None,
+        metavar="NAME",
+        help=f"the game played: {', '.join(game_names())} (default {DEFAULT_GAME}); with "
+        "--replay, the record's game",
     )
     return parser
+
+
+def _game_and_index(args: argparse.Namespace) -> tuple[str, int]:
+    """The game to play and the record to replay; ``--game N`` with ``--replay`` is the
+    index, said the old way (deprecated for one release, with a note on stderr).
+
+    Raises:
+        CliError: for a game name that is not registered, or both an index and ``--index``.
+    """
+    game, index = args.game, args.index
+    if args.replay is not None and game is not None and game.isdigit():
+        print(f"{PROG}: note: --game N is deprecated for --index N", file=sys.stderr)
+        if index is not None:
+            raise CliError(f"give the game to replay once, as --index N, not also --game {game}")
+        index, game = int(game), None
+    try:
+        get_game(game or DEFAULT_GAME)
+    except UnknownGameError as error:
+        raise CliError(error) from None
+    return game or DEFAULT_GAME, index or 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -191,6 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.gif is not None:
             _check_writable(args.gif)
+        args.game, args.index = _game_and_index(args)
         if args.replay is not None:
             return _replay(args)
         return _play(args)
@@ -204,8 +238,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _play(args: argparse.Namespace) -> int:
     if len(args.agents) != 2:
         raise CliError(f"give two agent specs (seat 0, seat 1), got {len(args.agents)}")
-    agents = [_build(spec, args.seed, seat) for seat, spec in enumerate(args.agents)]
-    config = GameConfig(args.board_size, args.decay)
+    agents = [_build(spec, args.game, args.seed, seat) for seat, spec in enumerate(args.agents)]
+    try:
+        config = get_game(args.game).make_config(board_size=args.board_size, decay=args.decay)
+    except ValueError as error:
+        raise CliError(error) from None
     for spec, agent in zip(args.agents, agents, strict=True):
         try:
             check_supports(agent, config)
@@ -221,6 +258,7 @@ def _play(args: argparse.Namespace) -> int:
         max_turns=args.max_turns,
         decay=args.decay,
         time_budget=budget,
+        game=args.game,
         on_turn=show,
     )
     resigned = [a.resigned for a in agents if isinstance(a, HumanAgent)]
@@ -229,7 +267,7 @@ def _play(args: argparse.Namespace) -> int:
     else:
         print(_outcome_text(result.to_dict(), list(args.agents)))
     if args.gif is not None:
-        frames = list(replay(args.board_size, result.actions, args.decay))
+        frames = list(replay(args.board_size, result.actions, args.decay, game=args.game))
         _write_gif(frames, args.gif, args.frame_seconds)
     return 1 if any(resigned) else 0
 
@@ -240,11 +278,11 @@ def _check_writable(path: Path) -> None:
         raise CliError(f"cannot write the GIF {str(path)!r}: no writable folder for it")
 
 
-def _build(spec: str, seed: int, seat: int) -> Agent:
+def _build(spec: str, game: str, seed: int, seat: int) -> Agent:
     if spec == HUMAN:
         return HumanAgent()
     try:
-        return make_agent(spec, seed=derive_seed(seed, "seat", seat))
+        return make_agent(spec, game=game, seed=derive_seed(seed, "seat", seat))
     except SpecError as error:
         raise CliError(error) from None
 
@@ -280,11 +318,11 @@ def _outcome_text(record: dict[str, Any], seats: list[str]) -> str:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    record = _load_game(args.replay, args.game)
+    record = _load_game(args.replay, args.index)
     try:
         frames = replay_record(record)
     except ValueError as error:
-        raise CliError(f"game {args.game} of {args.replay} is not a valid game: {error}") from None
+        raise CliError(f"game {args.index} of {args.replay} is not a valid game: {error}") from None
     if args.gif is not None:
         _write_gif(frames, args.gif, args.frame_seconds)
     else:
@@ -340,52 +378,66 @@ def replay_record(record: dict[str, Any]) -> list[tuple[State, LastThrow]]:
         )
     if not isinstance(actions, list) or not all(_is_int(action) for action in actions):
         raise ValueError(f"actions must be a list of cells (integers), got {actions!r:.60}")
-    decay = record_decay(record)
-    state = initial_state(GameConfig(board_size, decay))  # checks the decay
+    decay, game = record_decay(record), record_game(record)
+    rules = get_game(game)
+    state = rules.initial_state(rules.make_config(board_size=board_size, decay=decay))
     for index, action in enumerate(actions):
         try:
-            state = apply(state, action)
+            state = rules.apply(state, action)
         except IllegalActionError as error:
             raise ValueError(f"action {index} of the record: {error}") from None
     _check_outcome(record, state, has_actions=bool(actions))
-    return list(replay(board_size, actions, decay))
+    return list(replay(board_size, actions, decay, game=game))
 
 
-def _check_outcome(record: dict[str, Any], state: State, has_actions: bool) -> None:
-    winner, reason, turns = record.get("winner"), record.get("reason"), record.get("turns")
-    max_turns = record.get("max_turns")
-    if not _is_int(turns) or turns != state.turn:
-        raise ValueError(f"the record says {turns!r:.20} turns; its actions play {state.turn}")
-    if not _is_int(max_turns) or state.turn > max_turns:
+def _check_outcome(record: dict[str, Any], state: Any, has_actions: bool) -> None:
+    """Check the record's ``winner``, ``reason`` and ``turns`` against its final ``state``."""
+    rules = get_game(record_game(record))
+    winner, turns = record.get("winner"), record.get("turns")
+    max_turns, played = record.get("max_turns"), rules.turn(state)
+    if not _is_int(turns) or turns != played:
+        raise ValueError(f"the record says {turns!r:.20} turns; its actions play {played}")
+    if not _is_int(max_turns) or played > max_turns:
         raise ValueError(
-            f"max_turns must be an integer of at least the {state.turn} turns played, "
+            f"max_turns must be an integer of at least the {played} turns played, "
             f"got {max_turns!r:.20}"
         )
-    if reason == "trapped":
-        expected: object = state.winner
-        if state.winner == NO_PLAYER:
-            raise ValueError("the record says a player was trapped; its actions trap no one")
-    elif state.winner != NO_PLAYER:
-        raise ValueError(
-            f"the record says the game ended by {reason!r:.20}; its actions trap player "
-            f"{1 - state.winner} (seat {state.winner} won)"
-        )
-    elif reason == "truncated":
-        expected = NO_PLAYER
-        if state.turn != max_turns or state.phase is not Phase.MOVE:
-            raise ValueError(
-                f"the record says truncated at max_turns {max_turns}; its actions stop "
-                f"at turn {state.turn}, phase {state.phase.name}"
-            )
-    elif reason in FAULTS:
-        # The seat at fault is the one to act, or before any action either seat (a reset).
-        expected = 1 - state.player if has_actions or winner not in (0, 1) else winner
-    else:
-        raise ValueError(
-            f"reason must be one of trapped, truncated, {', '.join(FAULTS)}; got {reason!r:.30}"
-        )
+    expected = _expected_winner(rules, record, state, has_actions)
     if not _is_int(winner) or winner != expected:
         raise ValueError(f"the record says winner {winner!r:.20}; its actions give {expected}")
+
+
+def _expected_winner(
+    rules: Game[Any, Any], record: dict[str, Any], state: Any, has_actions: bool
+) -> int:
+    """The winner that the record's reason and its final ``state`` give; -1 for a draw."""
+    reason, max_turns = record.get("reason"), record["max_turns"]
+    ended = rules.outcome(state)  # by the rules alone
+    if ended is not None:
+        if reason != ended.reason:
+            raise ValueError(
+                f"the record says the game ended by {reason!r:.20}; its actions end it by "
+                f"{ended.reason} (seat {ended.winner} won)"
+            )
+        return NO_PLAYER if ended.winner is None else ended.winner
+    if reason in rules.end_reasons:
+        raise ValueError(f"the record says the game ended by {reason!r:.20}; its actions go on")
+    if reason == TRUNCATED:
+        cut = rules.outcome(state, max_turns)
+        if cut is None or rules.turn(state) != max_turns:
+            raise ValueError(
+                f"the record says truncated at max_turns {max_turns}; its actions stop "
+                f"at turn {rules.turn(state)}, deciding {rules.decision_name(state)}"
+            )
+        return NO_PLAYER
+    if reason in FAULTS:
+        # The seat at fault is the one to act, or before any action either seat (a reset).
+        winner = record.get("winner")
+        if has_actions or winner not in (0, 1):
+            return 1 - rules.current_player(state)
+        return int(winner)
+    reasons = end_reasons(rules.name)
+    raise ValueError(f"reason must be one of {', '.join(reasons)}; got {reason!r:.30}")
 
 
 def _is_int(value: object) -> bool:

@@ -140,16 +140,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             from agents.rl import alphazero
         except ImportError as error:
-            print(f"{PROG}: error: needs the rl extra (pip install 'trap_env[rl]'): {error}",
-                  file=sys.stderr)
+            print(
+                f"{PROG}: error: needs the rl extra (pip install 'trap_env[rl]'): {error}",
+                file=sys.stderr,
+            )
             return 2
         return alphazero.main(argv, Parser)
     args = build_parser().parse_args(argv)
     try:
         from agents.rl.training import CONFIG_FILE, TrainConfig, train
     except ImportError as error:
-        print(f"{PROG}: error: needs the rl extra (pip install 'trap_env[rl]'): {error}",
-              file=sys.stderr)
+        print(
+            f"{PROG}: error: needs the rl extra (pip install 'trap_env[rl]'): {error}",
+            file=sys.stderr,
+        )
         return 2
     run = Path(args.run_dir)
     overrides = config_from_args(args)
@@ -166,8 +170,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
-    print(f"final model: {run / 'final_model.zip'}; best by evaluation: "
-          f"{run / 'best' / 'best_model.zip'}")
+    print(
+        f"final model: {run / 'final_model.zip'}; best by evaluation: "
+        f"{run / 'best' / 'best_model.zip'}"
+    )
     return 0
 
 

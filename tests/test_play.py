@@ -50,7 +50,7 @@ def replay_status(
     path.write_text(json.dumps(record) + "\n")
     capsys.readouterr()
     try:
-        status = play.main(["--replay", str(path), "--game", "0"])
+        status = play.main(["--replay", str(path), "--index", "0"])
     except SystemExit as exit_:
         status = int(exit_.code or 0)
     return status, capsys.readouterr().err
@@ -153,7 +153,7 @@ def test_a_record_without_actions_is_only_a_fault_before_the_first_move(
     empty = changed(records[0], actions=[], turns=0)
     for winner in (0, 1):  # a failed reset, of either seat
         play.replay_record(changed(empty, reason="exception", **winner_fields(empty, winner)))
-    with pytest.raises(ValueError, match="trap no one"):
+    with pytest.raises(ValueError, match="its actions go on"):
         play.replay_record(changed(empty, reason="trapped"))
     with pytest.raises(ValueError, match="max_turns"):
         play.replay_record(changed(empty, reason="truncated", **winner_fields(empty, -1)))
@@ -226,3 +226,30 @@ def test_a_missing_model_file_and_an_unsupported_board_are_one_line_errors(
     assert status != 0 and err.count("\n") == 1 and "none.npz" in err
     status, err = quiet_main(["ppo", "random", "--board-size", "5"])
     assert status != 0 and err.count("\n") == 1 and "5x5" in err
+
+
+def test_game_n_with_replay_is_still_the_index_with_a_deprecation_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], records: list[dict[str, Any]]
+) -> None:
+    path = tmp_path / "results.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records[:2]))
+    capsys.readouterr()
+    assert play.main(["--replay", str(path), "--game", "1"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "trap-play: note: --game N is deprecated for --index N\n"
+    assert play.main(["--replay", str(path), "--index", "1"]) == 0
+    assert capsys.readouterr().out == captured.out
+
+
+def test_an_unknown_game_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert play.main(["random", "random", "--game", "chess"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown game 'chess'" in err and "trap" in err
+
+
+def test_game_trap_plays_as_without_it(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["random", "greedy", "--board-size", "5", "--seed", "4"]
+    assert play.main(argv) == 0
+    plain = capsys.readouterr().out
+    assert play.main([*argv, "--game", "trap"]) == 0
+    assert capsys.readouterr().out == plain

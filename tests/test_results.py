@@ -214,3 +214,23 @@ def test_a_second_run_is_refused_while_the_first_holds_the_lock(tmp_path):
         holder.wait()
     with ResultsLog(path):  # released when its holder ends
         pass
+
+
+def test_a_record_names_its_game_and_one_without_is_trap():
+    from agents.arena.match import FAULTS
+    from agents.arena.results import check_record, end_reasons, game_field, record_game
+
+    assert game_field("trap") == {} and record_game({}) == "trap"
+    assert end_reasons("trap") == ("trapped", "truncated", *FAULTS)
+    record = {
+        "game_id": "a vs b #0", "pairing": ["a", "b"], "seats": ["a", "b"], "winner_spec": "a",
+        "seed": 0, "board_size": 5, "max_turns": 100, "winner": 0, "reason": "trapped",
+        "detail": "", "turns": 3, "cpu_time": [0.0, 0.0], "max_turn_time": [0.0, 0.0],
+        "actions": [],
+    }  # fmt: skip
+    check_record(record)
+    check_record({**record, "game": "trap"})
+    with pytest.raises(ResultsError, match="'game' must be a game's name"):
+        check_record({**record, "game": "chess"})
+    with pytest.raises(ResultsError, match="'reason' must be one of trapped, truncated"):
+        check_record({**record, "reason": "checkmate"})

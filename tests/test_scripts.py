@@ -52,7 +52,24 @@ def test_tournament_resume_adds_only_missing_games(tmp_path, capsys):
     assert "4 games" in capsys.readouterr().out
 
 
+def test_tournament_game_trap_is_the_default_and_its_records_name_no_game(tmp_path):
+    argv = [*TWO_RANDOMS, *QUICK, "--no-plot", "--output", str(tmp_path)]
+    assert tournament.main([*argv, "--game", "trap"]) == 0
+    records = load_results(tmp_path / "results.jsonl")
+    assert records and all("game" not in record for record in records)
+    assert "game" not in (tmp_path / "results.settings.json").read_text()
+    assert tournament.main([*argv, "--games", "4", "--resume"]) == 0  # read as Trap!'s
+    assert len(load_results(tmp_path / "results.jsonl")) == 4
+
+
+def test_a_game_name_is_offered_from_the_registry():
+    args = tournament.build_parser().parse_args(["random", "greedy", "--game", "trap"])
+    assert args.game == "trap"
+    assert evaluate.build_parser().parse_args(["--game", "trap"]).game == "trap"
+
+
 BAD_INPUT = [
+    ([*TWO_RANDOMS, "--game", "chess"], "invalid choice: 'chess'"),
     (["random", "no_such_agent"], "unknown agent 'no_such_agent'"),
     (["random", "random:depth=2"], "takes no option 'depth'"),
     (["random", "no.such.Module"], "cannot import"),

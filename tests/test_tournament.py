@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from agents import SpecError
-from agents.arena import pool
+from agents.arena import pool, tournament
 from agents.arena.match import replay
 from agents.arena.processes import SchedStat, read_schedstat
-from agents.arena.results import ResultsError, ResultsLog
+from agents.arena.results import ResultsError
 from agents.arena.stats import format_report
 from agents.arena.tournament import (
     MAX_REPLAYS,
@@ -262,7 +262,7 @@ def test_a_folder_with_results_is_resumed_only_with_its_settings_and_never_empti
 def test_a_run_into_a_locked_file_is_refused(tmp_path):
     path = tmp_path / "r.jsonl"
     tasks = round_robin(["random", "agents.simple.RandomAgent"], 2, seed=0)
-    with ResultsLog(path), pytest.raises(ResultsError, match="another run"):
+    with tournament.ResultsLog(path), pytest.raises(ResultsError, match="another run"):
         run_games(tasks, path, RunConfig(board_size=5, workers=0), progress=False)
 
 
@@ -384,3 +384,18 @@ def test_agents_are_asked_whether_they_play_the_runs_decay(tmp_path):
     records = run_games(tasks, tmp_path / "r.jsonl", config, check=False, progress=False)
     assert {record["winner_spec"] for record in records} == {"random"}
     assert all("decay 50 only, not 0" in record["detail"] for record in records)
+
+
+def test_the_arena_modules_import_without_a_circle():
+    """Each arena module imports alone, in a fresh interpreter, and none imports tournament."""
+    arena = TESTS.parent / "agents" / "arena"
+    for module in ("plan", "pool", "probe", "worker", "ray_backend", "tournament"):
+        source = (arena / f"{module}.py").read_text()
+        assert "from agents.arena.tournament" not in source or module == "tournament"
+        code = f"import agents.arena.{module}"
+        subprocess.run([sys.executable, "-c", code], check=True, cwd=TESTS.parent)
+
+
+def test_backends_name_their_pools_as_data():
+    assert set(tournament.BACKENDS) == {"process", "ray"}
+    assert tournament.backend_pool("process") is pool.WorkerPool

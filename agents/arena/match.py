@@ -1,14 +1,16 @@
-"""One game of Trap! between two agents, with the course's rules on time and faults.
+"""One game between two agents, with the course's rules on time and faults, for any game of
+:mod:`trap_env.games` (Trap! by default).
 
-:func:`play_game` is the whole match: seats 0 and 1 take turns (a move, a throw, then a
-landing drawn from a generator seeded by the game's seed) until a player is trapped or
-``max_turns`` turns pass (a draw by truncation). Each turn's two decisions share a CPU-time
-budget measured with :func:`time.process_time`; an agent that goes over it, raises, or
-answers with ``None`` or an illegal cell loses the game, and the record says why. The
-garbage collector is paused during each decision, so that no agent is charged for a
-collection of the runner's process.
+:func:`play_game` is the whole match: the players act in turn, chance nodes drawn from a
+generator seeded by the game's seed (one draw each; Trap!: a move, a throw, then the
+landing), until :meth:`~trap_env.game.Game.outcome` says the game is over (one of the
+game's end reasons, or a draw by truncation at the turn limit). The decisions one player
+makes in a row within a turn share a CPU-time budget measured with :func:`time.process_time`;
+an agent that goes over it, raises, or answers with ``None`` or an illegal action loses the
+game, and the record says why. The garbage collector is paused during each decision, so
+that no agent is charged for a collection of the runner's process.
 
-A game's seed alone fixes the landing draws and the agents' generators, so a game replays
+A game's seed alone fixes the chance draws and the agents' generators, so a game replays
 from its seed; the recorded action sequence replays it exactly whatever the agents' timing.
 
 Example:
@@ -28,19 +30,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agents.base import Agent, pause_collector, resume_collector
-from trap_env.core import (
-    DEFAULT_DECAY,
-    NO_PLAYER,
-    Cell,
-    GameConfig,
-    IllegalActionError,
-    Phase,
-    State,
-    apply,
-    default_turn_limit,
-    initial_state,
-    sample_landing,
-)
+from trap_env.core import DEFAULT_DECAY, NO_PLAYER, Cell, IllegalActionError, State
+from trap_env.game import TRUNCATED, Game, turn_limit
+from trap_env.games import DEFAULT_GAME, get_game
 
 __all__ = [
     "DEFAULT_TIME_BUDGET",
@@ -60,7 +52,8 @@ DEFAULT_TIME_BUDGET = 5.0
 FAULTS = ("timeout", "exception", "illegal", "no_action", "crash")
 """Reasons for which a seat loses without being trapped."""
 REASONS = ("trapped", "truncated", *FAULTS)
-"""Every way a game can end: a player trapped, the turn limit, or a fault."""
+"""Every way a game of Trap! can end: a player trapped, the turn limit, or a fault (any
+game: :func:`agents.arena.results.end_reasons`)."""
 
 LastThrow = tuple[Cell, Cell] | None
 """The last throw's ``(target, landing)`` cells, or None before the first throw."""
@@ -86,6 +79,7 @@ class GameResult:
         cpu_time: CPU seconds each seat spent deciding.
         max_turn_time: each seat's longest turn, in CPU seconds.
         actions: every ``apply``-ed action in order (moves, throws, landings): the replay.
+        game: the game's name in :mod:`trap_env.games`.
     """
 
     seed: int
@@ -99,12 +93,15 @@ class GameResult:
     cpu_time: list[float] = field(default_factory=lambda: [0.0, 0.0])
     max_turn_time: list[float] = field(default_factory=lambda: [0.0, 0.0])
     actions: list[Cell] = field(default_factory=list)
+    game: str = DEFAULT_GAME
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a dict (for JSON); ``decay`` only when it is not the default."""
         fields = asdict(self)
         if self.decay == DEFAULT_DECAY:  # the game as specified, recorded as it always was
             del fields["decay"]
+        if self.game == DEFAULT_GAME:  # Trap!'s records, as they always were
+            del fields["game"]
         return fields
 
     def lose(self, seat: int, reason: str, detail: str) -> GameResult:
@@ -131,9 +128,10 @@ def play_game(
     agents: Sequence[Agent],
     *,
     seed: int,
-    board_size: int = GameConfig().board_size,
+    game: str = DEFAULT_GAME,
+    board_size: int | None = None,
     max_turns: int | None = None,
-    decay: int = DEFAULT_DECAY,
+    decay: int | None = None,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
     on_turn: TurnHook | None = None,
     on_reset: ResetHook | None = None,
@@ -143,12 +141,14 @@ def play_game(
     Args:
         agents: the two agents, by seat; each is reset with a seed derived from ``seed``.
         seed: the game's seed.
-        board_size: N.
-        max_turns: a draw by truncation after this many turns (default 4 * N * N).
-        decay: the throw's accuracy loss per step of distance beyond the first, per mille
-            (default 50, the game as specified; see :class:`trap_env.core.GameConfig`).
-        time_budget: CPU seconds per turn for the move and the throw together; None
-            for no limit.
+        game: the game's name in :mod:`trap_env.games`.
+        board_size: N (None: the game's default; Trap!: 7).
+        max_turns: a draw by truncation after this many turns (None: the game's
+            ``default_turn_limit``; Trap!: 4 * N * N).
+        decay: Trap!'s throw accuracy loss per step of distance beyond the first, per mille
+            (None: 50, the game as specified; see :class:`trap_env.core.GameConfig`).
+        time_budget: CPU seconds per turn, shared by the decisions one player makes in a
+            row (Trap!: the move and the throw); None for no limit.
         on_turn: called as ``on_turn(seat, state, actions)`` before each turn (and once
             more with the final state and seat -1 unless a fault ended the game), e.g. to
             show the game or to send a heartbeat.
@@ -160,11 +160,12 @@ def play_game(
         the game as its loss, it never raises for one.
 
     Raises:
-        ValueError: for a board size or decay that :class:`trap_env.core.GameConfig` refuses.
+        ValueError: for a game name, board size or decay that the game refuses.
     """
-    config = GameConfig(board_size, decay)
-    limit = default_turn_limit(board_size) if max_turns is None else max_turns
-    result = GameResult(seed=seed, board_size=board_size, max_turns=limit, decay=decay)
+    rules = get_game(game)
+    config = rules.make_config(**_rule_params(board_size, decay))
+    limit = turn_limit(max_turns, rules.default_turn_limit(config))
+    result = _start_result(game, rules.config_params(config), seed, limit)
     for seat, agent in enumerate(agents):
         if on_reset is not None:
             on_reset(seat)
@@ -172,25 +173,46 @@ def play_game(
             _reset(agent, derive_seed(seed, "seat", seat))
         except _Fault as fault:
             return result.lose(seat, fault.reason, str(fault))
-    landing_rng = random.Random(derive_seed(seed, "landing"))
-    state = initial_state(config)
-    while state.winner == NO_PLAYER and state.turn < limit:
-        seat = state.player
+    chance_rng = random.Random(derive_seed(seed, "landing"))
+    state = rules.initial_state(config)
+    while (outcome := rules.outcome(state, limit)) is None:
+        seat = rules.current_player(state)
         if on_turn is not None:
             on_turn(seat, state, result.actions)
         try:
-            state = _play_turn(agents[seat], state, seat, result, time_budget)
+            state = _play_turn(rules, agents[seat], state, seat, result, time_budget)
         except _Fault as fault:
-            result.turns = state.turn
+            result.turns = rules.turn(state)
             return result.lose(seat, fault.reason, str(fault))
-        if state.phase is Phase.LANDING:
-            state = _record(state, sample_landing(state, landing_rng), result)
+        while rules.is_chance(state):
+            state = _record(rules, state, rules.sample_chance(state, chance_rng), result)
     if on_turn is not None:
         on_turn(-1, state, result.actions)
-    result.turns = state.turn
-    if state.winner != NO_PLAYER:
-        result.winner, result.reason = state.winner, "trapped"
+    result.turns = rules.turn(state)
+    if outcome.reason != TRUNCATED:
+        result.winner, result.reason = _seat(outcome.winner), outcome.reason
     return result
+
+
+def _rule_params(board_size: int | None, decay: int | None) -> dict[str, int]:
+    """The rule parameters given (the game's defaults fill the others)."""
+    given = {"board_size": board_size, "decay": decay}
+    return {name: value for name, value in given.items() if value is not None}
+
+
+def _start_result(game: str, params: dict[str, Any], seed: int, limit: int) -> GameResult:
+    """The result of a game before its first action."""
+    return GameResult(
+        seed=seed,
+        board_size=params["board_size"],
+        max_turns=limit,
+        decay=params.get("decay", DEFAULT_DECAY),
+        game=game,
+    )
+
+
+def _seat(winner: int | None) -> int:
+    return NO_PLAYER if winner is None else winner
 
 
 def interface_problem(agent: object) -> str | None:
@@ -218,25 +240,40 @@ def _reset(agent: Agent, seed: int) -> None:
 
 
 def _play_turn(
-    agent: Agent, state: State, seat: int, result: GameResult, budget: float | None
-) -> State:
-    """The seat's move and throw (the throw only if the move did not win)."""
+    rules: Game[Any, Any],
+    agent: Agent,
+    state: Any,
+    seat: int,
+    result: GameResult,
+    budget: float | None,
+) -> Any:
+    """The seat's decisions of one turn (Trap!: the move, and the throw if the move did not
+    win), up to the next chance node, the next turn, or the end."""
     spent = 0.0
-    for _ in ("move", "throw"):
-        if state.winner != NO_PLAYER:
-            break
-        action, seconds = _timed_decision(agent, state)
+    turn = rules.turn(state)
+    while _is_seat_to_decide(rules, state, seat, turn):
+        action, seconds = _timed_decision(rules, agent, state)
         spent += seconds
         result.cpu_time[seat] += seconds
         result.max_turn_time[seat] = max(result.max_turn_time[seat], spent)
         if budget is not None and spent > budget:
-            detail = f"turn {state.turn} took {spent:.3f} s of CPU, budget {budget} s"
+            detail = f"turn {turn} took {spent:.3f} s of CPU, budget {budget} s"
             raise _Fault("timeout", detail)
-        state = _checked_apply(state, action, result)
+        state = _checked_apply(rules, state, action, result)
     return state
 
 
-def _timed_decision(agent: Agent, state: State) -> tuple[Any, float]:
+def _is_seat_to_decide(rules: Game[Any, Any], state: Any, seat: int, turn: int) -> bool:
+    """Whether ``seat`` still decides within ``turn``: no end, no chance, no other player."""
+    return (
+        rules.outcome(state) is None
+        and not rules.is_chance(state)
+        and rules.current_player(state) == seat
+        and rules.turn(state) == turn
+    )
+
+
+def _timed_decision(rules: Game[Any, Any], agent: Agent, state: Any) -> tuple[Any, float]:
     collecting = pause_collector()  # no agent is charged for the runner's collections
     try:
         start = time.process_time()
@@ -249,47 +286,61 @@ def _timed_decision(agent: Agent, state: State) -> tuple[Any, float]:
         raise _Fault(
             reason if reason in FAULTS else "exception",
             f"select_action raised {type(error).__name__}: {error} "
-            f"(turn {state.turn}, phase {state.phase.name})",
+            f"(turn {rules.turn(state)}, phase {_phase(rules, state)})",
         ) from error
     finally:
         resume_collector(collecting)
     return action, seconds
 
 
-def _checked_apply(state: State, action: Any, result: GameResult) -> State:
+def _phase(rules: Game[Any, Any], state: Any) -> str:
+    """The decision to make, as records name it (Trap!: ``MOVE``, ``THROW``)."""
+    return rules.decision_name(state).upper()
+
+
+def _checked_apply(rules: Game[Any, Any], state: Any, action: Any, result: GameResult) -> Any:
     if action is None:
-        raise _Fault("no_action", f"select_action returned None in phase {state.phase.name}")
+        raise _Fault("no_action", f"select_action returned None in phase {_phase(rules, state)}")
     try:
-        return _record(state, action, result)
+        return _record(rules, state, action, result)
     except IllegalActionError as error:
         raise _Fault("illegal", str(error)) from None
 
 
-def _record(state: State, action: int, result: GameResult) -> State:
-    next_state = apply(state, action)
+def _record(rules: Game[Any, Any], state: Any, action: int, result: GameResult) -> Any:
+    next_state = rules.apply(state, action)
     result.actions.append(int(action))
     return next_state
 
 
 def replay(
-    board_size: int, actions: Sequence[Cell], decay: int = DEFAULT_DECAY
-) -> Iterator[tuple[State, LastThrow]]:
+    board_size: int | None,
+    actions: Sequence[int],
+    decay: int | None = None,
+    *,
+    game: str = DEFAULT_GAME,
+) -> Iterator[tuple[Any, LastThrow]]:
     """The states of a recorded game at the start of each turn, and the final one.
 
-    Yields ``(state, last_throw)`` pairs: the initial state with None, then the state after
-    each landing (or after a winning move) with that turn's throw.
+    Yields ``(state, last_chance)`` pairs: the initial state with None, then the state
+    after each turn (or after a winning decision) with the last chance node's
+    ``(decision before it, outcome)`` (Trap!: the throw's target and landing).
 
     Raises:
-        IllegalActionError: if the sequence is not a legal game under the rule of
+        IllegalActionError: if the sequence is not a legal game under the rules of
             ``board_size`` and ``decay`` (a ``ValueError``, as is a bad size or decay).
     """
-    state = initial_state(GameConfig(board_size, decay))
-    last_throw: LastThrow = None
-    yield state, last_throw
+    rules = get_game(game)
+    state = rules.initial_state(rules.make_config(**_rule_params(board_size, decay)))
+    last_chance: LastThrow = None
+    decision = -1  # every chance node follows a decision
+    yield state, last_chance
     for action in actions:
         before = state
-        state = apply(state, action)
-        if before.phase is Phase.LANDING:
-            last_throw = (before.target, action)
-        if state.phase is Phase.MOVE or state.winner != NO_PLAYER:
-            yield state, last_throw
+        state = rules.apply(state, action)
+        if rules.is_chance(before):
+            last_chance = (decision, action)
+        else:
+            decision = action
+        if rules.turn(state) != rules.turn(before) or rules.outcome(state) is not None:
+            yield state, last_chance

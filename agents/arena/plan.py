@@ -1,8 +1,13 @@
-"""The plan of a run: the games to play (:class:`GameTask`, :func:`round_robin`) and how
-they are played and run (:class:`RunConfig`).
+"""The plan of a run: which games to play (:class:`GameTask`, :func:`round_robin`) and how
+(:class:`RunConfig`).
 
-Every game's seed derives from the base seed, the pairing and the game's number, so any
+Each game's seed is derived from the base seed, the pairing and the game's number, so any
 game replays alone.
+
+Example:
+    >>> tasks = round_robin(["random", "greedy"], games_per_pairing=4, seed=0)
+    >>> RunConfig(board_size=5, workers=2).turn_limit
+    100
 """
 
 from __future__ import annotations
@@ -14,20 +19,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.arena.match import (
-    DEFAULT_TIME_BUDGET,
-    derive_seed,
-)
+from agents.arena.match import DEFAULT_TIME_BUDGET, derive_seed
+from agents.arena.results import game_field
+from agents.options import parse_spec
 from agents.program import DEFAULT_MEMORY_LIMIT
-from trap_env.core import DEFAULT_DECAY, GameConfig, resolve_turn_limit
+from trap_env.core import DEFAULT_DECAY, GameConfig
+from trap_env.game import turn_limit
+from trap_env.games import DEFAULT_GAME, get_game
 
 __all__ = [
     "BACKENDS",
+    "DEFAULT_RUN",
     "MAX_REPLAYS",
     "MAX_SECONDS",
     "GameTask",
     "Report",
     "RunConfig",
+    "program_limits",
     "round_robin",
 ]
 
@@ -41,8 +49,9 @@ BACKENDS = {
     "process": "agents.arena.pool:WorkerPool",
     "ray": "agents.arena.ray_backend:RayPool",
 }
-"""Where games run, by name: worker processes on this machine, or Ray tasks on a cluster
-(each a pool class, ``"module:class"``, imported when used: Ray is an optional extra)."""
+"""Where games run, by name: ``"module:class"`` of the pool that plays them (worker
+processes on this machine, or Ray tasks on a cluster), imported only when a run uses it."""
+"""Where games run: worker processes on this machine, or Ray tasks on a cluster."""
 
 Report = Callable[[str], None]
 
@@ -94,6 +103,7 @@ class RunConfig:
             on the cluster at ``address``.
         address: the Ray cluster to use (``HOST:PORT``); None starts a local one that
             listens on the loopback address only. Only with ``backend="ray"``.
+        game_name: the game played, by its name in :mod:`trap_env.games`.
 
     Raises:
         ValueError: for a value out of range; seconds are at most :data:`MAX_SECONDS`.
@@ -110,9 +120,10 @@ class RunConfig:
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT
     backend: str = "process"
     address: str | None = None
+    game_name: str = DEFAULT_GAME
 
     def __post_init__(self) -> None:
-        GameConfig(self.board_size, self.decay)  # checks both, naming what is allowed
+        _ = self.game  # checks the game's name and rules, naming what is allowed
         if self.time_budget == math.inf:  # no limit, said the other way
             object.__setattr__(self, "time_budget", None)
         _check_seconds("time_budget", self.time_budget, "or None for no limit")
@@ -135,14 +146,15 @@ class RunConfig:
             raise ValueError(f"address {self.address!r} is a Ray cluster's: it needs backend 'ray'")
 
     @property
-    def game(self) -> GameConfig:
+    def game(self) -> Any:
         """The rules the games are played by (what agents are asked whether they play)."""
-        return GameConfig(self.board_size, self.decay)
+        params = {"board_size": self.board_size, "decay": self.decay}
+        return get_game(self.game_name).make_config(**params)
 
     @property
     def turn_limit(self) -> int:
         """The turn limit that applies."""
-        return resolve_turn_limit(self.max_turns, self.board_size)
+        return turn_limit(self.max_turns, get_game(self.game_name).default_turn_limit(self.game))
 
     @property
     def ceiling(self) -> float | None:
@@ -167,7 +179,7 @@ class RunConfig:
             "time_budget": self.time_budget,
             "wall_ceiling": self.ceiling,
             "memory_limit": self.memory_limit,
-        }
+        } | game_field(self.game_name)
 
 
 def _check_seconds(name: str, value: float | None, alternatives: str) -> None:
@@ -181,8 +193,8 @@ def _check_seconds(name: str, value: float | None, alternatives: str) -> None:
         )
 
 
-
-# --- Tasks -----------------------------------------------------------------------------
+DEFAULT_RUN = RunConfig()
+"""The settings of a run that names none."""
 
 
 def round_robin(specs: Sequence[str], games_per_pairing: int, seed: int) -> list[GameTask]:
@@ -217,3 +229,8 @@ def _pairing_tasks(pairing: tuple[str, str], count: int, seed: int) -> list[Game
     ]
 
 
+def program_limits(spec: str, config: RunConfig) -> dict[str, Any]:
+    """The run's limits for a program agent, which enforces them on its own process."""
+    if parse_spec(spec)[0] != "exec":
+        return {}
+    return {"time_limit": config.time_budget, "memory_limit": config.memory_limit}

@@ -1,6 +1,10 @@
-"""The worker pool on this machine: worker processes fed with tasks, each turn under a
-wall-clock ceiling; a worker whose turn runs too long is killed and replaced, a game that
-the machine stalled is replayed (see :mod:`agents.arena.processes`).
+"""The process backend: worker processes fed with tasks, each turn watched by the clock.
+
+A worker whose agent blocks past the turn's wall-clock ceiling is killed, the game is
+recorded as that seat's loss ("timeout"), and a fresh worker takes its place. A timeout
+that the machine caused (see :mod:`agents.arena.processes`) decides nothing: the game is
+replayed, at most :data:`~agents.arena.plan.MAX_REPLAYS` times. A worker that dies is a
+"crash" loss for the seat that was acting.
 """
 
 from __future__ import annotations
@@ -15,9 +19,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from agents.arena.match import (
-    replay,
-)
+from agents.arena.match import replay
 from agents.arena.plan import MAX_REPLAYS, GameTask, Report, RunConfig
 from agents.arena.processes import (
     SchedStat,
@@ -28,13 +30,10 @@ from agents.arena.processes import (
     read_schedstat,
 )
 from agents.arena.results import Record
-from agents.arena.worker import Beat, empty_result, task_record, worker_main
+from agents.arena.worker import Beat, empty_result, make_record, worker_main
+from trap_env.games import get_game
 
-__all__ = [
-    "WorkerPool",
-]
-
-# --- The worker pool (the parent's side) ----------------------------------------------
+__all__ = ["WorkerPool"]
 
 
 @dataclass
@@ -181,11 +180,9 @@ class WorkerPool:
         self._restart(worker)
         result = empty_result(task, self.config)
         result.actions, result.turns = worker.actions, _turns_of(self.config, worker.actions)
-        self._finish(worker, task_record(task, result.lose(beat.seat, reason, detail), self.config))
+        self._finish(worker, make_record(task, result.lose(beat.seat, reason, detail), self.config))
 
-    def _void(
-        self, worker: _Worker, detail: str, cause: str = "the machine stalled it"
-    ) -> None:
+    def _void(self, worker: _Worker, detail: str, cause: str = "the machine stalled it") -> None:
         """Kill the worker and play its game again (it decides nothing), or give up on it.
 
         ``cause`` says why no seat is at fault (in the reports and the game's record).
@@ -235,6 +232,5 @@ def _usage_text(before: SchedStat | None, after: SchedStat | None) -> str:
 
 def _turns_of(config: RunConfig, actions: list[int]) -> int:
     """The turns completed in a recorded action sequence."""
-    *_, (last_state, _) = replay(config.board_size, actions, config.decay)
-    return last_state.turn
-
+    *_, (last_state, _) = replay(config.board_size, actions, config.decay, game=config.game_name)
+    return get_game(config.game_name).turn(last_state)

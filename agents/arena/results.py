@@ -32,8 +32,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from agents.arena.match import REASONS
+from agents.arena.match import FAULTS
 from trap_env.core import DEFAULT_DECAY, MAX_DECAY
+from trap_env.game import TRUNCATED
+from trap_env.games import DEFAULT_GAME, game_names, get_game
 
 try:
     import fcntl
@@ -47,9 +49,12 @@ __all__ = [
     "ResultsLog",
     "ResultsWarning",
     "check_record",
+    "end_reasons",
+    "game_field",
     "load_results",
     "read_results",
     "record_decay",
+    "record_game",
 ]
 
 Record = dict[str, Any]
@@ -161,7 +166,7 @@ _FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
     "board_size": (lambda v: _is_int(v) and v >= 3, "an integer >= 3"),  # type: ignore[operator]
     "max_turns": (lambda v: _is_int(v) and v >= 1, "an integer >= 1"),  # type: ignore[operator]
     "winner": (lambda v: _is_int(v) and v in (-1, 0, 1), "-1, 0 or 1"),
-    "reason": (lambda v: v in REASONS, f"one of {', '.join(REASONS)}"),
+    "reason": (lambda v: isinstance(v, str), "a string"),
     "detail": (lambda v: isinstance(v, str), "a string"),
     "turns": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),  # type: ignore[operator]
     "cpu_time": (_is_pair(_is_seconds), "a list of two numbers of seconds"),
@@ -179,8 +184,25 @@ _OPTIONAL_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
         f"an integer per mille in 0..{MAX_DECAY}",
     ),
     "replays": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),  # type: ignore[operator]
+    "game": (lambda v: v in game_names(), "a game's name (one of trap_env.games.game_names())"),
 }
-"""Fields a game record may leave out: the decay when it is the default, older runs' replays."""
+"""Fields a game record may leave out: the decay when it is the default, older runs' replays,
+the game when it is Trap!."""
+
+
+def game_field(game: str) -> dict[str, str]:
+    """The ``game`` field of a record or settings: none for Trap!, as records always were."""
+    return {} if game == DEFAULT_GAME else {"game": game}
+
+
+def record_game(record: Record) -> str:
+    """The game a (checked) record's game is of: Trap! when it names none."""
+    return record.get("game", DEFAULT_GAME)  # type: ignore[no-any-return]
+
+
+def end_reasons(game: str) -> tuple[str, ...]:
+    """Every way a game of ``game`` can end: its own reasons, the turn limit, or a fault."""
+    return (*get_game(game).end_reasons, TRUNCATED, *FAULTS)
 
 
 def record_decay(record: Record) -> int:
@@ -204,6 +226,14 @@ def check_record(record: object) -> None:
             raise ResultsError(f"the record has no {name!r}")
         if not is_valid(record[name]):
             raise ResultsError(f"{name!r} must be {expected}, got {record[name]!r:.80}")
+    for name, (is_valid, expected) in _OPTIONAL_FIELDS.items():
+        if name in record and not is_valid(record[name]):
+            raise ResultsError(f"{name!r} must be {expected}, got {record[name]!r:.80}")
+    reasons = end_reasons(record_game(record))
+    if record["reason"] not in reasons:
+        raise ResultsError(
+            f"'reason' must be one of {', '.join(reasons)}, got {record['reason']!r:.80}"
+        )
     if sorted(record["seats"]) != sorted(record["pairing"]):
         raise ResultsError(f"seats {record['seats']} are not the pairing {record['pairing']}")
     winner = record["winner"]
@@ -213,9 +243,6 @@ def check_record(record: object) -> None:
             f"winner_spec {record['winner_spec']!r} is not the winner's seat's spec "
             f"{expected_spec!r}"
         )
-    for name, (is_valid, expected) in _OPTIONAL_FIELDS.items():
-        if name in record and not is_valid(record[name]):
-            raise ResultsError(f"{name!r} must be {expected}, got {record[name]!r:.80}")
 
 
 # --- Writing ---------------------------------------------------------------------------
@@ -365,7 +392,7 @@ def _recorded_settings(path: Path, records: list[Record]) -> dict[str, Any]:
     """The settings file's contents; for a file from before settings files, its first game's.
 
     A run from before the decay was a setting played the game as specified: its settings
-    say the default decay.
+    say the default decay. Settings and records that name no game are Trap!'s.
     """
     try:
         text = settings_path(path).read_text(encoding="utf-8")
@@ -375,7 +402,8 @@ def _recorded_settings(path: Path, records: list[Record]) -> dict[str, Any]:
         first = records[0]
         kept = ("board_size", "max_turns", "time_budget")
         return {name: first[name] for name in kept if name in first} | {
-            "decay": record_decay(first)
+            "decay": record_decay(first),
+            "game": record_game(first),
         }
     try:
         recorded = json.loads(text)
@@ -383,7 +411,7 @@ def _recorded_settings(path: Path, records: list[Record]) -> dict[str, Any]:
         raise ResultsError(f"{settings_path(path)} is not JSON ({error}); remove it") from None
     if not isinstance(recorded, dict):
         raise ResultsError(f"{settings_path(path)} is not a settings object; remove it")
-    return {"decay": DEFAULT_DECAY} | recorded
+    return {"decay": DEFAULT_DECAY, "game": DEFAULT_GAME} | recorded
 
 
 def _show(value: object) -> str:

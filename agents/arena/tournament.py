@@ -1,23 +1,18 @@
 """Many games in parallel worker processes, surviving faulty agents, busy machines, killed runs.
 
 Games are :class:`GameTask` values (who sits where, and the game's seed); :func:`round_robin`
-makes them for every pair of agent specs, seats alternating, each game's seed derived from
-the base seed, the pairing and the game's number (so any game replays alone).
-:func:`run_games` plays them in worker processes that build the agents from their specs.
+makes them for every pair of agent specs (see :mod:`agents.arena.plan`, which holds them and
+:class:`RunConfig`). :func:`run_games` plays them with the backend that ``RunConfig.backend``
+names in :data:`BACKENDS`: worker processes (:mod:`agents.arena.pool`) or Ray tasks
+(:mod:`agents.arena.ray_backend`); each game is :func:`agents.arena.worker.play_task`.
 
-Before the first game, :func:`check_specs` builds each agent once in a child process
-(guarded by a timeout, so that a constructor that raises, exits or hangs is a one-line
-error naming the spec) and asks it whether it can play the board
-(:func:`agents.base.check_supports`).
+Before the first game, :func:`check_specs` builds each agent once in a guarded child
+process (:mod:`agents.arena.probe`), so that a constructor that raises, exits or hangs is a
+one-line error naming the spec, and asks it whether it can play the board.
 
 Time: inside a worker, :func:`agents.arena.match.play_game` holds each turn to a CPU-time
-budget. The parent adds a wall-clock ceiling per turn: a worker whose agent blocks (sleeps,
-waits, loops in native code) past it is killed, the game is recorded as that seat's loss
-("timeout"), and a fresh worker takes its place. A timeout that the machine caused (the
-worker was runnable but got no CPU, see :mod:`agents.arena.processes`) decides nothing:
-the game is replayed, at most :data:`MAX_REPLAYS` times, and its record counts the
-replays. A worker that dies is a "crash" loss for the seat that was acting, and the record
-says how it died.
+budget; the pool adds a wall-clock ceiling per turn and replays, at most
+:data:`MAX_REPLAYS` times, a game that the machine stalled.
 
 Results: see :mod:`agents.arena.results`. Each finished game is appended at once as one
 JSON line; ``resume=True`` keeps the games already in the file and plays only the others,
@@ -31,19 +26,15 @@ Example:
 from __future__ import annotations
 
 import importlib
-import multiprocessing
 import os
 import sys
-from collections.abc import Iterable, Sequence
-from multiprocessing.connection import Connection
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from agents.arena.match import (
-    interface_problem,
-)
 from agents.arena.plan import (
     BACKENDS,
+    DEFAULT_RUN,
     MAX_REPLAYS,
     MAX_SECONDS,
     GameTask,
@@ -51,17 +42,16 @@ from agents.arena.plan import (
     RunConfig,
     round_robin,
 )
-from agents.arena.processes import (
-    describe_exit,
+from agents.arena.probe import check_specs, probe_specs
+from agents.arena.results import (
+    Record,
+    ResultsError,
+    ResultsLog,
+    load_results,
+    record_decay,
+    record_game,
 )
-from agents.arena.results import Record, ResultsError, ResultsLog, load_results, record_decay
-from agents.arena.worker import Beat, play_task, program_limits
-from agents.base import (
-    SpecError,
-    UnsupportedGameError,
-    check_supports,
-    make_agent,
-)
+from agents.arena.worker import Beat, play_task
 
 __all__ = [
     "BACKENDS",
@@ -78,110 +68,6 @@ __all__ = [
     "run_games",
 ]
 
-# --- Checking agents before the first game ---------------------------------------------
-
-
-def check_specs(specs: Iterable[str], config: RunConfig = RunConfig()) -> None:
-    """Build each agent once in a guarded child process, before any game starts.
-
-    Each agent must build within ``config.setup_seconds``, have the agent interface, and
-    accept the board (:func:`agents.base.check_supports`).
-
-    Raises:
-        SpecError: for an unknown agent or option (the message lists what exists), a
-            constructor that raises, exits its process or hangs, or an object that is not
-            an agent; the message names the spec.
-        UnsupportedGameError: for an agent that cannot play ``config``'s board.
-    """
-    for problem in probe_specs(specs, config).values():
-        if problem is not None:
-            raise problem
-
-
-def probe_specs(
-    specs: Iterable[str], config: RunConfig = RunConfig()
-) -> dict[str, SpecError | UnsupportedGameError | None]:
-    """Like :func:`check_specs`, but the problem of every spec (None if none), by spec."""
-    order = list(dict.fromkeys(specs))
-    problems: dict[str, SpecError | UnsupportedGameError | None] = {}
-    context = multiprocessing.get_context(config.start_method)
-    while len(problems) < len(order):
-        problems.update(_probe_in_child(context, [s for s in order if s not in problems], config))
-    return {spec: problems[spec] for spec in order}
-
-
-def _probe_in_child(
-    context: Any, specs: list[str], config: RunConfig
-) -> dict[str, SpecError | UnsupportedGameError | None]:
-    """Probe ``specs`` in one child; one that dies or hangs ends it with that spec's problem."""
-    receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_probe_main, args=(sender, specs, config), daemon=True)
-    process.start()
-    sender.close()
-    found: dict[str, SpecError | UnsupportedGameError | None] = {}
-    current: str | None = None
-    failure = ""
-    try:
-        while len(found) < len(specs):
-            if not receiver.poll(config.setup_seconds):
-                failure = f"took more than {config.setup_seconds:g} s"
-                break
-            try:
-                kind, spec, message = receiver.recv()
-            except (EOFError, OSError):
-                process.join(timeout=5)
-                failure = f"ended its process: {describe_exit(process.exitcode)}"
-                break
-            if kind == "start":
-                current = spec
-            else:
-                found[spec] = None if message is None else _PROBLEMS[kind](message)
-    finally:
-        if process.is_alive():
-            process.kill()
-        process.join()
-        receiver.close()
-    if len(found) == len(specs):
-        return found
-    if current is not None and current not in found:
-        return found | {current: SpecError(f"building agent {current!r} {failure}")}
-    return found | {  # the child failed before building any agent: no culprit among them
-        spec: SpecError(f"the process checking agent {spec!r} {failure}")
-        for spec in specs
-        if spec not in found
-    }
-
-
-_PROBLEMS: dict[str, type[SpecError | UnsupportedGameError]] = {
-    "spec": SpecError,
-    "unsupported": UnsupportedGameError,
-}
-
-
-def _probe_main(conn: Connection, specs: list[str], config: RunConfig) -> None:
-    """The probing child: for each spec, announce it, then send its problem (or None)."""
-    for spec in specs:
-        conn.send(("start", spec, None))
-        conn.send(_probe_one(spec, config))
-    conn.close()
-
-
-def _probe_one(spec: str, config: RunConfig) -> tuple[str, str, str | None]:
-    try:
-        agent = make_agent(spec, seed=0, **program_limits(spec, config))
-        problem = interface_problem(agent)
-        if problem is not None:
-            return ("spec", spec, f"agent spec {spec!r} does not build an agent: {problem}")
-        check_supports(agent, config.game)
-    except UnsupportedGameError as error:
-        return ("unsupported", spec, f"agent {spec!r} cannot play this game: {error}")
-    except SpecError as error:
-        return ("spec", spec, str(error))
-    except (Exception, SystemExit) as error:
-        return ("spec", spec, f"building agent {spec!r} raised {type(error).__name__}: {error}")
-    return ("ok", spec, None)
-
-
 
 # --- Running ---------------------------------------------------------------------------
 
@@ -189,7 +75,7 @@ def _probe_one(spec: str, config: RunConfig) -> tuple[str, str, str | None]:
 def run_games(
     tasks: Sequence[GameTask],
     results_path: str | os.PathLike[str],
-    config: RunConfig = RunConfig(),
+    config: RunConfig = DEFAULT_RUN,
     *,
     resume: bool = False,
     overwrite: bool = False,
@@ -246,7 +132,7 @@ def run_games(
                 for task in todo:
                     finish(play_task(task, config, {}, None))
             else:
-                _backend(config.backend)(config, finish, say).run(todo)
+                backend_pool(config.backend)(config, finish, say).run(todo)
     return [done[task.game_id] for task in tasks if task.game_id in done]
 
 
@@ -265,6 +151,7 @@ def _matching_records(
         "board_size": config.board_size,
         "max_turns": config.turn_limit,
         "decay": config.decay,
+        "game": config.game_name,
     }
     done = {}
     for record in records:
@@ -277,7 +164,7 @@ def _matching_records(
                 "a run with other settings; resume with the same ones or write elsewhere"
             )
         played = {name: record[name] for name in ("board_size", "max_turns")}
-        played["decay"] = record_decay(record)
+        played["decay"], played["game"] = record_decay(record), record_game(record)
         for name, value in expected.items():
             if played[name] != value:
                 raise ResultsError(
@@ -294,9 +181,16 @@ def _progress_bar(total: int, initial: int, enabled: bool) -> Any:
     return tqdm(total=total, initial=initial, unit="game", disable=not enabled, smoothing=0.1)
 
 
+class Pool(Protocol):
+    """What a backend's pool offers: play the tasks, calling ``finish`` as each game ends."""
+
+    def run(self, tasks: Sequence[GameTask]) -> None: ...
 
 
-def _backend(name: str) -> Any:
-    """The pool class of the backend ``name`` (:data:`~agents.arena.plan.BACKENDS`)."""
+def backend_pool(name: str) -> Callable[[RunConfig, Callable[[Record], None], Report], Pool]:
+    """The pool class of the backend ``name`` in :data:`BACKENDS`, imported now (Ray is an
+    optional extra, imported only by a run that uses it)."""
     module, _, attribute = BACKENDS[name].partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    pool: Callable[[RunConfig, Callable[[Record], None], Report], Pool]
+    pool = getattr(importlib.import_module(module), attribute)
+    return pool

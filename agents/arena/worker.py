@@ -1,9 +1,7 @@
-"""Playing one task of a run, in a worker process or in the runner's own process.
+"""Playing one task: build its two agents and play the game, in a worker or in this process.
 
-:func:`play_task` builds the seats' agents (cached per worker), plays the game with
-:func:`agents.arena.match.play_game` and sends heartbeats (:class:`Beat`) that let the
-parent hold each turn to its wall-clock ceiling; :func:`task_record` is the game's JSON
-record.
+:func:`play_task` sends a :class:`Beat` before each step that may hang, so that whoever
+watches the clock (:class:`agents.arena.pool.WorkerPool`) knows which seat to charge.
 """
 
 from __future__ import annotations
@@ -11,50 +9,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from multiprocessing.connection import Connection
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from agents.arena.match import (
-    GameResult,
-    derive_seed,
-    interface_problem,
-    play_game,
-)
-from agents.arena.plan import GameTask, RunConfig
+from agents.arena.match import GameResult, derive_seed, interface_problem, play_game
+from agents.arena.plan import GameTask, RunConfig, program_limits
 from agents.arena.results import Record
-from agents.base import (
-    Agent,
-    check_supports,
-    make_agent,
-    parse_spec,
-)
+from trap_env.agent import Agent, check_supports, make_agent
 from trap_env.core import NO_PLAYER, Cell, State
 
-__all__ = [
-    "Beat",
-    "BeatSink",
-    "empty_result",
-    "play_task",
-    "program_limits",
-    "task_record",
-    "worker_main",
-]
-
-def task_record(task: GameTask, result: GameResult, config: RunConfig) -> Record:
-    """The JSON record of a game: the task, the settings, the result, and no replays yet."""
-    winner_spec = None if result.winner == NO_PLAYER else task.seats[result.winner]
-    return {
-        "game_id": task.game_id,
-        "pairing": list(task.pairing),
-        "seats": list(task.seats),
-        "winner_spec": winner_spec,
-        "time_budget": config.time_budget,
-        **result.to_dict(),
-        "replays": 0,
-        "replay_details": [],
-    }
-
-
-# --- Playing a task (in a worker, or in this process) ---------------------------------
+__all__ = ["Beat", "BeatSink", "empty_result", "make_record", "play_task", "worker_main"]
 
 
 class Beat(NamedTuple):
@@ -97,7 +60,7 @@ def play_task(
             agents.append(_built_agent(spec, seat, task, config, cache))
         except Exception as error:
             detail = f"building agent {spec!r} raised {type(error).__name__}: {error}"
-            return task_record(task, result.lose(seat, "exception", detail), config)
+            return make_record(task, result.lose(seat, "exception", detail), config)
     result = play_game(
         agents,
         seed=task.seed,
@@ -105,10 +68,11 @@ def play_task(
         max_turns=config.max_turns,
         decay=config.decay,
         time_budget=config.time_budget,
+        game=config.game_name,
         on_turn=None if beat is None else _turn_beats(beat, config),
         on_reset=None if beat is None else _reset_beats(beat, task, config),
     )
-    return task_record(task, result, config)
+    return make_record(task, result, config)
 
 
 def empty_result(task: GameTask, config: RunConfig) -> GameResult:
@@ -118,6 +82,7 @@ def empty_result(task: GameTask, config: RunConfig) -> GameResult:
         board_size=config.board_size,
         max_turns=config.turn_limit,
         decay=config.decay,
+        game=config.game_name,
     )
 
 
@@ -127,7 +92,10 @@ def _built_agent(
     """The seat's agent, built once per worker and checked; raises what went wrong."""
     if (spec, seat) not in cache:
         agent = make_agent(
-            spec, seed=derive_seed(task.seed, "seat", seat), **program_limits(spec, config)
+            spec,
+            game=config.game_name,
+            seed=derive_seed(task.seed, "seat", seat),
+            **program_limits(spec, config),
         )
         problem = interface_problem(agent)
         if problem is not None:
@@ -135,13 +103,6 @@ def _built_agent(
         check_supports(agent, config.game)
         cache[spec, seat] = agent
     return cache[spec, seat]
-
-
-def program_limits(spec: str, config: RunConfig) -> dict[str, Any]:
-    """The run's limits for a program agent, which enforces them on its own process."""
-    if parse_spec(spec)[0] != "exec":
-        return {}
-    return {"time_limit": config.time_budget, "memory_limit": config.memory_limit}
 
 
 def _reset_beats(beat: BeatSink, task: GameTask, config: RunConfig) -> Callable[[int], None]:
@@ -179,3 +140,16 @@ def worker_main(conn: Connection, config: RunConfig) -> None:
         return  # the parent is gone or interrupted: nothing left to report to
 
 
+def make_record(task: GameTask, result: GameResult, config: RunConfig) -> Record:
+    """The JSON record of a game: the task, the settings, the result, and no replays yet."""
+    winner_spec = None if result.winner == NO_PLAYER else task.seats[result.winner]
+    return {
+        "game_id": task.game_id,
+        "pairing": list(task.pairing),
+        "seats": list(task.seats),
+        "winner_spec": winner_spec,
+        "time_budget": config.time_budget,
+        **result.to_dict(),
+        "replays": 0,
+        "replay_details": [],
+    }
