@@ -14,7 +14,7 @@ from agents.arena.stats import format_report, plot_report
 from agents.arena.tournament import BACKENDS, MAX_SECONDS, RunConfig, round_robin, run_games
 from agents.program import DEFAULT_MEMORY_LIMIT
 from trap_env.core import DEFAULT_DECAY, MAX_DECAY
-from trap_env.games import DEFAULT_GAME, game_names
+from trap_env.games import DEFAULT_GAME, game_names, get_game
 
 MAX_GAMES = 1_000_000
 """The most games per pairing a run accepts (the task list is built in memory)."""
@@ -94,10 +94,21 @@ def add_game_option(parser: argparse._ActionsContainer) -> None:
     """The ``--game NAME`` option: which game of :mod:`trap_env.games` is played."""
     parser.add_argument(
         "--game",
-        choices=game_names(),
+        type=game_name,
         default=DEFAULT_GAME,
-        help=f"the game played (default {DEFAULT_GAME})",
+        metavar="NAME",
+        help=f"the game played: {', '.join(game_names())}, or a game's path "
+        f"'package.module:GAME' (default {DEFAULT_GAME})",
     )
+
+
+def game_name(text: str) -> str:
+    """A registered game's name, or the path of a game (:func:`trap_env.games.get_game`)."""
+    try:
+        get_game(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
 
 
 def games_per_pairing(text: str) -> int:

@@ -104,3 +104,34 @@ def test_the_gymnasium_adapter_plays_race() -> None:
         assert results[0][1:4] == results[1][1:4]
         if results[0][2] or results[0][3]:
             break
+
+
+def test_the_match_runner_plays_race_and_replays_its_record() -> None:
+    from agents.arena.match import play_game, replay
+
+    result = play_game([toy_game.RandomRacer(), toy_game.Walker()], seed=5,
+                       game="toy_game:GAME", params={"goal": 5}, time_budget=None)  # fmt: skip
+    record = result.to_dict()
+    assert record["game"] == "toy_game:GAME" and record["rules"] == {"goal": 5}
+    assert record["reason"] in ("finished", "truncated") and "board_size" not in record
+    *_, (final, _) = replay(None, record["actions"], game="toy_game:GAME", params={"goal": 5})
+    assert GAME.turn(final) == record["turns"]
+    ended = GAME.outcome(final, record["max_turns"])
+    assert ended is not None and ended.reason == record["reason"]
+
+
+def test_a_tournament_of_race_runs_resumes_and_reports(tmp_path) -> None:
+    import json
+
+    from trap_scripts import tournament
+
+    argv = ["toy_game.RandomRacer", "toy_game.Walker", "--game", "toy_game:GAME", "--games", "4",
+            "--time-budget", "none", "--workers", "1", "--out", str(tmp_path), "--no-plot",
+            "--quiet"]  # fmt: skip
+    assert tournament.main(argv) == 0
+    assert tournament.main([*argv, "--resume"]) == 0
+    lines = (tmp_path / "results.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert len(records) == 4
+    assert {record["game"] for record in records} == {"toy_game:GAME"}
+    assert {record["reason"] for record in records} <= {"finished", "truncated"}

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -80,10 +80,12 @@ class GameResult:
         max_turn_time: each seat's longest turn, in CPU seconds.
         actions: every ``apply``-ed action in order (moves, throws, landings): the replay.
         game: the game's name in :mod:`trap_env.games`.
+        rules: a game's rule parameters other than ``board_size`` and ``decay`` (none for
+            Trap!).
     """
 
     seed: int
-    board_size: int
+    board_size: int | None
     max_turns: int
     decay: int = DEFAULT_DECAY
     winner: int = NO_PLAYER
@@ -94,6 +96,7 @@ class GameResult:
     max_turn_time: list[float] = field(default_factory=lambda: [0.0, 0.0])
     actions: list[Cell] = field(default_factory=list)
     game: str = DEFAULT_GAME
+    rules: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a dict (for JSON); ``decay`` only when it is not the default."""
@@ -101,7 +104,9 @@ class GameResult:
         if self.decay == DEFAULT_DECAY:  # the game as specified, recorded as it always was
             del fields["decay"]
         if self.game == DEFAULT_GAME:  # Trap!'s records, as they always were
-            del fields["game"]
+            del fields["game"], fields["rules"]
+        if self.board_size is None:  # a game without a board size
+            del fields["board_size"]
         return fields
 
     def lose(self, seat: int, reason: str, detail: str) -> GameResult:
@@ -135,6 +140,7 @@ def play_game(
     time_budget: float | None = DEFAULT_TIME_BUDGET,
     on_turn: TurnHook | None = None,
     on_reset: ResetHook | None = None,
+    params: Mapping[str, Any] | None = None,
 ) -> GameResult:
     """Play one game; ``agents[0]`` takes seat 0 (player 0, who starts).
 
@@ -154,6 +160,7 @@ def play_game(
             show the game or to send a heartbeat.
         on_reset: called as ``on_reset(seat)`` before that seat's agent is reset (a
             heartbeat, so that a reset that hangs is charged to its own seat).
+        params: further rule parameters of the game (``game.make_config(**params)``).
 
     Returns:
         The result; an agent's fault (in its reset or a decision, or a missing method) ends
@@ -163,7 +170,7 @@ def play_game(
         ValueError: for a game name, board size or decay that the game refuses.
     """
     rules = get_game(game)
-    config = rules.make_config(**_rule_params(board_size, decay))
+    config = rules.make_config(**_rule_params(board_size, decay), **(params or {}))
     limit = turn_limit(max_turns, rules.default_turn_limit(config))
     result = _start_result(game, rules.config_params(config), seed, limit)
     for seat, agent in enumerate(agents):
@@ -202,13 +209,19 @@ def _rule_params(board_size: int | None, decay: int | None) -> dict[str, int]:
 
 def _start_result(game: str, params: dict[str, Any], seed: int, limit: int) -> GameResult:
     """The result of a game before its first action."""
+    others = {name: value for name, value in params.items() if name not in _RECORD_FIELDS}
     return GameResult(
         seed=seed,
-        board_size=params["board_size"],
+        board_size=params.get("board_size"),
         max_turns=limit,
         decay=params.get("decay", DEFAULT_DECAY),
         game=game,
+        rules=others,
     )
+
+
+_RECORD_FIELDS = ("board_size", "decay")
+"""Rule parameters that records keep in fields of their own (Trap!'s, as they always were)."""
 
 
 def _seat(winner: int | None) -> int:
@@ -319,6 +332,7 @@ def replay(
     decay: int | None = None,
     *,
     game: str = DEFAULT_GAME,
+    params: Mapping[str, Any] | None = None,
 ) -> Iterator[tuple[Any, LastThrow]]:
     """The states of a recorded game at the start of each turn, and the final one.
 
@@ -331,7 +345,8 @@ def replay(
             ``board_size`` and ``decay`` (a ``ValueError``, as is a bad size or decay).
     """
     rules = get_game(game)
-    state = rules.initial_state(rules.make_config(**_rule_params(board_size, decay)))
+    config = rules.make_config(**_rule_params(board_size, decay), **(params or {}))
+    state = rules.initial_state(config)
     last_chance: LastThrow = None
     decision = -1  # every chance node follows a decision
     yield state, last_chance

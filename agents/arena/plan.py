@@ -103,7 +103,9 @@ class RunConfig:
             on the cluster at ``address``.
         address: the Ray cluster to use (``HOST:PORT``); None starts a local one that
             listens on the loopback address only. Only with ``backend="ray"``.
-        game_name: the game played, by its name in :mod:`trap_env.games`.
+        game_name: the game played, by its name in :mod:`trap_env.games` (or its path).
+        rules: the rule parameters of a game other than Trap! (whose are ``board_size``
+            and ``decay``); None for the game's defaults.
 
     Raises:
         ValueError: for a value out of range; seconds are at most :data:`MAX_SECONDS`.
@@ -121,6 +123,7 @@ class RunConfig:
     backend: str = "process"
     address: str | None = None
     game_name: str = DEFAULT_GAME
+    rules: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         _ = self.game  # checks the game's name and rules, naming what is allowed
@@ -148,8 +151,16 @@ class RunConfig:
     @property
     def game(self) -> Any:
         """The rules the games are played by (what agents are asked whether they play)."""
-        params = {"board_size": self.board_size, "decay": self.decay}
-        return get_game(self.game_name).make_config(**params)
+        return get_game(self.game_name).make_config(**self.rule_params)
+
+    @property
+    def rule_params(self) -> dict[str, Any]:
+        """The rule parameters given: Trap!'s board size and decay, another game's ``rules``."""
+        if self.game_name == DEFAULT_GAME:
+            return {"board_size": self.board_size, "decay": self.decay}
+        if self.rules is None:
+            return {}
+        return dict(self.rules)
 
     @property
     def turn_limit(self) -> int:
@@ -179,7 +190,7 @@ class RunConfig:
             "time_budget": self.time_budget,
             "wall_ceiling": self.ceiling,
             "memory_limit": self.memory_limit,
-        } | game_field(self.game_name)
+        } | game_field(self.game_name) | ({} if self.rules is None else {"rules": self.rules})
 
 
 def _check_seconds(name: str, value: float | None, alternatives: str) -> None:

@@ -232,5 +232,5 @@ def _usage_text(before: SchedStat | None, after: SchedStat | None) -> str:
 
 def _turns_of(config: RunConfig, actions: list[int]) -> int:
     """The turns completed in a recorded action sequence."""
-    *_, (last_state, _) = replay(config.board_size, actions, config.decay, game=config.game_name)
+    *_, (last_state, _) = replay(None, actions, game=config.game_name, params=config.rule_params)
     return get_game(config.game_name).turn(last_state)

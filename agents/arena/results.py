@@ -35,7 +35,7 @@ from typing import Any
 from agents.arena.match import FAULTS
 from trap_env.core import DEFAULT_DECAY, MAX_DECAY
 from trap_env.game import TRUNCATED
-from trap_env.games import DEFAULT_GAME, game_names, get_game
+from trap_env.games import DEFAULT_GAME, get_game
 
 try:
     import fcntl
@@ -163,7 +163,6 @@ _FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
     "seats": (_is_pair(lambda v: isinstance(v, str)), "a list of two agent specs"),
     "winner_spec": (lambda v: v is None or isinstance(v, str), "an agent spec or null"),
     "seed": (_is_int, "an integer"),
-    "board_size": (lambda v: _is_int(v) and v >= 3, "an integer >= 3"),  # type: ignore[operator]
     "max_turns": (lambda v: _is_int(v) and v >= 1, "an integer >= 1"),  # type: ignore[operator]
     "winner": (lambda v: _is_int(v) and v in (-1, 0, 1), "-1, 0 or 1"),
     "reason": (lambda v: isinstance(v, str), "a string"),
@@ -184,10 +183,20 @@ _OPTIONAL_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
         f"an integer per mille in 0..{MAX_DECAY}",
     ),
     "replays": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),  # type: ignore[operator]
-    "game": (lambda v: v in game_names(), "a game's name (one of trap_env.games.game_names())"),
+    "game": (lambda v: _is_game(v), "a game's name (one of trap_env.games.game_names()) or path"),
+    "board_size": (lambda v: _is_int(v) and v >= 3, "an integer >= 3"),  # type: ignore[operator]
+    "rules": (lambda v: isinstance(v, dict), "an object of rule parameters"),
 }
 """Fields a game record may leave out: the decay when it is the default, older runs' replays,
 the game when it is Trap!."""
+
+
+def _is_game(name: object) -> bool:
+    try:
+        get_game(name)  # type: ignore[arg-type]
+    except ValueError:
+        return False
+    return True
 
 
 def game_field(game: str) -> dict[str, str]:
@@ -229,6 +238,8 @@ def check_record(record: object) -> None:
     for name, (is_valid, expected) in _OPTIONAL_FIELDS.items():
         if name in record and not is_valid(record[name]):
             raise ResultsError(f"{name!r} must be {expected}, got {record[name]!r:.80}")
+    if record_game(record) == DEFAULT_GAME and "board_size" not in record:
+        raise ResultsError("the record has no 'board_size'")
     reasons = end_reasons(record_game(record))
     if record["reason"] not in reasons:
         raise ResultsError(

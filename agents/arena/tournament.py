@@ -52,6 +52,7 @@ from agents.arena.results import (
     record_game,
 )
 from agents.arena.worker import Beat, play_task
+from trap_env.games import DEFAULT_GAME, get_game
 
 __all__ = [
     "BACKENDS",
@@ -147,12 +148,7 @@ def _matching_records(
 ) -> dict[str, Record]:
     """The recorded games of ``tasks``, checked to come from the same tasks and settings."""
     by_id = {task.game_id: task for task in tasks}
-    expected = {
-        "board_size": config.board_size,
-        "max_turns": config.turn_limit,
-        "decay": config.decay,
-        "game": config.game_name,
-    }
+    expected = {"max_turns": config.turn_limit, "game": config.game_name} | _rules_of(config)
     done = {}
     for record in records:
         task = by_id.get(record["game_id"])
@@ -163,8 +159,13 @@ def _matching_records(
                 f"{path} holds game {task.game_id!r} with another seed or seats: it comes from "
                 "a run with other settings; resume with the same ones or write elsewhere"
             )
-        played = {name: record[name] for name in ("board_size", "max_turns")}
-        played["decay"], played["game"] = record_decay(record), record_game(record)
+        played = {
+            "max_turns": record["max_turns"],
+            "game": record_game(record),
+            "board_size": record.get("board_size"),
+            "decay": record_decay(record),
+            "rules": record.get("rules", {}),
+        }
         for name, value in expected.items():
             if played[name] != value:
                 raise ResultsError(
@@ -173,6 +174,15 @@ def _matching_records(
                 )
         done[task.game_id] = record
     return done
+
+
+def _rules_of(config: RunConfig) -> dict[str, Any]:
+    """The rule fields a record of ``config``'s games holds: Trap!'s board size and decay,
+    another game's ``rules`` (all its parameters but those two)."""
+    if config.game_name == DEFAULT_GAME:
+        return {"board_size": config.board_size, "decay": config.decay}
+    params = get_game(config.game_name).config_params(config.game)
+    return {"rules": {k: v for k, v in params.items() if k not in ("board_size", "decay")}}
 
 
 def _progress_bar(total: int, initial: int, enabled: bool) -> Any:

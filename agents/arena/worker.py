@@ -15,7 +15,8 @@ from agents.arena.match import GameResult, derive_seed, interface_problem, play_
 from agents.arena.plan import GameTask, RunConfig, program_limits
 from agents.arena.results import Record
 from trap_env.agent import Agent, check_supports, make_agent
-from trap_env.core import NO_PLAYER, Cell, State
+from trap_env.core import DEFAULT_DECAY, NO_PLAYER, Cell, State
+from trap_env.games import DEFAULT_GAME, get_game
 
 __all__ = ["Beat", "BeatSink", "empty_result", "make_record", "play_task", "worker_main"]
 
@@ -64,11 +65,10 @@ def play_task(
     result = play_game(
         agents,
         seed=task.seed,
-        board_size=config.board_size,
         max_turns=config.max_turns,
-        decay=config.decay,
         time_budget=config.time_budget,
         game=config.game_name,
+        params=config.rule_params,
         on_turn=None if beat is None else _turn_beats(beat, config),
         on_reset=None if beat is None else _reset_beats(beat, task, config),
     )
@@ -77,12 +77,15 @@ def play_task(
 
 def empty_result(task: GameTask, config: RunConfig) -> GameResult:
     """The result of ``task`` before its first action, under ``config``'s rules and limit."""
+    rules = get_game(config.game_name)
+    params = rules.config_params(config.game)
     return GameResult(
         seed=task.seed,
-        board_size=config.board_size,
+        board_size=params.pop("board_size", None),
         max_turns=config.turn_limit,
-        decay=config.decay,
+        decay=params.pop("decay", DEFAULT_DECAY),
         game=config.game_name,
+        rules={} if config.game_name == DEFAULT_GAME else params,
     )
 
 
