@@ -63,6 +63,7 @@ from trap_env.core import (
     initial_state,
     is_terminal,
     legal_actions,
+    outcome,
     sample_landing,
 )
 
@@ -92,7 +93,7 @@ def core_playout(rng: random.Random, board_size: int = 7) -> int:
     """One random game through the core; returns the number of plies (``apply`` calls)."""
     state = initial_state(GameConfig(board_size))
     plies, limit = 0, default_turn_limit(board_size)
-    while not is_terminal(state) and state.turn < limit:
+    while outcome(state, limit) is None:
         if state.phase is Phase.LANDING:
             action = sample_landing(state, rng)
         else:

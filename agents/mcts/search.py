@@ -255,11 +255,12 @@ class Tree:
 
     def _final_value(self, state: State) -> float | None:
         """A finished game's (or a truncated one's) value for ``state.player``; else None."""
-        if state.winner != core.NO_PLAYER:
-            return 1.0 if state.winner == state.player else -1.0
-        if self.max_turns is not None and state.turn >= self.max_turns:
+        outcome = core.outcome(state, self.max_turns)
+        if outcome is None:
+            return None
+        if outcome.winner is None:
             return 0.0
-        return None
+        return 1.0 if outcome.winner == state.player else -1.0
 
     def _backup(self, path: list[tuple[Node, int]], player: int, value: float) -> None:
         self.simulations += 1

@@ -180,9 +180,7 @@ class AlphaZeroConfig:
     @property
     def turn_limit(self) -> int:
         """The turn limit of self-play games."""
-        if self.max_turns is not None:
-            return self.max_turns
-        return core.default_turn_limit(self.board_size)
+        return core.resolve_turn_limit(self.max_turns, self.board_size)
 
     @property
     def game(self) -> GameConfig:
@@ -541,7 +539,7 @@ def _teacher_game(agents: list[Any], config: AlphaZeroConfig, rng: random.Random
     recorder = _SampleRecorder()
     random_actions = rng.randint(0, config.imitation_random_actions)
     decisions = 0
-    while state.winner == core.NO_PLAYER and state.turn < config.turn_limit:
+    while core.outcome(state, config.turn_limit) is None:
         if decisions < random_actions:
             action = rng.choice(core.legal_actions(state))
         else:

@@ -29,9 +29,9 @@ from trap_env.core import (
     GameConfig,
     Phase,
     apply,
-    default_turn_limit,
     initial_state,
-    is_terminal,
+    outcome,
+    resolve_turn_limit,
     sample_landing,
 )
 from trap_env.observation import action_mask, observe
@@ -73,7 +73,7 @@ def imitation_data(
         seed: seeds the games, the teacher and the random actions.
     """
     rng = random.Random(seed)
-    limit = max_turns if max_turns is not None else default_turn_limit(board_size)
+    limit = resolve_turn_limit(max_turns, board_size)
     agent = make_agent(teacher, seed=rng.randrange(2**31))
     rows: list[tuple[np.ndarray, np.ndarray, int, int]] = []
     values: list[float] = []
@@ -95,7 +95,7 @@ def _play_game(
 ) -> tuple[list[tuple[np.ndarray, np.ndarray, int, int]], int]:
     state = initial_state(GameConfig(board_size))
     rows = []
-    while not is_terminal(state) and not (state.phase is Phase.MOVE and state.turn >= limit):
+    while outcome(state, limit) is None:
         if state.phase is Phase.LANDING:
             state = apply(state, sample_landing(state, rng))
             continue
