@@ -32,7 +32,7 @@ class Trap:
 
     name = "trap"
     title = "Trap!"
-    end_reasons = (core.TRAPPED,)
+    end_reasons: tuple[str, ...] = (core.TRAPPED,)
 
     # --- Configuration ----------------------------------------------------------------
 

@@ -32,11 +32,13 @@ import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from trap_env import core
-from trap_env.core import Cell, Phase, State
+from trap_env.core import Cell, State
+from trap_env.game import Game
+from trap_env.trap import GAME
 
 __all__ = [
     "CHANCE_MODES",
@@ -74,9 +76,9 @@ class DecisionNode:
     __slots__ = ("actions", "children", "count", "is_expanded", "priors", "state", "totals",
                  "value", "visits")
 
-    def __init__(self, state: State) -> None:
+    def __init__(self, state: State, game: Game[State, Any] = GAME) -> None:
         self.state = state
-        self.actions: list[Cell] = core.legal_actions(state)
+        self.actions: list[Cell] = game.legal_actions(state)
         self.priors = np.zeros(len(self.actions))
         self.visits = np.zeros(len(self.actions))
         self.totals = np.zeros(len(self.actions))
@@ -118,9 +120,9 @@ class ChanceNode:
 
     __slots__ = ("cells", "children", "count", "probabilities", "state", "totals", "visits")
 
-    def __init__(self, state: State) -> None:
+    def __init__(self, state: State, game: Game[State, Any] = GAME) -> None:
         self.state = state
-        outcomes = core.chance_outcomes(state)
+        outcomes = game.chance_outcomes(state)
         self.cells = [cell for cell, _ in outcomes]
         self.probabilities = np.array([p for _, p in outcomes])
         self.visits = np.zeros(len(outcomes))
@@ -170,17 +172,19 @@ class Tree:
         max_turns: int | None = None,
         rng: random.Random | None = None,
         root_noise: tuple[float, float] | None = None,
+        game: Game[State, Any] = GAME,
     ) -> None:
         if chance not in CHANCE_MODES:
             raise ValueError(f"chance must be one of {list(CHANCE_MODES)}, got {chance!r}")
         if not c_puct > 0:
             raise ValueError(f"c_puct must be > 0, got {c_puct!r}")
-        if core.is_terminal(state) or state.phase is Phase.LANDING:
+        if game.outcome(state) is not None or game.is_chance(state):
             raise ValueError(
-                f"a search starts at a MOVE or THROW state of a game in progress, got "
-                f"{core.to_text(state)}"
+                f"a search starts at a decision (a MOVE or THROW state) of a game in progress, got "
+                f"{game.to_text(state)}"
             )
-        self.root = DecisionNode(state)
+        self.game = game
+        self.root = DecisionNode(state, game)
         self.c_puct = c_puct
         self.chance = chance
         self.max_turns = max_turns
@@ -205,12 +209,12 @@ class Tree:
             path.append((node, index))
             child = node.children.get(index)
             if child is None:
-                next_state = core.apply(node.state, action)
+                next_state = self.game.apply(node.state, action)
                 value = self._final_value(next_state)
                 if value is not None:
-                    self._backup(path, next_state.player, value)
+                    self._backup(path, self.game.current_player(next_state), value)
                     return None
-                child = _new_node(next_state)
+                child = _new_node(self.game, next_state)
                 node.children[index] = child
             node = child
 
@@ -223,7 +227,7 @@ class Tree:
             node.is_expanded = True
             if node is self.root and self.root_noise is not None:
                 self.add_root_noise()
-        self._backup(leaf.path, node.state.player, value)
+        self._backup(leaf.path, self.game.current_player(node.state), value)
 
     def run(self, evaluate: Evaluator, simulations: int, stop: Callable[[], bool]) -> None:
         """Up to ``simulations`` simulations, asking ``stop()`` every :data:`CHECK_EVERY`."""
@@ -254,19 +258,20 @@ class Tree:
         return False
 
     def _final_value(self, state: State) -> float | None:
-        """A finished game's (or a truncated one's) value for ``state.player``; else None."""
-        outcome = core.outcome(state, self.max_turns)
+        """A finished game's (or a truncated one's) value for the player to act; else None."""
+        outcome = self.game.outcome(state, self.max_turns)
         if outcome is None:
             return None
         if outcome.winner is None:
             return 0.0
-        return 1.0 if outcome.winner == state.player else -1.0
+        return 1.0 if outcome.winner == self.game.current_player(state) else -1.0
 
     def _backup(self, path: list[tuple[Node, int]], player: int, value: float) -> None:
         self.simulations += 1
         self.max_depth = max(self.max_depth, len(path))
+        current_player = self.game.current_player
         for node, index in reversed(path):
-            seen = value if node.state.player == player else -value
+            seen = value if current_player(node.state) == player else -value
             node.visits[index] += 1
             node.totals[index] += seen
             node.count += 1
@@ -282,5 +287,5 @@ class Tree:
         self.root.priors = (1 - fraction) * self.root.priors + fraction * noise
 
 
-def _new_node(state: State) -> Node:
-    return ChanceNode(state) if state.phase is Phase.LANDING else DecisionNode(state)
+def _new_node(game: Game[State, Any], state: State) -> Node:
+    return ChanceNode(state, game) if game.is_chance(state) else DecisionNode(state, game)
