@@ -21,6 +21,10 @@ game and backs it up itself), :meth:`Tree.expand` gives that leaf its priors and
 value. :meth:`Tree.run` does both with one network for a fixed number of simulations or until
 a ``stop()`` says so.
 
+The tree asks the rules only through the game protocol (:class:`trap_env.game.Game`:
+``legal_actions``, ``apply``, ``is_chance``, ``chance_outcomes``, ``outcome``,
+``current_player``), for the game it is given (by default Trap!, :data:`trap_env.trap.GAME`).
+
 Guarantee: with enough simulations, the value of a decision node converges to its
 expectimax value in positions whose subtrees end in finished games within the tree (the
 search is then PUCT over an exact expectimax tree), whatever the priors.
