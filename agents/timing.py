@@ -1,8 +1,11 @@
-"""Timing of decisions: the clocks, a turn's budget split between its decisions, the
-deadline with its safety margin, and the garbage collector paused while an agent decides.
+"""Timing of decisions: the clock, the turn's budget, the deadline, the collector paused.
 
-Both search agents (``expectiminimax`` and ``mcts``) and the match runner share these, so
-a decision is measured and bounded the same way wherever it is made.
+The timed agents (``expectiminimax``, ``mcts``) and the match runner share these, so a
+decision is measured and bounded the same way wherever it is made. A turn's budget is
+shared by its two decisions (:func:`decision_budget`); a decision stops at
+:func:`decision_deadline`, a safety margin before its budget runs out. :class:`TimedAgent`
+is what both timed agents build on: it pauses the collector around a decision and
+remembers what the move of the turn cost, for the throw's budget.
 """
 
 from __future__ import annotations
@@ -12,13 +15,16 @@ import time
 from collections.abc import Callable
 from typing import Literal
 
-from trap_env.core import Phase
+from trap_env import core
+from trap_env.core import Cell, Phase, State
 
 __all__ = [
     "CLOCKS",
     "MAX_TIME_LIMIT",
     "SAFETY_MARGIN",
     "Clock",
+    "TimedAgent",
+    "check_decision_state",
     "decision_budget",
     "decision_deadline",
     "pause_collector",
@@ -33,6 +39,40 @@ MAX_TIME_LIMIT = 86_400.0
 SAFETY_MARGIN = 0.1
 """Seconds kept in hand at the end of a budget (0.01 s + a quarter of budgets under 0.36 s): room
 for the clock check interval and a garbage-collector pause."""
+
+
+def pause_collector() -> bool:
+    """Switch the cyclic garbage collector off; return whether it was on (for resuming).
+
+    For timed decisions: a full collection scans every object of the process, which in one
+    holding torch takes 0.1-0.2 s, at a moment no clock check can see coming. Use as
+    ``collecting = pause_collector()``, then ``try: ... finally: resume_collector(collecting)``:
+    a pair of plain calls allocates nothing (a ``with`` block allocates a bound ``__exit__``
+    on the way in, which can itself start a collection), and pauses nest. A collection that
+    falls due meanwhile runs after the outermost pause.
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    return collecting
+
+
+def resume_collector(collecting: bool) -> None:
+    """Switch the collector back on if :func:`pause_collector` found it on."""
+    if collecting:
+        gc.enable()
+
+
+def check_decision_state(state: State) -> None:
+    """Refuse a state that asks for no decision: a finished game, or a throw in the air.
+
+    Raises:
+        ValueError: if ``state`` is not a MOVE or THROW of a game in progress.
+    """
+    if core.is_terminal(state) or state.phase is Phase.LANDING:
+        raise ValueError(
+            "select_action needs a MOVE or THROW state of a game in progress, got "
+            f"{core.to_text(state)}"
+        )
 
 
 def decision_budget(
@@ -70,22 +110,73 @@ def decision_deadline(started: float, budget: float) -> float:
     return started + budget - min(SAFETY_MARGIN, 0.01 + 0.25 * budget)
 
 
-def pause_collector() -> bool:
-    """Switch the cyclic garbage collector off; return whether it was on (for resuming).
+def _never() -> bool:
+    return False
 
-    For timed decisions: a full collection scans every object of the process, which in one
-    holding torch takes 0.1-0.2 s, at a moment no clock check can see coming. Use as
-    ``collecting = pause_collector()``, then ``try: ... finally: resume_collector(collecting)``:
-    a pair of plain calls allocates nothing (a ``with`` block allocates a bound ``__exit__``
-    on the way in, which can itself start a collection), and pauses nest. A collection that
-    falls due meanwhile runs after the outermost pause.
+
+class TimedAgent:
+    """What a timed agent shares: decisions on a clock, in turns whose budget they share.
+
+    A mixin beside :class:`agents.base.SeededAgent` (which imports this module). The agent
+    implements ``_decide(state)`` and calls :meth:`_turn_budget` for its budget and
+    :meth:`_stopper` for its clock check, and :meth:`_end_decision` once it has chosen.
+
+    Args:
+        clock: ``"cpu"`` or ``"wall"`` (see :data:`CLOCKS`).
     """
-    collecting = gc.isenabled()
-    gc.disable()
-    return collecting
 
+    def __init__(self, clock: Clock) -> None:
+        self.clock = CLOCKS[clock]
+        self._turn_spent: tuple[State, float] | None = None
 
-def resume_collector(collecting: bool) -> None:
-    """Switch the collector back on if :func:`pause_collector` found it on."""
-    if collecting:
-        gc.enable()
+    def select_action(self, state: State) -> Cell:
+        """The agent's decision, made with the garbage collector paused.
+
+        The collector is paused (see :func:`pause_collector`); the decision's own garbage
+        is freed by reference counting.
+
+        Raises:
+            ValueError: if the state is not a MOVE or THROW of a game in progress.
+        """
+        collecting = pause_collector()
+        try:
+            return self._decide(state)
+        finally:
+            resume_collector(collecting)
+
+    def _decide(self, state: State) -> Cell:
+        raise NotImplementedError
+
+    def _forget_turn(self) -> None:
+        """Start a new game: no move of this turn is remembered."""
+        self._turn_spent = None
+
+    def _end_decision(self, state: State, action: Cell, seconds: float) -> None:
+        """Remember a move's seconds and the state it led to, for the throw's budget."""
+        if state.phase is Phase.MOVE:
+            self._turn_spent = (core.apply(state, action), seconds)
+
+    def _is_same_position(self, first: State, second: State) -> bool:
+        """Whether the throw's state is the one the remembered move led to."""
+        return first == second
+
+    def _turn_budget(
+        self, state: State, time_limit: float | None, move_share: float
+    ) -> float | None:
+        """Seconds for this decision: a share of the turn at the move, the rest at the throw."""
+        spent, move_seconds = self._turn_spent, None
+        if spent is not None and self._is_same_position(spent[0], state):
+            move_seconds = spent[1]
+        return decision_budget(time_limit, move_share, state.phase, move_seconds)
+
+    def _stopper(self, started: float, budget: float | None) -> Callable[[], bool]:
+        """A check that the decision's deadline has come (never, without a budget)."""
+        if budget is None:
+            return _never
+        deadline = decision_deadline(started, budget)
+        clock = self.clock
+
+        def stop() -> bool:
+            return clock() >= deadline
+
+        return stop

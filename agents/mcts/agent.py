@@ -19,25 +19,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from agents.base import SeededAgent, UnsupportedGameError
 from agents.mcts.network import Network, load_network
 from agents.mcts.search import CHANCE_MODES, Tree
-from agents.search.agent import check_decision_state
-from agents.timing import (
-    CLOCKS,
-    MAX_TIME_LIMIT,
-    Clock,
-    decision_budget,
-    decision_deadline,
-    pause_collector,
-    resume_collector,
-)
-from trap_env import core
-from trap_env.core import Cell, GameConfig, Phase, State
+from agents.timing import CLOCKS, MAX_TIME_LIMIT, Clock, TimedAgent, check_decision_state
+from trap_env.core import Cell, GameConfig, State, resolve_turn_limit
 
 __all__ = ["DEFAULT_NETWORK", "MCTSAgent", "MCTSStats"]
 
@@ -65,7 +54,7 @@ class MCTSStats:
     budget: float
 
 
-class MCTSAgent(SeededAgent):
+class MCTSAgent(TimedAgent, SeededAgent):
     """AlphaZero-style search with the throw's landing as an exact chance node.
 
     Args:
@@ -98,8 +87,9 @@ class MCTSAgent(SeededAgent):
         clock: Clock = "cpu",
         seed: int | None = None,
     ) -> None:
-        super().__init__(seed)
+        SeededAgent.__init__(self, seed)
         _check_options(time_limit, simulations, chance, move_share, clock, c_puct, max_turns)
+        TimedAgent.__init__(self, clock)
         self.time_limit = time_limit
         self.simulations = simulations
         self.path = Path(path) if path is not None else DEFAULT_NETWORK
@@ -108,10 +98,8 @@ class MCTSAgent(SeededAgent):
         self.chance = chance
         self.move_share = move_share
         self.max_turns = max_turns
-        self.clock = CLOCKS[clock]
         self.last_search: MCTSStats | None = None
         self._tree: Tree | None = None
-        self._turn_spent: tuple[State, float] | None = None
 
     def check_game(self, config: GameConfig) -> None:
         """Refuse a board size or a rule variant (``decay``) the network was not trained for.
@@ -137,27 +125,20 @@ class MCTSAgent(SeededAgent):
         """Start a new game: drop the tree."""
         super().reset(seed)
         self._tree = None
-        self._turn_spent = None
+        self._forget_turn()
         self.last_search = None
 
-    def select_action(self, state: State) -> Cell:
+    def _decide(self, state: State) -> Cell:
         """The most visited legal action after searching within the budget.
 
         Raises:
             ValueError: if the state is not a MOVE or THROW of a game in progress.
             UnsupportedGameError: if the board is not the network's size.
         """
-        collecting = pause_collector()
-        try:
-            return self._decide(state)
-        finally:
-            resume_collector(collecting)
-
-    def _decide(self, state: State) -> Cell:
         started = self.clock()
         check_decision_state(state)
         self.check_game(GameConfig(state.board_size, state.decay))
-        budget = self._budget(state)
+        budget = self._turn_budget(state, self.time_limit, self.move_share)
         tree = self._tree_for(state)
         before = tree.simulations
         stop = self._stopper(started, budget)
@@ -175,23 +156,18 @@ class MCTSAgent(SeededAgent):
         self.last_search = MCTSStats(
             tree.simulations - before, tree.max_depth, seconds, value, budget or 0.0
         )
-        if state.phase is Phase.MOVE:
-            self._turn_spent = (core.apply(state, action), seconds)
+        self._end_decision(state, action, seconds)
         return action
 
     def _tree_for(self, state: State) -> Tree:
         """The kept tree re-rooted at ``state`` if it holds it, else a new tree."""
         tree = self._tree
         if tree is None or not (tree.root.state == state or tree.advance(state)):
-            tree = Tree(
-                state, self.c_puct, self.chance, self._turn_limit(state), self.rng
-            )
+            limit = resolve_turn_limit(self.max_turns, state.board_size)
+            tree = Tree(state, self.c_puct, self.chance, limit, self.rng)
         tree.max_depth = 0
         self._tree = tree
         return tree
-
-    def _turn_limit(self, state: State) -> int:
-        return core.resolve_turn_limit(self.max_turns, state.board_size)
 
     def _most_visited(self, tree: Tree) -> Cell:
         """The most visited action; with no visits, the network's likeliest one."""
@@ -202,27 +178,6 @@ class MCTSAgent(SeededAgent):
             assert leaf is not None and leaf.node is root
             tree.expand(leaf, logits[0], float(values[0]))
         return root.actions[root.best_index()]
-
-    def _budget(self, state: State) -> float | None:
-        """Seconds for this decision: a share of the turn at the move, the rest at the throw."""
-        spent = self._turn_spent
-        move_seconds = spent[1] if spent is not None and spent[0] == state else None
-        return decision_budget(self.time_limit, self.move_share, state.phase, move_seconds)
-
-    def _stopper(self, started: float, budget: float | None) -> Callable[[], bool]:
-        if budget is None:
-            return _never
-        deadline = decision_deadline(started, budget)
-        clock = self.clock
-
-        def stop() -> bool:
-            return clock() >= deadline
-
-        return stop
-
-
-def _never() -> bool:
-    return False
 
 
 def _check_options(

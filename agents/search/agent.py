@@ -52,18 +52,19 @@ from agents.search.game import TrapGame
 from agents.timing import (
     CLOCKS,
     MAX_TIME_LIMIT,
+    SAFETY_MARGIN,
     Clock,
+    TimedAgent,
+    check_decision_state,
     decision_budget,
     decision_deadline,
-    pause_collector,
-    resume_collector,
 )
-from trap_env import core
 from trap_env.core import Cell, GameConfig, Phase, State
 
 __all__ = [
     "ALPHABETA",
     "PRESETS",
+    "SAFETY_MARGIN",
     "Clock",
     "ExpectiminimaxAgent",
     "SearchSettings",
@@ -173,7 +174,7 @@ class SearchStats:
 DEFAULT_SETTINGS = SearchSettings()
 
 
-class ExpectiminimaxAgent(SeededAgent):
+class ExpectiminimaxAgent(TimedAgent, SeededAgent):
     """Iterative-deepening expectiminimax with alpha-beta, Star1/Star2 and a table.
 
     Args:
@@ -184,11 +185,11 @@ class ExpectiminimaxAgent(SeededAgent):
     def __init__(
         self, settings: SearchSettings = DEFAULT_SETTINGS, seed: int | None = None
     ) -> None:
-        super().__init__(seed)
         if not isinstance(settings, SearchSettings):
             raise TypeError(f"settings must be a SearchSettings, got {settings!r}")
+        SeededAgent.__init__(self, seed)
+        TimedAgent.__init__(self, settings.clock)
         self.settings = settings
-        self.clock = CLOCKS[settings.clock]
         self.game = TrapGame(
             settings.throw_filter,
             settings.deterministic_throws,
@@ -197,7 +198,6 @@ class ExpectiminimaxAgent(SeededAgent):
         )
         self.search = Search(self.game, chance_reduction=settings.chance_reduction)
         self.last_search: SearchStats | None = None
-        self._turn_spent: tuple[State, float] | None = None
 
     def check_game(self, config: GameConfig) -> None:
         """Refuse boards larger than :data:`MAX_BOARD_SIZE`; any rule variant is played.
@@ -216,42 +216,23 @@ class ExpectiminimaxAgent(SeededAgent):
         super().reset(seed)
         self.search.reset()
         self.last_search = None
-        self._turn_spent = None
-
-    def select_action(self, state: State) -> Cell:
-        """The best move or throw found within the time budget.
-
-        The garbage collector is paused during the decision (see
-        :func:`~agents.base.pause_collector`); the search's own garbage is freed by
-        reference counting.
-
-        Raises:
-            ValueError: if the state is not a MOVE or THROW of a game in progress.
-        """
-        collecting = pause_collector()
-        try:
-            return self._decide(state)
-        finally:
-            resume_collector(collecting)
+        self._forget_turn()
 
     def _decide(self, state: State) -> Cell:
+        """The best move or throw found within the time budget (see :class:`TimedAgent`)."""
         started = self.clock()
         check_decision_state(state)
-        budget = self._budget(state)
+        settings = self.settings
+        budget = self._turn_budget(state, settings.time_limit, settings.move_share)
         action, depth, value = self._choose(state, started, budget)
         seconds = self.clock() - started
-        if state.phase is Phase.MOVE:
-            self._turn_spent = (core.apply(state, action), seconds)
+        self._end_decision(state, action, seconds)
         self.last_search = SearchStats(self.search.nodes, depth, seconds, value, budget or 0.0)
         return action
 
-    def _budget(self, state: State) -> float | None:
-        """Seconds for this decision: a share of the turn at the move, the rest at the throw."""
-        spent, move_seconds = self._turn_spent, None
-        if spent is not None and self.game.key(spent[0]) == self.game.key(state):
-            move_seconds = spent[1]
-        settings = self.settings
-        return decision_budget(settings.time_limit, settings.move_share, state.phase, move_seconds)
+    def _is_same_position(self, first: State, second: State) -> bool:
+        """Positions are the same for the clock if the search's table keys are."""
+        return self.game.key(first) == self.game.key(second)
 
     def _choose(
         self, state: State, started: float, budget: float | None
@@ -286,19 +267,6 @@ class ExpectiminimaxAgent(SeededAgent):
     def _static_guess(self, state: State) -> Cell:
         actions = self.game.legal_actions(state)
         return self.game.order_hint(state, actions)[0]
-
-
-def check_decision_state(state: State) -> None:
-    """Refuse a state that asks for no decision: a finished game, or a throw in the air.
-
-    Raises:
-        ValueError: if ``state`` is not a MOVE or THROW of a game in progress.
-    """
-    if core.is_terminal(state) or state.phase is Phase.LANDING:
-        raise ValueError(
-            "select_action needs a MOVE or THROW state of a game in progress, got "
-            f"{core.to_text(state)}"
-        )
 
 
 ALPHABETA = SearchSettings(depth=4, deterministic_throws=True, weights=CLASSIC_WEIGHTS)

@@ -26,6 +26,7 @@ from trap_env.kernel import (
     king_distance,
     square_mask,
 )
+from trap_env.trap import GAME
 
 __all__ = ["Game", "TrapGame"]
 
@@ -173,9 +174,8 @@ class TrapGame:
     listed, so the checks would only cost time.
     """
 
-    def is_chance(self, state: State) -> bool:
-        """Whether the state waits for a landing."""
-        return state.phase is Phase.LANDING and state.winner == core.NO_PLAYER
+    is_chance = staticmethod(GAME.is_chance)
+    """Whether the state waits for a landing: the protocol's own test."""
 
     def chance_outcomes(self, state: State) -> Sequence[tuple[Cell, float]]:
         """The landing distribution, landings on existing traps merged into one outcome."""
@@ -208,13 +208,12 @@ class TrapGame:
         self._landings.make_room()
         self.evaluator.make_room()
 
-    def is_terminal(self, state: State) -> bool:
-        """Whether a player has won."""
-        return state.winner != core.NO_PLAYER
+    is_terminal = staticmethod(core.is_terminal)
+    """Whether a player has won: the rules' own test (the search knows no turn limit)."""
 
     def terminal_value(self, state: State, player: int) -> float:
-        """+1 for the winner, -1 for the loser."""
-        return 1.0 if state.winner == player else -1.0
+        """+1 for the winner, -1 for the loser: :func:`trap_env.core.returns`."""
+        return core.returns(state)[player]
 
     def current_player(self, state: State) -> int:
         """The player to move or throw; at a landing, the thrower."""
