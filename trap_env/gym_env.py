@@ -1,4 +1,8 @@
-"""The Gymnasium single-agent environment: the learner against an opponent inside the env."""
+"""The Gymnasium single-agent environments: the learner against an opponent inside the env.
+
+:class:`GameEnv` plays any :class:`trap_env.game.Game`; it translates the game's protocol
+and restates no rule. :class:`TrapEnv` is its Trap! instance (``trap_env/Trap-v0``).
+"""
 
 from __future__ import annotations
 
@@ -11,26 +15,15 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 from trap_env.agent import Opponent, OpponentError, close_agent, resolve_opponent
-from trap_env.core import (
-    DEFAULT_DECAY,
-    GameConfig,
-    IllegalActionError,
-    Phase,
-    State,
-    apply,
-    initial_state,
-    outcome,
-    resolve_turn_limit,
-    returns,
-    sample_landing,
-    validate_state,
-)
-from trap_env.game import TRUNCATED
-from trap_env.observation import NUM_PLANES, action_mask, observe
-from trap_env.rendering import RENDER_MODES, EnvRenderer
+from trap_env.core import DEFAULT_DECAY, IllegalActionError, Phase, State, validate_state
+from trap_env.game import TRUNCATED, Game, Outcome, turn_limit
+from trap_env.games import get_game
+from trap_env.observation import NUM_PLANES
+from trap_env.rendering import RENDER_MODES, EnvRenderer, GameRenderer
 
 __all__ = [
     "ILLEGAL_ACTION_POLICIES",
+    "GameEnv",
     "Opponent",
     "OpponentError",
     "TrapEnv",
@@ -42,8 +35,309 @@ __all__ = [
 ILLEGAL_ACTION_POLICIES = ("lose", "raise")
 """What an illegal learner action does: end the episode with reward -1, or raise."""
 
+Step = tuple[np.ndarray, float, bool, bool, dict[str, Any]]
+"""What ``step`` returns: observation, reward, terminated, truncated, info."""
 
-class TrapEnv(gym.Env[np.ndarray, np.int64]):
+
+class GameEnv(gym.Env[np.ndarray, np.int64]):
+    """Any registered game for one learner against an opponent that plays inside the env.
+
+    The env translates the game's protocol (:class:`trap_env.game.Game`): observations
+    from ``game.observe``, masks from ``game.legal_action_mask``, chance drawn by
+    ``game.sample_chance`` from ``np_random``, the end from ``game.outcome`` and rewards
+    from :meth:`trap_env.game.Outcome.returns`. Episodes, seats, opponents, illegal
+    actions and opponent faults behave as :class:`TrapEnv` documents.
+
+    Args:
+        game: a :class:`trap_env.game.Game` or its registered name.
+        opponent: an agent spec of that game, an agent object or a callable.
+        seat: 0 or 1 to fix the learner's seat; None draws it at each reset.
+        max_turns: the truncation limit in turns; None means the game's default.
+        render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
+        illegal_action: ``"lose"`` or ``"raise"``.
+        **params: the game's rule parameters (``game.make_config``).
+    """
+
+    metadata = {  # noqa: RUF012  (Gymnasium declares it a plain attribute)
+        "render_modes": list(RENDER_MODES),
+        "render_fps": 4,
+    }
+
+    def __init__(
+        self,
+        game: Game[Any, Any] | str,
+        opponent: Opponent = "random",
+        seat: int | None = None,
+        max_turns: int | None = None,
+        render_mode: str | None = None,
+        illegal_action: str = "lose",
+        **params: Any,
+    ) -> None:
+        self.game = game = get_game(game) if isinstance(game, str) else game
+        self._config = config = game.make_config(**params)
+        self.max_turns = turn_limit(max_turns, game.default_turn_limit(config))
+        check_learner_options(seat, illegal_action)
+        self.fixed_seat = seat
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(0, 1, game.observation_shape(config), dtype=np.int8)
+        self._num_actions = game.num_actions(config)
+        self.action_space = spaces.Discrete(self._num_actions)
+        self._bind(game)
+        self._opponent, self._owns_opponent = self._resolve(opponent)
+        self._state = game.initial_state(config)
+        self._seat = 0 if seat is None else seat
+        self._last_throw: tuple[int, int] | None = None
+        self._truncated = False
+        self._illegal = False
+        self._fault: str | None = None
+        self._has_started = False
+        self._renderer = self._make_renderer(render_mode)
+
+    def _bind(self, game: Game[Any, Any]) -> None:
+        """Bind the game's per-step methods once, to keep ``step`` lean."""
+        self._apply = game.apply
+        self._outcome = game.outcome
+        self._player = game.current_player
+        self._is_chance = game.is_chance
+        self._sample_chance = game.sample_chance
+        self._observe = game.observe
+        self._mask = game.legal_action_mask
+        self._decision = game.decision_name
+        self._turn = game.turn
+
+    def _resolve(self, opponent: Opponent) -> tuple[Any, bool]:
+        return resolve_opponent(opponent, game=self.game.name, config=self._config)
+
+    def _make_renderer(self, render_mode: str | None) -> GameRenderer | EnvRenderer:
+        return GameRenderer(self.game, render_mode, self.metadata["render_fps"])
+
+    # --- Public state access ----------------------------------------------------------
+
+    @property
+    def state(self) -> Any:
+        """The current game state (a value: changing the env never changes it)."""
+        return self._state
+
+    @property
+    def seat(self) -> int:
+        """The learner's player number (0 or 1) in the current episode."""
+        return self._seat
+
+    def set_state(self, state: Any) -> tuple[np.ndarray, dict[str, Any]]:
+        """Continue the episode from ``state``, for search and debugging.
+
+        The state must be of this env's rules and not a chance node. If the opponent is to
+        act, it plays (and chance lands its throw) until the learner must decide, as in
+        ``reset``.
+
+        Returns:
+            The observation and info, as ``reset`` returns them.
+
+        Raises:
+            ValueError: if the state is invalid, of other rules, or a chance node.
+            OpponentError: if the opponent raises or plays an illegal action.
+        """
+        self._check_state(state)
+        self._start(state)
+        info = self._play_others_or_raise()
+        return self._observation(), self._info(info)
+
+    def _check_state(self, state: Any) -> None:
+        """Refuse a state of other rules or at a chance node."""
+        config = self.game.config_of(state)
+        if config != self._config:
+            raise ValueError(f"state has rules {config}, this env plays {self._config}")
+        if self._is_chance(state):
+            raise ValueError(
+                "set_state needs a state where a player decides, got a chance node; apply "
+                "an outcome from chance_outcomes(state) first"
+            )
+
+    def set_opponent(self, opponent: Opponent) -> None:
+        """Play the rest of this episode and later ones against ``opponent``.
+
+        Raises:
+            UnsupportedGameError: if the opponent cannot play this env's rules.
+        """
+        new, owned = self._resolve(opponent)
+        self._close_own_opponent()
+        self._opponent, self._owns_opponent = new, owned
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now, as a bool array over the actions."""
+        return np.array(self._mask(self._state), dtype=bool)
+
+    # --- Gymnasium API ---------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a game: draw the seat (unless fixed), reseed the opponent, play to the learner.
+
+        Raises:
+            OpponentError: if the opponent raises or plays an illegal action before the
+                learner's first decision.
+        """
+        super().reset(seed=seed)
+        rng = self.np_random
+        self._seat = int(rng.integers(2)) if self.fixed_seat is None else self.fixed_seat
+        opponent_reset = getattr(self._opponent, "reset", None)
+        if callable(opponent_reset):
+            opponent_reset(seed=int(rng.integers(2**63)))
+        self._start(self.game.initial_state(self._config))
+        info = self._play_others_or_raise()
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._info(info)
+
+    def step(self, action: SupportsInt) -> Step:
+        """Play the learner's decision; then chance and the opponent until the learner's next.
+
+        Raises:
+            ResetNeeded: before the first ``reset`` (a ``gymnasium.error.ResetNeeded``).
+            RuntimeError: if the episode is over (call ``reset``).
+            IllegalActionError: for an illegal action with ``illegal_action="raise"``.
+        """
+        if not self._has_started:
+            raise ResetNeeded("call reset() before step(): the env has no game yet")
+        if self._fault is not None:
+            raise RuntimeError(f"the opponent failed, which ended the episode: {self._fault}")
+        if self._is_over():
+            raise RuntimeError("the episode is over; call reset() before step()")
+        info: dict[str, Any] = {}
+        try:
+            self._state = self._apply(self._state, action)  # type: ignore[arg-type]
+        except IllegalActionError as error:
+            return self._on_illegal_action(error)
+        if self._is_chance(self._state):
+            info |= self._land(own=True)
+        try:
+            info |= self._play_others()
+        except OpponentError as error:
+            return self._on_opponent_fault(error, info)
+        if self.render_mode == "human":
+            self.render()
+        ended = self._outcome(self._state, self.max_turns)
+        terminated = ended is not None and ended.reason != TRUNCATED
+        reward = ended.returns()[self._seat] if terminated else 0.0  # type: ignore[union-attr]
+        return self._observation(), reward, terminated, self._truncated, self._info(info)
+
+    def render(self) -> str | np.ndarray | None:
+        """Draw the board as ``render_mode`` says: text, an RGB array, or a pygame window."""
+        return self._renderer.render(self._state, self._last_throw)
+
+    def close(self) -> None:
+        """Close the window if one is open, and an opponent built from a spec if it holds
+        resources (a program agent's process); closing twice is fine."""
+        self._renderer.close()
+        self._close_own_opponent()
+
+    # --- Internals -------------------------------------------------------------------
+
+    def _close_own_opponent(self) -> None:
+        """End an opponent the env built from a spec (one given as an object is the caller's)."""
+        if self._owns_opponent:
+            close_agent(self._opponent)
+
+    def _on_illegal_action(self, error: IllegalActionError) -> Step:
+        """The one place that decides what an illegal learner action does."""
+        if self.illegal_action == "raise":
+            raise error
+        self._illegal = True
+        info = self._info({"illegal_action": True})
+        return self._observation(), -1.0, True, False, info
+
+    def _on_opponent_fault(self, error: OpponentError, info: dict[str, Any]) -> Step:
+        """The one place that decides what an opponent's failure during ``step`` does."""
+        self._fault = str(error)
+        warnings.warn(f"{error}; the episode is truncated", RuntimeWarning, stacklevel=3)
+        info = self._info(info | {"opponent_fault": self._fault})
+        return self._observation(), 0.0, False, True, info
+
+    def _start(self, state: Any) -> None:
+        self._state = state
+        self._last_throw = None
+        self._illegal = False
+        self._fault = None
+        self._has_started = True
+
+    def _play_others_or_raise(self) -> dict[str, Any]:
+        """``_play_others`` for a start: an opponent's failure leaves no episode to play."""
+        try:
+            return self._play_others()
+        except OpponentError as error:
+            self._fault = str(error)
+            raise
+
+    def _play_others(self) -> dict[str, Any]:
+        """Let the opponent play (and chance draw its outcomes) until the learner must act."""
+        info: dict[str, Any] = {}
+        state = self._state
+        outcome, player, seat, max_turns = self._outcome, self._player, self._seat, self.max_turns
+        while outcome(state, max_turns) is None and player(state) != seat:
+            self._state = state = self._apply_opponent_action(state)
+            if self._is_chance(state):
+                info |= self._land(own=False)
+                state = self._state
+        self._truncated = self._ending() == TRUNCATED
+        return info
+
+    def _land(self, *, own: bool) -> dict[str, int]:
+        """Draw the pending chance outcome from ``np_random`` (one ``random()``), apply it."""
+        before = self._state
+        landing = self._sample_chance(before, self.np_random)
+        self._state = self._apply(before, landing)
+        return self._chance_info(before, landing, own=own)
+
+    def _chance_info(self, before: Any, outcome: int, *, own: bool) -> dict[str, int]:
+        """The ``info`` keys of a chance outcome after the learner's (``own``) or the
+        opponent's decision; a game's env may say more."""
+        return {"chance" if own else "opponent_chance": outcome}
+
+    def _apply_opponent_action(self, state: Any) -> Any:
+        """The opponent's action applied; any failure of the opponent is an OpponentError."""
+        opponent = self._opponent
+        select = getattr(opponent, "select_action", None)
+        try:
+            action = select(state) if select is not None else opponent(state)
+            return self._apply(state, action)
+        except IllegalActionError as error:
+            raise OpponentError(f"the opponent {opponent!r} erred: {error}") from error
+        except Exception as error:
+            raise OpponentError(
+                f"the opponent {opponent!r} raised {type(error).__name__}: {error} "
+                f"(turn {self._turn(state)}, decision {self._decision(state)})"
+            ) from error
+
+    def _ending(self) -> str | None:
+        """Why the game is over (``game.outcome``'s reason), or None."""
+        ended: Outcome | None = self._outcome(self._state, self.max_turns)
+        return None if ended is None else ended.reason
+
+    def _is_over(self) -> bool:
+        aborted = self._illegal or self._fault is not None
+        return aborted or self._ending() is not None
+
+    def _observation(self) -> np.ndarray:
+        return self._observe(self._state, self._seat)  # type: ignore[no-any-return]
+
+    def _info(self, extra: dict[str, Any]) -> dict[str, Any]:
+        state = self._state
+        if self._illegal or self._fault is not None:
+            mask = np.zeros(self._num_actions, np.int8)
+        else:
+            mask = np.array(self._mask(state), dtype=np.int8)
+        return {
+            "action_mask": mask,
+            "phase": self._decision(state),
+            "seat": self._seat,
+            "turn": self._turn(state),
+            **extra,
+        }
+
+
+class TrapEnv(GameEnv):
     """Trap! for one learner against an opponent that plays inside the environment.
 
     ## Description
@@ -118,11 +412,6 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
     - v0: first version.
     """
 
-    metadata = {  # noqa: RUF012  (Gymnasium declares it a plain attribute)
-        "render_modes": list(RENDER_MODES),
-        "render_fps": 4,
-    }
-
     def __init__(
         self,
         opponent: Opponent = "random",
@@ -133,35 +422,21 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
         render_mode: str | None = None,
         illegal_action: str = "lose",
     ) -> None:
-        self._config = GameConfig(board_size, decay)
-        self.max_turns = resolve_turn_limit(max_turns, board_size)
-        check_learner_options(seat, illegal_action)
-        self.fixed_seat = seat
-        self.illegal_action = illegal_action
-        self.render_mode = render_mode
-        self.observation_space = planes_space(board_size)
-        self.action_space = spaces.Discrete(board_size * board_size)
-        self._opponent, self._owns_opponent = resolve_opponent(opponent, config=self._config)
-        self._state = initial_state(self._config)
-        self._seat = 0 if seat is None else seat
-        self._last_throw: tuple[int, int] | None = None
-        self._truncated = False
-        self._illegal = False
-        self._fault: str | None = None
-        self._has_started = False
-        self._renderer = EnvRenderer(render_mode, self.metadata["render_fps"])
-
-    # --- Public state access ----------------------------------------------------------
+        super().__init__(
+            "trap",
+            opponent,
+            seat,
+            max_turns,
+            render_mode,
+            illegal_action,
+            board_size=board_size,
+            decay=decay,
+        )
 
     @property
     def state(self) -> State:
         """The current game state (a value: changing the env never changes it)."""
-        return self._state
-
-    @property
-    def seat(self) -> int:
-        """The learner's player number (0 or 1) in the current episode."""
-        return self._seat
+        return self._state  # type: ignore[no-any-return]
 
     def set_state(self, state: State) -> tuple[np.ndarray, dict[str, Any]]:
         """Continue the episode from ``state``, for search and debugging.
@@ -178,6 +453,9 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
                 ``LANDING``.
             OpponentError: if the opponent raises or plays an illegal action.
         """
+        return super().set_state(state)
+
+    def _check_state(self, state: State) -> None:
         validate_state(state)
         config = self._config
         if (state.board_size, state.decay) != (config.board_size, config.decay):
@@ -190,190 +468,16 @@ class TrapEnv(gym.Env[np.ndarray, np.int64]):
                 "set_state needs a state in phase MOVE or THROW, got LANDING; apply a "
                 "landing cell from chance_outcomes(state) first"
             )
-        self._start(state)
-        info = self._play_others_or_raise()
-        return self._observation(), self._info(info)
 
-    def set_opponent(self, opponent: Opponent) -> None:
-        """Play the rest of this episode and later ones against ``opponent``.
+    def _make_renderer(self, render_mode: str | None) -> GameRenderer | EnvRenderer:
+        return EnvRenderer(render_mode, self.metadata["render_fps"])
 
-        Raises:
-            UnsupportedGameError: if the opponent cannot play this env's board.
-        """
-        new, owned = resolve_opponent(opponent, config=self._config)
-        self._close_own_opponent()
-        self._opponent, self._owns_opponent = new, owned
-
-    def action_masks(self) -> np.ndarray:
-        """The learner's legal actions now, as a bool array over the N*N cells."""
-        return action_mask(self._state).astype(bool)
-
-    # --- Gymnasium API ---------------------------------------------------------------
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start a game: draw the seat (unless fixed), reseed the opponent, play to the learner.
-
-        Raises:
-            OpponentError: if the opponent raises or plays an illegal action before the
-                learner's first decision.
-        """
-        super().reset(seed=seed)
-        rng = self.np_random
-        self._seat = int(rng.integers(2)) if self.fixed_seat is None else self.fixed_seat
-        opponent_reset = getattr(self._opponent, "reset", None)
-        if callable(opponent_reset):
-            opponent_reset(seed=int(rng.integers(2**63)))
-        self._start(initial_state(self._config))
-        info = self._play_others_or_raise()
-        if self.render_mode == "human":
-            self.render()
-        return self._observation(), self._info(info)
-
-    def step(self, action: SupportsInt) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """Play the learner's move or throw; after a throw, the landing and the opponent's turn.
-
-        Raises:
-            ResetNeeded: before the first ``reset`` (a ``gymnasium.error.ResetNeeded``).
-            RuntimeError: if the episode is over (call ``reset``).
-            IllegalActionError: for an illegal action with ``illegal_action="raise"``.
-        """
-        if not self._has_started:
-            raise ResetNeeded("call reset() before step(): the env has no game yet")
-        if self._fault is not None:
-            raise RuntimeError(f"the opponent failed, which ended the episode: {self._fault}")
-        if self._is_over():
-            raise RuntimeError("the episode is over; call reset() before step()")
-        info: dict[str, Any] = {}
-        try:
-            self._state = apply(self._state, action)  # type: ignore[arg-type]
-        except IllegalActionError as error:
-            return self._on_illegal_action(error)
-        if self._state.phase is Phase.LANDING:
-            info |= self._land("target", "landing")
-        try:
-            info |= self._play_others()
-        except OpponentError as error:
-            return self._on_opponent_fault(error, info)
-        if self.render_mode == "human":
-            self.render()
-        ending = self._ending()
-        terminated = ending is not None and ending != TRUNCATED
-        reward = returns(self._state)[self._seat] if terminated else 0.0
-        return self._observation(), reward, terminated, self._truncated, self._info(info)
-
-    def render(self) -> str | np.ndarray | None:
-        """Draw the board as ``render_mode`` says: text, an RGB array, or a pygame window."""
-        return self._renderer.render(self._state, self._last_throw)
-
-    def close(self) -> None:
-        """Close the window if one is open, and an opponent built from a spec if it holds
-        resources (a program agent's process); closing twice is fine."""
-        self._renderer.close()
-        self._close_own_opponent()
-
-    # --- Internals -------------------------------------------------------------------
-
-    def _close_own_opponent(self) -> None:
-        """End an opponent the env built from a spec (one given as an object is the caller's)."""
-        if self._owns_opponent:
-            close_agent(self._opponent)
-
-    def _on_illegal_action(
-        self, error: IllegalActionError
-    ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """The one place that decides what an illegal learner action does."""
-        if self.illegal_action == "raise":
-            raise error
-        self._illegal = True
-        info = self._info({"illegal_action": True})
-        return self._observation(), -1.0, True, False, info
-
-    def _on_opponent_fault(
-        self, error: OpponentError, info: dict[str, Any]
-    ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """The one place that decides what an opponent's failure during ``step`` does."""
-        self._fault = str(error)
-        warnings.warn(f"{error}; the episode is truncated", RuntimeWarning, stacklevel=3)
-        info = self._info(info | {"opponent_fault": self._fault})
-        return self._observation(), 0.0, False, True, info
-
-    def _start(self, state: State) -> None:
-        self._state = state
-        self._last_throw = None
-        self._illegal = False
-        self._fault = None
-        self._has_started = True
-
-    def _play_others_or_raise(self) -> dict[str, Any]:
-        """``_play_others`` for a start: an opponent's failure leaves no episode to play."""
-        try:
-            return self._play_others()
-        except OpponentError as error:
-            self._fault = str(error)
-            raise
-
-    def _play_others(self) -> dict[str, Any]:
-        """Let the opponent play (and chance land its throws) until the learner must act."""
-        info: dict[str, Any] = {}
-        state = self._state
-        while outcome(state, self.max_turns) is None and state.player != self._seat:
-            self._state = state = self._apply_opponent_action(state)
-            if state.phase is Phase.LANDING:
-                info |= self._land("opponent_target", "opponent_landing")
-                state = self._state
-        self._truncated = self._ending() == TRUNCATED
-        return info
-
-    def _land(self, target_key: str, landing_key: str) -> dict[str, int]:
-        """Sample where the pending throw lands, from ``np_random``, and apply it."""
-        target = self._state.target
-        landing = sample_landing(self._state, self.np_random)
-        self._state = apply(self._state, landing)
-        self._last_throw = (target, landing)
-        return {target_key: target, landing_key: landing}
-
-    def _apply_opponent_action(self, state: State) -> State:
-        """The opponent's action applied; any failure of the opponent is an OpponentError."""
-        opponent = self._opponent
-        select = getattr(opponent, "select_action", None)
-        try:
-            action = select(state) if select is not None else opponent(state)
-            return apply(state, action)
-        except IllegalActionError as error:
-            raise OpponentError(f"the opponent {opponent!r} erred: {error}") from error
-        except Exception as error:
-            raise OpponentError(
-                f"the opponent {opponent!r} raised {type(error).__name__}: {error} "
-                f"(turn {state.turn}, phase {state.phase.name})"
-            ) from error
-
-    def _ending(self) -> str | None:
-        """Why the game is over (:func:`trap_env.core.outcome`'s reason), or None."""
-        ended = outcome(self._state, self.max_turns)
-        return None if ended is None else ended.reason
-
-    def _is_over(self) -> bool:
-        aborted = self._illegal or self._fault is not None
-        return aborted or self._ending() is not None
-
-    def _observation(self) -> np.ndarray:
-        return observe(self._state, self._seat)
-
-    def _info(self, extra: dict[str, Any]) -> dict[str, Any]:
-        state = self._state
-        if self._illegal or self._fault is not None:
-            mask = np.zeros(state.board_size**2, np.int8)
-        else:
-            mask = action_mask(state)
-        return {
-            "action_mask": mask,
-            "phase": state.phase.name.lower(),
-            "seat": self._seat,
-            "turn": state.turn,
-            **extra,
-        }
+    def _chance_info(self, before: State, outcome: int, *, own: bool) -> dict[str, int]:
+        """``target``/``landing`` (the opponent's: ``opponent_target``/``opponent_landing``)."""
+        self._last_throw = (before.target, outcome)
+        if own:
+            return {"target": before.target, "landing": outcome}
+        return {"opponent_target": before.target, "opponent_landing": outcome}
 
 
 def check_learner_options(seat: int | None, illegal_action: str) -> None:

@@ -28,6 +28,7 @@ __all__ = [
     "PYGAME_MISSING",
     "RENDER_MODES",
     "EnvRenderer",
+    "GameRenderer",
     "HumanRenderer",
     "render_ansi",
     "render_rgb",
@@ -188,14 +189,22 @@ class EnvRenderer:
             )
             return None
         if self.render_mode == "ansi":
-            return render_ansi(state, last_throw)
-        image = render_rgb(state, last_throw)
+            return self._text(state, last_throw)
+        image = self._image(state, last_throw)
         if self.render_mode == "rgb_array":
             return image
         if self._window is None:
-            self._window = HumanRenderer("Trap!", self._fps)
+            self._window = HumanRenderer(self._caption, self._fps)
         self._window.show(image)
         return None
+
+    _caption = "Trap!"
+
+    def _text(self, state: Any, last_throw: LastThrow) -> str:
+        return render_ansi(state, last_throw)
+
+    def _image(self, state: Any, last_throw: LastThrow) -> np.ndarray:
+        return render_rgb(state, last_throw)
 
     def close(self) -> None:
         """Close the window if one is open; closing twice is fine."""
@@ -206,3 +215,24 @@ class EnvRenderer:
     def __getstate__(self) -> dict[str, Any]:
         """Everything but the window, so that copies and pickles of an env work."""
         return {**self.__dict__, "_window": None}
+
+
+class GameRenderer(EnvRenderer):
+    """:class:`EnvRenderer` for any game: ``game.render_text`` and ``game.render_rgb``.
+
+    Args:
+        game: a :class:`trap_env.game.Game`.
+        render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+        fps: the most frames per second a ``"human"`` window shows.
+    """
+
+    def __init__(self, game: Any, render_mode: str | None, fps: int = 4) -> None:
+        super().__init__(render_mode, fps)
+        self._game = game
+        self._caption = game.title
+
+    def _text(self, state: Any, last_throw: LastThrow) -> str:
+        return self._game.render_text(state) + "\n"  # type: ignore[no-any-return]
+
+    def _image(self, state: Any, last_throw: LastThrow) -> np.ndarray:
+        return self._game.render_rgb(state, last_throw)  # type: ignore[no-any-return]
