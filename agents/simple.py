@@ -8,7 +8,7 @@ from agents.base import SeededAgent
 from trap_env.core import Cell, Phase, State, legal_actions
 
 if TYPE_CHECKING:
-    from trap_env.vector_env import BatchOpponent
+    from trap_env.batched_opponents import BatchOpponent
 
 
 class RandomAgent(SeededAgent):
@@ -28,6 +28,6 @@ class RandomAgent(SeededAgent):
         that decides otherwise: it plays game by game)."""
         if type(self).select_action is not RandomAgent.select_action:
             return None
-        from trap_env.vector_env import BatchedRandom
+        from trap_env.batched_opponents import BatchedRandom
 
         return BatchedRandom()

@@ -16,7 +16,7 @@ from pettingzoo.utils import wrappers
 from replay_elsewhere import digest_in_another_process
 
 import trap_env
-from trap_env.aec_env import AGENTS, env, raw_env
+from trap_env.aec_env import AGENTS, GameAECEnv, env, raw_env
 from trap_env.core import IllegalActionError, Phase, legal_actions, validate_state
 from trap_env.observation import observe
 
@@ -327,3 +327,48 @@ def test_the_docstring_has_gymnasiums_sections() -> None:
 
     for section in GYMNASIUM_SECTIONS:
         assert f"## {section}" in (raw_env.__doc__ or "")
+
+
+def test_raw_env_is_the_generic_aec_env_of_trap() -> None:
+    raw = raw_env(board_size=5)
+    assert isinstance(raw, GameAECEnv)
+    assert raw.metadata["name"] == "trap_v0"
+
+
+def test_seeded_trap_game_replays_the_recorded_one() -> None:
+    raw = raw_env(board_size=5)
+    raw.reset(seed=3)
+    landings = []
+    while not (raw.terminations[raw.agent_selection] or raw.truncations[raw.agent_selection]):
+        agent = raw.agent_selection
+        raw.step(int(np.flatnonzero(raw.observe(agent)["action_mask"])[0]))
+        landings.append(raw.infos[agent].get("landing"))
+    assert len(landings) == 200
+    assert [i for i, cell in enumerate(landings) if cell not in (None, 0)] == [
+        43,
+        44,
+        93,
+        94,
+        129,
+        130,
+        133,
+        134,
+        137,
+        138,
+        143,
+        144,
+        169,
+        170,
+    ]
+    assert raw.rewards == {"player_0": 0.0, "player_1": 0.0}
+
+
+def test_generic_aec_env_plays_trap_as_raw_env_does() -> None:
+    generic, trap = GameAECEnv("trap", board_size=5), raw_env(board_size=5)
+    for aec in (generic, trap):
+        aec.reset(seed=1)
+        for _ in range(40):
+            agent = aec.agent_selection
+            aec.step(int(np.flatnonzero(aec.observe(agent)["action_mask"])[-1]))
+    assert generic.game_state == trap.game_state
+    assert generic.metadata["name"] == "trap_v0"

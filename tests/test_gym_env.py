@@ -30,7 +30,7 @@ from trap_env.core import (
     resolve_turn_limit,
     validate_state,
 )
-from trap_env.gym_env import OpponentError, TrapEnv
+from trap_env.gym_env import GameEnv, OpponentError, TrapEnv
 from trap_env.observation import observe
 
 
@@ -553,3 +553,46 @@ def test_the_env_closes_an_opponent_it_built_and_only_that_one() -> None:
     env.set_opponent("faulty_agents.ClosingAgent")
     env.close()
     assert len(ClosingAgent.closed) == 2 and ClosingAgent.closed[1] is not mine
+
+
+# --- The generic adapter ---------------------------------------------------------------
+
+
+def _last_legal_trace(env: GameEnv) -> list[object]:
+    """Seed 3, the learner always plays its highest legal action: what each step returns."""
+    _, info = env.reset(seed=3)
+    trace: list[object] = [info["seat"]]
+    while True:
+        action = int(np.flatnonzero(info["action_mask"])[-1])
+        _, reward, terminated, truncated, info = env.step(action)
+        trace.append((info.get("landing"), info.get("opponent_landing"), reward))
+        if terminated or truncated:
+            return trace
+
+
+def test_trap_env_is_the_generic_env_of_trap() -> None:
+    env = TrapEnv(board_size=5)
+    assert isinstance(env, GameEnv)
+    assert env.game.name == "trap"
+
+
+def test_seeded_trap_episode_replays_the_recorded_one() -> None:
+    trace = _last_legal_trace(TrapEnv(opponent="random", board_size=5))
+    opponent_landings = [17, 15, 11, 13, 16, 3, 8, 12, 2, 7, 9, 1, 6, 4, 18, 20, 21, 14, 16, 23]
+    assert trace[0] == 1
+    assert [step[1] for step in trace[2::2]] == opponent_landings  # type: ignore[index]
+    assert trace[-1] == (24, 23, -1.0)
+
+
+def test_generic_env_plays_trap_as_trap_env_does() -> None:
+    generic = GameEnv("trap", opponent="random", board_size=5)
+    trap = TrapEnv(opponent="random", board_size=5)
+    generic_rewards = [step[-1] for step in _last_legal_trace(generic)[1:]]  # type: ignore[index]
+    trap_rewards = [step[-1] for step in _last_legal_trace(trap)[1:]]  # type: ignore[index]
+    assert generic_rewards == trap_rewards
+    assert generic.state == trap.state
+
+
+def test_register_gym_env_names_the_id_after_the_title() -> None:
+    assert trap_env.register_gym_env("trap") == "trap_env/Trap-v0"
+    assert gymnasium.spec("trap_env/Trap-v0").entry_point == "trap_env.gym_env:TrapEnv"

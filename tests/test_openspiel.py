@@ -31,7 +31,13 @@ from agents.search.game import TrapGame  # noqa: E402
 from trap_env import core  # noqa: E402
 from trap_env.core import Phase, State  # noqa: E402
 from trap_env.observation import observe  # noqa: E402
-from trap_env.openspiel import SHORT_NAME, SpielGame, SpielState  # noqa: E402
+from trap_env.openspiel import (  # noqa: E402
+    SHORT_NAME,
+    GameSpielGame,
+    GameSpielState,
+    SpielGame,
+    SpielState,
+)
 
 GameType = pyspiel.GameType
 
@@ -335,3 +341,21 @@ def test_rl_environment_runs_random_episodes() -> None:
             legal = time_step.observations["legal_actions"][player]
             time_step = env.step([rng.choice(legal)])
         assert time_step.rewards in ([1.0, -1.0], [-1.0, 1.0], [0.0, 0.0])
+
+
+def test_python_trap_is_the_generic_spiel_game_of_trap() -> None:
+    game = pyspiel.load_game("python_trap(board_size=5)")
+    assert isinstance(game, GameSpielGame)
+    assert isinstance(game.new_initial_state(), GameSpielState)
+    assert game.game.name == "trap"
+
+
+def test_seeded_spiel_game_replays_the_env_game() -> None:
+    spiel = pyspiel.load_game("python_trap(board_size=5,max_turns=30)").new_initial_state()
+    rng = random.Random(7)
+    play_randomly(spiel, rng, 25)
+    state = core.initial_state(core.GameConfig(board_size=5))
+    for action in spiel.history():
+        state = core.apply(state, action)
+    assert spiel.core_state == state
+    assert spiel.returns() == list(core.returns(state))

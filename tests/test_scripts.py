@@ -69,7 +69,7 @@ def test_a_game_name_is_offered_from_the_registry():
 
 
 BAD_INPUT = [
-    ([*TWO_RANDOMS, "--game", "chess"], "invalid choice: 'chess'"),
+    ([*TWO_RANDOMS, "--game", "chess"], "unknown game 'chess'"),
     (["random", "no_such_agent"], "unknown agent 'no_such_agent'"),
     (["random", "random:depth=2"], "takes no option 'depth'"),
     (["random", "no.such.Module"], "cannot import"),

@@ -358,3 +358,10 @@ def test_close_ends_the_opponents_the_env_built() -> None:
     envs.reset(seed=0)
     envs.close()
     assert len(ClosingAgent.closed) == 3  # one agent per slot, each ended
+
+
+def test_the_batched_opponents_are_re_exported_where_they_were() -> None:
+    from trap_env import batched_opponents, vector_env
+
+    for name in ("BatchOpponent", "BatchPolicy", "BatchedRandom", "VectorOpponent"):
+        assert getattr(vector_env, name) is getattr(batched_opponents, name)

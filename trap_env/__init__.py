@@ -4,6 +4,13 @@ Importing the package registers the Gymnasium id ``trap_env/Trap-v0`` and, where
 installed PettingZoo has a registry, the AEC id ``trap_env/trap_v0``. The environment
 classes load on first use, so ``import trap_env.core`` stays light.
 
+The environments are thin adapters over the game protocol (:class:`trap_env.game.Game`):
+:class:`trap_env.gym_env.GameEnv` (Gymnasium, one learner against an opponent),
+:class:`trap_env.aec_env.GameAECEnv` (PettingZoo AEC) and
+:func:`trap_env.openspiel.register_spiel_game` (OpenSpiel) play any registered game
+(:mod:`trap_env.games`); ``TrapEnv``, ``raw_env`` and ``python_trap`` are their Trap!
+instances. :func:`register_gym_env` registers ``trap_env/<Title>-v0`` for another game.
+
 Example:
     >>> import gymnasium, trap_env
     >>> env = gymnasium.make("trap_env/Trap-v0", opponent="random", board_size=5)
@@ -54,6 +61,7 @@ __all__ = [
     "legal_action_mask",
     "legal_actions",
     "raw_env",
+    "register_gym_env",
     "returns",
     "sample_landing",
 ]
@@ -71,6 +79,24 @@ def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'trap_env' has no attribute {name!r}")
+
+
+def register_gym_env(game: str) -> str:
+    """Register the Gymnasium id of a registered game, ``trap_env/<Title>-v0``, and return it.
+
+    The id makes a :class:`trap_env.gym_env.GameEnv` of that game; Trap!'s is
+    :data:`GYM_ID`, registered on import with its batched twin. Registering twice is fine.
+
+    Raises:
+        UnknownGameError: (a ``ValueError``) if no game is registered under ``game``.
+    """
+    from trap_env.games import get_game
+
+    title = "".join(char for char in get_game(game).title if char.isalnum())
+    gym_id = f"trap_env/{title}-v0"
+    if gym_id not in gymnasium.registry:
+        gymnasium.register(id=gym_id, entry_point="trap_env.gym_env:GameEnv", kwargs={"game": game})
+    return gym_id
 
 
 def _register() -> None:

@@ -1,4 +1,8 @@
-"""The PettingZoo AEC environment: both players are agents; chance plays inside ``step``."""
+"""The PettingZoo AEC environments: both players are agents; chance plays inside ``step``.
+
+:class:`GameAECEnv` plays any :class:`trap_env.game.Game` and restates no rule;
+:class:`raw_env` is its Trap! instance (``trap_env/trap_v0``).
+"""
 
 from __future__ import annotations
 
@@ -10,23 +14,12 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from trap_env.core import (
-    DEFAULT_DECAY,
-    GameConfig,
-    Phase,
-    State,
-    apply,
-    initial_state,
-    outcome,
-    resolve_turn_limit,
-    sample_landing,
-)
-from trap_env.game import TRUNCATED
-from trap_env.gym_env import planes_space
-from trap_env.observation import action_mask, observe
-from trap_env.rendering import RENDER_MODES, EnvRenderer
+from trap_env.core import DEFAULT_DECAY, State
+from trap_env.game import TRUNCATED, Game, turn_limit
+from trap_env.games import get_game
+from trap_env.rendering import RENDER_MODES, EnvRenderer, GameRenderer
 
-__all__ = ["AGENTS", "env", "raw_env"]
+__all__ = ["AGENTS", "GameAECEnv", "env", "raw_env", "wrap"]
 
 AGENTS = ("player_0", "player_1")
 """The agent names; ``player_i`` is player ``i`` of :mod:`trap_env.core`."""
@@ -49,13 +42,190 @@ def env(**kwargs: Any) -> AECEnv:
         **kwargs: passed to :class:`raw_env` (``board_size``, ``max_turns``, ``decay``,
             ``render_mode``).
     """
-    wrapped: AECEnv = raw_env(**kwargs)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    return wrap(raw_env(**kwargs))
+
+
+def wrap(raw: AECEnv) -> AECEnv:
+    """``raw`` in the wrappers of :func:`env` (for any game's :class:`GameAECEnv`)."""
+    wrapped: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)
 
 
-class raw_env(AECEnv[str, Observation, int]):  # type: ignore[misc]
+class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
+    """Any registered game for two agents, ``player_0`` and ``player_1``, in PettingZoo's
+    AEC API.
+
+    The env translates the game's protocol (:class:`trap_env.game.Game`): the agent
+    selected is ``game.current_player``; observations from ``game.observe``, masks from
+    ``game.legal_action_mask``; chance drawn inside ``step`` by ``game.sample_chance`` from
+    the env's generator (seeded by ``reset(seed=...)``); the end from ``game.outcome`` and
+    rewards from :meth:`trap_env.game.Outcome.returns`. ``raw_env`` documents the rest.
+
+    Args:
+        game: a :class:`trap_env.game.Game` or its registered name.
+        max_turns: the truncation limit in turns; None means the game's default.
+        render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
+        **params: the game's rule parameters (``game.make_config``).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": list(RENDER_MODES),
+        "name": "game_v0",
+        "is_parallelizable": False,
+        "render_fps": 4,
+    }
+    agents: list[str]
+    agent_selection: str
+    rewards: dict[str, float]
+    _cumulative_rewards: dict[str, float]
+    terminations: dict[str, bool]
+    truncations: dict[str, bool]
+    infos: dict[str, dict[str, Any]]
+    _game: Any
+
+    def __init__(
+        self,
+        game: Game[Any, Any] | str,
+        max_turns: int | None = None,
+        render_mode: str | None = None,
+        **params: Any,
+    ) -> None:
+        super().__init__()
+        self.game = game = get_game(game) if isinstance(game, str) else game
+        self._config = config = game.make_config(**params)
+        self.max_turns = turn_limit(max_turns, game.default_turn_limit(config))
+        self.render_mode = render_mode
+        if type(self).metadata["name"] == GameAECEnv.metadata["name"]:
+            self.metadata = {**GameAECEnv.metadata, "name": f"{game.name}_v0"}  # type: ignore[misc]
+        self._bind(game)
+        self._num_actions = num_actions = game.num_actions(config)
+        self.possible_agents = list(AGENTS)
+        self.action_spaces = {agent: spaces.Discrete(num_actions) for agent in AGENTS}
+        planes = spaces.Box(0, 1, game.observation_shape(config), dtype=np.int8)
+        mask = spaces.Box(0, 1, (num_actions,), dtype=np.int8)
+        self.observation_spaces = {
+            agent: spaces.Dict({"observation": planes, "action_mask": mask}) for agent in AGENTS
+        }
+        self._rng, _ = seeding.np_random(None)
+        self._renderer = self._make_renderer(render_mode)
+        self._last_throw: tuple[int, int] | None = None
+        self._start_game()
+        self._has_started = False  # step() needs a reset() first, as in the wrapped env
+
+    def _bind(self, game: Game[Any, Any]) -> None:
+        """Bind the game's per-step methods once, to keep ``step`` lean."""
+        self._apply = game.apply
+        self._outcome = game.outcome
+        self._player = game.current_player
+        self._is_chance = game.is_chance
+        self._sample_chance = game.sample_chance
+        self._observe = game.observe
+        self._mask = game.legal_action_mask
+
+    def _make_renderer(self, render_mode: str | None) -> GameRenderer | EnvRenderer:
+        return GameRenderer(self.game, render_mode, self.metadata["render_fps"])
+
+    @property
+    def game_state(self) -> Any:
+        """The current game state (a value of the game's rules)."""
+        return self._game
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The observation space of ``agent`` (the same for both)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """The action space of ``agent`` (the same for both)."""
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a game; ``seed`` reseeds the generator that draws chance."""
+        if seed is not None:
+            self._rng, _ = seeding.np_random(seed)
+        self._start_game()
+        self._has_started = True
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> Observation:
+        """The planes from ``agent``'s side and its mask (zeros unless it is to act)."""
+        player = AGENTS.index(agent)
+        state = self._game
+        if agent == self.agent_selection and not self._is_over():
+            mask = np.array(self._mask(state), dtype=np.int8)
+        else:
+            mask = np.zeros(self._num_actions, dtype=np.int8)
+        return {"observation": self._observe(state, player), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        """Apply the selected agent's decision; then draw any chance outcome.
+
+        Raises:
+            RuntimeError: before the first ``reset``.
+            IllegalActionError: for an illegal action (``env()`` catches it first and ends
+                the game with -1 for the agent that played it).
+        """
+        if not self._has_started:
+            raise RuntimeError("call reset() before step(): the env has no game yet")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0
+        state = self._apply(self._game, action)  # type: ignore[arg-type]
+        if self._is_chance(state):
+            landing = self._sample_chance(state, self._rng)
+            throw = self._chance_info(agent, state, landing)
+            self.infos = {name: dict(throw) for name in self.agents}
+            state = self._apply(state, landing)
+        self._game = state
+        self._update_ends()
+        self.agent_selection = AGENTS[self._player(state)]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | np.ndarray | None:
+        """Draw the board as ``render_mode`` says: text, an RGB array, or a pygame window."""
+        return self._renderer.render(self._game, self._last_throw)
+
+    def close(self) -> None:
+        """Close the window if one is open; closing twice is fine."""
+        self._renderer.close()
+
+    # --- Internals -------------------------------------------------------------------
+
+    def _chance_info(self, agent: str, before: Any, outcome: int) -> dict[str, Any]:
+        """The ``infos`` of both agents after a chance outcome; a game's env may say more."""
+        return {"player": agent, "chance": outcome}
+
+    def _start_game(self) -> None:
+        self._game = self.game.initial_state(self._config)
+        self._last_throw = None
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos = {agent: {} for agent in AGENTS}
+        self.agent_selection = AGENTS[self._player(self._game)]
+
+    def _update_ends(self) -> None:
+        """Set the rewards, terminations and truncations that the new state implies."""
+        ended = self._outcome(self._game, self.max_turns)
+        self.rewards = dict(zip(AGENTS, ended.returns() if ended else (0.0, 0.0), strict=True))
+        if ended is not None and ended.reason == TRUNCATED:
+            self.truncations = dict.fromkeys(AGENTS, True)
+        elif ended is not None:
+            self.terminations = dict.fromkeys(AGENTS, True)
+
+    def _is_over(self) -> bool:
+        agent = self.agent_selection
+        return self.terminations.get(agent, True) or self.truncations.get(agent, True)
+
+
+class raw_env(GameAECEnv):
     """Trap! for two agents, ``player_0`` and ``player_1``, in PettingZoo's AEC API.
 
     ## Description
@@ -111,13 +281,6 @@ class raw_env(AECEnv[str, Observation, int]):  # type: ignore[misc]
         "is_parallelizable": False,
         "render_fps": 4,
     }
-    agents: list[str]
-    agent_selection: str
-    rewards: dict[str, float]
-    _cumulative_rewards: dict[str, float]
-    terminations: dict[str, bool]
-    truncations: dict[str, bool]
-    infos: dict[str, dict[str, Any]]
     _game: State
 
     def __init__(
@@ -127,116 +290,17 @@ class raw_env(AECEnv[str, Observation, int]):  # type: ignore[misc]
         decay: int = DEFAULT_DECAY,
         render_mode: str | None = None,
     ) -> None:
-        super().__init__()
-        self._config = GameConfig(board_size, decay)
-        self.max_turns = resolve_turn_limit(max_turns, board_size)
-        self.render_mode = render_mode
-        num_cells = board_size * board_size
-        self.possible_agents = list(AGENTS)
-        self.action_spaces = {agent: spaces.Discrete(num_cells) for agent in AGENTS}
-        planes = planes_space(board_size)
-        mask = spaces.Box(0, 1, (num_cells,), dtype=np.int8)
-        self.observation_spaces = {
-            agent: spaces.Dict({"observation": planes, "action_mask": mask}) for agent in AGENTS
-        }
-        self._rng, _ = seeding.np_random(None)
-        self._renderer = EnvRenderer(render_mode, self.metadata["render_fps"])
-        self._last_throw: tuple[int, int] | None = None
-        self._start_game()
-        self._has_started = False  # step() needs a reset() first, as in the wrapped env
+        super().__init__("trap", max_turns, render_mode, board_size=board_size, decay=decay)
 
     @property
     def game_state(self) -> State:
         """The current game state (a value of :mod:`trap_env.core`)."""
         return self._game
 
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The observation space of ``agent`` (the same for both)."""
-        return self.observation_spaces[agent]
+    def _make_renderer(self, render_mode: str | None) -> GameRenderer | EnvRenderer:
+        return EnvRenderer(render_mode, self.metadata["render_fps"])
 
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        """The action space of ``agent`` (the same for both)."""
-        return self.action_spaces[agent]
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a game; ``seed`` reseeds the generator that draws the landings."""
-        if seed is not None:
-            self._rng, _ = seeding.np_random(seed)
-        self._start_game()
-        self._has_started = True
-        if self.render_mode == "human":
-            self.render()
-
-    def observe(self, agent: str) -> Observation:
-        """The planes from ``agent``'s side and its mask (zeros unless it is to act)."""
-        player = AGENTS.index(agent)
-        state = self._game
-        if agent == self.agent_selection and not self._is_over():
-            mask = action_mask(state)
-        else:
-            mask = np.zeros(state.board_size * state.board_size, dtype=np.int8)
-        return {"observation": observe(state, player), "action_mask": mask}
-
-    def step(self, action: int | None) -> None:
-        """Apply the selected agent's move or throw; after a throw, draw the landing.
-
-        Raises:
-            RuntimeError: before the first ``reset``.
-            IllegalActionError: for an illegal action (``env()`` catches it first and ends
-                the game with -1 for the agent that played it).
-        """
-        if not self._has_started:
-            raise RuntimeError("call reset() before step(): the env has no game yet")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        self._cumulative_rewards[agent] = 0
-        state = apply(self._game, action)  # type: ignore[arg-type]
-        if state.phase is Phase.LANDING:
-            landing = sample_landing(state, self._rng)
-            self._last_throw = (state.target, landing)
-            throw = {"thrower": agent, "target": state.target, "landing": landing}
-            self.infos = {name: dict(throw) for name in self.agents}
-            state = apply(state, landing)
-        self._game = state
-        self._update_ends()
-        self.agent_selection = AGENTS[state.player]
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
-
-    def render(self) -> str | np.ndarray | None:
-        """Draw the board as ``render_mode`` says: text, an RGB array, or a pygame window."""
-        return self._renderer.render(self._game, self._last_throw)
-
-    def close(self) -> None:
-        """Close the window if one is open; closing twice is fine."""
-        self._renderer.close()
-
-    # --- Internals -------------------------------------------------------------------
-
-    def _start_game(self) -> None:
-        self._game = initial_state(self._config)
-        self._last_throw = None
-        self.agents = list(AGENTS)
-        self.rewards = dict.fromkeys(AGENTS, 0.0)
-        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
-        self.terminations = dict.fromkeys(AGENTS, False)
-        self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos = {agent: {} for agent in AGENTS}
-        self.agent_selection = AGENTS[self._game.player]
-
-    def _update_ends(self) -> None:
-        """Set the rewards, terminations and truncations that the new state implies."""
-        ended = outcome(self._game, self.max_turns)
-        self.rewards = dict(zip(AGENTS, ended.returns() if ended else (0.0, 0.0), strict=True))
-        if ended is not None and ended.reason == TRUNCATED:
-            self.truncations = dict.fromkeys(AGENTS, True)
-        elif ended is not None:
-            self.terminations = dict.fromkeys(AGENTS, True)
-
-    def _is_over(self) -> bool:
-        agent = self.agent_selection
-        return self.terminations.get(agent, True) or self.truncations.get(agent, True)
-
+    def _chance_info(self, agent: str, before: State, outcome: int) -> dict[str, Any]:
+        """``{"thrower", "target", "landing"}``: the throw's author, its target, its landing."""
+        self._last_throw = (before.target, outcome)
+        return {"thrower": agent, "target": before.target, "landing": outcome}

@@ -1,7 +1,7 @@
-"""The Gymnasium single-agent environment: the learner against an opponent inside the env.
+"""The Gymnasium single-agent environments: the learner against an opponent inside the env.
 
-:class:`GameEnv` plays any game of the protocol (:class:`trap_env.game.Game`);
-:class:`TrapEnv` (``trap_env/Trap-v0``) is Trap! in it.
+:class:`GameEnv` plays any :class:`trap_env.game.Game`; it translates the game's protocol
+and restates no rule. :class:`TrapEnv` is its Trap! instance (``trap_env/Trap-v0``).
 """
 
 from __future__ import annotations
@@ -16,11 +16,10 @@ from gymnasium.error import ResetNeeded
 
 from trap_env.agent import Opponent, OpponentError, close_agent, resolve_opponent
 from trap_env.core import DEFAULT_DECAY, IllegalActionError, Phase, State, validate_state
-from trap_env.game import TRUNCATED, Game, turn_limit
+from trap_env.game import TRUNCATED, Game, Outcome, turn_limit
 from trap_env.games import get_game
 from trap_env.observation import NUM_PLANES
-from trap_env.rendering import RENDER_MODES, EnvRenderer
-from trap_env.trap import GAME as TRAP
+from trap_env.rendering import RENDER_MODES, EnvRenderer, GameRenderer
 
 __all__ = [
     "ILLEGAL_ACTION_POLICIES",
@@ -36,26 +35,28 @@ __all__ = [
 ILLEGAL_ACTION_POLICIES = ("lose", "raise")
 """What an illegal learner action does: end the episode with reward -1, or raise."""
 
+Step = tuple[np.ndarray, float, bool, bool, dict[str, Any]]
+"""What ``step`` returns: observation, reward, terminated, truncated, info."""
+
 
 class GameEnv(gym.Env[np.ndarray, np.int64]):
-    """Any game of the protocol for one learner against an opponent inside the environment.
+    """Any registered game for one learner against an opponent that plays inside the env.
 
-    A thin adapter: observations are ``game.observe`` from the learner's side, masks
-    ``game.legal_action_mask``, chance is drawn by ``game.sample_chance`` from
-    ``np_random``, and the game ends when ``game.outcome`` says so (the turn limit
-    resolved by :func:`trap_env.game.turn_limit`). :class:`TrapEnv` documents the
-    behaviour in full; every game's env behaves the same way.
+    The env translates the game's protocol (:class:`trap_env.game.Game`): observations
+    from ``game.observe``, masks from ``game.legal_action_mask``, chance drawn by
+    ``game.sample_chance`` from ``np_random``, the end from ``game.outcome`` and rewards
+    from :meth:`trap_env.game.Outcome.returns`. Episodes, seats, opponents, illegal
+    actions and opponent faults behave as :class:`TrapEnv` documents.
 
     Args:
-        game: the game, or its registered name.
-        opponent, seat, max_turns, render_mode, illegal_action: as :class:`TrapEnv`.
-        **rules: the game's rule parameters (``game.make_config(**rules)``).
+        game: a :class:`trap_env.game.Game` or its registered name.
+        opponent: an agent spec of that game, an agent object or a callable.
+        seat: 0 or 1 to fix the learner's seat; None draws it at each reset.
+        max_turns: the truncation limit in turns; None means the game's default.
+        render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
+        illegal_action: ``"lose"`` or ``"raise"``.
+        **params: the game's rule parameters (``game.make_config``).
     """
-
-    chance_keys = ("chance_action", "chance_outcome")
-    """The ``info`` keys of the learner's decision that chance followed, and its outcome."""
-    opponent_chance_keys = ("opponent_chance_action", "opponent_chance_outcome")
-    """The same for the opponent's decision."""
 
     metadata = {  # noqa: RUF012  (Gymnasium declares it a plain attribute)
         "render_modes": list(RENDER_MODES),
@@ -70,29 +71,46 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         max_turns: int | None = None,
         render_mode: str | None = None,
         illegal_action: str = "lose",
-        **rules: Any,
+        **params: Any,
     ) -> None:
-        self.game = rules_of = get_game(game) if isinstance(game, str) else game
-        self._config = config = rules_of.make_config(**rules)
-        self.max_turns = turn_limit(max_turns, rules_of.default_turn_limit(config))
+        self.game = game = get_game(game) if isinstance(game, str) else game
+        self._config = config = game.make_config(**params)
+        self.max_turns = turn_limit(max_turns, game.default_turn_limit(config))
         check_learner_options(seat, illegal_action)
         self.fixed_seat = seat
         self.illegal_action = illegal_action
         self.render_mode = render_mode
-        shape = rules_of.observation_shape(config)
-        self.observation_space = spaces.Box(0, 1, shape, dtype=np.int8)
-        self.action_space = spaces.Discrete(rules_of.num_actions(config))
-        self._opponent, self._owns_opponent = resolve_opponent(
-            opponent, game=rules_of.name, config=config
-        )
-        self._state = rules_of.initial_state(config)
+        self.observation_space = spaces.Box(0, 1, game.observation_shape(config), dtype=np.int8)
+        self._num_actions = game.num_actions(config)
+        self.action_space = spaces.Discrete(self._num_actions)
+        self._bind(game)
+        self._opponent, self._owns_opponent = self._resolve(opponent)
+        self._state = game.initial_state(config)
         self._seat = 0 if seat is None else seat
         self._last_throw: tuple[int, int] | None = None
         self._truncated = False
         self._illegal = False
         self._fault: str | None = None
         self._has_started = False
-        self._renderer = EnvRenderer(render_mode, self.metadata["render_fps"], rules_of)
+        self._renderer = self._make_renderer(render_mode)
+
+    def _bind(self, game: Game[Any, Any]) -> None:
+        """Bind the game's per-step methods once, to keep ``step`` lean."""
+        self._apply = game.apply
+        self._outcome = game.outcome
+        self._player = game.current_player
+        self._is_chance = game.is_chance
+        self._sample_chance = game.sample_chance
+        self._observe = game.observe
+        self._mask = game.legal_action_mask
+        self._decision = game.decision_name
+        self._turn = game.turn
+
+    def _resolve(self, opponent: Opponent) -> tuple[Any, bool]:
+        return resolve_opponent(opponent, game=self.game.name, config=self._config)
+
+    def _make_renderer(self, render_mode: str | None) -> GameRenderer | EnvRenderer:
+        return GameRenderer(self.game, render_mode, self.metadata["render_fps"])
 
     # --- Public state access ----------------------------------------------------------
 
@@ -109,15 +127,15 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
     def set_state(self, state: Any) -> tuple[np.ndarray, dict[str, Any]]:
         """Continue the episode from ``state``, for search and debugging.
 
-        The state must be of this env's rules and a decision, not a chance node. If the
-        opponent is to act, it plays (and chance acts) until the learner must decide, as in
+        The state must be of this env's rules and not a chance node. If the opponent is to
+        act, it plays (and chance lands its throw) until the learner must decide, as in
         ``reset``.
 
         Returns:
             The observation and info, as ``reset`` returns them.
 
         Raises:
-            ValueError: if the state is of other rules or a chance node.
+            ValueError: if the state is invalid, of other rules, or a chance node.
             OpponentError: if the opponent raises or plays an illegal action.
         """
         self._check_state(state)
@@ -125,19 +143,30 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         info = self._play_others_or_raise()
         return self._observation(), self._info(info)
 
+    def _check_state(self, state: Any) -> None:
+        """Refuse a state of other rules or at a chance node."""
+        config = self.game.config_of(state)
+        if config != self._config:
+            raise ValueError(f"state has rules {config}, this env plays {self._config}")
+        if self._is_chance(state):
+            raise ValueError(
+                "set_state needs a state where a player decides, got a chance node; apply "
+                "an outcome from chance_outcomes(state) first"
+            )
+
     def set_opponent(self, opponent: Opponent) -> None:
         """Play the rest of this episode and later ones against ``opponent``.
 
         Raises:
-            UnsupportedGameError: if the opponent cannot play this env's board.
+            UnsupportedGameError: if the opponent cannot play this env's rules.
         """
-        new, owned = resolve_opponent(opponent, game=self.game.name, config=self._config)
+        new, owned = self._resolve(opponent)
         self._close_own_opponent()
         self._opponent, self._owns_opponent = new, owned
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now, as a bool array over the actions."""
-        return np.array(self.game.legal_action_mask(self._state), np.bool_)
+        return np.array(self._mask(self._state), dtype=bool)
 
     # --- Gymnasium API ---------------------------------------------------------------
 
@@ -162,8 +191,8 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
             self.render()
         return self._observation(), self._info(info)
 
-    def step(self, action: SupportsInt) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """Play the learner's move or throw; after a throw, the landing and the opponent's turn.
+    def step(self, action: SupportsInt) -> Step:
+        """Play the learner's decision; then chance and the opponent until the learner's next.
 
         Raises:
             ResetNeeded: before the first ``reset`` (a ``gymnasium.error.ResetNeeded``).
@@ -178,20 +207,20 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
             raise RuntimeError("the episode is over; call reset() before step()")
         info: dict[str, Any] = {}
         try:
-            self._state = self.game.apply(self._state, action)  # type: ignore[arg-type]
+            self._state = self._apply(self._state, action)  # type: ignore[arg-type]
         except IllegalActionError as error:
             return self._on_illegal_action(error)
-        if self.game.is_chance(self._state):
-            info |= self._land(int(action), self.chance_keys)
+        if self._is_chance(self._state):
+            info |= self._land(own=True)
         try:
             info |= self._play_others()
         except OpponentError as error:
             return self._on_opponent_fault(error, info)
         if self.render_mode == "human":
             self.render()
-        ending = self._ending()
-        terminated = ending is not None and ending != TRUNCATED
-        reward = self._outcome().returns()[self._seat] if terminated else 0.0
+        ended = self._outcome(self._state, self.max_turns)
+        terminated = ended is not None and ended.reason != TRUNCATED
+        reward = ended.returns()[self._seat] if terminated else 0.0  # type: ignore[union-attr]
         return self._observation(), reward, terminated, self._truncated, self._info(info)
 
     def render(self) -> str | np.ndarray | None:
@@ -211,9 +240,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         if self._owns_opponent:
             close_agent(self._opponent)
 
-    def _on_illegal_action(
-        self, error: IllegalActionError
-    ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def _on_illegal_action(self, error: IllegalActionError) -> Step:
         """The one place that decides what an illegal learner action does."""
         if self.illegal_action == "raise":
             raise error
@@ -221,16 +248,14 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         info = self._info({"illegal_action": True})
         return self._observation(), -1.0, True, False, info
 
-    def _on_opponent_fault(
-        self, error: OpponentError, info: dict[str, Any]
-    ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def _on_opponent_fault(self, error: OpponentError, info: dict[str, Any]) -> Step:
         """The one place that decides what an opponent's failure during ``step`` does."""
         self._fault = str(error)
         warnings.warn(f"{error}; the episode is truncated", RuntimeWarning, stacklevel=3)
         info = self._info(info | {"opponent_fault": self._fault})
         return self._observation(), 0.0, False, True, info
 
-    def _start(self, state: State) -> None:
+    def _start(self, state: Any) -> None:
         self._state = state
         self._last_throw = None
         self._illegal = False
@@ -246,57 +271,48 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
             raise
 
     def _play_others(self) -> dict[str, Any]:
-        """Let the opponent play (and chance land its throws) until the learner must act."""
+        """Let the opponent play (and chance draw its outcomes) until the learner must act."""
         info: dict[str, Any] = {}
         state = self._state
-        game = self.game
-        seat, limit = self._seat, self.max_turns
-        while game.outcome(state, limit) is None and game.current_player(state) != seat:
-            action, state = self._apply_opponent_action(state)
-            self._state = state
-            if game.is_chance(state):
-                info |= self._land(action, self.opponent_chance_keys)
+        outcome, player, seat, max_turns = self._outcome, self._player, self._seat, self.max_turns
+        while outcome(state, max_turns) is None and player(state) != seat:
+            self._state = state = self._apply_opponent_action(state)
+            if self._is_chance(state):
+                info |= self._land(own=False)
                 state = self._state
         self._truncated = self._ending() == TRUNCATED
         return info
 
-    def _land(self, action: int, keys: tuple[str, str]) -> dict[str, int]:
-        """Draw chance's outcome after ``action`` from ``np_random``, and apply it."""
-        outcome = self.game.sample_chance(self._state, self.np_random)
-        self._state = self.game.apply(self._state, outcome)
-        self._last_throw = (action, outcome)
-        return {keys[0]: action, keys[1]: outcome}
+    def _land(self, *, own: bool) -> dict[str, int]:
+        """Draw the pending chance outcome from ``np_random`` (one ``random()``), apply it."""
+        before = self._state
+        landing = self._sample_chance(before, self.np_random)
+        self._state = self._apply(before, landing)
+        return self._chance_info(before, landing, own=own)
 
-    def _apply_opponent_action(self, state: Any) -> tuple[int, Any]:
-        """The opponent's action and the state after it; any failure of the opponent is an
-        OpponentError."""
+    def _chance_info(self, before: Any, outcome: int, *, own: bool) -> dict[str, int]:
+        """The ``info`` keys of a chance outcome after the learner's (``own``) or the
+        opponent's decision; a game's env may say more."""
+        return {"chance" if own else "opponent_chance": outcome}
+
+    def _apply_opponent_action(self, state: Any) -> Any:
+        """The opponent's action applied; any failure of the opponent is an OpponentError."""
         opponent = self._opponent
         select = getattr(opponent, "select_action", None)
         try:
             action = select(state) if select is not None else opponent(state)
-            return action, self.game.apply(state, action)
+            return self._apply(state, action)
         except IllegalActionError as error:
             raise OpponentError(f"the opponent {opponent!r} erred: {error}") from error
         except Exception as error:
             raise OpponentError(
-                f"the opponent {opponent!r} raised {type(error).__name__}: {error} (turn "
-                f"{self.game.turn(state)}, phase {self.game.decision_name(state).upper()})"
+                f"the opponent {opponent!r} raised {type(error).__name__}: {error} "
+                f"(turn {self._turn(state)}, decision {self._decision(state)})"
             ) from error
 
-    def _check_state(self, state: Any) -> None:
-        """Refuse a state of other rules, or a chance node (what ``set_state`` takes)."""
-        config = self.game.config_of(state)
-        if config != self._config:
-            raise ValueError(f"the state is played under {config}, this env plays {self._config}")
-        if self.game.is_chance(state):
-            raise ValueError("set_state needs a decision, not a chance node: apply an outcome")
-
-    def _outcome(self) -> Any:
-        return self.game.outcome(self._state, self.max_turns)
-
     def _ending(self) -> str | None:
-        """Why the game is over (the game's ``outcome`` reason), or None."""
-        ended = self._outcome()
+        """Why the game is over (``game.outcome``'s reason), or None."""
+        ended: Outcome | None = self._outcome(self._state, self.max_turns)
         return None if ended is None else ended.reason
 
     def _is_over(self) -> bool:
@@ -304,18 +320,19 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         return aborted or self._ending() is not None
 
     def _observation(self) -> np.ndarray:
-        return self.game.observe(self._state, self._seat)  # type: ignore[no-any-return]
+        return self._observe(self._state, self._seat)  # type: ignore[no-any-return]
 
     def _info(self, extra: dict[str, Any]) -> dict[str, Any]:
-        state, game = self._state, self.game
-        mask = np.array(game.legal_action_mask(state), np.int8)
+        state = self._state
         if self._illegal or self._fault is not None:
-            mask[:] = 0
+            mask = np.zeros(self._num_actions, np.int8)
+        else:
+            mask = np.array(self._mask(state), dtype=np.int8)
         return {
             "action_mask": mask,
-            "phase": game.decision_name(state),
+            "phase": self._decision(state),
             "seat": self._seat,
-            "turn": game.turn(state),
+            "turn": self._turn(state),
             **extra,
         }
 
@@ -395,9 +412,6 @@ class TrapEnv(GameEnv):
     - v0: first version.
     """
 
-    chance_keys = ("target", "landing")
-    opponent_chance_keys = ("opponent_target", "opponent_landing")
-
     def __init__(
         self,
         opponent: Opponent = "random",
@@ -409,9 +423,15 @@ class TrapEnv(GameEnv):
         illegal_action: str = "lose",
     ) -> None:
         super().__init__(
-            TRAP, opponent, seat, max_turns, render_mode, illegal_action,
-            board_size=board_size, decay=decay,
-        )  # fmt: skip
+            "trap",
+            opponent,
+            seat,
+            max_turns,
+            render_mode,
+            illegal_action,
+            board_size=board_size,
+            decay=decay,
+        )
 
     @property
     def state(self) -> State:
@@ -422,8 +442,8 @@ class TrapEnv(GameEnv):
         """Continue the episode from ``state``, for search and debugging.
 
         The state must be valid (:func:`trap_env.core.validate_state`), of this env's board
-        size and decay, and in phase ``MOVE`` or ``THROW``. If the opponent is to act, it
-        plays (and chance lands its throw) until the learner must decide, as in ``reset``.
+        size and decay, and in phase ``MOVE`` or ``THROW``. If the opponent is to act, it plays (and
+        chance lands its throw) until the learner must decide, as in ``reset``.
 
         Returns:
             The observation and info, as ``reset`` returns them.
@@ -448,6 +468,16 @@ class TrapEnv(GameEnv):
                 "set_state needs a state in phase MOVE or THROW, got LANDING; apply a "
                 "landing cell from chance_outcomes(state) first"
             )
+
+    def _make_renderer(self, render_mode: str | None) -> GameRenderer | EnvRenderer:
+        return EnvRenderer(render_mode, self.metadata["render_fps"])
+
+    def _chance_info(self, before: State, outcome: int, *, own: bool) -> dict[str, int]:
+        """``target``/``landing`` (the opponent's: ``opponent_target``/``opponent_landing``)."""
+        self._last_throw = (before.target, outcome)
+        if own:
+            return {"target": before.target, "landing": outcome}
+        return {"opponent_target": before.target, "opponent_landing": outcome}
 
 
 def check_learner_options(seat: int | None, illegal_action: str) -> None:

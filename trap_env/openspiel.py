@@ -35,6 +35,11 @@ terminal rewards, two players.
   Python games (``pyspiel.serialize_game_and_state`` stores the action history and the
   state's attributes) and pickle.
 
+The generic part, :class:`GameSpielGame`, :class:`GameSpielState` and
+:class:`GameObserver`, plays any :class:`trap_env.game.Game`; :func:`register_spiel_game`
+builds and registers the OpenSpiel game of one (``register_spiel_game(game, "python_x")``).
+``SpielGame``/``SpielState``/``PlanesObserver`` are the Trap! instances.
+
 Example:
     >>> import pyspiel
     >>> import trap_env.openspiel
@@ -51,45 +56,218 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pyspiel
 
 from trap_env import core
-from trap_env.observation import NUM_PLANES, observe
+from trap_env.game import Game, turn_limit
+from trap_env.games import get_game
 
-__all__ = ["DEFAULT_PARAMS", "GAME_TYPE", "SHORT_NAME", "PlanesObserver", "SpielGame", "SpielState"]
+__all__ = [
+    "DEFAULT_PARAMS",
+    "GAME_TYPE",
+    "SHORT_NAME",
+    "GameObserver",
+    "GameSpielGame",
+    "GameSpielState",
+    "PlanesObserver",
+    "SpielGame",
+    "SpielState",
+    "register_spiel_game",
+    "spiel_game_type",
+]
+
+
+def default_params(game: Game[Any, Any]) -> dict[str, Any]:
+    """The game's rule parameters with their defaults, and ``max_turns=-1`` (its default)."""
+    return {**game.config_params(game.make_config()), "max_turns": -1}
+
+
+def spiel_game_type(game: Game[Any, Any], short_name: str) -> pyspiel.GameType:
+    """The OpenSpiel game type of ``game``: sequential, explicit stochastic chance,
+    zero-sum, perfect information, terminal rewards, two players."""
+    return pyspiel.GameType(
+        short_name=short_name,
+        long_name=f"Python {game.title}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=2,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=default_params(game),
+    )
+
+
+class GameSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type stubs
+    """Any game for OpenSpiel; a subclass per game names it (:func:`register_spiel_game`).
+
+    Args:
+        params: the game's rule parameters and ``max_turns`` (-1: the game's default);
+            missing ones take their defaults.
+
+    Raises:
+        ValueError: naming a parameter that is unknown or out of range.
+    """
+
+    game: ClassVar[Any]
+    """The :class:`trap_env.game.Game` played."""
+    game_type: ClassVar[Any]
+    """Its :func:`spiel_game_type`."""
+    decisions_per_turn: ClassVar[int] = 1
+    """The most decisions a turn holds, for ``max_game_length``."""
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        defaults = default_params(self.game)
+        params = {**defaults, **(params or {})}
+        unknown = sorted(set(params) - set(defaults))
+        if unknown:
+            raise ValueError(f"unknown parameters {unknown}; allowed: {sorted(defaults)}")
+        rules = {name: value for name, value in params.items() if name != "max_turns"}
+        self.config = self.game.make_config(**rules)
+        self.max_turns = _turn_limit(params["max_turns"], self.game.default_turn_limit(self.config))
+        num_actions = self.game.num_actions(self.config)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=num_actions,
+            max_chance_outcomes=num_actions,
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=self.decisions_per_turn * self.max_turns,
+        )
+        super().__init__(self.game_type, info, params)
+
+    def new_initial_state(self) -> GameSpielState:
+        """The start position."""
+        return GameSpielState(self)
+
+    def make_py_observer(
+        self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None
+    ) -> GameObserver:
+        """The observer of both tensors and strings (perfect information: every type sees all)."""
+        del iig_obs_type  # every observation type sees the whole position
+        return GameObserver(self.game, self.config, params)
+
+
+class GameSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type stubs
+    """A position in OpenSpiel; :attr:`core_state` is the game's own state."""
+
+    def __init__(self, game: GameSpielGame) -> None:
+        super().__init__(game)
+        self.game = game.game
+        self.core_state = self.game.initial_state(game.config)
+        self.max_turns = game.max_turns
+
+    def current_player(self) -> int:
+        """The player to act, ``CHANCE`` at a chance node, ``TERMINAL`` at the end."""
+        if self.is_terminal():
+            return int(pyspiel.PlayerId.TERMINAL)
+        if self.game.is_chance(self.core_state):
+            return int(pyspiel.PlayerId.CHANCE)
+        return int(self.game.current_player(self.core_state))
+
+    def is_terminal(self) -> bool:
+        """Whether the game is over or ``max_turns`` turns are complete (``game.outcome``)."""
+        return self.game.outcome(self.core_state, self.max_turns) is not None
+
+    def _legal_actions(self, player: int) -> list[int]:
+        del player  # only the player to act has actions, and OpenSpiel asks only for it
+        return list(self.game.legal_actions(self.core_state))
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The chance outcomes with their exact probabilities, by outcome."""
+        return sorted(self.game.chance_outcomes(self.core_state))
+
+    def _apply_action(self, action: int) -> None:
+        self.core_state = self.game.apply(self.core_state, int(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        state = self.core_state
+        return f"{self.game.decision_name(state)} {self.game.action_to_text(state, int(action))}"
+
+    def returns(self) -> list[float]:
+        """+1 for the winner, -1 for the loser; 0 for both while playing or when cut."""
+        ended = self.game.outcome(self.core_state, self.max_turns)
+        return [0.0, 0.0] if ended is None else list(ended.returns())
+
+    def __str__(self) -> str:
+        """The game's one-line notation (``game.to_text``)."""
+        return str(self.game.to_text(self.core_state))
+
+
+class GameObserver:
+    """OpenSpiel's observer protocol over ``game.observe``.
+
+    ``tensor`` is the flat ``float32`` buffer; ``dict["observation"]`` views it in the
+    game's observation shape.
+
+    Raises:
+        ValueError: if observation parameters are given (there are none).
+    """
+
+    def __init__(self, game: Any, config: Any, params: Mapping[str, Any] | None) -> None:
+        if params:
+            raise ValueError(f"{game.name} takes no observation parameters, got {dict(params)}")
+        self.game = game
+        shape = game.observation_shape(config)
+        self.tensor = np.zeros(int(np.prod(shape)), np.float32)
+        self.dict = {"observation": self.tensor.reshape(shape)}
+
+    def set_from(self, state: GameSpielState, player: int) -> None:
+        """Fill the planes of ``state`` as ``player`` sees it."""
+        self.dict["observation"][...] = self._observe(state.core_state, player)
+
+    def _observe(self, state: Any, player: int) -> Any:
+        return self.game.observe(state, player)
+
+    def string_from(self, state: GameSpielState, player: int) -> str:
+        """The position in the game's notation (the same for both players)."""
+        del player  # perfect information
+        return str(self.game.to_text(state.core_state))
+
+
+def register_spiel_game(
+    game: Game[Any, Any], short_name: str, *, decisions_per_turn: int = 1
+) -> type[GameSpielGame]:
+    """Build the OpenSpiel game class of ``game`` and register it as ``short_name``.
+
+    Args:
+        game: the game.
+        short_name: the name to load (``pyspiel.load_game(short_name)``).
+        decisions_per_turn: the most decisions one turn holds (``max_game_length``).
+
+    Returns:
+        The registered class, a :class:`GameSpielGame`.
+    """
+    game_type = spiel_game_type(game, short_name)
+    attributes = {"game": game, "game_type": game_type, "decisions_per_turn": decisions_per_turn}
+    spiel_class: type[GameSpielGame] = type(f"SpielGame_{game.name}", (GameSpielGame,), attributes)
+    pyspiel.register_game(game_type, spiel_class)
+    return spiel_class
+
+
+# --- Trap! ------------------------------------------------------------------------------
 
 SHORT_NAME = "python_trap"
 """The name to load: ``pyspiel.load_game("python_trap")``."""
 
-DEFAULT_PARAMS: dict[str, int] = {
-    "board_size": core.GameConfig().board_size,
-    "decay": core.GameConfig().decay,
-    "max_turns": -1,
-}
+GAME: Game[core.State, core.GameConfig] = get_game("trap")
+
+DEFAULT_PARAMS: dict[str, int] = default_params(GAME)
 """The game parameters and their defaults; ``max_turns=-1`` stands for ``4 * N * N``."""
 
-GAME_TYPE = pyspiel.GameType(
-    short_name=SHORT_NAME,
-    long_name="Python Trap!",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=DEFAULT_PARAMS,
-)
+GAME_TYPE = spiel_game_type(GAME, SHORT_NAME)
 
 
-class SpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type stubs
+class SpielGame(GameSpielGame):
     """Trap! for OpenSpiel; ``pyspiel.load_game`` builds it from the parameters.
 
     Args:
@@ -100,24 +278,9 @@ class SpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type stub
         ValueError: naming a parameter that is unknown or out of range.
     """
 
-    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
-        params = {**DEFAULT_PARAMS, **(params or {})}
-        unknown = sorted(set(params) - set(DEFAULT_PARAMS))
-        if unknown:
-            raise ValueError(f"unknown parameters {unknown}; allowed: {sorted(DEFAULT_PARAMS)}")
-        self.config = core.GameConfig(board_size=params["board_size"], decay=params["decay"])
-        size = self.config.board_size
-        self.max_turns = _turn_limit(params["max_turns"], size)
-        info = pyspiel.GameInfo(
-            num_distinct_actions=size * size,
-            max_chance_outcomes=size * size,
-            num_players=2,
-            min_utility=-1.0,
-            max_utility=1.0,
-            utility_sum=0.0,
-            max_game_length=2 * self.max_turns,
-        )
-        super().__init__(GAME_TYPE, info, params)
+    game = GAME
+    game_type = GAME_TYPE
+    decisions_per_turn = 2  # a move and a throw
 
     def new_initial_state(self) -> SpielState:
         """The start position, player 0 to move."""
@@ -128,39 +291,13 @@ class SpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type stub
     ) -> PlanesObserver:
         """The observer of both tensors and strings (perfect information: every type sees all)."""
         del iig_obs_type  # every observation type sees the whole position
-        return PlanesObserver(self.config.board_size, params)
+        return PlanesObserver(self.game, self.config, params)
 
 
-class SpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type stubs
+class SpielState(GameSpielState):
     """A Trap! position in OpenSpiel; :attr:`core_state` is the :class:`trap_env.core.State`."""
 
-    def __init__(self, game: SpielGame) -> None:
-        super().__init__(game)
-        self.core_state = core.initial_state(game.config)
-        self.max_turns = game.max_turns
-
-    def current_player(self) -> int:
-        """The player to move or throw, ``CHANCE`` while a trap flies, ``TERMINAL`` at the end."""
-        if self.is_terminal():
-            return int(pyspiel.PlayerId.TERMINAL)
-        if self.core_state.phase is core.Phase.LANDING:
-            return int(pyspiel.PlayerId.CHANCE)
-        return self.core_state.player
-
-    def is_terminal(self) -> bool:
-        """Whether someone has won or ``max_turns`` turns are complete."""
-        return core.outcome(self.core_state, self.max_turns) is not None
-
-    def _legal_actions(self, player: int) -> list[int]:
-        del player  # only the player to act has actions, and OpenSpiel asks only for it
-        return core.legal_actions(self.core_state)
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        """The landing cells of the pending throw with their exact probabilities, by cell."""
-        return sorted(core.chance_outcomes(self.core_state))
-
-    def _apply_action(self, action: int) -> None:
-        self.core_state = core.apply(self.core_state, int(action))
+    core_state: core.State
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -170,50 +307,24 @@ class SpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type st
         row, col = divmod(int(action), self.core_state.board_size)
         return f"{verb} {row},{col}"
 
-    def returns(self) -> list[float]:
-        """+1 for the winner, -1 for the loser; 0 for both while playing or when cut."""
-        return list(core.returns(self.core_state))
 
-    def __str__(self) -> str:
-        """The core's one-line notation (:func:`trap_env.core.to_text`)."""
-        return core.to_text(self.core_state)
+class PlanesObserver(GameObserver):
+    """The Trap! observer: :func:`trap_env.observation.observe`, a pending landing shown
+    as the throw it follows (no agent sees chance)."""
 
-
-class PlanesObserver:
-    """OpenSpiel's observer protocol over :func:`trap_env.observation.observe`.
-
-    ``tensor`` is the flat ``float32`` buffer; ``dict["observation"]`` views it as
-    ``[N, N, 4]``.
-
-    Raises:
-        ValueError: if observation parameters are given (there are none).
-    """
-
-    def __init__(self, board_size: int, params: Mapping[str, Any] | None) -> None:
-        if params:
-            raise ValueError(f"python_trap takes no observation parameters, got {dict(params)}")
-        shape = (board_size, board_size, NUM_PLANES)
-        self.tensor = np.zeros(int(np.prod(shape)), np.float32)
-        self.dict = {"observation": self.tensor.reshape(shape)}
-
-    def set_from(self, state: SpielState, player: int) -> None:
-        """Fill the planes of ``state`` as ``player`` sees it."""
-        self.dict["observation"][...] = observe(_decision_view(state.core_state), player)
-
-    def string_from(self, state: SpielState, player: int) -> str:
-        """The position in the core's notation (the same for both players)."""
-        del player  # perfect information
-        return core.to_text(state.core_state)
+    def _observe(self, state: core.State, player: int) -> Any:
+        return super()._observe(_decision_view(state), player)
 
 
-def _turn_limit(max_turns: object, board_size: int) -> int:
-    """OpenSpiel's ``max_turns`` parameter: -1 (its stand-in for None) means the default."""
-    try:
-        return core.resolve_turn_limit(None if max_turns == -1 else max_turns, board_size)
-    except ValueError:
+def _turn_limit(max_turns: object, default: int) -> int:
+    if max_turns == -1:
+        return default
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(
-            f"max_turns must be a positive integer, or -1 for 4 * N * N turns; got {max_turns!r}"
-        ) from None
+            "max_turns must be a positive integer, or -1 for the game's default "
+            f"({default} turns); got {max_turns!r}"
+        )
+    return turn_limit(max_turns, default)
 
 
 def _decision_view(state: core.State) -> core.State:

@@ -28,6 +28,7 @@ __all__ = [
     "PYGAME_MISSING",
     "RENDER_MODES",
     "EnvRenderer",
+    "GameRenderer",
     "HumanRenderer",
     "render_ansi",
     "render_rgb",
@@ -160,29 +161,26 @@ class HumanRenderer:
 
 
 class EnvRenderer:
-    """What an environment's ``render()`` does in its render mode; shared by every env.
+    """What an environment's ``render()`` does in its render mode; shared by both envs.
 
     Args:
         render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
         fps: the most frames per second a ``"human"`` window shows.
-        game: the game whose ``render_text`` and ``render_rgb`` draw (None: Trap!'s
-            :func:`render_ansi` and :func:`render_rgb`).
 
     Raises:
         ValueError: for any other render mode.
     """
 
-    def __init__(self, render_mode: str | None, fps: int = 4, game: Any = None) -> None:
+    def __init__(self, render_mode: str | None, fps: int = 4) -> None:
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(
                 f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}"
             )
         self.render_mode = render_mode
         self._fps = fps
-        self._game = game
         self._window: HumanRenderer | None = None
 
-    def render(self, state: Any, last_throw: LastThrow) -> str | np.ndarray | None:
+    def render(self, state: State, last_throw: LastThrow) -> str | np.ndarray | None:
         """Text for ``"ansi"``, an image for ``"rgb_array"``, a window update for ``"human"``."""
         if self.render_mode is None:
             logger.warn(
@@ -190,19 +188,23 @@ class EnvRenderer:
                 "'rgb_array' or 'human' when making the env"
             )
             return None
-        game = self._game
-        text, picture = (
-            (render_ansi, render_rgb) if game is None else (game.render_text, game.render_rgb)
-        )
         if self.render_mode == "ansi":
-            return text(state, last_throw)
-        image = picture(state, last_throw)
+            return self._text(state, last_throw)
+        image = self._image(state, last_throw)
         if self.render_mode == "rgb_array":
             return image
         if self._window is None:
-            self._window = HumanRenderer(getattr(game, "title", "Trap!"), self._fps)
+            self._window = HumanRenderer(self._caption, self._fps)
         self._window.show(image)
         return None
+
+    _caption = "Trap!"
+
+    def _text(self, state: Any, last_throw: LastThrow) -> str:
+        return render_ansi(state, last_throw)
+
+    def _image(self, state: Any, last_throw: LastThrow) -> np.ndarray:
+        return render_rgb(state, last_throw)
 
     def close(self) -> None:
         """Close the window if one is open; closing twice is fine."""
@@ -213,3 +215,24 @@ class EnvRenderer:
     def __getstate__(self) -> dict[str, Any]:
         """Everything but the window, so that copies and pickles of an env work."""
         return {**self.__dict__, "_window": None}
+
+
+class GameRenderer(EnvRenderer):
+    """:class:`EnvRenderer` for any game: ``game.render_text`` and ``game.render_rgb``.
+
+    Args:
+        game: a :class:`trap_env.game.Game`.
+        render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+        fps: the most frames per second a ``"human"`` window shows.
+    """
+
+    def __init__(self, game: Any, render_mode: str | None, fps: int = 4) -> None:
+        super().__init__(render_mode, fps)
+        self._game = game
+        self._caption = game.title
+
+    def _text(self, state: Any, last_throw: LastThrow) -> str:
+        return self._game.render_text(state) + "\n"  # type: ignore[no-any-return]
+
+    def _image(self, state: Any, last_throw: LastThrow) -> np.ndarray:
+        return self._game.render_rgb(state, last_throw)  # type: ignore[no-any-return]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, SupportsFloat
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -28,28 +28,20 @@ from gymnasium.vector.utils import batch_space
 from numpy.typing import NDArray
 
 from trap_env import vector
-from trap_env.agent import OpponentError, batched_twin, check_supports, close_agent, make_agent
-from trap_env.core import GameConfig, IllegalActionError, State, resolve_turn_limit
+from trap_env.agent import OpponentError, batched_twin, close_agent, make_agent
+from trap_env.batched_opponents import (
+    AgentOpponent,
+    BatchedRandom,
+    BatchOpponent,
+    BatchPolicy,
+    PolicyOpponent,
+    VectorOpponent,
+)
+from trap_env.core import IllegalActionError, resolve_turn_limit
 from trap_env.gym_env import check_learner_options, planes_space
 from trap_env.vector import I64, U64, Batch, Bool, Tables
 
 __all__ = ["BatchOpponent", "BatchPolicy", "BatchedRandom", "TrapVectorEnv", "VectorOpponent"]
-
-BatchPolicy = Callable[[NDArray[np.int8], NDArray[np.bool_]], Any]
-"""A frozen policy on batches: ``(observations (k, N, N, 4) int8, masks (k, N*N) bool)``
--> ``k`` actions."""
-
-
-class _SelectsActions(Protocol):
-    def select_action(self, state: State) -> int: ...
-
-
-VectorOpponent = str | _SelectsActions | BatchPolicy | Callable[[State], Any]
-"""One opponent: ``"random"`` and the one-ply heuristics (batched), ``"self"``, any other
-agent spec string (played
-game by game), an object with ``select_action(state)``, a batched policy
-``(observations, masks) -> actions`` or a callable ``state -> action`` (told apart by
-their number of parameters)."""
 
 _AUTORESET_MODES: dict[object, AutoresetMode] = {
     "next_step": AutoresetMode.NEXT_STEP,
@@ -57,136 +49,6 @@ _AUTORESET_MODES: dict[object, AutoresetMode] = {
     "disabled": AutoresetMode.DISABLED,
     AutoresetMode.DISABLED: AutoresetMode.DISABLED,
 }
-
-
-class BatchOpponent(Protocol):
-    """An opponent that acts in many games at once."""
-
-    checked: bool
-    """Whether the env must check its actions (False for legal-by-construction ones)."""
-
-    def start(self, env: TrapVectorEnv, games: I64, words: U64) -> None:
-        """New episodes begin in ``games`` (env slots); ``words`` seed them."""
-
-    def act(self, env: TrapVectorEnv, batch: Batch, where: Bool, words: U64) -> I64:
-        """Actions ``(B,)`` for the games in ``where`` (other entries are ignored)."""
-
-
-class BatchedRandom:
-    """The course's random opponent, for the whole batch: uniform moves, throws at empty cells."""
-
-    checked = False  # its actions are legal by construction
-
-    def start(self, env: TrapVectorEnv, games: I64, words: U64) -> None:
-        """Nothing to prepare."""
-
-    def act(self, env: TrapVectorEnv, batch: Batch, where: Bool, words: U64) -> I64:
-        """A uniform legal move, or a uniform empty target (any legal target if none)."""
-        t = env.tables
-        actions = np.zeros(batch.size, np.int64)
-        moving = np.flatnonzero(where & (batch.phase == vector.MOVE))
-        if len(moving):
-            movers = vector.gather(batch, moving)
-            own, _ = vector.player_cells(movers, movers.player)
-            moves = vector.move_bitboards(t, movers, movers.player)
-            # The guess among the mover's up-to-8 neighbours mostly hits a legal move.
-            candidates = t.neighbour_cells[own]
-            actions[moving] = vector.choose_bits(moves, words[moving], candidates=candidates)
-        throwing = np.flatnonzero(where & (batch.phase == vector.THROW))
-        if len(throwing):
-            cells = batch.cells[throwing]
-            legal = t.all_cells & ~(t.bits[cells[:, 0]] | t.bits[cells[:, 1]])
-            empty = legal & ~batch.traps[throwing]
-            targets = np.where(empty != 0, empty, legal)
-            actions[throwing] = vector.choose_bits(targets, words[throwing], t.num_cells)
-        return actions
-
-
-class _PolicyOpponent:
-    """A frozen policy called once per step on the sub-batch of games it plays."""
-
-    checked = True
-
-    def __init__(self, policy: BatchPolicy) -> None:
-        self.policy = policy
-
-    def start(self, env: TrapVectorEnv, games: I64, words: U64) -> None:
-        """Nothing to prepare."""
-
-    def act(self, env: TrapVectorEnv, batch: Batch, where: Bool, words: U64) -> I64:
-        """The policy's actions for the games in ``where``, seen from the side to act."""
-        rows = np.flatnonzero(where)
-        part = vector.gather(batch, rows)
-        seen = vector.observations(env.tables, part, part.player)
-        masks = vector.legal_masks(env.tables, part)
-        chosen = np.asarray(self.policy(seen, masks), np.int64).reshape(-1)
-        if chosen.shape != rows.shape:
-            raise ValueError(
-                f"the opponent policy {self.policy!r} returned {chosen.shape[0]} actions "
-                f"for {len(rows)} observations"
-            )
-        actions = np.zeros(batch.size, np.int64)
-        actions[rows] = chosen
-        return actions
-
-
-class _AgentOpponent:
-    """Any agent, asked game by game (slower: one Python call per game and decision).
-
-    A spec string gets one agent per env slot (built on first use, reseeded at each
-    episode from the slot's random stream), so that a game's course does not depend on
-    B; a given object is shared by every slot, and reseeded at each of its games' start.
-    """
-
-    checked = True
-
-    def __init__(
-        self, opponent: str | _SelectsActions | Callable[[State], Any], spare: Any = None
-    ) -> None:
-        self.opponent = opponent
-        self._spare = spare
-        """An agent already built from the spec (to check it), used for the first slot."""
-        self._agents: dict[int, Any] = {}
-        self.errors: dict[int, str] = {}
-        """The errors raised by the last ``act``, by game (those games get action -1)."""
-
-    def _agent(self, env: TrapVectorEnv, slot: int) -> Any:
-        if not isinstance(self.opponent, str):
-            return self.opponent
-        if slot not in self._agents:
-            agent, self._spare = self._spare or make_agent(self.opponent, seed=slot), None
-            check_supports(agent, GameConfig(env.board_size, env.tables.decay))
-            self._agents[slot] = agent
-        return self._agents[slot]
-
-    def close(self) -> None:
-        """End the agents this opponent built (a program agent's process, say)."""
-        for agent in [*self._agents.values(), *filter(None, [self._spare])]:
-            close_agent(agent)
-        self._agents.clear()
-
-    def start(self, env: TrapVectorEnv, games: I64, words: U64) -> None:
-        """Reseed the agents of ``games`` (those with a ``reset``)."""
-        for slot, word in zip(games.tolist(), words.tolist(), strict=True):
-            reset = getattr(self._agent(env, slot), "reset", None)
-            if callable(reset):
-                reset(seed=word >> 1)
-
-    def act(self, env: TrapVectorEnv, batch: Batch, where: Bool, words: U64) -> I64:
-        """Each game's agent's action on the game's core state."""
-        rows = np.flatnonzero(where)
-        actions = np.zeros(batch.size, np.int64)
-        states = vector.to_states(env.tables, vector.gather(batch, rows))
-        self.errors = {}
-        for row, state in zip(rows.tolist(), states, strict=True):
-            agent = self._agent(env, row)
-            select = getattr(agent, "select_action", None)
-            try:
-                actions[row] = int(select(state) if select is not None else agent(state))
-            except Exception as error:  # one game's fault, reported by the env
-                actions[row] = -1
-                self.errors[row] = f"the opponent {self.opponent!r} raised {error!r}"
-        return actions
 
 
 class TrapVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArray[Any]]):
@@ -475,8 +337,8 @@ class TrapVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         seeds = vector.random_words(keys, 0, vector.STREAM_AGENT_SEED)
         for kind, opponent in enumerate(self._opponents):
             mine = self._kind[games] == kind
-            if isinstance(opponent, _AgentOpponent) and mine.any():
-                opponent.start(self, games[mine], seeds[mine])
+            if isinstance(opponent, AgentOpponent) and mine.any():
+                opponent.start(self.tables, games[mine], seeds[mine])
 
     def _learner_plays(self, batch: Batch, actions: I64, playing: Bool) -> Batch:
         t = self.tables
@@ -533,7 +395,7 @@ class TrapVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         opponent = self._opponents[kind]
         name = getattr(opponent, "opponent", None) or opponent
         try:
-            actions: I64 = opponent.act(self, batch, where, words)
+            actions: I64 = opponent.act(self.tables, batch, where, words)
         except Exception as error:  # an opponent that raises ends its games, not the run
             text = f"the opponent {name!r} raised {error!r}"
             self._record_faults(where, lambda game: text)
@@ -669,15 +531,15 @@ def _one_opponent(opponent: Any) -> BatchOpponent:
         agent = make_agent(opponent)  # checks the spec now, not at the first game
         twin = batched_twin(agent)
         if twin is None:
-            return _AgentOpponent(opponent, spare=agent)
+            return AgentOpponent(opponent, spare=agent)
         close_agent(agent)
         return twin  # type: ignore[no-any-return]
     if callable(getattr(opponent, "select_action", None)):
-        return _AgentOpponent(opponent)
+        return AgentOpponent(opponent)
     if callable(opponent):
         if _num_parameters(opponent) == 2:
-            return _PolicyOpponent(opponent)
-        return _AgentOpponent(opponent)
+            return PolicyOpponent(opponent)
+        return AgentOpponent(opponent)
     raise TypeError(
         "opponent must be 'random', 'self', an agent spec string, an object with "
         "select_action(state), a batched policy (observations, masks) -> actions, a "
