@@ -135,3 +135,51 @@ def test_a_tournament_of_race_runs_resumes_and_reports(tmp_path) -> None:
     assert len(records) == 4
     assert {record["game"] for record in records} == {"toy_game:GAME"}
     assert {record["reason"] for record in records} <= {"finished", "truncated"}
+
+
+def test_the_pettingzoo_adapter_passes_api_test_with_race() -> None:
+    from pettingzoo.test import api_test
+
+    from trap_env.aec_env import GameAECEnv, wrap
+
+    api_test(wrap(GameAECEnv("toy_game:GAME", goal=4, max_turns=16)), num_cycles=200)
+    env = GameAECEnv(GAME, goal=3)
+    env.reset(seed=2)
+    while env.agents and not all(env.terminations.values()):
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
+    assert sorted(env.rewards.values()) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+def test_the_gymnasium_id_of_race_makes_its_env() -> None:
+    import gymnasium
+
+    import trap_env
+
+    gym_id = trap_env.register_gym_env("toy_game:GAME")
+    assert gym_id == "trap_env/Race-v0"
+    env = gymnasium.make(gym_id, opponent=toy_game.Walker(), goal=3)
+    observation, _ = env.reset(seed=0)
+    assert observation.shape == (1, 4, 2)
+
+
+def test_the_openspiel_adapter_plays_race_with_exact_chance() -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    from trap_env.openspiel import register_spiel_game
+
+    register_spiel_game(GAME, "python_race_test")
+    game = pyspiel.load_game("python_race_test(goal=3)")
+    rng = random.Random(0)
+    for _ in range(20):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                assert outcomes == [(0, 0.4), (2, 0.6)]
+                state.apply_action(rng.choice([o for o, _ in outcomes]))
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        assert sorted(state.returns()) in ([-1.0, 1.0], [0.0, 0.0])
