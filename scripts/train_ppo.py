@@ -14,6 +14,8 @@ Example:
     trap-train --run-dir /tmp/ppo_run --resume            # continue from the last checkpoint
     trap-train --run-dir /tmp/ppo_run --resume --timesteps 2000000   # and train longer
     trap-train alphazero --run-dir /tmp/az --minutes 30   # the mcts agent's network instead
+
+``--game NAME`` (default ``trap``) names the game; the trainers train Trap! for now.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from trap_scripts._cli import Parser
+
+from trap_env.games import DEFAULT_GAME, game_names
 
 PROG = "trap-train"
 
@@ -112,6 +116,21 @@ def config_from_args(args: argparse.Namespace) -> dict[str, object]:
     return {name: value for name, value in fields.items() if value is not None}
 
 
+TRAINED_GAMES = ("trap",)
+"""The games the trainers train (both write networks of Trap!'s planes and cells)."""
+
+
+def _split_game(argv: Sequence[str]) -> tuple[str, list[str]]:
+    """The game (``--game NAME``, default Trap!) and the other arguments."""
+    rest = list(argv)
+    for index, item in enumerate(rest):
+        if item == "--game" and index + 1 < len(rest):
+            return rest[index + 1], rest[:index] + rest[index + 2 :]
+        if item.startswith("--game="):
+            return item.partition("=")[2], rest[:index] + rest[index + 1 :]
+    return DEFAULT_GAME, rest
+
+
 def _split_algo(argv: Sequence[str]) -> tuple[str, list[str]]:
     """The algorithm (``alphazero`` as a first word or ``--algo NAME``; else ``ppo``), and
     the other arguments."""
@@ -132,7 +151,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ``trap-train alphazero ...`` (or ``--algo alphazero``) trains the ``mcts`` agent's
     network instead (see :mod:`agents.rl.alphazero` for its options).
     """
-    algo, argv = _split_algo(sys.argv[1:] if argv is None else argv)
+    game, argv = _split_game(sys.argv[1:] if argv is None else argv)
+    if game not in TRAINED_GAMES:
+        known = f"the games: {', '.join(game_names())}" if game not in game_names() else ""
+        print(
+            f"{PROG}: error: --game {game!r}: the trainers train {', '.join(TRAINED_GAMES)} "
+            f"only{'; ' + known if known else ''}",
+            file=sys.stderr,
+        )
+        return 2
+    algo, argv = _split_algo(argv)
     if algo not in ("ppo", "alphazero"):
         print(f"{PROG}: error: --algo must be ppo or alphazero, got {algo!r}", file=sys.stderr)
         return 2

@@ -116,6 +116,7 @@ def test_the_match_runner_plays_race_and_replays_its_record() -> None:
     assert record["reason"] in ("finished", "truncated") and "board_size" not in record
     *_, (final, _) = replay(None, record["actions"], game="toy_game:GAME", params={"goal": 5})
     assert GAME.turn(final) == record["turns"]
+    assert record["scores"] == GAME.scores(final)
     ended = GAME.outcome(final, record["max_turns"])
     assert ended is not None and ended.reason == record["reason"]
 

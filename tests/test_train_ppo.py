@@ -151,3 +151,15 @@ def test_fuzzed_bytes_raise_a_value_error(
     path.write_bytes(content)
     with pytest.raises(ValueError):
         TrainConfig.load(path)
+
+
+def test_train_takes_game_trap_and_refuses_other_games_in_one_line(capsys) -> None:
+    from trap_scripts import train_ppo
+
+    assert train_ppo.main(["--game", "chess", "--run-dir", "unused"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'chess'" in err and "trap" in err
+    assert train_ppo.main(["--game=toy_game:GAME", "alphazero", "--run-dir", "unused"]) == 2
+    assert "train trap only" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # --game trap reaches the parser, which wants its flags
+        train_ppo.main(["--game", "trap"])

@@ -82,6 +82,8 @@ class GameResult:
         game: the game's name in :mod:`trap_env.games`.
         rules: a game's rule parameters other than ``board_size`` and ``decay`` (none for
             Trap!).
+        scores: what the game counts beyond win and loss at the end (``game.scores``:
+            disc counts, zone sizes; none for Trap!).
     """
 
     seed: int
@@ -97,6 +99,7 @@ class GameResult:
     actions: list[Cell] = field(default_factory=list)
     game: str = DEFAULT_GAME
     rules: dict[str, Any] = field(default_factory=dict)
+    scores: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a dict (for JSON); ``decay`` only when it is not the default."""
@@ -107,6 +110,8 @@ class GameResult:
             del fields["game"], fields["rules"]
         if self.board_size is None:  # a game without a board size
             del fields["board_size"]
+        if not self.scores:
+            del fields["scores"]
         return fields
 
     def lose(self, seat: int, reason: str, detail: str) -> GameResult:
@@ -195,7 +200,7 @@ def play_game(
             state = _record(rules, state, rules.sample_chance(state, chance_rng), result)
     if on_turn is not None:
         on_turn(-1, state, result.actions)
-    result.turns = rules.turn(state)
+    result.turns, result.scores = rules.turn(state), rules.scores(state)
     if outcome.reason != TRUNCATED:
         result.winner, result.reason = _seat(outcome.winner), outcome.reason
     return result

@@ -186,6 +186,7 @@ _OPTIONAL_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
     "game": (lambda v: _is_game(v), "a game's name (one of trap_env.games.game_names()) or path"),
     "board_size": (lambda v: _is_int(v) and v >= 3, "an integer >= 3"),  # type: ignore[operator]
     "rules": (lambda v: isinstance(v, dict), "an object of rule parameters"),
+    "scores": (lambda v: isinstance(v, dict), "an object of the game's counts"),
 }
 """Fields a game record may leave out: the decay when it is the default, older runs' replays,
 the game when it is Trap!."""
