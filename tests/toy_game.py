@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from agents.base import SeededAgent
 from trap_env.core import IllegalActionError
 from trap_env.game import TRUNCATED, Outcome, RandomSource
 
@@ -179,17 +180,8 @@ class Race:
 GAME = Race()
 
 
-class RandomRacer:
-    """A uniformly random legal decision (an agent of the protocol, for any game)."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        import random
-
-        self.rng = random.Random(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng.seed(seed)
+class RandomRacer(SeededAgent):
+    """A uniformly random legal decision."""
 
     def select_action(self, state: RaceState) -> int:
         return self.rng.choice(GAME.legal_actions(state))

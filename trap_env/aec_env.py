@@ -98,7 +98,6 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         self.render_mode = render_mode
         if type(self).metadata["name"] == GameAECEnv.metadata["name"]:
             self.metadata = {**GameAECEnv.metadata, "name": f"{game.name}_v0"}  # type: ignore[misc]
-        self._bind(game)
         self._num_actions = num_actions = game.num_actions(config)
         self.possible_agents = list(AGENTS)
         self.action_spaces = {agent: spaces.Discrete(num_actions) for agent in AGENTS}
@@ -112,16 +111,6 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         self._last_throw: tuple[int, int] | None = None
         self._start_game()
         self._has_started = False  # step() needs a reset() first, as in the wrapped env
-
-    def _bind(self, game: Game[Any, Any]) -> None:
-        """Bind the game's per-step methods once, to keep ``step`` lean."""
-        self._apply = game.apply
-        self._outcome = game.outcome
-        self._player = game.current_player
-        self._is_chance = game.is_chance
-        self._sample_chance = game.sample_chance
-        self._observe = game.observe
-        self._mask = game.legal_action_mask
 
     def _make_renderer(self, render_mode: str | None) -> GameRenderer | EnvRenderer:
         return GameRenderer(self.game, render_mode, self.metadata["render_fps"])
@@ -153,10 +142,10 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         player = AGENTS.index(agent)
         state = self._game
         if agent == self.agent_selection and not self._is_over():
-            mask = np.array(self._mask(state), dtype=np.int8)
+            mask = np.array(self.game.legal_action_mask(state), dtype=np.int8)
         else:
             mask = np.zeros(self._num_actions, dtype=np.int8)
-        return {"observation": self._observe(state, player), "action_mask": mask}
+        return {"observation": self.game.observe(state, player), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's decision; then draw any chance outcome.
@@ -173,15 +162,15 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0
-        state = self._apply(self._game, action)  # type: ignore[arg-type]
-        if self._is_chance(state):
-            landing = self._sample_chance(state, self._rng)
+        state = self.game.apply(self._game, action)  # type: ignore[arg-type]
+        if self.game.is_chance(state):
+            landing = self.game.sample_chance(state, self._rng)
             throw = self._chance_info(agent, state, landing)
             self.infos = {name: dict(throw) for name in self.agents}
-            state = self._apply(state, landing)
+            state = self.game.apply(state, landing)
         self._game = state
         self._update_ends()
-        self.agent_selection = AGENTS[self._player(state)]
+        self.agent_selection = AGENTS[self.game.current_player(state)]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -209,11 +198,11 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos = {agent: {} for agent in AGENTS}
-        self.agent_selection = AGENTS[self._player(self._game)]
+        self.agent_selection = AGENTS[self.game.current_player(self._game)]
 
     def _update_ends(self) -> None:
         """Set the rewards, terminations and truncations that the new state implies."""
-        ended = self._outcome(self._game, self.max_turns)
+        ended = self.game.outcome(self._game, self.max_turns)
         self.rewards = dict(zip(AGENTS, ended.returns() if ended else (0.0, 0.0), strict=True))
         if ended is not None and ended.reason == TRUNCATED:
             self.truncations = dict.fromkeys(AGENTS, True)

@@ -83,7 +83,6 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         self.observation_space = spaces.Box(0, 1, game.observation_shape(config), dtype=np.int8)
         self._num_actions = game.num_actions(config)
         self.action_space = spaces.Discrete(self._num_actions)
-        self._bind(game)
         self._opponent, self._owns_opponent = self._resolve(opponent)
         self._state = game.initial_state(config)
         self._seat = 0 if seat is None else seat
@@ -93,18 +92,6 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         self._fault: str | None = None
         self._has_started = False
         self._renderer = self._make_renderer(render_mode)
-
-    def _bind(self, game: Game[Any, Any]) -> None:
-        """Bind the game's per-step methods once, to keep ``step`` lean."""
-        self._apply = game.apply
-        self._outcome = game.outcome
-        self._player = game.current_player
-        self._is_chance = game.is_chance
-        self._sample_chance = game.sample_chance
-        self._observe = game.observe
-        self._mask = game.legal_action_mask
-        self._decision = game.decision_name
-        self._turn = game.turn
 
     def _resolve(self, opponent: Opponent) -> tuple[Any, bool]:
         return resolve_opponent(opponent, game=self.game.name, config=self._config)
@@ -148,7 +135,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         config = self.game.config_of(state)
         if config != self._config:
             raise ValueError(f"state has rules {config}, this env plays {self._config}")
-        if self._is_chance(state):
+        if self.game.is_chance(state):
             raise ValueError(
                 "set_state needs a state where a player decides, got a chance node; apply "
                 "an outcome from chance_outcomes(state) first"
@@ -166,7 +153,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now, as a bool array over the actions."""
-        return np.array(self._mask(self._state), dtype=bool)
+        return np.array(self.game.legal_action_mask(self._state), dtype=bool)
 
     # --- Gymnasium API ---------------------------------------------------------------
 
@@ -207,10 +194,10 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
             raise RuntimeError("the episode is over; call reset() before step()")
         info: dict[str, Any] = {}
         try:
-            self._state = self._apply(self._state, action)  # type: ignore[arg-type]
+            self._state = self.game.apply(self._state, action)  # type: ignore[arg-type]
         except IllegalActionError as error:
             return self._on_illegal_action(error)
-        if self._is_chance(self._state):
+        if self.game.is_chance(self._state):
             info |= self._land(own=True)
         try:
             info |= self._play_others()
@@ -218,7 +205,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
             return self._on_opponent_fault(error, info)
         if self.render_mode == "human":
             self.render()
-        ended = self._outcome(self._state, self.max_turns)
+        ended = self.game.outcome(self._state, self.max_turns)
         terminated = ended is not None and ended.reason != TRUNCATED
         reward = ended.returns()[self._seat] if terminated else 0.0  # type: ignore[union-attr]
         return self._observation(), reward, terminated, self._truncated, self._info(info)
@@ -274,10 +261,11 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         """Let the opponent play (and chance draw its outcomes) until the learner must act."""
         info: dict[str, Any] = {}
         state = self._state
-        outcome, player, seat, max_turns = self._outcome, self._player, self._seat, self.max_turns
+        game, seat, max_turns = self.game, self._seat, self.max_turns
+        outcome, player = game.outcome, game.current_player
         while outcome(state, max_turns) is None and player(state) != seat:
             self._state = state = self._apply_opponent_action(state)
-            if self._is_chance(state):
+            if game.is_chance(state):
                 info |= self._land(own=False)
                 state = self._state
         self._truncated = self._ending() == TRUNCATED
@@ -286,8 +274,8 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
     def _land(self, *, own: bool) -> dict[str, int]:
         """Draw the pending chance outcome from ``np_random`` (one ``random()``), apply it."""
         before = self._state
-        landing = self._sample_chance(before, self.np_random)
-        self._state = self._apply(before, landing)
+        landing = self.game.sample_chance(before, self.np_random)
+        self._state = self.game.apply(before, landing)
         return self._chance_info(before, landing, own=own)
 
     def _chance_info(self, before: Any, outcome: int, *, own: bool) -> dict[str, int]:
@@ -301,18 +289,18 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         select = getattr(opponent, "select_action", None)
         try:
             action = select(state) if select is not None else opponent(state)
-            return self._apply(state, action)
+            return self.game.apply(state, action)
         except IllegalActionError as error:
             raise OpponentError(f"the opponent {opponent!r} erred: {error}") from error
         except Exception as error:
             raise OpponentError(
                 f"the opponent {opponent!r} raised {type(error).__name__}: {error} "
-                f"(turn {self._turn(state)}, decision {self._decision(state)})"
+                f"(turn {self.game.turn(state)}, decision {self.game.decision_name(state)})"
             ) from error
 
     def _ending(self) -> str | None:
         """Why the game is over (``game.outcome``'s reason), or None."""
-        ended: Outcome | None = self._outcome(self._state, self.max_turns)
+        ended: Outcome | None = self.game.outcome(self._state, self.max_turns)
         return None if ended is None else ended.reason
 
     def _is_over(self) -> bool:
@@ -320,19 +308,19 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         return aborted or self._ending() is not None
 
     def _observation(self) -> np.ndarray:
-        return self._observe(self._state, self._seat)  # type: ignore[no-any-return]
+        return self.game.observe(self._state, self._seat)  # type: ignore[no-any-return]
 
     def _info(self, extra: dict[str, Any]) -> dict[str, Any]:
         state = self._state
         if self._illegal or self._fault is not None:
             mask = np.zeros(self._num_actions, np.int8)
         else:
-            mask = np.array(self._mask(state), dtype=np.int8)
+            mask = np.array(self.game.legal_action_mask(state), dtype=np.int8)
         return {
             "action_mask": mask,
-            "phase": self._decision(state),
+            "phase": self.game.decision_name(state),
             "seat": self._seat,
-            "turn": self._turn(state),
+            "turn": self.game.turn(state),
             **extra,
         }
 
