@@ -184,3 +184,13 @@ def test_the_openspiel_adapter_plays_race_with_exact_chance() -> None:
             else:
                 state.apply_action(rng.choice(state.legal_actions()))
         assert sorted(state.returns()) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+def test_a_run_of_another_game_refuses_trap_rules_and_trap_refuses_rules() -> None:
+    from agents.arena.plan import RunConfig
+
+    with pytest.raises(ValueError, match="takes its rule parameters in rules"):
+        RunConfig(game_name="toy_game:GAME", board_size=5)
+    with pytest.raises(ValueError, match="board_size and decay"):
+        RunConfig(rules={"goal": 3})
+    assert RunConfig(game_name="toy_game:GAME", rules={"goal": 3}).game == GAME.make_config(goal=3)

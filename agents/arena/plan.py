@@ -127,6 +127,14 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         _ = self.game  # checks the game's name and rules, naming what is allowed
+        trap_rules = (self.board_size, self.decay) != (GameConfig().board_size, DEFAULT_DECAY)
+        if self.game_name != DEFAULT_GAME and trap_rules:
+            raise ValueError(
+                f"board_size and decay are Trap!'s rules; the game {self.game_name!r} takes "
+                "its rule parameters in rules={...}"
+            )
+        if self.game_name == DEFAULT_GAME and self.rules is not None:
+            raise ValueError("Trap!'s rules are board_size and decay, not rules={...}")
         if self.time_budget == math.inf:  # no limit, said the other way
             object.__setattr__(self, "time_budget", None)
         _check_seconds("time_budget", self.time_budget, "or None for no limit")
