@@ -95,6 +95,7 @@ def test_the_gymnasium_adapter_plays_race() -> None:
         done, steps = terminated or truncated, steps + 1
     assert steps <= 12 and rewards[-1] in (-1.0, 0.0, 1.0)
     assert set(rewards[:-1]) <= {0.0}
+    assert info["scores"] == GAME.scores(env.state)
     first = GameEnv(GAME, opponent=toy_game.RandomRacer(), goal=4)
     second = GameEnv(GAME, opponent=toy_game.RandomRacer(), goal=4)
     for env in (first, second):
@@ -153,6 +154,7 @@ def test_the_pettingzoo_adapter_passes_api_test_with_race() -> None:
             continue
         env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
     assert sorted(env.rewards.values()) in ([-1.0, 1.0], [0.0, 0.0])
+    assert env.infos["player_0"]["scores"] == GAME.scores(env.game_state)
 
 
 def test_the_gymnasium_id_of_race_makes_its_env() -> None:
