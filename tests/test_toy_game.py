@@ -196,3 +196,16 @@ def test_a_run_of_another_game_refuses_trap_rules_and_trap_refuses_rules() -> No
     with pytest.raises(ValueError, match="board_size and decay"):
         RunConfig(rules={"goal": 3})
     assert RunConfig(game_name="toy_game:GAME", rules={"goal": 3}).game == GAME.make_config(goal=3)
+
+
+def test_the_mcts_network_reads_the_games_planes_and_refuses_other_actions() -> None:
+    from agents.mcts.network import IncompatibleNetworkError, Network, encode, input_planes
+
+    config = GAME.make_config(goal=4)
+    planes = input_planes(GAME, config)
+    start = GAME.initial_state(config)
+    assert encode([start], GAME).shape == (1, 1, 5, planes)
+    network = Network.initial(board_size=5, channels=4, blocks=1, hidden=4, planes=planes)
+    assert network.input_planes == planes
+    with pytest.raises(IncompatibleNetworkError, match="Race has 3 input planes and 3 actions"):
+        network.check_shapes(GAME, config)
