@@ -192,12 +192,12 @@ class BatchedGreedy:
             )
         self.heuristic = heuristic
 
-    def start(self, tables: Tables, games: I64, words: U64) -> None:
+    def start(self, engine: vector.Engine, games: I64, words: U64) -> None:
         """Nothing to prepare."""
 
-    def act(self, tables: Tables, batch: Batch, where: Bool, words: U64) -> I64:
+    def act(self, engine: vector.Engine, batch: Batch, where: Bool, words: U64) -> I64:
         """A uniformly drawn best action in each game of ``where``."""
-        t = tables
+        t = engine.tables
         rows = np.flatnonzero(where)
         actions = np.zeros(batch.size, np.int64)
         best = best_actions(t, vector.gather(batch, rows), self.heuristic)

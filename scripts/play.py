@@ -123,9 +123,7 @@ def _choices_text(game: Game[Any, Any], state: Any, legal: list[int]) -> str:
     decision = game.decision_name(state)
     others = sorted(set(range(game.num_actions(game.config_of(state)))) - set(legal))
     if len(others) < len(legal):
-        return f"{decision}: any except " + " ".join(
-            game.action_to_text(state, a) for a in others
-        )
+        return f"{decision}: any except " + " ".join(game.action_to_text(state, a) for a in others)
     return f"{decision}: one of " + " ".join(game.action_to_text(state, a) for a in legal)
 
 

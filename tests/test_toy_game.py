@@ -209,3 +209,62 @@ def test_the_mcts_network_reads_the_games_planes_and_refuses_other_actions() -> 
     assert network.input_planes == planes
     with pytest.raises(IncompatibleNetworkError, match="Race has 3 input planes and 3 actions"):
         network.check_shapes(GAME, config)
+
+
+@settings(max_examples=40)
+@given(goal=st.integers(2, 6), seed=st.integers(0, 2**32 - 1), games=st.integers(1, 12))
+def test_the_batched_engine_of_race_plays_as_the_scalar_game(
+    goal: int, seed: int, games: int
+) -> None:
+    from trap_env.batched import NO_WINNER, batched_engine
+
+    rng = random.Random(seed)
+    engine = batched_engine(GAME, GAME.make_config(goal=goal))
+    states = [GAME.initial_state(engine.config)] * games
+    batch = engine.initial_batch(games)
+    for _ in range(6 * goal):
+        assert engine.to_states(batch) == states
+        assert engine.legal_masks(batch).astype(int).tolist() == [
+            GAME.legal_action_mask(s) for s in states
+        ]
+        for index, state in enumerate(states):
+            ended = GAME.outcome(state)
+            assert engine.winners(batch)[index] == (NO_WINNER if ended is None else ended.winner)
+            assert engine.is_truncated(batch, 3)[index] == (
+                ended is None and GAME.outcome(state, 3) is not None
+            )
+        actions = [rng.choice(GAME.legal_actions(s) or [0]) for s in states]
+        pairs = zip(states, actions, strict=True)
+        states = [s if GAME.outcome(s) else GAME.apply(s, a) for s, a in pairs]
+        batch = engine.apply(batch, np.array(actions))
+
+
+def test_the_batched_env_and_search_play_race_through_its_engine() -> None:
+    import gymnasium
+
+    import trap_env
+    from agents.mcts.batched import BatchedTree, uniform_evaluator
+    from trap_env.vector_env import GameVectorEnv
+
+    def run(opponent: object) -> list[float]:
+        envs = GameVectorEnv("toy_game:GAME", num_envs=6, opponent=opponent, goal=4)
+        envs.reset(seed=1)
+        rewards = []
+        for _ in range(30):
+            masks = envs.action_masks()
+            _, reward, terminated, truncated, _ = envs.step(np.argmax(masks, axis=1))
+            rewards += reward[terminated | truncated].tolist()
+            assert not reward[~(terminated | truncated)].any()
+        return rewards
+
+    assert run("toy_game.RandomRacer") == run("toy_game.RandomRacer")  # one seed, one run
+    assert set(run(toy_game.Walker())) <= {-1.0, 0.0, 1.0}
+    assert set(run(lambda seen, masks: np.argmax(masks, axis=1))) <= {-1.0, 0.0, 1.0}
+    gym_id = trap_env.register_gym_env("toy_game:GAME")
+    envs = gymnasium.make_vec(gym_id, num_envs=3, opponent="toy_game.Walker")
+    assert envs.reset(seed=0)[0].shape == (3, 1, 5, 2)
+    engine = GAME.batched_engine(GAME.make_config(goal=3))
+    tree = BatchedTree(engine, engine.initial_batch(2), simulations=400, max_turns=4)
+    tree.run(uniform_evaluator(engine))
+    exact = toy_game.expectimax(GAME.initial_state(engine.config), 100, max_turns=4)
+    assert tree.root_values() == pytest.approx([exact, exact], abs=0.06)

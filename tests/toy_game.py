@@ -176,6 +176,105 @@ class Race:
     def describe(self, state: RaceState) -> Mapping[str, Any]:
         return {"game": self.name, "positions": list(state.positions), "player": state.player}
 
+    def batched_engine(self, config: RaceConfig) -> RaceEngine:
+        return RaceEngine(config)
+
+
+class RaceBatch(NamedTuple):
+    """B races: positions ``(B, 2)``, player, a pending gamble, turns done."""
+
+    positions: np.ndarray
+    player: np.ndarray
+    gambling: np.ndarray
+    turn: np.ndarray
+
+
+@dataclass(frozen=True)
+class RaceEngine:
+    """Race's batched engine (:class:`trap_env.batched.BatchedEngine`), for B races at once."""
+
+    config: RaceConfig
+    num_actions = 3
+    chance_slots = 2
+
+    def initial_batch(self, num_games: int) -> RaceBatch:
+        return RaceBatch(np.zeros((num_games, 2), np.int64), np.zeros(num_games, np.int8),
+                         np.zeros(num_games, np.bool_), np.zeros(num_games, np.int64))  # fmt: skip
+
+    def from_states(self, states: Sequence[RaceState]) -> RaceBatch:
+        return RaceBatch(np.array([s.positions for s in states], np.int64).reshape(-1, 2),
+                         np.array([s.player for s in states], np.int8),
+                         np.array([s.gambling for s in states], np.bool_),
+                         np.array([s.turn for s in states], np.int64))  # fmt: skip
+
+    def to_states(self, batch: RaceBatch) -> list[RaceState]:
+        return [RaceState(self.config.goal, (int(a), int(b)), int(p), bool(g), int(t))
+                for (a, b), p, g, t in zip(*batch, strict=True)]  # fmt: skip
+
+    def turns(self, batch: RaceBatch) -> np.ndarray:
+        return batch.turn
+
+    def ply_index(self, batch: RaceBatch) -> np.ndarray:
+        return 2 * batch.turn + batch.gambling
+
+    def players(self, batch: RaceBatch) -> np.ndarray:
+        return batch.player
+
+    def is_chance(self, batch: RaceBatch) -> np.ndarray:
+        return batch.gambling & ~self.is_over(batch)
+
+    def is_over(self, batch: RaceBatch) -> np.ndarray:
+        return batch.positions.max(axis=1) >= self.config.goal
+
+    def is_truncated(self, batch: RaceBatch, max_turns: int) -> np.ndarray:
+        return ~self.is_over(batch) & ~batch.gambling & (batch.turn >= max_turns)
+
+    def winners(self, batch: RaceBatch) -> np.ndarray:
+        done = batch.positions >= self.config.goal
+        return np.where(done[:, 0], 0, np.where(done[:, 1], 1, -1)).astype(np.int8)
+
+    def legal_masks(self, batch: RaceBatch) -> np.ndarray:
+        masks = np.where(batch.gambling[:, None], [True, False, True], [True, True, False])
+        masks[self.is_over(batch)] = False
+        return masks
+
+    def apply(self, batch: RaceBatch, actions: Any, *, where: Any = None,
+              validate: bool = True) -> RaceBatch:  # fmt: skip
+        actions = np.asarray(actions, np.int64)
+        alive = ~self.is_over(batch) if where is None else ~self.is_over(batch) & where
+        masks = self.legal_masks(batch)
+        legal = (actions >= 0) & (actions < 3) & masks[np.arange(len(actions)), actions.clip(0, 2)]
+        if validate and (alive & ~legal).any():
+            raise IllegalActionError(f"illegal actions in games {np.flatnonzero(alive & ~legal)}")
+        starts = alive & ~batch.gambling & (actions == GAMBLE)
+        steps = np.where(batch.gambling, actions, 1)
+        moving = alive & ~starts
+        rows = np.flatnonzero(moving)
+        positions = batch.positions.copy()
+        mover = batch.player[rows].astype(np.int64)
+        positions[rows, mover] = np.minimum(self.config.goal, positions[rows, mover] + steps[rows])
+        player = np.where(moving, 1 - batch.player, batch.player).astype(np.int8)
+        gambling = starts | (batch.gambling & ~moving)
+        return RaceBatch(positions, player, gambling, batch.turn + moving)
+
+    def chance_outcomes(self, batch: RaceBatch) -> tuple[np.ndarray, np.ndarray]:
+        chance = self.is_chance(batch)[:, None]
+        outcomes = np.tile([o for o, _ in GAMBLE_OUTCOMES], (len(chance), 1))
+        return outcomes, np.where(chance, [p for _, p in GAMBLE_OUTCOMES], 0.0)
+
+    def sample_chance(self, batch: RaceBatch, words: np.ndarray) -> np.ndarray:
+        uniform = (words >> np.uint64(11)).astype(np.float64) / 2.0**53
+        return np.where(uniform < GAMBLE_OUTCOMES[0][1], 0, 2)
+
+    def observations(self, batch: RaceBatch, players: Any) -> np.ndarray:
+        b = len(batch.turn)
+        planes = np.zeros((b, 1, self.config.goal + 1, 2), np.int8)
+        players = np.asarray(players, np.int64)
+        rows = np.arange(b)
+        planes[rows, 0, batch.positions[rows, players], 0] = 1
+        planes[rows, 0, batch.positions[rows, 1 - players], 1] = 1
+        return planes
+
 
 GAME = Race()
 

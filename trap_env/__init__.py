@@ -84,18 +84,26 @@ def __getattr__(name: str) -> Any:
 def register_gym_env(game: str) -> str:
     """Register the Gymnasium id of a registered game, ``trap_env/<Title>-v0``, and return it.
 
-    The id makes a :class:`trap_env.gym_env.GameEnv` of that game; Trap!'s is
-    :data:`GYM_ID`, registered on import with its batched twin. Registering twice is fine.
+    The id makes a :class:`trap_env.gym_env.GameEnv` of that game, and with ``make_vec`` a
+    :class:`trap_env.vector_env.GameVectorEnv` when the game has a batched engine; Trap!'s
+    is :data:`GYM_ID`, registered on import with its batched twin. Registering twice is fine.
 
     Raises:
         UnknownGameError: (a ``ValueError``) if no game is registered under ``game``.
     """
     from trap_env.games import get_game
 
-    title = "".join(char for char in get_game(game).title if char.isalnum())
+    found = get_game(game)
+    title = "".join(char for char in found.title if char.isalnum())
     gym_id = f"trap_env/{title}-v0"
     if gym_id not in gymnasium.registry:
-        gymnasium.register(id=gym_id, entry_point="trap_env.gym_env:GameEnv", kwargs={"game": game})
+        batched = hasattr(found, "batched_engine")
+        gymnasium.register(
+            id=gym_id,
+            entry_point="trap_env.gym_env:GameEnv",
+            vector_entry_point="trap_env.vector_env:GameVectorEnv" if batched else None,
+            kwargs={"game": game},
+        )
     return gym_id
 
 

@@ -10,6 +10,14 @@ that :func:`gather` and :func:`scatter` serve every engine. Actions and chance o
 the game's own integers (:class:`trap_env.game.Game`); an engine is checked against its
 game's scalar rules state by state.
 
+Randomness is counter-based, never a generator's hidden state: a draw is ``splitmix64`` of
+a per-game key and a counter. :func:`game_keys` hashes ``(seed, game id, episode)`` into
+the key; :func:`random_words` hashes the key with the game's ply (the engine's
+``ply_index``, which no two decisions of one game share) and a stream number (chance,
+opponent, seat, ...). So a game's course depends only on its seed, its game id (an env's
+slot), its episode number and the actions played in it: not on B, not on its neighbours
+in the batch, not on the order of calls.
+
 Example:
     >>> from trap_env.trap import GAME
     >>> engine = batched_engine(GAME, GAME.make_config(board_size=5))
@@ -20,6 +28,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -27,11 +36,26 @@ from numpy.typing import NDArray
 
 from trap_env.game import Game
 
-__all__ = ["NO_WINNER", "BatchedEngine", "batched_engine", "gather", "scatter"]
+__all__ = [
+    "NO_WINNER",
+    "STREAM_AGENT_SEED",
+    "STREAM_CHANCE",
+    "STREAM_MIX",
+    "STREAM_OPPONENT",
+    "STREAM_SEAT",
+    "BatchedEngine",
+    "batched_engine",
+    "game_keys",
+    "gather",
+    "random_words",
+    "scatter",
+    "uniform_below",
+]
 
 Bool = NDArray[np.bool_]
 I8 = NDArray[np.int8]
 I64 = NDArray[np.int64]
+U64 = NDArray[np.uint64]
 F64 = NDArray[np.float64]
 
 B = TypeVar("B", bound=tuple[Any, ...])
@@ -42,6 +66,11 @@ NO_WINNER = -1
 
 class BatchedEngine(Protocol[B]):
     """B games of one configuration of a game, every method for the whole batch."""
+
+    @property
+    def config(self) -> Any:
+        """The rules' configuration the engine plays (``game.make_config``'s)."""
+        ...
 
     @property
     def num_actions(self) -> int:
@@ -56,6 +85,23 @@ class BatchedEngine(Protocol[B]):
 
     def initial_batch(self, num_games: int) -> B:
         """``num_games`` games at their start."""
+        ...
+
+    def from_states(self, states: Sequence[Any]) -> B:
+        """The batch of the game's scalar ``states`` (of this configuration)."""
+        ...
+
+    def to_states(self, batch: B) -> list[Any]:
+        """The game's scalar states of ``batch``."""
+        ...
+
+    def turns(self, batch: B) -> I64:
+        """The turns completed in each game (``game.turn``)."""
+        ...
+
+    def ply_index(self, batch: B) -> I64:
+        """A counter that no two decisions (or chance nodes) of one game share, for
+        :func:`random_words`."""
         ...
 
     def players(self, batch: B) -> I8:
@@ -83,8 +129,16 @@ class BatchedEngine(Protocol[B]):
         """``(B, num_actions)``: the legal actions (a chance node's: its outcomes)."""
         ...
 
-    def apply(self, batch: B, actions: NDArray[Any], *, validate: bool = True) -> B:
-        """Each game after its action or chance outcome; finished games stay as they are.
+    def apply(
+        self,
+        batch: B,
+        actions: NDArray[Any],
+        *,
+        where: NDArray[np.bool_] | None = None,
+        validate: bool = True,
+    ) -> B:
+        """Each game (of ``where``, all if None) after its action or chance outcome;
+        finished games and those outside ``where`` stay as they are.
 
         Raises:
             IllegalActionError: with ``validate``, naming the first illegal actions.
@@ -94,6 +148,11 @@ class BatchedEngine(Protocol[B]):
     def chance_outcomes(self, batch: B) -> tuple[I64, F64]:
         """``(B, chance_slots)`` outcomes and their exact probabilities at chance nodes
         (``game.chance_outcomes`` padded with probability 0; rows of other games: 0)."""
+        ...
+
+    def sample_chance(self, batch: B, words: U64) -> I64:
+        """Each chance node's outcome drawn with one random word (exact integer
+        arithmetic); entries of other games are meaningless."""
         ...
 
     def observations(self, batch: B, players: NDArray[Any]) -> I8:
@@ -126,3 +185,53 @@ def scatter(batch: B, index: NDArray[Any], games: B) -> B:
         field[index] = new
         fields.append(field)
     return type(batch)(*fields)
+
+
+# --- Counter-based randomness -----------------------------------------------------------
+
+STREAM_CHANCE = 0
+"""The stream of landing draws (see :func:`random_words`)."""
+STREAM_OPPONENT = 1
+"""The stream of the environment's opponent's choices."""
+STREAM_SEAT = 2
+"""The stream of the learner's seat at the start of an episode."""
+STREAM_MIX = 3
+"""The stream of the choice of opponent from a mix at the start of an episode."""
+STREAM_AGENT_SEED = 4
+"""The stream that reseeds game-by-game agents at the start of an episode."""
+_NUM_STREAMS = 8
+"""Streams per ply (room to spare): a counter is ``ply * 8 + stream``."""
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix(x: U64) -> U64:
+    """The splitmix64 finaliser: a bijection of uint64 that scatters every input bit."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    mixed: U64 = x ^ (x >> np.uint64(31))
+    return mixed
+
+
+def game_keys(seed: int, game_ids: NDArray[Any] | int, episodes: NDArray[Any] | int) -> U64:
+    """Per-game keys: ``splitmix64`` chained over ``seed``, the game id and the episode."""
+    seed_word = _mix(np.array([seed % 2**64], np.uint64))
+    ids = np.asarray(game_ids).astype(np.uint64).reshape(-1)
+    keyed = _mix(seed_word + ids * _GOLDEN)
+    return _mix(keyed ^ (np.asarray(episodes).astype(np.uint64).reshape(-1) * _GOLDEN))
+
+
+def random_words(keys: U64, plies: NDArray[Any] | int, stream: int) -> U64:
+    """One random ``uint64`` per game for draw ``stream`` at ``plies`` (see the module doc)."""
+    # 1-d even for one ply, as numpy warns of (intended) wrap-around only on scalars.
+    counter = np.asarray(plies).astype(np.uint64).reshape(-1) * np.uint64(_NUM_STREAMS)
+    counter += np.uint64(stream)
+    return _mix(keys + (counter + np.uint64(1)) * _GOLDEN)
+
+
+def uniform_below(words: U64, bounds: NDArray[Any] | int) -> I64:
+    """Integers uniform in ``[0, bounds)`` (bounds below 2**32; bias below bounds / 2**32)."""
+    high = words >> np.uint64(32)
+    draws: I64 = ((high * np.asarray(bounds).astype(np.uint64)) >> np.uint64(32)).astype(np.int64)
+    return draws

@@ -1,9 +1,10 @@
-"""Opponents that act in many games of the batched engine (:mod:`trap_env.vector`) at once.
+"""Opponents that act in many games of a batched engine (:mod:`trap_env.batched`) at once.
 
-An opponent of :class:`trap_env.vector_env.TrapVectorEnv` is a :class:`BatchOpponent`: it
-reads the engine's tables (:class:`trap_env.vector.Tables`) and the batch, and answers one
-action per game. :class:`BatchedRandom` is ``RandomAgent``'s batched twin; a frozen policy
-on observations and any agent asked game by game are the other kinds.
+An opponent of :class:`trap_env.vector_env.GameVectorEnv` is a :class:`BatchOpponent`: it
+reads the env's batched engine and the batch, and answers one action per game.
+:class:`BatchedRandom` is Trap!'s ``RandomAgent``'s batched twin (on Trap!'s engine,
+:class:`trap_env.vector.Engine`); a frozen policy on observations and any agent asked
+game by game serve every game.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from numpy.typing import NDArray
 
 from trap_env import vector
 from trap_env.agent import Agent, check_supports, close_agent, make_agent
-from trap_env.core import GameConfig, State
-from trap_env.vector import I64, U64, Batch, Bool, Tables
+from trap_env.batched import BatchedEngine, gather
+from trap_env.games import DEFAULT_GAME
+from trap_env.vector import I64, U64, Bool
 
 __all__ = [
     "AgentOpponent",
@@ -29,11 +31,11 @@ __all__ = [
 ]
 
 BatchPolicy = Callable[[NDArray[np.int8], NDArray[np.bool_]], Any]
-"""A frozen policy on batches: ``(observations (k, N, N, 4) int8, masks (k, N*N) bool)``
--> ``k`` actions."""
+"""A frozen policy on batches: ``(observations (k, *shape) int8, masks (k, actions) bool)``
+-> ``k`` actions (Trap!: ``(k, N, N, 4)`` and ``(k, N*N)``)."""
 
 
-VectorOpponent = str | Agent | BatchPolicy | Callable[[State], Any]
+VectorOpponent = str | Agent | BatchPolicy | Callable[[Any], Any]
 """One opponent: ``"random"`` and the one-ply heuristics (batched), ``"self"``, any other
 agent spec string (played
 game by game), an object with ``select_action(state)``, a batched policy
@@ -47,10 +49,11 @@ class BatchOpponent(Protocol):
     checked: bool
     """Whether the env must check its actions (False for legal-by-construction ones)."""
 
-    def start(self, tables: Tables, games: I64, words: U64) -> None:
-        """New episodes begin in ``games`` (env slots); ``words`` seed them."""
+    def start(self, engine: Any, games: I64, words: U64) -> None:
+        """New episodes begin in ``games`` (env slots) of the env's ``engine``
+        (a :class:`trap_env.batched.BatchedEngine`); ``words`` seed them."""
 
-    def act(self, tables: Tables, batch: Batch, where: Bool, words: U64) -> I64:
+    def act(self, engine: Any, batch: Any, where: Bool, words: U64) -> I64:
         """Actions ``(B,)`` for the games in ``where`` (other entries are ignored)."""
 
 
@@ -59,12 +62,12 @@ class BatchedRandom:
 
     checked = False  # its actions are legal by construction
 
-    def start(self, tables: Tables, games: I64, words: U64) -> None:
+    def start(self, engine: vector.Engine, games: I64, words: U64) -> None:
         """Nothing to prepare."""
 
-    def act(self, tables: Tables, batch: Batch, where: Bool, words: U64) -> I64:
+    def act(self, engine: vector.Engine, batch: vector.Batch, where: Bool, words: U64) -> I64:
         """A uniform legal move, or a uniform empty target (any legal target if none)."""
-        t = tables
+        t = engine.tables
         actions = np.zeros(batch.size, np.int64)
         moving = np.flatnonzero(where & (batch.phase == vector.MOVE))
         if len(moving):
@@ -92,22 +95,22 @@ class PolicyOpponent:
     def __init__(self, policy: BatchPolicy) -> None:
         self.policy = policy
 
-    def start(self, tables: Tables, games: I64, words: U64) -> None:
+    def start(self, engine: BatchedEngine[Any], games: I64, words: U64) -> None:
         """Nothing to prepare."""
 
-    def act(self, tables: Tables, batch: Batch, where: Bool, words: U64) -> I64:
+    def act(self, engine: BatchedEngine[Any], batch: Any, where: Bool, words: U64) -> I64:
         """The policy's actions for the games in ``where``, seen from the side to act."""
         rows = np.flatnonzero(where)
-        part = vector.gather(batch, rows)
-        seen = vector.observations(tables, part, part.player)
-        masks = vector.legal_masks(tables, part)
+        part = gather(batch, rows)
+        seen = engine.observations(part, engine.players(part))
+        masks = engine.legal_masks(part)
         chosen = np.asarray(self.policy(seen, masks), np.int64).reshape(-1)
         if chosen.shape != rows.shape:
             raise ValueError(
                 f"the opponent policy {self.policy!r} returned {chosen.shape[0]} actions "
                 f"for {len(rows)} observations"
             )
-        actions = np.zeros(batch.size, np.int64)
+        actions = np.zeros(len(where), np.int64)
         actions[rows] = chosen
         return actions
 
@@ -123,21 +126,27 @@ class AgentOpponent:
     checked = True
 
     def __init__(
-        self, opponent: str | Agent | Callable[[State], Any], spare: Any = None
+        self,
+        opponent: str | Agent | Callable[[Any], Any],
+        spare: Any = None,
+        game: str = DEFAULT_GAME,
     ) -> None:
         self.opponent = opponent
+        self.game = game
+        """The game a spec string's agents are built for (a name or a game's path)."""
         self._spare = spare
         """An agent already built from the spec (to check it), used for the first slot."""
         self._agents: dict[int, Any] = {}
         self.errors: dict[int, str] = {}
         """The errors raised by the last ``act``, by game (those games get action -1)."""
 
-    def _agent(self, tables: Tables, slot: int) -> Any:
+    def _agent(self, engine: BatchedEngine[Any], slot: int) -> Any:
         if not isinstance(self.opponent, str):
             return self.opponent
         if slot not in self._agents:
-            agent, self._spare = self._spare or make_agent(self.opponent, seed=slot), None
-            check_supports(agent, GameConfig(tables.board_size, tables.decay))
+            built = self._spare or make_agent(self.opponent, game=self.game, seed=slot)
+            agent, self._spare = built, None
+            check_supports(agent, engine.config)
             self._agents[slot] = agent
         return self._agents[slot]
 
@@ -147,21 +156,21 @@ class AgentOpponent:
             close_agent(agent)
         self._agents.clear()
 
-    def start(self, tables: Tables, games: I64, words: U64) -> None:
+    def start(self, engine: BatchedEngine[Any], games: I64, words: U64) -> None:
         """Reseed the agents of ``games`` (those with a ``reset``)."""
         for slot, word in zip(games.tolist(), words.tolist(), strict=True):
-            reset = getattr(self._agent(tables, slot), "reset", None)
+            reset = getattr(self._agent(engine, slot), "reset", None)
             if callable(reset):
                 reset(seed=word >> 1)
 
-    def act(self, tables: Tables, batch: Batch, where: Bool, words: U64) -> I64:
-        """Each game's agent's action on the game's core state."""
+    def act(self, engine: BatchedEngine[Any], batch: Any, where: Bool, words: U64) -> I64:
+        """Each game's agent's action on the game's scalar state."""
         rows = np.flatnonzero(where)
-        actions = np.zeros(batch.size, np.int64)
-        states = vector.to_states(tables, vector.gather(batch, rows))
+        actions = np.zeros(len(where), np.int64)
+        states = engine.to_states(gather(batch, rows))
         self.errors = {}
         for row, state in zip(rows.tolist(), states, strict=True):
-            agent = self._agent(tables, row)
+            agent = self._agent(engine, row)
             select = getattr(agent, "select_action", None)
             try:
                 actions[row] = int(select(state) if select is not None else agent(state))

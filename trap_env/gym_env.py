@@ -75,6 +75,8 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         illegal_action: str = "lose",
         **params: Any,
     ) -> None:
+        self._game_path = game if isinstance(game, str) else game.name
+        """The game's name for agent specs (a registered name, or the game's path)."""
         self.game = game = get_game(game) if isinstance(game, str) else game
         self._config = config = game.make_config(**params)
         self.max_turns = turn_limit(max_turns, game.default_turn_limit(config))
@@ -96,7 +98,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         self._renderer = self._make_renderer(render_mode)
 
     def _resolve(self, opponent: Opponent) -> tuple[Any, bool]:
-        return resolve_opponent(opponent, game=self.game.name, config=self._config)
+        return resolve_opponent(opponent, game=self._game_path, config=self._config)
 
     def _make_renderer(self, render_mode: str | None) -> GameRenderer | EnvRenderer:
         return GameRenderer(self.game, render_mode, self.metadata["render_fps"])

@@ -25,13 +25,9 @@ The functional layer, for environments, search and training code:
 :class:`Engine` offers the same as the game protocol's batched engine
 (:class:`trap_env.batched.BatchedEngine`), for code written for every game.
 
-Randomness is counter-based, never a generator's hidden state: a draw is
-``splitmix64`` of a per-game key and a counter. :func:`game_keys` hashes ``(seed, game id,
-episode)`` into the key; :func:`random_words` hashes the key with the game's ply
-(``3 * turn + phase``, which no two decisions of one game share) and a stream number
-(chance, opponent, seat, ...). So a game's course depends only on its seed, its game id
-(the env's slot), its episode number and the actions played in it: not on B, not on
-its neighbours in the batch, not on the order of calls.
+Randomness is counter-based (:func:`trap_env.batched.random_words`, re-exported here with
+:func:`game_keys` and the stream numbers): a game's ply counter is ``3 * turn + phase``
+(:func:`ply_index`), which no two decisions of one game share.
 
 Example:
     >>> t = tables(5)
@@ -52,7 +48,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trap_env import core, kernel
-from trap_env.batched import gather, scatter
+from trap_env.batched import (
+    STREAM_AGENT_SEED,
+    STREAM_CHANCE,
+    STREAM_MIX,
+    STREAM_OPPONENT,
+    STREAM_SEAT,
+    game_keys,
+    gather,
+    random_words,
+    scatter,
+    uniform_below,
+)
 from trap_env.core import NO_PLAYER, IllegalActionError, Phase
 
 __all__ = [
@@ -112,18 +119,6 @@ PER_MILLE = kernel.PER_MILLE
 
 MOVE, THROW, LANDING = int(Phase.MOVE), int(Phase.THROW), int(Phase.LANDING)
 
-STREAM_CHANCE = 0
-"""The stream of landing draws (see :func:`random_words`)."""
-STREAM_OPPONENT = 1
-"""The stream of the environment's opponent's choices."""
-STREAM_SEAT = 2
-"""The stream of the learner's seat at the start of an episode."""
-STREAM_MIX = 3
-"""The stream of the choice of opponent from a mix at the start of an episode."""
-STREAM_AGENT_SEED = 4
-"""The stream that reseeds game-by-game agents at the start of an episode."""
-_NUM_STREAMS = 8
-"""Streams per ply (room to spare): a counter is ``ply * 8 + stream``."""
 
 
 class Batch(NamedTuple):
@@ -244,6 +239,11 @@ class Engine:
     """A landing's cells: the target, then up to eight neighbours, ascending."""
 
     @property
+    def config(self) -> core.GameConfig:
+        """The board size and decay of the tables."""
+        return core.GameConfig(self.tables.board_size, self.tables.decay)
+
+    @property
     def num_actions(self) -> int:
         """N * N cells."""
         return self.tables.num_cells
@@ -251,6 +251,22 @@ class Engine:
     def initial_batch(self, num_games: int) -> Batch:
         """:func:`initial_batch`."""
         return initial_batch(self.tables, num_games)
+
+    def from_states(self, states: Sequence[core.State]) -> Batch:
+        """:func:`from_states`."""
+        return from_states(states)
+
+    def to_states(self, batch: Batch) -> list[core.State]:
+        """:func:`to_states`."""
+        return to_states(self.tables, batch)
+
+    def turns(self, batch: Batch) -> I64:
+        """The turns completed."""
+        return batch.turn
+
+    def ply_index(self, batch: Batch) -> I64:
+        """:func:`ply_index`."""
+        return ply_index(batch)
 
     def players(self, batch: Batch) -> I8:
         """The player to act (the thrower while its throw lands)."""
@@ -277,9 +293,20 @@ class Engine:
         """:func:`legal_masks`."""
         return legal_masks(self.tables, batch)
 
-    def apply(self, batch: Batch, actions: NDArray[Any], *, validate: bool = True) -> Batch:
+    def apply(
+        self,
+        batch: Batch,
+        actions: NDArray[Any],
+        *,
+        where: Bool | None = None,
+        validate: bool = True,
+    ) -> Batch:
         """:func:`apply`."""
-        return apply(self.tables, batch, actions, validate=validate)
+        return apply(self.tables, batch, actions, where=where, validate=validate)
+
+    def sample_chance(self, batch: Batch, words: U64) -> I64:
+        """:func:`sample_landings`."""
+        return sample_landings(self.tables, batch, words)
 
     def chance_outcomes(self, batch: Batch) -> tuple[I64, NDArray[np.float64]]:
         """The landing cells (the target, then its neighbours) and their exact
@@ -453,10 +480,18 @@ def observations(t: Tables, batch: Batch, players: NDArray[Any]) -> I8:
 # --- Transitions ----------------------------------------------------------------------
 
 
-def apply(t: Tables, batch: Batch, actions: NDArray[Any], *, validate: bool = True) -> Batch:
+def apply(
+    t: Tables,
+    batch: Batch,
+    actions: NDArray[Any],
+    *,
+    where: Bool | None = None,
+    validate: bool = True,
+) -> Batch:
     """Each game after its action: a move, a throw target or a landing, by its phase.
 
-    Finished games stay as they are (their actions are ignored).
+    Finished games, and games outside ``where`` (all if None), stay as they are (their
+    actions are ignored).
 
     Args:
         t: the tables of the batch's board size and decay.
@@ -471,6 +506,8 @@ def apply(t: Tables, batch: Batch, actions: NDArray[Any], *, validate: bool = Tr
     """
     actions = np.asarray(actions, np.int64)
     alive = batch.winner == NO_PLAYER
+    if where is not None:
+        alive &= where
     if validate:
         _check_legal(t, batch, actions, alive)
     # Masks from the phases before any step, so that a game moves, throws or lands once.
@@ -624,40 +661,6 @@ def sample_landings(t: Tables, batch: Batch, words: U64) -> I64:
 
 
 # --- Counter-based randomness and bit selection ---------------------------------------
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-def _mix(x: U64) -> U64:
-    """The splitmix64 finaliser: a bijection of uint64 that scatters every input bit."""
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    mixed: U64 = x ^ (x >> np.uint64(31))
-    return mixed
-
-
-def game_keys(seed: int, game_ids: NDArray[Any] | int, episodes: NDArray[Any] | int) -> U64:
-    """Per-game keys: ``splitmix64`` chained over ``seed``, the game id and the episode."""
-    seed_word = _mix(np.array([seed % 2**64], np.uint64))
-    ids = np.asarray(game_ids).astype(np.uint64).reshape(-1)
-    keyed = _mix(seed_word + ids * _GOLDEN)
-    return _mix(keyed ^ (np.asarray(episodes).astype(np.uint64).reshape(-1) * _GOLDEN))
-
-
-def random_words(keys: U64, plies: NDArray[Any] | int, stream: int) -> U64:
-    """One random ``uint64`` per game for draw ``stream`` at ``plies`` (see the module doc)."""
-    # 1-d even for one ply, as numpy warns of (intended) wrap-around only on scalars.
-    counter = np.asarray(plies).astype(np.uint64).reshape(-1) * np.uint64(_NUM_STREAMS)
-    counter += np.uint64(stream)
-    return _mix(keys + (counter + np.uint64(1)) * _GOLDEN)
-
-
-def uniform_below(words: U64, bounds: NDArray[Any] | int) -> I64:
-    """Integers uniform in ``[0, bounds)`` (bounds below 2**32; bias below bounds / 2**32)."""
-    high = words >> np.uint64(32)
-    draws: I64 = ((high * np.asarray(bounds).astype(np.uint64)) >> np.uint64(32)).astype(np.int64)
-    return draws
-
 
 _SELECT_WIDTHS = tuple(np.uint64(width) for width in (32, 16, 8, 4, 2, 1))
 _LOW_MASKS = tuple(np.uint64((1 << int(width)) - 1) for width in _SELECT_WIDTHS)

@@ -1,8 +1,9 @@
-"""A stable-baselines3 ``VecEnv`` over the batched engine: MaskablePPO on B games in one process.
+"""A stable-baselines3 ``VecEnv`` over a batched engine: MaskablePPO on B games in one process.
 
 SB3 resets an ended game in the same step (the observation it returns is the next
 episode's first, and ``infos[i]["terminal_observation"]`` holds the last one), so this
-class drives :class:`trap_env.vector_env.TrapVectorEnv` with its autoreset disabled and
+class drives :class:`trap_env.vector_env.TrapVectorEnv` (or, for another game with a
+batched engine, :class:`trap_env.vector_env.GameVectorEnv`) with its autoreset disabled and
 resets the ended games itself. ``env_method("action_masks")`` gives the masks that
 MaskablePPO asks for, and it works under ``VecMonitor``.
 
@@ -32,18 +33,24 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
-from trap_env.vector_env import BatchPolicy, TrapVectorEnv
+from trap_env.games import DEFAULT_GAME
+from trap_env.vector_env import BatchPolicy, GameVectorEnv, TrapVectorEnv
 
 __all__ = ["TrapBatchedVecEnv", "frozen_policy"]
 
 
 class TrapBatchedVecEnv(VecEnv):
-    """B games of ``trap_env/Trap-v0`` as one SB3 ``VecEnv`` (same-step reset).
+    """B games of ``trap_env/Trap-v0`` (or of another game) as one SB3 ``VecEnv``
+    (same-step reset).
 
     Args:
         num_envs: B.
+        game: the game (its name or path; Trap! by default), which must have a batched
+            engine.
         **env_kwargs: :class:`trap_env.vector_env.TrapVectorEnv`'s arguments (``opponent``,
-            ``seat``, ``board_size``, ``max_turns``, ``decay``, ``illegal_action``).
+            ``seat``, ``board_size``, ``max_turns``, ``decay``, ``illegal_action``), or
+            another game's :class:`~trap_env.vector_env.GameVectorEnv` arguments and rule
+            parameters.
 
     ``seed(s)`` keys every game of the batch by ``s`` (SB3 hands each env ``s + index``;
     the batch needs only the first). ``env_method("set_opponent", x)`` accepts what the
@@ -53,8 +60,12 @@ class TrapBatchedVecEnv(VecEnv):
     episode.
     """
 
-    def __init__(self, num_envs: int, **env_kwargs: Any) -> None:
-        self.env = TrapVectorEnv(num_envs, autoreset_mode="disabled", **env_kwargs)
+    def __init__(self, num_envs: int, *, game: str = DEFAULT_GAME, **env_kwargs: Any) -> None:
+        self.env: GameVectorEnv = (
+            TrapVectorEnv(num_envs, autoreset_mode="disabled", **env_kwargs)
+            if game == DEFAULT_GAME
+            else GameVectorEnv(game, num_envs, autoreset_mode="disabled", **env_kwargs)
+        )
         super().__init__(num_envs, self.env.single_observation_space, self.env.single_action_space)
         self._actions: NDArray[np.int64] = np.zeros(num_envs, np.int64)
         self._mix_key: tuple[Any, ...] | None = None
