@@ -49,6 +49,10 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
         "ppo": "agents.rl.ppo:PPOAgent",
         "mcts": "agents.mcts.agent:MCTSAgent",
     },
+    "othello": {
+        "random": "agents.othello.simple:RandomAgent",
+        "greedy": "agents.othello.greedy:GreedyAgent",
+    },
 }
 """The built-in agents: game -> name -> ``"module:factory"``."""
 
