@@ -7,8 +7,8 @@ Every method translates to the rules; none restates one. ``GAME`` is the instanc
 Example:
     >>> from trap_env.othello.game import GAME
     >>> state = GAME.initial_state(GAME.make_config(board_size=8))
-    >>> [GAME.action_to_text(state, action) for action in GAME.legal_actions(state)]
-    ['d3', 'c4', 'f5', 'e6']
+    >>> " ".join(GAME.action_to_text(state, action) for action in GAME.legal_actions(state))
+    'd3 c4 f5 e6'
     >>> GAME.num_actions(GAME.config_of(state)), GAME.outcome(state) is None
     (65, True)
 """

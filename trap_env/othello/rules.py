@@ -21,8 +21,8 @@ Either way the player with more discs wins; equal counts draw.
 
 Example:
     >>> state = initial_state(OthelloConfig(board_size=8))
-    >>> [cell_name(8, cell) for cell in legal_actions(state)]
-    ['d3', 'c4', 'f5', 'e6']
+    >>> " ".join(cell_name(8, cell) for cell in legal_actions(state))
+    'd3 c4 f5 e6'
     >>> state = apply(state, cell_from_name(8, "d3"))
     >>> disc_counts(state), state.player
     ((4, 1), 1)
