@@ -52,6 +52,9 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
     "othello": {
         "random": "agents.othello.simple:RandomAgent",
         "greedy": "agents.othello.greedy:GreedyAgent",
+        "expectiminimax": "agents.othello.search:SearchAgent",
+        "alphabeta": "agents.othello.search:SearchAgent",
+        "minimax": "agents.othello.search:SearchAgent",
     },
 }
 """The built-in agents: game -> name -> ``"module:factory"``."""
