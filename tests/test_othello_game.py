@@ -197,6 +197,10 @@ def test_the_gymnasium_id_passes_check_env_and_plays_with_masks() -> None:
         done = terminated or truncated
     assert terminated and not truncated and rewards[-1] in (-1.0, 0.0, 1.0)
     assert set(rewards[:-1]) <= {0.0}
+    discs = info["scores"]["discs"]
+    assert discs == GAME.scores(env.unwrapped.state)["discs"]  # type: ignore[attr-defined]
+    mine, theirs = discs[info["seat"]], discs[1 - info["seat"]]
+    assert rewards[-1] == (mine > theirs) - (mine < theirs)
 
 
 def test_the_gymnasium_env_is_repeatable_from_its_seed() -> None:
@@ -238,6 +242,8 @@ def test_the_pettingzoo_adapter_plays_whole_games_with_passes() -> None:
         env.step(rng.choice(np.flatnonzero(mask).tolist()))
     assert sorted(env.rewards.values()) in ([-1.0, 1.0], [0.0, 0.0])
     assert GAME.outcome(env.game_state) is not None
+    for info in env.infos.values():
+        assert info["scores"] == GAME.scores(env.game_state)
 
 
 def test_the_openspiel_adapter_plays_as_openspiels_own_othello() -> None:
