@@ -333,12 +333,10 @@ def apply(state: OthelloState, action: int) -> OthelloState:
     if action not in legal:
         raise IllegalActionError(_illegal_message(state, action, legal))
     n = state.board_size
-    if action == pass_action(n):
-        return OthelloState(n, state.end_rule, state.dark, state.light, 1 - state.player,
-                            state.turn + 1)  # fmt: skip
     own, other = _sides(state)
-    flipped = flips(n, own, other, action)
-    own, other = own | flipped | 1 << action, other & ~flipped
+    if action != pass_action(n):
+        flipped = flips(n, own, other, action)
+        own, other = own | flipped | 1 << action, other & ~flipped
     dark, light = (own, other) if state.player == DARK else (other, own)
     return OthelloState(n, state.end_rule, dark, light, 1 - state.player, state.turn + 1)
 
