@@ -1,8 +1,9 @@
 """Trap!, the two-player stochastic board game, as a Gymnasium and PettingZoo benchmark.
 
-Importing the package registers the Gymnasium id ``trap_env/Trap-v0`` and, where the
-installed PettingZoo has a registry, the AEC id ``trap_env/trap_v0``. The environment
-classes load on first use, so ``import trap_env.core`` stays light.
+Importing the package registers the Gymnasium ids ``trap_env/Trap-v0`` and
+``trap_env/Othello-v0`` (Othello: :mod:`trap_env.othello`) and, where the installed
+PettingZoo has a registry, the AEC id ``trap_env/trap_v0``. The environment classes and
+the games' rules load on first use, so ``import trap_env.core`` stays light.
 
 The environments are thin adapters over the game protocol (:class:`trap_env.game.Game`):
 :class:`trap_env.gym_env.GameEnv` (Gymnasium, one learner against an opponent),
