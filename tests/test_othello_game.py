@@ -113,6 +113,21 @@ def test_observation_planes_from_each_side() -> None:
     assert GAME.observe(after, 1)[:, :, 3].all()
 
 
+@pytest.mark.parametrize("end_rule", [rules.STANDARD, rules.COURSE])
+def test_observations_agree_with_the_rules_through_a_game(end_rule: str) -> None:
+    for state in random_game(6, end_rule, seed=6):
+        live = GAME.outcome(state) is None
+        for player in (0, 1):
+            planes = GAME.observe(state, player).reshape(36, 4)
+            own, other = rules.sides_of(state, player)
+            assert np.flatnonzero(planes[:, 0]).tolist() == rules.cells_of(own)
+            assert np.flatnonzero(planes[:, 1]).tolist() == rules.cells_of(other)
+            placements = rules.placements(6, own, other)
+            assert np.flatnonzero(planes[:, 2]).tolist() == rules.cells_of(placements)
+            assert planes[:, 3].all() == (live and player == state.player)
+            assert planes[:, 3].any() == planes[:, 3].all()
+
+
 def test_actions_as_text_round_trip_in_every_form() -> None:
     state = GAME.initial_state(GAME.make_config(board_size=6))
     for action in range(37):
