@@ -29,13 +29,20 @@ def test_the_module_examples_run() -> None:
 
 
 def test_the_table_lists_othellos_agents_and_names_them_on_a_miss() -> None:
-    assert agent_names("othello") == ["alphabeta", "expectiminimax", "greedy", "minimax", "random"]
+    assert agent_names("othello") == [
+        "alphabeta",
+        "exec",
+        "expectiminimax",
+        "greedy",
+        "minimax",
+        "random",
+    ]
     assert isinstance(make_agent("random", game="othello"), simple.RandomAgent)
     built = make_agent("greedy:corners=25,mobility=0", game="othello")
     assert isinstance(built, GreedyAgent)
     assert built.weights == Weights(discs=1.0, mobility=0.0, corners=25.0)
     with pytest.raises(
-        SpecError, match="known agents: alphabeta, expectiminimax, greedy, minimax, random"
+        SpecError, match="known agents: alphabeta, exec, expectiminimax, greedy, minimax, random"
     ):
         make_agent("ocls", game="othello")
 
