@@ -216,8 +216,8 @@ class Othello:
         n, size = state.board_size, _CELL_PIXELS
         image = np.empty((n * size, n * size, 3), np.uint8)
         image[:] = _GREEN
-        image[::size, :] = _LINE
-        image[:, ::size] = _LINE
+        image[::size, :] = image[-1, :] = _LINE
+        image[:, ::size] = image[:, -1] = _LINE
         ys, xs = np.mgrid[0:size, 0:size]
         centre = (size - 1) / 2
         disc = (ys - centre) ** 2 + (xs - centre) ** 2 <= (0.4 * size) ** 2
