@@ -49,6 +49,13 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
         "ppo": "agents.rl.ppo:PPOAgent",
         "mcts": "agents.mcts.agent:MCTSAgent",
     },
+    "othello": {
+        "random": "agents.othello.simple:RandomAgent",
+        "greedy": "agents.othello.greedy:GreedyAgent",
+        "expectiminimax": "agents.othello.search:SearchAgent",
+        "alphabeta": "agents.othello.search:SearchAgent",
+        "minimax": "agents.othello.search:SearchAgent",
+    },
 }
 """The built-in agents: game -> name -> ``"module:factory"``."""
 

@@ -1,8 +1,9 @@
 """Trap!, the two-player stochastic board game, as a Gymnasium and PettingZoo benchmark.
 
-Importing the package registers the Gymnasium id ``trap_env/Trap-v0`` and, where the
-installed PettingZoo has a registry, the AEC id ``trap_env/trap_v0``. The environment
-classes load on first use, so ``import trap_env.core`` stays light.
+Importing the package registers the Gymnasium ids ``trap_env/Trap-v0`` and
+``trap_env/Othello-v0`` (Othello: :mod:`trap_env.othello`) and, where the installed
+PettingZoo has a registry, the AEC id ``trap_env/trap_v0``. The environment classes and
+the games' rules load on first use, so ``import trap_env.core`` stays light.
 
 The environments are thin adapters over the game protocol (:class:`trap_env.game.Game`):
 :class:`trap_env.gym_env.GameEnv` (Gymnasium, one learner against an opponent),
@@ -48,6 +49,7 @@ from trap_env.core import (
 __all__ = [
     "AEC_ID",
     "GYM_ID",
+    "OTHELLO_GYM_ID",
     "GameConfig",
     "IllegalActionError",
     "Phase",
@@ -68,6 +70,8 @@ __all__ = [
 
 GYM_ID = "trap_env/Trap-v0"
 """The Gymnasium id: ``gymnasium.make(GYM_ID, opponent="random")``."""
+OTHELLO_GYM_ID = "trap_env/Othello-v0"
+"""Othello's Gymnasium id: ``gymnasium.make(OTHELLO_GYM_ID, opponent="random")``."""
 AEC_ID = "trap_env/trap_v0"
 """The PettingZoo AEC id: ``pettingzoo.make("aec", AEC_ID)`` where PettingZoo has ``make``."""
 
@@ -113,6 +117,11 @@ def _register() -> None:
             id=GYM_ID,
             entry_point="trap_env.gym_env:TrapEnv",
             vector_entry_point="trap_env.vector_env:TrapVectorEnv",
+        )
+    if OTHELLO_GYM_ID not in gymnasium.registry:
+        # What register_gym_env("othello") registers, without importing Othello's rules now.
+        gymnasium.register(
+            id=OTHELLO_GYM_ID, entry_point="trap_env.gym_env:GameEnv", kwargs={"game": "othello"}
         )
     try:
         import pettingzoo

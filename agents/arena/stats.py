@@ -23,6 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.arena.match import FAULTS
+
 __all__ = [
     "PairingSummary",
     "elo_ratings",
@@ -263,7 +265,7 @@ def _agent_row(spec: str, records: Sequence[Record], rating: float) -> list[str]
     for record in played:
         outcome = _outcome(record, spec)
         counts[outcome] += 1
-        faults += outcome == 2 and record.get("reason") not in ("trapped", "truncated", None)
+        faults += outcome == 2 and record.get("reason") in FAULTS
         for seat, seconds in enumerate(record.get("max_turn_time", [])):
             if record["seats"][seat] == spec:
                 longest = max(longest, seconds)

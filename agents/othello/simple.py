@@ -1,0 +1,39 @@
+"""Othello's agent without search: a uniformly random legal action."""
+
+from __future__ import annotations
+
+from agents.base import SeededAgent
+from trap_env.agent import UnsupportedGameError
+from trap_env.othello import rules
+from trap_env.othello.rules import OthelloConfig, OthelloState
+
+__all__ = ["OthelloAgent", "RandomAgent"]
+
+
+class OthelloAgent(SeededAgent):
+    """Base of Othello's agents: a seeded generator, and Othello's rules only."""
+
+    def check_game(self, config: object) -> None:
+        """Refuse any game but Othello.
+
+        Raises:
+            UnsupportedGameError: for another game's configuration.
+        """
+        if not isinstance(config, OthelloConfig):
+            raise UnsupportedGameError(
+                f"{type(self).__name__} plays Othello (an OthelloConfig), got {config!r}"
+            )
+
+
+class RandomAgent(OthelloAgent):
+    """A uniformly random legal action (the pass when it is the only one).
+
+    Example:
+        >>> agent = RandomAgent(seed=0)
+        >>> agent.select_action(rules.initial_state()) in (19, 26, 37, 44)
+        True
+    """
+
+    def select_action(self, state: OthelloState) -> int:
+        """One of the legal actions, drawn from the agent's generator."""
+        return self.rng.choice(rules.legal_actions(state))

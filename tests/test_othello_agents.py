@@ -1,0 +1,199 @@
+"""Othello's agents (:mod:`agents.othello`): ``random`` and ``greedy`` from the agent
+table, seeded by the caller, and what the one-ply heuristic prefers; the search agent
+against plain minimax on 4x4."""
+
+from __future__ import annotations
+
+import doctest
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents import SpecError, UnsupportedGameError, agent_names, make_agent
+from agents.arena.match import play_game
+from agents.othello import greedy, search, simple
+from agents.othello.greedy import WIN_SCORE, GreedyAgent, Weights, evaluate, score_after
+from agents.search.expectimax import Search
+from agents.search.protocol_game import ProtocolSearchGame
+from trap_env.core import GameConfig
+from trap_env.othello import rules
+from trap_env.othello.game import GAME
+from trap_env.othello.rules import OthelloConfig, from_text, initial_state
+
+
+def test_the_module_examples_run() -> None:
+    assert doctest.testmod(greedy).failed == 0
+    assert doctest.testmod(simple).failed == 0
+
+
+def test_the_table_lists_othellos_agents_and_names_them_on_a_miss() -> None:
+    assert agent_names("othello") == [
+        "alphabeta",
+        "exec",
+        "expectiminimax",
+        "greedy",
+        "minimax",
+        "random",
+    ]
+    assert isinstance(make_agent("random", game="othello"), simple.RandomAgent)
+    built = make_agent("greedy:corners=25,mobility=0", game="othello")
+    assert isinstance(built, GreedyAgent)
+    assert built.weights == Weights(discs=1.0, mobility=0.0, corners=25.0)
+    with pytest.raises(
+        SpecError, match="known agents: alphabeta, exec, expectiminimax, greedy, minimax, random"
+    ):
+        make_agent("ocls", game="othello")
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy"])
+def test_agents_refuse_another_game(spec: str) -> None:
+    agent = make_agent(spec, game="othello")
+    agent.check_game(OthelloConfig(6))  # type: ignore[attr-defined]
+    with pytest.raises(UnsupportedGameError, match="plays Othello"):
+        agent.check_game(GameConfig(5))  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy"])
+def test_agents_are_repeatable_from_the_callers_seed(spec: str) -> None:
+    states = [
+        state
+        for seed in range(4)
+        for state in play_states(seed)
+        if len(rules.legal_actions(state)) > 1
+    ]
+
+    def choices(seed: int) -> list[int]:
+        agent = make_agent(spec, game="othello", seed=seed)
+        first = [agent.select_action(state) for state in states]
+        agent.reset(seed=seed)
+        assert [agent.select_action(state) for state in states] == first
+        return first
+
+    assert choices(1) == choices(1)
+    if spec == "random":
+        assert choices(1) != choices(2)
+
+
+def play_states(seed: int) -> list[rules.OthelloState]:
+    """The states of one game of random play on 6x6."""
+    players = [make_agent("random", game="othello") for _ in range(2)]
+    result = play_game(players, seed=seed, game="othello", params={"board_size": 6},
+                       time_budget=None)  # fmt: skip
+    state = initial_state(OthelloConfig(6))
+    states = [state]
+    for action in result.actions:
+        state = rules.apply(state, action)
+        states.append(state)
+    return states
+
+
+def test_the_evaluation_is_zero_sum_and_counts_each_term() -> None:
+    state = from_text("xo...x/.xo.../..xo../...x../....../.....o o 3 standard")
+    assert evaluate(state, 0) == -evaluate(state, 1)
+    discs, corner = Weights(1, 0, 0), Weights(0, 0, 1)
+    assert evaluate(state, 0, discs) == 5 - 4
+    assert evaluate(state, 0, corner) == 2 - 1
+    mobility = Weights(0, 1, 0)
+    own, other = rules.sides_of(state, 0)
+    mine, theirs = rules.placements(6, own, other), rules.placements(6, other, own)
+    assert evaluate(state, 0, mobility) == mine.bit_count() - theirs.bit_count()
+
+
+CORNER_OR_DISCS = ".ox.../....../....../xooo../....../...... x 8 standard"
+"""Dark may take the corner a1 (one disc flipped) or e4 (three flipped)."""
+
+
+def test_greedy_takes_a_corner_over_more_discs() -> None:
+    state = from_text(CORNER_OR_DISCS)
+    a1, e4 = rules.cell_from_name(6, "a1"), rules.cell_from_name(6, "e4")
+    assert rules.legal_actions(state) == [a1, e4]
+    assert GreedyAgent(seed=0).select_action(state) == a1
+    assert GreedyAgent(seed=0, weights=Weights(corners=0)).select_action(state) == e4
+
+
+def test_a_finished_position_scores_beyond_any_heuristic() -> None:
+    won = from_text("xxx./..../..../.... o 3 standard")  # light wiped out
+    assert rules.outcome(won) is not None
+    assert score_after(won, 0, Weights()) == WIN_SCORE + 3
+    assert score_after(won, 1, Weights()) == -WIN_SCORE - 3
+    drawn = from_text("x.o./..../..../.... x 3 standard")
+    assert score_after(drawn, 0, Weights()) == 0.0
+
+
+def test_greedy_beats_random_on_6x6() -> None:
+    wins = 0
+    for game in range(12):
+        seat = game % 2
+        players = [make_agent("random", game="othello", seed=game)] * 2
+        players[seat] = make_agent("greedy", game="othello", seed=game)
+        result = play_game(players, seed=game, game="othello", params={"board_size": 6},
+                           time_budget=None)  # fmt: skip
+        wins += result.winner == seat
+    assert wins >= 9
+
+
+def test_random_agent_passes_when_it_must() -> None:
+    state = from_text("ox../..../..../.... x 0 standard")
+    assert simple.RandomAgent(seed=0).select_action(state) == 16
+    assert GreedyAgent(seed=0).select_action(state) == 16
+    assert initial_state(OthelloConfig(4)).player == 0
+
+
+# --- The search ---------------------------------------------------------------------------
+
+
+def plain_minimax(state: rules.OthelloState, depth: int) -> float:
+    """Unpruned negamax for the player to act: +1/0/-1 at the end, the bounded evaluation
+    at depth 0 (players alternate at every ply, passes included)."""
+    ended = rules.outcome(state)
+    if ended is not None:
+        return ended.returns()[state.player]
+    if depth == 0:
+        return search.bounded_evaluation(state, state.player)
+    return max(-plain_minimax(rules.apply(state, a), depth - 1) for a in rules.legal_actions(state))
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    depth=st.integers(1, 5),
+    end_rule=st.sampled_from(["standard", "course"]),
+)
+def test_the_search_agrees_with_plain_minimax_on_4x4(seed: int, depth: int, end_rule: str) -> None:
+    searcher = Search(ProtocolSearchGame(GAME, search.bounded_evaluation))
+    rng = random.Random(seed)
+    state = initial_state(OthelloConfig(4, end_rule))
+    while rules.legal_actions(state):
+        expected = plain_minimax(state, depth)
+        assert searcher.value(state, depth) == pytest.approx(expected)
+        value, action = searcher.best(state, depth)
+        assert value == pytest.approx(expected)
+        assert -plain_minimax(rules.apply(state, action), depth - 1) == pytest.approx(expected)
+        state = rules.apply(state, rng.choice(rules.legal_actions(state)))
+
+
+def test_the_search_solves_4x4_to_the_end() -> None:
+    # 4x4 is a loss for dark (published: 3 to 11): searched to the end, dark's value is -1.
+    assert Search(ProtocolSearchGame(GAME)).value(initial_state(OthelloConfig(4)), 14) == -1.0
+
+
+def test_the_search_agent_is_in_the_table_under_its_three_names() -> None:
+    for name in ("expectiminimax", "alphabeta", "minimax"):
+        agent = make_agent(f"{name}:depth=2", game="othello", seed=0)
+        assert isinstance(agent, search.SearchAgent) and agent.depth == 2
+    with pytest.raises(SpecError, match="depth must be an integer >= 1"):
+        make_agent("expectiminimax:depth=0", game="othello")
+    assert doctest.testmod(search).failed == 0
+
+
+def test_the_search_agent_beats_greedy_at_depth_4() -> None:
+    score = 0.0
+    for seat in range(2):
+        players = [make_agent("greedy", game="othello", seed=seat)] * 2
+        players[seat] = make_agent("expectiminimax:depth=4", game="othello")
+        result = play_game(players, seed=seat, game="othello", params={"board_size": 6},
+                           time_budget=None)  # fmt: skip
+        score += 1.0 if result.winner == seat else 0.5 if result.winner is None else 0.0
+    assert score >= 1.5

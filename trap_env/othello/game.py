@@ -1,0 +1,261 @@
+"""Othello behind the game protocol (:class:`trap_env.game.Game`): the rules of
+:mod:`trap_env.othello.rules`.
+
+Every method translates to the rules; none restates one. ``GAME`` is the instance that
+:mod:`trap_env.games` registers as ``"othello"``.
+
+Example:
+    >>> from trap_env.othello.game import GAME
+    >>> state = GAME.initial_state(GAME.make_config(board_size=8))
+    >>> " ".join(GAME.action_to_text(state, action) for action in GAME.legal_actions(state))
+    'd3 c4 f5 e6'
+    >>> GAME.num_actions(GAME.config_of(state)), GAME.outcome(state) is None
+    (65, True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from trap_env.game import Outcome, RandomSource
+from trap_env.othello import rules
+from trap_env.othello.rules import OthelloConfig, OthelloState
+
+__all__ = ["GAME", "NUM_PLANES", "Othello"]
+
+NUM_PLANES = 4
+"""Observation planes: own discs, opponent's discs, own placements, ones when to act."""
+
+_CELL_PIXELS = 32
+_GREEN = (0, 110, 50)
+_LINE = (0, 60, 25)
+_DISC_COLOURS = ((20, 20, 20), (235, 235, 235))
+
+
+class Othello:
+    """Othello as a :class:`trap_env.game.Game`: states are
+    :class:`~trap_env.othello.rules.OthelloState`, the configuration is
+    :class:`~trap_env.othello.rules.OthelloConfig`, actions are cells and the pass (N*N)."""
+
+    name: str = "othello"
+    title: str = "Othello"
+    end_reasons: tuple[str, ...] = rules.END_REASONS
+
+    # --- Configuration ----------------------------------------------------------------
+
+    def make_config(self, **params: Any) -> OthelloConfig:
+        """An :class:`OthelloConfig` from ``board_size`` (8) and ``end_rule`` (``"standard"``).
+
+        Raises:
+            ValueError: for an unknown parameter or a value out of range.
+        """
+        allowed = {item.name for item in dataclasses.fields(OthelloConfig)}
+        unknown = sorted(set(params) - allowed)
+        if unknown:
+            raise ValueError(f"Othello has no rule parameter {unknown}; allowed: {sorted(allowed)}")
+        return OthelloConfig(**params)
+
+    def config_params(self, config: OthelloConfig) -> dict[str, Any]:
+        """``{"board_size": N, "end_rule": RULE}``."""
+        return dataclasses.asdict(config)
+
+    def config_of(self, state: OthelloState) -> OthelloConfig:
+        """The board size and end rule the state carries."""
+        return state.config
+
+    def num_actions(self, config: OthelloConfig) -> int:
+        """N * N + 1: the cells and the pass."""
+        return rules.pass_action(config.board_size) + 1
+
+    def observation_shape(self, config: OthelloConfig) -> tuple[int, ...]:
+        """``(N, N, 4)``: see :meth:`observe`."""
+        return (config.board_size, config.board_size, NUM_PLANES)
+
+    def default_turn_limit(self, config: OthelloConfig) -> int:
+        """``2 * N * N``, more plies than any game lasts (N*N - 4 placements, and a pass
+        is never followed by another), so the limit never cuts a game."""
+        return 2 * config.board_size * config.board_size
+
+    # --- Play ---------------------------------------------------------------------------
+
+    def initial_state(self, config: OthelloConfig) -> OthelloState:
+        """:func:`trap_env.othello.rules.initial_state`: dark (player 0) to move."""
+        return rules.initial_state(config)
+
+    def current_player(self, state: OthelloState) -> int:
+        """The player to place or pass: 0 dark, 1 light."""
+        return state.player
+
+    def is_chance(self, state: OthelloState) -> bool:
+        """Never: Othello has no chance."""
+        return False
+
+    def legal_actions(self, state: OthelloState) -> list[int]:
+        """:func:`trap_env.othello.rules.legal_actions`."""
+        return rules.legal_actions(state)
+
+    def legal_action_mask(self, state: OthelloState) -> list[int]:
+        """:func:`trap_env.othello.rules.legal_action_mask`."""
+        return rules.legal_action_mask(state)
+
+    def apply(self, state: OthelloState, action: int) -> OthelloState:
+        """:func:`trap_env.othello.rules.apply`."""
+        return rules.apply(state, action)
+
+    def chance_outcomes(self, state: OthelloState) -> Sequence[tuple[int, float]]:
+        """Othello has no chance node.
+
+        Raises:
+            ValueError: always.
+        """
+        raise ValueError("Othello has no chance nodes")
+
+    def sample_chance(self, state: OthelloState, rng: RandomSource) -> int:
+        """Othello has no chance node.
+
+        Raises:
+            ValueError: always.
+        """
+        raise ValueError("Othello has no chance nodes")
+
+    def turn(self, state: OthelloState) -> int:
+        """Plies played: a turn is one decision, a placement or a pass."""
+        return state.turn
+
+    def outcome(self, state: OthelloState, max_turns: int | None = None) -> Outcome | None:
+        """:func:`trap_env.othello.rules.outcome`."""
+        return rules.outcome(state, max_turns)
+
+    def scores(self, state: OthelloState) -> dict[str, Any]:
+        """``{"discs": [dark, light]}``."""
+        return {"discs": list(rules.disc_counts(state))}
+
+    def decision_name(self, state: OthelloState) -> str:
+        """``"place"``, or ``"pass"`` when passing is the only legal action."""
+        return "pass" if rules.legal_actions(state) == [rules.pass_action(state.board_size)] \
+            else "place"  # fmt: skip
+
+    # --- Views --------------------------------------------------------------------------
+
+    def observe(self, state: OthelloState, player: int) -> Any:
+        """``int8`` planes ``(N, N, 4)`` seen by ``player``: 0 its discs, 1 the opponent's,
+        2 the cells where it may place now, 3 ones when it is to act."""
+        import numpy as np
+
+        n = state.board_size
+        own, other = rules.sides_of(state, player)
+        boards = (own, other, rules.placements(n, own, other))
+        planes = np.zeros((n * n, NUM_PLANES), np.int8)
+        for plane, board in enumerate(boards):
+            planes[rules.cells_of(board), plane] = 1
+        if state.player == player and rules.is_live(state):
+            planes[:, 3] = 1
+        return planes.reshape(n, n, NUM_PLANES)
+
+    def to_text(self, state: OthelloState) -> str:
+        """:func:`trap_env.othello.rules.to_text`."""
+        return rules.to_text(state)
+
+    def from_text(self, text: str) -> OthelloState:
+        """:func:`trap_env.othello.rules.from_text`."""
+        return rules.from_text(text)
+
+    def action_to_text(self, state: OthelloState, action: int) -> str:
+        """A cell as ``d3`` (column letter, row from 1), or ``"pass"``."""
+        return rules.action_name(state.board_size, action)
+
+    def action_from_text(self, state: OthelloState, text: str) -> int:
+        """An action from ``d3``, ``"row,col"`` (from 0), a flat index, or ``pass``.
+
+        Raises:
+            ValueError: for any other text, or a cell off the board.
+        """
+        n = state.board_size
+        text = text.strip().lower()
+        if text == "pass":
+            return rules.pass_action(n)
+        if text[:1].isalpha():
+            return rules.cell_from_name(n, text)
+        row, sep, col = text.replace(" ", "").partition(",")
+        fields = (row, col) if sep else (row,)
+        if not all(field.isascii() and field.isdigit() for field in fields):
+            raise ValueError(
+                f"an action is a cell such as 'd3', 'row,col' from 0, a flat index "
+                f"0..{n * n}, or 'pass'; got {text[:40]!r}"
+            )
+        if sep and (int(row) >= n or int(col) >= n):
+            raise ValueError(f"cell {text[:40]!r} is off the {n}x{n} board")
+        action = int(row) * n + int(col) if sep else int(row)
+        if action > n * n:
+            raise ValueError(f"action {action} is out of range 0..{n * n} ({n * n}: pass)")
+        return action
+
+    def render_text(self, state: OthelloState, last_chance: tuple[int, int] | None = None) -> str:
+        """The board (``x`` dark, ``o`` light, ``*`` a legal placement), the side to act
+        and the disc counts."""
+        n = state.board_size
+        legal = set(rules.legal_actions(state))
+        header = "   " + " ".join(rules.cell_name(n, col)[0] for col in range(n))
+        lines = [header]
+        for row in range(n):
+            cells = [_cell_char(state, row * n + col, legal) for col in range(n)]
+            lines.append(f"{row + 1:>2} " + " ".join(cells))
+        dark, light = rules.disc_counts(state)
+        ended = rules.outcome(state)
+        status = "game over" if ended else f"{rules.SYMBOLS[state.player]} to play"
+        lines.append(f"{status}; x {dark}, o {light}")
+        return "\n".join(lines)
+
+    def render_rgb(self, state: OthelloState, last_chance: tuple[int, int] | None = None) -> Any:
+        """The board as a ``(32 N, 32 N, 3)`` ``uint8`` image: green cells, dark and light
+        discs (``last_chance`` is ignored: there is no chance)."""
+        import numpy as np
+
+        n, size = state.board_size, _CELL_PIXELS
+        image = np.empty((n * size, n * size, 3), np.uint8)
+        image[:] = _GREEN
+        image[::size, :] = image[-1, :] = _LINE
+        image[:, ::size] = image[:, -1] = _LINE
+        ys, xs = np.mgrid[0:size, 0:size]
+        centre = (size - 1) / 2
+        disc = (ys - centre) ** 2 + (xs - centre) ** 2 <= (0.4 * size) ** 2
+        for player, board in enumerate((state.dark, state.light)):
+            for cell in rules.cells_of(board):
+                row, col = divmod(cell, n)
+                image[row * size : (row + 1) * size, col * size : (col + 1) * size][disc] = (
+                    _DISC_COLOURS[player]
+                )
+        return image
+
+    def describe(self, state: OthelloState) -> Mapping[str, Any]:
+        """The board size and end rule, each colour's cells, the side to act, the plies,
+        the legal actions, the disc counts and the winner (None while play goes on or
+        after a draw; see ``over``)."""
+        ended = rules.outcome(state)
+        return {
+            "game": self.name,
+            "board_size": state.board_size,
+            "end_rule": state.end_rule,
+            "dark": rules.cells_of(state.dark),
+            "light": rules.cells_of(state.light),
+            "player": state.player,
+            "turn": state.turn,
+            "legal": rules.legal_actions(state),
+            "discs": list(rules.disc_counts(state)),
+            "over": ended is not None,
+            "winner": None if ended is None else ended.winner,
+        }
+
+
+def _cell_char(state: OthelloState, cell: int, legal: set[int]) -> str:
+    if state.dark >> cell & 1:
+        return rules.SYMBOLS[rules.DARK]
+    if state.light >> cell & 1:
+        return rules.SYMBOLS[rules.LIGHT]
+    return "*" if cell in legal else rules.EMPTY
+
+
+GAME = Othello()
+"""Othello, as registered in :mod:`trap_env.games`."""
