@@ -89,8 +89,13 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
 
     Args:
         game: a :class:`trap_env.game.Game` with a batched engine, or its registered name.
-        num_envs, opponent, seat, max_turns, render_mode, illegal_action, autoreset_mode:
-            as :class:`TrapVectorEnv`'s (``max_turns`` None: the game's default).
+        num_envs: B.
+        opponent: as :class:`TrapVectorEnv`'s (spec strings name agents of this game).
+        seat: 0 or 1 to fix the learner's seat; None draws it per episode.
+        max_turns: the truncation limit in turns; None means the game's default.
+        render_mode: only None.
+        illegal_action: ``"lose"`` or ``"raise"``.
+        autoreset_mode: ``"next_step"`` (default) or ``"disabled"``.
         **params: the game's rule parameters (``game.make_config``).
 
     Raises:
