@@ -102,6 +102,58 @@ def add_game_option(parser: argparse._ActionsContainer) -> None:
     )
 
 
+def add_rule_option(parser: argparse._ActionsContainer) -> None:
+    """The ``--rule KEY=VALUE`` option: a rule parameter of a game other than Trap!."""
+    parser.add_argument(
+        "--rule",
+        type=rule,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rule parameter of a game other than Trap! (e.g. end_rule=course for "
+        "othello), repeatable; Trap!'s rules are --board-size and --decay",
+    )
+
+
+def rule(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE``: an integer value stays an integer, anything else is text."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.isidentifier() or not value:
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE, e.g. end_rule=course")
+    number = value.lstrip("-")
+    return key, int(value) if number.isascii() and number.isdigit() else value
+
+
+def rule_params(args: argparse.Namespace) -> dict[str, Any]:
+    """The rule parameters that ``--board-size``, ``--decay`` and ``--rule`` give for
+    ``args.game`` (Trap!: board size, default 7, and decay; another game: its board size
+    if given and the ``--rule`` pairs), as :class:`RunConfig` and ``make_config`` take them.
+
+    Raises:
+        CliError: for ``--rule`` with Trap!, ``--decay`` with another game, or a key given
+            twice.
+    """
+    given = getattr(args, "rule", [])
+    if args.game == DEFAULT_GAME:
+        if given:
+            raise CliError("Trap!'s rules are --board-size and --decay, not --rule")
+        return {"board_size": args.board_size or 7, "decay": args.decay}
+    if args.decay != DEFAULT_DECAY:
+        raise CliError(f"--decay is a rule of Trap! only, not of {args.game!r}")
+    params = {} if args.board_size is None else {"board_size": args.board_size}
+    for key, value in given:
+        if key in params:
+            raise CliError(f"the rule {key!r} is given twice")
+        params[key] = value
+    return params
+
+
+def run_rules(game: str, params: dict[str, Any]) -> dict[str, Any]:
+    """:class:`RunConfig`'s rule fields for ``game``: Trap!'s ``board_size`` and ``decay``,
+    another game's ``rules`` (None for its defaults)."""
+    return params if game == DEFAULT_GAME else {"rules": params or None}
+
+
 def game_name(text: str) -> str:
     """A registered game's name, or the path of a game (:func:`trap_env.games.get_game`)."""
     try:
@@ -176,8 +228,13 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
         help=f"games per pairing, seats alternating (default {games})",
     )
     group.add_argument(
-        "--board-size", type=board_size, default=7, metavar="N", help="board side N (default 7)"
+        "--board-size",
+        type=board_size,
+        default=None,
+        metavar="N",
+        help="board side N (default 7; another game's own default)",
     )
+    add_rule_option(group)
     group.add_argument(
         "--max-turns",
         type=positive_int,
@@ -306,9 +363,8 @@ def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: s
 def _run_config(args: argparse.Namespace) -> RunConfig:
     try:
         return RunConfig(
-            board_size=args.board_size,
+            **run_rules(args.game, rule_params(args)),
             max_turns=args.max_turns,
-            decay=args.decay,
             time_budget=args.time_budget,
             wall_ceiling=args.wall_ceiling,
             workers=args.workers,

@@ -443,8 +443,9 @@ def scalar_trees_rate(num_trees: int, seconds: float, board_size: int = 7) -> fl
     cells = board_size * board_size
 
     def searches() -> int:
-        trees = [Tree(start, max_turns=resolve_turn_limit(None, board_size))
-                 for _ in range(num_trees)]
+        trees = [
+            Tree(start, max_turns=resolve_turn_limit(None, board_size)) for _ in range(num_trees)
+        ]
         for _ in range(MCTS_SIMULATIONS):
             leaves = [(tree, leaf) for tree in trees if (leaf := tree.select()) is not None]
             for tree, leaf in leaves:  # the free network: uniform priors, value 0

@@ -16,10 +16,20 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import Any
 
-from trap_scripts._cli import CliError, Parser, add_run_options, fail, run_round_robin
+from trap_scripts._cli import (
+    CliError,
+    Parser,
+    add_run_options,
+    fail,
+    rule_params,
+    run_round_robin,
+    run_rules,
+)
 
 from agents.arena.tournament import RunConfig, probe_specs
+from agents.registry import agent_names
 from trap_env.games import DEFAULT_GAME
 
 DEFAULT_AGENTS = (
@@ -29,23 +39,36 @@ DEFAULT_AGENTS = (
     "random",
     "ppo",
 )
-"""The candidates evaluated by default; those not installed (yet) are left out."""
+"""The candidates evaluated by default in Trap!; those not installed (yet) are left out."""
+OTHER_GAMES_AGENTS = ("expectiminimax", "greedy", "random")
+"""The candidates evaluated by default in another game, those of its table."""
 DEFAULT_GAMES = 40
 DEFAULT_OUTPUT = "results/evaluate"
 
 
 def available_agents(
-    specs: Sequence[str] = DEFAULT_AGENTS, board_size: int = 7, game: str = DEFAULT_GAME
+    specs: Sequence[str] = DEFAULT_AGENTS,
+    game: str = DEFAULT_GAME,
+    params: dict[str, Any] | None = None,
 ) -> list[str]:
-    """The specs among ``specs`` whose agent builds here (ppo needs torch) and plays the board.
+    """The specs among ``specs`` whose agent builds here (ppo needs torch) and plays the
+    game under the rule parameters ``params`` (its defaults if None).
 
     Each is built in a guarded child process (see :func:`agents.arena.tournament.check_specs`).
     """
-    problems = probe_specs(specs, RunConfig(board_size=board_size, game_name=game))
+    config = RunConfig(game_name=game, **run_rules(game, params or {}))
+    problems = probe_specs(specs, config)
     for spec, problem in problems.items():
         if problem is not None:  # a missing agent, torch or model file: leave it out
             print(f"trap-evaluate: leaving out {spec!r}: {problem}", file=sys.stderr)
     return [spec for spec, problem in problems.items() if problem is None]
+
+
+def _default_agents(game: str) -> tuple[str, ...]:
+    if game == DEFAULT_GAME:
+        return DEFAULT_AGENTS
+    names = agent_names(game)
+    return tuple(spec for spec in OTHER_GAMES_AGENTS if spec in names)
 
 
 def build_parser() -> Parser:
@@ -61,7 +84,8 @@ def build_parser() -> Parser:
         default=None,
         help="agent specs, e.g. random greedy 'expectiminimax:time_limit=1.0' "
         "'mypackage.module.MyAgent:key=value' (default: the built-in agents: "
-        f"{', '.join(DEFAULT_AGENTS)}, those installed)",
+        f"{', '.join(DEFAULT_AGENTS)}, those installed; in another game, its "
+        f"{', '.join(OTHER_GAMES_AGENTS)})",
     )
     add_run_options(parser, games=DEFAULT_GAMES, output=DEFAULT_OUTPUT)
     return parser
@@ -71,7 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the evaluation; 0 on success, 2 on bad input."""
     args = build_parser().parse_args(argv)
     try:
-        specs = args.agents or available_agents(board_size=args.board_size, game=args.game)
+        params = rule_params(args)
+        specs = args.agents or available_agents(_default_agents(args.game), args.game, params)
         run_round_robin(specs, args, plot_name="evaluate.png")
     except CliError as error:
         return fail("trap-evaluate", error)

@@ -33,12 +33,14 @@ from trap_scripts._cli import (
     CliError,
     Parser,
     add_decay_option,
+    add_rule_option,
     board_size,
     fail,
     non_negative_float,
     non_negative_int,
     positive_float,
     positive_int,
+    rule_params,
     seconds_or_none,
 )
 
@@ -51,7 +53,7 @@ from agents.arena.results import (
     record_game,
 )
 from agents.base import Agent, SpecError, UnsupportedGameError, check_supports, make_agent
-from trap_env.core import DEFAULT_DECAY, NO_PLAYER, IllegalActionError
+from trap_env.core import NO_PLAYER, IllegalActionError
 from trap_env.game import TRUNCATED, Game
 from trap_env.games import DEFAULT_GAME, UnknownGameError, game_names, get_game
 
@@ -140,6 +142,7 @@ def build_parser() -> Parser:
         "--board-size", type=board_size, default=None, metavar="N", help="default 7 (Trap!)"
     )
     add_decay_option(parser)
+    add_rule_option(parser)
     parser.add_argument("--seed", type=int, default=0, help="the game's seed (default 0)")
     parser.add_argument(
         "--max-turns",
@@ -242,7 +245,7 @@ def _play(args: argparse.Namespace) -> int:
         raise CliError(f"give two agent specs (seat 0, seat 1), got {len(args.agents)}")
     game = get_game(args.game)
     agents = [_build(spec, args.game, args.seed, seat) for seat, spec in enumerate(args.agents)]
-    params = _rule_params(args)
+    params = rule_params(args)
     try:
         config = game.make_config(**params)
     except ValueError as error:
@@ -281,20 +284,6 @@ def _check_writable(path: Path) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir() or not os.access(folder, os.W_OK) or path.is_dir():
         raise CliError(f"cannot write the GIF {str(path)!r}: no writable folder for it")
-
-
-def _rule_params(args: argparse.Namespace) -> dict[str, Any]:
-    """The rule parameters the flags give: Trap!'s board size (default 7) and decay; for
-    another game, the board size if given (its defaults fill the rest).
-
-    Raises:
-        CliError: for ``--decay`` with a game other than Trap!.
-    """
-    if args.game == DEFAULT_GAME:
-        return {"board_size": args.board_size or 7, "decay": args.decay}
-    if args.decay != DEFAULT_DECAY:
-        raise CliError(f"--decay is a rule of Trap! only, not of {args.game!r}")
-    return {} if args.board_size is None else {"board_size": args.board_size}
 
 
 def _build(spec: str, game: str, seed: int, seat: int) -> Agent:

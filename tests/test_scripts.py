@@ -305,3 +305,26 @@ def test_any_arguments_end_in_a_run_or_a_one_line_error(tmp_path_factory, script
     if run_games.called:
         tasks, _, config = run_games.call_args.args
         assert len(tasks) >= 1 and config.board_size >= 3
+
+
+def test_another_games_rules_come_from_board_size_and_rule(tmp_path, capsys):
+    folder = tmp_path / "othello"
+    argv = ["random", "greedy", "--game", "othello", "--games", "2", "--time-budget", "none",
+            "--workers", "0", "--no-plot", "--quiet", "--output", str(folder)]  # fmt: skip
+    assert tournament.main([*argv, "--board-size", "6", "--rule", "end_rule=course"]) == 0
+    records = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    assert {(r["board_size"], r["rules"]["end_rule"]) for r in records} == {(6, "course")}
+    assert {r["game"] for r in records} == {"othello"}
+    capsys.readouterr()
+    for extra, words in [
+        (["--rule", "end_rule=sudden"], "end_rule"),
+        (["--rule", "end_rule"], "is not KEY=VALUE"),
+        (["--decay", "10"], "--decay is a rule of Trap! only"),
+        (["--rule", "size=6", "--rule", "size=8"], "given twice"),
+    ]:
+        assert run(tournament.main, [*argv, "--overwrite", *extra]) == 2
+        err = capsys.readouterr().err
+        assert words in err and len(err.strip().splitlines()) == 1
+    assert run(tournament.main, ["random", "greedy", "--rule", "end_rule=course"]) == 2
+    assert "Trap!'s rules are --board-size and --decay" in capsys.readouterr().err
+    assert evaluate._default_agents("othello") == ("expectiminimax", "greedy", "random")
