@@ -21,7 +21,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trap_env import kernel, vector
-from trap_env.vector import I64, NO_CELL, PER_MILLE, U64, Batch, Bool, Tables
+from trap_env.batched import I64, U64, Bool
+from trap_env.vector import NO_CELL, PER_MILLE, Batch, Tables
 
 __all__ = ["BATCHED_HEURISTICS", "BatchedGreedy", "best_actions"]
 

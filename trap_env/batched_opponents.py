@@ -17,9 +17,8 @@ from numpy.typing import NDArray
 
 from trap_env import vector
 from trap_env.agent import Agent, check_supports, close_agent, make_agent
-from trap_env.batched import BatchedEngine, gather
+from trap_env.batched import I64, U64, BatchedEngine, Bool, gather
 from trap_env.games import DEFAULT_GAME
-from trap_env.vector import I64, U64, Bool
 
 __all__ = [
     "AgentOpponent",

@@ -49,11 +49,15 @@ from numpy.typing import NDArray
 
 from trap_env import core, kernel
 from trap_env.batched import (
+    I8,
+    I64,
     STREAM_AGENT_SEED,
     STREAM_CHANCE,
     STREAM_MIX,
     STREAM_OPPONENT,
     STREAM_SEAT,
+    U64,
+    Bool,
     game_keys,
     gather,
     random_words,
@@ -104,11 +108,6 @@ __all__ = [
     "uniform_below",
 ]
 
-Bool = NDArray[np.bool_]
-I8 = NDArray[np.int8]
-I64 = NDArray[np.int64]
-U64 = NDArray[np.uint64]
-
 MAX_BOARD_SIZE = 8
 """The largest N: a board is one ``uint64`` bitboard, and 8 * 8 = 64 cells."""
 NO_CELL = 64
@@ -118,7 +117,6 @@ DEFAULT_DECAY = kernel.DEFAULT_DECAY
 PER_MILLE = kernel.PER_MILLE
 
 MOVE, THROW, LANDING = int(Phase.MOVE), int(Phase.THROW), int(Phase.LANDING)
-
 
 
 class Batch(NamedTuple):

@@ -33,13 +33,16 @@ from numpy.typing import NDArray
 from trap_env import vector
 from trap_env.agent import OpponentError, batched_twin, close_agent, make_agent
 from trap_env.batched import (
+    I64,
     NO_WINNER,
     STREAM_AGENT_SEED,
     STREAM_CHANCE,
     STREAM_MIX,
     STREAM_OPPONENT,
     STREAM_SEAT,
+    U64,
     BatchedEngine,
+    Bool,
     batched_engine,
     game_keys,
     random_words,
@@ -57,7 +60,6 @@ from trap_env.core import IllegalActionError
 from trap_env.game import Game, turn_limit
 from trap_env.games import get_game
 from trap_env.gym_env import check_learner_options
-from trap_env.vector import I64, U64, Bool
 
 __all__ = [
     "BatchOpponent",
