@@ -271,6 +271,13 @@ def test_the_openspiel_adapter_plays_as_openspiels_own_othello() -> None:
     register_spiel_game(GAME, "python_othello")
     ours = pyspiel.load_game("python_othello")
     assert ours.num_distinct_actions() == 65 == pyspiel.load_game("othello").num_distinct_actions()
+    deterministic = pyspiel.GameType.ChanceMode.DETERMINISTIC
+    assert (
+        ours.get_type().chance_mode
+        == deterministic
+        == pyspiel.load_game("othello").get_type().chance_mode
+    )
+    assert ours.max_chance_outcomes() == 0
     pyspiel.random_sim_test(pyspiel.load_game("python_othello(board_size=6)"), num_sims=5,
                             serialize=False, verbose=False)  # fmt: skip
     for seed in range(3):

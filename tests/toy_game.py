@@ -53,6 +53,7 @@ class Race:
     name = "race"
     title = "Race"
     end_reasons = ("finished",)
+    has_chance = True
 
     def make_config(self, **params: Any) -> RaceConfig:
         unknown = sorted(set(params) - {"goal"})

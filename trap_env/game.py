@@ -99,6 +99,8 @@ class Game(Protocol[S, C]):
     """The name people read: ``"Trap!"``."""
     end_reasons: tuple[str, ...]
     """The reasons of :meth:`outcome` that the rules give (Trap!: ``("trapped",)``)."""
+    has_chance: bool
+    """Whether the game has chance nodes at all (Trap!: True; Othello: False)."""
 
     # --- Configuration ----------------------------------------------------------------
 

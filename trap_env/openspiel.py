@@ -86,13 +86,15 @@ def default_params(game: Game[Any, Any]) -> dict[str, Any]:
 
 
 def spiel_game_type(game: Game[Any, Any], short_name: str) -> pyspiel.GameType:
-    """The OpenSpiel game type of ``game``: sequential, explicit stochastic chance,
-    zero-sum, perfect information, terminal rewards, two players."""
+    """The OpenSpiel game type of ``game``: sequential, explicit stochastic chance (or
+    deterministic, for a game without chance), zero-sum, perfect information, terminal
+    rewards, two players."""
+    modes = pyspiel.GameType.ChanceMode
     return pyspiel.GameType(
         short_name=short_name,
         long_name=f"Python {game.title}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        chance_mode=modes.EXPLICIT_STOCHASTIC if game.has_chance else modes.DETERMINISTIC,
         information=pyspiel.GameType.Information.PERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.ZERO_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
@@ -136,7 +138,7 @@ class GameSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type 
         num_actions = self.game.num_actions(self.config)
         info = pyspiel.GameInfo(
             num_distinct_actions=num_actions,
-            max_chance_outcomes=num_actions,
+            max_chance_outcomes=num_actions if self.game.has_chance else 0,
             num_players=2,
             min_utility=-1.0,
             max_utility=1.0,

@@ -33,6 +33,7 @@ class Trap:
     name: str = "trap"
     title: str = "Trap!"
     end_reasons: tuple[str, ...] = (core.TRAPPED,)
+    has_chance: bool = True
 
     # --- Configuration ----------------------------------------------------------------
 

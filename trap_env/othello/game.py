@@ -42,6 +42,7 @@ class Othello:
     name: str = "othello"
     title: str = "Othello"
     end_reasons: tuple[str, ...] = rules.END_REASONS
+    has_chance: bool = False
 
     # --- Configuration ----------------------------------------------------------------
 
