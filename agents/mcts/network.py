@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.files import save_npz_atomically
 from trap_env.core import DEFAULT_DECAY, GameConfig, State, initial_state
 from trap_env.observation import NUM_PLANES, observe
 
@@ -141,12 +142,12 @@ class Network:
         }
 
     def save(self, path: str | Path) -> None:
-        """Write the weights and the metadata to ``path`` (an ``.npz`` file)."""
+        """Write the weights and the metadata to ``path`` (an ``.npz`` file), atomically."""
         meta = np.array(
             [FORMAT_VERSION, self.board_size, self.blocks, self.decay], dtype=np.int64
         )
         arrays: dict[str, FloatArray] = {"__meta__": meta, **self.weights}
-        np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
+        save_npz_atomically(path, arrays)
 
 
 def weight_shapes(channels: int, blocks: int, hidden: int) -> dict[str, tuple[int, ...]]:

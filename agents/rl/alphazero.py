@@ -39,9 +39,11 @@ import csv
 import dataclasses
 import json
 import math
+import pickle
 import random
 import sys
 import time
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,9 +54,22 @@ import torch
 from torch import nn
 
 from agents.base import make_agent
+from agents.files import (
+    check_writable_folder,
+    replace_atomically,
+    run_folder,
+    save_npz_atomically,
+    write_text_atomically,
+)
 from agents.mcts.batched import BatchedTree, PlanesEvaluator
 from agents.mcts.network import INPUT_PLANES, IncompatibleNetworkError, Network, load_network
-from agents.rl.settings import Rule, check_fields, is_text, load_record
+from agents.rl.settings import (
+    Rule,
+    check_fields,
+    check_resume_overrides,
+    is_text,
+    load_record,
+)
 from trap_env import core, vector
 from trap_env.core import DEFAULT_DECAY, GameConfig, Phase
 from trap_env.observation import NUM_PLANES, observe
@@ -62,6 +77,7 @@ from trap_env.observation import NUM_PLANES, observe
 __all__ = [
     "AlphaZeroConfig",
     "AlphaZeroNet",
+    "DamagedRunFileError",
     "ReplayBuffer",
     "Samples",
     "SelfPlay",
@@ -73,6 +89,14 @@ __all__ = [
 
 CONFIG_FILE = "config.json"
 CHECKPOINT_FILE = "checkpoint.pt"
+REPLAY_FILE = "replay.npz"
+FIXED_ON_RESUME = (
+    "board_size", "decay", "channels", "blocks", "hidden", "initial_network", "seed",
+    "imitation_games", "imitation_teacher", "imitation_random_actions", "imitation_epochs",
+    "imitation_value_mix",
+)
+"""The settings a resumed run cannot change: what its network, buffer and generators
+were built from, and the warm start done at its beginning."""
 DEFAULT_LADDER = ("random", "greedy", "alphabeta", "expectiminimax:time_limit=0.1")
 
 
@@ -165,6 +189,11 @@ class AlphaZeroConfig:
         if not isinstance(self.ladder, list) or not all(is_text(spec) for spec in self.ladder):
             raise ValueError(f"ladder must be a list of agent specs, got {self.ladder!r:.100}")
         GameConfig(self.board_size, self.decay)
+        if self.board_size > vector.MAX_BOARD_SIZE:
+            raise ValueError(
+                f"board_size must be at most {vector.MAX_BOARD_SIZE} (self-play runs on the "
+                f"batched engine), got {self.board_size}"
+            )
         if self.eval_every and self.decay != DEFAULT_DECAY:
             raise ValueError(
                 f"the ladder evaluation plays the default rule (decay={DEFAULT_DECAY}); "
@@ -188,8 +217,8 @@ class AlphaZeroConfig:
         return GameConfig(self.board_size, self.decay)
 
     def save(self, path: Path) -> None:
-        """Write the settings as JSON."""
-        path.write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
+        """Write the settings as JSON (atomically: a killed run leaves the old file whole)."""
+        write_text_atomically(path, json.dumps(dataclasses.asdict(self), indent=2) + "\n")
 
     @classmethod
     def load(cls, path: Path) -> AlphaZeroConfig:
@@ -420,13 +449,47 @@ class ReplayBuffer:
         return self.samples.take(rng.integers(0, len(self.samples), size))
 
     def save(self, path: Path) -> None:
-        """Write the buffer to ``path`` (``.npz``)."""
-        np.savez_compressed(path, **dataclasses.asdict(self.samples))
+        """Write the buffer to ``path`` (``.npz``), atomically."""
+        save_npz_atomically(path, dataclasses.asdict(self.samples))
 
     def load(self, path: Path) -> None:
-        """Read a buffer written by :meth:`save`."""
-        with np.load(path) as data:
-            self.samples = Samples(**{name: data[name] for name in data.files})
+        """Read a buffer written by :meth:`save` (for this buffer's board size).
+
+        Raises:
+            DamagedRunFileError: if the file cannot be read, lacks an array, or holds
+                arrays of other shapes or kinds, naming the file and what to do.
+        """
+        empty = Samples.empty(self.samples.observations.shape[1])
+        try:
+            with np.load(path) as data:
+                arrays = {item.name: np.asarray(data[item.name])
+                          for item in dataclasses.fields(Samples)}
+        except KeyError as error:
+            raise _damaged_buffer(path, f"it has no array {error}") from None
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+            raise _damaged_buffer(path, f"{type(error).__name__}: {error}") from None
+        for name, array in arrays.items():
+            expected = getattr(empty, name)
+            if array.dtype != expected.dtype or array.shape[1:] != expected.shape[1:]:
+                raise _damaged_buffer(
+                    path, f"its {name} are {array.dtype} {array.shape}, not "
+                    f"{expected.dtype} (n, {', '.join(map(str, expected.shape[1:]))})"
+                )
+        if len({len(array) for array in arrays.values()}) != 1:
+            raise _damaged_buffer(path, "its arrays hold different numbers of samples")
+        self.samples = Samples(**arrays)
+        self.add(Samples.empty(empty.observations.shape[1]))  # keep the latest ``capacity``
+
+
+class DamagedRunFileError(ValueError):
+    """A file of a run folder that cannot be read back; the message says what to do."""
+
+
+def _damaged_buffer(path: Path, problem: str) -> DamagedRunFileError:
+    return DamagedRunFileError(
+        f"the replay buffer {path} is damaged ({problem}); delete it to resume with an "
+        "empty buffer (the checkpoint keeps the network), or restore a good copy"
+    )
 
 
 # --- Self-play ---------------------------------------------------------------------------
@@ -678,9 +741,15 @@ class _Progress:
 def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
     """Run (or resume) training; return the path of the latest NumPy network.
 
+    Nothing is written before the whole run is set up: the network (and the initial one),
+    and on ``resume`` the checkpoint and the replay buffer, all read back.
+
     Raises:
         FileExistsError: if ``run_dir`` holds a run and ``resume`` is False.
         FileNotFoundError: if ``resume`` is True and there is no checkpoint.
+        DamagedRunFileError: if ``resume`` meets a checkpoint or buffer that cannot be
+            read (or one that is not plain data), naming the file and what to do.
+        ValueError: if ``run_dir`` cannot be a run folder.
     """
     run = Path(config.run_dir)
     torch.set_num_threads(config.torch_threads)
@@ -699,6 +768,7 @@ def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
     else:
         if (run / CHECKPOINT_FILE).exists():
             raise FileExistsError(f"{run} already holds a run; use --resume to continue it")
+        check_writable_folder(config.run_dir, "run folder (--run-dir)")
         (run / "networks").mkdir(parents=True, exist_ok=True)
     config.save(run / CONFIG_FILE)
     writer = _tensorboard(run)
@@ -872,35 +942,74 @@ def _save_checkpoint(
     run: Path, net: AlphaZeroNet, optimizer: torch.optim.Optimizer, buffer: ReplayBuffer,
     progress: _Progress, rng: random.Random, np_rng: np.random.Generator,
 ) -> None:
-    buffer.save(run / "replay.npz")
+    buffer.save(run / REPLAY_FILE)
+    # Tensors, dicts, lists and numbers only: what torch.load(weights_only=True) reads back.
+    version, internal, gauss = rng.getstate()
     state = {
         "net": net.state_dict(),
         "optimizer": optimizer.state_dict(),
         "progress": dataclasses.asdict(progress),
-        "rng": rng.getstate(),
+        "rng": [version, list(internal), gauss],
         "np_rng": np_rng.bit_generator.state,
     }
-    partial = run / (CHECKPOINT_FILE + ".tmp")
-    torch.save(state, partial)
-    partial.replace(run / CHECKPOINT_FILE)  # a killed run leaves the last whole checkpoint
+    # Each file is replaced whole: a killed run leaves the last whole checkpoint.
+    replace_atomically(run / CHECKPOINT_FILE, lambda temporary: torch.save(state, temporary))
 
 
 def _load_checkpoint(
     run: Path, net: AlphaZeroNet, optimizer: torch.optim.Optimizer, buffer: ReplayBuffer
 ) -> tuple[_Progress, random.Random, np.random.Generator]:
+    """Restore the network, optimiser, buffer and generators of ``run``'s checkpoint.
+
+    The checkpoint is read with ``torch.load(weights_only=True)``: tensors and plain data
+    only, so that a crafted file in a shared folder cannot run code.
+    """
     path = run / CHECKPOINT_FILE
     if not path.is_file():
         raise FileNotFoundError(f"no checkpoint to resume at {path}")
-    state = torch.load(path, weights_only=False)
-    net.load_state_dict(state["net"])
-    optimizer.load_state_dict(state["optimizer"])
-    if (run / "replay.npz").is_file():
-        buffer.load(run / "replay.npz")
-    rng = random.Random()
-    rng.setstate(state["rng"])
-    np_rng = np.random.default_rng()
-    np_rng.bit_generator.state = state["np_rng"]
-    return _Progress(**state["progress"]), rng, np_rng
+    state = _read_checkpoint(path)
+    try:
+        net.load_state_dict(state["net"])
+        optimizer.load_state_dict(state["optimizer"])
+        version, internal, gauss = state["rng"]
+        rng = random.Random()
+        rng.setstate((version, tuple(internal), gauss))
+        np_rng = np.random.default_rng()
+        np_rng.bit_generator.state = state["np_rng"]
+        progress = _Progress(**state["progress"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as error:
+        raise DamagedRunFileError(
+            f"the checkpoint {path} does not fit this run's config.json or is damaged "
+            f"({type(error).__name__}: {str(error)[:200]}); restore a good copy, or start a "
+            "new run"
+        ) from None
+    if (run / REPLAY_FILE).is_file():
+        buffer.load(run / REPLAY_FILE)
+    return progress, rng, np_rng
+
+
+def _read_checkpoint(path: Path) -> dict[str, Any]:
+    """The checkpoint's contents, read as plain data (never unpickling code)."""
+    try:
+        state = torch.load(path, weights_only=True)
+    except pickle.UnpicklingError as error:
+        # weights_only refuses anything but tensors and plain data, before it runs.
+        raise DamagedRunFileError(
+            f"the checkpoint {path} holds more than tensors and plain data (refused unread: "
+            f"{str(error).splitlines()[0][:160]}); use only checkpoints that trap-train "
+            "wrote, or start a new run"
+        ) from None
+    except (RuntimeError, EOFError, OSError, ValueError, zipfile.BadZipFile) as error:
+        raise DamagedRunFileError(
+            f"the checkpoint {path} is damaged ({type(error).__name__}); restore a good "
+            "copy, or start a new run (another --run-dir)"
+        ) from None
+    if not isinstance(state, dict):
+        raise DamagedRunFileError(
+            f"the checkpoint {path} is not a trap-train checkpoint (it holds a "
+            f"{type(state).__name__}); restore a good copy, or start a new run"
+        )
+    return state
 
 
 # --- Command line --------------------------------------------------------------------------
@@ -959,24 +1068,46 @@ def main(
 ) -> int:
     """Train, or resume, one AlphaZero run; print where the network is.
 
-    The agent specs (the teacher, the ladder) are checked before the run starts.
+    The whole config (every setting, the agent specs of the teacher and the ladder, and on
+    ``--resume`` the flags against the stored run) is checked before the run folder is
+    created or changed. Note that ``--resume`` builds the agent specs stored in the run's
+    ``config.json`` (``exec:`` commands and dotted paths run code): resume only runs whose
+    folder you trust.
     """
     args = build_parser(parser_class).parse_args(argv)
-    run = Path(args.run_dir)
-    overrides = config_from_args(args)
+    prog = "trap-train alphazero"
     try:
-        if args.resume:
-            saved = AlphaZeroConfig.load(run / CONFIG_FILE)
-            config = dataclasses.replace(saved, run_dir=str(run), **overrides)
-        else:
-            config = AlphaZeroConfig(run_dir=str(run), **overrides)
+        config = _config(args)
         _check_agents(config)
         latest = train(config, resume=args.resume)
-    except (FileExistsError, FileNotFoundError, ValueError) as error:
-        print(f"trap-train alphazero: {error}", file=sys.stderr)
+    except (OSError, ValueError) as error:  # FileExistsError, FileNotFoundError too
+        print(f"{prog}: error: {str(error).replace(chr(10), ' ')}", file=sys.stderr)
         return 1
-    print(f"latest network: {latest}; per iteration: {run / 'networks'}")
+    except KeyboardInterrupt:
+        print(f"{prog}: error: interrupted; run again with --resume to continue from the last "
+              "checkpoint", file=sys.stderr)
+        return 1
+    print(f"latest network: {latest}; per iteration: {Path(args.run_dir) / 'networks'}")
     return 0
+
+
+def _config(args: argparse.Namespace) -> AlphaZeroConfig:
+    """The run's config: new from the flags, or the stored one with the flags it can take.
+
+    Raises:
+        ValueError: for a bad run folder, setting or stored config, or a flag that a
+            resumed run cannot honour (see :data:`FIXED_ON_RESUME`).
+        FileNotFoundError: for ``--resume`` without a stored config.
+    """
+    run = run_folder(args.run_dir)
+    overrides = config_from_args(args)
+    if not args.resume:
+        return AlphaZeroConfig(run_dir=args.run_dir, **overrides)
+    saved = AlphaZeroConfig.load(run / CONFIG_FILE)
+    check_resume_overrides(saved, overrides, FIXED_ON_RESUME, {})
+    # The folder may have moved since the run began: it is where the run is now.
+    return dataclasses.replace(saved, run_dir=args.run_dir, **overrides)
+
 
 
 if __name__ == "__main__":
