@@ -27,12 +27,18 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "DamagedRunFileError",
     "check_writable_folder",
     "replace_atomically",
     "run_folder",
     "save_npz_atomically",
     "write_text_atomically",
 ]
+
+
+class DamagedRunFileError(ValueError):
+    """A file of a run folder that cannot be read back; the message names it and says what
+    to do (delete it, restore a copy, start a new run)."""
 
 
 def replace_atomically(path: str | Path, write: Callable[[Path], object]) -> None:

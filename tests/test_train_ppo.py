@@ -163,3 +163,144 @@ def test_train_takes_game_trap_and_refuses_other_games_in_one_line(capsys) -> No
     assert "train trap only" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # --game trap reaches the parser, which wants its flags
         train_ppo.main(["--game", "trap"])
+
+
+# --- The run folder: interrupts, damaged and crafted files, flags on --resume -------------
+
+SMALL = [*QUICK, "--board-size", "4", "--checkpoint-every", "32", "--seed", "1"]
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 64-step run on a 4x4 board with checkpoints at 32 and 64 steps."""
+    run = tmp_path_factory.mktemp("ppo") / "run"
+    status, err = main(["--run-dir", str(run), *SMALL])
+    assert status == 0, err
+    return run
+
+
+@pytest.fixture
+def run_copy(finished_run: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    return Path(shutil.copytree(finished_run, tmp_path / "run"))
+
+
+def resume(run: Path, *extra: str) -> tuple[int, str]:
+    return main(["--run-dir", str(run), "--resume", *extra])
+
+
+def files_of(run: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(run)): p.read_bytes() for p in run.rglob("*") if p.is_file()}
+
+
+def assert_one_line(err: str, *words: str) -> None:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("trap-train: error:"), err
+    assert "Traceback" not in err and all(word in err for word in words), err
+
+
+def steps_of(model: Path) -> int:
+    from agents.rl.ppo import read_model_spec
+
+    return read_model_spec(model).num_timesteps
+
+
+def test_every_run_file_is_whole_with_no_temporaries_left(finished_run: Path) -> None:
+    names = sorted(files_of(finished_run))
+    assert "checkpoints/ppo_32_steps.zip" in names and "checkpoints/ppo_64_steps.zip" in names
+    assert not [name for name in names if "/." in name or name.startswith(".")]
+
+
+def test_a_damaged_newest_checkpoint_falls_back_to_the_one_before(run_copy: Path) -> None:
+    newest = run_copy / "checkpoints" / "ppo_64_steps.zip"
+    newest.write_bytes(newest.read_bytes()[:1000])
+    status, err = resume(run_copy, "--timesteps", "96")
+    assert status == 0, err
+    assert "ppo_64_steps.zip" in err and "skipping" in err and "Traceback" not in err
+    assert steps_of(run_copy / "final_model.zip") == 96  # 32 + 64 more
+
+
+def test_no_readable_checkpoint_is_one_line_and_changes_nothing(run_copy: Path) -> None:
+    for checkpoint in (run_copy / "checkpoints").iterdir():
+        checkpoint.write_bytes(b"PK\x03\x04" + b"x" * 50)
+    before = files_of(run_copy)
+    status, err = resume(run_copy, "--timesteps", "96")
+    assert status == 1
+    assert_one_line(err.splitlines()[-1], "none of the 2 checkpoints", "ppo_64_steps.zip")
+    assert files_of(run_copy) == before
+
+
+@pytest.mark.parametrize("text", ["{", "", '{"run_dir": "x", "board_size": 4'])
+def test_a_damaged_config_is_one_line(run_copy: Path, text: str) -> None:
+    (run_copy / CONFIG_FILE).write_text(text)
+    status, err = resume(run_copy)
+    assert status == 1
+    assert_one_line(err, CONFIG_FILE)
+
+
+class _Payload:
+    """Unpickled, it would create the marker file (what a crafted checkpoint could do)."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        return open, (str(self.marker), "w")
+
+
+def test_a_crafted_checkpoint_never_runs_its_payload(run_copy: Path, tmp_path: Path) -> None:
+    import base64
+    import pickle
+    import zipfile
+
+    marker = tmp_path / "pwned"
+    path = run_copy / "checkpoints" / "ppo_64_steps.zip"
+    with zipfile.ZipFile(path) as source:
+        members = {info.filename: source.read(info) for info in source.infolist()}
+    data = json.loads(members["data"])
+    payload = base64.b64encode(pickle.dumps(_Payload(marker))).decode()
+    data["_last_obs"] = {":type:": "<class 'object'>", ":serialized:": payload}
+    members["data"] = json.dumps(data).encode()
+    with zipfile.ZipFile(path, "w") as target:
+        for name, content in members.items():
+            target.writestr(name, content)
+    status, err = resume(run_copy, "--timesteps", "96")
+    assert status == 0, err
+    assert not marker.exists()
+    assert steps_of(run_copy / "final_model.zip") == 96  # from 64, once the weights loaded
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [(["--board-size", "5"], ["--board-size 5 (the run has 4)"]),
+     (["--channels", "8", "--num-layers", "2"], ["--channels 8", "--num-layers 2"]),
+     (["--pretrain-games", "3"], ["--pretrain-games 3"])],
+)
+def test_a_flag_the_run_cannot_take_is_refused_and_changes_nothing(
+    run_copy: Path, flags: list[str], named: list[str]
+) -> None:
+    before = files_of(run_copy)
+    status, err = resume(run_copy, "--timesteps", "96", *flags)
+    assert status == 1
+    assert_one_line(err, *named, "new run")
+    assert files_of(run_copy) == before
+    assert resume(run_copy, "--board-size", "4")[0] == 0  # its own value is fine
+
+
+def test_a_flag_the_run_can_take_is_recorded(run_copy: Path) -> None:
+    status, err = resume(run_copy, "--timesteps", "96", "--learning-rate", "0.001")
+    assert status == 0, err
+    config = TrainConfig.load(run_copy / CONFIG_FILE)
+    assert (config.total_timesteps, config.learning_rate) == (96, 0.001)
+
+
+def test_an_empty_or_file_run_dir_is_refused(tmp_path: Path) -> None:
+    afile = tmp_path / "notes.txt"
+    afile.write_text("mine")
+    for run_dir, message in [("", "empty"), (" ", "empty"), (str(afile), "is a file")]:
+        for resuming in ([], ["--resume"]):
+            status, err = main(["--run-dir", run_dir, *QUICK, *resuming])
+            assert status == 1
+            assert_one_line(err, message)
+    assert afile.read_text() == "mine"

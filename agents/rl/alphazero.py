@@ -55,6 +55,7 @@ from torch import nn
 
 from agents.base import make_agent
 from agents.files import (
+    DamagedRunFileError,
     check_writable_folder,
     replace_atomically,
     run_folder,
@@ -479,10 +480,6 @@ class ReplayBuffer:
             raise _damaged_buffer(path, "its arrays hold different numbers of samples")
         self.samples = Samples(**arrays)
         self.add(Samples.empty(empty.observations.shape[1]))  # keep the latest ``capacity``
-
-
-class DamagedRunFileError(ValueError):
-    """A file of a run folder that cannot be read back; the message says what to do."""
 
 
 def _damaged_buffer(path: Path, problem: str) -> DamagedRunFileError:
