@@ -55,7 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line of ``trap-train`` (its errors are one line)."""
     parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--run-dir", required=True, help="the run folder")
-    parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --run-dir; this builds the agent specs its config.json "
+        "names (exec: commands and dotted paths run code): resume only folders you trust",
+    )
     parser.add_argument("--timesteps", type=int, help="total learner steps (default 1000000)")
     parser.add_argument(
         "--stage", action="append", metavar="SPEC[|SPEC...]", help="a curriculum stage"

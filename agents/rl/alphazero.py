@@ -1035,7 +1035,12 @@ def build_parser(
         formatter_class=argparse.RawTextHelpFormatter,
     )
     parser.add_argument("--run-dir", required=True, help="the run folder")
-    parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --run-dir; this builds the agent specs its config.json "
+        "names (exec: commands and dotted paths run code): resume only folders you trust",
+    )
     parser.add_argument("--ladder", nargs="+", metavar="SPEC", help="evaluation opponents")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     for item in dataclasses.fields(AlphaZeroConfig):
