@@ -7,6 +7,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
+import crafted_files
 import numpy as np
 import pytest
 
@@ -217,9 +218,7 @@ def resume(
 
 
 def assert_one_line(err: str, *words: str) -> None:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("trap-train alphazero: error:"), err
-    assert "Traceback" not in err and all(word in err for word in words), err
+    crafted_files.assert_one_line(err, "trap-train alphazero: error:", *words)
 
 
 def test_run_files_are_written_whole_with_no_temporaries_left(finished_run: Path) -> None:
@@ -275,16 +274,6 @@ def test_a_damaged_config_is_named_in_one_line(
     assert_one_line(err, "config.json")
 
 
-class _Payload:
-    """Unpickled, it would create the marker file (what a crafted checkpoint could do)."""
-
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self) -> tuple[object, tuple[str, str]]:
-        return open, (str(self.marker), "w")
-
-
 def test_a_crafted_checkpoint_is_refused_without_running_it(
     run_copy: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -292,7 +281,7 @@ def test_a_crafted_checkpoint_is_refused_without_running_it(
 
     marker = tmp_path / "pwned"
     state = torch.load(run_copy / "checkpoint.pt", weights_only=True)
-    state["progress"] = _Payload(marker)
+    state["progress"] = crafted_files.Payload(marker)
     torch.save(state, run_copy / "checkpoint.pt")
     status, err = resume(run_copy, capsys)
     assert status == 1 and not marker.exists()
@@ -360,3 +349,35 @@ def test_an_empty_or_file_run_dir_is_refused(
             assert status == 1
             assert_one_line(capsys.readouterr().err, message)
     assert afile.read_text() == "mine"
+
+
+RUN_FILES = ["config.json", "checkpoint.pt", "replay.npz", "latest.npz", "log.csv",
+             "networks/iter_0001.npz"]  # fmt: skip
+DAMAGES: dict[str, Callable[[Path], object]] = {
+    "removed": lambda path: path.unlink(),
+    "truncated": lambda path: path.write_bytes(path.read_bytes()[: path.stat().st_size // 3]),
+    "garbage": lambda path: path.write_bytes(b"PK\x03\x04garbage" * 7),
+}
+
+
+def files_of(run: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(run)): p.read_bytes() for p in run.rglob("*") if p.is_file()}
+
+
+def test_the_run_files_are_the_ones_damaged_below(finished_run: Path) -> None:
+    assert sorted(files_of(finished_run)) == sorted(RUN_FILES)
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+@pytest.mark.parametrize("name", RUN_FILES)
+def test_any_damaged_file_resumes_or_is_one_line_that_changes_nothing(
+    run_copy: Path, capsys: pytest.CaptureFixture[str], name: str, damage: str
+) -> None:
+    DAMAGES[damage](run_copy / name)
+    before = files_of(run_copy)
+    status, err = resume(run_copy, capsys, "--iterations", "2")
+    if status == 0:
+        assert (run_copy / "networks" / "iter_0002.npz").is_file()
+    else:
+        assert_one_line(err, name)
+        assert files_of(run_copy) == before

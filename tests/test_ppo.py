@@ -8,6 +8,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import crafted_files
 import numpy as np
 import pytest
 
@@ -373,26 +374,13 @@ def test_bundled_model_plays_as_with_the_stable_baselines_loader() -> None:
         state = apply(state, rng.choice(legal_actions(state)))
 
 
-class _Payload:
-    """Unpickled, it would create the marker file (what a crafted model could do)."""
-
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self) -> tuple[object, tuple[str, str]]:
-        return open, (str(self.marker), "w")
-
-
 def crafted_data(tmp_path: Path, key: str, marker: Path) -> Path:
     """The bundled model with the pickled ``key`` of its metadata replaced by a payload."""
-    import base64
     import json
-    import pickle
 
     with zipfile.ZipFile(DEFAULT_MODEL) as source:
         data = json.loads(source.read("data"))
-    data[key] = {":type:": "<class 'object'>",
-                 ":serialized:": base64.b64encode(pickle.dumps(_Payload(marker))).decode()}
+    data[key] = crafted_files.serialized_payload(marker)
     return rewritten_model(tmp_path, "data", json.dumps(data).encode())
 
 
@@ -411,7 +399,7 @@ def test_a_crafted_model_zip_never_runs_its_payload(tmp_path: Path) -> None:
         PPOAgent(crafted_data(tmp_path, "policy_class", marker))
     # In the weights: torch.load(weights_only=True) refuses it.
     weights = io.BytesIO()
-    torch.save({"policy": _Payload(marker)}, weights)
+    torch.save({"policy": crafted_files.Payload(marker)}, weights)
     with pytest.raises(IncompatibleModelError, match="cannot be read as tensors"):
         PPOAgent(rewritten_model(tmp_path, "policy.pth", weights.getvalue()))
     assert not marker.exists()

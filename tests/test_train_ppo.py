@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import crafted_files
 import pytest
 
 pytest.importorskip("sb3_contrib")
@@ -167,12 +168,15 @@ def test_train_takes_game_trap_and_refuses_other_games_in_one_line(capsys) -> No
 
 # --- The run folder: interrupts, damaged and crafted files, flags on --resume -------------
 
-SMALL = [*QUICK, "--board-size", "4", "--checkpoint-every", "32", "--seed", "1"]
+SMALL = [*QUICK, "--board-size", "4", "--checkpoint-every", "32", "--seed", "1",
+         "--eval-every", "32", "--eval-episodes", "2", "--eval-opponent", "random",
+         "--self-play-fraction", "0.5", "--snapshot-every", "32", "--pool-size", "2"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A 64-step run on a 4x4 board with checkpoints at 32 and 64 steps."""
+    """A 64-step run on a 4x4 board with checkpoints, snapshots and evaluations at 32 and 64
+    steps."""
     run = tmp_path_factory.mktemp("ppo") / "run"
     status, err = main(["--run-dir", str(run), *SMALL])
     assert status == 0, err
@@ -195,9 +199,7 @@ def files_of(run: Path) -> dict[str, bytes]:
 
 
 def assert_one_line(err: str, *words: str) -> None:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("trap-train: error:"), err
-    assert "Traceback" not in err and all(word in err for word in words), err
+    crafted_files.assert_one_line(err, "trap-train: error:", *words)
 
 
 def steps_of(model: Path) -> int:
@@ -239,19 +241,7 @@ def test_a_damaged_config_is_one_line(run_copy: Path, text: str) -> None:
     assert_one_line(err, CONFIG_FILE)
 
 
-class _Payload:
-    """Unpickled, it would create the marker file (what a crafted checkpoint could do)."""
-
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self) -> tuple[object, tuple[str, str]]:
-        return open, (str(self.marker), "w")
-
-
 def test_a_crafted_checkpoint_never_runs_its_payload(run_copy: Path, tmp_path: Path) -> None:
-    import base64
-    import pickle
     import zipfile
 
     marker = tmp_path / "pwned"
@@ -259,8 +249,7 @@ def test_a_crafted_checkpoint_never_runs_its_payload(run_copy: Path, tmp_path: P
     with zipfile.ZipFile(path) as source:
         members = {info.filename: source.read(info) for info in source.infolist()}
     data = json.loads(members["data"])
-    payload = base64.b64encode(pickle.dumps(_Payload(marker))).decode()
-    data["_last_obs"] = {":type:": "<class 'object'>", ":serialized:": payload}
+    data["_last_obs"] = crafted_files.serialized_payload(marker)
     members["data"] = json.dumps(data).encode()
     with zipfile.ZipFile(path, "w") as target:
         for name, content in members.items():
@@ -304,3 +293,34 @@ def test_an_empty_or_file_run_dir_is_refused(tmp_path: Path) -> None:
             assert status == 1
             assert_one_line(err, message)
     assert afile.read_text() == "mine"
+
+
+RUN_FILES = ["config.json", "checkpoints/ppo_32_steps.zip", "checkpoints/ppo_64_steps.zip",
+             "pool/snapshot_32.zip", "pool/snapshot_64.zip", "best/best_model.zip",
+             "eval/evaluations.npz", "final_model.zip"]  # fmt: skip
+DAMAGES = {
+    "removed": lambda path: path.unlink(),
+    "truncated": lambda path: path.write_bytes(path.read_bytes()[: path.stat().st_size // 3]),
+    "garbage": lambda path: path.write_bytes(b"PK\x03\x04garbage" * 7),
+}
+
+
+def test_the_run_files_are_the_ones_damaged_below(finished_run: Path) -> None:
+    assert sorted(files_of(finished_run)) == sorted(RUN_FILES)
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+@pytest.mark.parametrize("name", RUN_FILES)
+def test_any_damaged_file_resumes_or_is_one_line_that_changes_nothing(
+    run_copy: Path, name: str, damage: str
+) -> None:
+    DAMAGES[damage](run_copy / name)
+    before = files_of(run_copy)
+    status, err = resume(run_copy, "--timesteps", "96")
+    assert "Traceback" not in err
+    if status == 0:
+        assert steps_of(run_copy / "final_model.zip") == 96
+    else:
+        assert status == 1 and err.strip().splitlines()[-1].startswith("trap-train: error:")
+        assert name in err or "checkpoint" in err, err
+        assert files_of(run_copy) == before

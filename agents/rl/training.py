@@ -460,7 +460,8 @@ class CurriculumCallback(BaseCallback):
 
     Every ``snapshot_every`` steps (with self-play on) it saves the learner to
     ``pool/`` and gives the envs new mixes that include the latest ``pool_size``
-    snapshots.
+    snapshots. A resumed run starts from the latest ``pool_size`` snapshots in ``pool/``
+    that read whole (a damaged one is reported and left out).
     """
 
     def __init__(self, config: TrainConfig, pool_dir: Path) -> None:
@@ -468,7 +469,7 @@ class CurriculumCallback(BaseCallback):
         self.config = config
         self.pool_dir = pool_dir
         self.stage = -1
-        self.pool = sorted(map(str, pool_dir.glob("snapshot_*.zip")), key=_step_of)
+        self.pool = _readable_snapshots(pool_dir, config.pool_size)
         self.next_snapshot = 0
 
     def _on_training_start(self) -> None:
@@ -504,6 +505,24 @@ class CurriculumCallback(BaseCallback):
         if self.verbose or self.logger is not None:
             self.logger.record("curriculum/stage", stage)
             self.logger.record("curriculum/pool_size", len(self.pool))
+
+
+def _readable_snapshots(pool_dir: Path, count: int) -> list[str]:
+    """The paths of the latest ``count`` snapshots in ``pool_dir`` that read whole, oldest
+    first (read as the ``ppo`` agent reads them: metadata and weights, nothing unpickled)."""
+    readable: list[str] = []
+    for path in sorted(pool_dir.glob("snapshot_*.zip"), key=_step_of, reverse=True):
+        if len(readable) == count:
+            break
+        try:
+            read_model_spec(path)
+            read_parameters(path)
+        except IncompatibleModelError as error:
+            print(f"trap-train: leaving out of the self-play pool a snapshot that cannot be "
+                  f"read: {error}", file=sys.stderr, flush=True)
+            continue
+        readable.append(str(path))
+    return readable[::-1]
 
 
 class ProgressBarCallback(BaseCallback):
