@@ -5,8 +5,8 @@ was before or as it is after, never half written, so that ``--resume`` finds som
 can read. :func:`replace_atomically` writes into a temporary file in the same folder,
 flushes it to disk and renames it over the target (``os.replace``, atomic on POSIX and
 Windows within one file system); :func:`write_text_atomically` is its text form.
-:func:`check_writable_folder` is the one check that a folder given by a user can hold a
-run's files, made before anything is written.
+:func:`check_writable_folder` and :func:`check_writable_file` are the checks that a folder
+or a file given by a user can be written, made before any work starts.
 
 Example:
     >>> import numpy as np, tempfile, pathlib
@@ -28,6 +28,7 @@ from typing import Any
 
 __all__ = [
     "DamagedRunFileError",
+    "check_writable_file",
     "check_writable_folder",
     "replace_atomically",
     "run_folder",
@@ -125,6 +126,26 @@ def check_writable_folder(folder: str | Path, what: str = "folder") -> Path:
     except (OSError, ValueError) as error:  # ValueError: a path with a NUL character
         raise ValueError(f"cannot write to the {what} {text!r}: {error}") from None
     return path
+
+
+def check_writable_file(path: str | Path, what: str = "file") -> Path:
+    """Check that ``path`` can be written (its folder exists and is writable), creating
+    nothing.
+
+    Raises:
+        ValueError: for an empty path, a folder, or a path whose folder is missing or not
+            writable, naming ``what`` and the path.
+    """
+    text = str(path)
+    if not text.strip():
+        raise ValueError(f"the {what} must be a file path, got an empty one")
+    target = Path(text)
+    if target.is_dir():
+        raise ValueError(f"cannot write the {what} {text!r}: it is a folder; give a file path")
+    folder = target.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise ValueError(f"cannot write the {what} {text!r}: no writable folder for it")
+    return target
 
 
 def _sync(path: Path) -> None:

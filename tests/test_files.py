@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from agents.files import (
+    check_writable_file,
     check_writable_folder,
     replace_atomically,
     run_folder,
@@ -60,3 +61,12 @@ def test_run_folders_are_refused_when_empty_or_a_file(tmp_path: Path) -> None:
     assert check_writable_folder(tmp_path / "new" / "run") == tmp_path / "new" / "run"
     assert list((tmp_path / "new" / "run").iterdir()) == []  # the probe is gone
     assert afile.read_text() == "mine"
+
+
+def test_a_file_path_is_checked_without_creating_anything(tmp_path: Path) -> None:
+    for path, message in [("", "empty"), (str(tmp_path), "is a folder"),
+                          (str(tmp_path / "no" / "a.gif"), "no writable folder")]:
+        with pytest.raises(ValueError, match=message):
+            check_writable_file(path, "GIF")
+    assert check_writable_file(tmp_path / "a.gif") == tmp_path / "a.gif"
+    assert list(tmp_path.iterdir()) == []
