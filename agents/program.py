@@ -1,12 +1,14 @@
-"""Agents in any language: a program that reads states and answers cells on its standard streams.
+"""Agents in any language: a program that reads states and answers actions on its standard streams.
 
 The spec ``"exec:COMMAND"`` runs ``COMMAND`` (split as a POSIX shell splits it, with
-:func:`shlex.split`) as an agent. For each decision the program reads one line, the state
-in the core's one-line notation (:func:`trap_env.core.to_text`), and answers one line, the
-cell as an integer. That is the whole protocol for a minimal program; a program that
-answers its first line with ``trap-protocol 1`` also receives a greeting, a line per new
-game (seed and rules) and the CPU time left before each state. ``docs/PROTOCOL.md`` is the
-full description.
+:func:`shlex.split`) as an agent of any game on the stack. For each decision the program
+reads one line, the state in its game's one-line notation (``game.to_text``; Trap!'s is
+:func:`trap_env.core.to_text`), and answers one line, the action as an integer (in Trap!,
+a cell). That is the whole protocol for a minimal program; a program that answers its
+first line with the hello ``trap-protocol 1`` (Trap! only) or ``trap-protocol 2`` (any
+game, named in each new game's line; answers may also be the game's action text) receives
+a greeting, a line per new game (seed and rules) and the CPU time left before each state.
+``docs/PROTOCOL.md`` is the full description.
 
 Limits, each enforced on the program and its process group:
 
@@ -65,12 +67,14 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from trap_env.agent import UnsupportedGameError
-from trap_env.core import NO_PLAYER, Cell, GameConfig, Phase, State, initial_state, to_text
+from trap_env.game import Game
+from trap_env.games import DEFAULT_GAME, get_game
 
 __all__ = [
     "DEFAULT_MEMORY_LIMIT",
     "DEFAULT_TIME_LIMIT",
     "PROTOCOL",
+    "PROTOCOL_VERSIONS",
     "ProgramAgent",
     "ProgramCrashed",
     "ProgramError",
@@ -78,8 +82,10 @@ __all__ = [
     "ProtocolError",
 ]
 
-PROTOCOL = "trap-protocol 1"
-"""The protocol's name and version: a program's hello, and the agent's greeting."""
+PROTOCOL = "trap-protocol"
+"""The protocol's name: a program's hello is ``trap-protocol VERSION``, and so is the greeting."""
+PROTOCOL_VERSIONS = (1, 2)
+"""The versions this runner speaks: 1 plays Trap! only; 2 names the game and takes action text."""
 DEFAULT_TIME_LIMIT = 5.0
 """CPU seconds per turn, as the match runner's default budget."""
 DEFAULT_MEMORY_LIMIT = 1 << 30
@@ -89,7 +95,11 @@ _MAX_LINE = 4096
 """Bytes an answer may take; longer is garbage (a runaway print)."""
 _STDERR_TAIL = 600
 """Characters of the program's standard error quoted in a fault's message."""
-_CELL = re.compile(r"-?[0-9]+")
+_ACTION = re.compile(r"-?[0-9]+")
+_WORDS = {"board_size": "size"}
+"""Rule parameters under a shorter name in the ``game`` line."""
+_SIZES = re.compile(r"[0-9]+(,[0-9]+)*")
+_GAMES = re.compile(r"[a-z][a-z0-9_]*(,[a-z][a-z0-9_]*)*")
 _MEMORY_WORDS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
 _PR_SET_PDEATHSIG = 1
 
@@ -348,7 +358,7 @@ def _kill_all() -> None:
 
 _NO_PROCESS: dict[str, Any] = {
     "_process": None,
-    "_extended": None,
+    "_version": None,
     "_new_game": True,
     "_turn": None,
     "_last_answer_cpu": 0.0,
@@ -357,22 +367,24 @@ _NO_PROCESS: dict[str, Any] = {
 
 
 class ProgramAgent:
-    """An agent played by a program in any language, speaking ``trap-protocol 1``.
+    """An agent played by a program in any language, speaking ``trap-protocol``.
 
     Args:
         command: the command line, as one string (split with :func:`shlex.split`) or as
             an argument list.
-        time_limit: CPU seconds per turn (move and throw together), counted from the
-            program's previous answer; None for no limit.
+        time_limit: CPU seconds per turn (every decision of the turn together), counted
+            from the program's previous answer; None for no limit.
         memory_limit: bytes of address space for the program; None for no limit.
         wall_limit: wall-clock seconds per turn; None for ``2 * time_limit + 0.5``
             (and no limit when there is no time limit).
         seed: seeds the games' seeds told to programs that take the extras, when
             ``reset`` is given none.
+        game: the game the program plays (:func:`trap_env.games.get_game`'s names);
+            ``make_agent(spec, game=...)`` passes its own.
 
     Raises:
-        ValueError: for an empty command, a program that cannot be found, or a limit that
-            is not positive.
+        ValueError: for an empty command, a program that cannot be found, a limit that
+            is not positive, or an unknown game.
     """
 
     def __init__(
@@ -383,6 +395,7 @@ class ProgramAgent:
         memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
         wall_limit: float | None = None,
         seed: int | None = None,
+        game: str = DEFAULT_GAME,
     ) -> None:
         self.argv = _split_command(command)
         self.command = shlex.join(self.argv)
@@ -395,13 +408,16 @@ class ProgramAgent:
         self.time_limit = time_limit
         self.memory_limit = memory_limit
         self.wall_limit = wall_limit
+        self.game: Game[Any, Any] = get_game(game)
         self.rng = random.Random(seed)
         self.sizes: tuple[int, ...] | None = None
         """The board sizes the program's hello declared; None: any (or not known yet)."""
+        self.games: tuple[str, ...] | None = None
+        """The games the program's hello declared; None: any (or not known yet)."""
         self._game_seed: int | None = None
         self._process: _Process | None = None
-        self._extended: bool | None = None
-        """Whether the program takes the extras; None until its first answer."""
+        self._version: int | None = None
+        """The protocol version the program speaks (0: minimal); None until its first answer."""
         self._new_game = True
         self._turn: tuple[int, int] | None = None
         """The (turn, player) whose clocks run."""
@@ -418,59 +434,59 @@ class ProgramAgent:
         self._new_game = True
         self._turn = None
 
-    def select_action(self, state: State) -> Cell:
-        """Send the state to the program and return the cell it answers.
+    def select_action(self, state: Any) -> int:
+        """Send the state to the program and return the action it answers.
 
         Raises:
-            ValueError: for a state that waits for no decision (a landing or a finished game).
+            ValueError: for a state that waits for no decision (chance, or a finished game).
             ProgramError: if the program crashes, answers garbage or goes over a limit; the
                 program is then killed, and the next decision starts a fresh one.
         """
-        if state.phase is Phase.LANDING or state.winner != NO_PLAYER:
+        game = self.game
+        if game.is_chance(state) or game.outcome(state) is not None:
             raise ValueError(
-                f"a program decides only moves and throws of a game in play, not phase "
-                f"{state.phase.name} with winner {state.winner}"
+                f"a program decides only in a game in play, not at "
+                f"{game.decision_name(state)!r} of a game with outcome {game.outcome(state)}"
             )
-        with self._faults_kill(f"turn {state.turn}, phase {state.phase.name}"):
+        when = f"turn {game.turn(state)}, {game.decision_name(state)}"
+        with self._faults_kill(when):
             budget = self._turn_budget(state)
-            if self._extended is None:
-                answer = self._first_answer(to_text(state), budget)
-                if not answer.startswith("trap-protocol"):
-                    self._extended = False
-                    return _parse_cell(answer)
+            if self._version is None:
+                answer = self._first_answer(game.to_text(state), budget)
+                if not answer.startswith(PROTOCOL):
+                    self._version = 0
+                    return self._parse_action(state, answer)
                 self._accept_hello(answer)
+                self._check_declared(game.config_of(state))
                 budget = self._turn_budget(state, fresh=True)
             process = self._running()
             process.send(self._lines_for(state, budget), budget)
             answer = process.read_line(budget)
             self._last_answer_cpu = process.last_cpu
-            return _parse_cell(answer)
+            return self._parse_action(state, answer)
 
-    def check_game(self, config: GameConfig) -> None:
-        """Refuse board sizes the program's hello did not list (any, if it listed none).
+    def check_game(self, config: Any) -> None:
+        """Refuse a game or board size the program's hello did not list (any, if it listed none).
 
         Starts the program and shows it the opening state of ``config``: a program that
-        takes the extras answers with its hello (and its sizes); the cell a minimal
-        program answers is discarded. A program that fails this check (crashes, answers
-        garbage, runs over) is killed and taken to play any size: its fault recurs, and is
-        recorded, in its first game.
+        takes the extras answers with its hello (its version, games and sizes); the action
+        a minimal program answers is discarded. A program that fails this check (crashes,
+        answers garbage, runs over) is killed and taken to play any game: its fault recurs,
+        and is recorded, in its first game.
 
         Raises:
-            UnsupportedGameError: for a board size the program did not declare.
+            UnsupportedGameError: for a game or board size the program did not declare.
         """
-        if self._extended is None:
+        if self._version is None:
             with contextlib.suppress(ProgramError), self._faults_kill("checking the game"):
                 budget = _Budget(0.0, self.time_limit, time.monotonic(), self._wall_limit())
-                answer = self._first_answer(to_text(initial_state(config)), budget)
-                if answer.startswith("trap-protocol"):
+                opening = self.game.to_text(self.game.initial_state(config))
+                answer = self._first_answer(opening, budget)
+                if answer.startswith(PROTOCOL):
                     self._accept_hello(answer)
                 else:
-                    self._extended = False
-        if self.sizes is not None and config.board_size not in self.sizes:
-            raise UnsupportedGameError(
-                f"program {self.command!r} plays board sizes {list(self.sizes)} "
-                f"(its hello said so), not {config.board_size}"
-            )
+                    self._version = 0
+        self._check_declared(config)
 
     def close(self) -> None:
         """Kill the program's process group (a later decision starts a fresh program)."""
@@ -517,9 +533,9 @@ class ProgramAgent:
             return ""
         return f"; it ran out of memory (limit {_format_bytes(self.memory_limit)})"
 
-    def _turn_budget(self, state: State, fresh: bool = False) -> _Budget:
+    def _turn_budget(self, state: Any, fresh: bool = False) -> _Budget:
         """The budget of the turn that ``state`` belongs to; a new turn starts its clocks."""
-        key = (state.turn, state.player)
+        key = (self.game.turn(state), self.game.current_player(state))
         if fresh or key != self._turn:
             self._turn = key
             self._turn_cpu_start = self._last_answer_cpu
@@ -545,35 +561,96 @@ class ProgramAgent:
         return answer
 
     def _accept_hello(self, hello: str) -> None:
-        """Read the program's hello (version, sizes) and greet it back."""
-        words = hello.split()
-        if " ".join(words[:2]) != PROTOCOL:
-            raise ProtocolError(f"said {hello[:80]!r}; this runner speaks {PROTOCOL!r}")
-        for word in words[2:]:
-            key, _, value = word.partition("=")
-            if key != "sizes" or not re.fullmatch(r"[0-9]+(,[0-9]+)*", value):
-                raise ProtocolError(
-                    f"said {word!r} in its hello; allowed after {PROTOCOL!r}: "
-                    "'sizes=N,N,...' (the board sizes it plays)"
-                )
-            self.sizes = tuple(int(size) for size in value.split(","))
-        self._extended = True
+        """Read the program's hello (version, games, sizes) and greet it back."""
+        self._version, self.games, self.sizes = _parse_hello(hello)
         budget = _Budget(0.0, None, time.monotonic(), self._wall_limit())
-        self._running().send([PROTOCOL], budget)
+        self._running().send([f"{PROTOCOL} {self._version}"], budget)
 
-    def _lines_for(self, state: State, budget: _Budget) -> list[str]:
+    def _check_declared(self, config: Any) -> None:
+        """Refuse a game or a board size outside what the program's hello declared."""
+        name = self.game.name
+        if self._version == 1 and name != DEFAULT_GAME:
+            raise UnsupportedGameError(
+                f"program {self.command!r} speaks {PROTOCOL} 1, which plays Trap! only; a "
+                f"program that plays {name!r} says '{PROTOCOL} 2 games={name}'"
+            )
+        if self.games is not None and name not in self.games:
+            raise UnsupportedGameError(
+                f"program {self.command!r} plays the games {list(self.games)} "
+                f"(its hello said so), not {name!r}"
+            )
+        size = self.game.config_params(config).get("board_size")
+        if self.sizes is not None and size not in self.sizes:
+            raise UnsupportedGameError(
+                f"program {self.command!r} plays board sizes {list(self.sizes)} "
+                f"(its hello said so), not {size}"
+            )
+
+    def _lines_for(self, state: Any, budget: _Budget) -> list[str]:
         """The state line, preceded for an extended program by the game and time lines."""
         lines = []
-        if self._extended:
+        if self._version:
             if self._new_game:
-                seed = "none" if self._game_seed is None else str(self._game_seed)
-                decay = state.decay
-                lines.append(f"game seed={seed} size={state.board_size} decay={decay}")
+                lines.append(self._game_line(state))
             left = budget.cpu_left(self._running().cpu_seconds())
             lines.append("time none" if left is None else f"time {left:.3f}")
         self._new_game = False
-        lines.append(to_text(state))
+        lines.append(self.game.to_text(state))
         return lines
+
+    def _game_line(self, state: Any) -> str:
+        """``game [name=NAME] seed=S key=value...``, the rule parameters in the game's order
+        (``board_size`` written ``size``); version 1 (Trap! only) names no game."""
+        params = dict(self.game.config_params(self.game.config_of(state)))
+        seed = "none" if self._game_seed is None else str(self._game_seed)
+        words = [] if self._version == 1 else [f"name={self.game.name}"]
+        words.append(f"seed={seed}")
+        words += [f"{_WORDS.get(key, key)}={value}" for key, value in params.items()]
+        return " ".join(["game", *words])
+
+    def _parse_action(self, state: Any, answer: str) -> int:
+        """An integer action; in version 2 also the game's action text (``"pass"``)."""
+        if _ACTION.fullmatch(answer):
+            return int(answer)
+        if self._version == 2:
+            try:
+                return self.game.action_from_text(state, answer.strip())
+            except ValueError as error:
+                raise ProtocolError(f"answered {answer[:80]!r}: {error}") from None
+        raise ProtocolError(
+            f"answered {answer[:80]!r} where the protocol wants an action: one integer "
+            "(in Trap!, the cell row * N + col) on its own line"
+        )
+
+
+def _parse_hello(hello: str) -> tuple[int, tuple[str, ...] | None, tuple[int, ...] | None]:
+    """A hello's version, games (version 2) and board sizes; None where it declares none.
+
+    Raises:
+        ProtocolError: naming what the hello may say.
+    """
+    words = hello.split()
+    versions = [f"{PROTOCOL} {version}" for version in PROTOCOL_VERSIONS]
+    if " ".join(words[:2]) not in versions:
+        raise ProtocolError(f"said {hello[:80]!r}; this runner speaks {' or '.join(versions)}")
+    version = int(words[1])
+    keys = {"sizes": _SIZES, "games": _GAMES} if version == 2 else {"sizes": _SIZES}
+    declared: dict[str, str] = {}
+    for word in words[2:]:
+        key, _, value = word.partition("=")
+        if key not in keys or key in declared or not keys[key].fullmatch(value):
+            allowed = " and ".join(f"'{key}=...'" for key in keys)
+            raise ProtocolError(
+                f"said {word!r} in its hello; allowed after '{PROTOCOL} {version}': {allowed} "
+                "('sizes=N,N,...', the board sizes it plays"
+                + ("; 'games=NAME,...', the games it plays)" if version == 2 else ")")
+            )
+        declared[key] = value
+    games = tuple(declared["games"].split(",")) if "games" in declared else None
+    sizes = (
+        tuple(int(size) for size in declared["sizes"].split(",")) if "sizes" in declared else None
+    )
+    return version, games, sizes
 
 
 def _split_command(command: str | Sequence[str]) -> list[str]:
@@ -594,15 +671,6 @@ def _split_command(command: str | Sequence[str]) -> list[str]:
 def _check_positive(name: str, value: float | None) -> None:
     if value is not None and (isinstance(value, bool) or not value > 0):
         raise ValueError(f"{name} must be a positive number or None, got {value!r}")
-
-
-def _parse_cell(answer: str) -> Cell:
-    if not _CELL.fullmatch(answer):
-        raise ProtocolError(
-            f"answered {answer[:80]!r} where the protocol wants a cell: one integer, "
-            "row * N + col, on its own line"
-        )
-    return int(answer)
 
 
 def _format_bytes(size: int) -> str:

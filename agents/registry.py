@@ -30,7 +30,7 @@ from agents.options import (
 from trap_env.agent import Agent, SpecError
 from trap_env.games import DEFAULT_GAME, get_game
 
-__all__ = ["AGENT_TABLE", "agent_names", "make_agent", "register"]
+__all__ = ["AGENT_TABLE", "EVERY_GAME", "agent_names", "make_agent", "register"]
 
 AGENT_TABLE: dict[str, dict[str, str]] = {
     "trap": {
@@ -48,10 +48,12 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
         "expert": "agents.search.agent:expert",
         "ppo": "agents.rl.ppo:PPOAgent",
         "mcts": "agents.mcts.agent:MCTSAgent",
-        EXEC: "agents.program:ProgramAgent",
     },
 }
 """The built-in agents: game -> name -> ``"module:factory"``."""
+
+EVERY_GAME: dict[str, str] = {EXEC: "agents.program:ProgramAgent"}
+"""The built-in agents of every game: name -> ``"module:factory"`` (told their game)."""
 
 _REGISTERED: dict[tuple[str, str], Callable[..., Agent]] = {}
 """Agents registered at run time by :func:`register` (users' agents), by (game, name)."""
@@ -65,7 +67,7 @@ def register(
     Raises:
         SpecError: if ``name`` is a built-in agent's name or not a plain identifier.
     """
-    builtin = AGENT_TABLE.get(game, {})
+    builtin = {**EVERY_GAME, **AGENT_TABLE.get(game, {})}
     if name in builtin or not name.replace("-", "_").isidentifier():
         raise SpecError(
             f"cannot register {name!r}: names are identifiers, and the built-in names "
@@ -82,7 +84,7 @@ def register(
 def agent_names(game: str = DEFAULT_GAME) -> list[str]:
     """The names :func:`make_agent` knows for ``game`` (built-in and registered), sorted."""
     registered = {name for known, name in _REGISTERED if known == game}
-    return sorted({*AGENT_TABLE.get(game, {}), *registered})
+    return sorted({*EVERY_GAME, *AGENT_TABLE.get(game, {}), *registered})
 
 
 def make_agent(
@@ -131,6 +133,8 @@ def make_agent(
     values.update(overrides)
     if "seed" in options.types:
         values.setdefault("seed", seed)
+    if "game" in options.types:  # an agent of every game (exec:) is told which it plays
+        values["game"] = game
     try:
         agent = factory(**factory_arguments(values, options))
     except (TypeError, ValueError, OSError) as error:  # OSError: a model file not there
@@ -151,7 +155,7 @@ def _resolve(name: str, game: str) -> Callable[..., Agent]:
         raise SpecError(str(error)) from None
     if (game, name) in _REGISTERED:
         return _REGISTERED[game, name]
-    builtin = AGENT_TABLE.get(game, {})
+    builtin = {**EVERY_GAME, **AGENT_TABLE.get(game, {})}
     if name in builtin:
         module_name, _, attribute = builtin[name].partition(":")
         return getattr(importlib.import_module(module_name), attribute)  # type: ignore[no-any-return]

@@ -463,11 +463,12 @@ def batched_tree_rate(num_games: int, seconds: float, board_size: int = 7) -> fl
 
     t = vector.tables(board_size)
     roots = vector.initial_batch(t, num_games)
-    network = uniform_evaluator(t)
+    engine = vector.Engine(t)
+    network = uniform_evaluator(engine)
 
     def searches() -> int:
         limit = resolve_turn_limit(None, board_size)
-        tree = BatchedTree(t, roots, MCTS_SIMULATIONS, max_turns=limit)
+        tree = BatchedTree(engine, roots, MCTS_SIMULATIONS, max_turns=limit)
         tree.run(network)
         return num_games * MCTS_SIMULATIONS
 

@@ -1,4 +1,4 @@
-"""Watch or play one game of Trap!, export it as a GIF, or replay a recorded game.
+"""Watch or play one game (Trap! by default), export it as a GIF, or replay a recorded game.
 
 Two agent specs play one game shown turn by turn in the terminal; ``human`` as a spec
 lets you play, entering cells as ``row,col`` (the legal choices are shown; ``q`` resigns).
@@ -51,17 +51,9 @@ from agents.arena.results import (
 )
 from agents.base import Agent, SpecError, UnsupportedGameError, check_supports, make_agent
 from agents.files import check_writable_file, replace_atomically
-from trap_env.core import (
-    NO_PLAYER,
-    Cell,
-    IllegalActionError,
-    Phase,
-    State,
-    legal_actions,
-)
+from trap_env.core import DEFAULT_DECAY, NO_PLAYER, IllegalActionError
 from trap_env.game import TRUNCATED, Game
 from trap_env.games import DEFAULT_GAME, UnknownGameError, game_names, get_game
-from trap_env.rendering import render_ansi, render_rgb
 
 HUMAN = "human"
 PROG = "trap-play"
@@ -70,73 +62,85 @@ MAX_REPLAY_BOARD_SIZE = 100
 
 
 class HumanAgent:
-    """An agent that asks a person at the terminal for each move and throw.
+    """An agent that asks a person at the terminal for each decision, in the game's action
+    text (``game.action_from_text``; Trap!: ``row,col``).
 
     Args:
         read: reads one line of input (``input`` by default); EOF or ``q`` resigns.
         write: prints a line.
+        game: the game played (Trap! by default).
     """
 
     def __init__(
-        self, read: Callable[[str], str] = input, write: Callable[[str], None] = print
+        self,
+        read: Callable[[str], str] = input,
+        write: Callable[[str], None] = print,
+        game: Game[Any, Any] | None = None,
     ) -> None:
         self.read, self.write = read, write
+        self.game: Game[Any, Any] = game or get_game(DEFAULT_GAME)
         self.resigned = False
 
     def reset(self, seed: int | None = None) -> None:
-        """Nothing to forget."""
+        """A new game."""
         self.resigned = False
+        self._turn_shown = None
 
-    def select_action(self, state: State) -> Cell:
-        """Ask until the person enters a legal cell; resigns (raises) on EOF or ``q``."""
-        if state.phase is Phase.THROW:
-            self.write(render_ansi(state))
-        legal = legal_actions(state)
-        self.write(_choices_text(state, legal))
+    def select_action(self, state: Any) -> int:
+        """Ask until the person enters a legal action; resigns (raises) on EOF or ``q``."""
+        game = self.game
+        if game.turn(state) == self._turn_shown:  # a later decision of the same turn
+            self.write(game.render_text(state))
+        self._turn_shown = game.turn(state)
+        legal = game.legal_actions(state)
+        self.write(_choices_text(game, state, legal))
         while True:
             try:
-                text = self.read("your choice (row,col; q resigns): ").strip()
+                text = self.read("your choice (q resigns): ").strip()
             except EOFError:
                 self.write("")
                 text = "end of input"
             if text.lower() in ("q", "quit", "end of input"):
                 self.resigned = True
                 raise Resigned(f"you resigned ({text})")
-            cell = _parse_cell(text, state.board_size)
-            if cell in legal:
-                return cell
-            self.write(f"not a legal choice: {text!r}. {_choices_text(state, legal)}")
+            try:
+                action: int | None = game.action_from_text(state, text)
+            except ValueError:
+                action = None
+            if action in legal:
+                return action
+            self.write(f"not a legal choice: {text!r}. {_choices_text(game, state, legal)}")
+
+    _turn_shown: int | None = None
 
 
 class Resigned(Exception):
     """The person at the terminal gave up (``q`` or end of input)."""
 
 
-def _choices_text(state: State, legal: list[Cell]) -> str:
-    n = state.board_size
-    if state.phase is Phase.THROW:
-        mine, theirs = (f"{c // n},{c % n}" for c in state.cells)
-        return f"throw a trap at any cell except {mine} and {theirs}"
-    return "move to one of: " + " ".join(f"{c // n},{c % n}" for c in legal)
-
-
-def _parse_cell(text: str, n: int) -> Cell | None:
-    row, sep, col = text.replace(" ", "").partition(",")
-    if not sep or not row.isdigit() or not col.isdigit() or int(row) >= n or int(col) >= n:
-        return None
-    return int(row) * n + int(col)
+def _choices_text(game: Game[Any, Any], state: Any, legal: list[int]) -> str:
+    """``"move: one of 0,1 0,3"``, or, when most actions are legal, the exceptions."""
+    decision = game.decision_name(state)
+    others = sorted(set(range(game.num_actions(game.config_of(state)))) - set(legal))
+    if len(others) < len(legal):
+        return f"{decision}: any except " + " ".join(
+            game.action_to_text(state, a) for a in others
+        )
+    return f"{decision}: one of " + " ".join(game.action_to_text(state, a) for a in legal)
 
 
 def build_parser() -> Parser:
     """The command line."""
-    parser = Parser(prog=PROG, description="Watch, play or replay one game of Trap!.")
+    parser = Parser(prog=PROG, description="Watch, play or replay one game (Trap! by default).")
     parser.add_argument(
         "agents",
         nargs="*",
         metavar="SPEC",
         help="two agent specs, seat 0 then seat 1; 'human' for you",
     )
-    parser.add_argument("--board-size", type=board_size, default=7, metavar="N")
+    parser.add_argument(
+        "--board-size", type=board_size, default=None, metavar="N", help="default 7 (Trap!)"
+    )
     add_decay_option(parser)
     parser.add_argument("--seed", type=int, default=0, help="the game's seed (default 0)")
     parser.add_argument(
@@ -238,9 +242,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _play(args: argparse.Namespace) -> int:
     if len(args.agents) != 2:
         raise CliError(f"give two agent specs (seat 0, seat 1), got {len(args.agents)}")
+    game = get_game(args.game)
     agents = [_build(spec, args.game, args.seed, seat) for seat, spec in enumerate(args.agents)]
+    params = _rule_params(args)
     try:
-        config = get_game(args.game).make_config(board_size=args.board_size, decay=args.decay)
+        config = game.make_config(**params)
     except ValueError as error:
         raise CliError(error) from None
     for spec, agent in zip(args.agents, agents, strict=True):
@@ -249,17 +255,18 @@ def _play(args: argparse.Namespace) -> int:
         except UnsupportedGameError as error:
             raise CliError(f"{spec}: {error}") from None
     has_human = any(isinstance(agent, HumanAgent) for agent in agents)
-    show = None if args.gif is not None and not has_human else _show_turn(args.delay, has_human)
+    show = None
+    if args.gif is None or has_human:
+        show = _show_turn(game, args.game, params, args.delay, has_human)
     budget = None if has_human else args.time_budget
     result = play_game(
         agents,
         seed=args.seed,
-        board_size=args.board_size,
         max_turns=args.max_turns,
-        decay=args.decay,
         time_budget=budget,
         game=args.game,
         on_turn=show,
+        params=params,
     )
     resigned = [a.resigned for a in agents if isinstance(a, HumanAgent)]
     if any(resigned):
@@ -267,8 +274,8 @@ def _play(args: argparse.Namespace) -> int:
     else:
         print(_outcome_text(result.to_dict(), list(args.agents)))
     if args.gif is not None:
-        frames = list(replay(args.board_size, result.actions, args.decay, game=args.game))
-        _write_gif(frames, args.gif, args.frame_seconds)
+        frames = list(replay(None, result.actions, game=args.game, params=params))
+        _write_gif(game, frames, args.gif, args.frame_seconds)
     return 1 if any(resigned) else 0
 
 
@@ -279,18 +286,36 @@ def _check_writable(path: Path) -> None:
         raise CliError(error) from None
 
 
+def _rule_params(args: argparse.Namespace) -> dict[str, Any]:
+    """The rule parameters the flags give: Trap!'s board size (default 7) and decay; for
+    another game, the board size if given (its defaults fill the rest).
+
+    Raises:
+        CliError: for ``--decay`` with a game other than Trap!.
+    """
+    if args.game == DEFAULT_GAME:
+        return {"board_size": args.board_size or 7, "decay": args.decay}
+    if args.decay != DEFAULT_DECAY:
+        raise CliError(f"--decay is a rule of Trap! only, not of {args.game!r}")
+    return {} if args.board_size is None else {"board_size": args.board_size}
+
+
 def _build(spec: str, game: str, seed: int, seat: int) -> Agent:
+    """The agent of ``spec`` for ``game`` (a registered name or a game's path)."""
     if spec == HUMAN:
-        return HumanAgent()
+        return HumanAgent(game=get_game(game))
     try:
         return make_agent(spec, game=game, seed=derive_seed(seed, "seat", seat))
     except SpecError as error:
         raise CliError(error) from None
 
 
-def _show_turn(delay: float, has_human: bool) -> Callable[[int, State, list[Cell]], None]:
-    def show(seat: int, state: State, actions: list[Cell]) -> None:
-        print(render_ansi(state, _last_throw(state, actions)))
+def _show_turn(
+    game: Game[Any, Any], name: str, params: dict[str, Any], delay: float, has_human: bool
+) -> Callable[[int, Any, list[int]], None]:
+    def show(seat: int, state: Any, actions: list[int]) -> None:
+        *_, (_, last_chance) = replay(None, actions, game=name, params=params)
+        print(game.render_text(state, last_chance))
         print()
         if delay and not has_human:
             time.sleep(delay)
@@ -298,20 +323,13 @@ def _show_turn(delay: float, has_human: bool) -> Callable[[int, State, list[Cell
     return show
 
 
-def _last_throw(state: State, actions: list[Cell]) -> LastThrow:
-    """The last throw of the game that ``actions`` play (under ``state``'s rules)."""
-    last: LastThrow = None
-    for _, throw in replay(state.board_size, actions, state.decay):
-        last = throw
-    return last
-
-
 def _outcome_text(record: dict[str, Any], seats: list[str]) -> str:
     winner, reason, turns = record["winner"], record["reason"], record["turns"]
     if winner < 0:
         return f"draw after {turns} turns ({reason})"
     loser = 1 - winner
-    why = "trapped" if reason == "trapped" else f"{reason}: {record.get('detail', '')}"
+    detail = record.get("detail")
+    why = f"{reason}: {detail}" if detail else reason
     return (
         f"seat {winner} ({seats[winner]}) won after {turns} turns; "
         f"seat {loser} ({seats[loser]}) lost ({why})"
@@ -324,11 +342,12 @@ def _replay(args: argparse.Namespace) -> int:
         frames = replay_record(record)
     except ValueError as error:
         raise CliError(f"game {args.index} of {args.replay} is not a valid game: {error}") from None
+    rules = get_game(record_game(record))
     if args.gif is not None:
-        _write_gif(frames, args.gif, args.frame_seconds)
+        _write_gif(rules, frames, args.gif, args.frame_seconds)
     else:
         for state, last_throw in frames:
-            print(render_ansi(state, last_throw))
+            print(rules.render_text(state, last_throw))
             print()
             if args.delay:
                 time.sleep(args.delay)
@@ -352,11 +371,12 @@ def _load_game(path: Path, index: int) -> dict[str, Any]:
     return records[index]
 
 
-def replay_record(record: dict[str, Any]) -> list[tuple[State, LastThrow]]:
-    """Replay a game record through the rules core and check its stored outcome.
+def replay_record(record: dict[str, Any]) -> list[tuple[Any, LastThrow]]:
+    """Replay a game record through its game's rules and check its stored outcome.
 
-    The record's ``actions`` must be a legal game on its ``board_size`` with its
-    ``decay`` (the default when it names none), and its
+    The record's ``actions`` must be a legal game of its game (Trap! when it names none)
+    under its rules (Trap!: its ``board_size`` and its ``decay``, the default when it names
+    none; another game: its ``board_size`` if any and its ``rules``), and its
     ``winner``, ``reason`` and ``turns`` must be what those actions lead to: a trapped
     player, the turn limit, or a fault of the seat to act (before any action, a fault of
     either seat: its ``reset`` failed).
@@ -368,7 +388,8 @@ def replay_record(record: dict[str, Any]) -> list[tuple[State, LastThrow]]:
         ValueError: naming what is wrong with the record.
     """
     board_size, actions = record.get("board_size"), record.get("actions")
-    if (
+    game = record_game(record)
+    if (board_size is not None or game == DEFAULT_GAME) and (
         isinstance(board_size, bool)
         or not isinstance(board_size, int)
         or not 3 <= board_size <= MAX_REPLAY_BOARD_SIZE
@@ -378,17 +399,25 @@ def replay_record(record: dict[str, Any]) -> list[tuple[State, LastThrow]]:
             f"got {board_size!r:.40}"
         )
     if not isinstance(actions, list) or not all(_is_int(action) for action in actions):
-        raise ValueError(f"actions must be a list of cells (integers), got {actions!r:.60}")
-    decay, game = record_decay(record), record_game(record)
-    rules = get_game(game)
-    state = rules.initial_state(rules.make_config(board_size=board_size, decay=decay))
+        raise ValueError(f"actions must be a list of actions (integers), got {actions!r:.60}")
+    rules, params = get_game(game), _record_params(record)
+    state = rules.initial_state(rules.make_config(**params))
     for index, action in enumerate(actions):
         try:
             state = rules.apply(state, action)
         except IllegalActionError as error:
             raise ValueError(f"action {index} of the record: {error}") from None
     _check_outcome(record, state, has_actions=bool(actions))
-    return list(replay(board_size, actions, decay, game=game))
+    return list(replay(None, actions, game=game, params=params))
+
+
+def _record_params(record: dict[str, Any]) -> dict[str, Any]:
+    """A record's rule parameters: Trap!'s board size and decay; another game's board size
+    (if it has one) and its ``rules``."""
+    if record_game(record) == DEFAULT_GAME:
+        return {"board_size": record["board_size"], "decay": record_decay(record)}
+    size = record.get("board_size")
+    return {**({} if size is None else {"board_size": size}), **record.get("rules", {})}
 
 
 def _check_outcome(record: dict[str, Any], state: Any, has_actions: bool) -> None:
@@ -445,12 +474,14 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _write_gif(states: list[tuple[State, LastThrow]], path: Path, frame_seconds: float) -> None:
+def _write_gif(
+    game: Game[Any, Any], states: list[tuple[Any, LastThrow]], path: Path, frame_seconds: float
+) -> None:
     try:
         import imageio.v3 as iio
     except ImportError:
         raise CliError("--gif needs imageio: pip install 'trap_env[plot]'") from None
-    frames = [render_rgb(state, throw) for state, throw in states]
+    frames = [game.render_rgb(state, last_chance) for state, last_chance in states]
     frames.extend([frames[-1]] * 3)  # linger on the final position
     try:
         replace_atomically(path, lambda temporary: iio.imwrite(

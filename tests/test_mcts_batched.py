@@ -65,8 +65,8 @@ def test_every_tree_equals_the_scalar_search(
     roots = [random_position(rng, board_size, rng.randint(0, actions), decay)
              for _ in range(games)]
     max_turns = None if turns_left is None else max(s.turn for s in roots) + turns_left
-    t = vector.tables(board_size, decay)
-    batched = BatchedTree(t, vector.from_states(roots), simulations, c_puct, max_turns)
+    engine = vector.Engine(vector.tables(board_size, decay))
+    batched = BatchedTree(engine, vector.from_states(roots), simulations, c_puct, max_turns)
     batched.run(exact_network)
     best = batched.best_actions()
     for index, root in enumerate(roots):
@@ -86,17 +86,18 @@ def test_every_tree_equals_the_scalar_search(
 def test_the_network_input_is_the_scalar_encoding(seed: int, board_size: int, actions: int) -> None:
     rng = random.Random(seed)
     states = [random_position(rng, board_size, actions, 50) for _ in range(3)]
-    t = vector.tables(board_size)
-    assert np.array_equal(encode_batch(t, vector.from_states(states)), encode(states))
+    engine = vector.Engine(vector.tables(board_size))
+    assert np.array_equal(encode_batch(engine, vector.from_states(states)), encode(states))
 
 
 def test_root_noise_changes_only_the_priors_and_follows_the_seed() -> None:
-    t = vector.tables(5)
-    roots = vector.initial_batch(t, 4)
+    engine = vector.Engine(vector.tables(5))
+    roots = engine.initial_batch(4)
 
     def searched(seed: int) -> BatchedTree:
-        tree = BatchedTree(t, roots, 30, root_noise=(0.3, 0.25), rng=np.random.default_rng(seed))
-        tree.run(uniform_evaluator(t))
+        rng = np.random.default_rng(seed)
+        tree = BatchedTree(engine, roots, 30, root_noise=(0.3, 0.25), rng=rng)
+        tree.run(uniform_evaluator(engine))
         return tree
 
     first, again, other = searched(1), searched(1), searched(2)
@@ -112,12 +113,12 @@ def test_searches_start_only_at_decisions_of_games_in_progress() -> None:
     over = core.from_text("xx0/x1x/xxx 0 move - 4")
     landing = core.apply(core.apply(core.initial_state(GameConfig(3)), 0), 8)
     for state in (over, landing):
-        with pytest.raises(ValueError, match="MOVE or THROW states of games in progress"):
-            BatchedTree(t, vector.from_states([state]), 4)
+        with pytest.raises(ValueError, match=r"decisions \(not chance\) of games in progress"):
+            BatchedTree(vector.Engine(t), vector.from_states([state]), 4)
     with pytest.raises(ValueError, match="simulations must be >= 1"):
-        BatchedTree(t, vector.initial_batch(t, 1), 0)
+        BatchedTree(vector.Engine(t), vector.initial_batch(t, 1), 0)
     with pytest.raises(ValueError, match="root_noise needs an rng"):
-        BatchedTree(t, vector.initial_batch(t, 1), 4, root_noise=(0.3, 0.25))
+        BatchedTree(vector.Engine(t), vector.initial_batch(t, 1), 4, root_noise=(0.3, 0.25))
 
 
 def test_the_module_example_runs() -> None:

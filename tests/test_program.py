@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import toy_game
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -52,6 +53,8 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 PYTHON_EXAMPLE = shlex.join([sys.executable, str(EXAMPLES / "python_agent.py")])
 OPENING = initial_state(GameConfig(board_size=5))
+RACE = toy_game.GAME
+RACE_PATH = "toy_game:GAME"
 PRELUDE = f"""\
 import os, random, subprocess, sys, time
 sys.path.insert(0, {str(EXAMPLES)!r})
@@ -323,7 +326,7 @@ def test_a_fault_raises_a_clear_error_and_kills_the_program(tmp_path, fault):
         agent.select_action(OPENING)
     assert time.monotonic() - started < 20
     message = str(raised.value)
-    assert "program.py" in message and "turn 0, phase MOVE" in message
+    assert "program.py" in message and "turn 0, move" in message
     for word in words:
         assert word in message
     assert agent._process is None
@@ -499,6 +502,9 @@ while line := sys.stdin.readline():
 """
 
 
+V1 = f"{PROTOCOL} 1"
+
+
 def recorded_lines(tmp_path: Path, hello: str, states: list, seeds: list[int]) -> list[str]:
     command = program(tmp_path, RECORDER.format(hello=hello))
     with ProgramAgent(command, time_limit=2.0) as agent:
@@ -524,8 +530,8 @@ def test_a_minimal_program_receives_only_state_lines(tmp_path, monkeypatch):
 def test_a_program_that_says_hello_receives_the_extras(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     states = opening_move_and_throw()
-    lines = recorded_lines(tmp_path, PROTOCOL, states, [42, None, 7])
-    assert lines[:3] == [to_text(OPENING), PROTOCOL, "game seed=42 size=5 decay=50"]
+    lines = recorded_lines(tmp_path, V1, states, [42, None, 7])
+    assert lines[:3] == [to_text(OPENING), V1, "game seed=42 size=5 decay=50"]
     times = [float(line.split()[1]) for line in lines if line.startswith("time ")]
     assert len(times) == 3 and all(0 < seconds <= 2.0 for seconds in times)
     assert [line for line in lines[3:] if not line.startswith("time ")] == [
@@ -538,14 +544,14 @@ def test_a_program_that_says_hello_receives_the_extras(tmp_path, monkeypatch):
 
 def test_declared_board_sizes_are_checked_before_the_first_game(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    command = program(tmp_path, RECORDER.format(hello=f"{PROTOCOL} sizes=5,7"))
+    command = program(tmp_path, RECORDER.format(hello=f"{V1} sizes=5,7"))
     with ProgramAgent(command) as agent:
         check_supports(agent, GameConfig(5))
         with pytest.raises(UnsupportedGameError, match=r"plays board sizes \[5, 7\].*not 9"):
             check_supports(agent, GameConfig(9))
         assert agent.select_action(OPENING) in legal_actions(OPENING)
     lines = (tmp_path / "lines.txt").read_text().splitlines()
-    assert lines[:2] == [to_text(OPENING), PROTOCOL]
+    assert lines[:2] == [to_text(OPENING), V1]
 
 
 def test_a_minimal_program_plays_any_size_and_its_probe_answer_is_dropped(tmp_path, monkeypatch):
@@ -571,9 +577,12 @@ def test_a_program_that_fails_the_check_is_left_to_fail_its_first_game(tmp_path)
 @pytest.mark.parametrize(
     ("hello", "words"),
     [
-        ("trap-protocol 2", "this runner speaks 'trap-protocol 1'"),
-        (f"{PROTOCOL} colour=blue", "allowed after 'trap-protocol 1'"),
-        (f"{PROTOCOL} sizes=5,,7", "sizes=N,N"),
+        ("trap-protocol 3", "this runner speaks trap-protocol 1 or trap-protocol 2"),
+        (f"{V1} colour=blue", "allowed after 'trap-protocol 1': 'sizes=...'"),
+        (f"{V1} sizes=5,,7", "sizes=N,N"),
+        (f"{V1} games=trap", "allowed after 'trap-protocol 1': 'sizes=...' ("),
+        (f"{V1} sizes=5 sizes=7", "said 'sizes=7'"),
+        ("trap-protocol 2 games=Trap!", "'games=NAME,...'"),
     ],
 )
 def test_a_bad_hello_is_a_protocol_error(tmp_path, monkeypatch, hello, words):
@@ -586,8 +595,95 @@ def test_a_bad_hello_is_a_protocol_error(tmp_path, monkeypatch, hello, words):
 def test_only_moves_and_throws_are_asked():
     landing = apply(apply(OPENING, legal_actions(OPENING)[0]), 12)
     assert landing.phase is Phase.LANDING
-    with ProgramAgent(PYTHON_EXAMPLE) as agent, pytest.raises(ValueError, match="LANDING"):
+    with ProgramAgent(PYTHON_EXAMPLE) as agent, pytest.raises(ValueError, match="'landing'"):
         agent.select_action(landing)
+
+
+# --- Version 2: any game, named in the game line, answers as action text ---------------
+
+RACER = """
+log = open("lines.txt", "w")
+log.write(sys.stdin.readline()); log.flush()
+print({hello!r} or {answer!r}, flush=True)
+for line in sys.stdin:
+    log.write(line); log.flush()
+    if line.split()[0] not in ("trap-protocol", "game", "time"):
+        print({answer!r}, flush=True)
+"""
+
+
+def race_agent(tmp_path: Path, hello: str, answer: str = "walk") -> ProgramAgent:
+    command = program(tmp_path, RACER.format(hello=hello, answer=answer))
+    return make_agent(f"exec:{command}", game=RACE_PATH, time_limit=2.0)
+
+
+def test_version_2_names_the_game_and_takes_its_action_text(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    start = RACE.initial_state(RACE.make_config(goal=3))
+    with race_agent(tmp_path, "trap-protocol 2 games=race") as agent:
+        check_supports(agent, RACE.config_of(start))
+        agent.reset(seed=9)
+        assert agent.select_action(start) == toy_game.WALK
+    lines = (tmp_path / "lines.txt").read_text().splitlines()
+    assert lines[:3] == [RACE.to_text(start), "trap-protocol 2", "game name=race seed=9 goal=3"]
+    assert lines[3].startswith("time ") and lines[4] == RACE.to_text(start)
+
+
+def test_version_2_in_trap_adds_the_name_to_the_game_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    command = program(tmp_path, RECORDER.format(hello="trap-protocol 2 games=trap"))
+    with ProgramAgent(command, time_limit=2.0) as agent:
+        agent.reset(seed=5)
+        assert agent.select_action(OPENING) in legal_actions(OPENING)
+    lines = (tmp_path / "lines.txt").read_text().splitlines()
+    assert lines[1:3] == ["trap-protocol 2", "game name=trap seed=5 size=5 decay=50"]
+
+
+@pytest.mark.parametrize(
+    ("hello", "words"),
+    [
+        (f"{PROTOCOL} 1", "speaks trap-protocol 1, which plays Trap! only"),
+        ("trap-protocol 2 games=trap", "plays the games ['trap'] (its hello said so), not 'race'"),
+    ],
+)
+def test_a_game_the_hello_did_not_declare_is_refused(tmp_path, monkeypatch, hello, words):
+    monkeypatch.chdir(tmp_path)
+    with race_agent(tmp_path, hello) as agent, pytest.raises(UnsupportedGameError) as raised:
+        check_supports(agent, RACE.make_config())
+    assert words in str(raised.value)
+
+
+def test_a_minimal_program_plays_any_game_with_integer_actions(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    start = RACE.initial_state(RACE.make_config())
+    with race_agent(tmp_path, "", answer="1") as agent:
+        assert agent.select_action(start) == toy_game.GAMBLE
+        with pytest.raises(ValueError, match="'chance'"):
+            agent.select_action(RACE.apply(start, toy_game.GAMBLE))
+    assert (tmp_path / "lines.txt").read_text().splitlines() == [RACE.to_text(start)]
+
+
+def test_action_text_outside_version_2_or_the_games_form_is_a_protocol_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    start = RACE.initial_state(RACE.make_config())
+    with (
+        race_agent(tmp_path, "", answer="walk") as agent,
+        pytest.raises(ProtocolError, match="one integer"),
+    ):
+        agent.select_action(start)
+    with (
+        race_agent(tmp_path, "trap-protocol 2", answer="run") as agent,
+        pytest.raises(ProtocolError, match="answered 'run'"),
+    ):
+        agent.select_action(start)
+
+
+def test_a_program_plays_another_game_through_the_runner(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    seats = [race_agent(tmp_path, "trap-protocol 2 games=race"), toy_game.RandomRacer(seed=1)]
+    result = play_game(seats, seed=3, game=RACE_PATH)
+    assert result.reason in ("finished", "truncated")
+    assert result.scores["positions"][0] >= 1
 
 
 # --- Copies -----------------------------------------------------------------------------

@@ -177,11 +177,31 @@ def test_play_plays_the_decay_it_is_given(tmp_path, capsys):
     with mock.patch.object(play, "play_game", wraps=play.play_game) as spy:
         argv = ["random", "random", "--board-size", "5", "--decay", "0"]
         assert play.main([*argv, "--gif", str(tmp_path / "g.gif")]) == 0
-    assert spy.call_args.kwargs["decay"] == 0
+    assert spy.call_args.kwargs["params"] == {"board_size": 5, "decay": 0}
     assert run(play.main, ["random", "random", "--decay", "x"]) == 2
     err = capsys.readouterr().err
     assert "--decay: 'x' is not an integer per mille 0..1000" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_play_draws_watches_and_replays_another_game(tmp_path, capsys):
+    from trap_scripts import tournament
+
+    argv = ["toy_game.RandomRacer", "toy_game.Walker", "--game", "toy_game:GAME"]
+    assert play.main([*argv, "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "won after" in out or "draw after" in out
+    assert run(play.main, [*argv, "--decay", "10"]) == 2
+    assert "--decay is a rule of Trap! only" in capsys.readouterr().err
+    folder = tmp_path / "race"
+    assert tournament.main([*argv, "--games", "2", "--time-budget", "none", "--workers", "1",
+                            "--out", str(folder), "--no-plot", "--quiet"]) == 0  # fmt: skip
+    assert play.main(["--replay", str(folder / "results.jsonl"), "--index", "1"]) == 0
+    assert (
+        play.main(["--replay", str(folder / "results.jsonl"), "--gif", str(tmp_path / "r.gif")])
+        == 0
+    )
+    assert (tmp_path / "r.gif").stat().st_size > 0
 
 
 def human_game(monkeypatch, lines):
@@ -193,7 +213,8 @@ def test_human_gets_the_legal_choices_and_a_message_on_bad_input(monkeypatch, ca
     # Player 0 starts on 0,2: 0,0 is not a neighbour, "x" is no cell, 1,2 is fine.
     assert human_game(monkeypatch, ["0,0", "x", "9,9", "1,2", "1,2", "3,3"]) == 0
     out = capsys.readouterr().out
-    assert "move to one of: 0,1 0,3 1,1 1,2 1,3" in out
+    assert "move: one of 0,1 0,3 1,1 1,2 1,3" in out
+    assert "throw: any except " in out
     assert "not a legal choice: '0,0'" in out and "not a legal choice: 'x'" in out
     assert "not a legal choice: '1,2'" in out  # throwing at one's own cell
     assert "draw after 1 turns" in out

@@ -95,6 +95,7 @@ def test_the_gymnasium_adapter_plays_race() -> None:
         done, steps = terminated or truncated, steps + 1
     assert steps <= 12 and rewards[-1] in (-1.0, 0.0, 1.0)
     assert set(rewards[:-1]) <= {0.0}
+    assert info["scores"] == GAME.scores(env.state)
     first = GameEnv(GAME, opponent=toy_game.RandomRacer(), goal=4)
     second = GameEnv(GAME, opponent=toy_game.RandomRacer(), goal=4)
     for env in (first, second):
@@ -153,6 +154,7 @@ def test_the_pettingzoo_adapter_passes_api_test_with_race() -> None:
             continue
         env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
     assert sorted(env.rewards.values()) in ([-1.0, 1.0], [0.0, 0.0])
+    assert env.infos["player_0"]["scores"] == GAME.scores(env.game_state)
 
 
 def test_the_gymnasium_id_of_race_makes_its_env() -> None:
@@ -194,3 +196,16 @@ def test_a_run_of_another_game_refuses_trap_rules_and_trap_refuses_rules() -> No
     with pytest.raises(ValueError, match="board_size and decay"):
         RunConfig(rules={"goal": 3})
     assert RunConfig(game_name="toy_game:GAME", rules={"goal": 3}).game == GAME.make_config(goal=3)
+
+
+def test_the_mcts_network_reads_the_games_planes_and_refuses_other_actions() -> None:
+    from agents.mcts.network import IncompatibleNetworkError, Network, encode, input_planes
+
+    config = GAME.make_config(goal=4)
+    planes = input_planes(GAME, config)
+    start = GAME.initial_state(config)
+    assert encode([start], GAME).shape == (1, 1, 5, planes)
+    network = Network.initial(board_size=5, channels=4, blocks=1, hidden=4, planes=planes)
+    assert network.input_planes == planes
+    with pytest.raises(IncompatibleNetworkError, match="Race has 3 input planes and 3 actions"):
+        network.check_shapes(GAME, config)

@@ -234,3 +234,49 @@ def test_truncation_marks_games_at_the_turn_limit_in_phase_move() -> None:
         core.initial_state(GameConfig(5))._replace(turn=99),
     ]
     assert vector.is_truncated(vector.from_states(states), 100).tolist() == [True, False]
+
+
+@settings(max_examples=60)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    board_size=st.integers(3, 8),
+    num_games=st.integers(1, 30),
+    decay=st.sampled_from([50, 0, 300]),
+)
+def test_the_engine_answers_as_the_game_protocol_does(
+    seed: int, board_size: int, num_games: int, decay: int
+) -> None:
+    from trap_env.batched import NO_WINNER, batched_engine
+    from trap_env.trap import GAME
+
+    states = _spread_states(board_size, num_games, random.Random(seed), decay)
+    engine = batched_engine(GAME, GAME.make_config(board_size=board_size, decay=decay))
+    batch = vector.from_states(states)
+    limit = 2
+    outcomes, probabilities = engine.chance_outcomes(batch)
+    assert engine.num_actions == board_size**2 and outcomes.shape[1] == engine.chance_slots
+    for game, state in enumerate(states):
+        ended = GAME.outcome(state)
+        assert engine.players(batch)[game] == GAME.current_player(state)
+        assert engine.is_chance(batch)[game] == GAME.is_chance(state)
+        assert engine.is_over(batch)[game] == (ended is not None)
+        cut = GAME.outcome(state, limit)
+        assert engine.is_truncated(batch, limit)[game] == (cut is not None and ended is None)
+        assert engine.winners(batch)[game] == (NO_WINNER if ended is None else ended.winner)
+        if GAME.is_chance(state):
+            pairs = zip(outcomes[game].tolist(), probabilities[game].tolist(), strict=True)
+            slots = [(cell, p) for cell, p in pairs if p > 0]  # padding has probability 0
+            expected = GAME.chance_outcomes(state)
+            assert [cell for cell, _ in slots] == [cell for cell, _ in expected]
+            assert [p for _, p in slots] == pytest.approx([p for _, p in expected])
+        else:
+            assert not probabilities[game].any()
+
+
+def test_a_game_without_a_batched_engine_says_so() -> None:
+    from toy_game import GAME as RACE
+
+    from trap_env.batched import batched_engine
+
+    with pytest.raises(ValueError, match="the game 'race' has no batched engine"):
+        batched_engine(RACE, RACE.make_config())

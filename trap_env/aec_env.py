@@ -201,7 +201,11 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         self.agent_selection = AGENTS[self.game.current_player(self._game)]
 
     def _update_ends(self) -> None:
-        """Set the rewards, terminations and truncations that the new state implies."""
+        """Set the rewards, terminations, truncations and scores the new state implies."""
+        scores = self.game.scores(self._game)
+        if scores:
+            for agent in AGENTS:
+                self.infos[agent] = {**self.infos[agent], "scores": scores}
         ended = self.game.outcome(self._game, self.max_turns)
         self.rewards = dict(zip(AGENTS, ended.returns() if ended else (0.0, 0.0), strict=True))
         if ended is not None and ended.reason == TRUNCATED:

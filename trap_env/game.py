@@ -10,6 +10,10 @@ the ``exec:`` protocol, the Gymnasium, PettingZoo and OpenSpiel adapters) are wr
 against :class:`Game`; each game implements it once (Trap!: :mod:`trap_env.trap`) and is
 registered by name in :mod:`trap_env.games`.
 
+A game may also offer a batched engine, B games as NumPy arrays
+(``game.batched_engine(config)``, :class:`trap_env.batched.BatchedEngine`): optional, so
+not a member of :class:`Game`.
+
 When a game is over is said by one function, :meth:`Game.outcome`, which returns an
 :class:`Outcome` (the model is python-chess's ``Outcome``/``Termination``): the winner and
 the reason, one of the game's own :attr:`Game.end_reasons` or :data:`TRUNCATED` when the

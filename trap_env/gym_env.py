@@ -46,7 +46,9 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
     from ``game.observe``, masks from ``game.legal_action_mask``, chance drawn by
     ``game.sample_chance`` from ``np_random``, the end from ``game.outcome`` and rewards
     from :meth:`trap_env.game.Outcome.returns`. Episodes, seats, opponents, illegal
-    actions and opponent faults behave as :class:`TrapEnv` documents.
+    actions and opponent faults behave as :class:`TrapEnv` documents. A game that counts
+    more than win and loss (``game.scores``: disc counts, zone sizes) reports the counts
+    in ``info["scores"]`` at every step; the rewards stay +1, 0 and -1.
 
     Args:
         game: a :class:`trap_env.game.Game` or its registered name.
@@ -316,11 +318,13 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
             mask = np.zeros(self._num_actions, np.int8)
         else:
             mask = np.array(self.game.legal_action_mask(state), dtype=np.int8)
+        scores = self.game.scores(state)
         return {
             "action_mask": mask,
             "phase": self.game.decision_name(state),
             "seat": self._seat,
             "turn": self.game.turn(state),
+            **({"scores": scores} if scores else {}),
             **extra,
         }
 

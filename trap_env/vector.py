@@ -10,7 +10,7 @@ the tests check it against the core state by state. The per-board lookup tables
 The functional layer, for environments, search and training code:
 
 * states: :func:`initial_batch`, :func:`from_states` / :func:`to_states` (core interop),
-  :func:`gather` / :func:`scatter` (sub-batches by index);
+  :func:`gather` / :func:`scatter` (sub-batches by index, from :mod:`trap_env.batched`);
 * transitions: :func:`apply` (any mix of phases), or per phase :func:`apply_moves`,
   :func:`apply_throws`, :func:`apply_landings`, each for the games in a ``where`` mask;
 * queries: :func:`legal_bitboards`, :func:`legal_masks`, :func:`is_legal`,
@@ -21,6 +21,9 @@ The functional layer, for environments, search and training code:
 * randomness and bits: :func:`game_keys`, :func:`random_words`, :func:`choose_bits` (a
   uniform set bit per game, by bit tricks rather than random floats over masks),
   :func:`select_bits`.
+
+:class:`Engine` offers the same as the game protocol's batched engine
+(:class:`trap_env.batched.BatchedEngine`), for code written for every game.
 
 Randomness is counter-based, never a generator's hidden state: a draw is
 ``splitmix64`` of a per-game key and a counter. :func:`game_keys` hashes ``(seed, game id,
@@ -49,6 +52,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trap_env import core, kernel
+from trap_env.batched import gather, scatter
 from trap_env.core import NO_PLAYER, IllegalActionError, Phase
 
 __all__ = [
@@ -61,6 +65,7 @@ __all__ = [
     "STREAM_OPPONENT",
     "STREAM_SEAT",
     "Batch",
+    "Engine",
     "Tables",
     "apply",
     "apply_landings",
@@ -228,6 +233,72 @@ def _padded(cells: list[int], length: int, pad: int) -> list[int]:
     return cells + [pad] * (length - len(cells))
 
 
+@dataclass(frozen=True, eq=False)
+class Engine:
+    """Trap!'s :class:`trap_env.batched.BatchedEngine`: this module's functions with the
+    tables of one board size and decay (``GAME.batched_engine(config)``)."""
+
+    tables: Tables
+
+    chance_slots = 9
+    """A landing's cells: the target, then up to eight neighbours, ascending."""
+
+    @property
+    def num_actions(self) -> int:
+        """N * N cells."""
+        return self.tables.num_cells
+
+    def initial_batch(self, num_games: int) -> Batch:
+        """:func:`initial_batch`."""
+        return initial_batch(self.tables, num_games)
+
+    def players(self, batch: Batch) -> I8:
+        """The player to act (the thrower while its throw lands)."""
+        return batch.player
+
+    def is_chance(self, batch: Batch) -> Bool:
+        """The games whose throw waits for its landing."""
+        chance: Bool = (batch.phase == LANDING) & (batch.winner == NO_PLAYER)
+        return chance
+
+    def is_over(self, batch: Batch) -> Bool:
+        """:func:`is_over`."""
+        return is_over(batch)
+
+    def is_truncated(self, batch: Batch, max_turns: int) -> Bool:
+        """:func:`is_truncated`."""
+        return is_truncated(batch, max_turns)
+
+    def winners(self, batch: Batch) -> I8:
+        """The winner, or -1."""
+        return batch.winner
+
+    def legal_masks(self, batch: Batch) -> Bool:
+        """:func:`legal_masks`."""
+        return legal_masks(self.tables, batch)
+
+    def apply(self, batch: Batch, actions: NDArray[Any], *, validate: bool = True) -> Batch:
+        """:func:`apply`."""
+        return apply(self.tables, batch, actions, validate=validate)
+
+    def chance_outcomes(self, batch: Batch) -> tuple[I64, NDArray[np.float64]]:
+        """The landing cells (the target, then its neighbours) and their exact
+        probabilities from :func:`landing_weights`; off-board slots weigh 0."""
+        weights = landing_weights(self.tables, batch)
+        totals = np.maximum(weights.sum(axis=1), 1)
+        target = np.maximum(batch.target, 0)
+        cells = np.concatenate([target[:, None], self.tables.neighbour_cells[target]], axis=1)
+        on_board = cells < NO_CELL
+        cells = np.where(on_board, cells, 0)
+        slot_weights = np.where(on_board, np.take_along_axis(weights, cells, axis=1), 0)
+        probabilities: NDArray[np.float64] = slot_weights / totals[:, None]
+        return cells, probabilities
+
+    def observations(self, batch: Batch, players: NDArray[Any]) -> I8:
+        """:func:`observations`."""
+        return observations(self.tables, batch, players)
+
+
 # --- States ---------------------------------------------------------------------------
 
 
@@ -288,21 +359,6 @@ def to_states(t: Tables, batch: Batch) -> list[core.State]:
         core.State(n, traps, (cell0, cell1), player, Phase(phase), target, turn, winner, decay)
         for traps, (cell0, cell1), player, phase, target, turn, winner in fields
     ]
-
-
-def gather(batch: Batch, index: NDArray[Any]) -> Batch:
-    """The sub-batch of the games at ``index`` (integer indices or a bool mask)."""
-    return Batch(*(field[index] for field in batch))
-
-
-def scatter(batch: Batch, index: NDArray[Any], games: Batch) -> Batch:
-    """A copy of ``batch`` with the games at ``index`` replaced by ``games``, in order."""
-    fields: list[NDArray[Any]] = []
-    for old, new in zip(batch, games, strict=True):
-        field: NDArray[Any] = np.array(old, copy=True)
-        field[index] = new
-        fields.append(field)
-    return Batch(*fields)
 
 
 def is_over(batch: Batch) -> Bool:

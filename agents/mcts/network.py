@@ -7,8 +7,10 @@ needs no torch.
 Architecture (channel-last here, channel-first in torch; the weights are stored the torch
 way, ``(out, in, kh, kw)``):
 
-* input: the four planes of :func:`trap_env.observation.observe` from the side to act, plus
-  a plane of ones, so that the zero padding of the convolutions marks the board's edge;
+* input: the game's observation planes (``game.observe``; Trap!'s four of
+  :func:`trap_env.observation.observe`) from the side to act, plus a plane of ones, so that
+  the zero padding of the convolutions marks the board's edge; the planes' count is
+  ``game.observation_shape(config)[-1] + 1`` (:func:`input_planes`);
 * a 3x3 convolution to ``channels`` features, then ``blocks`` residual blocks of two 3x3
   convolutions (ReLU after the first, ReLU after the skip sum);
 * policy head: a 1x1 convolution to one logit per cell (``N*N`` logits), used for the move
@@ -30,12 +32,15 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from agents.files import save_npz_atomically
-from trap_env.core import DEFAULT_DECAY, GameConfig, State, initial_state
-from trap_env.observation import NUM_PLANES, observe
+from trap_env.core import DEFAULT_DECAY, GameConfig, initial_state
+from trap_env.game import Game
+from trap_env.observation import NUM_PLANES
+from trap_env.trap import GAME as TRAP
 
 __all__ = [
     "FORMAT_VERSION",
@@ -43,13 +48,14 @@ __all__ = [
     "IncompatibleNetworkError",
     "Network",
     "encode",
+    "input_planes",
     "load_network",
 ]
 
 FORMAT_VERSION = 1
 """The layout of the saved weights; a file with another version is refused."""
 INPUT_PLANES = NUM_PLANES + 1
-"""The observation's planes plus the plane of ones."""
+"""Trap!'s observation planes plus the plane of ones."""
 
 FloatArray = np.ndarray
 
@@ -58,15 +64,21 @@ class IncompatibleNetworkError(ValueError):
     """A weights file that is not an ``mcts`` network, or one this code cannot read."""
 
 
-def encode(states: Sequence[State]) -> FloatArray:
-    """The network's input for ``states`` (MOVE or THROW): ``(batch, N, N, 5)`` float32.
+def input_planes(game: Game[Any, Any], config: Any) -> int:
+    """The planes of the network's input for ``game``: its observation's and one of ones."""
+    return game.observation_shape(config)[-1] + 1
 
-    Each state is seen from its player to act; the last plane is all ones.
+
+def encode(states: Sequence[Any], game: Game[Any, Any] = TRAP) -> FloatArray:
+    """The network's input for decision ``states`` of ``game``: ``(batch, N, N, planes + 1)``
+    float32 (Trap!: 5 planes).
+
+    Each state is seen from its player to act (``game.observe``); the last plane is all ones.
     """
-    n = states[0].board_size
-    batch = np.ones((len(states), n, n, INPUT_PLANES), dtype=np.float32)
+    shape = game.observation_shape(game.config_of(states[0]))
+    batch = np.ones((len(states), *shape[:-1], shape[-1] + 1), dtype=np.float32)
     for index, state in enumerate(states):
-        batch[index, :, :, :NUM_PLANES] = observe(state, state.player)
+        batch[index, ..., :-1] = game.observe(state, game.current_player(state))
     return batch
 
 
@@ -89,11 +101,17 @@ class Network:
 
     @classmethod
     def initial(
-        cls, board_size: int, channels: int, blocks: int, hidden: int, seed: int = 0
+        cls,
+        board_size: int,
+        channels: int,
+        blocks: int,
+        hidden: int,
+        seed: int = 0,
+        planes: int = INPUT_PLANES,
     ) -> Network:
         """A randomly initialised network (for tests and as a starting point)."""
         rng = np.random.default_rng(seed)
-        shapes = weight_shapes(channels, blocks, hidden)
+        shapes = weight_shapes(channels, blocks, hidden, planes)
         weights = {
             name: (rng.standard_normal(shape) / np.sqrt(_fan_in(shape))).astype(np.float32)
             if len(shape) > 1
@@ -107,9 +125,31 @@ class Network:
         """The number of features of the trunk."""
         return int(self.weights["stem.weight"].shape[0])
 
-    def evaluate(self, states: Sequence[State]) -> tuple[FloatArray, FloatArray]:
-        """Policy logits ``(batch, N*N)`` and values ``(batch,)`` of MOVE/THROW states."""
-        return self.forward(encode(states))
+    @property
+    def input_planes(self) -> int:
+        """The planes of its input (:func:`input_planes` of the game it plays)."""
+        return int(self.weights["stem.weight"].shape[1])
+
+    def evaluate(
+        self, states: Sequence[Any], game: Game[Any, Any] = TRAP
+    ) -> tuple[FloatArray, FloatArray]:
+        """Policy logits ``(batch, N*N)`` and values ``(batch,)`` of decision states."""
+        return self.forward(encode(states, game))
+
+    def check_shapes(self, game: Game[Any, Any], config: Any) -> None:
+        """Refuse a game whose observation or actions this network does not fit.
+
+        Raises:
+            IncompatibleNetworkError: naming the planes or actions that differ.
+        """
+        planes, actions = input_planes(game, config), game.num_actions(config)
+        side = int(np.prod(game.observation_shape(config)[:-1]))
+        if planes != self.input_planes or actions != side:
+            raise IncompatibleNetworkError(
+                f"an mcts network reads {self.input_planes} planes and gives one logit per "
+                f"cell; {game.title} has {planes} input planes and {actions} actions on "
+                f"{side} cells"
+            )
 
     def forward(self, planes: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The forward pass of encoded inputs ``(batch, N, N, 5)``: (logits, values)."""
@@ -143,17 +183,18 @@ class Network:
 
     def save(self, path: str | Path) -> None:
         """Write the weights and the metadata to ``path`` (an ``.npz`` file), atomically."""
-        meta = np.array(
-            [FORMAT_VERSION, self.board_size, self.blocks, self.decay], dtype=np.int64
-        )
+        meta = np.array([FORMAT_VERSION, self.board_size, self.blocks, self.decay], dtype=np.int64)
         arrays: dict[str, FloatArray] = {"__meta__": meta, **self.weights}
         save_npz_atomically(path, arrays)
 
 
-def weight_shapes(channels: int, blocks: int, hidden: int) -> dict[str, tuple[int, ...]]:
-    """Every weight's name and shape, in the torch module's layout."""
+def weight_shapes(
+    channels: int, blocks: int, hidden: int, planes: int = INPUT_PLANES
+) -> dict[str, tuple[int, ...]]:
+    """Every weight's name and shape, in the torch module's layout (``planes``: the input's,
+    :func:`input_planes`)."""
     shapes: dict[str, tuple[int, ...]] = {
-        "stem.weight": (channels, INPUT_PLANES, 3, 3),
+        "stem.weight": (channels, planes, 3, 3),
         "stem.bias": (channels,),
     }
     for block in range(blocks):

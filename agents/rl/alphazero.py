@@ -517,8 +517,8 @@ class SelfPlay:
         winners: list[int] = []
         for _ in range(num_decisions):
             tree = BatchedTree(
-                self.t, self.games, config.simulations, config.c_puct, config.turn_limit,
-                (config.dirichlet_alpha, config.noise_fraction), self.rng,
+                vector.Engine(self.t), self.games, config.simulations, config.c_puct,
+                config.turn_limit, (config.dirichlet_alpha, config.noise_fraction), self.rng,
             )
             tree.run(evaluate)
             self._record(tree)
