@@ -381,3 +381,16 @@ def test_any_damaged_file_resumes_or_is_one_line_that_changes_nothing(
     else:
         assert_one_line(err, name)
         assert files_of(run_copy) == before
+
+
+def test_ctrl_c_is_one_line_that_says_to_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agents.rl import alphazero
+
+    def interrupted(config: AlphaZeroConfig, resume: bool = False) -> Path:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(alphazero, "train", interrupted)
+    assert trap_train(["alphazero", "--run-dir", str(tmp_path / "run"), *QUICK_RUN]) == 1
+    assert_one_line(capsys.readouterr().err, "interrupted", "--resume")

@@ -324,3 +324,25 @@ def test_any_damaged_file_resumes_or_is_one_line_that_changes_nothing(
         assert status == 1 and err.strip().splitlines()[-1].startswith("trap-train: error:")
         assert name in err or "checkpoint" in err, err
         assert files_of(run_copy) == before
+
+
+def test_ctrl_c_is_one_line_that_says_to_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agents.rl import training
+
+    def interrupted(config: TrainConfig, resume: bool = False) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(training, "train", interrupted)
+    status, err = main(["--run-dir", str(tmp_path / "run"), *QUICK])
+    assert status == 1
+    assert_one_line(err, "interrupted", "--resume")
+
+
+def test_the_final_message_names_only_models_that_exist(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert train_ppo.main(["--run-dir", str(tmp_path / "run"), *QUICK, "--board-size", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "final_model.zip" in out and "best_model.zip" not in out  # no evaluation: no best
