@@ -248,16 +248,18 @@ def _spec_of(data: dict[str, Any]) -> ModelSpec:
     extractor = kwargs["features_extractor_kwargs"]
     net_arch = kwargs["net_arch"]
     numbers = [*shape, extractor["channels"], extractor["num_layers"], *net_arch["vf"]]
+    steps = data["num_timesteps"]
     if (
         len(shape) != 3 or shape[0] != shape[1] or cells != shape[0] * shape[1]
         or names != _POLICY_KWARGS or kwargs["features_extractor_class"] != _EXTRACTOR
         or net_arch["pi"] != [] or len(net_arch["vf"]) != 1
         or not all(isinstance(n, int) and 1 <= n <= 4096 for n in numbers)
+        or not (isinstance(steps, int) and steps >= 0)
     ):
         raise ValueError(f"observations {shape}, {cells} actions, policy_kwargs {names}")
     counters = {name: int(data.get(name, 0)) for name in _COUNTERS}
     return ModelSpec(shape[0], shape[2], extractor["channels"], extractor["num_layers"],
-                     net_arch["vf"][0], int(data["num_timesteps"]), counters)
+                     net_arch["vf"][0], steps, counters)
 
 
 def _read_data(path: Path) -> dict[str, Any]:
