@@ -316,9 +316,14 @@ def test_a_flag_the_run_cannot_take_is_refused_and_changes_nothing(
 def test_a_flag_the_run_can_take_is_recorded(
     run_copy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert resume(run_copy, capsys, "--iterations", "2", "--simulations", "4")[0] == 0
+    assert resume(run_copy, capsys, "--iterations", "2", "--simulations", "4",
+                  "--learning-rate", "0.25")[0] == 0
     config = AlphaZeroConfig.load(run_copy / "config.json")
     assert (config.iterations, config.simulations) == (2, 4)
+    import torch
+
+    state = torch.load(run_copy / "checkpoint.pt", weights_only=True)
+    assert state["optimizer"]["param_groups"][0]["lr"] == 0.25  # taken, not only recorded
 
 
 @pytest.mark.parametrize(

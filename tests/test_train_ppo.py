@@ -282,6 +282,10 @@ def test_a_flag_the_run_can_take_is_recorded(run_copy: Path) -> None:
     assert status == 0, err
     config = TrainConfig.load(run_copy / CONFIG_FILE)
     assert (config.total_timesteps, config.learning_rate) == (96, 0.001)
+    import zipfile
+
+    with zipfile.ZipFile(run_copy / "final_model.zip") as model:
+        assert json.loads(model.read("data"))["learning_rate"] == 0.001  # taken, not only noted
 
 
 def test_an_empty_or_file_run_dir_is_refused(tmp_path: Path) -> None:

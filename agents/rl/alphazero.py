@@ -762,6 +762,8 @@ def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
     np_rng = np.random.default_rng(config.seed)
     if resume:
         progress, rng, np_rng = _load_checkpoint(run, net, optimizer, buffer)
+        for group in optimizer.param_groups:  # the resumed run's settings, not the stored
+            group["lr"], group["weight_decay"] = config.learning_rate, config.weight_decay
     else:
         if (run / CHECKPOINT_FILE).exists():
             raise FileExistsError(f"{run} already holds a run; use --resume to continue it")
