@@ -75,7 +75,9 @@ def replace_atomically(path: str | Path, write: Callable[[Path], object]) -> Non
 
 def write_text_atomically(path: str | Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` so that a reader sees the old file or the new one."""
-    replace_atomically(path, lambda temporary: temporary.write_text(text, encoding="utf-8"))
+    replace_atomically(
+        path, lambda temporary: temporary.write_text(text, encoding="utf-8", newline="")
+    )
 
 
 def save_npz_atomically(path: str | Path, arrays: Mapping[str, Any]) -> None:

@@ -399,3 +399,19 @@ def test_ctrl_c_is_one_line_that_says_to_resume(
     monkeypatch.setattr(alphazero, "train", interrupted)
     assert trap_train(["alphazero", "--run-dir", str(tmp_path / "run"), *QUICK_RUN]) == 1
     assert_one_line(capsys.readouterr().err, "interrupted", "--resume")
+
+
+def test_logs_cut_short_are_appended_to_and_plotted_without_the_torn_row(
+    tmp_path: Path,
+) -> None:
+    from agents.rl.alphazero import _append_csv, plot_elo
+
+    elo = tmp_path / "elo.csv"
+    _append_csv(elo, {"iteration": 1, "minutes": 0.5, "elo_vs_random": 10.0, "elo_greedy": 5})
+    elo.write_text(elo.read_text() + "2,1.0,2")  # an interrupt in the middle of a row
+    _append_csv(elo, {"iteration": 3, "minutes": 1.5, "elo_vs_random": 30.0, "elo_greedy": 6})
+    lines = elo.read_text().splitlines()
+    assert lines[0] == "iteration,minutes,elo_vs_random,elo_greedy" and lines[-1] == "3,1.5,30.0,6"
+    pytest.importorskip("matplotlib")
+    assert plot_elo(tmp_path, tmp_path / "elo.png") and (tmp_path / "elo.png").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elo.csv", "elo.png"]

@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import io
 import json
 import math
 import pickle
@@ -884,9 +885,9 @@ def _log_elo(
 def plot_elo(run: Path, path: Path) -> bool:
     """Draw the run's Elo (relative to ``random``) against training minutes into ``path``.
 
-    Returns False, drawing nothing, without matplotlib or without evaluations yet.
+    Returns False, drawing nothing, without matplotlib or without evaluations yet (rows
+    of ``elo.csv`` that do not read as numbers are left out).
     """
-    elo_file = run / "elo.csv"
     try:
         import matplotlib
 
@@ -894,32 +895,52 @@ def plot_elo(run: Path, path: Path) -> bool:
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    if not elo_file.is_file():
+    rows = _elo_rows(run / "elo.csv")
+    if not rows:
         return False
-    with elo_file.open() as source:
-        rows = list(csv.DictReader(source))
     figure, axes = plt.subplots(figsize=(6, 3.5))
-    minutes = [float(row["minutes"]) for row in rows]
-    axes.plot(minutes, [float(row["elo_vs_random"]) for row in rows], "o-", label="mcts")
+    minutes = [row["minutes"] for row in rows]
+    axes.plot(minutes, [row["elo_vs_random"] for row in rows], "o-", label="mcts")
     for rung in (key for key in rows[-1] if key.startswith("elo_") and key != "elo_vs_random"):
-        axes.axhline(float(rows[-1][rung]), linestyle=":", color="grey")
-        axes.annotate(rung[4:], (minutes[0], float(rows[-1][rung])), fontsize=7)
+        axes.axhline(rows[-1][rung], linestyle=":", color="grey")
+        axes.annotate(rung[4:], (minutes[0], rows[-1][rung]), fontsize=7)
     axes.set_xlabel("training time (minutes, wall clock)")
     axes.set_ylabel("Elo relative to random")
     axes.set_title("mcts network against the ladder during training")
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
+    replace_atomically(path, lambda temporary: figure.savefig(temporary, dpi=120))
     plt.close(figure)
     return True
 
 
+def _elo_rows(path: Path) -> list[dict[str, float]]:
+    """The rows of ``elo.csv`` whose values are all numbers (none if there is no file)."""
+    if not path.is_file():
+        return []
+    rows = []
+    with path.open(newline="") as source:
+        for row in csv.DictReader(source):
+            try:
+                rows.append({key: float(value) for key, value in row.items()})
+            except (TypeError, ValueError):  # a row cut short, or of another header
+                continue
+    return [row for row in rows if "minutes" in row and "elo_vs_random" in row]
+
+
 def _append_csv(path: Path, row: dict[str, Any]) -> None:
-    is_new = not path.exists()
-    with path.open("a", newline="") as out:
-        writer = csv.DictWriter(out, fieldnames=list(row))
-        if is_new:
-            writer.writeheader()
-        writer.writerow(row)
+    """Add ``row`` to the CSV file ``path`` (a header first in a new file), atomically."""
+    old = ""
+    if path.is_file():
+        with path.open(newline="") as source:
+            old = source.read()
+    if old and not old.endswith("\n"):
+        old += "\r\n"  # a line cut short by an interrupt stays apart from the new row
+    new = io.StringIO()
+    writer = csv.DictWriter(new, fieldnames=list(row))
+    if not old:
+        writer.writeheader()
+    writer.writerow(row)
+    write_text_atomically(path, old + new.getvalue())
 
 
 def _tensorboard(run: Path) -> Any:
