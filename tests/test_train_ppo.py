@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -350,3 +351,88 @@ def test_the_final_message_names_only_models_that_exist(
     assert train_ppo.main(["--run-dir", str(tmp_path / "run"), *QUICK, "--board-size", "4"]) == 0
     out = capsys.readouterr().out
     assert "final_model.zip" in out and "best_model.zip" not in out  # no evaluation: no best
+
+
+# --- Fuzzing trap-train's command line: accepted, or one line; never a traceback ----------
+
+NUMBERS = ["-1", "0", "1", "2", "4", "5", "9", "32", "0.5", "1e3", "nan", "inf", "x", ""]
+SPECS = ["random", "greedy", "nobody", "random:depth=2", "", "greedy|random"]
+PPO_FLAGS = ["--timesteps", "--n-steps", "--batch-size", "--num-envs", "--board-size",
+             "--max-turns", "--channels", "--num-layers", "--hidden", "--learning-rate",
+             "--gamma", "--self-play-fraction", "--pretrain-games", "--eval-every", "--seed",
+             "--checkpoint-every", "--pool-size", "--stage-fractions"]  # fmt: skip
+AZ_FLAGS = ["--board-size", "--decay", "--channels", "--blocks", "--hidden", "--games",
+            "--decisions", "--simulations", "--iterations", "--minutes", "--value-mix",
+            "--max-turns", "--replay-size", "--batch-size", "--learning-rate", "--seed",
+            "--imitation-games", "--eval-every"]  # fmt: skip
+
+
+def command_lines(flags: list[str], spec_flags: list[str]) -> st.SearchStrategy[list[str]]:
+    """Flags drawn from the real ones with values near their limits (and past them)."""
+    numeric = st.tuples(st.sampled_from(flags), st.sampled_from(NUMBERS))
+    specs = st.tuples(st.sampled_from(spec_flags), st.sampled_from(SPECS))
+    pairs = st.lists(numeric | specs, max_size=5)
+    return pairs.map(lambda items: [word for pair in items for word in pair])
+
+
+@pytest.fixture(scope="module")
+def stored_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A stored config of each trainer (for --resume), and a file in place of a folder."""
+    from agents.rl.alphazero import AlphaZeroConfig
+
+    root = tmp_path_factory.mktemp("fuzz")
+    (root / "ppo").mkdir()
+    TrainConfig(str(root / "ppo"), n_steps=32, batch_size=32, board_size=4).save(
+        root / "ppo" / CONFIG_FILE
+    )
+    (root / "az").mkdir()
+    AlphaZeroConfig(str(root / "az"), board_size=4).save(root / "az" / CONFIG_FILE)
+    (root / "file").write_text("mine")
+    return {"ppo": root / "ppo", "az": root / "az", "file": root / "file", "new": root / "new"}
+
+
+def check_one_command(argv: list[str]) -> None:
+    """``trap-train argv`` with training replaced by nothing: 0, or one line and 1 or 2."""
+    with no_training():
+        status, err = main(argv)
+    assert "Traceback" not in err, err
+    if status != 0:
+        assert status in (1, 2) and len(err.strip().splitlines()) == 1, (argv, err)
+        assert err.startswith("trap-train"), err
+
+
+@contextlib.contextmanager
+def no_training() -> Iterator[None]:
+    """Both trainers' ``train`` replaced by the checks it makes before touching the folder."""
+    from agents.rl import alphazero, training
+
+    def checks_only(config: Any, resume: bool = False) -> Path:
+        if isinstance(config, TrainConfig):
+            config.check_agents()
+        return Path(config.run_dir) / "latest.npz"
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(training, "train", checks_only)
+        patch.setattr(alphazero, "train", checks_only)
+        yield
+
+
+@given(command_lines(PPO_FLAGS, ["--stage", "--eval-opponent", "--pretrain-teacher"]),
+       st.sampled_from(["new", "ppo", "file", ""]), st.booleans())
+def test_fuzzed_ppo_command_lines_are_accepted_or_one_line(
+    stored_runs: dict[str, Path], words: list[str], folder: str, resuming: bool
+) -> None:
+    run_dir = str(stored_runs[folder]) if folder else ""
+    check_one_command(["--run-dir", run_dir, *(["--resume"] if resuming else []), *words])
+    assert not stored_runs["new"].exists() and stored_runs["file"].read_text() == "mine"
+
+
+@given(command_lines(AZ_FLAGS, ["--imitation-teacher", "--ladder"]),
+       st.sampled_from(["new", "az", "file", ""]), st.booleans())
+def test_fuzzed_alphazero_command_lines_are_accepted_or_one_line(
+    stored_runs: dict[str, Path], words: list[str], folder: str, resuming: bool
+) -> None:
+    run_dir = str(stored_runs[folder]) if folder else ""
+    check_one_command(["alphazero", "--run-dir", run_dir, *(["--resume"] if resuming else []),
+                       *words])
+    assert not stored_runs["new"].exists() and stored_runs["file"].read_text() == "mine"
