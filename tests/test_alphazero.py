@@ -415,3 +415,15 @@ def test_logs_cut_short_are_appended_to_and_plotted_without_the_torn_row(
     pytest.importorskip("matplotlib")
     assert plot_elo(tmp_path, tmp_path / "elo.png") and (tmp_path / "elo.png").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["elo.csv", "elo.png"]
+
+
+def test_a_diverged_network_is_named_and_never_saved(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agents.rl import alphazero
+
+    monkeypatch.setattr(alphazero, "fit", lambda *args: (float("nan"), 0.5))
+    run = tmp_path / "run"
+    assert trap_train(["alphazero", "--run-dir", str(run), *QUICK_RUN]) == 1
+    assert_one_line(capsys.readouterr().err, "diverged in iteration 1", "not finite")
+    assert not (run / "networks" / "iter_0001.npz").exists()

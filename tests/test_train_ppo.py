@@ -436,3 +436,21 @@ def test_fuzzed_alphazero_command_lines_are_accepted_or_one_line(
     check_one_command(["alphazero", "--run-dir", run_dir, *(["--resume"] if resuming else []),
                        *words])
     assert not stored_runs["new"].exists() and stored_runs["file"].read_text() == "mine"
+
+
+def test_a_diverged_policy_is_named_before_the_next_rollout() -> None:
+    import gymnasium as gym
+    import torch
+
+    from agents.rl.training import DivergedError, DivergenceCallback, TrapPPO
+
+    env = gym.make("trap_env/Trap-v0", opponent="random", board_size=4)
+    model = TrapPPO("MlpPolicy", env, n_steps=8, batch_size=8, device="cpu")
+    callback = DivergenceCallback()
+    callback.init_callback(model)
+    callback.on_rollout_start()  # finite: nothing to say
+    with torch.no_grad():
+        next(model.policy.parameters())[0] = float("nan")
+    with pytest.raises(DivergedError, match="diverged after 0 steps: its outputs are not finite"):
+        callback.on_rollout_start()
+    env.close()

@@ -80,6 +80,7 @@ __all__ = [
     "AlphaZeroConfig",
     "AlphaZeroNet",
     "DamagedRunFileError",
+    "DivergedError",
     "ReplayBuffer",
     "Samples",
     "SelfPlay",
@@ -789,6 +790,7 @@ def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
         steps = math.ceil(config.games * config.decisions * config.sample_reuse
                           / config.batch_size) if len(buffer) else 0
         losses = fit(net, optimizer, buffer, steps, config.batch_size, np_rng)
+        _check_finite(net, losses, progress.iteration + 1)
         progress.iteration += 1
         progress.games += len(winners)
         progress.samples += len(samples)
@@ -805,6 +807,27 @@ def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
     bar.close()
     plot_elo(run, run / "elo.png")
     return run / "latest.npz"
+
+
+class DivergedError(ValueError):
+    """Training made the network's weights or losses NaN or infinite."""
+
+
+def _check_finite(net: nn.Module, losses: tuple[float, float], iteration: int) -> None:
+    """Stop before a diverged network is exported or checkpointed.
+
+    Raises:
+        DivergedError: naming the iteration and what to do.
+    """
+    if all(map(math.isfinite, losses)) and all(
+        bool(torch.isfinite(parameter).all()) for parameter in net.parameters()
+    ):
+        return
+    raise DivergedError(
+        f"the network diverged in iteration {iteration}: its outputs are not finite (losses "
+        f"{losses[0]:.3g}, {losses[1]:.3g}); nothing of it was saved: resume from the last "
+        "checkpoint with a lower --learning-rate"
+    )
 
 
 def _is_done(config: AlphaZeroConfig, progress: _Progress) -> bool:

@@ -63,6 +63,7 @@ from trap_env.vector import MAX_BOARD_SIZE
 
 __all__ = [
     "FIXED_ON_RESUME",
+    "DivergedError",
     "OpponentMix",
     "TrainConfig",
     "TrapPPO",
@@ -525,6 +526,30 @@ def _readable_snapshots(pool_dir: Path, count: int) -> list[str]:
     return readable[::-1]
 
 
+class DivergedError(ValueError):
+    """Training made the policy's weights NaN or infinite."""
+
+
+class DivergenceCallback(BaseCallback):
+    """Stops the run when the policy's weights stop being finite, naming it as such.
+
+    Checked before each rollout (after each update), so that no step is played, and no
+    checkpoint saved, with a diverged network; the checks draw no random numbers.
+    """
+
+    def _on_rollout_start(self) -> None:
+        if all(bool(torch.isfinite(p).all()) for p in self.model.policy.parameters()):
+            return
+        raise DivergedError(
+            f"the network diverged after {self.num_timesteps} steps: its outputs are not "
+            "finite (NaN or infinite weights); resume from the last checkpoint with a lower "
+            "--learning-rate"
+        )
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class ProgressBarCallback(BaseCallback):
     """A tqdm bar over the run's learner steps (SB3's own bar needs ``rich``)."""
 
@@ -587,6 +612,7 @@ def _new_model(config: TrainConfig, envs: VecEnv, tensorboard_dir: str | None) -
 def _callbacks(config: TrainConfig, run: Path) -> list[BaseCallback]:
     per_env = config.num_envs
     callbacks: list[BaseCallback] = [
+        DivergenceCallback(),
         CurriculumCallback(config, run / "pool"),
         CheckpointCallback(  # TrapPPO's saves are atomic
             max(config.checkpoint_every // per_env, 1), str(run / "checkpoints"), "ppo"
