@@ -12,6 +12,7 @@ from typing import Any, NoReturn, TypeVar
 
 from agents.arena.stats import format_report, plot_report
 from agents.arena.tournament import BACKENDS, MAX_SECONDS, RunConfig, round_robin, run_games
+from agents.files import check_writable_folder, write_text_atomically
 from agents.program import DEFAULT_MEMORY_LIMIT
 from trap_env.core import DEFAULT_DECAY, MAX_DECAY
 from trap_env.games import DEFAULT_GAME, game_names, get_game
@@ -349,7 +350,7 @@ def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: s
     report = format_report(records)
     print(report)
     print(f"\n{len(records)} games in {elapsed:.0f} s; results: {results_path}")
-    (args.output / "summary.txt").write_text(report + "\n", encoding="utf-8")
+    write_text_atomically(args.output / "summary.txt", report + "\n")
     if not args.no_plot and records:
         _plot(records, args.output / plot_name)
     if len(records) < len(tasks):
@@ -379,12 +380,9 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
 
 def _check_writable(folder: Path) -> None:
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / ".write-test"
-        probe.write_text("")
-        probe.unlink()
-    except (OSError, ValueError) as error:  # ValueError: a path with a NUL character
-        raise CliError(f"cannot write to the output folder {str(folder)!r}: {error}") from None
+        check_writable_folder(folder, "output folder")
+    except ValueError as error:
+        raise CliError(error) from None
 
 
 def _plot(records: Sequence[dict[str, Any]], path: Path) -> None:

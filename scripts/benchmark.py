@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 from trap_scripts._cli import CliError, Parser, fail, positive_float, positive_int
 
+from agents.files import check_writable_file, write_text_atomically
 from trap_env.core import (
     GameConfig,
     Phase,
@@ -653,16 +654,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             "machine": platform.machine(),
             "figures": [asdict(figure) for figure in figures],
         }
-        args.json.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        write_text_atomically(args.json, json.dumps(payload, indent=2) + "\n")
     return 0
 
 
 def _check_writable(path: Path) -> None:
     try:
-        with open(path, "a", encoding="utf-8"):
-            pass
-    except OSError as error:
-        raise CliError(f"cannot write {str(path)!r}: {error}") from None
+        check_writable_file(path, "JSON file")
+    except ValueError as error:
+        raise CliError(error) from None
 
 
 if __name__ == "__main__":

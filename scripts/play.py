@@ -22,7 +22,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -53,6 +52,7 @@ from agents.arena.results import (
     record_game,
 )
 from agents.base import Agent, SpecError, UnsupportedGameError, check_supports, make_agent
+from agents.files import check_writable_file, replace_atomically
 from trap_env.core import NO_PLAYER, IllegalActionError
 from trap_env.game import TRUNCATED, Game
 from trap_env.games import DEFAULT_GAME, UnknownGameError, game_names, get_game
@@ -281,9 +281,10 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _check_writable(path: Path) -> None:
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir() or not os.access(folder, os.W_OK) or path.is_dir():
-        raise CliError(f"cannot write the GIF {str(path)!r}: no writable folder for it")
+    try:
+        check_writable_file(path, "GIF")
+    except ValueError as error:
+        raise CliError(error) from None
 
 
 def _build(spec: str, game: str, seed: int, seat: int) -> Agent:
@@ -470,7 +471,8 @@ def _write_gif(
     frames = [game.render_rgb(state, last_chance) for state, last_chance in states]
     frames.extend([frames[-1]] * 3)  # linger on the final position
     try:
-        iio.imwrite(path, frames, duration=int(frame_seconds * 1000), loop=0)
+        replace_atomically(path, lambda temporary: iio.imwrite(
+            temporary, frames, duration=int(frame_seconds * 1000), loop=0))
     except OSError as error:
         raise CliError(f"cannot write {str(path)!r}: {error}") from None
     print(f"wrote {path} ({len(frames) - 3} frames)")

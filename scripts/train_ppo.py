@@ -6,7 +6,11 @@ unless ``--stage-fractions`` gives where each starts. Everything lands in ``--ru
 see :mod:`agents.rl.training` for the layout. Needs the ``rl`` extra.
 
 The whole config (every option, every agent spec, ``config.json`` on ``--resume``) is
-checked before the run folder is created or changed; a mistake is a one-line error.
+checked before the run folder is created or changed; a mistake is a one-line error. On
+``--resume``, options that the run cannot change (its network's size, its board, its warm
+start) are refused, naming each; the others are recorded in its ``config.json``.
+``--resume`` builds the agent specs stored in the run's ``config.json``: ``exec:``
+commands and dotted paths in them run code, so resume only runs whose folder you trust.
 
 Example:
     trap-train --run-dir /tmp/ppo_run --timesteps 1000000 --num-envs 2 \\
@@ -24,9 +28,8 @@ import argparse
 import dataclasses
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-from trap_scripts._cli import Parser
+from trap_scripts._cli import Parser, one_line
 
 from trap_env.games import DEFAULT_GAME, game_names
 
@@ -52,7 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line of ``trap-train`` (its errors are one line)."""
     parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--run-dir", required=True, help="the run folder")
-    parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --run-dir; this builds the agent specs its config.json "
+        "names (exec: commands and dotted paths run code): resume only folders you trust",
+    )
     parser.add_argument("--timesteps", type=int, help="total learner steps (default 1000000)")
     parser.add_argument(
         "--stage", action="append", metavar="SPEC[|SPEC...]", help="a curriculum stage"
@@ -176,32 +184,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         return alphazero.main(argv, Parser)
     args = build_parser().parse_args(argv)
     try:
-        from agents.rl.training import CONFIG_FILE, TrainConfig, train
+        from agents.files import run_folder
+        from agents.rl.settings import check_resume_overrides
+        from agents.rl.training import CONFIG_FILE, FIXED_ON_RESUME, TrainConfig, train
     except ImportError as error:
         print(
             f"{PROG}: error: needs the rl extra (pip install 'trap_env[rl]'): {error}",
             file=sys.stderr,
         )
         return 2
-    run = Path(args.run_dir)
     overrides = config_from_args(args)
     try:
+        run = run_folder(args.run_dir)
         if args.resume:
             if not (run / CONFIG_FILE).is_file():
                 raise ValueError(f"nothing to resume in {run}: it holds no {CONFIG_FILE}")
             saved = TrainConfig.load(run / CONFIG_FILE)
+            check_resume_overrides(saved, overrides, FIXED_ON_RESUME, {})
             # The folder may have moved since the run began: it is where the run is now.
-            config = dataclasses.replace(saved, run_dir=str(run), **overrides)  # type: ignore[arg-type]
+            config = dataclasses.replace(saved, run_dir=args.run_dir, **overrides)  # type: ignore[arg-type]
         else:
-            config = TrainConfig(run_dir=str(run), **overrides)  # type: ignore[arg-type]
+            config = TrainConfig(run_dir=args.run_dir, **overrides)  # type: ignore[arg-type]
         train(config, resume=args.resume)
     except (OSError, ValueError) as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
+        print(f"{PROG}: error: {one_line(str(error))}", file=sys.stderr)
         return 1
-    print(
-        f"final model: {run / 'final_model.zip'}; best by evaluation: "
-        f"{run / 'best' / 'best_model.zip'}"
-    )
+    except KeyboardInterrupt:
+        print(f"{PROG}: error: interrupted; run again with --resume to continue from the last "
+              "checkpoint", file=sys.stderr)
+        return 1
+    models = [run / "final_model.zip", run / "best" / "best_model.zip"]
+    print("; ".join(f"{what}: {path}" for what, path in zip(
+        ("final model", "best by evaluation"), models, strict=True) if path.is_file()))
     return 0
 
 

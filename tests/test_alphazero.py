@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable
 from pathlib import Path
 
+import crafted_files
 import numpy as np
 import pytest
 
@@ -182,3 +184,246 @@ def test_tiny_training_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixt
     state = core.initial_state(GameConfig(5))
     assert agent.select_action(state) in core.legal_actions(state)
     assert sorted(p.name for p in (run / "networks").iterdir())[-1] == "iter_0003.npz"
+
+
+# --- The run folder: interrupts, damaged and crafted files, flags on --resume -------------
+
+QUICK_RUN = ["--board-size", "4", "--channels", "4", "--blocks", "1", "--hidden", "4",
+             "--games", "2", "--decisions", "3", "--simulations", "3", "--iterations", "1",
+             "--checkpoint-every", "1", "--no-progress"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A one-iteration run on a 4x4 board (checkpoint, buffer and config written)."""
+    run = tmp_path_factory.mktemp("az") / "run"
+    assert trap_train(["alphazero", "--run-dir", str(run), *QUICK_RUN]) == 0
+    return run
+
+
+@pytest.fixture
+def run_copy(finished_run: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    return Path(shutil.copytree(finished_run, tmp_path / "run"))
+
+
+def resume(
+    run: Path, capsys: pytest.CaptureFixture[str], *extra: str
+) -> tuple[int, str]:
+    """``trap-train alphazero --resume`` on ``run``: its status and its stderr."""
+    status = trap_train(["alphazero", "--run-dir", str(run), "--resume", "--no-progress",
+                         *extra])
+    return status, capsys.readouterr().err
+
+
+def assert_one_line(err: str, *words: str) -> None:
+    crafted_files.assert_one_line(err, "trap-train alphazero: error:", *words)
+
+
+def test_run_files_are_written_whole_with_no_temporaries_left(finished_run: Path) -> None:
+    names = {path.name for path in finished_run.iterdir()}
+    assert {"config.json", "checkpoint.pt", "replay.npz", "latest.npz"} <= names
+    assert not [name for name in names if name.startswith(".") or ".tmp" in name]
+
+
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def _drop_values(path: Path) -> None:  # what a Ctrl-C during the old in-place write left
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files if name != "values"}
+    np.savez_compressed(path, **arrays)
+
+
+@pytest.mark.parametrize("damage", [_truncate, _drop_values, lambda p: p.write_bytes(b"")],
+                         ids=["truncated", "no-values", "empty"])
+def test_a_damaged_replay_buffer_is_named_and_deleting_it_resumes(
+    run_copy: Path, capsys: pytest.CaptureFixture[str], damage: Callable[[Path], None]
+) -> None:
+    damage(run_copy / "replay.npz")
+    config_before = (run_copy / "config.json").read_bytes()
+    status, err = resume(run_copy, capsys, "--iterations", "2")
+    assert status == 1
+    assert_one_line(err, "replay.npz", "delete it")
+    assert (run_copy / "config.json").read_bytes() == config_before
+    (run_copy / "replay.npz").unlink()
+    assert resume(run_copy, capsys, "--iterations", "2")[0] == 0
+    assert (run_copy / "networks" / "iter_0002.npz").is_file()
+
+
+@pytest.mark.parametrize("damage", [_truncate, lambda p: p.write_bytes(b"garbage" * 9)],
+                         ids=["truncated", "garbage"])
+def test_a_damaged_checkpoint_is_named_in_one_line(
+    run_copy: Path, capsys: pytest.CaptureFixture[str], damage: Callable[[Path], None]
+) -> None:
+    damage(run_copy / "checkpoint.pt")
+    status, err = resume(run_copy, capsys)
+    assert status == 1
+    assert_one_line(err, "checkpoint.pt", "damaged")
+
+
+@pytest.mark.parametrize("text", ["{", "", "[1, 2]", '{"run_dir": 3}'])
+def test_a_damaged_config_is_named_in_one_line(
+    run_copy: Path, capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    (run_copy / "config.json").write_text(text)
+    status, err = resume(run_copy, capsys)
+    assert status == 1
+    assert_one_line(err, "config.json")
+
+
+def test_a_crafted_checkpoint_is_refused_without_running_it(
+    run_copy: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import torch
+
+    marker = tmp_path / "pwned"
+    state = torch.load(run_copy / "checkpoint.pt", weights_only=True)
+    state["progress"] = crafted_files.Payload(marker)
+    torch.save(state, run_copy / "checkpoint.pt")
+    status, err = resume(run_copy, capsys)
+    assert status == 1 and not marker.exists()
+    assert_one_line(err, "checkpoint.pt", "refused unread")
+
+
+def test_a_resume_keeps_the_generators_of_its_checkpoint(run_copy: Path) -> None:
+    import torch
+
+    state = torch.load(run_copy / "checkpoint.pt", weights_only=True)
+    assert state["progress"]["iteration"] == 1 and isinstance(state["rng"], list)
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [(["--board-size", "5"], ["--board-size 5 (the run has 4)"]),
+     (["--channels", "8", "--hidden", "9"], ["--channels 8", "--hidden 9"]),
+     (["--seed", "3"], ["--seed 3"])],
+)
+def test_a_flag_the_run_cannot_take_is_refused_and_changes_nothing(
+    run_copy: Path, capsys: pytest.CaptureFixture[str], flags: list[str], named: list[str]
+) -> None:
+    before = {path.name: path.read_bytes() for path in run_copy.iterdir() if path.is_file()}
+    status, err = resume(run_copy, capsys, *flags)
+    assert status == 1
+    assert_one_line(err, *named, "new run")
+    after = {path.name: path.read_bytes() for path in run_copy.iterdir() if path.is_file()}
+    assert after == before
+    assert resume(run_copy, capsys, "--board-size", "4")[0] == 0  # its own value is fine
+
+
+def test_a_flag_the_run_can_take_is_recorded(
+    run_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert resume(run_copy, capsys, "--iterations", "2", "--simulations", "4",
+                  "--learning-rate", "0.25")[0] == 0
+    config = AlphaZeroConfig.load(run_copy / "config.json")
+    assert (config.iterations, config.simulations) == (2, 4)
+    import torch
+
+    state = torch.load(run_copy / "checkpoint.pt", weights_only=True)
+    assert state["optimizer"]["param_groups"][0]["lr"] == 0.25  # taken, not only recorded
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [(["--board-size", "9"], "board_size must be at most 8"),
+     (["--board-size", "2"], "board"),
+     (["--imitation-games", "1", "--imitation-teacher", "nobody"], "nobody")],
+)
+def test_a_bad_config_leaves_no_run_folder_and_the_retry_works(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], message: str
+) -> None:
+    run = tmp_path / "run"
+    status = trap_train(["alphazero", "--run-dir", str(run), *QUICK_RUN, *flags])
+    err = capsys.readouterr().err
+    assert status == 1 and not run.exists()
+    assert_one_line(err, message)
+    assert trap_train(["alphazero", "--run-dir", str(run), *QUICK_RUN]) == 0
+
+
+def test_an_empty_or_file_run_dir_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    afile = tmp_path / "notes.txt"
+    afile.write_text("mine")
+    for run_dir, message in [("", "empty"), (" ", "empty"), (str(afile), "is a file")]:
+        for resuming in ([], ["--resume"]):
+            status = trap_train(["alphazero", "--run-dir", run_dir, *QUICK_RUN, *resuming])
+            assert status == 1
+            assert_one_line(capsys.readouterr().err, message)
+    assert afile.read_text() == "mine"
+
+
+RUN_FILES = ["config.json", "checkpoint.pt", "replay.npz", "latest.npz", "log.csv",
+             "networks/iter_0001.npz"]  # fmt: skip
+DAMAGES: dict[str, Callable[[Path], object]] = {
+    "removed": lambda path: path.unlink(),
+    "truncated": lambda path: path.write_bytes(path.read_bytes()[: path.stat().st_size // 3]),
+    "garbage": lambda path: path.write_bytes(b"PK\x03\x04garbage" * 7),
+}
+
+
+def files_of(run: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(run)): p.read_bytes() for p in run.rglob("*") if p.is_file()}
+
+
+def test_the_run_files_are_the_ones_damaged_below(finished_run: Path) -> None:
+    assert sorted(files_of(finished_run)) == sorted(RUN_FILES)
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+@pytest.mark.parametrize("name", RUN_FILES)
+def test_any_damaged_file_resumes_or_is_one_line_that_changes_nothing(
+    run_copy: Path, capsys: pytest.CaptureFixture[str], name: str, damage: str
+) -> None:
+    DAMAGES[damage](run_copy / name)
+    before = files_of(run_copy)
+    status, err = resume(run_copy, capsys, "--iterations", "2")
+    if status == 0:
+        assert (run_copy / "networks" / "iter_0002.npz").is_file()
+    else:
+        assert_one_line(err, name)
+        assert files_of(run_copy) == before
+
+
+def test_ctrl_c_is_one_line_that_says_to_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agents.rl import alphazero
+
+    def interrupted(config: AlphaZeroConfig, resume: bool = False) -> Path:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(alphazero, "train", interrupted)
+    assert trap_train(["alphazero", "--run-dir", str(tmp_path / "run"), *QUICK_RUN]) == 1
+    assert_one_line(capsys.readouterr().err, "interrupted", "--resume")
+
+
+def test_logs_cut_short_are_appended_to_and_plotted_without_the_torn_row(
+    tmp_path: Path,
+) -> None:
+    from agents.rl.alphazero import _append_csv, plot_elo
+
+    elo = tmp_path / "elo.csv"
+    _append_csv(elo, {"iteration": 1, "minutes": 0.5, "elo_vs_random": 10.0, "elo_greedy": 5})
+    elo.write_text(elo.read_text() + "2,1.0,2")  # an interrupt in the middle of a row
+    _append_csv(elo, {"iteration": 3, "minutes": 1.5, "elo_vs_random": 30.0, "elo_greedy": 6})
+    lines = elo.read_text().splitlines()
+    assert lines[0] == "iteration,minutes,elo_vs_random,elo_greedy" and lines[-1] == "3,1.5,30.0,6"
+    pytest.importorskip("matplotlib")
+    assert plot_elo(tmp_path, tmp_path / "elo.png") and (tmp_path / "elo.png").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elo.csv", "elo.png"]
+
+
+def test_a_diverged_network_is_named_and_never_saved(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agents.rl import alphazero
+
+    monkeypatch.setattr(alphazero, "fit", lambda *args: (float("nan"), 0.5))
+    run = tmp_path / "run"
+    assert trap_train(["alphazero", "--run-dir", str(run), *QUICK_RUN]) == 1
+    assert_one_line(capsys.readouterr().err, "diverged in iteration 1", "not finite")
+    assert not (run / "networks" / "iter_0001.npz").exists()

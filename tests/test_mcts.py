@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import time
 from pathlib import Path
 
@@ -282,6 +283,49 @@ def test_network_files_that_are_not_networks(tmp_path: Path) -> None:
     np.savez(tmp_path / "other.npz", weights=np.zeros(3))
     with pytest.raises(IncompatibleNetworkError, match="format version"):
         load_network(tmp_path / "other.npz")
+
+
+def saved_network(path: Path, **changes: np.ndarray) -> Path:
+    """A small network saved to ``path`` with the arrays of ``changes`` put in."""
+    network = Network.initial(board_size=4, channels=4, blocks=1, hidden=3, seed=1)
+    network.save(path)
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    np.savez(path, **{**arrays, **changes})
+    return path
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(b"", "not a zip archive"), (b"\x80\x04N.", "not a zip archive"),
+     (b"PK\x03\x04" + b"x" * 40, "not a zip archive"), (None, "holds .* not numbers")],
+    ids=["empty", "a-pickle", "broken-zip", "garbage-array"],
+)
+def test_a_file_that_is_not_an_npz_is_named(
+    tmp_path: Path, content: bytes | None, message: str
+) -> None:
+    import zipfile
+
+    path = tmp_path / "n.npz"
+    if content is None:
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("stem.weight.npy", b"garbage")  # numpy reads it as bytes
+    else:
+        path.write_bytes(content)
+    with pytest.raises(IncompatibleNetworkError, match=f"{re.escape(str(path))}.*{message}"):
+        load_network(path)
+
+
+def test_weights_must_be_finite_and_metadata_in_range(tmp_path: Path) -> None:
+    weights = np.zeros((4, 5, 3, 3), np.float32)
+    weights[0, 0, 0, 0] = np.nan  # a diverged network
+    with pytest.raises(IncompatibleNetworkError, match=r"'stem\.weight' is not finite"):
+        load_network(saved_network(tmp_path / "nan.npz", **{"stem.weight": weights}))
+    absurd = np.array([1, 4, 10**12, 50], np.int64)  # would allocate until memory runs out
+    with pytest.raises(IncompatibleNetworkError, match="says 1000000000000 blocks"):
+        load_network(saved_network(tmp_path / "blocks.npz", __meta__=absurd))
+    with pytest.raises(IncompatibleNetworkError, match="not numbers"):
+        load_network(saved_network(tmp_path / "text.npz", **{"stem.bias": np.array(["a"])}))
 
 
 def test_numpy_forward_equals_torch_forward() -> None:

@@ -8,6 +8,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import crafted_files
 import numpy as np
 import pytest
 
@@ -317,3 +318,88 @@ def test_truncated_parameters_say_so(tmp_path: Path) -> None:
     path = rewritten_model(tmp_path, "policy.pth", original[: len(original) // 2])
     with pytest.raises(IncompatibleModelError, match="is damaged"):
         PPOAgent(path)
+
+
+# --- Files from someone else never run code ---------------------------------------------
+
+BUNDLED_GAMES = {  # the bundled model's actions as player 0 against random, by seed (the
+    # stable-baselines3 loader's, recorded before the ppo agent read weights only)
+    0: [10, 38, 17, 39, 24, 37, 17, 36, 24, 35, 17, 29, 18, 44, 17, 28, 18, 35],
+    1: [10, 38, 18, 30, 25, 36, 18, 31, 26, 22, 18, 16, 26, 21, 19, 24, 26, 9, 19, 15, 26, 2,
+        19, 10, 26, 2, 19, 8],
+}  # fmt: skip
+
+
+def bundled_actions(agent: PPOAgent, seed: int) -> list[int]:
+    """The agent's actions as player 0 in a game against random moves drawn from ``seed``."""
+    rng = random.Random(seed)
+    state, actions = initial_state(), []
+    while not is_terminal(state) and len(actions) < 40:
+        if state.phase is Phase.LANDING:
+            state = apply(state, sample_landing(state, rng))
+            continue
+        if state.player == 0:
+            actions.append(action := agent.select_action(state))
+        else:
+            action = rng.choice(legal_actions(state))
+        state = apply(state, action)
+    return actions
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no bundled model yet")
+def test_bundled_model_plays_as_with_the_stable_baselines_loader() -> None:
+    agent = PPOAgent()
+    assert {seed: bundled_actions(agent, seed) for seed in BUNDLED_GAMES} == BUNDLED_GAMES
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    # The old way: stable-baselines3 unpickles the metadata (fine for our own file).
+    data, params, _ = load_from_zip_file(DEFAULT_MODEL, device="cpu")
+    oracle = data["policy_class"](data["observation_space"], data["action_space"],
+                                  lambda _: 0.0, **data["policy_kwargs"])
+    oracle.load_state_dict(params["policy"])
+    oracle.eval()
+    rng = random.Random(3)
+    state = initial_state()
+    for _ in range(30):
+        if is_terminal(state):
+            state = initial_state()
+        if state.phase is Phase.LANDING:
+            state = apply(state, sample_landing(state, rng))
+            continue
+        mask = action_mask(state).astype(bool)
+        tensor, _ = oracle.obs_to_tensor(observe(state, state.player))
+        expected = oracle.get_distribution(tensor, action_masks=mask[None])
+        probabilities = expected.distribution.probs[0].detach().numpy()
+        assert np.allclose(agent.action_probabilities(state), probabilities, atol=1e-6)
+        state = apply(state, rng.choice(legal_actions(state)))
+
+
+def crafted_data(tmp_path: Path, key: str, marker: Path) -> Path:
+    """The bundled model with the pickled ``key`` of its metadata replaced by a payload."""
+    import json
+
+    with zipfile.ZipFile(DEFAULT_MODEL) as source:
+        data = json.loads(source.read("data"))
+    data[key] = crafted_files.serialized_payload(marker)
+    return rewritten_model(tmp_path, "data", json.dumps(data).encode())
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no bundled model yet")
+def test_a_crafted_model_zip_never_runs_its_payload(tmp_path: Path) -> None:
+    import io
+
+    import torch
+
+    marker = tmp_path / "pwned"
+    # In metadata the agent does not need: never unpickled, the model plays.
+    agent = PPOAgent(crafted_data(tmp_path, "_last_obs", marker))
+    assert bundled_actions(agent, 0) == BUNDLED_GAMES[0]
+    # In the policy class: refused, unread.
+    with pytest.raises(IncompatibleModelError, match="not a MaskablePPO TrapPolicy"):
+        PPOAgent(crafted_data(tmp_path, "policy_class", marker))
+    # In the weights: torch.load(weights_only=True) refuses it.
+    weights = io.BytesIO()
+    torch.save({"policy": crafted_files.Payload(marker)}, weights)
+    with pytest.raises(IncompatibleModelError, match="cannot be read as tensors"):
+        PPOAgent(rewritten_model(tmp_path, "policy.pth", weights.getvalue()))
+    assert not marker.exists()

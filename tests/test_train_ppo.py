@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import crafted_files
 import pytest
 
 pytest.importorskip("sb3_contrib")
@@ -163,3 +165,292 @@ def test_train_takes_game_trap_and_refuses_other_games_in_one_line(capsys) -> No
     assert "train trap only" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # --game trap reaches the parser, which wants its flags
         train_ppo.main(["--game", "trap"])
+
+
+# --- The run folder: interrupts, damaged and crafted files, flags on --resume -------------
+
+SMALL = [*QUICK, "--board-size", "4", "--checkpoint-every", "32", "--seed", "1",
+         "--eval-every", "32", "--eval-episodes", "2", "--eval-opponent", "random",
+         "--self-play-fraction", "0.5", "--snapshot-every", "32", "--pool-size", "2"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 64-step run on a 4x4 board with checkpoints, snapshots and evaluations at 32 and 64
+    steps."""
+    run = tmp_path_factory.mktemp("ppo") / "run"
+    status, err = main(["--run-dir", str(run), *SMALL])
+    assert status == 0, err
+    return run
+
+
+@pytest.fixture
+def run_copy(finished_run: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    return Path(shutil.copytree(finished_run, tmp_path / "run"))
+
+
+def resume(run: Path, *extra: str) -> tuple[int, str]:
+    return main(["--run-dir", str(run), "--resume", *extra])
+
+
+def files_of(run: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(run)): p.read_bytes() for p in run.rglob("*") if p.is_file()}
+
+
+def assert_one_line(err: str, *words: str) -> None:
+    crafted_files.assert_one_line(err, "trap-train: error:", *words)
+
+
+def steps_of(model: Path) -> int:
+    from agents.rl.ppo import read_model_spec
+
+    return read_model_spec(model).num_timesteps
+
+
+def test_every_run_file_is_whole_with_no_temporaries_left(finished_run: Path) -> None:
+    names = sorted(files_of(finished_run))
+    assert "checkpoints/ppo_32_steps.zip" in names and "checkpoints/ppo_64_steps.zip" in names
+    assert not [name for name in names if "/." in name or name.startswith(".")]
+
+
+def test_a_damaged_newest_checkpoint_falls_back_to_the_one_before(run_copy: Path) -> None:
+    newest = run_copy / "checkpoints" / "ppo_64_steps.zip"
+    newest.write_bytes(newest.read_bytes()[:1000])
+    status, err = resume(run_copy, "--timesteps", "96")
+    assert status == 0, err
+    assert "ppo_64_steps.zip" in err and "skipping" in err and "Traceback" not in err
+    assert steps_of(run_copy / "final_model.zip") == 96  # 32 + 64 more
+
+
+def test_no_readable_checkpoint_is_one_line_and_changes_nothing(run_copy: Path) -> None:
+    for checkpoint in (run_copy / "checkpoints").iterdir():
+        checkpoint.write_bytes(b"PK\x03\x04" + b"x" * 50)
+    before = files_of(run_copy)
+    status, err = resume(run_copy, "--timesteps", "96")
+    assert status == 1
+    assert_one_line(err.splitlines()[-1], "none of the 2 checkpoints", "ppo_64_steps.zip")
+    assert files_of(run_copy) == before
+
+
+@pytest.mark.parametrize("text", ["{", "", '{"run_dir": "x", "board_size": 4'])
+def test_a_damaged_config_is_one_line(run_copy: Path, text: str) -> None:
+    (run_copy / CONFIG_FILE).write_text(text)
+    status, err = resume(run_copy)
+    assert status == 1
+    assert_one_line(err, CONFIG_FILE)
+
+
+def test_a_crafted_checkpoint_never_runs_its_payload(run_copy: Path, tmp_path: Path) -> None:
+    import zipfile
+
+    marker = tmp_path / "pwned"
+    path = run_copy / "checkpoints" / "ppo_64_steps.zip"
+    with zipfile.ZipFile(path) as source:
+        members = {info.filename: source.read(info) for info in source.infolist()}
+    data = json.loads(members["data"])
+    data["_last_obs"] = crafted_files.serialized_payload(marker)
+    members["data"] = json.dumps(data).encode()
+    with zipfile.ZipFile(path, "w") as target:
+        for name, content in members.items():
+            target.writestr(name, content)
+    status, err = resume(run_copy, "--timesteps", "96")
+    assert status == 0, err
+    assert not marker.exists()
+    assert steps_of(run_copy / "final_model.zip") == 96  # from 64, once the weights loaded
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [(["--board-size", "5"], ["--board-size 5 (the run has 4)"]),
+     (["--channels", "8", "--num-layers", "2"], ["--channels 8", "--num-layers 2"]),
+     (["--pretrain-games", "3"], ["--pretrain-games 3"])],
+)
+def test_a_flag_the_run_cannot_take_is_refused_and_changes_nothing(
+    run_copy: Path, flags: list[str], named: list[str]
+) -> None:
+    before = files_of(run_copy)
+    status, err = resume(run_copy, "--timesteps", "96", *flags)
+    assert status == 1
+    assert_one_line(err, *named, "new run")
+    assert files_of(run_copy) == before
+    assert resume(run_copy, "--board-size", "4")[0] == 0  # its own value is fine
+
+
+def test_a_flag_the_run_can_take_is_recorded(run_copy: Path) -> None:
+    status, err = resume(run_copy, "--timesteps", "96", "--learning-rate", "0.001")
+    assert status == 0, err
+    config = TrainConfig.load(run_copy / CONFIG_FILE)
+    assert (config.total_timesteps, config.learning_rate) == (96, 0.001)
+    import zipfile
+
+    with zipfile.ZipFile(run_copy / "final_model.zip") as model:
+        assert json.loads(model.read("data"))["learning_rate"] == 0.001  # taken, not only noted
+
+
+def test_an_empty_or_file_run_dir_is_refused(tmp_path: Path) -> None:
+    afile = tmp_path / "notes.txt"
+    afile.write_text("mine")
+    for run_dir, message in [("", "empty"), (" ", "empty"), (str(afile), "is a file")]:
+        for resuming in ([], ["--resume"]):
+            status, err = main(["--run-dir", run_dir, *QUICK, *resuming])
+            assert status == 1
+            assert_one_line(err, message)
+    assert afile.read_text() == "mine"
+
+
+RUN_FILES = ["config.json", "checkpoints/ppo_32_steps.zip", "checkpoints/ppo_64_steps.zip",
+             "pool/snapshot_32.zip", "pool/snapshot_64.zip", "best/best_model.zip",
+             "eval/evaluations.npz", "final_model.zip"]  # fmt: skip
+DAMAGES = {
+    "removed": lambda path: path.unlink(),
+    "truncated": lambda path: path.write_bytes(path.read_bytes()[: path.stat().st_size // 3]),
+    "garbage": lambda path: path.write_bytes(b"PK\x03\x04garbage" * 7),
+}
+
+
+def test_the_run_files_are_the_ones_damaged_below(finished_run: Path) -> None:
+    assert sorted(files_of(finished_run)) == sorted(RUN_FILES)
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+@pytest.mark.parametrize("name", RUN_FILES)
+def test_any_damaged_file_resumes_or_is_one_line_that_changes_nothing(
+    run_copy: Path, name: str, damage: str
+) -> None:
+    DAMAGES[damage](run_copy / name)
+    before = files_of(run_copy)
+    status, err = resume(run_copy, "--timesteps", "96")
+    assert "Traceback" not in err
+    if status == 0:
+        assert steps_of(run_copy / "final_model.zip") == 96
+    else:
+        assert status == 1 and err.strip().splitlines()[-1].startswith("trap-train: error:")
+        assert name in err or "checkpoint" in err, err
+        assert files_of(run_copy) == before
+
+
+def test_ctrl_c_is_one_line_that_says_to_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agents.rl import training
+
+    def interrupted(config: TrainConfig, resume: bool = False) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(training, "train", interrupted)
+    status, err = main(["--run-dir", str(tmp_path / "run"), *QUICK])
+    assert status == 1
+    assert_one_line(err, "interrupted", "--resume")
+
+
+def test_the_final_message_names_only_models_that_exist(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert train_ppo.main(["--run-dir", str(tmp_path / "run"), *QUICK, "--board-size", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "final_model.zip" in out and "best_model.zip" not in out  # no evaluation: no best
+
+
+# --- Fuzzing trap-train's command line: accepted, or one line; never a traceback ----------
+
+NUMBERS = ["-1", "0", "1", "2", "4", "5", "9", "32", "0.5", "1e3", "nan", "inf", "x", ""]
+SPECS = ["random", "greedy", "nobody", "random:depth=2", "", "greedy|random"]
+PPO_FLAGS = ["--timesteps", "--n-steps", "--batch-size", "--num-envs", "--board-size",
+             "--max-turns", "--channels", "--num-layers", "--hidden", "--learning-rate",
+             "--gamma", "--self-play-fraction", "--pretrain-games", "--eval-every", "--seed",
+             "--checkpoint-every", "--pool-size", "--stage-fractions"]  # fmt: skip
+AZ_FLAGS = ["--board-size", "--decay", "--channels", "--blocks", "--hidden", "--games",
+            "--decisions", "--simulations", "--iterations", "--minutes", "--value-mix",
+            "--max-turns", "--replay-size", "--batch-size", "--learning-rate", "--seed",
+            "--imitation-games", "--eval-every"]  # fmt: skip
+
+
+def command_lines(flags: list[str], spec_flags: list[str]) -> st.SearchStrategy[list[str]]:
+    """Flags drawn from the real ones with values near their limits (and past them)."""
+    numeric = st.tuples(st.sampled_from(flags), st.sampled_from(NUMBERS))
+    specs = st.tuples(st.sampled_from(spec_flags), st.sampled_from(SPECS))
+    pairs = st.lists(numeric | specs, max_size=5)
+    return pairs.map(lambda items: [word for pair in items for word in pair])
+
+
+@pytest.fixture(scope="module")
+def stored_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A stored config of each trainer (for --resume), and a file in place of a folder."""
+    from agents.rl.alphazero import AlphaZeroConfig
+
+    root = tmp_path_factory.mktemp("fuzz")
+    (root / "ppo").mkdir()
+    TrainConfig(str(root / "ppo"), n_steps=32, batch_size=32, board_size=4).save(
+        root / "ppo" / CONFIG_FILE
+    )
+    (root / "az").mkdir()
+    AlphaZeroConfig(str(root / "az"), board_size=4).save(root / "az" / CONFIG_FILE)
+    (root / "file").write_text("mine")
+    return {"ppo": root / "ppo", "az": root / "az", "file": root / "file", "new": root / "new"}
+
+
+def check_one_command(argv: list[str]) -> None:
+    """``trap-train argv`` with training replaced by nothing: 0, or one line and 1 or 2."""
+    with no_training():
+        status, err = main(argv)
+    assert "Traceback" not in err, err
+    if status != 0:
+        assert status in (1, 2) and len(err.strip().splitlines()) == 1, (argv, err)
+        assert err.startswith("trap-train"), err
+
+
+@contextlib.contextmanager
+def no_training() -> Iterator[None]:
+    """Both trainers' ``train`` replaced by the checks it makes before touching the folder."""
+    from agents.rl import alphazero, training
+
+    def checks_only(config: Any, resume: bool = False) -> Path:
+        if isinstance(config, TrainConfig):
+            config.check_agents()
+        return Path(config.run_dir) / "latest.npz"
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(training, "train", checks_only)
+        patch.setattr(alphazero, "train", checks_only)
+        yield
+
+
+@given(command_lines(PPO_FLAGS, ["--stage", "--eval-opponent", "--pretrain-teacher"]),
+       st.sampled_from(["new", "ppo", "file", ""]), st.booleans())
+def test_fuzzed_ppo_command_lines_are_accepted_or_one_line(
+    stored_runs: dict[str, Path], words: list[str], folder: str, resuming: bool
+) -> None:
+    run_dir = str(stored_runs[folder]) if folder else ""
+    check_one_command(["--run-dir", run_dir, *(["--resume"] if resuming else []), *words])
+    assert not stored_runs["new"].exists() and stored_runs["file"].read_text() == "mine"
+
+
+@given(command_lines(AZ_FLAGS, ["--imitation-teacher", "--ladder"]),
+       st.sampled_from(["new", "az", "file", ""]), st.booleans())
+def test_fuzzed_alphazero_command_lines_are_accepted_or_one_line(
+    stored_runs: dict[str, Path], words: list[str], folder: str, resuming: bool
+) -> None:
+    run_dir = str(stored_runs[folder]) if folder else ""
+    check_one_command(["alphazero", "--run-dir", run_dir, *(["--resume"] if resuming else []),
+                       *words])
+    assert not stored_runs["new"].exists() and stored_runs["file"].read_text() == "mine"
+
+
+def test_a_diverged_policy_is_named_before_the_next_rollout() -> None:
+    import gymnasium as gym
+    import torch
+
+    from agents.rl.training import DivergedError, DivergenceCallback, TrapPPO
+
+    env = gym.make("trap_env/Trap-v0", opponent="random", board_size=4)
+    model = TrapPPO("MlpPolicy", env, n_steps=8, batch_size=8, device="cpu")
+    callback = DivergenceCallback()
+    callback.init_callback(model)
+    callback.on_rollout_start()  # finite: nothing to say
+    with torch.no_grad():
+        next(model.policy.parameters())[0] = float("nan")
+    with pytest.raises(DivergedError, match="diverged after 0 steps: its outputs are not finite"):
+        callback.on_rollout_start()
+    env.close()

@@ -33,7 +33,10 @@ terminal rewards, two players.
 - **Text and serialization.** ``str(state)`` is the core's one-line notation
   (:func:`trap_env.core.to_text`). States serialize through OpenSpiel's default for
   Python games (``pyspiel.serialize_game_and_state`` stores the action history and the
-  state's attributes) and pickle.
+  state's attributes) and pickle. Both pickle: deserializing a crafted string runs code
+  (OpenSpiel's C++ unpickles the attributes; this adapter cannot change that), so
+  deserialize only your own; exchange positions as text (:func:`trap_env.core.from_text`
+  parses, never executes).
 
 The generic part, :class:`GameSpielGame`, :class:`GameSpielState` and
 :class:`GameObserver`, plays any :class:`trap_env.game.Game`; :func:`register_spiel_game`

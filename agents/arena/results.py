@@ -33,6 +33,7 @@ from types import TracebackType
 from typing import Any
 
 from agents.arena.match import FAULTS
+from agents.files import write_text_atomically
 from trap_env.core import DEFAULT_DECAY, MAX_DECAY
 from trap_env.game import TRUNCATED
 from trap_env.games import DEFAULT_GAME, get_game
@@ -332,7 +333,7 @@ class ResultsLog:
             self._finish_last_line()
         else:
             self.path.write_bytes(b"")
-        _write_atomically(settings_path(self.path), json.dumps(settings, indent=2) + "\n")
+        write_text_atomically(settings_path(self.path), json.dumps(settings, indent=2) + "\n")
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def append(self, record: Record) -> None:
@@ -372,16 +373,6 @@ def _take_lock(path: Path, results: Path) -> int:
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
     return fd
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that a reader sees the old file or the new one, whole."""
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as file:
-        file.write(text)
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(temporary, path)
 
 
 def _check_settings(path: Path, settings: dict[str, Any], records: list[Record]) -> None:

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.files import save_npz_atomically
 from trap_env.core import DEFAULT_DECAY, GameConfig, initial_state
 from trap_env.game import Game
 from trap_env.observation import NUM_PLANES
@@ -181,10 +182,10 @@ class Network:
         }
 
     def save(self, path: str | Path) -> None:
-        """Write the weights and the metadata to ``path`` (an ``.npz`` file)."""
+        """Write the weights and the metadata to ``path`` (an ``.npz`` file), atomically."""
         meta = np.array([FORMAT_VERSION, self.board_size, self.blocks, self.decay], dtype=np.int64)
         arrays: dict[str, FloatArray] = {"__meta__": meta, **self.weights}
-        np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
+        save_npz_atomically(path, arrays)
 
 
 def weight_shapes(
@@ -257,22 +258,59 @@ def load_network(path: str | Path) -> Network:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no mcts network at {path}; give an .npz saved by trap-train")
-    try:
-        with np.load(path) as data:
-            arrays = {name: np.asarray(data[name]) for name in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile) as error:
-        raise IncompatibleNetworkError(f"{path} is not an .npz weights file ({error})") from error
+    arrays = _read_arrays(path)
     meta = arrays.pop("__meta__", None)
-    if meta is None or meta.shape != (4,) or int(meta[0]) != FORMAT_VERSION:
+    if (
+        meta is None or meta.shape != (4,) or meta.dtype.kind not in "iu"
+        or int(meta[0]) != FORMAT_VERSION
+    ):
         raise IncompatibleNetworkError(
             f"{path} is not an mcts network of format version {FORMAT_VERSION} "
-            f"(metadata {None if meta is None else meta.tolist()}); retrain it with trap-train"
+            f"(metadata {None if meta is None else meta.tolist()!r:.80}); retrain it with "
+            "trap-train"
         )
     board_size, blocks, decay = (int(value) for value in meta[1:])
+    if not 0 <= blocks <= len(arrays) // 4:  # each block has two weights and two biases
+        raise IncompatibleNetworkError(
+            f"{path}: its metadata says {blocks} blocks, but it holds {len(arrays)} arrays "
+            "(4 a block); the file is damaged or not an mcts network"
+        )
     weights = {name: array.astype(np.float32) for name, array in arrays.items()}
     network = Network(board_size, weights, blocks, decay)
     _check_weights(path, network)
     return network
+
+
+def _read_arrays(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` file: numbers only (no pickles), all finite.
+
+    Raises:
+        IncompatibleNetworkError: naming the file and what is wrong with it.
+    """
+    if not zipfile.is_zipfile(path):  # numpy would try it as a pickle and talk of those
+        raise IncompatibleNetworkError(
+            f"{path} is not an .npz weights file (not a zip archive, which an .npz saved by "
+            "trap-train is)"
+        )
+    try:
+        with np.load(path) as data:
+            arrays = {name: np.asarray(data[name]) for name in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise IncompatibleNetworkError(
+            f"{path} is not a readable .npz weights file ({type(error).__name__}: "
+            f"{str(error)[:120]})"
+        ) from error
+    for name, array in arrays.items():
+        if array.dtype.kind not in "iuf":
+            raise IncompatibleNetworkError(
+                f"{path}: the array {name!r} holds {array.dtype}, not numbers"
+            )
+        if not np.isfinite(array).all():
+            raise IncompatibleNetworkError(
+                f"{path}: the weight {name!r} is not finite (NaN or infinity: a network "
+                "whose training diverged); use an earlier network"
+            )
+    return arrays
 
 
 def _check_weights(path: Path, network: Network) -> None:

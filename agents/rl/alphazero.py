@@ -37,11 +37,14 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import io
 import json
 import math
+import pickle
 import random
 import sys
 import time
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,9 +55,23 @@ import torch
 from torch import nn
 
 from agents.base import make_agent
+from agents.files import (
+    DamagedRunFileError,
+    check_writable_folder,
+    replace_atomically,
+    run_folder,
+    save_npz_atomically,
+    write_text_atomically,
+)
 from agents.mcts.batched import BatchedTree, PlanesEvaluator
 from agents.mcts.network import INPUT_PLANES, IncompatibleNetworkError, Network, load_network
-from agents.rl.settings import Rule, check_fields, is_text, load_record
+from agents.rl.settings import (
+    Rule,
+    check_fields,
+    check_resume_overrides,
+    is_text,
+    load_record,
+)
 from trap_env import core, vector
 from trap_env.core import DEFAULT_DECAY, GameConfig, Phase
 from trap_env.observation import NUM_PLANES, observe
@@ -62,6 +79,8 @@ from trap_env.observation import NUM_PLANES, observe
 __all__ = [
     "AlphaZeroConfig",
     "AlphaZeroNet",
+    "DamagedRunFileError",
+    "DivergedError",
     "ReplayBuffer",
     "Samples",
     "SelfPlay",
@@ -73,6 +92,14 @@ __all__ = [
 
 CONFIG_FILE = "config.json"
 CHECKPOINT_FILE = "checkpoint.pt"
+REPLAY_FILE = "replay.npz"
+FIXED_ON_RESUME = (
+    "board_size", "decay", "channels", "blocks", "hidden", "initial_network", "seed",
+    "imitation_games", "imitation_teacher", "imitation_random_actions", "imitation_epochs",
+    "imitation_value_mix",
+)
+"""The settings a resumed run cannot change: what its network, buffer and generators
+were built from, and the warm start done at its beginning."""
 DEFAULT_LADDER = ("random", "greedy", "alphabeta", "expectiminimax:time_limit=0.1")
 
 
@@ -165,6 +192,11 @@ class AlphaZeroConfig:
         if not isinstance(self.ladder, list) or not all(is_text(spec) for spec in self.ladder):
             raise ValueError(f"ladder must be a list of agent specs, got {self.ladder!r:.100}")
         GameConfig(self.board_size, self.decay)
+        if self.board_size > vector.MAX_BOARD_SIZE:
+            raise ValueError(
+                f"board_size must be at most {vector.MAX_BOARD_SIZE} (self-play runs on the "
+                f"batched engine), got {self.board_size}"
+            )
         if self.eval_every and self.decay != DEFAULT_DECAY:
             raise ValueError(
                 f"the ladder evaluation plays the default rule (decay={DEFAULT_DECAY}); "
@@ -188,8 +220,8 @@ class AlphaZeroConfig:
         return GameConfig(self.board_size, self.decay)
 
     def save(self, path: Path) -> None:
-        """Write the settings as JSON."""
-        path.write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
+        """Write the settings as JSON (atomically: a killed run leaves the old file whole)."""
+        write_text_atomically(path, json.dumps(dataclasses.asdict(self), indent=2) + "\n")
 
     @classmethod
     def load(cls, path: Path) -> AlphaZeroConfig:
@@ -420,13 +452,43 @@ class ReplayBuffer:
         return self.samples.take(rng.integers(0, len(self.samples), size))
 
     def save(self, path: Path) -> None:
-        """Write the buffer to ``path`` (``.npz``)."""
-        np.savez_compressed(path, **dataclasses.asdict(self.samples))
+        """Write the buffer to ``path`` (``.npz``), atomically."""
+        save_npz_atomically(path, dataclasses.asdict(self.samples))
 
     def load(self, path: Path) -> None:
-        """Read a buffer written by :meth:`save`."""
-        with np.load(path) as data:
-            self.samples = Samples(**{name: data[name] for name in data.files})
+        """Read a buffer written by :meth:`save` (for this buffer's board size).
+
+        Raises:
+            DamagedRunFileError: if the file cannot be read, lacks an array, or holds
+                arrays of other shapes or kinds, naming the file and what to do.
+        """
+        empty = Samples.empty(self.samples.observations.shape[1])
+        try:
+            with np.load(path) as data:
+                arrays = {item.name: np.asarray(data[item.name])
+                          for item in dataclasses.fields(Samples)}
+        except KeyError as error:
+            raise _damaged_buffer(path, f"it has no array {error}") from None
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+            raise _damaged_buffer(path, f"{type(error).__name__}: {error}") from None
+        for name, array in arrays.items():
+            expected = getattr(empty, name)
+            if array.dtype != expected.dtype or array.shape[1:] != expected.shape[1:]:
+                raise _damaged_buffer(
+                    path, f"its {name} are {array.dtype} {array.shape}, not "
+                    f"{expected.dtype} (n, {', '.join(map(str, expected.shape[1:]))})"
+                )
+        if len({len(array) for array in arrays.values()}) != 1:
+            raise _damaged_buffer(path, "its arrays hold different numbers of samples")
+        self.samples = Samples(**arrays)
+        self.add(Samples.empty(empty.observations.shape[1]))  # keep the latest ``capacity``
+
+
+def _damaged_buffer(path: Path, problem: str) -> DamagedRunFileError:
+    return DamagedRunFileError(
+        f"the replay buffer {path} is damaged ({problem}); delete it to resume with an "
+        "empty buffer (the checkpoint keeps the network), or restore a good copy"
+    )
 
 
 # --- Self-play ---------------------------------------------------------------------------
@@ -678,9 +740,15 @@ class _Progress:
 def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
     """Run (or resume) training; return the path of the latest NumPy network.
 
+    Nothing is written before the whole run is set up: the network (and the initial one),
+    and on ``resume`` the checkpoint and the replay buffer, all read back.
+
     Raises:
         FileExistsError: if ``run_dir`` holds a run and ``resume`` is False.
         FileNotFoundError: if ``resume`` is True and there is no checkpoint.
+        DamagedRunFileError: if ``resume`` meets a checkpoint or buffer that cannot be
+            read (or one that is not plain data), naming the file and what to do.
+        ValueError: if ``run_dir`` cannot be a run folder.
     """
     run = Path(config.run_dir)
     torch.set_num_threads(config.torch_threads)
@@ -696,9 +764,12 @@ def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
     np_rng = np.random.default_rng(config.seed)
     if resume:
         progress, rng, np_rng = _load_checkpoint(run, net, optimizer, buffer)
+        for group in optimizer.param_groups:  # the resumed run's settings, not the stored
+            group["lr"], group["weight_decay"] = config.learning_rate, config.weight_decay
     else:
         if (run / CHECKPOINT_FILE).exists():
             raise FileExistsError(f"{run} already holds a run; use --resume to continue it")
+        check_writable_folder(config.run_dir, "run folder (--run-dir)")
         (run / "networks").mkdir(parents=True, exist_ok=True)
     config.save(run / CONFIG_FILE)
     writer = _tensorboard(run)
@@ -719,6 +790,7 @@ def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
         steps = math.ceil(config.games * config.decisions * config.sample_reuse
                           / config.batch_size) if len(buffer) else 0
         losses = fit(net, optimizer, buffer, steps, config.batch_size, np_rng)
+        _check_finite(net, losses, progress.iteration + 1)
         progress.iteration += 1
         progress.games += len(winners)
         progress.samples += len(samples)
@@ -735,6 +807,27 @@ def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
     bar.close()
     plot_elo(run, run / "elo.png")
     return run / "latest.npz"
+
+
+class DivergedError(ValueError):
+    """Training made the network's weights or losses NaN or infinite."""
+
+
+def _check_finite(net: nn.Module, losses: tuple[float, float], iteration: int) -> None:
+    """Stop before a diverged network is exported or checkpointed.
+
+    Raises:
+        DivergedError: naming the iteration and what to do.
+    """
+    if all(map(math.isfinite, losses)) and all(
+        bool(torch.isfinite(parameter).all()) for parameter in net.parameters()
+    ):
+        return
+    raise DivergedError(
+        f"the network diverged in iteration {iteration}: its outputs are not finite (losses "
+        f"{losses[0]:.3g}, {losses[1]:.3g}); nothing of it was saved: resume from the last "
+        "checkpoint with a lower --learning-rate"
+    )
 
 
 def _is_done(config: AlphaZeroConfig, progress: _Progress) -> bool:
@@ -815,9 +908,9 @@ def _log_elo(
 def plot_elo(run: Path, path: Path) -> bool:
     """Draw the run's Elo (relative to ``random``) against training minutes into ``path``.
 
-    Returns False, drawing nothing, without matplotlib or without evaluations yet.
+    Returns False, drawing nothing, without matplotlib or without evaluations yet (rows
+    of ``elo.csv`` that do not read as numbers are left out).
     """
-    elo_file = run / "elo.csv"
     try:
         import matplotlib
 
@@ -825,32 +918,52 @@ def plot_elo(run: Path, path: Path) -> bool:
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    if not elo_file.is_file():
+    rows = _elo_rows(run / "elo.csv")
+    if not rows:
         return False
-    with elo_file.open() as source:
-        rows = list(csv.DictReader(source))
     figure, axes = plt.subplots(figsize=(6, 3.5))
-    minutes = [float(row["minutes"]) for row in rows]
-    axes.plot(minutes, [float(row["elo_vs_random"]) for row in rows], "o-", label="mcts")
+    minutes = [row["minutes"] for row in rows]
+    axes.plot(minutes, [row["elo_vs_random"] for row in rows], "o-", label="mcts")
     for rung in (key for key in rows[-1] if key.startswith("elo_") and key != "elo_vs_random"):
-        axes.axhline(float(rows[-1][rung]), linestyle=":", color="grey")
-        axes.annotate(rung[4:], (minutes[0], float(rows[-1][rung])), fontsize=7)
+        axes.axhline(rows[-1][rung], linestyle=":", color="grey")
+        axes.annotate(rung[4:], (minutes[0], rows[-1][rung]), fontsize=7)
     axes.set_xlabel("training time (minutes, wall clock)")
     axes.set_ylabel("Elo relative to random")
     axes.set_title("mcts network against the ladder during training")
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
+    replace_atomically(path, lambda temporary: figure.savefig(temporary, dpi=120))
     plt.close(figure)
     return True
 
 
+def _elo_rows(path: Path) -> list[dict[str, float]]:
+    """The rows of ``elo.csv`` whose values are all numbers (none if there is no file)."""
+    if not path.is_file():
+        return []
+    rows = []
+    with path.open(newline="") as source:
+        for row in csv.DictReader(source):
+            try:
+                rows.append({key: float(value) for key, value in row.items()})
+            except (TypeError, ValueError):  # a row cut short, or of another header
+                continue
+    return [row for row in rows if "minutes" in row and "elo_vs_random" in row]
+
+
 def _append_csv(path: Path, row: dict[str, Any]) -> None:
-    is_new = not path.exists()
-    with path.open("a", newline="") as out:
-        writer = csv.DictWriter(out, fieldnames=list(row))
-        if is_new:
-            writer.writeheader()
-        writer.writerow(row)
+    """Add ``row`` to the CSV file ``path`` (a header first in a new file), atomically."""
+    old = ""
+    if path.is_file():
+        with path.open(newline="") as source:
+            old = source.read()
+    if old and not old.endswith("\n"):
+        old += "\r\n"  # a line cut short by an interrupt stays apart from the new row
+    new = io.StringIO()
+    writer = csv.DictWriter(new, fieldnames=list(row))
+    if not old:
+        writer.writeheader()
+    writer.writerow(row)
+    write_text_atomically(path, old + new.getvalue())
 
 
 def _tensorboard(run: Path) -> Any:
@@ -872,35 +985,74 @@ def _save_checkpoint(
     run: Path, net: AlphaZeroNet, optimizer: torch.optim.Optimizer, buffer: ReplayBuffer,
     progress: _Progress, rng: random.Random, np_rng: np.random.Generator,
 ) -> None:
-    buffer.save(run / "replay.npz")
+    buffer.save(run / REPLAY_FILE)
+    # Tensors, dicts, lists and numbers only: what torch.load(weights_only=True) reads back.
+    version, internal, gauss = rng.getstate()
     state = {
         "net": net.state_dict(),
         "optimizer": optimizer.state_dict(),
         "progress": dataclasses.asdict(progress),
-        "rng": rng.getstate(),
+        "rng": [version, list(internal), gauss],
         "np_rng": np_rng.bit_generator.state,
     }
-    partial = run / (CHECKPOINT_FILE + ".tmp")
-    torch.save(state, partial)
-    partial.replace(run / CHECKPOINT_FILE)  # a killed run leaves the last whole checkpoint
+    # Each file is replaced whole: a killed run leaves the last whole checkpoint.
+    replace_atomically(run / CHECKPOINT_FILE, lambda temporary: torch.save(state, temporary))
 
 
 def _load_checkpoint(
     run: Path, net: AlphaZeroNet, optimizer: torch.optim.Optimizer, buffer: ReplayBuffer
 ) -> tuple[_Progress, random.Random, np.random.Generator]:
+    """Restore the network, optimiser, buffer and generators of ``run``'s checkpoint.
+
+    The checkpoint is read with ``torch.load(weights_only=True)``: tensors and plain data
+    only, so that a crafted file in a shared folder cannot run code.
+    """
     path = run / CHECKPOINT_FILE
     if not path.is_file():
         raise FileNotFoundError(f"no checkpoint to resume at {path}")
-    state = torch.load(path, weights_only=False)
-    net.load_state_dict(state["net"])
-    optimizer.load_state_dict(state["optimizer"])
-    if (run / "replay.npz").is_file():
-        buffer.load(run / "replay.npz")
-    rng = random.Random()
-    rng.setstate(state["rng"])
-    np_rng = np.random.default_rng()
-    np_rng.bit_generator.state = state["np_rng"]
-    return _Progress(**state["progress"]), rng, np_rng
+    state = _read_checkpoint(path)
+    try:
+        net.load_state_dict(state["net"])
+        optimizer.load_state_dict(state["optimizer"])
+        version, internal, gauss = state["rng"]
+        rng = random.Random()
+        rng.setstate((version, tuple(internal), gauss))
+        np_rng = np.random.default_rng()
+        np_rng.bit_generator.state = state["np_rng"]
+        progress = _Progress(**state["progress"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as error:
+        raise DamagedRunFileError(
+            f"the checkpoint {path} does not fit this run's config.json or is damaged "
+            f"({type(error).__name__}: {str(error)[:200]}); restore a good copy, or start a "
+            "new run"
+        ) from None
+    if (run / REPLAY_FILE).is_file():
+        buffer.load(run / REPLAY_FILE)
+    return progress, rng, np_rng
+
+
+def _read_checkpoint(path: Path) -> dict[str, Any]:
+    """The checkpoint's contents, read as plain data (never unpickling code)."""
+    try:
+        state = torch.load(path, weights_only=True)
+    except pickle.UnpicklingError as error:
+        # weights_only refuses anything but tensors and plain data, before it runs.
+        raise DamagedRunFileError(
+            f"the checkpoint {path} holds more than tensors and plain data (refused unread: "
+            f"{str(error).splitlines()[0][:160]}); use only checkpoints that trap-train "
+            "wrote, or start a new run"
+        ) from None
+    except (RuntimeError, EOFError, OSError, ValueError, zipfile.BadZipFile) as error:
+        raise DamagedRunFileError(
+            f"the checkpoint {path} is damaged ({type(error).__name__}); restore a good "
+            "copy, or start a new run (another --run-dir)"
+        ) from None
+    if not isinstance(state, dict):
+        raise DamagedRunFileError(
+            f"the checkpoint {path} is not a trap-train checkpoint (it holds a "
+            f"{type(state).__name__}); restore a good copy, or start a new run"
+        )
+    return state
 
 
 # --- Command line --------------------------------------------------------------------------
@@ -929,7 +1081,12 @@ def build_parser(
         formatter_class=argparse.RawTextHelpFormatter,
     )
     parser.add_argument("--run-dir", required=True, help="the run folder")
-    parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --run-dir; this builds the agent specs its config.json "
+        "names (exec: commands and dotted paths run code): resume only folders you trust",
+    )
     parser.add_argument("--ladder", nargs="+", metavar="SPEC", help="evaluation opponents")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     for item in dataclasses.fields(AlphaZeroConfig):
@@ -959,24 +1116,46 @@ def main(
 ) -> int:
     """Train, or resume, one AlphaZero run; print where the network is.
 
-    The agent specs (the teacher, the ladder) are checked before the run starts.
+    The whole config (every setting, the agent specs of the teacher and the ladder, and on
+    ``--resume`` the flags against the stored run) is checked before the run folder is
+    created or changed. Note that ``--resume`` builds the agent specs stored in the run's
+    ``config.json`` (``exec:`` commands and dotted paths run code): resume only runs whose
+    folder you trust.
     """
     args = build_parser(parser_class).parse_args(argv)
-    run = Path(args.run_dir)
-    overrides = config_from_args(args)
+    prog = "trap-train alphazero"
     try:
-        if args.resume:
-            saved = AlphaZeroConfig.load(run / CONFIG_FILE)
-            config = dataclasses.replace(saved, run_dir=str(run), **overrides)
-        else:
-            config = AlphaZeroConfig(run_dir=str(run), **overrides)
+        config = _config(args)
         _check_agents(config)
         latest = train(config, resume=args.resume)
-    except (FileExistsError, FileNotFoundError, ValueError) as error:
-        print(f"trap-train alphazero: {error}", file=sys.stderr)
+    except (OSError, ValueError) as error:  # FileExistsError, FileNotFoundError too
+        print(f"{prog}: error: {str(error).replace(chr(10), ' ')}", file=sys.stderr)
         return 1
-    print(f"latest network: {latest}; per iteration: {run / 'networks'}")
+    except KeyboardInterrupt:
+        print(f"{prog}: error: interrupted; run again with --resume to continue from the last "
+              "checkpoint", file=sys.stderr)
+        return 1
+    print(f"latest network: {latest}; per iteration: {Path(args.run_dir) / 'networks'}")
     return 0
+
+
+def _config(args: argparse.Namespace) -> AlphaZeroConfig:
+    """The run's config: new from the flags, or the stored one with the flags it can take.
+
+    Raises:
+        ValueError: for a bad run folder, setting or stored config, or a flag that a
+            resumed run cannot honour (see :data:`FIXED_ON_RESUME`).
+        FileNotFoundError: for ``--resume`` without a stored config.
+    """
+    run = run_folder(args.run_dir)
+    overrides = config_from_args(args)
+    if not args.resume:
+        return AlphaZeroConfig(run_dir=args.run_dir, **overrides)
+    saved = AlphaZeroConfig.load(run / CONFIG_FILE)
+    check_resume_overrides(saved, overrides, FIXED_ON_RESUME, {})
+    # The folder may have moved since the run began: it is where the run is now.
+    return dataclasses.replace(saved, run_dir=args.run_dir, **overrides)
+
 
 
 if __name__ == "__main__":

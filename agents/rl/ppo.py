@@ -15,8 +15,13 @@ so ``import agents`` works without them.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import pickle
+import pickletools
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +30,15 @@ import numpy as np
 from agents.base import SeededAgent, UnsupportedGameError
 from trap_env.core import Cell, GameConfig, Phase, State
 
-__all__ = ["DEFAULT_MODEL", "IncompatibleModelError", "PPOAgent", "load_policy"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "IncompatibleModelError",
+    "ModelSpec",
+    "PPOAgent",
+    "load_policy",
+    "read_model_spec",
+    "read_parameters",
+]
 
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "ppo_7x7.zip"
 """The bundled policy for the default 7x7 board."""
@@ -120,14 +133,16 @@ class PPOAgent(SeededAgent):
 def load_policy(path: str | Path, device: str = "cpu") -> Any:
     """The MaskablePPO policy network saved in ``path``, in eval mode, on ``device``.
 
-    Only the policy is rebuilt (no algorithm, no optimiser, no env), which is all that
-    playing needs.
+    Nothing in the file is unpickled: the network, an :class:`agents.rl.policy.TrapPolicy`,
+    is built from the zip's JSON metadata (its sizes) and only its weights are read, with
+    ``torch.load(weights_only=True)`` (tensors only). A crafted zip therefore cannot run
+    code, which stable-baselines3's own loader (``MaskablePPO.load``, cloudpickle) can.
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
-        IncompatibleModelError: if the file is not a MaskablePPO zip, its parameters
-            cannot be read, or its observations are not ``(N, N, planes)`` boards with N*N
-            actions.
+        IncompatibleModelError: if the file is not a MaskablePPO zip of a ``TrapPolicy``
+            (the network trap-train saves), its parameters cannot be read as tensors, or
+            its observations are not ``(N, N, planes)`` boards with N*N actions.
     """
     path = Path(path)
     if not path.is_file():
@@ -135,58 +150,185 @@ def load_policy(path: str | Path, device: str = "cpu") -> Any:
             f"no PPO model at {path}; give the zip that MaskablePPO.save wrote "
             f"(ppo:path=...), or omit path for the bundled {DEFAULT_MODEL.name}"
         )
-    data, params = _read_zip(path)
-    policy_class = data.get("policy_class")
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    spec = read_model_spec(path)
+    params = read_parameters(path)
+    from agents.rl.policy import TrapPolicy, policy_kwargs
 
-    if not (isinstance(policy_class, type) and issubclass(policy_class, MaskableActorCriticPolicy)):
-        name = getattr(policy_class, "__name__", repr(policy_class))
-        raise IncompatibleModelError(
-            f"{path} holds a {name} policy, not a MaskablePPO one "
-            "(MaskableActorCriticPolicy); the ppo agent needs masked predictions"
-        )
-    observation_space, action_space = data["observation_space"], data["action_space"]
-    _check_spaces(path, observation_space, action_space)
-    kwargs = {k: v for k, v in data.get("policy_kwargs", {}).items() if k != "device"}
     try:
-        policy = policy_class(observation_space, action_space, lambda _: 0.0, **kwargs)
+        policy = TrapPolicy(
+            spec.observation_space(), spec.action_space(), lambda _: 0.0,
+            **policy_kwargs(spec.channels, spec.num_layers, spec.hidden),
+        )
         policy.load_state_dict(params["policy"])
     except (TypeError, ValueError, RuntimeError) as error:
         raise IncompatibleModelError(
-            f"{path} was saved with a network that this version of the code cannot rebuild "
-            f"({error}); retrain it with trap-train"
+            f"{path}: its weights do not fit the network its metadata describes "
+            f"({str(error)[:200]}); retrain it with trap-train"
         ) from error
     return policy.to(device).eval()
 
 
-def _read_zip(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+@dataclass(frozen=True)
+class ModelSpec:
+    """What a saved model's metadata says about its network (read as JSON, never unpickled).
+
+    Attributes:
+        board_size: N (observations ``(N, N, planes)``, N*N actions).
+        planes: the observation's planes.
+        channels, num_layers, hidden: the sizes of :mod:`agents.rl.policy`'s network.
+        num_timesteps: the learner steps it was trained for; ``counters`` the other step
+            counters a resumed run continues (``_n_updates``, ``_episode_num``).
+    """
+
+    board_size: int
+    planes: int
+    channels: int
+    num_layers: int
+    hidden: int
+    num_timesteps: int
+    counters: dict[str, int]
+
+    def observation_space(self) -> Any:
+        """The env's observation space: ``(N, N, planes)`` int8 planes of 0 and 1."""
+        import gymnasium as gym
+
+        shape = (self.board_size, self.board_size, self.planes)
+        return gym.spaces.Box(0, 1, shape, dtype=np.int8)
+
+    def action_space(self) -> Any:
+        """``Discrete(N * N)``: a cell."""
+        import gymnasium as gym
+
+        return gym.spaces.Discrete(self.board_size * self.board_size)
+
+
+POLICY_CLASS = ("agents.rl.policy", "TrapPolicy")
+"""The one policy class the ``ppo`` agent builds (what trap-train saves)."""
+
+_POLICY_KWARGS = {"features_extractor_class", "features_extractor_kwargs", "net_arch"}
+_EXTRACTOR = "<class 'agents.rl.policy.TrapCNN'>"
+_COUNTERS = ("_n_updates", "_episode_num")
+
+
+def read_model_spec(path: Path) -> ModelSpec:
+    """The network a model zip holds, from its ``data`` member read as JSON only.
+
+    Raises:
+        IncompatibleModelError: if the file is not a zip holding MaskablePPO's metadata of
+            a ``TrapPolicy`` with board observations, naming what is wrong.
+    """
+    data = _read_data(path)
+    if "policy_class" not in data or "observation_space" not in data:
+        raise IncompatibleModelError(
+            f"{path} is a zip but not a saved MaskablePPO model (no policy class or "
+            "observation space in it)"
+        )
+    found = _pickled_global(data["policy_class"])
+    if found != POLICY_CLASS:
+        name = ".".join(found) if found else "unknown"
+        raise IncompatibleModelError(
+            f"{path} holds a {name} policy, not a MaskablePPO {POLICY_CLASS[1]} (the "
+            "network trap-train saves); the ppo agent builds only that one, with masked "
+            "predictions"
+        )
+    try:
+        return _spec_of(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise IncompatibleModelError(
+            f"{path}: its metadata does not describe a Trap! TrapPolicy network ({error!r:.120}); "
+            "a Trap! policy has (N, N, planes) observations and Discrete(N*N) actions"
+        ) from None
+
+
+def _spec_of(data: dict[str, Any]) -> ModelSpec:
+    shape = data["observation_space"]["_shape"]
+    cells = int(data["action_space"]["n"])
+    kwargs = data["policy_kwargs"]
+    names = set(kwargs) - {":type:", ":serialized:"}
+    extractor = kwargs["features_extractor_kwargs"]
+    net_arch = kwargs["net_arch"]
+    numbers = [*shape, extractor["channels"], extractor["num_layers"], *net_arch["vf"]]
+    steps = data["num_timesteps"]
+    if (
+        len(shape) != 3 or shape[0] != shape[1] or cells != shape[0] * shape[1]
+        or names != _POLICY_KWARGS or kwargs["features_extractor_class"] != _EXTRACTOR
+        or net_arch["pi"] != [] or len(net_arch["vf"]) != 1
+        or not all(isinstance(n, int) and 1 <= n <= 4096 for n in numbers)
+        or not (isinstance(steps, int) and steps >= 0)
+    ):
+        raise ValueError(f"observations {shape}, {cells} actions, policy_kwargs {names}")
+    counters = {name: int(data.get(name, 0)) for name in _COUNTERS}
+    return ModelSpec(shape[0], shape[2], extractor["channels"], extractor["num_layers"],
+                     net_arch["vf"][0], steps, counters)
+
+
+def _read_data(path: Path) -> dict[str, Any]:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if "data" not in archive.namelist():
+                raise IncompatibleModelError(
+                    f"{path} is a zip but not a saved MaskablePPO model (no 'data' in it)"
+                )
+            text = archive.read("data").decode("utf-8")
+        data = json.loads(text)
+    except (zipfile.BadZipFile, OSError, EOFError) as error:
+        raise IncompatibleModelError(
+            f"{path} is not a model zip saved by MaskablePPO.save ({error})"
+        ) from error
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise IncompatibleModelError(
+            f"{path} is damaged: its metadata (data) is not JSON ({error}); save the model "
+            "again or use another copy"
+        ) from error
+    if not isinstance(data, dict):
+        raise IncompatibleModelError(f"{path} is damaged: its metadata (data) is not an object")
+    return data
+
+
+def _pickled_global(entry: object) -> tuple[str, str] | None:
+    """The ``(module, name)`` that a serialized class reference names, read without
+    unpickling it (its opcodes are listed, never run); None if it is anything else."""
+    if not isinstance(entry, dict) or not isinstance(entry.get(":serialized:"), str):
+        return None
+    try:
+        operations = list(pickletools.genops(base64.b64decode(entry[":serialized:"])))
+    except (ValueError, binascii.Error):
+        return None
+    texts = [str(arg) for op, arg, _ in operations if op.name in _TEXT_OPS]
+    if {op.name for op, _, _ in operations} - _REFERENCE_OPS or len(texts) != 2:
+        return None
+    return texts[0], texts[1]
+
+
+_TEXT_OPS = {"SHORT_BINUNICODE", "BINUNICODE", "UNICODE"}
+_REFERENCE_OPS = _TEXT_OPS | {"PROTO", "FRAME", "MEMOIZE", "STACK_GLOBAL", "STOP"}
+
+
+def read_parameters(path: Path) -> dict[str, Any]:
+    """The state dicts (``policy``, ``policy.optimizer``) of a model zip, tensors only.
+
+    Raises:
+        IncompatibleModelError: if they cannot be read as tensors (damaged, or a crafted
+            file holding more than tensors), or there are no policy parameters.
+    """
     from stable_baselines3.common.save_util import load_from_zip_file
 
     try:
-        data, params, _ = load_from_zip_file(path, device="cpu")
+        # load_data=False: the pickled "data" is not read; the .pth files are read by
+        # torch.load(weights_only=True).
+        _, params, _ = load_from_zip_file(path, device="cpu", load_data=False)
     except (zipfile.BadZipFile, ValueError, KeyError) as error:
         raise IncompatibleModelError(
             f"{path} is not a model zip saved by MaskablePPO.save ({error})"
         ) from error
-    except (pickle.UnpicklingError, RuntimeError, EOFError) as error:
+    except (pickle.UnpicklingError, RuntimeError, EOFError, OSError) as error:
         # torch.load's own message is a screen of advice (for pickles: to load them unsafely).
         raise IncompatibleModelError(
             f"{path} is damaged: the PyTorch parameters in it (policy.pth) cannot be read "
-            f"({type(error).__name__}); save the model again or use another copy"
+            f"as tensors ({type(error).__name__}); save the model again or use another copy"
         ) from error
-    if not data or not params or "policy" not in params or "observation_space" not in data:
+    if not params or "policy" not in params:
         raise IncompatibleModelError(
-            f"{path} is a zip but not a saved MaskablePPO model (no policy parameters or "
-            "observation space in it)"
+            f"{path} is a zip but not a saved MaskablePPO model (no policy parameters in it)"
         )
-    return data, params
-
-
-def _check_spaces(path: Path, observation_space: Any, action_space: Any) -> None:
-    shape = tuple(getattr(observation_space, "shape", ()) or ())
-    cells = getattr(action_space, "n", None)
-    if len(shape) != 3 or shape[0] != shape[1] or cells != shape[0] * shape[1]:
-        raise IncompatibleModelError(
-            f"{path} was trained on observations {shape} with actions {action_space}; a "
-            "Trap! policy has (N, N, planes) observations and Discrete(N*N) actions"
-        )
+    return params

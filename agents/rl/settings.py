@@ -12,11 +12,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["Rule", "check_fields", "is_number", "is_text", "load_record"]
+__all__ = [
+    "Rule",
+    "check_fields",
+    "check_resume_overrides",
+    "is_number",
+    "is_text",
+    "load_record",
+]
 
 Rule = tuple[type, Callable[[Any], bool], str]
 """A field's type (``bool``, ``int``, ``float`` or ``str``), its range, and the words that
@@ -85,3 +92,34 @@ def load_record(cls: type[Record], path: Path) -> Record:
         return cls(**data)
     except (TypeError, ValueError) as error:
         raise ValueError(f"{path}: {error}") from None
+
+
+def check_resume_overrides(
+    saved: object, overrides: Mapping[str, Any], fixed: Sequence[str], flags: Mapping[str, str]
+) -> None:
+    """Refuse the overrides of a resumed run that change a setting it cannot change.
+
+    Called before anything is written, so that a refused flag leaves the run folder as it
+    was. Giving a fixed setting its stored value is fine.
+
+    Args:
+        saved: the run's stored config.
+        overrides: the fields the command line sets.
+        fixed: the fields the run cannot change (its network, buffer, generators...).
+        flags: the command-line flag of each field (default ``--field-name``).
+
+    Raises:
+        ValueError: naming every refused flag, the run's value and what to do instead.
+    """
+    refused = [
+        f"{flags.get(name, '--' + name.replace('_', '-'))} {value} (the run has "
+        f"{getattr(saved, name)})"
+        for name, value in overrides.items()
+        if name in fixed and value != getattr(saved, name)
+    ]
+    if refused:
+        raise ValueError(
+            f"a resumed run keeps what its network and files were built with, so it cannot "
+            f"take {', '.join(refused)}; resume without them, or start a new run in another "
+            "--run-dir"
+        )

@@ -30,6 +30,7 @@ import itertools
 import json
 import random
 import re
+import sys
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -47,15 +48,26 @@ from tqdm.auto import tqdm
 
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
 from agents.base import Agent, SeededAgent, check_supports, make_agent
+from agents.files import (
+    DamagedRunFileError,
+    check_writable_folder,
+    replace_atomically,
+    write_text_atomically,
+)
 from agents.rl.policy import TrapPolicy, policy_kwargs
+from agents.rl.ppo import IncompatibleModelError, read_model_spec, read_parameters
 from agents.rl.settings import Rule, check_fields, is_number, is_text, load_record
 from agents.rl.vec_env import TrapBatchedVecEnv
 from trap_env.core import Cell, GameConfig, State, mobility
 from trap_env.vector import MAX_BOARD_SIZE
 
 __all__ = [
+    "FIXED_ON_RESUME",
+    "DivergedError",
     "OpponentMix",
     "TrainConfig",
+    "TrapPPO",
+    "checkpoints_newest_first",
     "latest_checkpoint",
     "make_vec_env",
     "stage_at",
@@ -64,6 +76,26 @@ __all__ = [
 
 ENV_ID = "trap_env/Trap-v0"
 CONFIG_FILE = "config.json"
+FIXED_ON_RESUME = (
+    "board_size", "channels", "num_layers", "hidden",
+    "pretrain_teacher", "pretrain_games", "pretrain_epochs", "pretrain_learning_rate",
+)
+"""The settings a resumed run cannot change: its network's shape and the warm start done
+at its beginning."""
+
+
+class TrapPPO(MaskablePPO):
+    """MaskablePPO whose every save (checkpoints, snapshots, best and final models) is
+    atomic: a run killed while saving leaves the previous file whole."""
+
+    def save(self, path: Any, exclude: Any = None, include: Any = None) -> None:
+        """Save as MaskablePPO does (``.zip`` added to a path without a suffix), atomically."""
+        if not isinstance(path, str | Path):  # a file object: the caller owns it
+            super().save(path, exclude, include)
+            return
+        target = Path(path) if Path(path).suffix else Path(f"{path}.zip")
+        replace_atomically(target, lambda temporary: super(TrapPPO, self).save(
+            temporary, exclude, include))
 
 
 @dataclass
@@ -192,8 +224,8 @@ class TrainConfig:
             )
 
     def save(self, path: Path) -> None:
-        """Write the config as JSON."""
-        path.write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
+        """Write the config as JSON (atomically: a killed run leaves the old file whole)."""
+        write_text_atomically(path, json.dumps(dataclasses.asdict(self), indent=2) + "\n")
 
     @classmethod
     def load(cls, path: Path) -> TrainConfig:
@@ -429,7 +461,8 @@ class CurriculumCallback(BaseCallback):
 
     Every ``snapshot_every`` steps (with self-play on) it saves the learner to
     ``pool/`` and gives the envs new mixes that include the latest ``pool_size``
-    snapshots.
+    snapshots. A resumed run starts from the latest ``pool_size`` snapshots in ``pool/``
+    that read whole (a damaged one is reported and left out).
     """
 
     def __init__(self, config: TrainConfig, pool_dir: Path) -> None:
@@ -437,7 +470,7 @@ class CurriculumCallback(BaseCallback):
         self.config = config
         self.pool_dir = pool_dir
         self.stage = -1
-        self.pool = sorted(map(str, pool_dir.glob("snapshot_*.zip")), key=_step_of)
+        self.pool = _readable_snapshots(pool_dir, config.pool_size)
         self.next_snapshot = 0
 
     def _on_training_start(self) -> None:
@@ -475,6 +508,48 @@ class CurriculumCallback(BaseCallback):
             self.logger.record("curriculum/pool_size", len(self.pool))
 
 
+def _readable_snapshots(pool_dir: Path, count: int) -> list[str]:
+    """The paths of the latest ``count`` snapshots in ``pool_dir`` that read whole, oldest
+    first (read as the ``ppo`` agent reads them: metadata and weights, nothing unpickled)."""
+    readable: list[str] = []
+    for path in sorted(pool_dir.glob("snapshot_*.zip"), key=_step_of, reverse=True):
+        if len(readable) == count:
+            break
+        try:
+            read_model_spec(path)
+            read_parameters(path)
+        except IncompatibleModelError as error:
+            print(f"trap-train: leaving out of the self-play pool a snapshot that cannot be "
+                  f"read: {error}", file=sys.stderr, flush=True)
+            continue
+        readable.append(str(path))
+    return readable[::-1]
+
+
+class DivergedError(ValueError):
+    """Training made the policy's weights NaN or infinite."""
+
+
+class DivergenceCallback(BaseCallback):
+    """Stops the run when the policy's weights stop being finite, naming it as such.
+
+    Checked before each rollout (after each update), so that no step is played, and no
+    checkpoint saved, with a diverged network; the checks draw no random numbers.
+    """
+
+    def _on_rollout_start(self) -> None:
+        if all(bool(torch.isfinite(p).all()) for p in self.model.policy.parameters()):
+            return
+        raise DivergedError(
+            f"the network diverged after {self.num_timesteps} steps: its outputs are not "
+            "finite (NaN or infinite weights); resume from the last checkpoint with a lower "
+            "--learning-rate"
+        )
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class ProgressBarCallback(BaseCallback):
     """A tqdm bar over the run's learner steps (SB3's own bar needs ``rich``)."""
 
@@ -503,12 +578,18 @@ def _step_of(path: str | Path) -> int:
 
 def latest_checkpoint(run_dir: str | Path) -> Path | None:
     """The checkpoint with the most steps in ``run_dir/checkpoints``, if any."""
-    checkpoints = list((Path(run_dir) / "checkpoints").glob("ppo_*_steps.zip"))
-    return max(checkpoints, key=_step_of) if checkpoints else None
+    checkpoints = checkpoints_newest_first(run_dir)
+    return checkpoints[0] if checkpoints else None
+
+
+def checkpoints_newest_first(run_dir: str | Path) -> list[Path]:
+    """The checkpoints in ``run_dir/checkpoints``, the one with the most steps first."""
+    checkpoints = (Path(run_dir) / "checkpoints").glob("ppo_*_steps.zip")
+    return sorted(checkpoints, key=_step_of, reverse=True)
 
 
 def _new_model(config: TrainConfig, envs: VecEnv, tensorboard_dir: str | None) -> MaskablePPO:
-    return MaskablePPO(
+    return TrapPPO(
         TrapPolicy,
         envs,
         learning_rate=config.learning_rate,
@@ -531,8 +612,9 @@ def _new_model(config: TrainConfig, envs: VecEnv, tensorboard_dir: str | None) -
 def _callbacks(config: TrainConfig, run: Path) -> list[BaseCallback]:
     per_env = config.num_envs
     callbacks: list[BaseCallback] = [
+        DivergenceCallback(),
         CurriculumCallback(config, run / "pool"),
-        CheckpointCallback(
+        CheckpointCallback(  # TrapPPO's saves are atomic
             max(config.checkpoint_every // per_env, 1), str(run / "checkpoints"), "ppo"
         ),
     ]
@@ -566,10 +648,18 @@ def train(config: TrainConfig, resume: bool = False) -> MaskablePPO:
 
     A run resumed before its first checkpoint starts from the beginning.
 
+    A resume reads its checkpoints without unpickling anything (:mod:`agents.rl.ppo`):
+    the newest that reads whole is used, a damaged one is reported and skipped. The
+    config is saved once the model is built, so that a failure before leaves the folder
+    as it was.
+
     Raises:
         FileExistsError: for a new run in a folder that already holds a config.
         SpecError, UnsupportedGameError: for an agent spec of the config that does not
             build or cannot play its board; raised before the run folder is touched.
+        DamagedRunFileError: if no checkpoint of a resumed run can be read, naming the
+            newest and what to do.
+        ValueError: if ``run_dir`` is a file or cannot be written.
     """
     run = Path(config.run_dir)
     config.check_agents()  # before the folder exists: a bad config must not leave a run
@@ -578,15 +668,16 @@ def train(config: TrainConfig, resume: bool = False) -> MaskablePPO:
             f"{run} already holds a run; pass resume=True (--resume) to continue it, or "
             "choose a new run folder"
         )
+    check_writable_folder(config.run_dir, "run folder (--run-dir)")
     for sub in ("checkpoints", "pool", "best", "eval"):
         (run / sub).mkdir(parents=True, exist_ok=True)
-    config.save(run / CONFIG_FILE)
     torch.set_num_threads(config.torch_threads)
     random.seed(config.seed)  # only for libraries that still draw from the global one
     tensorboard_dir = str(run / "tb") if importlib.util.find_spec("tensorboard") else None
     envs = make_vec_env(config)
     try:
         model = _load_or_create(config, envs, tensorboard_dir, resume)
+        config.save(run / CONFIG_FILE)
         remaining = config.total_timesteps - model.num_timesteps
         if remaining > 0:
             # The eval env runs in this process whatever the training envs do; that is fine.
@@ -633,13 +724,69 @@ def _warm_start(config: TrainConfig, model: MaskablePPO) -> None:
 def _load_or_create(
     config: TrainConfig, envs: VecEnv, tensorboard_dir: str | None, resume: bool
 ) -> MaskablePPO:
-    checkpoint = latest_checkpoint(config.run_dir) if resume else None
-    if checkpoint is None:
+    model = _resume_model(config, envs, tensorboard_dir) if resume else None
+    if model is None:
         # A resumed run stopped before its first checkpoint has nothing to keep: begin it.
         model = _new_model(config, envs, tensorboard_dir)
         if config.pretrain_games > 0:
             _warm_start(config, model)
-        return model
-    model = MaskablePPO.load(checkpoint, env=envs, device="cpu", tensorboard_log=tensorboard_dir)
+    return model
+
+
+def _resume_model(
+    config: TrainConfig, envs: VecEnv, tensorboard_dir: str | None
+) -> MaskablePPO | None:
+    """The model of the newest checkpoint that reads whole (None without checkpoints).
+
+    A damaged checkpoint is reported on stderr and the one before it tried.
+
+    Raises:
+        DamagedRunFileError: if there are checkpoints and none of them can be read.
+    """
+    checkpoints = checkpoints_newest_first(config.run_dir)
+    for checkpoint in checkpoints:
+        try:
+            return _model_from_checkpoint(config, envs, tensorboard_dir, checkpoint)
+        except IncompatibleModelError as error:
+            print(f"trap-train: skipping a checkpoint that cannot be read: {error}",
+                  file=sys.stderr, flush=True)
+    if checkpoints:
+        raise DamagedRunFileError(
+            f"none of the {len(checkpoints)} checkpoints in {checkpoints[0].parent} can be "
+            f"read (the newest: {checkpoints[0].name}); restore a good copy, or delete them "
+            "to train the run again from its start"
+        )
+    return None
+
+
+def _model_from_checkpoint(
+    config: TrainConfig, envs: VecEnv, tensorboard_dir: str | None, checkpoint: Path
+) -> MaskablePPO:
+    """A new model of the run's config with the checkpoint's weights, optimiser and counters.
+
+    Nothing is unpickled: the step counters come from the zip's JSON metadata and the
+    weights from ``torch.load(weights_only=True)``.
+
+    Raises:
+        IncompatibleModelError: if the checkpoint is damaged or holds another network.
+    """
+    spec = read_model_spec(checkpoint)
+    params = read_parameters(checkpoint)
+    shape = (spec.board_size, spec.channels, spec.num_layers, spec.hidden)
+    if shape != (config.board_size, config.channels, config.num_layers, config.hidden):
+        raise IncompatibleModelError(
+            f"{checkpoint} holds a network of board {shape[0]}, channels {shape[1]}, "
+            f"num_layers {shape[2]}, hidden {shape[3]}, not this run's"
+        )
+    model = _new_model(config, envs, tensorboard_dir)
+    try:
+        model.set_parameters(params, exact_match=True, device="cpu")
+    except (KeyError, ValueError, RuntimeError) as error:
+        raise IncompatibleModelError(
+            f"{checkpoint}: its parameters do not fit the run's network ({str(error)[:120]})"
+        ) from None
+    model.num_timesteps = spec.num_timesteps
+    model._n_updates = spec.counters["_n_updates"]
+    model._episode_num = spec.counters["_episode_num"]
     model.set_random_seed(config.seed + model.num_timesteps)
     return model
