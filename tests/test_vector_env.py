@@ -365,3 +365,66 @@ def test_the_batched_opponents_are_re_exported_where_they_were() -> None:
 
     for name in ("BatchOpponent", "BatchPolicy", "BatchedRandom", "VectorOpponent"):
         assert getattr(vector_env, name) is getattr(batched_opponents, name)
+
+
+def _trajectory_hash(opponent, seat, board, decay, mode, steps, num_envs) -> str:
+    """A hash of everything the env returned over ``steps`` steps of random legal actions
+    (with an illegal one now and then), for the recorded runs below."""
+    import hashlib
+
+    env = TrapVectorEnv(num_envs, opponent=opponent, seat=seat, board_size=board, decay=decay,
+                        autoreset_mode=mode)  # fmt: skip
+    digest = hashlib.sha256()
+    observations, _ = env.reset(seed=7)
+    digest.update(observations.tobytes())
+    rng = np.random.default_rng(3)
+    for step in range(steps):
+        masks = env.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+        if step % 17 == 5:
+            actions[0] = 0  # maybe illegal
+        observations, rewards, terminated, truncated, info = env.step(actions)
+        if mode == "disabled" and (terminated | truncated).any():
+            env.reset(options={"reset_mask": terminated | truncated})
+        for array in (observations, rewards, terminated, truncated):
+            digest.update(array.tobytes())
+        for key in sorted(info):
+            digest.update(key.encode())
+            digest.update(np.asarray(info[key]).tobytes())
+    return digest.hexdigest()[:16]
+
+
+@pytest.mark.parametrize(
+    ("opponent", "seat", "board", "decay", "mode", "steps", "num_envs", "recorded"),
+    [
+        ("random", None, 7, 50, "next_step", 120, 64, "5239cf0cfcac2473"),
+        ("greedy", 0, 5, 50, "next_step", 120, 64, "c6d6916d87ae049e"),
+        ({"random": 0.5, "ais": 0.5}, None, 6, 120, "disabled", 120, 64, "9cdbe9ffa157fc37"),
+        ("self", None, 4, 0, "next_step", 120, 64, "2bbf3af166f5c78a"),
+        (
+            "expectiminimax:depth=1,time_limit=inf",
+            None,
+            4,
+            50,
+            "next_step",
+            60,
+            8,
+            "9bd9c89544e9c6b7",
+        ),
+        (
+            lambda seen, masks: np.argmax(masks, axis=1),
+            1,
+            5,
+            50,
+            "next_step",
+            120,
+            64,
+            "6705069165e896ab",
+        ),
+    ],
+)
+def test_the_batched_env_replays_the_runs_recorded_before_the_engine_protocol(
+    opponent, seat, board, decay, mode, steps, num_envs, recorded
+) -> None:
+    # Recorded on 6d38ad0, before the env went through trap_env.batched.BatchedEngine.
+    assert _trajectory_hash(opponent, seat, board, decay, mode, steps, num_envs) == recorded
