@@ -404,7 +404,8 @@ def check_one_command(argv: list[str]) -> None:
 @contextlib.contextmanager
 def no_training() -> Iterator[None]:
     """Both trainers' ``train`` replaced by the checks it makes before touching the folder."""
-    from agents.rl import alphazero, training
+    from agents.rl import training
+    from agents.rl.alphazero import run
 
     def checks_only(config: Any, resume: bool = False) -> Path:
         if isinstance(config, TrainConfig):
@@ -413,7 +414,7 @@ def no_training() -> Iterator[None]:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(training, "train", checks_only)
-        patch.setattr(alphazero, "train", checks_only)
+        patch.setattr(run, "train", checks_only)
         yield
 
 
