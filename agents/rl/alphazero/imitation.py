@@ -14,8 +14,8 @@ import numpy as np
 from agents.base import make_agent
 from agents.rl.alphazero.config import AlphaZeroConfig
 from agents.rl.alphazero.replay import Samples, _SampleRecorder
+from agents.rl.teacher import teacher_game
 from trap_env import core
-from trap_env.core import Phase
 from trap_env.observation import observe
 
 
@@ -42,32 +42,32 @@ def imitation_samples(
 def _teacher_game(agents: list[Any], config: AlphaZeroConfig, rng: random.Random) -> Samples:
     for agent in agents:
         agent.reset(seed=rng.getrandbits(32))
-    state = core.initial_state(config.game)
-    recorder = _SampleRecorder()
-    random_actions = rng.randint(0, config.imitation_random_actions)
-    decisions = 0
-    while core.outcome(state, config.turn_limit) is None:
-        if decisions < random_actions:
-            action = rng.choice(core.legal_actions(state))
-        else:
-            teacher = agents[state.player]
-            action = teacher.select_action(state)
-            policy = np.zeros(state.board_size ** 2)
-            policy[action] = 1.0
-            mask = np.array(core.legal_action_mask(state), np.bool_)
-            recorder.add(observe(state, state.player), mask, policy, state.player,
-                         _teacher_value(teacher))
-        decisions += 1
-        state = core.apply(state, action)
-        if state.phase is Phase.LANDING:
-            state = core.apply(state, core.sample_landing(state, rng))
-    if not recorder.rows:
+    opening = rng.randint(0, config.imitation_random_actions)
+    teacher = _BySide(agents)
+    game = teacher_game(teacher, core.initial_state(config.game), rng, config.turn_limit, opening)
+    if not game.labels:
         return Samples.empty(config.board_size)
-    return recorder.finish(state.winner, config.imitation_value_mix)
+    recorder = _SampleRecorder()
+    for label in game.labels:
+        state = label.state
+        policy = np.zeros(state.board_size**2)
+        policy[label.action] = 1.0
+        mask = np.array(core.legal_action_mask(state), np.bool_)
+        recorder.add(observe(state, state.player), mask, policy, state.player, label.value)
+    return recorder.finish(game.final.winner, config.imitation_value_mix)
 
 
-def _teacher_value(teacher: Any) -> float:
-    """The teacher's own value of its choice, if it reports one (search agents do)."""
-    stats = getattr(teacher, "last_search", None)
-    value = getattr(stats, "value", 0.0)
-    return max(-1.0, min(1.0, float(value)))
+class _BySide:
+    """Two agents as one teacher: each state goes to the agent of its player to act."""
+
+    def __init__(self, agents: list[Any]) -> None:
+        self.agents = agents
+        self.last: Any = None
+
+    def select_action(self, state: core.State) -> int:
+        self.last = self.agents[state.player]
+        return int(self.last.select_action(state))
+
+    @property
+    def last_search(self) -> Any:
+        return getattr(self.last, "last_search", None)
