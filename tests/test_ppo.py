@@ -403,3 +403,23 @@ def test_a_crafted_model_zip_never_runs_its_payload(tmp_path: Path) -> None:
     with pytest.raises(IncompatibleModelError, match="cannot be read as tensors"):
         PPOAgent(rewritten_model(tmp_path, "policy.pth", weights.getvalue()))
     assert not marker.exists()
+
+
+def test_the_batched_twin_plays_the_policy_for_every_game_from_its_own_stream() -> None:
+    from trap_env.vector_env import TrapVectorEnv
+
+    agent = make_agent("ppo", seed=0)
+    greedy_twin = agent.batched()
+    sampling_twin = make_agent("ppo:deterministic=false", seed=0).batched()
+    envs = TrapVectorEnv(16, opponent="random")
+    envs.reset(seed=4)
+    states = envs.engine.to_states(envs.batch)
+    everywhere = np.ones(16, np.bool_)
+    words = np.arange(16, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    chosen = greedy_twin.act(envs.engine, envs.batch, everywhere, words)
+    assert [agent.select_action(s) for s in states] == chosen.tolist()
+    sampled = sampling_twin.act(envs.engine, envs.batch, everywhere, words)
+    again = sampling_twin.act(envs.engine, envs.batch, everywhere, words)
+    assert sampled.tolist() == again.tolist()
+    masks = envs.action_masks()
+    assert masks[np.arange(16), sampled].all()
