@@ -13,6 +13,8 @@ import pytest
 
 pytest.importorskip("torch")
 
+from trap_scripts.train import main as trap_train
+
 from agents.mcts.agent import MCTSAgent
 from agents.mcts.network import IncompatibleNetworkError, load_network
 from agents.rl.alphazero import (
@@ -24,7 +26,6 @@ from agents.rl.alphazero import (
     build_net,
     imitation_samples,
 )
-from scripts.train_ppo import main as trap_train
 from trap_env import core
 from trap_env.core import GameConfig
 
