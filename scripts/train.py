@@ -35,24 +35,36 @@ from trap_env.games import DEFAULT_GAME, game_names
 
 PROG = "trap-train"
 
-_HYPERPARAMETERS = {
-    "learning_rate": float,
-    "n_steps": int,
-    "batch_size": int,
-    "n_epochs": int,
-    "gamma": float,
-    "gae_lambda": float,
-    "clip_range": float,
-    "ent_coef": float,
-    "vf_coef": float,
-    "channels": int,
-    "num_layers": int,
-    "hidden": int,
+_FLAGS = {"total_timesteps": "timesteps", "progress_bar": "progress"}
+"""Options named otherwise than their TrainConfig field."""
+_HELPS = {
+    "total_timesteps": "total learner steps (default 1000000)",
+    "stage_fractions": "where each stage after the first begins, as shares of the steps",
+    "self_play_fraction": "share of games vs snapshots",
+    "shaping": "mobility shaping weight (0: none)",
+    "pretrain_games": "teacher games to imitate first",
+    "pretrain_teacher": "the agent spec to imitate (greedy)",
+    "snapshot_every": "steps between self-play snapshots",
+    "pool_size": "snapshots kept in the self-play pool",
+    "num_envs": "games at once (default 2)",
+    "batched": "single envs instead of one batched env",
+    "subprocess": "envs in this process",
+    "eval_opponent": "agent spec of the periodic evaluation",
+    "eval_every": "steps between evaluations (0: none)",
+    "torch_threads": "torch threads of the learner",
+    "progress_bar": "no progress bar",
 }
+"""The options' help, by field (the others are TrainConfig's fields of the same name)."""
+_OWN = ("run_dir", "stages")
+"""The fields with options of their own form."""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of ``trap-train`` (its errors are one line)."""
+    """The command line of ``trap-train`` (its errors are one line): an option per
+    :class:`~agents.rl.training.TrainConfig` field, built as AlphaZero's are."""
+    from agents.rl.settings import add_record_options
+    from agents.rl.training import TrainConfig
+
     parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--run-dir", required=True, help="the run folder")
     parser.add_argument(
@@ -61,67 +73,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="continue the run in --run-dir; this builds the agent specs its config.json "
         "names (exec: commands and dotted paths run code): resume only folders you trust",
     )
-    parser.add_argument("--timesteps", type=int, help="total learner steps (default 1000000)")
     parser.add_argument(
         "--stage", action="append", metavar="SPEC[|SPEC...]", help="a curriculum stage"
     )
-    parser.add_argument("--stage-fractions", type=float, nargs="+", metavar="F")
-    parser.add_argument("--self-play-fraction", type=float, help="share of games vs snapshots")
-    parser.add_argument("--shaping", type=float, help="mobility shaping weight (0: none)")
-    parser.add_argument("--pretrain-games", type=int, help="teacher games to imitate first")
-    parser.add_argument("--pretrain-teacher", help="the agent spec to imitate (greedy)")
-    parser.add_argument("--pretrain-epochs", type=int)
-    parser.add_argument("--pretrain-learning-rate", type=float)
-    parser.add_argument("--snapshot-every", type=int, help="steps between self-play snapshots")
-    parser.add_argument("--pool-size", type=int, help="snapshots kept in the self-play pool")
-    parser.add_argument("--board-size", type=int)
-    parser.add_argument("--max-turns", type=int)
-    parser.add_argument("--num-envs", type=int, help="games at once (default 2)")
-    parser.add_argument("--no-subprocess", action="store_true", help="envs in this process")
-    parser.add_argument(
-        "--no-batched", action="store_true", help="single envs instead of one batched env"
-    )
-    parser.add_argument("--seed", type=int)
-    parser.add_argument("--eval-opponent", help="agent spec of the periodic evaluation")
-    parser.add_argument("--eval-every", type=int, help="steps between evaluations (0: none)")
-    parser.add_argument("--eval-episodes", type=int)
-    parser.add_argument("--checkpoint-every", type=int)
-    parser.add_argument("--torch-threads", type=int, help="torch threads of the learner")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    for name, kind in _HYPERPARAMETERS.items():
-        parser.add_argument("--" + name.replace("_", "-"), type=kind)
+    add_record_options(parser, TrainConfig, skip=_OWN, flags=_FLAGS, helps=_HELPS)
     return parser
 
 
 def config_from_args(args: argparse.Namespace) -> dict[str, object]:
     """The :class:`~agents.rl.training.TrainConfig` fields that the arguments set."""
-    fields: dict[str, object] = {
-        "total_timesteps": args.timesteps,
-        "stages": [spec.split("|") for spec in args.stage] if args.stage else None,
-        "stage_fractions": args.stage_fractions,
-        "self_play_fraction": args.self_play_fraction,
-        "shaping": args.shaping,
-        "pretrain_games": args.pretrain_games,
-        "pretrain_teacher": args.pretrain_teacher,
-        "pretrain_epochs": args.pretrain_epochs,
-        "pretrain_learning_rate": args.pretrain_learning_rate,
-        "snapshot_every": args.snapshot_every,
-        "pool_size": args.pool_size,
-        "board_size": args.board_size,
-        "max_turns": args.max_turns,
-        "num_envs": args.num_envs,
-        "batched": False if args.no_batched else None,
-        "subprocess": False if args.no_subprocess else None,
-        "seed": args.seed,
-        "eval_opponent": args.eval_opponent,
-        "eval_every": args.eval_every,
-        "eval_episodes": args.eval_episodes,
-        "checkpoint_every": args.checkpoint_every,
-        "torch_threads": args.torch_threads,
-        "progress_bar": False if args.no_progress else None,
-    }
-    fields.update({name: getattr(args, name) for name in _HYPERPARAMETERS})
-    return {name: value for name, value in fields.items() if value is not None}
+    from agents.rl.settings import record_overrides
+    from agents.rl.training import TrainConfig
+
+    fields = record_overrides(args, TrainConfig, skip=_OWN)
+    if args.stage:
+        fields["stages"] = [spec.split("|") for spec in args.stage]
+    return fields
 
 
 TRAINED_GAMES = ("trap",)
@@ -182,7 +149,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 2
         return alphazero.main(argv, Parser)
-    args = build_parser().parse_args(argv)
     try:
         from agents.files import run_folder
         from agents.rl.settings import check_resume_overrides
@@ -193,6 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    args = build_parser().parse_args(argv)
     overrides = config_from_args(args)
     try:
         run = run_folder(args.run_dir)

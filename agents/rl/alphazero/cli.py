@@ -18,9 +18,7 @@ from agents.files import (
 )
 from agents.rl.alphazero import run
 from agents.rl.alphazero.config import CONFIG_FILE, FIXED_ON_RESUME, AlphaZeroConfig
-from agents.rl.settings import (
-    check_resume_overrides,
-)
+from agents.rl.settings import add_record_options, check_resume_overrides, record_overrides
 
 
 def _check_agents(config: AlphaZeroConfig) -> None:
@@ -53,27 +51,19 @@ def build_parser(
         help="continue the run in --run-dir; this builds the agent specs its config.json "
         "names (exec: commands and dotted paths run code): resume only folders you trust",
     )
-    parser.add_argument("--ladder", nargs="+", metavar="SPEC", help="evaluation opponents")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    for item in dataclasses.fields(AlphaZeroConfig):
-        if item.name in ("run_dir", "ladder", "progress_bar"):
-            continue
-        kind = {"int": int, "float": float, "str": str, "int | None": int,
-                "str | None": str}[str(item.type)]
-        parser.add_argument("--" + item.name.replace("_", "-"), type=kind)
+    add_record_options(
+        parser,
+        AlphaZeroConfig,
+        skip=("run_dir",),
+        flags={"progress_bar": "progress"},
+        helps={"ladder": "evaluation opponents (agent specs)", "progress_bar": "no progress bar"},
+    )
     return parser
 
 
 def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The :class:`AlphaZeroConfig` fields that the arguments set."""
-    fields = {
-        item.name: getattr(args, item.name)
-        for item in dataclasses.fields(AlphaZeroConfig)
-        if item.name not in ("run_dir", "progress_bar")
-    }
-    if args.no_progress:
-        fields["progress_bar"] = False
-    return {name: value for name, value in fields.items() if value is not None}
+    return record_overrides(args, AlphaZeroConfig, skip=("run_dir",))
 
 
 def main(
@@ -98,8 +88,11 @@ def main(
         print(f"{prog}: error: {str(error).replace(chr(10), ' ')}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"{prog}: error: interrupted; run again with --resume to continue from the last "
-              "checkpoint", file=sys.stderr)
+        print(
+            f"{prog}: error: interrupted; run again with --resume to continue from the last "
+            "checkpoint",
+            file=sys.stderr,
+        )
         return 1
     print(f"latest network: {latest}; per iteration: {Path(args.run_dir) / 'networks'}")
     return 0

@@ -26,8 +26,17 @@ CONFIG_FILE = "config.json"
 CHECKPOINT_FILE = "checkpoint.pt"
 REPLAY_FILE = "replay.npz"
 FIXED_ON_RESUME = (
-    "board_size", "decay", "channels", "blocks", "hidden", "initial_network", "seed",
-    "imitation_games", "imitation_teacher", "imitation_random_actions", "imitation_epochs",
+    "board_size",
+    "decay",
+    "channels",
+    "blocks",
+    "hidden",
+    "initial_network",
+    "seed",
+    "imitation_games",
+    "imitation_teacher",
+    "imitation_random_actions",
+    "imitation_epochs",
     "imitation_value_mix",
 )
 """The settings a resumed run cannot change: what its network, buffer and generators

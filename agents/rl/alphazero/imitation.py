@@ -20,7 +20,10 @@ from trap_env.observation import observe
 
 
 def imitation_samples(
-    teacher: str, num_games: int, config: AlphaZeroConfig, rng: random.Random,
+    teacher: str,
+    num_games: int,
+    config: AlphaZeroConfig,
+    rng: random.Random,
     progress: Callable[[int], None] | None = None,
 ) -> Samples:
     """Samples of ``num_games`` games of ``teacher`` against itself (one-hot policies).

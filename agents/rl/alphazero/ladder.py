@@ -34,8 +34,14 @@ def evaluate_ladder(
     for rung in config.ladder:
         for number in range(config.eval_games):
             seats = (spec, rung) if number % 2 == 0 else (rung, spec)
-            tasks.append(GameTask(f"{iteration} {rung} #{number}", (spec, rung), seats,
-                                  derive_seed(config.seed, iteration, rung, number)))
+            tasks.append(
+                GameTask(
+                    f"{iteration} {rung} #{number}",
+                    (spec, rung),
+                    seats,
+                    derive_seed(config.seed, iteration, rung, number),
+                )
+            )
     eval_file = run / f"eval_{iteration:04d}.jsonl"
     # A resumed run may evaluate an iteration again (it was evaluated after the checkpoint
     # it resumes from): the new games replace the old.

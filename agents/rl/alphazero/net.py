@@ -30,7 +30,11 @@ class AlphaZeroNet(nn.Module):
     """The torch twin of :class:`agents.mcts.network.Network` (same weight names and shapes)."""
 
     def __init__(
-        self, board_size: int, channels: int, blocks: int, hidden: int,
+        self,
+        board_size: int,
+        channels: int,
+        blocks: int,
+        hidden: int,
         decay: int = DEFAULT_DECAY,
     ) -> None:
         super().__init__()
@@ -93,6 +97,7 @@ def build_net(config: AlphaZeroConfig) -> AlphaZeroNet:
                 f"this run needs channels={config.channels}, blocks={config.blocks}, "
                 f"hidden={config.hidden} for board {config.board_size} decay {config.decay}"
             )
-        net.load_state_dict({name: torch.from_numpy(array.copy())
-                             for name, array in start.weights.items()})
+        net.load_state_dict(
+            {name: torch.from_numpy(array.copy()) for name, array in start.weights.items()}
+        )
     return net

@@ -48,8 +48,9 @@ class Samples:
     @classmethod
     def concatenate(cls, parts: Sequence[Samples]) -> Samples:
         """The samples of ``parts``, in order."""
-        return cls(*(np.concatenate([getattr(p, f.name) for p in parts])
-                     for f in dataclasses.fields(cls)))
+        return cls(
+            *(np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(cls))
+        )
 
     def take(self, indices: np.ndarray) -> Samples:
         """The samples at ``indices``."""
@@ -63,7 +64,11 @@ class _SampleRecorder:
         self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, int, float]] = []
 
     def add(
-        self, observation: np.ndarray, mask: np.ndarray, policy: np.ndarray, player: int,
+        self,
+        observation: np.ndarray,
+        mask: np.ndarray,
+        policy: np.ndarray,
+        player: int,
         search_value: float,
     ) -> None:
         """One decision: what its player saw, the legal mask, the policy target and the
@@ -117,8 +122,9 @@ class ReplayBuffer:
         empty = Samples.empty(self.samples.observations.shape[1])
         try:
             with np.load(path) as data:
-                arrays = {item.name: np.asarray(data[item.name])
-                          for item in dataclasses.fields(Samples)}
+                arrays = {
+                    item.name: np.asarray(data[item.name]) for item in dataclasses.fields(Samples)
+                }
         except KeyError as error:
             raise _damaged_buffer(path, f"it has no array {error}") from None
         except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
@@ -127,8 +133,9 @@ class ReplayBuffer:
             expected = getattr(empty, name)
             if array.dtype != expected.dtype or array.shape[1:] != expected.shape[1:]:
                 raise _damaged_buffer(
-                    path, f"its {name} are {array.dtype} {array.shape}, not "
-                    f"{expected.dtype} (n, {', '.join(map(str, expected.shape[1:]))})"
+                    path,
+                    f"its {name} are {array.dtype} {array.shape}, not "
+                    f"{expected.dtype} (n, {', '.join(map(str, expected.shape[1:]))})",
                 )
         if len({len(array) for array in arrays.values()}) != 1:
             raise _damaged_buffer(path, "its arrays hold different numbers of samples")

@@ -96,8 +96,11 @@ def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
         buffer.add(samples)
         net.train()
         # Steps follow the decisions made, finished games or not (their samples come later).
-        steps = math.ceil(config.games * config.decisions * config.sample_reuse
-                          / config.batch_size) if len(buffer) else 0
+        steps = (
+            math.ceil(config.games * config.decisions * config.sample_reuse / config.batch_size)
+            if len(buffer)
+            else 0
+        )
         losses = fit(net, optimizer, buffer, steps, config.batch_size, np_rng)
         _check_finite(net, losses, progress.iteration + 1)
         progress.iteration += 1
@@ -146,17 +149,24 @@ def _is_done(config: AlphaZeroConfig, progress: _Progress) -> bool:
 
 
 def _imitate(
-    config: AlphaZeroConfig, net: AlphaZeroNet, optimizer: torch.optim.Optimizer,
-    buffer: ReplayBuffer, rng: random.Random, np_rng: np.random.Generator, run: Path,
+    config: AlphaZeroConfig,
+    net: AlphaZeroNet,
+    optimizer: torch.optim.Optimizer,
+    buffer: ReplayBuffer,
+    rng: random.Random,
+    np_rng: np.random.Generator,
+    run: Path,
 ) -> None:
     if not config.imitation_games:
         return
     from tqdm import tqdm
 
-    with tqdm(total=config.imitation_games, desc="teacher games",
-              disable=not config.progress_bar) as bar:
-        samples = imitation_samples(config.imitation_teacher, config.imitation_games, config,
-                                    rng, bar.update)
+    with tqdm(
+        total=config.imitation_games, desc="teacher games", disable=not config.progress_bar
+    ) as bar:
+        samples = imitation_samples(
+            config.imitation_teacher, config.imitation_games, config, rng, bar.update
+        )
     teacher = ReplayBuffer(config.board_size, len(samples))
     teacher.add(samples)
     teacher.save(run / "imitation.npz")
@@ -165,8 +175,11 @@ def _imitate(
     policy_loss, value_loss = fit(net, optimizer, teacher, steps, config.batch_size, np_rng)
     buffer.add(samples)
     _export(run, net, 0)
-    print(f"imitation: {len(samples)} samples, {steps} steps, policy loss {policy_loss:.3f}, "
-          f"value loss {value_loss:.3f}", file=sys.stderr)
+    print(
+        f"imitation: {len(samples)} samples, {steps} steps, policy loss {policy_loss:.3f}, "
+        f"value loss {value_loss:.3f}",
+        file=sys.stderr,
+    )
 
 
 def _export(run: Path, net: AlphaZeroNet, iteration: int) -> Path:
@@ -206,8 +219,11 @@ def _log_elo(
         "iteration": progress.iteration,
         "minutes": round(progress.seconds / 60, 2),
         "elo_vs_random": round(mine - anchor, 1),
-        **{f"elo_{rung}": round(value - anchor, 1) for rung, value in ratings.items()
-           if not rung.startswith("mcts:")},
+        **{
+            f"elo_{rung}": round(value - anchor, 1)
+            for rung, value in ratings.items()
+            if not rung.startswith("mcts:")
+        },
     }
     _append_csv(run / "elo.csv", row)
     if writer is not None:
@@ -286,13 +302,22 @@ def _tensorboard(run: Path) -> Any:
 def _bar(config: AlphaZeroConfig, progress: _Progress) -> Any:
     from tqdm import tqdm
 
-    return tqdm(total=config.iterations or None, initial=progress.iteration, desc="iterations",
-                disable=not config.progress_bar)
+    return tqdm(
+        total=config.iterations or None,
+        initial=progress.iteration,
+        desc="iterations",
+        disable=not config.progress_bar,
+    )
 
 
 def _save_checkpoint(
-    run: Path, net: AlphaZeroNet, optimizer: torch.optim.Optimizer, buffer: ReplayBuffer,
-    progress: _Progress, rng: random.Random, np_rng: np.random.Generator,
+    run: Path,
+    net: AlphaZeroNet,
+    optimizer: torch.optim.Optimizer,
+    buffer: ReplayBuffer,
+    progress: _Progress,
+    rng: random.Random,
+    np_rng: np.random.Generator,
 ) -> None:
     buffer.save(run / REPLAY_FILE)
     # Tensors, dicts, lists and numbers only: what torch.load(weights_only=True) reads back.

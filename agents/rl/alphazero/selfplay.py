@@ -39,8 +39,13 @@ class SelfPlay:
         winners: list[int] = []
         for _ in range(num_decisions):
             tree = BatchedTree(
-                vector.Engine(self.t), self.games, config.simulations, config.c_puct,
-                config.turn_limit, (config.dirichlet_alpha, config.noise_fraction), self.rng,
+                vector.Engine(self.t),
+                self.games,
+                config.simulations,
+                config.c_puct,
+                config.turn_limit,
+                (config.dirichlet_alpha, config.noise_fraction),
+                self.rng,
             )
             tree.run(evaluate)
             self._record(tree)
@@ -57,9 +62,7 @@ class SelfPlay:
                 winners.append(winner)
                 self.recorders[slot] = _SampleRecorder()
             if ended.any():
-                games = vector.scatter(
-                    games, ended, vector.initial_batch(self.t, int(ended.sum()))
-                )
+                games = vector.scatter(games, ended, vector.initial_batch(self.t, int(ended.sum())))
             self.games = games
         return Samples.concatenate(finished), winners
 
@@ -73,8 +76,13 @@ class SelfPlay:
         masks = tree.root_legal().copy()  # rows outlive the tree: not views into it
         values = tree.root_values()
         for slot, recorder in enumerate(self.recorders):
-            recorder.add(observations[slot], masks[slot], policies[slot],
-                         int(self.games.player[slot]), float(values[slot]))
+            recorder.add(
+                observations[slot],
+                masks[slot],
+                policies[slot],
+                int(self.games.player[slot]),
+                float(values[slot]),
+            )
 
     def _choose(self, tree: BatchedTree) -> np.ndarray:
         """The most visited action; in the first ``temperature_turns`` turns one drawn in
@@ -83,8 +91,9 @@ class SelfPlay:
         early = np.flatnonzero(self.games.turn < self.config.temperature_turns)
         if len(early):
             visits = tree.root_visits()[early]
-            weights = np.where(visits.sum(axis=1, keepdims=True) > 0, visits,
-                               tree.root_priors()[early])
+            weights = np.where(
+                visits.sum(axis=1, keepdims=True) > 0, visits, tree.root_priors()[early]
+            )
             cumulative = np.cumsum(weights, axis=1)
             draws = self.rng.random(len(early)) * cumulative[:, -1]
             actions[early] = np.argmax(cumulative > draws[:, None], axis=1)
