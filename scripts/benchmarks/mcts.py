@@ -70,7 +70,7 @@ def mcts_figures(seconds: float) -> list[Figure]:
             f"mcts: {MCTS_BATCHES[0]} scalar Trees, batched evaluations",
             scalar[MCTS_BATCHES[0]],
             unit,
-            "self-play before the batched tree",
+            "scalar trees, one batch of leaves",
         ),
         *(Figure(f"mcts: BatchedTree B={size}", rate, unit) for size, rate in batched.items()),
         Figure(
