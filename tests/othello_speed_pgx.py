@@ -39,6 +39,7 @@ def plies_per_second(batch_size: int, seconds: float, seed: int = 0) -> float:
     key, sub = jax.random.split(key)
     state = init(jax.random.split(sub, batch_size))
 
+    @jax.jit  # the whole ply in one call: pgx at its best
     def one_ply(state: Any, key: Any) -> tuple[Any, Any]:
         key, act_key, step_key = jax.random.split(key, 3)
         action = act_randomly(act_key, state.legal_action_mask)

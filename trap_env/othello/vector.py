@@ -39,7 +39,7 @@ from trap_env.batched import I8, I64, NO_WINNER, U64, Bool, uniform_below
 from trap_env.core import IllegalActionError
 from trap_env.othello import rules
 from trap_env.othello.rules import DARK, STANDARD, OthelloConfig, OthelloState
-from trap_env.vector import bitboards_to_masks, select_bits
+from trap_env.vector import bitboards_to_masks, bitboards_to_planes, select_bits
 
 __all__ = [
     "MAX_BOARD_SIZE",
@@ -294,11 +294,7 @@ def observations(t: Tables, batch: Batch, players: NDArray[Any]) -> I8:
     planes = np.empty((batch.size, 4), np.uint64)
     planes[:, 0], planes[:, 1], planes[:, 2] = own, other, moves
     planes[:, 3] = np.where(to_act & batch.live, t.full, _ZERO)
-    raw = planes.astype("<u8", copy=False).view(np.uint8).reshape(batch.size, 4, 8)
-    bits = np.unpackbits(raw, axis=2, count=t.num_cells, bitorder="little")
-    n = t.board_size
-    seen: I8 = bits.transpose(0, 2, 1).reshape(batch.size, n, n, 4).view(np.int8)
-    return seen
+    return bitboards_to_planes(planes, t.board_size)
 
 
 # --- Transitions ------------------------------------------------------------------------
