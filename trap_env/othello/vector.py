@@ -3,8 +3,9 @@ whole batch at once.
 
 A :class:`Batch` holds each colour's discs as one ``uint64`` per game, with the bit layout
 of the scalar rules (:mod:`trap_env.othello.rules`: cell ``row * N + col``), so N <= 8.
-Placements and flips are computed by shift-and-mask over the eight directions (a loop
-over directions and over the at most N - 2 discs of a line, never over games). The batch
+Placements and flips are computed by shift-and-mask over the eight directions: a loop
+over directions, each a Kogge-Stone fill along a line (3 doublings span the N - 2 discs
+of a line on 8x8), never a loop over games. The batch
 also carries what every query needs: the placements of the player to act and whether the
 game is live, computed once per transition.
 
@@ -102,6 +103,7 @@ class Tables:
             board, less the column a step across the edge would wrap into).
         full: the bitboard of the whole board.
         starts: the dark and light discs of the start.
+        rounds: the doublings of a fill that spans a line of N - 2 discs.
     """
 
     config: OthelloConfig
@@ -109,6 +111,7 @@ class Tables:
     arrivals: tuple[np.uint64, ...]
     full: np.uint64
     starts: tuple[int, int]
+    rounds: int
 
     @property
     def board_size(self) -> int:
@@ -151,9 +154,9 @@ def _tables(config: OthelloConfig) -> Tables:
                 wrapped = first if col_step == 1 else last if col_step == -1 else 0
                 arrivals.append(np.uint64(full & ~wrapped))
     start = rules.initial_state(config)
-    return Tables(
-        config, tuple(shifts), tuple(arrivals), np.uint64(full), (start.dark, start.light)
-    )
+    starts = (start.dark, start.light)
+    rounds = (n - 2).bit_length()
+    return Tables(config, tuple(shifts), tuple(arrivals), np.uint64(full), starts, rounds)
 
 
 def _column(n: int, col: int) -> int:
@@ -175,11 +178,8 @@ def placements(t: Tables, own: U64, other: U64) -> U64:
     empty = t.full & ~(own | other)
     found = np.zeros_like(own)
     for shift, arrival in zip(t.shifts, t.arrivals, strict=True):
-        flanked = other & arrival
-        line = _step(own, shift) & flanked
-        for _ in range(t.board_size - 3):  # a line holds at most N - 2 discs
-            line |= _step(line, shift) & flanked
-        found |= _step(line, shift) & (empty & arrival)
+        lines = _fill(own, other & arrival, shift, t.rounds) & ~own
+        found |= _step(lines, shift) & (empty & arrival)
     return found
 
 
@@ -188,13 +188,25 @@ def flips(t: Tables, own: U64, other: U64, placed: U64) -> U64:
     game, or none) flips (:func:`trap_env.othello.rules.flips`)."""
     flipped = np.zeros_like(own)
     for shift, arrival in zip(t.shifts, t.arrivals, strict=True):
-        flanked = other & arrival
-        line = _step(placed, shift) & flanked
-        for _ in range(t.board_size - 3):
-            line |= _step(line, shift) & flanked
-        closed = (_step(line, shift) & (own & arrival)) != 0
-        flipped |= np.where(closed, line, _ZERO)
+        reach = _fill(placed, other & arrival, shift, t.rounds)
+        closed = (_step(reach, shift) & own & arrival) != 0
+        flipped |= (reach & ~placed) * closed
     return flipped
+
+
+def _fill(start: U64, through: U64, shift: int, rounds: int) -> U64:
+    """``start`` and the cells of ``through`` that a line along ``shift`` joins to it,
+    the line up to ``2**rounds - 1`` cells long (a Kogge-Stone occluded fill).
+
+    ``through`` must hold only cells that a one-cell step may land on (no wrap), so that
+    a run of ``k`` of its cells is ``k`` genuine steps.
+    """
+    reach = start | (through & _step(start, shift))
+    for _ in range(rounds - 1):
+        through = through & _step(through, shift)  # cells whose line back is all `through`
+        shift *= 2
+        reach |= through & _step(reach, shift)
+    return reach
 
 
 def _sides(batch: Batch, players: NDArray[Any]) -> tuple[U64, U64]:
