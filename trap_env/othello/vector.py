@@ -209,16 +209,15 @@ def _fill(start: U64, through: U64, shift: int, rounds: int) -> U64:
     return reach
 
 
-def _sides(batch: Batch, players: NDArray[Any]) -> tuple[U64, U64]:
+def _sides(dark: U64, light: U64, players: NDArray[Any]) -> tuple[U64, U64]:
     """The discs of ``players`` (per game) and of their opponents."""
-    dark = np.asarray(players) == DARK
-    return np.where(dark, batch.dark, batch.light), np.where(dark, batch.light, batch.dark)
+    is_dark = np.asarray(players) == DARK
+    return np.where(is_dark, dark, light), np.where(is_dark, light, dark)
 
 
 def _derived(t: Tables, dark: U64, light: U64, player: I8, turn: I64) -> Batch:
     """The batch of these discs, players and plies, with the moves and liveness."""
-    to_act = player == DARK
-    own, other = np.where(to_act, dark, light), np.where(to_act, light, dark)
+    own, other = _sides(dark, light, player)
     moves = placements(t, own, other)
     live = moves != 0
     if t.config.end_rule == STANDARD:
@@ -297,7 +296,7 @@ def observations(t: Tables, batch: Batch, players: NDArray[Any]) -> I8:
     the observer's discs, the opponent's, the observer's placements, ones when it is to
     act in a live game; ``players`` names each game's observer."""
     players = np.asarray(players)
-    own, other = _sides(batch, players)
+    own, other = _sides(batch.dark, batch.light, players)
     to_act = players == batch.player
     moves = batch.moves.copy()
     waiting = np.flatnonzero(~to_act)  # few in an env: the observer is mostly to act
@@ -342,7 +341,7 @@ def apply(
         _check_legal(t, batch, actions, playing)
     placing = playing & (actions != t.num_cells)
     placed = np.where(placing, _ONE << np.clip(actions, 0, 63).astype(np.uint64), _ZERO)
-    own, other = _sides(batch, batch.player)
+    own, other = _sides(batch.dark, batch.light, batch.player)
     flipped = flips(t, own, other, placed)
     own, other = own | flipped | placed, other & ~flipped
     dark_moved = batch.player == DARK
