@@ -63,6 +63,8 @@ def test_random_games_match_the_scalar_rules_state_by_state(
     plies: list[set[int]] = [set() for _ in states]
     for _ in range(GAME.default_turn_limit(config)):
         _assert_same(engine, batch, states)
+        # The derived fields (placements, liveness) come out of apply as from scratch.
+        assert all(map(np.array_equal, engine.from_states(states), batch))
         # Some games sit out each step (where=), and their actions are ignored.
         where = np.array([rng.random() < 0.8 for _ in states])
         actions = [rng.choice(GAME.legal_actions(s) or [0]) for s in states]
@@ -119,6 +121,8 @@ def test_the_engine_answers_as_the_game_protocol_asks() -> None:
     assert engine.ply_index(batch).tolist() == [0, 0, 0]
     with pytest.raises(IllegalActionError, match=r"game 1: action 36, legal \[8, 13, 22, 27\]"):
         engine.apply(batch, np.array([8, 36, 13]))
+    sitting_out = engine.apply(batch, np.array([8, 36, 13]), where=np.array([1, 0, 1], bool))
+    assert engine.turns(sitting_out).tolist() == [1, 0, 1]  # game 1's illegal action ignored
     with pytest.raises(ValueError, match="of OthelloConfig"):
         engine.from_states([GAME.initial_state(GAME.make_config(board_size=4))])
 
