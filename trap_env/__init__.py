@@ -124,7 +124,10 @@ def _register() -> None:
     if OTHELLO_GYM_ID not in gymnasium.registry:
         # What register_gym_env("othello") registers, without importing Othello's rules now.
         gymnasium.register(
-            id=OTHELLO_GYM_ID, entry_point="trap_env.gym_env:GameEnv", kwargs={"game": "othello"}
+            id=OTHELLO_GYM_ID,
+            entry_point="trap_env.gym_env:GameEnv",
+            vector_entry_point="trap_env.vector_env:GameVectorEnv",
+            kwargs={"game": "othello"},
         )
     try:
         import pettingzoo
