@@ -52,6 +52,7 @@ from trap_scripts.benchmarks._shared import Figure
 from trap_scripts.benchmarks.batched import batched_figures
 from trap_scripts.benchmarks.envs import env_figures
 from trap_scripts.benchmarks.mcts import mcts_figures
+from trap_scripts.benchmarks.othello import othello_figures
 from trap_scripts.benchmarks.ppo import ppo_figures
 from trap_scripts.benchmarks.search import pruning_figures, search_figures
 
@@ -66,6 +67,7 @@ def run(
     """All figures (the PPO rows only with ``ppo_timesteps``)."""
     figures = env_figures(env_seconds) + search_figures(search_seconds) + pruning_figures(depth)
     figures += batched_figures(env_seconds) + mcts_figures(env_seconds)
+    figures += othello_figures(env_seconds)
     return figures + (ppo_figures(ppo_timesteps) if ppo_timesteps else [])
 
 

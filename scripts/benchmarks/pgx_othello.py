@@ -1,4 +1,5 @@
-"""pgx's ``othello`` in :mod:`othello_speed`'s unit: plies per second on the CPU with random
+"""pgx's ``othello`` in :mod:`trap_scripts.benchmarks.othello`'s unit: plies per second on
+the CPU with random
 legal actions (``jax.random.categorical`` over masked logits), ``jax.vmap(env.step)``
 jitted with pgx's own ``auto_reset``, observations and masks produced by every step.
 
@@ -6,7 +7,7 @@ Run it in a side venv with pgx and its jax (not a dependency of this project):
 
 Example:
     python3 -m venv /tmp/pgxvenv && /tmp/pgxvenv/bin/pip install pgx jax
-    JAX_PLATFORMS=cpu /tmp/pgxvenv/bin/python tests/othello_speed_pgx.py --batch 8192
+    JAX_PLATFORMS=cpu /tmp/pgxvenv/bin/python scripts/benchmarks/pgx_othello.py --batch 8192
 """
 
 from __future__ import annotations

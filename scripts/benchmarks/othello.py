@@ -6,11 +6,11 @@ plays both seats; ended games restart on the next step, which plays no ply there
 ``engine``, the engine alone (apply, reset the ended games in the same step, observations
 from the side to act, masks). A ply is one placement or pass of one game.
 
-Not a test (pytest collects only ``test_*.py``); pgx's counterpart is
-``tests/othello_speed_pgx.py``.
+pgx's counterpart is
+``scripts/benchmarks/pgx_othello.py``.
 
 Example:
-    PYTHONPATH=. python tests/othello_speed.py --batch 8192 --seconds 10 --repeats 3
+    python -m trap_scripts.benchmarks.othello --batch 8192 --seconds 10 --repeats 3
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
+from trap_scripts.benchmarks._shared import Figure
 
 from trap_env.batched import scatter
 from trap_env.othello import vector
@@ -69,6 +70,21 @@ def engine_plies_per_second(
         engine.observations(batch, batch.player)
         engine.legal_masks(batch)
     return plies / elapsed
+
+
+OTHELLO_BATCH = 8192
+"""B of the Othello rows of ``trap-benchmark``."""
+
+
+def othello_figures(seconds: float) -> list[Figure]:
+    """``trap-benchmark``'s Othello rows: the batched env in self-play and the engine alone at
+    B = 8,192, in plies per second (pgx's unit; pgx's own figure is in docs/experiments.md)."""
+    return [
+        Figure(f"othello: batched env B={OTHELLO_BATCH}, self-play",
+               env_plies_per_second(OTHELLO_BATCH, seconds), "plies/s"),
+        Figure(f"othello: engine alone B={OTHELLO_BATCH}",
+               engine_plies_per_second(OTHELLO_BATCH, seconds), "plies/s"),
+    ]  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
