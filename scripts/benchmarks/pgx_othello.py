@@ -1,7 +1,7 @@
 """pgx's ``othello`` in :mod:`trap_scripts.benchmarks.othello`'s unit: plies per second on
-the CPU with random
-legal actions (``jax.random.categorical`` over masked logits), ``jax.vmap(env.step)``
-jitted with pgx's own ``auto_reset``, observations and masks produced by every step.
+the CPU with random legal actions (``jax.random.categorical`` over masked logits),
+``jax.vmap(env.step)`` jitted with pgx's own ``auto_reset``, observations and masks
+produced by every step.
 
 Run it in a side venv with pgx and its jax (not a dependency of this project):
 
