@@ -22,9 +22,8 @@ game ends under the course's rule (the manager stops as soon as the player to ac
 move), which the search knows.
 
 It needs the ``trap_env`` package installed (``pip install trap_env``, or ``pip install -e
-.`` in a checkout); it works from any directory. Try it with the course's files::
-
-    python3 othello_gui.py -d 8 -a /path/to/othello_csc384_ai.py -b randy_ai.py
+.`` in a checkout); it works from any directory. Give the manager this file's path
+wherever it takes an AI's file (as it takes ``randy_ai.py``).
 """
 
 from __future__ import annotations

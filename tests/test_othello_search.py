@@ -221,7 +221,8 @@ def test_the_agent_is_in_the_table_under_its_three_names_with_its_options() -> N
         assert isinstance(agent, SearchAgent)
         assert agent.settings == SearchSettings(time_limit=None, depth=2)
         assert agent.weights == Weights(corners=40.0)
-    assert make_agent("expectiminimax", game="othello").settings.time_limit == 5.0
+    default = make_agent("expectiminimax", game="othello")
+    assert isinstance(default, SearchAgent) and default.settings.time_limit == 5.0  # as Trap!
     with pytest.raises(SpecError, match="depth must be an integer >= 1"):
         make_agent("expectiminimax:depth=0", game="othello")
     with pytest.raises(SpecError, match="give a time_limit, a depth, or both"):
@@ -317,11 +318,16 @@ def test_openspiel_mcts_plays_legal_games_repeatably_from_its_seed(
     def game(seed: int) -> list[int]:
         bot = make_agent("openspiel-mcts:simulations=15", game="othello", seed=seed)
         players = [bot, make_agent("random", game="othello", seed=seed)]
+        if seed % 2:
+            players.reverse()  # it plays light
         result = play_game(players, seed=seed, game="othello", params=params, time_budget=None)
         assert result.reason in rules.END_REASONS  # no fault: every action was legal
         # On 8x8 it follows the game on OpenSpiel's C++ othello from start to end.
         assert [key[2] for key in bot._bots] == [params == {"board_size": 8}]  # type: ignore[attr-defined]
         return result.actions
+
+    assert game(2) == game(2)
+    assert game(2) != game(4)
 
     assert game(1) == game(1)
     assert game(1) != game(2)

@@ -8,11 +8,12 @@ On 8x8 under the standard rule the bot searches OpenSpiel's C++ ``othello``, who
 actions, first player (dark, ``x``, player 0), pass (64) and returns are ours
 (``tests/test_othello_game.py`` checks them state by state). OpenSpiel cannot set up a
 position, so the agent keeps an OpenSpiel state in step with the game: it remembers the
-position after its own action and finds the opponent's one action that leads to the
-position it is asked about. A position it cannot reach so (the first decision of a game
-joined late) and every other board size or end rule are searched in our rules behind
-OpenSpiel's Python API (``python_othello``, :mod:`trap_env.openspiel`): slower, but the
-same game with the same legal-action order, so the bot plays the same moves.
+position after its own action (at a new game, the start) and finds the opponent's one
+action that leads to the position it is asked about. A position it cannot reach so (the
+first decision of a game joined late) and every other board size or end rule are searched
+in our rules behind OpenSpiel's Python API (``python_othello``, :mod:`trap_env.openspiel`):
+slower, but the same game with the same legal-action order, so the bot plays the same
+moves.
 
 The bot's generator (tie-breaking, expansion order, rollouts) is a numpy ``RandomState``
 drawn from the agent's seed at each ``reset``: deterministic given the seed.
@@ -166,16 +167,15 @@ class OpenSpielMCTSAgent(OthelloAgent):
         return spiel_state, False
 
     def _native_state(self, state: OthelloState) -> Any | None:
-        """The C++ state of ``state``: the start, or the remembered position plus the
-        opponent's one action; None if neither leads there."""
-        if state == rules.initial_state(state.config):
-            return self._game(state, native=True).new_initial_state()
+        """The C++ state of ``state``: the remembered position (at a new game, the start)
+        plus the opponent's one action; None if that does not lead there."""
         if self._mirror is None:
-            return None
+            start = rules.initial_state(state.config)
+            self._mirror = (start, self._game(state, native=True).new_initial_state())
         before, spiel_state = self._mirror
         if before == state:
             return spiel_state
-        if before.turn + 1 != state.turn or not rules.legal_actions(before):
+        if before.turn + 1 != state.turn:
             return None
         for action in rules.legal_actions(before):
             if rules.apply(before, action) == state:

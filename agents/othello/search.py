@@ -419,7 +419,7 @@ class SearchSettings:
 
     time_limit: float | None = 5.0
     depth: int | None = None
-    endgame_empties: int = 10
+    endgame_empties: int = 12
     table_size: int = 400_000
     clock: Clock = "cpu"
 
