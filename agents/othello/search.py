@@ -47,6 +47,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from agents.options import check_int
 from agents.othello.bitboards import Geometry, geometry
 from agents.othello.evaluation import (
     DEFAULT_WEIGHTS,
@@ -59,8 +60,8 @@ from agents.othello.simple import OthelloAgent
 from agents.search.expectimax import EXACT, LOWER, UPPER, Entry, SearchTimeout, Table
 from agents.timing import (
     CLOCKS,
-    MAX_TIME_LIMIT,
     Clock,
+    check_time_limit,
     decision_deadline,
     pause_collector,
     resume_collector,
@@ -424,31 +425,12 @@ class SearchSettings:
     clock: Clock = "cpu"
 
     def __post_init__(self) -> None:
-        limit = self.time_limit
-        if limit is None and self.depth is None:
-            raise ValueError("give a time_limit, a depth, or both (both None would never stop)")
-        if limit is not None and (
-            isinstance(limit, bool)
-            or not isinstance(limit, int | float)
-            or not 0 < limit <= MAX_TIME_LIMIT
-        ):
-            raise ValueError(
-                f"time_limit must be > 0 and at most {MAX_TIME_LIMIT:g} seconds (a day), or "
-                f"None with a depth; got {limit!r}"
-            )
-        _check_int("depth", self.depth, 1, allow_none=True)
-        _check_int("endgame_empties", self.endgame_empties, 0)
-        _check_int("table_size", self.table_size, 1)
+        check_time_limit(self.time_limit, self.depth)
+        check_int("depth", self.depth, 1, allow_none=True)
+        check_int("endgame_empties", self.endgame_empties, 0)
+        check_int("table_size", self.table_size, 1)
         if self.clock not in CLOCKS:
             raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {self.clock!r}")
-
-
-def _check_int(name: str, value: object, least: int, allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        allowed = f"an integer >= {least}" + (" or None" if allow_none else "")
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
 
 
 @dataclass(frozen=True)
