@@ -78,6 +78,8 @@ __all__ = [
 ]
 
 MAX_DEPTH = 64
+SOLVER_MIDGAME_SHARE = 0.25
+"""Before a solve, the part of the budget after which no midgame iteration is started."""
 CHECK_EVERY = 64
 """The search polls its clock every this many nodes (a power of two)."""
 INFINITY = math.inf
@@ -554,12 +556,15 @@ class SearchAgent(OthelloAgent):
         settings = self.settings
         empties = search.geo.num_cells - (own | other).bit_count()
         solving = empties <= settings.endgame_empties
-        max_depth = min(settings.depth or MAX_DEPTH, 2 if solving else MAX_DEPTH)
+        # The next iteration costs several times this one: none is started past half the
+        # budget, or past a quarter of it before a solve (which gets the rest, and whose
+        # fallback, if the clock cuts it, is this midgame answer).
+        share = SOLVER_MIDGAME_SHARE if solving else 0.5
         result = SearchResult(search.static_guess(own, other), 0.0, 0)
-        for found in search.iterate(own, other, max_depth, stop):
+        for found in search.iterate(own, other, settings.depth or MAX_DEPTH, stop):
             result = found
-            if limit is not None and clock() - started > 0.5 * (deadline - started):
-                break  # the next iteration costs several times this one
+            if limit is not None and clock() - started > share * (deadline - started):
+                break
         if solving and not stop():
             with contextlib.suppress(SearchTimeout):  # the clock cut it: keep the midgame answer
                 result = search.solve_root(own, other, stop)
