@@ -29,8 +29,9 @@ seconds per turn (a turn is one decision here), stopped a safety margin early
 (:func:`~agents.timing.decision_deadline`), polled every 64 nodes, the collector paused
 during a decision; it answers with the deepest finished iteration's move (or a later
 root move that beat it in an iteration the clock cut). No iteration starts past half the
-budget; before an endgame solve, past a quarter (the solve gets the rest). With ``time_limit=inf`` (or
-``none``) and a ``depth`` it is deterministic. ``last_search`` holds a :class:`SearchStats`.
+budget; before an endgame solve, past a quarter (the solve gets the rest). With
+``time_limit=inf`` (or ``none``) and a ``depth`` it is deterministic. ``last_search`` holds
+a :class:`SearchStats`.
 
 Example:
     >>> from trap_env.othello.rules import initial_state
