@@ -251,8 +251,9 @@ class AlphaBeta:
         """Iterative deepening from depth 1 to ``max_depth``: one result per depth, and a
         last incomplete one if the clock cut an iteration after its first root action.
 
-        ``own`` must have a placement (a forced pass needs no search)."""
-        self.start(stop)
+        ``own`` must have a placement (a forced pass needs no search). Call :meth:`start`
+        first at each new decision."""
+        self.stop = stop
         moves = self.geo.placements(own, other)
         if not moves:
             raise ValueError("the player to act has no placement: nothing to search")
@@ -314,8 +315,9 @@ class AlphaBeta:
     def solve_root(
         self, own: Bitboard, other: Bitboard, stop: Callable[[], bool] = _never
     ) -> SearchResult:
-        """The best placement and its exact result (own must have a placement)."""
-        self.start(stop)
+        """The best placement and its exact result (own must have a placement); after
+        :meth:`start`, as :meth:`iterate`."""
+        self.stop = stop
         geo = self.geo
         moves = geo.placements(own, other)
         if not moves:
@@ -535,7 +537,7 @@ class SearchAgent(OthelloAgent):
         limit = self.settings.time_limit
         result = SearchResult(legal[0], 0.0, 0)
         search = self._searcher(state)
-        search.nodes = 0
+        search.start()
         if len(legal) > 1:
             result = self._choose(state, search, started, limit)
         seconds = self.clock() - started
