@@ -86,6 +86,22 @@ def test_stable_discs_never_flip_in_any_continuation_on_4x4(seed: int) -> None:
     assert checked
 
 
+def test_stable_discs_never_flip_in_random_continuations_on_8x8() -> None:
+    geo, rng = geometry(8), random.Random(8)
+    checked = 0
+    for seed in range(6):
+        for state in random_states(8, rules.STANDARD, seed)[30::6]:
+            stable = (geo.stable(state.dark), geo.stable(state.light))
+            checked += bool(any(stable))
+            for _ in range(15):
+                later = state
+                while legal := rules.legal_actions(later):
+                    later = rules.apply(later, rng.choice(legal))
+                    assert later.dark & stable[0] == stable[0]
+                    assert later.light & stable[1] == stable[1]
+    assert checked >= 5
+
+
 def test_stable_discs_grow_from_the_corners_along_lines() -> None:
     geo = geometry(6)
     state = from_text("xxxo../xx..../x...../....../....../...... o 9 standard")
