@@ -2,8 +2,12 @@
 
 Subpackages: :mod:`agents.search` (expectiminimax and its evaluation), :mod:`agents.mcts`
 (the learned search agent), :mod:`agents.rl` (the PPO agent and the trainers),
-:mod:`agents.arena` (one game, tournaments, results, statistics). The built-in agents are
-listed by game in :data:`agents.registry.AGENT_TABLE` and imported only when built.
+:mod:`agents.arena` (one game, tournaments, results, statistics), :mod:`agents.othello`
+(Othello's agents). Modules: the table (:mod:`agents.registry`, :mod:`agents.options`),
+programs in any language (:mod:`agents.program`), the decision clock
+(:mod:`agents.timing`), atomic files (:mod:`agents.files`), Trap!'s simple, heuristic and
+batched heuristic agents and the course adapter. The built-in agents are listed by game
+in :data:`agents.registry.AGENT_TABLE` and imported only when built.
 Importing this package also hands its table to the envs (:func:`trap_env.agent.use_agent_table`),
 which find it through the ``trap_env.agents`` entry point when the package is installed.
 

@@ -25,7 +25,17 @@ from trap_env import core
 from trap_env.core import Cell, Phase, State
 from trap_env.kernel import cells_of, geometry, square_mask
 
-__all__ = ["HEURISTICS", "GreedyAgent", "ais", "is_score", "ocls"]
+__all__ = [
+    "HEURISTICS",
+    "GreedyAgent",
+    "ais",
+    "greedy",
+    "greedy_ais",
+    "greedy_is",
+    "greedy_ocls",
+    "is_score",
+    "ocls",
+]
 
 Heuristic = Callable[[State, int], float]
 
@@ -127,16 +137,16 @@ def greedy(heuristic: str = "ais", seed: int | None = None) -> GreedyAgent:
     return GreedyAgent(heuristic, seed)
 
 
-def is_agent(seed: int | None = None) -> GreedyAgent:
+def greedy_is(seed: int | None = None) -> GreedyAgent:
     """The one-ply agent with the IS heuristic."""
     return GreedyAgent("is", seed)
 
 
-def ais_agent(seed: int | None = None) -> GreedyAgent:
+def greedy_ais(seed: int | None = None) -> GreedyAgent:
     """The one-ply agent with the AIS heuristic."""
     return GreedyAgent("ais", seed)
 
 
-def ocls_agent(seed: int | None = None) -> GreedyAgent:
+def greedy_ocls(seed: int | None = None) -> GreedyAgent:
     """The one-ply agent with the OCLS heuristic."""
     return GreedyAgent("ocls", seed)

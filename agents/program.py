@@ -46,26 +46,24 @@ Linux only: the CPU time is read from ``/proc``.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
-import ctypes
-import os
 import random
 import re
-import resource
-import select
 import shlex
 import shutil
-import signal
 import subprocess
-import sys
-import tempfile
 import time
-import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
+from agents.program_process import (
+    Budget,
+    ChildProcess,
+    ProgramCrashed,
+    ProgramError,
+    ProgramTimeout,
+    ProtocolError,
+)
 from trap_env.agent import UnsupportedGameError
 from trap_env.game import Game
 from trap_env.games import DEFAULT_GAME, get_game
@@ -91,266 +89,12 @@ DEFAULT_TIME_LIMIT = 5.0
 DEFAULT_MEMORY_LIMIT = 1 << 30
 """Bytes of address space (1 GiB)."""
 
-_MAX_LINE = 4096
-"""Bytes an answer may take; longer is garbage (a runaway print)."""
-_STDERR_TAIL = 600
-"""Characters of the program's standard error quoted in a fault's message."""
 _ACTION = re.compile(r"-?[0-9]+")
 _WORDS = {"board_size": "size"}
 """Rule parameters under a shorter name in the ``game`` line."""
 _SIZES = re.compile(r"[0-9]+(,[0-9]+)*")
 _GAMES = re.compile(r"[a-z][a-z0-9_]*(,[a-z][a-z0-9_]*)*")
 _MEMORY_WORDS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
-_PR_SET_PDEATHSIG = 1
-
-
-class ProgramError(RuntimeError):
-    """A program agent broke the protocol or a limit; the message says how.
-
-    Attributes:
-        reason: the match runner's name for the fault (one of
-            :data:`agents.arena.match.FAULTS`).
-    """
-
-    reason = "exception"
-
-
-class ProgramCrashed(ProgramError):
-    """The program exited, was killed by a signal, or closed its output."""
-
-    reason = "crash"
-
-
-class ProgramTimeout(ProgramError):
-    """The program went over its CPU time, or stayed silent past the wall-clock limit."""
-
-    reason = "timeout"
-
-
-class ProtocolError(ProgramError):
-    """The program answered a line that is not what the protocol allows."""
-
-    reason = "illegal"
-
-
-# --- The child process -----------------------------------------------------------------
-
-
-@dataclass
-class _Budget:
-    """The limits on one wait for an answer: CPU seconds and wall seconds since a start."""
-
-    cpu_start: float
-    cpu_limit: float | None
-    wall_start: float
-    wall_limit: float | None
-
-    def check(self, cpu_now: float) -> None:
-        """Raise :class:`ProgramTimeout` if either limit is spent."""
-        used = cpu_now - self.cpu_start
-        if self.cpu_limit is not None and used > self.cpu_limit:
-            raise ProgramTimeout(f"used {used:.3f} s of CPU time, limit {self.cpu_limit} s")
-        waited = time.monotonic() - self.wall_start
-        if self.wall_limit is not None and waited > self.wall_limit:
-            raise ProgramTimeout(
-                f"no answer after {waited:.2f} s of wall-clock time (limit {self.wall_limit} s; "
-                f"it used {used:.3f} s of CPU)"
-            )
-
-    def cpu_left(self, cpu_now: float) -> float | None:
-        """CPU seconds left, or None without a CPU limit."""
-        if self.cpu_limit is None:
-            return None
-        return max(0.0, self.cpu_limit - (cpu_now - self.cpu_start))
-
-    def poll_interval(self, cpu_now: float) -> float:
-        """How long to wait for output before checking the limits again."""
-        left = self.cpu_left(cpu_now)
-        return 0.05 if left is None else min(0.05, max(0.005, left / 4))
-
-
-_LIVE: weakref.WeakSet[_Process] = weakref.WeakSet()
-"""Running programs, killed when this process exits."""
-
-
-class _Process:
-    """A running program: its pipes, its CPU clock, and the kill of its process group."""
-
-    def __init__(self, argv: Sequence[str], memory_limit: int | None) -> None:
-        # A file, not a pipe: nobody needs to drain it, and it outlives the program.
-        self.stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed by kill()
-        environment = {**os.environ, "PYTHONUNBUFFERED": "1"}  # Python programs: no stuck answers
-        self.popen = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            start_new_session=True,
-            preexec_fn=_ChildLimits(memory_limit, os.getpid()),
-            env=environment,
-        )
-        assert self.popen.stdin is not None and self.popen.stdout is not None
-        self.stdin_fd, self.stdout_fd = self.popen.stdin.fileno(), self.popen.stdout.fileno()
-        os.set_blocking(self.stdin_fd, False)
-        os.set_blocking(self.stdout_fd, False)
-        self.buffer = bytearray()
-        self.last_cpu = 0.0
-        _LIVE.add(self)
-
-    @property
-    def pid(self) -> int:
-        """The program's process id (and its process group's)."""
-        return self.popen.pid
-
-    def cpu_seconds(self) -> float:
-        """The program's CPU time so far: user and system, its threads and reaped children."""
-        try:
-            with open(f"/proc/{self.pid}/stat", "rb") as stat:
-                fields = stat.read().rpartition(b")")[2].split()
-        except OSError:
-            return self.last_cpu  # reaped: its last reading stands
-        ticks = sum(int(field) for field in fields[11:15])
-        self.last_cpu = ticks / _CLOCK_TICKS
-        return self.last_cpu
-
-    def send(self, lines: Sequence[str], budget: _Budget) -> None:
-        """Write ``lines`` to the program's input, within the budget.
-
-        Raises:
-            ProgramCrashed: if the program has closed its input or its output.
-            ProgramTimeout: if it stops reading until a limit is spent.
-            ProtocolError: if it wrote something since its last answer.
-        """
-        self._check_no_output()
-        data = memoryview("".join(line + "\n" for line in lines).encode())
-        while data:
-            cpu = self.cpu_seconds()
-            budget.check(cpu)
-            if _ready(self.stdin_fd, select.POLLOUT, budget.poll_interval(cpu)):
-                try:
-                    data = data[os.write(self.stdin_fd, data) :]
-                except BrokenPipeError:
-                    raise ProgramCrashed(self.exit_description("closed its input")) from None
-
-    def _check_no_output(self) -> None:
-        """Refuse output written when no answer was due (it would answer the next state)."""
-        if not self.buffer and _ready(self.stdout_fd, select.POLLIN, 0):
-            chunk = os.read(self.stdout_fd, 65536)
-            if not chunk:
-                raise ProgramCrashed(self.exit_description("closed its output"))
-            self.buffer += chunk
-        if self.buffer:
-            raise ProtocolError(
-                f"wrote {bytes(self.buffer[:80]).decode('utf-8', 'replace')!r} when no answer "
-                "was due (one line per state; debugging output goes to standard error)"
-            )
-
-    def read_line(self, budget: _Budget) -> str:
-        """The program's next line, stripped, within the budget.
-
-        Raises:
-            ProgramCrashed: if the program closes its output (exits) first.
-            ProgramTimeout: if a limit is spent first.
-            ProtocolError: for a line longer than 4096 bytes.
-        """
-        while b"\n" not in self.buffer:
-            if len(self.buffer) > _MAX_LINE:
-                raise ProtocolError(f"wrote {len(self.buffer)} bytes without a newline")
-            cpu = self.cpu_seconds()
-            budget.check(cpu)
-            if _ready(self.stdout_fd, select.POLLIN, budget.poll_interval(cpu)):
-                chunk = os.read(self.stdout_fd, 65536)
-                if not chunk:
-                    raise ProgramCrashed(self.exit_description("closed its output"))
-                self.buffer += chunk
-        line, _, rest = bytes(self.buffer).partition(b"\n")
-        self.buffer = bytearray(rest)
-        budget.check(self.cpu_seconds())  # an answer that came too late is still late
-        return line.decode("utf-8", "replace").strip()
-
-    def exit_description(self, event: str) -> str:
-        """What became of the program (exit code or signal), with its last standard error."""
-        try:
-            code = self.popen.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            return f"{event} but is still running{self.stderr_quote()}"
-        if code < 0:
-            how = f"was killed by signal {signal.Signals(-code).name}"
-        else:
-            how = f"exited with code {code}"
-        return f"{event}: it {how}{self.stderr_quote()}"
-
-    def stderr_quote(self) -> str:
-        """``; its standard error ended with: '...'``, or nothing if it wrote none."""
-        try:
-            self.stderr.seek(0, os.SEEK_END)
-            size = self.stderr.tell()
-            self.stderr.seek(max(0, size - _STDERR_TAIL))
-            tail = self.stderr.read().decode("utf-8", "replace").strip()
-        except (OSError, ValueError):
-            return ""
-        return f"; its standard error ended with: {tail!r}" if tail else ""
-
-    def kill(self) -> None:
-        """Kill the program's whole process group and reap the program."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pid, signal.SIGKILL)
-        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-            self.popen.wait(timeout=5.0)
-        for stream in (self.popen.stdin, self.popen.stdout, self.stderr):
-            with contextlib.suppress(OSError):
-                if stream is not None:
-                    stream.close()
-        _LIVE.discard(self)
-
-    def __del__(self) -> None:
-        with contextlib.suppress(Exception):
-            self.kill()
-
-
-def _ready(fd: int, event: int, seconds: float) -> bool:
-    """Whether ``fd`` is ready for ``event`` (or hung up) within ``seconds``."""
-    poller = select.poll()  # not select.select: it fails for descriptors past 1023
-    poller.register(fd, event)
-    return bool(poller.poll(seconds * 1000))
-
-
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
-
-
-class _ChildLimits:
-    """The ``preexec_fn`` of a program: memory and core-dump limits, death with its parent.
-
-    A class rather than a closure so that it holds only ints (it runs between fork and
-    exec, where little is safe).
-    """
-
-    def __init__(self, memory_limit: int | None, parent_pid: int) -> None:
-        self.memory_limit = memory_limit
-        self.parent_pid = parent_pid
-
-    def __call__(self) -> None:
-        if self.memory_limit is not None:
-            _, hard = resource.getrlimit(resource.RLIMIT_AS)
-            limit = (
-                self.memory_limit
-                if hard == resource.RLIM_INFINITY
-                else min(self.memory_limit, hard)
-            )
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if _LIBC is not None:
-            _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-            if os.getppid() != self.parent_pid:  # the parent died before prctl took effect
-                os._exit(1)
-
-
-@atexit.register
-def _kill_all() -> None:
-    """Kill every program still running when this process exits."""
-    for process in list(_LIVE):
-        process.kill()
 
 
 # --- The agent --------------------------------------------------------------------------
@@ -415,7 +159,7 @@ class ProgramAgent:
         self.games: tuple[str, ...] | None = None
         """The games the program's hello declared; None: any (or not known yet)."""
         self._game_seed: int | None = None
-        self._process: _Process | None = None
+        self._process: ChildProcess | None = None
         self._version: int | None = None
         """The protocol version the program speaks (0: minimal); None until its first answer."""
         self._new_game = True
@@ -479,7 +223,7 @@ class ProgramAgent:
         """
         if self._version is None:
             with contextlib.suppress(ProgramError), self._faults_kill("checking the game"):
-                budget = _Budget(0.0, self.time_limit, time.monotonic(), self._wall_limit())
+                budget = Budget(0.0, self.time_limit, time.monotonic(), self._wall_limit())
                 opening = self.game.to_text(self.game.initial_state(config))
                 answer = self._first_answer(opening, budget)
                 if answer.startswith(PROTOCOL):
@@ -510,10 +254,10 @@ class ProgramAgent:
 
     # -- Helpers
 
-    def _running(self) -> _Process:
+    def _running(self) -> ChildProcess:
         if self._process is None:
             try:
-                self._process = _Process(self.argv, self.memory_limit)
+                self._process = ChildProcess(self.argv, self.memory_limit)
             except (OSError, subprocess.SubprocessError) as error:
                 raise ProgramCrashed(f"cannot start: {error}") from None
         return self._process
@@ -533,14 +277,14 @@ class ProgramAgent:
             return ""
         return f"; it ran out of memory (limit {_format_bytes(self.memory_limit)})"
 
-    def _turn_budget(self, state: Any, fresh: bool = False) -> _Budget:
+    def _turn_budget(self, state: Any, fresh: bool = False) -> Budget:
         """The budget of the turn that ``state`` belongs to; a new turn starts its clocks."""
         key = (self.game.turn(state), self.game.current_player(state))
         if fresh or key != self._turn:
             self._turn = key
             self._turn_cpu_start = self._last_answer_cpu
             self._turn_wall_start = time.monotonic()
-        return _Budget(
+        return Budget(
             self._turn_cpu_start, self.time_limit, self._turn_wall_start, self._wall_limit()
         )
 
@@ -549,7 +293,7 @@ class ProgramAgent:
             return 2 * self.time_limit + 0.5
         return self.wall_limit
 
-    def _first_answer(self, state_text: str, budget: _Budget) -> str:
+    def _first_answer(self, state_text: str, budget: Budget) -> str:
         """Start a fresh program, send it one state and read its first line.
 
         The program's startup counts towards ``budget``, the first turn's (or the check's).
@@ -563,7 +307,7 @@ class ProgramAgent:
     def _accept_hello(self, hello: str) -> None:
         """Read the program's hello (version, games, sizes) and greet it back."""
         self._version, self.games, self.sizes = _parse_hello(hello)
-        budget = _Budget(0.0, None, time.monotonic(), self._wall_limit())
+        budget = Budget(0.0, None, time.monotonic(), self._wall_limit())
         self._running().send([f"{PROTOCOL} {self._version}"], budget)
 
     def _check_declared(self, config: Any) -> None:
@@ -586,7 +330,7 @@ class ProgramAgent:
                 f"(its hello said so), not {size}"
             )
 
-    def _lines_for(self, state: Any, budget: _Budget) -> list[str]:
+    def _lines_for(self, state: Any, budget: Budget) -> list[str]:
         """The state line, preceded for an extended program by the game and time lines."""
         lines = []
         if self._version:

@@ -36,9 +36,9 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
     "trap": {
         "random": "agents.simple:RandomAgent",
         "greedy": "agents.heuristics:greedy",
-        "is": "agents.heuristics:is_agent",
-        "ais": "agents.heuristics:ais_agent",
-        "ocls": "agents.heuristics:ocls_agent",
+        "is": "agents.heuristics:greedy_is",
+        "ais": "agents.heuristics:greedy_ais",
+        "ocls": "agents.heuristics:greedy_ocls",
         "expectiminimax": "agents.search.agent:ExpectiminimaxAgent",
         "alphabeta": "agents.search.agent:alphabeta",
         "minimax": "agents.search.agent:alphabeta",

@@ -23,24 +23,29 @@ def expectimax(
 
     Finished games are worth +1 to the winner and -1 to the loser; positions at depth 0
     are worth :func:`agents.search.evaluation.evaluate`. With ``deterministic``, every throw lands
-    on its target. Landings less likely than one half are searched ``reduction`` plies
+    on its target. Landings that give the same position (those on traps already there) are
+    one outcome; outcomes less likely than one half are searched ``reduction`` plies
     shallower (never below 0).
     """
     if core.is_terminal(state):
         return 1.0 if state.winner == state.player else -1.0
     if state.phase is Phase.LANDING:
         outcomes = [(state.target, 1.0)] if deterministic else core.chance_outcomes(state)
+        merged: dict[State, float] = {}  # landings that give one position are one outcome
+        for cell, p in outcomes:
+            child = core.apply(state, cell)
+            merged[child] = merged.get(child, 0.0) + p
         return sum(
             p
             * _seen_by(
                 state.player,
-                core.apply(state, cell),
+                child,
                 depth if p >= 0.5 else max(0, depth - reduction),
                 weights,
                 deterministic,
                 reduction,
             )
-            for cell, p in outcomes
+            for child, p in merged.items()
         )
     if depth == 0:
         return evaluate(state, state.player, weights)

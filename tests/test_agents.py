@@ -13,6 +13,7 @@ from typing import Any, Literal
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from positions import random_position
 
 from agents import Agent, SpecError, agent_names, make_agent, parse_spec, register
 from agents.base import (
@@ -337,26 +338,6 @@ def test_check_supports_asks_the_agent() -> None:
         check_supports(agent, GameConfig(1000))
 
 
-def random_state(seed: int, board_size: int, turns: int, throw: bool) -> State:
-    """A live state after random play, in phase THROW when ``throw`` (if possible)."""
-    rng = random.Random(seed)
-    state = core.initial_state(core.GameConfig(board_size))
-    for _ in range(turns):
-        after_move = core.apply(state, rng.choice(core.legal_actions(state)))
-        if core.is_terminal(after_move):
-            break
-        landing = core.apply(after_move, rng.choice(core.legal_actions(after_move)))
-        following = core.apply(landing, core.sample_landing(landing, rng))
-        if core.is_terminal(following):
-            break
-        state = following
-    if throw:
-        after_move = core.apply(state, rng.choice(core.legal_actions(state)))
-        if not core.is_terminal(after_move):
-            return after_move
-    return state
-
-
 @pytest.mark.parametrize("name", OURS)
 @given(
     seed=st.integers(0, 10_000),
@@ -367,7 +348,8 @@ def random_state(seed: int, board_size: int, turns: int, throw: bool) -> State:
 def test_agents_choose_legal_actions(
     name: str, seed: int, board_size: int, turns: int, throw: bool
 ) -> None:
-    state = random_state(seed, board_size, turns, throw)
+    phase = Phase.THROW if throw else None
+    state = random_position(random.Random(seed), board_size, 3 * turns, phase=phase)
     agent = make_agent(fast_spec(name), seed=seed)
     action = agent.select_action(state)
     assert action in core.legal_actions(state)

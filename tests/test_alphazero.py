@@ -13,6 +13,8 @@ import pytest
 
 pytest.importorskip("torch")
 
+from trap_scripts.train import main as trap_train
+
 from agents.mcts.agent import MCTSAgent
 from agents.mcts.network import IncompatibleNetworkError, load_network
 from agents.rl.alphazero import (
@@ -24,7 +26,6 @@ from agents.rl.alphazero import (
     build_net,
     imitation_samples,
 )
-from scripts.train_ppo import main as trap_train
 from trap_env import core
 from trap_env.core import GameConfig
 
@@ -391,12 +392,12 @@ def test_any_damaged_file_resumes_or_is_one_line_that_changes_nothing(
 def test_ctrl_c_is_one_line_that_says_to_resume(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agents.rl import alphazero
+    from agents.rl.alphazero import run
 
     def interrupted(config: AlphaZeroConfig, resume: bool = False) -> Path:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(alphazero, "train", interrupted)
+    monkeypatch.setattr(run, "train", interrupted)
     assert trap_train(["alphazero", "--run-dir", str(tmp_path / "run"), *QUICK_RUN]) == 1
     assert_one_line(capsys.readouterr().err, "interrupted", "--resume")
 
@@ -404,7 +405,7 @@ def test_ctrl_c_is_one_line_that_says_to_resume(
 def test_logs_cut_short_are_appended_to_and_plotted_without_the_torn_row(
     tmp_path: Path,
 ) -> None:
-    from agents.rl.alphazero import _append_csv, plot_elo
+    from agents.rl.alphazero.run import _append_csv, plot_elo
 
     elo = tmp_path / "elo.csv"
     _append_csv(elo, {"iteration": 1, "minutes": 0.5, "elo_vs_random": 10.0, "elo_greedy": 5})
@@ -420,9 +421,9 @@ def test_logs_cut_short_are_appended_to_and_plotted_without_the_torn_row(
 def test_a_diverged_network_is_named_and_never_saved(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agents.rl import alphazero
+    from agents.rl.alphazero import run
 
-    monkeypatch.setattr(alphazero, "fit", lambda *args: (float("nan"), 0.5))
+    monkeypatch.setattr(run, "fit", lambda *args: (float("nan"), 0.5))
     run = tmp_path / "run"
     assert trap_train(["alphazero", "--run-dir", str(run), *QUICK_RUN]) == 1
     assert_one_line(capsys.readouterr().err, "diverged in iteration 1", "not finite")

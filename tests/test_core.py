@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from positions import playout
 
 import trap_env.core
 from trap_env.core import (
@@ -133,21 +134,6 @@ def check_invariants(state: State) -> None:
     copy = from_text(to_text(state))
     assert copy == state
     assert hash(copy) == hash(state)
-
-
-def play_random_game(state: State, rng: random.Random, max_steps: int) -> list[State]:
-    """Every state of a random playout (uniform actions, landings sampled)."""
-    states = [state]
-    for _ in range(max_steps):
-        if is_terminal(state):
-            break
-        if state.phase is Phase.LANDING:
-            action = sample_landing(state, rng)
-        else:
-            action = rng.choice(legal_actions(state))
-        state = apply(state, action)
-        states.append(state)
-    return states
 
 
 # --- The start and the configuration ------------------------------------------------
@@ -931,15 +917,15 @@ def test_core_agrees_with_the_grid_oracle_state_by_state(
 )
 def test_random_playouts_keep_the_invariants(n: int, decay: int, rng: random.Random) -> None:
     start = initial_state(GameConfig(n, decay))
-    for state in play_random_game(start, rng, max_steps=min(3 * n * n, 300)):
+    for state in playout(start, rng, max_steps=min(3 * n * n, 300)):
         check_invariants(state)
 
 
 def test_random_playouts_end_and_replay_from_a_seed() -> None:
     results = []
     for seed in range(20):
-        states = play_random_game(initial_state(GameConfig(5)), random.Random(seed), 10_000)
-        replay = play_random_game(initial_state(GameConfig(5)), random.Random(seed), 10_000)
+        states = playout(initial_state(GameConfig(5)), random.Random(seed), 10_000)
+        replay = playout(initial_state(GameConfig(5)), random.Random(seed), 10_000)
         assert states == replay
         assert is_terminal(states[-1])
         results.append(states[-1].winner)
@@ -988,7 +974,7 @@ def reachable_states(draw: st.DrawFn) -> State:
     n = draw(st.integers(3, 9))
     decay = draw(st.sampled_from([*DECAYS, 1, 999]))
     rng = draw(st.randoms(use_true_random=False))
-    states = play_random_game(initial_state(GameConfig(n, decay)), rng, max_steps=4 * n * n)
+    states = playout(initial_state(GameConfig(n, decay)), rng, max_steps=4 * n * n)
     return draw(st.sampled_from(states))
 
 
@@ -1049,7 +1035,7 @@ def test_mutated_notations_give_a_state_or_a_clear_value_error(
 @given(seed=st.integers(0, 2**32), n=st.integers(3, 7), decay=st.sampled_from([0, 50, 300, 1000]))
 def test_apply_accepts_exactly_the_legal_actions(seed: int, n: int, decay: int) -> None:
     rng = random.Random(seed)
-    for state in play_random_game(initial_state(GameConfig(n, decay)), rng, max_steps=3 * n * n):
+    for state in playout(initial_state(GameConfig(n, decay)), rng, max_steps=3 * n * n):
         legal = set(legal_actions(state))
         for action in range(-1, n * n + 1):
             if action in legal:
@@ -1062,7 +1048,7 @@ def test_apply_accepts_exactly_the_legal_actions(seed: int, n: int, decay: int) 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32), n=st.integers(3, 6), limit=st.integers(1, 30))
 def test_outcome_is_the_rules_winner_or_the_turn_limit(seed: int, n: int, limit: int) -> None:
-    for state in play_random_game(initial_state(GameConfig(n)), random.Random(seed), 10 * n * n):
+    for state in playout(initial_state(GameConfig(n)), random.Random(seed), 10 * n * n):
         ended = trap_env.core.outcome(state, limit)
         if is_terminal(state):
             assert ended == trap_env.core.Outcome(state.winner, "trapped")

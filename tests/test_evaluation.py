@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from positions import playout
 
 from agents.search.evaluation import (
     EVAL_BOUND,
@@ -49,25 +50,9 @@ def test_king_dilate_grows_a_cell_into_its_neighbourhood() -> None:
     assert king_dilate(geometry(4), 1 << 3) == 1 << 2 | 1 << 3 | 1 << 6 | 1 << 7
 
 
-def random_states(seed: int, count: int) -> list[core.State]:
-    rng = random.Random(seed)
-    states = []
-    for _ in range(count):
-        state = core.initial_state(core.GameConfig(rng.choice([3, 5, 7, 9])))
-        for _ in range(rng.randint(0, 30)):
-            if core.is_terminal(state):
-                break
-            if state.phase is core.Phase.LANDING:
-                state = core.apply(state, core.sample_landing(state, rng))
-            else:
-                state = core.apply(state, rng.choice(core.legal_actions(state)))
-        states.append(state)
-    return states
-
-
 def test_evaluation_is_bounded_and_antisymmetric() -> None:
     extreme = Weights(mobility=100.0, room=100.0, voronoi=100.0, scale=0.01)
-    for state in random_states(seed=1, count=300):
+    for state in random_states(1, 300):
         for weights in (Weights(), extreme):
             value = evaluate(state, 0, weights)
             assert -EVAL_BOUND <= value <= EVAL_BOUND < 1.0
@@ -77,7 +62,7 @@ def test_evaluation_is_bounded_and_antisymmetric() -> None:
 
 def test_evaluator_caches_the_same_values() -> None:
     evaluator = Evaluator(max_entries=10)
-    for state in random_states(seed=2, count=50) * 2:
+    for state in random_states(2, 50) * 2:
         assert evaluator(state, 1) == evaluate(state, 1)
 
 
@@ -116,3 +101,10 @@ def test_an_agent_spec_sets_the_weights() -> None:
 
     agent = make_agent("expectiminimax:depth=2,weights=voronoi=0;mobility=2")
     assert agent.game.evaluator.weights == Weights(mobility=2.0, voronoi=0.0)  # type: ignore[attr-defined]
+
+
+def random_states(seed: int, count: int) -> list[core.State]:
+    """The last states (maybe finished) of random playouts on random board sizes."""
+    rng = random.Random(seed)
+    starts = (core.initial_state(core.GameConfig(rng.choice([3, 5, 7, 9]))) for _ in range(count))
+    return [playout(start, rng, rng.randint(0, 30))[-1] for start in starts]

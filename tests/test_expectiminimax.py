@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import pytest
 from conftest import CollectionWatch
+from positions import random_position
 from search_oracle import expectimax
 
 from agents import make_agent
@@ -40,29 +41,10 @@ MAX_DEPTH = {3: 5, 4: 4, 5: 3}
 CUT_SHORT = "...../.0.x./...../..x1./..... 0 move - 2"
 
 
-def random_position(rng: random.Random, board_size: int, turns: int) -> State:
-    """A position after up to ``turns`` random turns (maybe mid-turn, never finished)."""
-    state = core.initial_state(core.GameConfig(board_size))
-    for _ in range(turns):
-        after_move = core.apply(state, rng.choice(core.legal_actions(state)))
-        if core.is_terminal(after_move):
-            return state
-        landing = core.apply(after_move, rng.choice(core.legal_actions(after_move)))
-        following = core.apply(landing, core.sample_landing(landing, rng))
-        if core.is_terminal(following):
-            return after_move if rng.random() < 0.5 else state
-        state = following
-    if rng.random() < 0.3:
-        after_move = core.apply(state, rng.choice(core.legal_actions(state)))
-        if not core.is_terminal(after_move):
-            return after_move
-    return state
-
-
 def positions(seed: int, count: int) -> list[State]:
     rng = random.Random(seed)
     return [
-        random_position(rng, rng.choice((3, 4, 5)), rng.randint(0, 8)) for _ in range(count)
+        random_position(rng, rng.choice((3, 4, 5)), rng.randint(0, 24)) for _ in range(count)
     ]
 
 

@@ -127,7 +127,7 @@ def test_is_trapped_agrees_with_mobility_on_random_states() -> None:
                 action = core.sample_landing(state, rng)
             else:
                 action = rng.choice(core.legal_actions(state))
-            assert kernel.advance(state, action) == core.apply(state, action)
+            assert kernel.apply(state, action) == core.apply(state, action)
             state = core.apply(state, action)
         assert kernel.decided_winner(state) == state.winner
     assert checked > 1000
@@ -156,7 +156,7 @@ def test_the_stable_names_are_exported() -> None:
         "move",
         "throw",
         "land",
-        "advance",
+        "apply",
     ]:
         assert name in kernel.__all__ and hasattr(kernel, name)
     assert core.State is kernel.State and core.Phase is kernel.Phase

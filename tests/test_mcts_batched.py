@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from positions import random_position
 
 from agents.mcts import batched
 from agents.mcts.batched import BatchedTree, encode_batch, uniform_evaluator
 from agents.mcts.network import encode
 from agents.mcts.search import Tree
 from trap_env import core, vector
-from trap_env.core import GameConfig, Phase, State
+from trap_env.core import GameConfig, State
 
 
 def exact_network(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -31,19 +32,6 @@ def exact_network(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def scalar_network(states: list[State]) -> tuple[np.ndarray, np.ndarray]:
     return exact_network(encode(states))
-
-
-def random_position(rng: random.Random, board_size: int, actions: int, decay: int) -> State:
-    """A MOVE or THROW state of a game in progress after up to ``actions`` random actions."""
-    state = core.initial_state(GameConfig(board_size, decay))
-    for _ in range(actions):
-        following = core.apply(state, rng.choice(core.legal_actions(state)))
-        if following.phase is Phase.LANDING:
-            following = core.apply(following, core.sample_landing(following, rng))
-        if core.is_terminal(following):
-            break
-        state = following
-    return state
 
 
 @settings(max_examples=60)

@@ -8,34 +8,18 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from positions import playout
 
 from trap_env.core import (
     GameConfig,
     Phase,
-    State,
     apply,
     from_text,
     initial_state,
     is_terminal,
     legal_action_mask,
-    sample_landing,
 )
 from trap_env.observation import NUM_PLANES, action_mask, bitboard_to_array, observe
-
-
-def random_decision_states(board_size: int, seed: int) -> list[State]:
-    """The MOVE and THROW states of one random game, the final state included."""
-    rng = random.Random(seed)
-    state = initial_state(GameConfig(board_size))
-    states = [state]
-    while not is_terminal(state) and state.turn < 4 * board_size * board_size:
-        mask = legal_action_mask(state)
-        state = apply(state, rng.choice([cell for cell, bit in enumerate(mask) if bit]))
-        if state.phase is Phase.LANDING:
-            state = apply(state, sample_landing(state, rng))
-        states.append(state)
-    return states
-
 
 # --- Scenario: a position drawn as text ------------------------------------------------
 
@@ -107,7 +91,9 @@ def test_bitboard_to_array_reads_every_bit(bitboard: int) -> None:
 
 @given(st.sampled_from([3, 4, 5, 7, 9]), st.integers(0, 10_000))
 def test_planes_and_mask_agree_with_the_core_in_random_games(board_size: int, seed: int) -> None:
-    for state in random_decision_states(board_size, seed):
+    start = initial_state(GameConfig(board_size))
+    game = playout(start, random.Random(seed), 12 * board_size * board_size)
+    for state in (s for s in game if s.phase is not Phase.LANDING):
         assert action_mask(state).tolist() == legal_action_mask(state)
         mine, theirs = observe(state, state.player), observe(state, 1 - state.player)
         assert np.array_equal(mine[..., 0], theirs[..., 1])

@@ -17,7 +17,7 @@ pytest.importorskip("sb3_contrib")
 import gymnasium as gym
 from sb3_contrib import MaskablePPO
 from stable_baselines3 import PPO
-from trap_scripts import train_ppo
+from trap_scripts import train
 
 from agents import SpecError, make_agent
 from agents.base import UnsupportedGameError, check_supports
@@ -55,7 +55,7 @@ TINY = [
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run of a couple of thousand steps through the CLI, in subprocess envs."""
     run = tmp_path_factory.mktemp("ppo") / "run"
-    assert train_ppo.main(["--run-dir", str(run), *TINY]) == 0
+    assert train.main(["--run-dir", str(run), *TINY]) == 0
     return run
 
 
@@ -98,14 +98,14 @@ def test_resume_continues_from_the_last_checkpoint(run_dir: Path, tmp_path: Path
     copy = tmp_path / "run"
     shutil.copytree(run_dir, copy)
     args = ["--run-dir", str(copy), "--resume", "--timesteps", "2560", "--no-subprocess"]
-    assert train_ppo.main(args) == 0
+    assert train.main(args) == 0
     assert MaskablePPO.load(copy / "final_model.zip").num_timesteps > 2048
     assert TrainConfig.load(copy / "config.json").total_timesteps == 2560
 
 
 def test_cli_refuses_to_overwrite_a_run_or_resume_nothing(run_dir: Path, tmp_path: Path) -> None:
-    assert train_ppo.main(["--run-dir", str(run_dir), *TINY]) == 1
-    assert train_ppo.main(["--run-dir", str(tmp_path / "none"), "--resume"]) == 1
+    assert train.main(["--run-dir", str(run_dir), *TINY]) == 1
+    assert train.main(["--run-dir", str(tmp_path / "none"), "--resume"]) == 1
 
 
 def test_config_rejects_bad_curricula(tmp_path: Path) -> None:
@@ -403,3 +403,23 @@ def test_a_crafted_model_zip_never_runs_its_payload(tmp_path: Path) -> None:
     with pytest.raises(IncompatibleModelError, match="cannot be read as tensors"):
         PPOAgent(rewritten_model(tmp_path, "policy.pth", weights.getvalue()))
     assert not marker.exists()
+
+
+def test_the_batched_twin_plays_the_policy_for_every_game_from_its_own_stream() -> None:
+    from trap_env.vector_env import TrapVectorEnv
+
+    agent = make_agent("ppo", seed=0)
+    greedy_twin = agent.batched()
+    sampling_twin = make_agent("ppo:deterministic=false", seed=0).batched()
+    envs = TrapVectorEnv(16, opponent="random")
+    envs.reset(seed=4)
+    states = envs.engine.to_states(envs.batch)
+    everywhere = np.ones(16, np.bool_)
+    words = np.arange(16, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    chosen = greedy_twin.act(envs.engine, envs.batch, everywhere, words)
+    assert [agent.select_action(s) for s in states] == chosen.tolist()
+    sampled = sampling_twin.act(envs.engine, envs.batch, everywhere, words)
+    again = sampling_twin.act(envs.engine, envs.batch, everywhere, words)
+    assert sampled.tolist() == again.tolist()
+    masks = envs.action_masks()
+    assert masks[np.arange(16), sampled].all()

@@ -26,6 +26,7 @@ import pytest
 import toy_game
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from positions import random_position
 
 from agents import SpecError, make_agent, parse_spec
 from agents.arena.match import play_game
@@ -41,11 +42,9 @@ from trap_env.core import (
     NO_PLAYER,
     GameConfig,
     Phase,
-    State,
     apply,
     initial_state,
     legal_actions,
-    sample_landing,
     to_text,
 )
 
@@ -166,30 +165,13 @@ def example_agents(c_agent: str) -> Iterator[dict[str, ProgramAgent]]:
         agent.close()
 
 
-def random_position(size: int, seed: int, steps: int) -> State:
-    """A position after up to ``steps`` random decisions and landings, waiting for a decision."""
-    rng = random.Random(seed)
-    state = initial_state(GameConfig(size))
-    for _ in range(steps):
-        if state.phase is Phase.LANDING:
-            next_state = apply(state, sample_landing(state, rng))
-        else:
-            next_state = apply(state, rng.choice(legal_actions(state)))
-        if next_state.winner != NO_PLAYER:
-            break
-        state = next_state
-    if state.phase is Phase.LANDING:
-        state = apply(state, sample_landing(state, rng))
-    return state
-
-
 @pytest.mark.parametrize("name", ["python", "c"])
 @settings(max_examples=60, deadline=None)
 @given(size=st.integers(3, 9), seed=st.integers(0, 2**32), steps=st.integers(0, 80))
 def test_the_examples_answer_a_legal_action_in_any_position(
     example_agents, name, size, seed, steps
 ):
-    state = random_position(size, seed, steps)
+    state = random_position(random.Random(seed), size, steps)
     assume(state.winner == NO_PLAYER)
     assert example_agents[name].select_action(state) in legal_actions(state)
 

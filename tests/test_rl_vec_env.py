@@ -112,9 +112,9 @@ def test_training_runs_on_the_batched_env_with_a_snapshot_pool(tmp_path: Path) -
 
 
 def test_benchmark_ppo_rows_compare_the_batched_env_with_subprocesses() -> None:
-    from trap_scripts import benchmark
+    from trap_scripts.benchmarks import ppo
 
-    figures = benchmark.ppo_figures(timesteps=256, batch=16, processes=2)
+    figures = ppo.ppo_figures(timesteps=256, batch=16, processes=2)
     assert [f.unit for f in figures] == ["steps/s", "steps/s", "ratio"] * 2
     assert all(f.value > 0 for f in figures)
 

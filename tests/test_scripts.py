@@ -14,6 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from trap_scripts import _cli, benchmark, evaluate, play, tournament
+from trap_scripts.benchmarks import pgx
+from trap_scripts.benchmarks import search as search_rows
 
 from agents.arena.tournament import load_results
 
@@ -240,8 +242,8 @@ def test_benchmark_quick_prints_and_writes_json(tmp_path, capsys):
         assert benchmark.main(["--quick", "--json", str(path)]) == 0
     figures = json.loads(path.read_text())["figures"]
     names = [figure["name"] for figure in figures]
-    note = f"pgx not installed ({benchmark.PGX_INSTALL})"
-    assert {"name": benchmark.PGX_ROW, "value": 0.0, "unit": "skipped", "note": note} in figures
+    note = f"pgx not installed ({pgx.PGX_INSTALL})"
+    assert {"name": pgx.PGX_ROW, "value": 0.0, "unit": "skipped", "note": note} in figures
     assert not [name for name in names if "/ pgx" in name]  # no ratio without the peer
     expected = [
         "core random playout",
@@ -260,11 +262,11 @@ def test_benchmark_counts_the_full_tree_like_the_search_without_pruning():
     from agents.search.expectimax import Search
     from agents.search.game import TrapGame
 
-    game, state = TrapGame(), benchmark.middle_game()
+    game, state = TrapGame(), search_rows.middle_game()
     search = Search(game, use_table=False, star1=False, star2=False)
-    assert benchmark.plain_expectimax_nodes(game, state, 1) == 1 + len(game.legal_actions(state))
+    assert search_rows.plain_expectimax_nodes(game, state, 1) == 1 + len(game.legal_actions(state))
     search.value(state, 2)
-    assert search.nodes <= benchmark.plain_expectimax_nodes(game, state, 2)
+    assert search.nodes <= search_rows.plain_expectimax_nodes(game, state, 2)
 
 
 OPTION_WORDS = ["--games", "--board-size", "--max-turns", "--time-budget", "--wall-ceiling",

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from positions import playout
 
 from trap_env import core, vector
 from trap_env.core import GameConfig, IllegalActionError, Phase, State
@@ -23,19 +24,12 @@ def _random_action(state: State, rng: random.Random) -> int:
     return rng.choice(core.legal_actions(state))
 
 
-def _spread_states(
+def spread_states(
     board_size: int, num_games: int, rng: random.Random, decay: int = 50
 ) -> list[State]:
     """Games started a random number of plies in, so the batch mixes phases and turns."""
-    states = []
-    for _ in range(num_games):
-        state = core.initial_state(GameConfig(board_size, decay))
-        for _ in range(rng.randrange(3 * board_size)):
-            if core.is_terminal(state):
-                break
-            state = core.apply(state, _random_action(state, rng))
-        states.append(state)
-    return states
+    start = core.initial_state(GameConfig(board_size, decay))
+    return [playout(start, rng, rng.randrange(3 * board_size))[-1] for _ in range(num_games)]
 
 
 def _assert_same(t: vector.Tables, batch: vector.Batch, states: list[State]) -> None:
@@ -62,7 +56,7 @@ def test_random_games_match_the_core_state_by_state(
 ) -> None:
     rng = random.Random(seed)
     t = vector.tables(board_size, decay)
-    states = _spread_states(board_size, num_games, rng, decay)
+    states = spread_states(board_size, num_games, rng, decay)
     batch = vector.from_states(states)
     _assert_same(t, batch, states)
     for _ in range(6 * board_size * board_size):
@@ -218,7 +212,7 @@ def test_decays_the_rules_refuse_are_refused_as_the_core_refuses_them(decay: obj
 
 def test_gather_and_scatter_round_trip() -> None:
     t = vector.tables(6)
-    states = _spread_states(6, 10, random.Random(3))
+    states = spread_states(6, 10, random.Random(3))
     batch = vector.from_states(states)
     index = np.array([7, 2, 5])
     part = vector.gather(batch, index)
@@ -249,7 +243,7 @@ def test_the_engine_answers_as_the_game_protocol_does(
     from trap_env.batched import NO_WINNER, batched_engine
     from trap_env.trap import GAME
 
-    states = _spread_states(board_size, num_games, random.Random(seed), decay)
+    states = spread_states(board_size, num_games, random.Random(seed), decay)
     engine = batched_engine(GAME, GAME.make_config(board_size=board_size, decay=decay))
     batch = vector.from_states(states)
     limit = 2

@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from positions import random_position
 
 from agents import heuristics
 from agents.heuristics import GreedyAgent
 from agents.vector_heuristics import BATCHED_HEURISTICS, BatchedGreedy, best_actions
 from trap_env import core, kernel, vector
-from trap_env.core import GameConfig, Phase, State
+from trap_env.core import Phase, State
 from trap_env.vector_env import TrapVectorEnv
 
 
@@ -31,25 +32,6 @@ def _scalar_best(state: State, heuristic: str) -> list[int]:
     return sorted(cell for value, cell in scored if value == best)
 
 
-def _decision_states(board_size: int, decay: int, count: int, rng: random.Random) -> list[State]:
-    """Positions of random games in phase MOVE or THROW, still going on."""
-    states: list[State] = []
-    while len(states) < count:
-        state = core.initial_state(GameConfig(board_size, decay))
-        for _ in range(rng.randrange(6 * board_size)):
-            if state.phase is Phase.LANDING:
-                cells, weights = zip(*core.chance_outcomes(state), strict=True)
-                following = core.apply(state, rng.choices(cells, weights)[0])
-            else:
-                following = core.apply(state, rng.choice(core.legal_actions(state)))
-            if core.is_terminal(following):
-                break
-            state = following
-        if state.phase is not Phase.LANDING:
-            states.append(state)
-    return states
-
-
 @settings(max_examples=30)
 @given(
     seed=st.integers(0, 2**32 - 1),
@@ -60,7 +42,9 @@ def _decision_states(board_size: int, decay: int, count: int, rng: random.Random
 def test_best_actions_are_the_scalar_agents(
     seed: int, board_size: int, decay: int, heuristic: str
 ) -> None:
-    states = _decision_states(board_size, decay, 12, random.Random(seed))
+    rng = random.Random(seed)
+    steps = [rng.randrange(6 * board_size) for _ in range(12)]
+    states = [random_position(rng, board_size, n, decay) for n in steps]
     t = vector.tables(board_size, decay)
     best = best_actions(t, vector.from_states(states), heuristic)
     for state, bits in zip(states, best.tolist(), strict=True):

@@ -1,4 +1,4 @@
-"""Trap!, the two-player stochastic board game, as a Gymnasium and PettingZoo benchmark.
+"""Trap! and the other course games (Othello) as Gymnasium, PettingZoo and OpenSpiel benchmarks.
 
 Importing the package registers the Gymnasium ids ``trap_env/Trap-v0`` and
 ``trap_env/Othello-v0`` (Othello: :mod:`trap_env.othello`) and, where the installed
@@ -10,7 +10,10 @@ The environments are thin adapters over the game protocol (:class:`trap_env.game
 :class:`trap_env.aec_env.GameAECEnv` (PettingZoo AEC) and
 :func:`trap_env.openspiel.register_spiel_game` (OpenSpiel) play any registered game
 (:mod:`trap_env.games`); ``TrapEnv``, ``raw_env`` and ``python_trap`` are their Trap!
-instances. :func:`register_gym_env` registers ``trap_env/<Title>-v0`` for another game.
+instances. A game with a batched engine (:mod:`trap_env.batched`; Trap!'s is
+:mod:`trap_env.vector`) also runs B games at once in :class:`trap_env.vector_env.GameVectorEnv`
+(``gymnasium.make_vec``). :func:`register_gym_env` registers ``trap_env/<Title>-v0`` for
+another game.
 
 Example:
     >>> import gymnasium, trap_env
@@ -121,7 +124,10 @@ def _register() -> None:
     if OTHELLO_GYM_ID not in gymnasium.registry:
         # What register_gym_env("othello") registers, without importing Othello's rules now.
         gymnasium.register(
-            id=OTHELLO_GYM_ID, entry_point="trap_env.gym_env:GameEnv", kwargs={"game": "othello"}
+            id=OTHELLO_GYM_ID,
+            entry_point="trap_env.gym_env:GameEnv",
+            vector_entry_point="trap_env.vector_env:GameVectorEnv",
+            kwargs={"game": "othello"},
         )
     try:
         import pettingzoo

@@ -4,7 +4,9 @@ An agent answers ``select_action(state)`` with an action for the player to act a
 a new game with ``reset(seed)``; all its randomness comes from the generator it was given
 or seeded with. Optional methods: ``check_game(config)`` refuses games it cannot play
 (:func:`check_supports`), ``batched()`` returns its twin for the game's batched engine
-(:func:`batched_twin`), ``close()`` frees what it holds (:func:`close_agent`).
+(:func:`batched_twin`), ``mix()`` says that it is a mix of others (``{spec: probability}``,
+which the batched env draws from per episode and game), ``close()`` frees what it holds
+(:func:`close_agent`).
 
 Spec strings (``"random"``, ``"expectiminimax:depth=2"``) name agents in a table that the
 ``agents`` package provides; this module does not import it. :func:`make_agent` finds the

@@ -1,4 +1,4 @@
-"""The rules of Trap!, as a pure module: states are values, transitions are functions.
+"""Trap!'s checked public API over the kernel: states as values, validated transitions, text.
 
 The rules themselves live in :mod:`trap_env.kernel` (the board geometry, the landing rule,
 the transitions on bitboards); this module is their public, checked face: it validates

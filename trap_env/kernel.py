@@ -1,4 +1,4 @@
-"""The rules of Trap! as bitboard arithmetic: board geometry, the landing rule, the transitions.
+"""Trap!'s rules as unchecked bitboard arithmetic: board geometry, the landing rule, transitions.
 
 This module is the one statement of the rules. :mod:`trap_env.core` validates an action
 and then calls :func:`move`, :func:`throw` or :func:`land`; the search, the evaluation and
@@ -25,7 +25,7 @@ The names below are a stable API (the batched engine derives its NumPy tables fr
 :func:`square_mask`, :func:`cells_of`, :func:`king_distance`, :func:`manhattan_distance`,
 :func:`on_target_per_mille`, :func:`landing_distribution`, :func:`landings`,
 :func:`is_trapped`, :func:`decided_winner`, :func:`move`, :func:`throw`, :func:`land`,
-:func:`advance`.
+:func:`apply`.
 
 This module imports nothing outside the standard library.
 """
@@ -50,7 +50,7 @@ __all__ = [
     "Outcomes",
     "Phase",
     "State",
-    "advance",
+    "apply",
     "cached_geometry",
     "cells_of",
     "decided_winner",
@@ -433,7 +433,7 @@ def land(state: State, cell: Cell) -> State:
     )
 
 
-def advance(state: State, action: Cell) -> State:
+def apply(state: State, action: Cell) -> State:
     """The state after a legal ``action``: :func:`move`, :func:`throw` or :func:`land`, by phase.
 
     The action is not checked (see ``trap_env.core.apply``).

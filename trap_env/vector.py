@@ -83,6 +83,7 @@ __all__ = [
     "apply_moves",
     "apply_throws",
     "bitboards_to_masks",
+    "bitboards_to_planes",
     "choose_bits",
     "from_states",
     "game_keys",
@@ -442,6 +443,15 @@ def bitboards_to_masks(bitboards: U64, num_cells: int) -> Bool:
     return bits.view(np.bool_)
 
 
+def bitboards_to_planes(planes: U64, board_size: int) -> I8:
+    """``(B, N, N, k)`` ``int8`` planes of ``(B, k)`` bitboards (bit ``row * N + col``)."""
+    size, depth = planes.shape
+    raw = planes.astype("<u8", copy=False).view(np.uint8).reshape(size, depth, 8)
+    bits = np.unpackbits(raw, axis=2, count=board_size * board_size, bitorder="little")
+    seen: I8 = bits.transpose(0, 2, 1).reshape(size, board_size, board_size, depth).view(np.int8)
+    return seen
+
+
 def legal_masks(t: Tables, batch: Batch) -> Bool:
     """``(B, N*N)`` bool: each game's legal actions (all False once it is over)."""
     return bitboards_to_masks(legal_bitboards(t, batch), t.num_cells)
@@ -468,11 +478,7 @@ def observations(t: Tables, batch: Batch, players: NDArray[Any]) -> I8:
     planes[:, 1] = t.bits[other]
     planes[:, 2] = batch.traps
     planes[:, 3] = np.where(batch.phase == THROW, t.all_cells, np.uint64(0))
-    raw = planes.astype("<u8", copy=False).view(np.uint8).reshape(batch.size, 4, 8)
-    bits = np.unpackbits(raw, axis=2, count=t.num_cells, bitorder="little")
-    n = t.board_size
-    seen: I8 = bits.transpose(0, 2, 1).reshape(batch.size, n, n, 4).view(np.int8)
-    return seen
+    return bitboards_to_planes(planes, t.board_size)
 
 
 # --- Transitions ----------------------------------------------------------------------

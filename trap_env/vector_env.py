@@ -581,7 +581,11 @@ def _resolve_opponents(
     opponent: VectorOpponent | Mapping[Any, float] | Sequence[tuple[Any, float]], game: str
 ) -> tuple[bool, list[BatchOpponent], NDArray[np.float64]]:
     """Whether the caller plays both seats, the opponents of ``game`` (a name or a game's
-    path), and their cumulative weights."""
+    path), and their cumulative weights. An agent that is a mix of others says so with a
+    ``mix()`` method (``{opponent: probability}``), drawn from per episode and game."""
+    mix = getattr(opponent, "mix", None)
+    if callable(mix):
+        opponent = mix()
     if isinstance(opponent, str) and opponent == "self":
         return True, [BatchedRandom()], np.ones(1)
     if isinstance(opponent, Mapping):

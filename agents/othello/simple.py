@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agents.base import SeededAgent
 from trap_env.agent import UnsupportedGameError
 from trap_env.othello import rules
 from trap_env.othello.rules import OthelloConfig, OthelloState
+
+if TYPE_CHECKING:
+    from trap_env.othello.vector import RandomOpponent
 
 __all__ = ["OthelloAgent", "RandomAgent"]
 
@@ -37,3 +42,12 @@ class RandomAgent(OthelloAgent):
     def select_action(self, state: OthelloState) -> int:
         """One of the legal actions, drawn from the agent's generator."""
         return self.rng.choice(rules.legal_actions(state))
+
+    def batched(self) -> RandomOpponent | None:
+        """The same policy for every game of the batched env at once (None for a subclass
+        that decides otherwise: it plays game by game)."""
+        if type(self).select_action is not RandomAgent.select_action:
+            return None
+        from trap_env.othello.vector import RandomOpponent
+
+        return RandomOpponent()

@@ -93,6 +93,11 @@ class PPOAgent(SeededAgent):
                 f"this size with trap-train --board-size {size}"
             )
 
+    def batched(self) -> BatchedPolicy:
+        """The same policy for many games of the batched env at once: the most probable
+        legal action, or one sampled with the batch's random word of each game."""
+        return BatchedPolicy(self.policy, self.deterministic)
+
     def select_action(self, state: State) -> Cell:
         """The policy's move or throw for the player to act, among the legal ones.
 
@@ -128,6 +133,50 @@ class PPOAgent(SeededAgent):
                 f"a ppo agent acts in phase MOVE or THROW of a running game, got phase "
                 f"{state.phase.name}" + (" (game over)" if state.winner != -1 else "")
             )
+
+
+class BatchedPolicy:
+    """A ``ppo`` agent's policy as an opponent in the batched env
+    (:class:`trap_env.batched_opponents.BatchOpponent`), for all its games in one forward
+    pass. Sampling draws each game's action from its random word (inverse transform over
+    the masked probabilities), so a game's course depends on its own stream only."""
+
+    checked = True
+
+    def __init__(self, policy: Any, deterministic: bool) -> None:
+        self.policy = policy
+        self.deterministic = deterministic
+
+    def start(self, engine: Any, games: np.ndarray, words: np.ndarray) -> None:
+        """Nothing to prepare."""
+
+    def act(self, engine: Any, batch: Any, where: np.ndarray, words: np.ndarray) -> np.ndarray:
+        """The policy's actions for the games in ``where``, seen from the side to act."""
+        import torch
+
+        from trap_env.batched import gather
+
+        rows = np.flatnonzero(where)
+        actions = np.zeros(len(where), np.int64)
+        if not len(rows):
+            return actions
+        part = gather(batch, rows)
+        masks = engine.legal_masks(part)
+        observations = engine.observations(part, engine.players(part))
+        with torch.no_grad():
+            tensor, _ = self.policy.obs_to_tensor(observations)
+            distribution = self.policy.get_distribution(tensor, action_masks=masks)
+            probabilities = distribution.distribution.probs.cpu().numpy().astype(np.float64)
+        probabilities = np.where(masks, probabilities, 0.0)
+        if self.deterministic:
+            actions[rows] = np.argmax(probabilities, axis=1)
+            return actions
+        cumulative = np.cumsum(probabilities, axis=1)
+        uniform = (words[rows] >> np.uint64(11)).astype(np.float64) / 2.0**53
+        drawn = np.argmax(cumulative > (uniform * cumulative[:, -1])[:, None], axis=1)
+        legal = masks[np.arange(len(rows)), drawn]  # a rounding past the last legal action
+        actions[rows] = np.where(legal, drawn, np.argmax(probabilities, axis=1))
+        return actions
 
 
 def load_policy(path: str | Path, device: str = "cpu") -> Any:

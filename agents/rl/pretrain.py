@@ -25,15 +25,8 @@ import torch
 from torch.nn import functional
 
 from agents.base import make_agent
-from trap_env.core import (
-    GameConfig,
-    Phase,
-    apply,
-    initial_state,
-    outcome,
-    resolve_turn_limit,
-    sample_landing,
-)
+from agents.rl.teacher import teacher_game
+from trap_env.core import GameConfig, State, initial_state, resolve_turn_limit
 from trap_env.observation import action_mask, observe
 
 __all__ = ["ImitationData", "imitation_data", "pretrain"]
@@ -79,9 +72,11 @@ def imitation_data(
     values: list[float] = []
     for _ in range(num_games):
         agent.reset(seed=rng.randrange(2**31))
-        game_rows, winner = _play_game(agent, board_size, limit, epsilon, rng)
+        start = initial_state(GameConfig(board_size))
+        game = teacher_game(agent, start, rng, limit, epsilon=epsilon)
+        game_rows = [_row(label.state, label.action) for label in game.labels]
         rows += game_rows
-        values += _value_targets(game_rows, winner, gamma)
+        values += _value_targets(game_rows, game.final.winner, gamma)
     return ImitationData(
         np.stack([row[0] for row in rows]),
         np.stack([row[1] for row in rows]),
@@ -90,21 +85,9 @@ def imitation_data(
     )
 
 
-def _play_game(
-    agent: Any, board_size: int, limit: int, epsilon: float, rng: random.Random
-) -> tuple[list[tuple[np.ndarray, np.ndarray, int, int]], int]:
-    state = initial_state(GameConfig(board_size))
-    rows = []
-    while outcome(state, limit) is None:
-        if state.phase is Phase.LANDING:
-            state = apply(state, sample_landing(state, rng))
-            continue
-        mask = action_mask(state).astype(bool)
-        label = agent.select_action(state)
-        rows.append((observe(state, state.player), mask, label, state.player))
-        played = rng.choice(np.flatnonzero(mask).tolist()) if rng.random() < epsilon else label
-        state = apply(state, played)
-    return rows, state.winner
+def _row(state: State, label: int) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """A decision's observation, mask, the teacher's action and the player to act."""
+    return observe(state, state.player), action_mask(state).astype(bool), label, state.player
 
 
 def _value_targets(

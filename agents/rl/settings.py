@@ -4,11 +4,14 @@ Both :class:`agents.rl.training.TrainConfig` (PPO) and
 :class:`agents.rl.alphazero.AlphaZeroConfig` declare a table of :data:`Rule` per field and
 check it in ``__post_init__`` with :func:`check_fields`, so that a bad value (from the
 command line, a resumed run's ``config.json`` or code) fails before a run starts, naming
-the field and what it must be; :func:`load_record` reads a record saved as JSON.
+the field and what it must be; :func:`load_record` reads a record saved as JSON. Both
+trainers' command lines are built from their record's fields by :func:`add_record_options`
+and read back by :func:`record_overrides`.
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import math
@@ -18,11 +21,13 @@ from typing import Any, TypeVar
 
 __all__ = [
     "Rule",
+    "add_record_options",
     "check_fields",
     "check_resume_overrides",
     "is_number",
     "is_text",
     "load_record",
+    "record_overrides",
 ]
 
 Rule = tuple[type, Callable[[Any], bool], str]
@@ -123,3 +128,60 @@ def check_resume_overrides(
             f"take {', '.join(refused)}; resume without them, or start a new run in another "
             "--run-dir"
         )
+
+
+_SCALARS: dict[str, type] = {
+    "int": int, "int | None": int, "float": float, "float | None": float, "str": str,
+    "str | None": str,
+}  # fmt: skip
+_LISTS: dict[str, type] = {"list[str]": str, "list[float]": float, "list[int]": int}
+
+
+def add_record_options(
+    parser: argparse.ArgumentParser,
+    record: type,
+    *,
+    skip: Collection[str] = (),
+    flags: Mapping[str, str] | None = None,
+    helps: Mapping[str, str] | None = None,
+) -> None:
+    """An option per field of the dataclass ``record`` (but those in ``skip``), whose value
+    lands under the field's name; unset options stay None (:func:`record_overrides`).
+
+    ``--field-name`` by default (``flags`` renames: ``{"total_timesteps": "timesteps"}``);
+    a bool field that defaults to True is ``--no-field-name`` (it sets False); a list
+    field takes one or more values.
+
+    Raises:
+        TypeError: for a field of a type that has no option form (skip it and add its own).
+    """
+    flags, helps = flags or {}, helps or {}
+    for item in dataclasses.fields(record):
+        if item.name in skip:
+            continue
+        name = flags.get(item.name, item.name)
+        flag, metavar = "--" + name.replace("_", "-"), name.upper()
+        kind, words = str(item.type), helps.get(item.name)
+        if kind == "bool" and item.default is True:
+            flag = "--no-" + flag[2:]
+            parser.add_argument(flag, dest=item.name, action="store_false", default=None,
+                                help=words)  # fmt: skip
+        elif kind in _SCALARS:
+            kind_of = _SCALARS[kind]
+            parser.add_argument(flag, dest=item.name, type=kind_of, metavar=metavar, help=words)
+        elif kind in _LISTS:
+            parser.add_argument(flag, dest=item.name, type=_LISTS[kind], nargs="+",
+                                metavar=metavar, help=words)  # fmt: skip
+        else:
+            raise TypeError(f"the field {item.name} ({kind}) has no option form; skip it")
+
+
+def record_overrides(
+    args: argparse.Namespace, record: type, skip: Collection[str] = ()
+) -> dict[str, Any]:
+    """The fields of ``record`` that the options of :func:`add_record_options` set."""
+    return {
+        item.name: getattr(args, item.name)
+        for item in dataclasses.fields(record)
+        if item.name not in skip and getattr(args, item.name, None) is not None
+    }

@@ -344,6 +344,22 @@ class OpponentMix(SeededAgent):
         state["_agents"], state["_current"] = {}, None
         return state
 
+    def mix(self) -> dict[str, float]:
+        """The mix as ``{spec: probability}``: the specs in equal shares, and each pool
+        snapshot (``ppo:path=...,deterministic=false``) a share of ``pool_fraction``.
+
+        The batched env draws from it per episode and game (``set_opponent(mix)``); the
+        single env plays this agent, which draws per game from its own generator.
+        """
+        share = 1.0 - self.pool_fraction if self.pool else 1.0
+        weights: dict[str, float] = {}
+        for spec in self.specs:
+            weights[spec] = weights.get(spec, 0.0) + share / len(self.specs)
+        for path in self.pool:
+            spec = _pool_spec(path)
+            weights[spec] = weights.get(spec, 0.0) + self.pool_fraction / len(self.pool)
+        return weights
+
     def reset(self, seed: int | None = None) -> None:
         """Start a new game: reseed when asked, then draw the next opponent."""
         super().reset(seed)
@@ -358,7 +374,7 @@ class OpponentMix(SeededAgent):
 
     def _draw(self) -> Agent:
         if self.pool and self.rng.random() < self.pool_fraction:
-            spec = f"ppo:path={self.rng.choice(self.pool)},deterministic=false"
+            spec = _pool_spec(self.rng.choice(self.pool))
         else:
             spec = self.rng.choice(self.specs)
         if spec not in self._agents:
@@ -506,6 +522,11 @@ class CurriculumCallback(BaseCallback):
         if self.verbose or self.logger is not None:
             self.logger.record("curriculum/stage", stage)
             self.logger.record("curriculum/pool_size", len(self.pool))
+
+
+def _pool_spec(path: str) -> str:
+    """The agent spec of a pool snapshot: its policy, sampling its moves."""
+    return f"ppo:path={path},deterministic=false"
 
 
 def _readable_snapshots(pool_dir: Path, count: int) -> list[str]:

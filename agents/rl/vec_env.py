@@ -19,8 +19,7 @@ This module needs the ``rl`` extra (torch, stable-baselines3, sb3-contrib).
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import gymnasium as gym
@@ -34,9 +33,9 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from trap_env.games import DEFAULT_GAME
-from trap_env.vector_env import BatchPolicy, GameVectorEnv, TrapVectorEnv
+from trap_env.vector_env import GameVectorEnv, TrapVectorEnv
 
-__all__ = ["TrapBatchedVecEnv", "frozen_policy"]
+__all__ = ["TrapBatchedVecEnv"]
 
 
 class TrapBatchedVecEnv(VecEnv):
@@ -54,10 +53,9 @@ class TrapBatchedVecEnv(VecEnv):
 
     ``seed(s)`` keys every game of the batch by ``s`` (SB3 hands each env ``s + index``;
     the batch needs only the first). ``env_method("set_opponent", x)`` accepts what the
-    batched env's ``set_opponent`` accepts, and ``trap-train``'s ``OpponentMix`` (its
-    specs in equal shares, its pool snapshots as batched frozen policies); the mix applies
-    to the whole batch whatever ``indices`` say, as each game draws its opponent per
-    episode.
+    batched env's ``set_opponent`` accepts (``trap-train``'s ``OpponentMix`` among them:
+    an agent that is a mix); the mix applies to the whole batch whatever ``indices`` say,
+    as each game draws its opponent per episode.
     """
 
     def __init__(self, num_envs: int, *, game: str = DEFAULT_GAME, **env_kwargs: Any) -> None:
@@ -148,16 +146,11 @@ class TrapBatchedVecEnv(VecEnv):
     # --- Opponents --------------------------------------------------------------------
 
     def _set_opponent(self, opponent: Any) -> None:
-        specs = getattr(opponent, "specs", None)
-        if specs is None:
-            self._mix_key = None
+        mix = getattr(opponent, "mix", None)
+        key = tuple(mix().items()) if callable(mix) else None
+        if key is None or key != self._mix_key:  # trap-train sends one mix per index
             self.env.set_opponent(opponent)
-            return
-        pool, fraction = list(opponent.pool), float(opponent.pool_fraction)
-        key = (tuple(specs), tuple(pool), fraction)
-        if key != self._mix_key:  # trap-train sends one mix per index; build it once
-            self.env.set_opponent(_batched_mix(specs, pool, fraction))
-            self._mix_key = key
+        self._mix_key = key
 
     def _get_indices(self, indices: VecEnvIndices) -> Iterable[int]:
         if indices is None:
@@ -165,32 +158,3 @@ class TrapBatchedVecEnv(VecEnv):
         if isinstance(indices, int):
             return [indices]
         return indices
-
-
-def _batched_mix(specs: Sequence[str], pool: Sequence[str], pool_fraction: float) -> Any:
-    """``{opponent: probability}``: the specs in equal shares, the pool as frozen policies."""
-    share = 1.0 - pool_fraction if pool else 1.0
-    mix: dict[Any, float] = {}
-    for spec in specs:
-        mix[spec] = mix.get(spec, 0.0) + share / len(specs)
-    for path in pool:
-        policy = frozen_policy(path)
-        mix[policy] = mix.get(policy, 0.0) + pool_fraction / len(pool)
-    return mix
-
-
-@functools.lru_cache(maxsize=16)
-def frozen_policy(path: str, deterministic: bool = False) -> BatchPolicy:
-    """A saved MaskablePPO model as a batched policy ``(observations, masks) -> actions``.
-
-    Sampling draws from torch's generator, which ``MaskablePPO.set_random_seed`` seeds.
-    """
-    from sb3_contrib import MaskablePPO
-
-    model = MaskablePPO.load(path, device="cpu")
-
-    def act(observations: NDArray[np.int8], masks: NDArray[np.bool_]) -> Any:
-        actions, _ = model.predict(observations, action_masks=masks, deterministic=deterministic)
-        return actions
-
-    return act

@@ -167,8 +167,8 @@ class TrapGame:
             return core.legal_actions(state)
         return cells_of(near)
 
-    apply = staticmethod(kernel.advance)
-    """The next state: :func:`trap_env.kernel.advance`, ``core.apply`` without its checks.
+    apply = staticmethod(kernel.apply)
+    """The next state: :func:`trap_env.kernel.apply`, ``core.apply`` without its checks.
 
     The search applies only actions that :meth:`legal_actions` or :meth:`chance_outcomes`
     listed, so the checks would only cost time.

@@ -74,6 +74,17 @@ class Othello:
         """``(N, N, 4)``: see :meth:`observe`."""
         return (config.board_size, config.board_size, NUM_PLANES)
 
+    def batched_engine(self, config: OthelloConfig) -> Any:
+        """:class:`trap_env.othello.vector.Engine` (``board_size`` up to 8).
+
+        Raises:
+            ValueError: for a board the batched engine does not hold, naming the single
+                env and ``vectorization_mode="sync"`` instead.
+        """
+        from trap_env.othello import vector  # numpy: only for those who batch
+
+        return vector.Engine(vector.tables(config))
+
     def default_turn_limit(self, config: OthelloConfig) -> int:
         """``2 * N * N``, more plies than any game lasts (N*N - 4 placements, and a pass
         is never followed by another), so the limit never cuts a game."""

@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 
 from hypothesis import given
 from hypothesis import strategies as st
-from trap_scripts import train_ppo
+from trap_scripts import train
 
 from agents.base import UnsupportedGameError
 from agents.rl.training import CONFIG_FILE, TrainConfig
@@ -44,11 +44,11 @@ class SevenOnly:
 
 
 def main(argv: list[str]) -> tuple[int, str]:
-    """``train_ppo.main(argv)``: its exit status and stderr."""
+    """``train.main(argv)``: its exit status and stderr."""
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         try:
-            status = train_ppo.main(argv)
+            status = train.main(argv)
         except SystemExit as exit_:
             status = int(exit_.code or 0)
     return status, err.getvalue()
@@ -57,7 +57,7 @@ def main(argv: list[str]) -> tuple[int, str]:
 BAD_RUNS = [
     (["--stage", "no_such_agent"], "unknown agent 'no_such_agent'"),
     (["--stage", "random|random:depth=2"], "takes no option 'depth'"),
-    (["--stage", "test_train_ppo.SevenOnly", "--board-size", "5"], "plays 7x7, not 5"),
+    (["--stage", "test_train.SevenOnly", "--board-size", "5"], "plays 7x7, not 5"),
     (["--eval-every", "32", "--eval-opponent", "nobody"], "unknown agent 'nobody'"),
     (["--batch-size", "1"], "batch_size must be"),
     (["--batch-size", "48"], "divide the rollout of n_steps * num_envs = 32 * 1 = 32"),
@@ -156,15 +156,15 @@ def test_fuzzed_bytes_raise_a_value_error(
 
 
 def test_train_takes_game_trap_and_refuses_other_games_in_one_line(capsys) -> None:
-    from trap_scripts import train_ppo
+    from trap_scripts import train
 
-    assert train_ppo.main(["--game", "chess", "--run-dir", "unused"]) == 2
+    assert train.main(["--game", "chess", "--run-dir", "unused"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'chess'" in err and "trap" in err
-    assert train_ppo.main(["--game=toy_game:GAME", "alphazero", "--run-dir", "unused"]) == 2
+    assert train.main(["--game=toy_game:GAME", "alphazero", "--run-dir", "unused"]) == 2
     assert "train trap only" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # --game trap reaches the parser, which wants its flags
-        train_ppo.main(["--game", "trap"])
+        train.main(["--game", "trap"])
 
 
 # --- The run folder: interrupts, damaged and crafted files, flags on --resume -------------
@@ -348,7 +348,7 @@ def test_ctrl_c_is_one_line_that_says_to_resume(
 def test_the_final_message_names_only_models_that_exist(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert train_ppo.main(["--run-dir", str(tmp_path / "run"), *QUICK, "--board-size", "4"]) == 0
+    assert train.main(["--run-dir", str(tmp_path / "run"), *QUICK, "--board-size", "4"]) == 0
     out = capsys.readouterr().out
     assert "final_model.zip" in out and "best_model.zip" not in out  # no evaluation: no best
 
@@ -404,7 +404,8 @@ def check_one_command(argv: list[str]) -> None:
 @contextlib.contextmanager
 def no_training() -> Iterator[None]:
     """Both trainers' ``train`` replaced by the checks it makes before touching the folder."""
-    from agents.rl import alphazero, training
+    from agents.rl import training
+    from agents.rl.alphazero import run
 
     def checks_only(config: Any, resume: bool = False) -> Path:
         if isinstance(config, TrainConfig):
@@ -413,7 +414,7 @@ def no_training() -> Iterator[None]:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(training, "train", checks_only)
-        patch.setattr(alphazero, "train", checks_only)
+        patch.setattr(run, "train", checks_only)
         yield
 
 
