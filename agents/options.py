@@ -24,6 +24,7 @@ from trap_env.agent import SpecError
 __all__ = [
     "EXEC",
     "Options",
+    "check_int",
     "factory_arguments",
     "option_value",
     "options_of",
@@ -33,6 +34,19 @@ __all__ = [
 
 EXEC = "exec"
 """The agent name whose spec's rest is a command line, not options: ``"exec:COMMAND"``."""
+
+
+def check_int(name: str, value: object, least: int, allow_none: bool = False) -> None:
+    """Refuse an integer option below ``least`` (or not an integer; None if allowed).
+
+    Raises:
+        ValueError: naming the option, its value and what is allowed.
+    """
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        allowed = f"an integer >= {least}" + (" or None" if allow_none else "")
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:

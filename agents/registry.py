@@ -55,6 +55,7 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
         "expectiminimax": "agents.othello.search:SearchAgent",
         "alphabeta": "agents.othello.search:SearchAgent",
         "minimax": "agents.othello.search:SearchAgent",
+        "openspiel-mcts": "agents.othello.openspiel_mcts:OpenSpielMCTSAgent",
     },
 }
 """The built-in agents: game -> name -> ``"module:factory"``."""

@@ -25,6 +25,7 @@ __all__ = [
     "Clock",
     "TimedAgent",
     "check_decision_state",
+    "check_time_limit",
     "decision_budget",
     "decision_deadline",
     "pause_collector",
@@ -60,6 +61,26 @@ def resume_collector(collecting: bool) -> None:
     """Switch the collector back on if :func:`pause_collector` found it on."""
     if collecting:
         gc.enable()
+
+
+def check_time_limit(time_limit: object, depth: object) -> None:
+    """Refuse a search's ``time_limit`` outside ``(0, MAX_TIME_LIMIT]``, or None (no limit)
+    without a ``depth`` to stop at.
+
+    Raises:
+        ValueError: naming the value and what is allowed.
+    """
+    if time_limit is None and depth is None:
+        raise ValueError("give a time_limit, a depth, or both (both None would never stop)")
+    if time_limit is not None and (
+        isinstance(time_limit, bool)
+        or not isinstance(time_limit, int | float)
+        or not 0 < time_limit <= MAX_TIME_LIMIT
+    ):
+        raise ValueError(
+            f"time_limit must be > 0 and at most {MAX_TIME_LIMIT:g} seconds (a day), or "
+            f"None with a depth; got {time_limit!r}"
+        )
 
 
 def check_decision_state(state: State) -> None:

@@ -1,25 +1,19 @@
 """Othello's agents (:mod:`agents.othello`): ``random`` and ``greedy`` from the agent
-table, seeded by the caller, and what the one-ply heuristic prefers; the search agent
-against plain minimax on 4x4."""
+table, seeded by the caller, and what the one-ply heuristic prefers (the search agent:
+``tests/test_othello_search.py``)."""
 
 from __future__ import annotations
 
 import doctest
-import random
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from agents import SpecError, UnsupportedGameError, agent_names, make_agent
 from agents.arena.match import play_game
-from agents.othello import greedy, search, simple
+from agents.othello import greedy, simple
 from agents.othello.greedy import WIN_SCORE, GreedyAgent, Weights, evaluate, score_after
-from agents.search.expectimax import Search
-from agents.search.protocol_game import ProtocolSearchGame
 from trap_env.core import GameConfig
 from trap_env.othello import rules
-from trap_env.othello.game import GAME
 from trap_env.othello.rules import OthelloConfig, from_text, initial_state
 
 
@@ -35,6 +29,7 @@ def test_the_table_lists_othellos_agents_and_names_them_on_a_miss() -> None:
         "expectiminimax",
         "greedy",
         "minimax",
+        "openspiel-mcts",
         "random",
     ]
     assert isinstance(make_agent("random", game="othello"), simple.RandomAgent)
@@ -42,7 +37,9 @@ def test_the_table_lists_othellos_agents_and_names_them_on_a_miss() -> None:
     assert isinstance(built, GreedyAgent)
     assert built.weights == Weights(discs=1.0, mobility=0.0, corners=25.0)
     with pytest.raises(
-        SpecError, match="known agents: alphabeta, exec, expectiminimax, greedy, minimax, random"
+        SpecError,
+        match="known agents: alphabeta, exec, expectiminimax, greedy, minimax, openspiel-mcts, "
+        "random",
     ):
         make_agent("ocls", game="othello")
 
@@ -139,61 +136,3 @@ def test_random_agent_passes_when_it_must() -> None:
     assert simple.RandomAgent(seed=0).select_action(state) == 16
     assert GreedyAgent(seed=0).select_action(state) == 16
     assert initial_state(OthelloConfig(4)).player == 0
-
-
-# --- The search ---------------------------------------------------------------------------
-
-
-def plain_minimax(state: rules.OthelloState, depth: int) -> float:
-    """Unpruned negamax for the player to act: +1/0/-1 at the end, the bounded evaluation
-    at depth 0 (players alternate at every ply, passes included)."""
-    ended = rules.outcome(state)
-    if ended is not None:
-        return ended.returns()[state.player]
-    if depth == 0:
-        return search.bounded_evaluation(state, state.player)
-    return max(-plain_minimax(rules.apply(state, a), depth - 1) for a in rules.legal_actions(state))
-
-
-@settings(max_examples=15, deadline=None)
-@given(
-    seed=st.integers(0, 2**32),
-    depth=st.integers(1, 5),
-    end_rule=st.sampled_from(["standard", "course"]),
-)
-def test_the_search_agrees_with_plain_minimax_on_4x4(seed: int, depth: int, end_rule: str) -> None:
-    searcher = Search(ProtocolSearchGame(GAME, search.bounded_evaluation))
-    rng = random.Random(seed)
-    state = initial_state(OthelloConfig(4, end_rule))
-    while rules.legal_actions(state):
-        expected = plain_minimax(state, depth)
-        assert searcher.value(state, depth) == pytest.approx(expected)
-        value, action = searcher.best(state, depth)
-        assert value == pytest.approx(expected)
-        assert -plain_minimax(rules.apply(state, action), depth - 1) == pytest.approx(expected)
-        state = rules.apply(state, rng.choice(rules.legal_actions(state)))
-
-
-def test_the_search_solves_4x4_to_the_end() -> None:
-    # 4x4 is a loss for dark (published: 3 to 11): searched to the end, dark's value is -1.
-    assert Search(ProtocolSearchGame(GAME)).value(initial_state(OthelloConfig(4)), 14) == -1.0
-
-
-def test_the_search_agent_is_in_the_table_under_its_three_names() -> None:
-    for name in ("expectiminimax", "alphabeta", "minimax"):
-        agent = make_agent(f"{name}:depth=2", game="othello", seed=0)
-        assert isinstance(agent, search.SearchAgent) and agent.depth == 2
-    with pytest.raises(SpecError, match="depth must be an integer >= 1"):
-        make_agent("expectiminimax:depth=0", game="othello")
-    assert doctest.testmod(search).failed == 0
-
-
-def test_the_search_agent_beats_greedy_at_depth_4() -> None:
-    score = 0.0
-    for seat in range(2):
-        players = [make_agent("greedy", game="othello", seed=seat)] * 2
-        players[seat] = make_agent("expectiminimax:depth=4", game="othello")
-        result = play_game(players, seed=seat, game="othello", params={"board_size": 6},
-                           time_budget=None)  # fmt: skip
-        score += 1.0 if result.winner == seat else 0.5 if result.winner is None else 0.0
-    assert score >= 1.5

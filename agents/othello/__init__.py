@@ -1,8 +1,11 @@
 """Othello's agents: ``random`` (:mod:`agents.othello.simple`), ``greedy``, one ply on
-discs, mobility and corners (:mod:`agents.othello.greedy`), and ``expectiminimax``
-(aliases ``alphabeta``, ``minimax``), the generic alpha-beta search to a fixed depth
-(:mod:`agents.othello.search`), all in :data:`agents.registry.AGENT_TABLE` under the game
-``"othello"``.
+discs, mobility and corners (:mod:`agents.othello.greedy`), ``expectiminimax`` (aliases
+``alphabeta``, ``minimax``), the reference: iterative-deepening alpha-beta on bitboards
+under a CPU-time budget with an exact endgame solver (:mod:`agents.othello.search`, over
+:mod:`agents.othello.bitboards` and :mod:`agents.othello.evaluation`), and
+``openspiel-mcts``, OpenSpiel's ``MCTSBot`` as a yardstick
+(:mod:`agents.othello.openspiel_mcts`), all in :data:`agents.registry.AGENT_TABLE` under
+the game ``"othello"``.
 
 Example:
     >>> from agents import make_agent

@@ -1,73 +1,575 @@
-"""Othello's search agent: the generic pruned search (:class:`agents.search.expectimax.Search`
-over :class:`agents.search.protocol_game.ProtocolSearchGame`) to a fixed depth, with the
-greedy agent's evaluation squashed into ``(-1, 1)``.
+"""Othello's reference agent, ``expectiminimax`` (aliases ``alphabeta``, ``minimax``):
+iterative-deepening alpha-beta on bitboards, with an exact endgame solver.
 
-Othello has no chance nodes, so the search is plain alpha-beta negamax with a
-transposition table, history and killer move ordering. This is the simple reference for
-now: a fixed depth, no clock (``expectiminimax:depth=4``; aliases ``alphabeta`` and
-``minimax``).
+Othello has no chance, so the search is plain negamax with alpha-beta from the side to
+act, over (own, other) bitboard pairs (:mod:`agents.othello.bitboards`):
+
+* **principal-variation search**: the first child gets the full window, the others a
+  null window just above alpha (``math.nextafter``, so the test is exact on floats) and a
+  re-search if they beat it;
+* a **transposition table** keyed by the bitboard pair, kept through a game; an entry
+  cuts only at its own depth (so every value equals plain minimax's), and its best move
+  is tried first at any depth;
+* **move ordering**: the table's move, two killer moves per ply, then the history
+  heuristic plus a static square value (corners first, X-squares last);
+* the **evaluation** of :mod:`agents.othello.evaluation` (mobility, frontier, corners,
+  stability, X-squares; its weights are options);
+* an **exact endgame solver** once at most ``endgame_empties`` cells are empty: negamax on
+  the final disc margin to the end, with its own table, fastest-first ordering (fewest
+  replies) and null-window searches at the root.
+
+Guarantees: :meth:`AlphaBeta.value` at depth d equals the plain minimax value at depth d
+with :func:`~agents.othello.evaluation.evaluate` at the leaves and
+:func:`~agents.othello.evaluation.final_score` at finished games (a pass is a ply),
+exactly; :meth:`AlphaBeta.solve` equals the brute-force negamax disc margin. The tests
+check both against slow oracles.
+
+The agent's clock is the one of Trap!'s search (:mod:`agents.timing`): ``time_limit`` CPU
+seconds per turn (a turn is one decision here), stopped a safety margin early
+(:func:`~agents.timing.decision_deadline`), polled every 64 nodes, the collector paused
+during a decision; it answers with the deepest finished iteration's move (or a later
+root move that beat it in an iteration the clock cut). No iteration starts past half the
+budget; before an endgame solve, past a quarter (the solve gets the rest). With
+``time_limit=inf`` (or ``none``) and a ``depth`` it is deterministic. ``last_search`` holds
+a :class:`SearchStats`.
 
 Example:
     >>> from trap_env.othello.rules import initial_state
-    >>> SearchAgent(depth=2).select_action(initial_state()) in (19, 26, 37, 44)
+    >>> agent = SearchAgent(SearchSettings(depth=2, time_limit=None))
+    >>> agent.select_action(initial_state()) in (19, 26, 37, 44)
     True
+    >>> agent.last_search.depth
+    2
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
-from agents.othello.greedy import evaluate
+from agents.options import check_int
+from agents.othello.bitboards import Geometry, geometry
+from agents.othello.evaluation import (
+    DEFAULT_WEIGHTS,
+    Weights,
+    evaluate_bitboards,
+    final_score,
+    score_of_margin,
+)
 from agents.othello.simple import OthelloAgent
-from agents.search.expectimax import Search
-from agents.search.protocol_game import ProtocolSearchGame
-from trap_env.othello.game import GAME
-from trap_env.othello.rules import OthelloState
+from agents.search.expectimax import EXACT, LOWER, UPPER, Entry, SearchTimeout, Table
+from agents.timing import (
+    CLOCKS,
+    Clock,
+    check_time_limit,
+    decision_deadline,
+    pause_collector,
+    resume_collector,
+)
+from trap_env.othello import rules
+from trap_env.othello.rules import COURSE, Bitboard, OthelloState
 
-__all__ = ["EVALUATION_SCALE", "SearchAgent", "bounded_evaluation"]
+__all__ = [
+    "AlphaBeta",
+    "SearchAgent",
+    "SearchResult",
+    "SearchSettings",
+    "SearchStats",
+]
 
-EVALUATION_SCALE = 64.0
-"""The score that :func:`bounded_evaluation` maps to ``tanh(1)``, about 0.76."""
+MAX_DEPTH = 64
+SOLVER_MIDGAME_SHARE = 0.25
+"""Before a solve, the part of the budget after which no midgame iteration is started."""
+CHECK_EVERY = 64
+"""The search polls its clock every this many nodes (a power of two)."""
+INFINITY = math.inf
 
 
-def bounded_evaluation(state: OthelloState, player: int) -> float:
-    """:func:`agents.othello.greedy.evaluate` for ``player``, squashed by ``tanh`` into
-    ``(-1, 1)`` (a finished game is worth exactly +1, 0 or -1 to the search).
+def _never() -> bool:
+    return False
 
-    Example:
-        >>> from trap_env.othello.rules import initial_state
-        >>> bounded_evaluation(initial_state(), 0)
-        0.0
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One iteration's answer: the best root action, its value for the player to act, the
+    depth in plies, and whether the iteration finished (else the clock cut it after at
+    least one root action) or the value is exact (the endgame solver's)."""
+
+    action: int
+    value: float
+    depth: int
+    complete: bool = True
+    exact: bool = False
+
+
+class AlphaBeta:
+    """The search for one board side and end rule; its tables live across searches.
+
+    Args:
+        board_size: N.
+        end_rule: ``"standard"`` (a blocked player passes) or ``"course"`` (the game
+            ends when the player to act is blocked).
+        weights: the evaluation's weights.
+        table_size: the transposition table's capacity in positions.
     """
-    return math.tanh(evaluate(state, player) / EVALUATION_SCALE)
+
+    def __init__(
+        self,
+        board_size: int,
+        end_rule: str = rules.STANDARD,
+        weights: Weights = DEFAULT_WEIGHTS,
+        table_size: int = 400_000,
+    ) -> None:
+        self.geo: Geometry = geometry(board_size)
+        self.passes = end_rule != COURSE
+        self.weights = weights
+        self.table = Table(table_size)
+        self.solved: dict[int, int] = {}
+        self.table_size = table_size
+        self.nodes = 0
+        self.stop: Callable[[], bool] = _never
+        self.history = [0] * self.geo.num_cells
+        self.killers: list[list[int]] = [[-1, -1] for _ in range(MAX_DEPTH + 2)]
+
+    # --- Housekeeping -----------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Forget the tables, the history and the killers (a new game)."""
+        self.table.clear()
+        self.solved.clear()
+        self.history = [0] * self.geo.num_cells
+        self.killers = [[-1, -1] for _ in range(MAX_DEPTH + 2)]
+
+    def start(self, stop: Callable[[], bool] = _never) -> None:
+        """Prepare a new decision: the clock check, node count, aged history, table room."""
+        self.stop = stop
+        self.nodes = 0
+        self.history = [value // 4 for value in self.history]
+        self.table.make_room()
+        if len(self.solved) > self.table_size:
+            self.solved.clear()
+
+    def _key(self, own: Bitboard, other: Bitboard) -> int:
+        return own << self.geo.num_cells | other
+
+    def _count(self) -> None:
+        self.nodes += 1
+        if not self.nodes & (CHECK_EVERY - 1) and self.stop():
+            raise SearchTimeout
+
+    # --- The midgame search ---------------------------------------------------------------
+
+    def value(self, own: Bitboard, other: Bitboard, depth: int) -> float:
+        """The depth-limited negamax value for ``own``'s side, to act (no clock)."""
+        self.start()
+        return self._negamax(own, other, depth, -INFINITY, INFINITY, 0)
+
+    def _negamax(
+        self, own: Bitboard, other: Bitboard, depth: int, alpha: float, beta: float, ply: int
+    ) -> float:
+        """Fail-soft alpha-beta with PVS: exact inside ``(alpha, beta)``, else a bound on
+        the correct side."""
+        self._count()
+        geo = self.geo
+        moves = geo.placements(own, other)
+        if not moves:
+            replies = geo.placements(other, own) if self.passes else 0
+            if not replies:
+                return final_score(own, other)
+            if depth == 0:
+                return evaluate_bitboards(geo, own, other, 0, replies, self.weights)
+            return -self._negamax(other, own, depth - 1, -beta, -alpha, ply + 1)
+        if depth == 0:
+            replies = geo.placements(other, own)
+            return evaluate_bitboards(geo, own, other, moves, replies, self.weights)
+        key = self._key(own, other)
+        entry = self.table.get(key)
+        first = None
+        if entry is not None:
+            if entry.depth == depth and _is_cut(entry, alpha, beta):
+                return entry.value
+            first = entry.action
+        best, best_move = -INFINITY, -1
+        low = alpha
+        for cell in self._ordered(moves, first, ply):
+            flipped = geo.flips(own, other, cell)
+            child_own, child_other = other & ~flipped, own | flipped | 1 << cell
+            if best_move < 0:
+                score = -self._negamax(child_own, child_other, depth - 1, -beta, -low, ply + 1)
+            else:
+                above = math.nextafter(low, INFINITY)
+                score = -self._negamax(child_own, child_other, depth - 1, -above, -low, ply + 1)
+                if low < score < beta:
+                    score = -self._negamax(child_own, child_other, depth - 1, -beta, -low, ply + 1)
+            if score > best:
+                best, best_move = score, cell
+                if score > low:
+                    low = score
+                    if score >= beta:
+                        self._reward(cell, first, depth, ply)
+                        break
+        flag = UPPER if best <= alpha else LOWER if best >= beta else EXACT
+        self.table.store(key, Entry(depth, best, flag, best_move))
+        return best
+
+    def _ordered(self, moves: Bitboard, first: int | None, ply: int) -> list[int]:
+        """The placements, best first: the table's move, the killers, then history plus
+        the static square values."""
+        history, squares = self.history, self.geo.square_values
+        killer, second = self.killers[ply]
+        scored = []
+        while moves:
+            low = moves & -moves
+            moves ^= low
+            cell = low.bit_length() - 1
+            if cell == first:
+                score = 1 << 40
+            elif cell == killer:
+                score = 1 << 38
+            elif cell == second:
+                score = 1 << 37
+            else:
+                score = history[cell] + squares[cell]
+            scored.append((-score, cell))
+        scored.sort()
+        return [cell for _, cell in scored]
+
+    def _reward(self, cell: int, first: int | None, depth: int, ply: int) -> None:
+        """A cutoff: remember ``cell`` as a killer of ``ply`` and in the history."""
+        self.history[cell] += depth * depth
+        killers = self.killers[ply]
+        if cell != first and cell != killers[0]:
+            killers[1], killers[0] = killers[0], cell
+
+    # --- The root -------------------------------------------------------------------------
+
+    def iterate(
+        self, own: Bitboard, other: Bitboard, max_depth: int, stop: Callable[[], bool] = _never
+    ) -> Iterator[SearchResult]:
+        """Iterative deepening from depth 1 to ``max_depth``: one result per depth, and a
+        last incomplete one if the clock cut an iteration after its first root action.
+
+        ``own`` must have a placement (a forced pass needs no search). Call :meth:`start`
+        first at each new decision."""
+        self.stop = stop
+        moves = self.geo.placements(own, other)
+        if not moves:
+            raise ValueError("the player to act has no placement: nothing to search")
+        order = self._ordered(moves, None, 0)
+        for depth in range(1, max_depth + 1):
+            done: list[tuple[float, int]] = []
+            try:
+                self._root(own, other, depth, order, done)
+            except SearchTimeout:
+                if done:
+                    value, action = done[0]
+                    yield SearchResult(action, value, depth, complete=False)
+                return
+            value, action = done[0]
+            yield SearchResult(action, value, depth)
+            order = [action] + [cell for cell in order if cell != action]
+            if depth >= 2 * self._empties(own, other):
+                return  # every line has reached its end (two passes in a row end a game)
+
+    def _root(
+        self,
+        own: Bitboard,
+        other: Bitboard,
+        depth: int,
+        order: list[int],
+        done: list[tuple[float, int]],
+    ) -> None:
+        """One iteration over the root actions in ``order``; ``done`` holds the best
+        (value, action) so far, updated after each action searched."""
+        geo, low = self.geo, -INFINITY
+        for cell in order:
+            flipped = geo.flips(own, other, cell)
+            child_own, child_other = other & ~flipped, own | flipped | 1 << cell
+            if not done:
+                score = -self._negamax(child_own, child_other, depth - 1, -INFINITY, INFINITY, 1)
+            else:
+                above = math.nextafter(low, INFINITY)
+                score = -self._negamax(child_own, child_other, depth - 1, -above, -low, 1)
+                if score > low:
+                    score = -self._negamax(child_own, child_other, depth - 1, -INFINITY, -low, 1)
+            if not done or score > low:
+                low = score
+                done[:] = [(score, cell)]
+
+    def static_guess(self, own: Bitboard, other: Bitboard) -> int:
+        """The first placement in static order (an answer before any search)."""
+        return self._ordered(self.geo.placements(own, other), None, 0)[0]
+
+    def _empties(self, own: Bitboard, other: Bitboard) -> int:
+        return self.geo.num_cells - (own | other).bit_count()
+
+    # --- The endgame solver ---------------------------------------------------------------
+
+    def solve(self, own: Bitboard, other: Bitboard, stop: Callable[[], bool] = _never) -> int:
+        """The exact final disc margin (own minus other) under perfect play, to act."""
+        self.start(stop)
+        return self._solve(own, other, -self.geo.num_cells - 1, self.geo.num_cells + 1)
+
+    def solve_root(
+        self, own: Bitboard, other: Bitboard, stop: Callable[[], bool] = _never
+    ) -> SearchResult:
+        """The best placement and its exact result (own must have a placement); after
+        :meth:`start`, as :meth:`iterate`."""
+        self.stop = stop
+        geo = self.geo
+        moves = geo.placements(own, other)
+        if not moves:
+            raise ValueError("the player to act has no placement: nothing to solve")
+        best, best_move = -geo.num_cells - 1, -1
+        for cell in self._fastest_first(own, other, moves):
+            flipped = geo.flips(own, other, cell)
+            child_own, child_other = other & ~flipped, own | flipped | 1 << cell
+            # Does it beat the best so far? A null window says, before any full search.
+            if best_move >= 0 and -self._solve(child_own, child_other, -best - 1, -best) <= best:
+                continue
+            score = -self._solve(child_own, child_other, -geo.num_cells - 1, -best)
+            if score > best or best_move < 0:
+                best, best_move = score, cell
+        empties = self._empties(own, other)
+        return SearchResult(best_move, score_of_margin(best), empties, exact=True)
+
+    def _solve(self, own: Bitboard, other: Bitboard, alpha: int, beta: int) -> int:
+        """Fail-soft alpha-beta on the final disc margin, to the end of the game."""
+        self._count()
+        geo = self.geo
+        moves = geo.placements(own, other)
+        if not moves:
+            replies = geo.placements(other, own) if self.passes else 0
+            if not replies:
+                return own.bit_count() - other.bit_count()
+            return -self._solve(other, own, -beta, -alpha)
+        key = self._key(own, other)
+        bounds = self.solved.get(key)
+        span = geo.num_cells
+        if bounds is not None:  # lower and upper bounds packed in one int (no GC tracking)
+            lower, upper = divmod(bounds, 2 * span + 1)
+            lower, upper = lower - span, upper - span
+            if lower >= beta or lower == upper:
+                return lower
+            if upper <= alpha:
+                return upper
+            alpha, beta = max(alpha, lower), min(beta, upper)
+        else:
+            lower, upper = -span, span
+        best = -span - 1
+        original_alpha = alpha
+        ordered = self._fastest_first(own, other, moves) if self._empties(own, other) > 5 \
+            else self._ordered(moves, None, 0)  # fmt: skip
+        for cell in ordered:
+            flipped = geo.flips(own, other, cell)
+            score = -self._solve(other & ~flipped, own | flipped | 1 << cell, -beta, -alpha)
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        break
+        if best <= original_alpha:
+            upper = min(upper, best)
+        elif best >= beta:
+            lower = max(lower, best)
+        else:
+            lower = upper = best
+        self.solved[key] = (lower + span) * (2 * span + 1) + upper + span
+        return best
+
+    def _fastest_first(self, own: Bitboard, other: Bitboard, moves: Bitboard) -> list[int]:
+        """The placements ordered by the opponent's replies after each, fewest first
+        (corners before the rest on ties)."""
+        geo, squares = self.geo, self.geo.square_values
+        scored = []
+        while moves:
+            low = moves & -moves
+            moves ^= low
+            cell = low.bit_length() - 1
+            flipped = geo.flips(own, other, cell)
+            replies = geo.placements(other & ~flipped, own | flipped | low).bit_count()
+            scored.append((replies, -squares[cell], cell))
+        scored.sort()
+        return [cell for *_, cell in scored]
+
+
+def _is_cut(entry: Entry, alpha: float, beta: float) -> bool:
+    """Whether a table entry of the right depth answers the window on its own."""
+    if entry.flag == EXACT:
+        return True
+    if entry.flag == LOWER:
+        return entry.value >= beta
+    return entry.value <= alpha
+
+
+# --- The agent ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """How the reference plays; each field is also an option of its spec strings.
+
+    Attributes:
+        time_limit: CPU seconds per turn (one decision), at most a day; None (``inf`` or
+            ``none`` in a spec) for no limit, then ``depth`` must be given.
+        depth: the deepest iteration in plies (a pass is a ply); None for no limit.
+        endgame_empties: solve exactly once at most this many cells are empty (0: never).
+        table_size: positions the transposition table holds.
+        clock: ``"cpu"`` (this process's CPU time, as the match runner measures) or ``"wall"``.
+
+    Raises:
+        ValueError: for a value outside what its attribute allows, naming it.
+    """
+
+    time_limit: float | None = 5.0
+    depth: int | None = None
+    endgame_empties: int = 12
+    table_size: int = 400_000
+    clock: Clock = "cpu"
+
+    def __post_init__(self) -> None:
+        check_time_limit(self.time_limit, self.depth)
+        check_int("depth", self.depth, 1, allow_none=True)
+        check_int("endgame_empties", self.endgame_empties, 0)
+        check_int("table_size", self.table_size, 1)
+        if self.clock not in CLOCKS:
+            raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {self.clock!r}")
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    """What the last decision's search did.
+
+    Attributes:
+        nodes: nodes visited.
+        depth: the plies of the iteration that gave the answer (0: a forced or static
+            answer; the number of empty cells for an exact solve).
+        seconds: the decision's time on the agent's clock.
+        value: the chosen action's value for the player to act (0.0 without a search;
+            past :data:`~agents.othello.evaluation.WIN_SCORE` for a won game).
+        budget: the seconds the decision was allowed (0.0: no limit).
+        exact: whether the endgame solver gave the answer.
+    """
+
+    nodes: int
+    depth: int
+    seconds: float
+    value: float
+    budget: float
+    exact: bool = False
+
+
+DEFAULT_SETTINGS = SearchSettings()
 
 
 class SearchAgent(OthelloAgent):
-    """Alpha-beta to a fixed depth in plies (a pass is a ply) with
-    :func:`bounded_evaluation` at the leaves; deterministic (the seed is unused).
+    """The reference: iterative-deepening alpha-beta under a CPU-time budget per turn,
+    exact in the endgame; deterministic at a fixed depth (the seed is unused).
 
     Args:
-        depth: the plies searched, at least 1.
+        settings: how to search (see :class:`SearchSettings`).
+        weights: the evaluation's weights (see :class:`~agents.othello.evaluation.Weights`).
         seed: accepted for the agents' common interface.
-
-    Raises:
-        ValueError: for a depth below 1.
     """
 
-    def __init__(self, depth: int = 4, seed: int | None = None) -> None:
-        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-            raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
+    def __init__(
+        self,
+        settings: SearchSettings = DEFAULT_SETTINGS,
+        weights: Weights = DEFAULT_WEIGHTS,
+        seed: int | None = None,
+    ) -> None:
+        if not isinstance(settings, SearchSettings):
+            raise TypeError(f"settings must be a SearchSettings, got {settings!r}")
+        if not isinstance(weights, Weights):
+            raise TypeError(f"weights must be a Weights, got {weights!r}")
         super().__init__(seed)
-        self.depth = depth
-        self.search = Search(ProtocolSearchGame(GAME, bounded_evaluation))
+        self.settings = settings
+        self.weights = weights
+        self.clock = CLOCKS[settings.clock]
+        self.search: AlphaBeta | None = None
+        self.last_search: SearchStats | None = None
+
+    @property
+    def depth(self) -> int | None:
+        """The fixed depth, if any (``settings.depth``)."""
+        return self.settings.depth
 
     def reset(self, seed: int | None = None) -> None:
-        """Start a new game: forget the table, the history and the killers."""
+        """Start a new game: forget the tables, the history and the killers."""
         super().reset(seed)
-        self.search.reset()
+        if self.search is not None:
+            self.search.reset()
+        self.last_search = None
 
     def select_action(self, state: OthelloState) -> int:
-        """The best action at :attr:`depth` plies for the player to act."""
-        first = self.search.start_decision(state)
-        _, action = self.search.best(state, self.depth, first)
-        return action
+        """The best action found within the budget, with the collector paused.
+
+        Raises:
+            ValueError: for a finished game.
+        """
+        collecting = pause_collector()
+        try:
+            return self._decide(state)
+        finally:
+            resume_collector(collecting)
+
+    def _searcher(self, state: OthelloState) -> AlphaBeta:
+        """The search for the state's rules (a new one if the board or rule changed)."""
+        search = self.search
+        if (
+            search is None
+            or search.geo.board_size != state.board_size
+            or search.passes != (state.end_rule != COURSE)
+        ):
+            search = self.search = AlphaBeta(
+                state.board_size, state.end_rule, self.weights, self.settings.table_size
+            )
+        return search
+
+    def _decide(self, state: OthelloState) -> int:
+        started = self.clock()
+        legal = rules.legal_actions(state)
+        if not legal:
+            raise ValueError(f"select_action needs a game in progress, got {rules.to_text(state)}")
+        limit = self.settings.time_limit
+        result = SearchResult(legal[0], 0.0, 0)
+        search = self._searcher(state)
+        search.start()
+        if len(legal) > 1:
+            result = self._choose(state, search, started, limit)
+        seconds = self.clock() - started
+        self.last_search = SearchStats(
+            search.nodes, result.depth, seconds, result.value, limit or 0.0, result.exact
+        )
+        return result.action
+
+    def _choose(
+        self, state: OthelloState, search: AlphaBeta, started: float, limit: float | None
+    ) -> SearchResult:
+        """Iterate deeper (or solve) until the budget or the depth runs out."""
+        own, other = rules.sides_of(state, state.player)
+        deadline = INFINITY if limit is None else decision_deadline(started, limit)
+        clock = self.clock
+
+        def stop() -> bool:
+            return clock() >= deadline
+
+        settings = self.settings
+        empties = search.geo.num_cells - (own | other).bit_count()
+        solving = empties <= settings.endgame_empties
+        # The next iteration costs several times this one: none is started past half the
+        # budget, or past a quarter of it before a solve (which gets the rest, and whose
+        # fallback, if the clock cuts it, is this midgame answer).
+        share = SOLVER_MIDGAME_SHARE if solving else 0.5
+        result = SearchResult(search.static_guess(own, other), 0.0, 0)
+        for found in search.iterate(own, other, settings.depth or MAX_DEPTH, stop):
+            result = found
+            if limit is not None and clock() - started > share * (deadline - started):
+                break
+        if solving and not stop():
+            with contextlib.suppress(SearchTimeout):  # the clock cut it: keep the midgame answer
+                result = search.solve_root(own, other, stop)
+        return result

@@ -46,16 +46,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.base import SeededAgent, UnsupportedGameError
+from agents.options import check_int
 from agents.search.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
 from agents.search.expectimax import Search
 from agents.search.game import TrapGame
 from agents.timing import (
     CLOCKS,
-    MAX_TIME_LIMIT,
     SAFETY_MARGIN,
     Clock,
     TimedAgent,
     check_decision_state,
+    check_time_limit,
     decision_budget,
     decision_deadline,
 )
@@ -115,21 +116,10 @@ class SearchSettings:
     clock: Clock = "cpu"
 
     def __post_init__(self) -> None:
-        limit = self.time_limit
-        if limit is None and self.depth is None:
-            raise ValueError("give a time_limit, a depth, or both (both None would never stop)")
-        if limit is not None and (
-            isinstance(limit, bool)
-            or not isinstance(limit, int | float)
-            or not 0 < limit <= MAX_TIME_LIMIT
-        ):
-            raise ValueError(
-                f"time_limit must be > 0 and at most {MAX_TIME_LIMIT:g} seconds (a day), or "
-                f"None with a depth; got {limit!r}"
-            )
-        _check_int("depth", self.depth, 1, allow_none=True)
-        _check_int("throw_radius", self.throw_radius, 1)
-        _check_int("chance_reduction", self.chance_reduction, 0)
+        check_time_limit(self.time_limit, self.depth)
+        check_int("depth", self.depth, 1, allow_none=True)
+        check_int("throw_radius", self.throw_radius, 1)
+        check_int("chance_reduction", self.chance_reduction, 0)
         if not (isinstance(self.move_share, int | float) and 0.0 < self.move_share < 1.0):
             raise ValueError(
                 f"move_share must be between 0 and 1 (exclusive), got {self.move_share!r}"
@@ -141,14 +131,6 @@ class SearchSettings:
             raise ValueError(f"weights must be a Weights, got {self.weights!r}")
         if self.clock not in CLOCKS:
             raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {self.clock!r}")
-
-
-def _check_int(name: str, value: object, least: int, allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        allowed = f"an integer >= {least}" + (" or None" if allow_none else "")
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
 
 
 @dataclass(frozen=True)
