@@ -62,17 +62,11 @@ _OWN = ("run_dir", "stages")
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``trap-train`` (its errors are one line): an option per
     :class:`~agents.rl.training.TrainConfig` field, built as AlphaZero's are."""
-    from agents.rl.settings import add_record_options
+    from agents.rl.settings import add_record_options, add_run_folder_options
     from agents.rl.training import TrainConfig
 
     parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--run-dir", required=True, help="the run folder")
-    parser.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue the run in --run-dir; this builds the agent specs its config.json "
-        "names (exec: commands and dotted paths run code): resume only folders you trust",
-    )
+    add_run_folder_options(parser)
     parser.add_argument(
         "--stage", action="append", metavar="SPEC[|SPEC...]", help="a curriculum stage"
     )

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 __all__ = [
     "Rule",
     "add_record_options",
+    "add_run_folder_options",
     "check_fields",
     "check_resume_overrides",
     "is_number",
@@ -135,6 +136,17 @@ _SCALARS: dict[str, type] = {
     "str | None": str,
 }  # fmt: skip
 _LISTS: dict[str, type] = {"list[str]": str, "list[float]": float, "list[int]": int}
+
+
+def add_run_folder_options(parser: argparse.ArgumentParser) -> None:
+    """``--run-dir DIR`` (required) and ``--resume``, the same for both trainers."""
+    parser.add_argument("--run-dir", required=True, help="the run folder")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --run-dir; this builds the agent specs its config.json "
+        "names (exec: commands and dotted paths run code): resume only folders you trust",
+    )
 
 
 def add_record_options(

@@ -18,7 +18,12 @@ from agents.files import (
 )
 from agents.rl.alphazero import run
 from agents.rl.alphazero.config import CONFIG_FILE, FIXED_ON_RESUME, AlphaZeroConfig
-from agents.rl.settings import add_record_options, check_resume_overrides, record_overrides
+from agents.rl.settings import (
+    add_record_options,
+    add_run_folder_options,
+    check_resume_overrides,
+    record_overrides,
+)
 
 
 def _check_agents(config: AlphaZeroConfig) -> None:
@@ -44,13 +49,7 @@ def build_parser(
         description=importlib.import_module("agents.rl.alphazero").__doc__,
         formatter_class=argparse.RawTextHelpFormatter,
     )
-    parser.add_argument("--run-dir", required=True, help="the run folder")
-    parser.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue the run in --run-dir; this builds the agent specs its config.json "
-        "names (exec: commands and dotted paths run code): resume only folders you trust",
-    )
+    add_run_folder_options(parser)
     add_record_options(
         parser,
         AlphaZeroConfig,
