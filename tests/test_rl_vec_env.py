@@ -137,3 +137,10 @@ def test_maskable_ppo_learns_another_game_through_its_engine() -> None:
     model = MaskablePPO("MlpPolicy", envs, n_steps=16, batch_size=32, seed=0)
     model.learn(256)
     assert np.array(envs.env_method("action_masks")).shape == (8, 3)
+
+
+def test_float_actions_are_refused_not_cast() -> None:
+    envs = TrapBatchedVecEnv(2, board_size=5)
+    envs.reset()
+    with pytest.raises(ValueError, match="actions must be 2 integers"):
+        envs.step_async(np.array([1.5, 2.0]))

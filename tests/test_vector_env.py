@@ -428,3 +428,37 @@ def test_the_batched_env_replays_the_runs_recorded_before_the_engine_protocol(
 ) -> None:
     # Recorded on 6d38ad0, before the env went through trap_env.batched.BatchedEngine.
     assert _trajectory_hash(opponent, seat, board, decay, mode, steps, num_envs) == recorded
+
+
+def test_what_the_single_env_refuses_the_batched_env_refuses_too() -> None:
+    from gymnasium.error import ClosedEnvironmentError
+
+    from trap_env.vector_env import MAX_NUM_ENVS
+
+    for num_envs in (0, MAX_NUM_ENVS + 1, 2.0, True):
+        with pytest.raises(ValueError, match="num_envs must be an integer 1.."):
+            TrapVectorEnv(num_envs)  # type: ignore[arg-type]
+    envs = TrapVectorEnv(4, board_size=5)
+    envs.reset(seed=0)
+    with pytest.raises(ValueError, match="bool array of shape \\(4,\\)"):
+        envs.reset(options={"reset_mask": np.array([0, 1, 1, 0])})  # indices or ints: refused
+    envs.reset(options={"reset_mask": np.array([False, True, True, False])})
+    with pytest.raises(ValueError, match="actions must be 4 integers"):
+        envs.step(np.array([1.0, 2.0, 3.0, 4.0]))
+    envs.close()
+    for call in (lambda: envs.reset(seed=1), lambda: envs.step(np.zeros(4, np.int64))):
+        with pytest.raises(ClosedEnvironmentError, match="closed"):
+            call()
+
+
+@pytest.mark.parametrize("answer", ["7", 7.0, True, None])
+def test_an_opponent_answering_something_but_an_integer_is_a_fault(answer: object) -> None:
+    envs = TrapVectorEnv(2, opponent=lambda state: answer, seat=0, board_size=5)
+    envs.reset(seed=0)
+    with pytest.warns(RuntimeWarning, match="not an integer action"):
+        for _ in range(2):  # the learner's move, then its throw: the opponent's turn comes
+            _, rewards, terminated, truncated, info = envs.step(
+                np.argmax(envs.action_masks(), axis=1)
+            )
+    assert truncated.all() and not terminated.any() and not rewards.any()
+    assert info["opponent_fault"].all()

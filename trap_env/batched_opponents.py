@@ -172,7 +172,10 @@ class AgentOpponent:
             agent = self._agent(engine, row)
             select = getattr(agent, "select_action", None)
             try:
-                actions[row] = int(select(state) if select is not None else agent(state))
+                answer = select(state) if select is not None else agent(state)
+                if isinstance(answer, bool) or not isinstance(answer, int | np.integer):
+                    raise TypeError(f"it answered {answer!r}, not an integer action")
+                actions[row] = int(answer)
             except Exception as error:  # one game's fault, reported by the env
                 actions[row] = -1
                 self.errors[row] = f"the opponent {self.opponent!r} raised {error!r}"

@@ -25,7 +25,7 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from gymnasium.error import ResetNeeded
+from gymnasium.error import ClosedEnvironmentError, ResetNeeded
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 from numpy.typing import NDArray
@@ -199,10 +199,13 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         With ``seed`` every slot's episode count restarts, so one seed replays one run.
 
         Raises:
-            ValueError: for a seed that is not an int, or a reset mask of the wrong shape.
+            ValueError: for a seed that is not an int, or a reset mask that is not a bool
+                array of shape ``(B,)``.
             OpponentError: if an opponent raises or plays an illegal action before a
                 learner's first decision (as the single env).
+            ClosedEnvironmentError: after ``close()``.
         """
+        self._check_open()
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
                 raise ValueError(
@@ -215,11 +218,11 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
             self._episodes[:] = -1
         mask = np.ones(self.num_envs, np.bool_)
         if options and "reset_mask" in options:
-            mask = np.asarray(options["reset_mask"], np.bool_)
-            if mask.shape != (self.num_envs,):
+            mask = np.asarray(options["reset_mask"])
+            if mask.dtype != np.bool_ or mask.shape != (self.num_envs,):
                 raise ValueError(
-                    f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), "
-                    f"got shape {mask.shape}"
+                    f"options['reset_mask'] must be a bool array of shape ({self.num_envs},) "
+                    f"(True where a game restarts), got {mask.dtype} of shape {mask.shape}"
                 )
         self._clear_faults()
         self._batch = self._start_episodes(self._batch, mask)
@@ -239,9 +242,11 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
 
         Raises:
             ResetNeeded: before the first ``reset`` (``gymnasium.error.ResetNeeded``).
+            ClosedEnvironmentError: after ``close()``.
             ValueError: if ``actions`` is not ``B`` integers.
             IllegalActionError: for an illegal action with ``illegal_action="raise"``.
         """
+        self._check_open()
         if self._seed is None:
             raise ResetNeeded("call reset() before step(): the env has no games yet")
         actions = _as_actions(actions, self.num_envs)
@@ -290,6 +295,10 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
     def render(self) -> None:
         """Rendering is not supported here (use ``vectorization_mode="sync"``)."""
         return None
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise ClosedEnvironmentError("the env is closed; make a new one")
 
     def close_extras(self, **kwargs: Any) -> None:
         """End the opponents' resources (the processes of program agents)."""
@@ -567,9 +576,17 @@ def _as_actions(actions: Any, num_envs: int) -> I64:
     return cells
 
 
+MAX_NUM_ENVS = 1 << 24
+"""The most games one batched env holds (16,777,216; a few GB of arrays for Trap!)."""
+
+
 def _check_supported(num_envs: int, render_mode: str | None) -> None:
-    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+    if (
+        isinstance(num_envs, bool)
+        or not isinstance(num_envs, int | np.integer)
+        or not 1 <= num_envs <= MAX_NUM_ENVS
+    ):
+        raise ValueError(f"num_envs must be an integer 1..{MAX_NUM_ENVS:,}, got {num_envs!r}")
     if render_mode is not None:
         raise ValueError(
             f"the batched env does not render (got render_mode={render_mode!r}); use "

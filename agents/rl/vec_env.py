@@ -79,8 +79,18 @@ class TrapBatchedVecEnv(VecEnv):
         return observations
 
     def step_async(self, actions: np.ndarray) -> None:
-        """Remember the actions for :meth:`step_wait`."""
-        self._actions = np.asarray(actions, np.int64).reshape(self.num_envs)
+        """Remember the actions for :meth:`step_wait`.
+
+        Raises:
+            ValueError: unless ``actions`` are ``num_envs`` integers (floats are not cast).
+        """
+        array = np.asarray(actions)
+        if not np.issubdtype(array.dtype, np.integer) or array.size != self.num_envs:
+            raise ValueError(
+                f"actions must be {self.num_envs} integers (one per game), got "
+                f"{array.dtype} of shape {array.shape}"
+            )
+        self._actions = array.astype(np.int64).reshape(self.num_envs)
 
     def step_wait(self) -> VecEnvStepReturn:
         """Step every game; reset the ended ones at once (SB3's convention)."""
