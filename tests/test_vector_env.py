@@ -436,7 +436,7 @@ def test_what_the_single_env_refuses_the_batched_env_refuses_too() -> None:
     from trap_env.vector_env import MAX_NUM_ENVS
 
     for num_envs in (0, MAX_NUM_ENVS + 1, 2.0, True):
-        with pytest.raises(ValueError, match="num_envs must be an integer 1.."):
+        with pytest.raises(ValueError, match=r"num_envs must be an integer 1\.\."):
             TrapVectorEnv(num_envs)  # type: ignore[arg-type]
     envs = TrapVectorEnv(4, board_size=5)
     envs.reset(seed=0)
