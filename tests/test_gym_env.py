@@ -596,3 +596,10 @@ def test_generic_env_plays_trap_as_trap_env_does() -> None:
 def test_register_gym_env_names_the_id_after_the_title() -> None:
     assert trap_env.register_gym_env("trap") == "trap_env/Trap-v0"
     assert gymnasium.spec("trap_env/Trap-v0").entry_point == "trap_env.gym_env:TrapEnv"
+
+
+def test_self_play_is_refused_with_where_it_exists() -> None:
+    from trap_env.agent import SpecError
+
+    with pytest.raises(SpecError, match="batched env's mode"):
+        gymnasium.make("trap_env/Trap-v0", opponent="self")

@@ -159,6 +159,12 @@ def resolve_opponent(
         TypeError: if ``opponent`` is neither a spec, an agent nor a callable.
         UnsupportedGameError: if the opponent declares it cannot play ``config``.
     """
+    if opponent == "self":
+        raise SpecError(
+            "opponent='self' (the caller plays both seats) is the batched env's mode "
+            "(gymnasium.make_vec, trap_env.vector_env); a single env plays an agent, and "
+            "PettingZoo's env() has both seats to play"
+        )
     built = isinstance(opponent, str)
     if built:
         opponent = make_agent(opponent, game=game, seed=seed)  # type: ignore[arg-type]
