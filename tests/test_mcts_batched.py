@@ -15,7 +15,7 @@ from agents.mcts import batched
 from agents.mcts.batched import BatchedTree, encode_batch, uniform_evaluator
 from agents.mcts.network import encode
 from agents.mcts.search import Tree
-from trap_env import core, vector
+from trap_env import batched_trap, core
 from trap_env.core import GameConfig, State
 
 
@@ -46,15 +46,20 @@ def scalar_network(states: list[State]) -> tuple[np.ndarray, np.ndarray]:
     decay=st.sampled_from([50, 0, 300]),
 )
 def test_every_tree_equals_the_scalar_search(
-    seed: int, board_size: int, actions: int, games: int, simulations: int, c_puct: float,
-    turns_left: int | None, decay: int,
+    seed: int,
+    board_size: int,
+    actions: int,
+    games: int,
+    simulations: int,
+    c_puct: float,
+    turns_left: int | None,
+    decay: int,
 ) -> None:
     rng = random.Random(seed)
-    roots = [random_position(rng, board_size, rng.randint(0, actions), decay)
-             for _ in range(games)]
+    roots = [random_position(rng, board_size, rng.randint(0, actions), decay) for _ in range(games)]
     max_turns = None if turns_left is None else max(s.turn for s in roots) + turns_left
-    engine = vector.Engine(vector.tables(board_size, decay))
-    batched = BatchedTree(engine, vector.from_states(roots), simulations, c_puct, max_turns)
+    engine = batched_trap.Engine(batched_trap.tables(board_size, decay))
+    batched = BatchedTree(engine, batched_trap.from_states(roots), simulations, c_puct, max_turns)
     batched.run(exact_network)
     best = batched.best_actions()
     for index, root in enumerate(roots):
@@ -74,12 +79,12 @@ def test_every_tree_equals_the_scalar_search(
 def test_the_network_input_is_the_scalar_encoding(seed: int, board_size: int, actions: int) -> None:
     rng = random.Random(seed)
     states = [random_position(rng, board_size, actions, 50) for _ in range(3)]
-    engine = vector.Engine(vector.tables(board_size))
-    assert np.array_equal(encode_batch(engine, vector.from_states(states)), encode(states))
+    engine = batched_trap.Engine(batched_trap.tables(board_size))
+    assert np.array_equal(encode_batch(engine, batched_trap.from_states(states)), encode(states))
 
 
 def test_root_noise_changes_only_the_priors_and_follows_the_seed() -> None:
-    engine = vector.Engine(vector.tables(5))
+    engine = batched_trap.Engine(batched_trap.tables(5))
     roots = engine.initial_batch(4)
 
     def searched(seed: int) -> BatchedTree:
@@ -97,16 +102,18 @@ def test_root_noise_changes_only_the_priors_and_follows_the_seed() -> None:
 
 
 def test_searches_start_only_at_decisions_of_games_in_progress() -> None:
-    t = vector.tables(3)
+    t = batched_trap.tables(3)
     over = core.from_text("xx0/x1x/xxx 0 move - 4")
     landing = core.apply(core.apply(core.initial_state(GameConfig(3)), 0), 8)
     for state in (over, landing):
         with pytest.raises(ValueError, match=r"decisions \(not chance\) of games in progress"):
-            BatchedTree(vector.Engine(t), vector.from_states([state]), 4)
+            BatchedTree(batched_trap.Engine(t), batched_trap.from_states([state]), 4)
     with pytest.raises(ValueError, match="simulations must be >= 1"):
-        BatchedTree(vector.Engine(t), vector.initial_batch(t, 1), 0)
+        BatchedTree(batched_trap.Engine(t), batched_trap.initial_batch(t, 1), 0)
     with pytest.raises(ValueError, match="root_noise needs an rng"):
-        BatchedTree(vector.Engine(t), vector.initial_batch(t, 1), 4, root_noise=(0.3, 0.25))
+        BatchedTree(
+            batched_trap.Engine(t), batched_trap.initial_batch(t, 1), 4, root_noise=(0.3, 0.25)
+        )
 
 
 def test_the_module_example_runs() -> None:

@@ -244,7 +244,7 @@ def test_the_batched_env_and_search_play_race_through_its_engine() -> None:
 
     import trap_env
     from agents.mcts.batched import BatchedTree, uniform_evaluator
-    from trap_env.vector_env import GameVectorEnv
+    from trap_env.batched_env import GameVectorEnv
 
     def run(opponent: object) -> list[float]:
         envs = GameVectorEnv("toy_game:GAME", num_envs=6, opponent=opponent, goal=4)

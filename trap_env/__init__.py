@@ -11,9 +11,9 @@ The environments are thin adapters over the game protocol (:class:`trap_env.game
 :func:`trap_env.openspiel.register_spiel_game` (OpenSpiel) play any registered game
 (:mod:`trap_env.games`); ``TrapEnv``, ``raw_env`` and ``python_trap`` are their Trap!
 instances. A game with a batched engine (:mod:`trap_env.batched`; Trap!'s is
-:mod:`trap_env.vector`) also runs B games at once in :class:`trap_env.vector_env.GameVectorEnv`
-(``gymnasium.make_vec``). :func:`register_gym_env` registers ``trap_env/<Title>-v0`` for
-another game.
+:mod:`trap_env.batched_trap`) also runs B games at once in
+:class:`trap_env.batched_env.GameVectorEnv` (``gymnasium.make_vec``).
+:func:`register_gym_env` registers ``trap_env/<Title>-v0`` for another game.
 
 Example:
     >>> import gymnasium, trap_env
@@ -92,7 +92,7 @@ def register_gym_env(game: str) -> str:
     """Register the Gymnasium id of a registered game, ``trap_env/<Title>-v0``, and return it.
 
     The id makes a :class:`trap_env.gym_env.GameEnv` of that game, and with ``make_vec`` a
-    :class:`trap_env.vector_env.GameVectorEnv` when the game has a batched engine; Trap!'s
+    :class:`trap_env.batched_env.GameVectorEnv` when the game has a batched engine; Trap!'s
     is :data:`GYM_ID`, registered on import with its batched twin. Registering twice is fine.
 
     Raises:
@@ -108,7 +108,7 @@ def register_gym_env(game: str) -> str:
         gymnasium.register(
             id=gym_id,
             entry_point="trap_env.gym_env:GameEnv",
-            vector_entry_point="trap_env.vector_env:GameVectorEnv" if batched else None,
+            vector_entry_point="trap_env.batched_env:GameVectorEnv" if batched else None,
             kwargs={"game": game},
         )
     return gym_id
@@ -119,14 +119,14 @@ def _register() -> None:
         gymnasium.register(
             id=GYM_ID,
             entry_point="trap_env.gym_env:TrapEnv",
-            vector_entry_point="trap_env.vector_env:TrapVectorEnv",
+            vector_entry_point="trap_env.batched_env:TrapVectorEnv",
         )
     if OTHELLO_GYM_ID not in gymnasium.registry:
         # What register_gym_env("othello") registers, without importing Othello's rules now.
         gymnasium.register(
             id=OTHELLO_GYM_ID,
             entry_point="trap_env.gym_env:GameEnv",
-            vector_entry_point="trap_env.vector_env:GameVectorEnv",
+            vector_entry_point="trap_env.batched_env:GameVectorEnv",
             kwargs={"game": "othello"},
         )
     try:

@@ -162,7 +162,7 @@ def resolve_opponent(
     if opponent == "self":
         raise SpecError(
             "opponent='self' (the caller plays both seats) is the batched env's mode "
-            "(gymnasium.make_vec, trap_env.vector_env); a single env plays an agent, and "
+            "(gymnasium.make_vec, trap_env.batched_env); a single env plays an agent, and "
             "PettingZoo's env() has both seats to play"
         )
     built = isinstance(opponent, str)

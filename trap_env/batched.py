@@ -1,6 +1,6 @@
 """The optional batched-engine interface: B games of one configuration as NumPy arrays.
 
-A game that offers it (:meth:`batched_engine` below; Trap!: :class:`trap_env.vector.Engine`)
+A game that offers it (:meth:`batched_engine` below; Trap!: :class:`trap_env.batched_trap.Engine`)
 runs every transition for a whole batch without a Python loop over games. Code written
 against :class:`BatchedEngine` (the batched PUCT search :class:`agents.mcts.batched.BatchedTree`,
 and the batched environments as each game gains one) works for every game that has one.

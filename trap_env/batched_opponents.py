@@ -1,9 +1,9 @@
 """Opponents that act in many games of a batched engine (:mod:`trap_env.batched`) at once.
 
-An opponent of :class:`trap_env.vector_env.GameVectorEnv` is a :class:`BatchOpponent`: it
+An opponent of :class:`trap_env.batched_env.GameVectorEnv` is a :class:`BatchOpponent`: it
 reads the env's batched engine and the batch, and answers one action per game.
 :class:`BatchedRandom` is Trap!'s ``RandomAgent``'s batched twin (on Trap!'s engine,
-:class:`trap_env.vector.Engine`); a frozen policy on observations and any agent asked
+:class:`trap_env.batched_trap.Engine`); a frozen policy on observations and any agent asked
 game by game serve every game.
 """
 
@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from trap_env import vector
+from trap_env import batched_trap
 from trap_env.agent import Agent, check_supports, close_agent, make_agent
 from trap_env.batched import I64, U64, BatchedEngine, Bool, gather
 from trap_env.games import DEFAULT_GAME
@@ -61,28 +61,30 @@ class BatchedRandom:
 
     checked = False  # its actions are legal by construction
 
-    def start(self, engine: vector.Engine, games: I64, words: U64) -> None:
+    def start(self, engine: batched_trap.Engine, games: I64, words: U64) -> None:
         """Nothing to prepare."""
 
-    def act(self, engine: vector.Engine, batch: vector.Batch, where: Bool, words: U64) -> I64:
+    def act(
+        self, engine: batched_trap.Engine, batch: batched_trap.Batch, where: Bool, words: U64
+    ) -> I64:
         """A uniform legal move, or a uniform empty target (any legal target if none)."""
         t = engine.tables
         actions = np.zeros(batch.size, np.int64)
-        moving = np.flatnonzero(where & (batch.phase == vector.MOVE))
+        moving = np.flatnonzero(where & (batch.phase == batched_trap.MOVE))
         if len(moving):
-            movers = vector.gather(batch, moving)
-            own, _ = vector.player_cells(movers, movers.player)
-            moves = vector.move_bitboards(t, movers, movers.player)
+            movers = batched_trap.gather(batch, moving)
+            own, _ = batched_trap.player_cells(movers, movers.player)
+            moves = batched_trap.move_bitboards(t, movers, movers.player)
             # The guess among the mover's up-to-8 neighbours mostly hits a legal move.
             candidates = t.neighbour_cells[own]
-            actions[moving] = vector.choose_bits(moves, words[moving], candidates=candidates)
-        throwing = np.flatnonzero(where & (batch.phase == vector.THROW))
+            actions[moving] = batched_trap.choose_bits(moves, words[moving], candidates=candidates)
+        throwing = np.flatnonzero(where & (batch.phase == batched_trap.THROW))
         if len(throwing):
             cells = batch.cells[throwing]
             legal = t.all_cells & ~(t.bits[cells[:, 0]] | t.bits[cells[:, 1]])
             empty = legal & ~batch.traps[throwing]
             targets = np.where(empty != 0, empty, legal)
-            actions[throwing] = vector.choose_bits(targets, words[throwing], t.num_cells)
+            actions[throwing] = batched_trap.choose_bits(targets, words[throwing], t.num_cells)
         return actions
 
 

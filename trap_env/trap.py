@@ -68,14 +68,14 @@ class Trap:
         return (config.board_size, config.board_size, NUM_PLANES)
 
     def batched_engine(self, config: GameConfig) -> Any:
-        """:class:`trap_env.vector.Engine` (``board_size`` up to 8).
+        """:class:`trap_env.batched_trap.Engine` (``board_size`` up to 8).
 
         Raises:
             ValueError: for a board the batched engine does not hold.
         """
-        from trap_env import vector  # numpy: only for those who batch
+        from trap_env import batched_trap  # numpy: only for those who batch
 
-        return vector.Engine(vector.tables(config.board_size, config.decay))
+        return batched_trap.Engine(batched_trap.tables(config.board_size, config.decay))
 
     def default_turn_limit(self, config: GameConfig) -> int:
         """``4 * N * N`` (:func:`trap_env.core.default_turn_limit`)."""

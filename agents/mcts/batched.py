@@ -18,8 +18,8 @@ simulation adds at most two nodes (a chance node and the decision node below it)
 ``M = 2 * simulations + 1`` always suffices.
 
 Example:
-    >>> from trap_env import vector
-    >>> engine = vector.Engine(vector.tables(5))
+    >>> from trap_env import batched_trap
+    >>> engine = batched_trap.Engine(batched_trap.tables(5))
     >>> tree = BatchedTree(engine, engine.initial_batch(3), simulations=16)
     >>> tree.run(uniform_evaluator(engine))
     >>> tree.root_visits().sum(axis=1).tolist()       # the first simulation expands the root
@@ -72,7 +72,8 @@ class BatchedTree:
     """B search trees, one per game of ``roots``, searched together.
 
     Args:
-        engine: the batched engine of the games' rules (Trap!: :class:`trap_env.vector.Engine`).
+        engine: the batched engine of the games' rules (Trap!'s:
+            :class:`trap_env.batched_trap.Engine`).
         roots: B games, each at a decision of a game in progress.
         simulations: simulations per tree (the first expands the root).
         c_puct: the weight of the prior-driven exploration term.

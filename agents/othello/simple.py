@@ -10,7 +10,7 @@ from trap_env.othello import rules
 from trap_env.othello.rules import OthelloConfig, OthelloState
 
 if TYPE_CHECKING:
-    from trap_env.othello.vector import RandomOpponent
+    from trap_env.othello.batched import RandomOpponent
 
 __all__ = ["OthelloAgent", "RandomAgent"]
 
@@ -48,6 +48,6 @@ class RandomAgent(OthelloAgent):
         that decides otherwise: it plays game by game)."""
         if type(self).select_action is not RandomAgent.select_action:
             return None
-        from trap_env.othello.vector import RandomOpponent
+        from trap_env.othello.batched import RandomOpponent
 
         return RandomOpponent()

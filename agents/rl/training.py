@@ -2,7 +2,7 @@
 
 The learner plays ``trap_env/Trap-v0`` (one step = one of its decisions; the opponent
 plays inside the env), ``num_envs`` games at once on the batched engine
-(:class:`agents.rl.vec_env.TrapBatchedVecEnv`), or with ``batched=False`` one single env
+(:class:`agents.rl.batched_vec_env.TrapBatchedVecEnv`), or with ``batched=False`` one single env
 per process (``SubprocVecEnv``, one torch thread each).
 What it plays against is a curriculum: a list of stages, each a mix of agent specs
 (``"random"``, ``"greedy"``, ``"expectiminimax:depth=1"``), switched as the step count
@@ -54,12 +54,12 @@ from agents.files import (
     replace_atomically,
     write_text_atomically,
 )
+from agents.rl.batched_vec_env import TrapBatchedVecEnv
 from agents.rl.policy import TrapPolicy, policy_kwargs
 from agents.rl.ppo import IncompatibleModelError, read_model_spec, read_parameters
 from agents.rl.settings import Rule, check_fields, is_number, is_text, load_record
-from agents.rl.vec_env import TrapBatchedVecEnv
+from trap_env.batched_trap import MAX_BOARD_SIZE
 from trap_env.core import Cell, GameConfig, State, mobility
-from trap_env.vector import MAX_BOARD_SIZE
 
 __all__ = [
     "FIXED_ON_RESUME",
@@ -123,7 +123,7 @@ class TrainConfig:
         board_size: N.
         max_turns: the env's truncation limit (None: its default, 4 * N * N).
         num_envs: the number of games played at once (see :func:`make_vec_env`).
-        batched: play them in one batched env (:mod:`agents.rl.vec_env`); False uses single
+        batched: play them in one batched env (:mod:`agents.rl.batched_vec_env`); False uses single
             envs, as reward shaping and boards over 8x8 always do.
         subprocess: run the envs in subprocesses (``SubprocVecEnv``); False runs them in
             this process (``DummyVecEnv``), which is faster for tiny runs and tests.
@@ -451,7 +451,7 @@ def make_vec_env(config: TrainConfig, seed_offset: int = 0) -> VecEnv:
     """``config.num_envs`` training games, opponent set later.
 
     By default (``batched``) one batched env in this process
-    (:class:`agents.rl.vec_env.TrapBatchedVecEnv` under ``VecMonitor``, ``num_envs`` games).
+    (:class:`agents.rl.batched_vec_env.TrapBatchedVecEnv` under ``VecMonitor``, ``num_envs`` games).
     Otherwise, and with reward shaping or a board over the batched engine's limit, single
     envs: ``SubprocVecEnv`` (``subprocess``) or ``DummyVecEnv``, each with its own seed.
     """

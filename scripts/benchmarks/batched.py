@@ -23,19 +23,19 @@ def batched_rate(num_envs: int, seconds: float, board_size: int = 7) -> float:
     Every step produces the masks and observations (as the env always does); the learner
     reads the masks and picks among the set bits of the legal bitboards.
     """
-    from trap_env import vector
-    from trap_env.vector_env import TrapVectorEnv
+    from trap_env import batched_trap
+    from trap_env.batched_env import TrapVectorEnv
 
     envs = TrapVectorEnv(num_envs, opponent="random", board_size=board_size)
     envs.reset(seed=0)
-    keys = vector.game_keys(1, np.arange(num_envs), 0)
+    keys = batched_trap.game_keys(1, np.arange(num_envs), 0)
     plies = iter(range(2**62))
 
     def step() -> int:
         envs.action_masks()
-        legal = vector.legal_bitboards(envs.tables, envs.batch)
-        words = vector.random_words(keys, next(plies), 0)
-        envs.step(vector.choose_bits(legal, words, envs.tables.num_cells))
+        legal = batched_trap.legal_bitboards(envs.tables, envs.batch)
+        words = batched_trap.random_words(keys, next(plies), 0)
+        envs.step(batched_trap.choose_bits(legal, words, envs.tables.num_cells))
         return num_envs
 
     return timed_loop(step, seconds)

@@ -43,11 +43,11 @@ def batched_tree_rate(num_games: int, seconds: float, board_size: int = 7) -> fl
     """Simulations/s of :class:`agents.mcts.batched.BatchedTree` over ``num_games`` games
     from the start, with a free network."""
     from agents.mcts.batched import BatchedTree, uniform_evaluator
-    from trap_env import vector
+    from trap_env import batched_trap
 
-    t = vector.tables(board_size)
-    roots = vector.initial_batch(t, num_games)
-    engine = vector.Engine(t)
+    t = batched_trap.tables(board_size)
+    roots = batched_trap.initial_batch(t, num_games)
+    engine = batched_trap.Engine(t)
     network = uniform_evaluator(engine)
 
     def searches() -> int:

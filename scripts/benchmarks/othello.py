@@ -25,9 +25,9 @@ import numpy as np
 from trap_scripts.benchmarks._shared import Figure
 
 from trap_env.batched import scatter
-from trap_env.othello import vector
+from trap_env.batched_env import GameVectorEnv
+from trap_env.othello import batched
 from trap_env.othello.game import GAME
-from trap_env.vector_env import GameVectorEnv
 
 LOOPS = ("env", "engine")
 
@@ -35,7 +35,7 @@ LOOPS = ("env", "engine")
 def env_plies_per_second(
     batch_size: int, seconds: float, board_size: int = 8, seed: int = 0
 ) -> float:
-    """Plies per second of :class:`trap_env.vector_env.GameVectorEnv` in ``"self"`` mode."""
+    """Plies per second of :class:`trap_env.batched_env.GameVectorEnv` in ``"self"`` mode."""
     envs = GameVectorEnv("othello", num_envs=batch_size, opponent="self", board_size=board_size)
     envs.reset(seed=seed)
     tables = envs.engine.tables  # type: ignore[attr-defined]
@@ -44,7 +44,7 @@ def env_plies_per_second(
     plies, start = 0, time.perf_counter()
     while (elapsed := time.perf_counter() - start) < seconds:
         words = rng.integers(0, 2**64, batch_size, np.uint64, endpoint=False)
-        actions = vector.random_actions(tables, envs.batch, words)
+        actions = batched.random_actions(tables, envs.batch, words)
         _, _, terminated, truncated, _ = envs.step(actions)
         plies += int((~done).sum())
         done = terminated | truncated
@@ -62,7 +62,7 @@ def engine_plies_per_second(
     plies, start = 0, time.perf_counter()
     while (elapsed := time.perf_counter() - start) < seconds:
         words = rng.integers(0, 2**64, batch_size, np.uint64, endpoint=False)
-        batch = engine.apply(batch, vector.random_actions(tables, batch, words), validate=False)
+        batch = engine.apply(batch, batched.random_actions(tables, batch, words), validate=False)
         plies += batch_size
         ended = np.flatnonzero(engine.is_over(batch))
         if len(ended):

@@ -53,7 +53,7 @@ def ppo_figures(timesteps: int, batch: int = 256, processes: int = 2) -> list[Fi
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import SubprocVecEnv, VecMonitor
 
-    from agents.rl.vec_env import TrapBatchedVecEnv
+    from agents.rl.batched_vec_env import TrapBatchedVecEnv
 
     rollout = max(timesteps // 4, batch)  # four updates per measurement
     batched = VecMonitor(TrapBatchedVecEnv(batch, opponent="random"))

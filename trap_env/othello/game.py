@@ -75,15 +75,15 @@ class Othello:
         return (config.board_size, config.board_size, NUM_PLANES)
 
     def batched_engine(self, config: OthelloConfig) -> Any:
-        """:class:`trap_env.othello.vector.Engine` (``board_size`` up to 8).
+        """:class:`trap_env.othello.batched.Engine` (``board_size`` up to 8).
 
         Raises:
             ValueError: for a board the batched engine does not hold, naming the single
                 env and ``vectorization_mode="sync"`` instead.
         """
-        from trap_env.othello import vector  # numpy: only for those who batch
+        from trap_env.othello import batched  # numpy: only for those who batch
 
-        return vector.Engine(vector.tables(config))
+        return batched.Engine(batched.tables(config))
 
     def default_turn_limit(self, config: OthelloConfig) -> int:
         """``2 * N * N``, more plies than any game lasts (N*N - 4 placements, and a pass

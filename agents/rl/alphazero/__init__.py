@@ -1,6 +1,6 @@
 """AlphaZero-style training of the ``mcts`` agent's network (``trap-train alphazero``).
 
-Self-play runs on the batched engine (:mod:`trap_env.vector`): ``games`` games kept going at
+Self-play runs on the batched engine (:mod:`trap_env.batched_trap`): ``games`` games kept going at
 once (a finished one is replaced at once), searched together by
 :class:`agents.mcts.batched.BatchedTree`, which evaluates the leaves of all the games' trees
 in one torch batch per simulation step. An iteration makes ``decisions`` decisions in every

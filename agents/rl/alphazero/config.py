@@ -19,7 +19,7 @@ from agents.rl.settings import (
     is_text,
     load_record,
 )
-from trap_env import core, vector
+from trap_env import batched_trap, core
 from trap_env.core import DEFAULT_DECAY, GameConfig
 
 CONFIG_FILE = "config.json"
@@ -133,9 +133,9 @@ class AlphaZeroConfig:
         if not isinstance(self.ladder, list) or not all(is_text(spec) for spec in self.ladder):
             raise ValueError(f"ladder must be a list of agent specs, got {self.ladder!r:.100}")
         GameConfig(self.board_size, self.decay)
-        if self.board_size > vector.MAX_BOARD_SIZE:
+        if self.board_size > batched_trap.MAX_BOARD_SIZE:
             raise ValueError(
-                f"board_size must be at most {vector.MAX_BOARD_SIZE} (self-play runs on the "
+                f"board_size must be at most {batched_trap.MAX_BOARD_SIZE} (self-play runs on the "
                 f"batched engine), got {self.board_size}"
             )
         if self.eval_every and self.decay != DEFAULT_DECAY:

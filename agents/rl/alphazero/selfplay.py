@@ -11,11 +11,11 @@ import numpy as np
 from agents.mcts.batched import BatchedTree, PlanesEvaluator
 from agents.rl.alphazero.config import AlphaZeroConfig
 from agents.rl.alphazero.replay import Samples, _SampleRecorder
-from trap_env import vector
+from trap_env import batched_trap
 
 
 class SelfPlay:
-    """``config.games`` self-play games on the batched engine (:mod:`trap_env.vector`).
+    """``config.games`` self-play games on the batched engine (:mod:`trap_env.batched_trap`).
 
     Every decision searches all the games at once (:class:`agents.mcts.batched.BatchedTree`,
     one network evaluation per simulation step for all of them), then plays each game's
@@ -27,8 +27,8 @@ class SelfPlay:
     def __init__(self, config: AlphaZeroConfig, rng: np.random.Generator) -> None:
         self.config = config
         self.rng = rng
-        self.t = vector.tables(config.board_size, config.decay)
-        self.games = vector.initial_batch(self.t, config.games)
+        self.t = batched_trap.tables(config.board_size, config.decay)
+        self.games = batched_trap.initial_batch(self.t, config.games)
         self.recorders = [_SampleRecorder() for _ in range(config.games)]
 
     def play(self, evaluate: PlanesEvaluator, num_decisions: int) -> tuple[Samples, list[int]]:
@@ -39,7 +39,7 @@ class SelfPlay:
         winners: list[int] = []
         for _ in range(num_decisions):
             tree = BatchedTree(
-                vector.Engine(self.t),
+                batched_trap.Engine(self.t),
                 self.games,
                 config.simulations,
                 config.c_puct,
@@ -49,20 +49,24 @@ class SelfPlay:
             )
             tree.run(evaluate)
             self._record(tree)
-            games = vector.apply(self.t, self.games, self._choose(tree))
-            landing = games.phase == vector.LANDING
+            games = batched_trap.apply(self.t, self.games, self._choose(tree))
+            landing = games.phase == batched_trap.LANDING
             words = self.rng.integers(0, 2**64, size=games.size, dtype=np.uint64)
-            games = vector.apply_landings(
-                self.t, games, vector.sample_landings(self.t, games, words), landing
+            games = batched_trap.apply_landings(
+                self.t, games, batched_trap.sample_landings(self.t, games, words), landing
             )
-            ended = vector.is_over(games) | vector.is_truncated(games, config.turn_limit)
+            ended = batched_trap.is_over(games) | batched_trap.is_truncated(
+                games, config.turn_limit
+            )
             for slot in np.flatnonzero(ended).tolist():
                 winner = int(games.winner[slot])
                 finished.append(self.recorders[slot].finish(winner, config.value_mix))
                 winners.append(winner)
                 self.recorders[slot] = _SampleRecorder()
             if ended.any():
-                games = vector.scatter(games, ended, vector.initial_batch(self.t, int(ended.sum())))
+                games = batched_trap.scatter(
+                    games, ended, batched_trap.initial_batch(self.t, int(ended.sum()))
+                )
             self.games = games
         return Samples.concatenate(finished), winners
 
@@ -72,7 +76,7 @@ class SelfPlay:
         visits = tree.root_visits()
         totals = visits.sum(axis=1, keepdims=True)
         policies = np.where(totals > 0, visits / np.maximum(totals, 1), tree.root_priors())
-        observations = vector.observations(self.t, self.games, self.games.player)
+        observations = batched_trap.observations(self.t, self.games, self.games.player)
         masks = tree.root_legal().copy()  # rows outlive the tree: not views into it
         values = tree.root_values()
         for slot, recorder in enumerate(self.recorders):

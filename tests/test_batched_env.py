@@ -14,32 +14,36 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
-from trap_env import core, vector
+from trap_env import batched_trap, core
+from trap_env.batched_env import TrapVectorEnv
 from trap_env.core import GameConfig, IllegalActionError, Phase, State
 from trap_env.gym_env import OpponentError
 from trap_env.observation import action_mask, observe
-from trap_env.vector_env import TrapVectorEnv
 
 
 class OracleGame:
     """One slot of the batched env, played through the core with the same random words.
 
     This restates the single env's turn order (``TrapEnv._play_others``) with core calls;
-    only the draws come from :mod:`trap_env.vector` (whose sampler is checked exactly
+    only the draws come from :mod:`trap_env.batched_trap` (whose sampler is checked exactly
     against the rule in ``test_vector.py``).
     """
 
     def __init__(self, seed: int, slot: int, board_size: int, max_turns: int, seat: int | None):
         self.seed, self.slot, self.seat_rule = seed, slot, seat
-        self.tables = vector.tables(board_size)
+        self.tables = batched_trap.tables(board_size)
         self.max_turns = max_turns
         self.episode = -1
         self.reset()
 
     def reset(self) -> None:
         self.episode += 1
-        self.key = vector.game_keys(self.seed, np.array([self.slot]), np.array([self.episode]))
-        coin = int(vector.random_words(self.key, 0, vector.STREAM_SEAT)[0] & np.uint64(1))
+        self.key = batched_trap.game_keys(
+            self.seed, np.array([self.slot]), np.array([self.episode])
+        )
+        coin = int(
+            batched_trap.random_words(self.key, 0, batched_trap.STREAM_SEAT)[0] & np.uint64(1)
+        )
         self.seat = coin if self.seat_rule is None else self.seat_rule
         self.state = core.initial_state(GameConfig(self.tables.board_size))
         self.illegal = False
@@ -47,11 +51,13 @@ class OracleGame:
 
     def _word(self, stream: int) -> np.ndarray:
         ply = 3 * self.state.turn + int(self.state.phase)
-        return vector.random_words(self.key, np.array([ply]), stream)
+        return batched_trap.random_words(self.key, np.array([ply]), stream)
 
     def _land(self) -> None:
-        batch = vector.from_states([self.state])
-        cell = vector.sample_landings(self.tables, batch, self._word(vector.STREAM_CHANCE))
+        batch = batched_trap.from_states([self.state])
+        cell = batched_trap.sample_landings(
+            self.tables, batch, self._word(batched_trap.STREAM_CHANCE)
+        )
         self.state = core.apply(self.state, int(cell[0]))
 
     def _opponent_action(self) -> int:
@@ -60,11 +66,11 @@ class OracleGame:
         if self.state.phase is Phase.THROW and empty:
             legal = empty
         bits = np.array([legal], np.uint64)
-        word = self._word(vector.STREAM_OPPONENT)
+        word = self._word(batched_trap.STREAM_OPPONENT)
         if self.state.phase is Phase.MOVE:  # a guess among the neighbours first
             neighbours = self.tables.neighbour_cells[[self.state.cells[self.state.player]]]
-            return int(vector.choose_bits(bits, word, candidates=neighbours)[0])
-        return int(vector.choose_bits(bits, word, self.tables.num_cells)[0])
+            return int(batched_trap.choose_bits(bits, word, candidates=neighbours)[0])
+        return int(batched_trap.choose_bits(bits, word, self.tables.num_cells)[0])
 
     def _play_others(self) -> bool:
         while not core.is_terminal(self.state):
@@ -240,7 +246,7 @@ def test_batched_policy_and_mix_opponents() -> None:
 def test_agent_specs_play_game_by_game() -> None:
     envs = TrapVectorEnv(4, board_size=5, opponent="greedy")
     envs.reset(seed=2)
-    batch_before = vector.to_states(envs.tables, envs.batch)
+    batch_before = batched_trap.to_states(envs.tables, envs.batch)
     assert all(s.phase is Phase.MOVE for s in batch_before)
     for _ in range(20):
         envs.step(envs.action_masks().argmax(axis=1))
@@ -283,7 +289,7 @@ def test_disabled_autoreset_waits_for_the_reset_mask() -> None:
 
 
 def _states(envs: TrapVectorEnv) -> list[State]:
-    return vector.to_states(envs.tables, envs.batch)
+    return batched_trap.to_states(envs.tables, envs.batch)
 
 
 def test_seats_are_drawn_per_episode() -> None:
@@ -361,10 +367,10 @@ def test_close_ends_the_opponents_the_env_built() -> None:
 
 
 def test_the_batched_opponents_are_re_exported_where_they_were() -> None:
-    from trap_env import batched_opponents, vector_env
+    from trap_env import batched_env, batched_opponents
 
     for name in ("BatchOpponent", "BatchPolicy", "BatchedRandom", "VectorOpponent"):
-        assert getattr(vector_env, name) is getattr(batched_opponents, name)
+        assert getattr(batched_env, name) is getattr(batched_opponents, name)
 
 
 def _trajectory_hash(opponent, seat, board, decay, mode, steps, num_envs) -> str:
@@ -433,7 +439,7 @@ def test_the_batched_env_replays_the_runs_recorded_before_the_engine_protocol(
 def test_what_the_single_env_refuses_the_batched_env_refuses_too() -> None:
     from gymnasium.error import ClosedEnvironmentError
 
-    from trap_env.vector_env import MAX_NUM_ENVS
+    from trap_env.batched_env import MAX_NUM_ENVS
 
     for num_envs in (0, MAX_NUM_ENVS + 1, 2.0, True):
         with pytest.raises(ValueError, match=r"num_envs must be an integer 1\.\."):

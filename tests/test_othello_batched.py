@@ -1,4 +1,4 @@
-"""Othello's batched engine (:mod:`trap_env.othello.vector`) against the scalar rules state by
+"""Othello's batched engine (:mod:`trap_env.othello.batched`) against the scalar rules state by
 state, as the game protocol's engine, and under the batched envs."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 import trap_env
 from trap_env.batched import NO_WINNER, batched_engine
+from trap_env.batched_env import GameVectorEnv
 from trap_env.core import IllegalActionError
-from trap_env.othello import vector
+from trap_env.othello import batched
 from trap_env.othello.game import GAME
 from trap_env.othello.rules import OthelloState
-from trap_env.vector_env import GameVectorEnv
 
 SIZES = (4, 6, 8)
 END_RULES = ("standard", "course")
@@ -28,7 +28,7 @@ def _expected_winner(state: OthelloState) -> int:
     return NO_WINNER if ended is None or ended.winner is None else ended.winner
 
 
-def _assert_same(engine: vector.Engine, batch: vector.Batch, states: list[OthelloState]) -> None:
+def _assert_same(engine: batched.Engine, batch: batched.Batch, states: list[OthelloState]) -> None:
     """Every query of the engine answers as the scalar game on each of ``states``."""
     max_turns = 9
     assert engine.to_states(batch) == states
@@ -144,12 +144,12 @@ def test_random_actions_are_legal_and_uniform() -> None:
     engine = GAME.batched_engine(GAME.make_config(board_size=8))
     batch = engine.initial_batch(4000)
     words = np.random.default_rng(0).integers(0, 2**64, 4000, np.uint64, endpoint=False)
-    chosen = vector.random_actions(engine.tables, batch, words)
+    chosen = batched.random_actions(engine.tables, batch, words)
     assert sorted(set(chosen.tolist())) == [19, 26, 37, 44]
     assert np.bincount(chosen, minlength=45)[[19, 26, 37, 44]].min() > 900
     small = GAME.batched_engine(GAME.make_config(board_size=4))
     blocked = small.from_states([GAME.from_text("xxo./..../..../.... o 7 standard")])
-    assert vector.random_actions(small.tables, blocked, words[:1]).tolist() == [16]
+    assert batched.random_actions(small.tables, blocked, words[:1]).tolist() == [16]
 
 
 def _run(envs: gymnasium.vector.VectorEnv, steps: int) -> list[object]:
@@ -185,7 +185,7 @@ def test_make_vec_gives_the_batched_env_deterministic_under_a_seed() -> None:
 
 def test_the_batched_env_plays_whole_games_against_random() -> None:
     envs = GameVectorEnv("othello", num_envs=16, opponent="random", board_size=6)
-    assert isinstance(envs._opponents[0], vector.RandomOpponent)  # the batched twin
+    assert isinstance(envs._opponents[0], batched.RandomOpponent)  # the batched twin
     observations, _ = envs.reset(seed=3)
     assert observations.shape == (16, 6, 6, 4) and envs.action_masks().shape == (16, 37)
     ended = 0
@@ -203,7 +203,7 @@ def test_maskable_ppo_learns_a_few_hundred_steps_on_the_sb3_vec_env() -> None:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from agents.rl.vec_env import TrapBatchedVecEnv
+    from agents.rl.batched_vec_env import TrapBatchedVecEnv
 
     envs = VecMonitor(TrapBatchedVecEnv(8, game="othello", board_size=6))
     assert envs.observation_space.shape == (6, 6, 4) and envs.action_space.n == 37

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from positions import playout
 
-from trap_env import core, vector
+from trap_env import batched_trap, core
 from trap_env.core import GameConfig, IllegalActionError, Phase, State
 from trap_env.observation import action_mask, observe
 
@@ -32,12 +32,12 @@ def spread_states(
     return [playout(start, rng, rng.randrange(3 * board_size))[-1] for _ in range(num_games)]
 
 
-def _assert_same(t: vector.Tables, batch: vector.Batch, states: list[State]) -> None:
-    assert vector.to_states(t, batch) == states
-    masks = vector.legal_masks(t, batch)
+def _assert_same(t: batched_trap.Tables, batch: batched_trap.Batch, states: list[State]) -> None:
+    assert batched_trap.to_states(t, batch) == states
+    masks = batched_trap.legal_masks(t, batch)
     assert masks.tolist() == [[bool(x) for x in core.legal_action_mask(s)] for s in states]
-    decision = np.flatnonzero(batch.phase != vector.LANDING)
-    seen = vector.observations(t, batch, batch.player)
+    decision = np.flatnonzero(batch.phase != batched_trap.LANDING)
+    seen = batched_trap.observations(t, batch, batch.player)
     for game in decision.tolist():
         state = states[game]
         assert np.array_equal(seen[game], observe(state, state.player))
@@ -55,9 +55,9 @@ def test_random_games_match_the_core_state_by_state(
     seed: int, board_size: int, num_games: int, decay: int
 ) -> None:
     rng = random.Random(seed)
-    t = vector.tables(board_size, decay)
+    t = batched_trap.tables(board_size, decay)
     states = spread_states(board_size, num_games, rng, decay)
-    batch = vector.from_states(states)
+    batch = batched_trap.from_states(states)
     _assert_same(t, batch, states)
     for _ in range(6 * board_size * board_size):
         if all(core.is_terminal(s) for s in states):
@@ -67,7 +67,7 @@ def test_random_games_match_the_core_state_by_state(
             if not core.is_terminal(state):
                 actions[game] = _random_action(state, rng)
                 states[game] = core.apply(state, int(actions[game]))
-        batch = vector.apply(t, batch, actions)
+        batch = batched_trap.apply(t, batch, actions)
         _assert_same(t, batch, states)
 
 
@@ -85,9 +85,9 @@ def _landing_states(board_size: int, decay: int = 50) -> list[State]:
 
 @pytest.mark.parametrize("board_size", [3, 4, 5])
 def test_landing_distribution_equals_the_core_for_every_throw(board_size: int) -> None:
-    t = vector.tables(board_size)
+    t = batched_trap.tables(board_size)
     states = _landing_states(board_size)
-    probabilities = vector.landing_probabilities(t, vector.from_states(states))
+    probabilities = batched_trap.landing_probabilities(t, batched_trap.from_states(states))
     for state, row in zip(states, probabilities, strict=True):
         expected = dict(core.chance_outcomes(state))
         got = {cell: float(p) for cell, p in enumerate(row) if p > 0}
@@ -113,9 +113,9 @@ def _exact_distribution(board_size: int, state: State, decay: int) -> dict[int, 
 
 @pytest.mark.parametrize("decay", [0, 1, 37, 50, 100, 333, 1000])
 def test_landing_weights_are_the_exact_rule_for_any_decay(decay: int) -> None:
-    t = vector.tables(4, decay)
+    t = batched_trap.tables(4, decay)
     states = _landing_states(4, decay)
-    weights = vector.landing_weights(t, vector.from_states(states))
+    weights = batched_trap.landing_weights(t, batched_trap.from_states(states))
     for state, row in zip(states, weights, strict=True):
         total = int(row.sum())
         got = {cell: Fraction(int(w), total) for cell, w in enumerate(row) if w > 0}
@@ -127,17 +127,17 @@ def test_landing_weights_are_the_exact_rule_for_any_decay(decay: int) -> None:
 @pytest.mark.parametrize("decay", [0, 50, 333])
 def test_sampling_hits_each_cell_exactly_its_weight_over_all_draws(decay: int) -> None:
     """Words that make ``r`` run over [0, 1000 n) land on each cell ``weight`` times."""
-    t = vector.tables(4, decay)
+    t = batched_trap.tables(4, decay)
     for state in _landing_states(4, decay)[::37]:
-        batch = vector.from_states([state])
-        weights = vector.landing_weights(t, batch)[0]
+        batch = batched_trap.from_states([state])
+        weights = batched_trap.landing_weights(t, batch)[0]
         total = int(weights.sum())
         draws = np.arange(total, dtype=np.uint64)
         # The smallest word whose high half h gives (h * total) >> 32 == r.
         high = (draws * np.uint64(2**32) + np.uint64(total - 1)) // np.uint64(total)
         words = high << np.uint64(32)
-        many = vector.gather(batch, np.zeros(total, np.int64))
-        landed = vector.sample_landings(t, many, words)
+        many = batched_trap.gather(batch, np.zeros(total, np.int64))
+        landed = batched_trap.sample_landings(t, many, words)
         counts = np.bincount(landed, minlength=t.num_cells)
         assert counts.tolist() == weights.tolist()
 
@@ -147,7 +147,7 @@ def test_sampling_hits_each_cell_exactly_its_weight_over_all_draws(decay: int) -
 def test_select_bits_finds_the_rank_th_set_bit(bitboard: int, data: st.DataObject) -> None:
     cells = [c for c in range(64) if bitboard >> c & 1]
     rank = data.draw(st.integers(0, len(cells) - 1))
-    got = vector.select_bits(np.array([bitboard], np.uint64), np.array([rank]))
+    got = batched_trap.select_bits(np.array([bitboard], np.uint64), np.array([rank]))
     assert got.tolist() == [cells[rank]]
 
 
@@ -159,67 +159,73 @@ def test_choose_bits_is_uniform_over_the_set_bits(
     num_cells: int, candidates: list[int] | None
 ) -> None:
     board = np.full(70_000, 0b1011_0000_0001, np.uint64)
-    words = vector.random_words(vector.game_keys(1, np.arange(70_000), 0), 0, 0)
+    words = batched_trap.random_words(batched_trap.game_keys(1, np.arange(70_000), 0), 0, 0)
     rows = None if candidates is None else np.tile(np.array(candidates), (70_000, 1))
-    chosen = vector.choose_bits(board, words, num_cells, candidates=rows)
+    chosen = batched_trap.choose_bits(board, words, num_cells, candidates=rows)
     counts = np.bincount(chosen, minlength=12)
     assert set(np.flatnonzero(counts).tolist()) == {0, 8, 9, 11}
     assert counts[[0, 8, 9, 11]] == pytest.approx([17_500] * 4, rel=0.03)
 
 
 def test_random_words_depend_only_on_seed_game_episode_ply_and_stream() -> None:
-    keys = vector.game_keys(5, np.array([0, 1, 2, 3]), np.array([0, 0, 1, 1]))
-    alone = vector.game_keys(5, np.array([2]), np.array([1]))
+    keys = batched_trap.game_keys(5, np.array([0, 1, 2, 3]), np.array([0, 0, 1, 1]))
+    alone = batched_trap.game_keys(5, np.array([2]), np.array([1]))
     assert keys[2] == alone[0]
-    words = vector.random_words(keys, np.array([0, 1, 2, 3]), vector.STREAM_CHANCE)
-    assert vector.random_words(alone, np.array([2]), vector.STREAM_CHANCE)[0] == words[2]
+    words = batched_trap.random_words(keys, np.array([0, 1, 2, 3]), batched_trap.STREAM_CHANCE)
+    assert (
+        batched_trap.random_words(alone, np.array([2]), batched_trap.STREAM_CHANCE)[0] == words[2]
+    )
     assert len(set(words.tolist())) == 4
-    other_stream = vector.random_words(keys, np.array([0, 1, 2, 3]), vector.STREAM_OPPONENT)
+    other_stream = batched_trap.random_words(
+        keys, np.array([0, 1, 2, 3]), batched_trap.STREAM_OPPONENT
+    )
     assert not set(words.tolist()) & set(other_stream.tolist())
 
 
 def test_apply_names_the_illegal_actions() -> None:
-    t = vector.tables(5)
-    batch = vector.initial_batch(t, 2)
+    t = batched_trap.tables(5)
+    batch = batched_trap.initial_batch(t, 2)
     with pytest.raises(IllegalActionError, match=r"game 1: action 12 in phase MOVE, legal \[1, 3"):
-        vector.apply(t, batch, np.array([1, 12]))
+        batched_trap.apply(t, batch, np.array([1, 12]))
 
 
 def test_finished_games_stay_as_they_are() -> None:
-    t = vector.tables(3)
+    t = batched_trap.tables(3)
     won = core.from_text("0x./xxx/.x1 0 throw - 3")
     assert core.is_terminal(won)
-    batch = vector.from_states([won, core.initial_state(GameConfig(3))])
-    after = vector.apply(t, batch, np.array([7, 0]))
-    assert vector.to_states(t, after)[0] == won
-    assert vector.legal_masks(t, after)[0].sum() == 0
+    batch = batched_trap.from_states([won, core.initial_state(GameConfig(3))])
+    after = batched_trap.apply(t, batch, np.array([7, 0]))
+    assert batched_trap.to_states(t, after)[0] == won
+    assert batched_trap.legal_masks(t, after)[0].sum() == 0
 
 
 @pytest.mark.parametrize("board_size", [2, 9, 7.0, True])
 def test_board_sizes_outside_the_engine_get_an_error_naming_the_limit(board_size: object) -> None:
-    vector.tables(7)  # cached first: 7.0 must not hit the entry of 7
+    batched_trap.tables(7)  # cached first: 7.0 must not hit the entry of 7
     with pytest.raises(ValueError, match=r"board sizes 3\.\.8 \(a board is one uint64"):
-        vector.tables(board_size)  # type: ignore[arg-type]
+        batched_trap.tables(board_size)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("decay", [-1, 1001, 2500, 50.0, True])
 def test_decays_the_rules_refuse_are_refused_as_the_core_refuses_them(decay: object) -> None:
-    vector.tables(5, 50)  # cached first: 50.0 must not hit the entry of 50
-    vector.tables(5, 1)  # and True not that of 1
+    batched_trap.tables(5, 50)  # cached first: 50.0 must not hit the entry of 50
+    batched_trap.tables(5, 1)  # and True not that of 1
     with pytest.raises(ValueError, match=r"decay must be an integer per mille in 0\.\.1000"):
-        vector.tables(5, decay)  # type: ignore[arg-type]
+        batched_trap.tables(5, decay)  # type: ignore[arg-type]
 
 
 def test_gather_and_scatter_round_trip() -> None:
-    t = vector.tables(6)
+    t = batched_trap.tables(6)
     states = spread_states(6, 10, random.Random(3))
-    batch = vector.from_states(states)
+    batch = batched_trap.from_states(states)
     index = np.array([7, 2, 5])
-    part = vector.gather(batch, index)
-    assert vector.to_states(t, part) == [states[i] for i in index]
-    fresh = vector.scatter(vector.initial_batch(t, 10), index, part)
+    part = batched_trap.gather(batch, index)
+    assert batched_trap.to_states(t, part) == [states[i] for i in index]
+    fresh = batched_trap.scatter(batched_trap.initial_batch(t, 10), index, part)
     start = core.initial_state(GameConfig(6))
-    assert vector.to_states(t, fresh) == [states[i] if i in index else start for i in range(10)]
+    assert batched_trap.to_states(t, fresh) == [
+        states[i] if i in index else start for i in range(10)
+    ]
 
 
 def test_truncation_marks_games_at_the_turn_limit_in_phase_move() -> None:
@@ -227,7 +233,10 @@ def test_truncation_marks_games_at_the_turn_limit_in_phase_move() -> None:
         core.initial_state(GameConfig(5))._replace(turn=100),
         core.initial_state(GameConfig(5))._replace(turn=99),
     ]
-    assert vector.is_truncated(vector.from_states(states), 100).tolist() == [True, False]
+    assert batched_trap.is_truncated(batched_trap.from_states(states), 100).tolist() == [
+        True,
+        False,
+    ]
 
 
 @settings(max_examples=60)
@@ -245,7 +254,7 @@ def test_the_engine_answers_as_the_game_protocol_does(
 
     states = spread_states(board_size, num_games, random.Random(seed), decay)
     engine = batched_engine(GAME, GAME.make_config(board_size=board_size, decay=decay))
-    batch = vector.from_states(states)
+    batch = batched_trap.from_states(states)
     limit = 2
     outcomes, probabilities = engine.chance_outcomes(batch)
     assert engine.num_actions == board_size**2 and outcomes.shape[1] == engine.chance_slots

@@ -13,9 +13,9 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
+from agents.rl.batched_vec_env import TrapBatchedVecEnv
 from agents.rl.training import OpponentMix, TrainConfig, make_vec_env, train
-from agents.rl.vec_env import TrapBatchedVecEnv
-from trap_env import vector
+from trap_env import batched_trap
 
 
 def _random_actions(envs: TrapBatchedVecEnv, rng: np.random.Generator) -> np.ndarray:
@@ -79,7 +79,7 @@ def test_maskable_ppo_learns_on_it_under_vec_monitor() -> None:
 
 def test_tables_are_shared_with_the_engine() -> None:
     envs = TrapBatchedVecEnv(2, board_size=6, decay=0)
-    assert envs.env.tables is vector.tables(6, 0)
+    assert envs.env.tables is batched_trap.tables(6, 0)
 
 
 def test_training_runs_on_the_batched_env_with_a_snapshot_pool(tmp_path: Path) -> None:

@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 from positions import random_position
 
 from agents import heuristics
+from agents.batched_heuristics import BATCHED_HEURISTICS, BatchedGreedy, best_actions
 from agents.heuristics import GreedyAgent
-from agents.vector_heuristics import BATCHED_HEURISTICS, BatchedGreedy, best_actions
-from trap_env import core, kernel, vector
+from trap_env import batched_trap, core, kernel
+from trap_env.batched_env import TrapVectorEnv
 from trap_env.core import Phase, State
-from trap_env.vector_env import TrapVectorEnv
 
 
 def _scalar_best(state: State, heuristic: str) -> list[int]:
@@ -45,8 +45,8 @@ def test_best_actions_are_the_scalar_agents(
     rng = random.Random(seed)
     steps = [rng.randrange(6 * board_size) for _ in range(12)]
     states = [random_position(rng, board_size, n, decay) for n in steps]
-    t = vector.tables(board_size, decay)
-    best = best_actions(t, vector.from_states(states), heuristic)
+    t = batched_trap.tables(board_size, decay)
+    best = best_actions(t, batched_trap.from_states(states), heuristic)
     for state, bits in zip(states, best.tolist(), strict=True):
         assert kernel.cells_of(bits) == _scalar_best(state, heuristic), core.to_text(state)
 
