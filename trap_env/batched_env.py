@@ -271,12 +271,12 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         batch = self._start_episodes(batch, ending, opponents_play=False)
         batch, truncated = self._opponents_play(batch, playing | ending)
         truncated = (truncated & playing) | self._faulted
-        won = playing & engine.is_over(batch)
+        ended = playing & engine.is_over(batch)  # by the rules: a win, or a draw
         winners = engine.winners(batch)
-        lost = winners != acted_for
-        rewards = np.where(won, np.where(lost, np.where(winners == NO_WINNER, 0.0, -1.0), 1.0), 0.0)
+        result = np.where(winners == acted_for, 1.0, np.where(winners == NO_WINNER, 0.0, -1.0))
+        rewards = np.where(ended, result, 0.0)
         rewards[illegal] = -1.0
-        terminated = won | illegal
+        terminated = ended | illegal
         self._aborted |= illegal | self._faulted
         info_extra = self._step_info(illegal, acted_for, batch)
         if self._faulted.any():
