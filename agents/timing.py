@@ -24,6 +24,7 @@ __all__ = [
     "SAFETY_MARGIN",
     "Clock",
     "TimedAgent",
+    "check_clock",
     "check_decision_state",
     "check_time_limit",
     "decision_budget",
@@ -61,6 +62,16 @@ def resume_collector(collecting: bool) -> None:
     """Switch the collector back on if :func:`pause_collector` found it on."""
     if collecting:
         gc.enable()
+
+
+def check_clock(clock: object) -> None:
+    """Refuse a clock that is not one of :data:`CLOCKS`' names.
+
+    Raises:
+        ValueError: naming the value and the clocks there are.
+    """
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {clock!r}")
 
 
 def check_time_limit(time_limit: object, depth: object) -> None:

@@ -26,9 +26,13 @@ Rows:
     network of uniform priors and zero values that costs nothing (the network's forward
     pass is the same for every row, so it is left out): one scalar
     :class:`agents.mcts.search.Tree` (how the agent searches), 32 scalar trees with one
-    batched evaluation per simulation step (the self-play of before), and
-    :class:`agents.mcts.batched.BatchedTree` over the batched engine at B = 32 and 256
-    (self-play now), with the ratio of B = 256 to the 32 trees;
+    batched evaluation per simulation step, and :class:`agents.mcts.batched.BatchedTree`
+    over the batched engine at B = 32 and 256 (what self-play runs), with the ratio of
+    B = 256 to the 32 trees;
+  * Othello's batched engine at B = 8192, in plies per second with random legal actions
+    (pgx's unit): the batched env in self-play and the engine alone
+    (:mod:`trap_scripts.benchmarks.othello`; pgx's own figure, from a side venv, is in
+    ``docs/experiments.md``);
   * MaskablePPO ``learn`` steps per second, and those of its rollouts alone (policy and
     env, without the updates), on the batched SB3 VecEnv against ``SubprocVecEnv`` over
     single envs (``--ppo-timesteps``; skipped by ``--quick``).

@@ -159,7 +159,7 @@ def resolve_opponent(
         TypeError: if ``opponent`` is neither a spec, an agent nor a callable.
         UnsupportedGameError: if the opponent declares it cannot play ``config``.
     """
-    if opponent == "self":
+    if isinstance(opponent, str) and opponent == "self":
         raise SpecError(
             "opponent='self' (the caller plays both seats) is the batched env's mode "
             "(gymnasium.make_vec, trap_env.batched_env); a single env plays an agent, and "

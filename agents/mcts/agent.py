@@ -25,7 +25,13 @@ from pathlib import Path
 from agents.base import SeededAgent, UnsupportedGameError
 from agents.mcts.network import Network, load_network
 from agents.mcts.search import CHANCE_MODES, Tree
-from agents.timing import CLOCKS, MAX_TIME_LIMIT, Clock, TimedAgent, check_decision_state
+from agents.timing import (
+    MAX_TIME_LIMIT,
+    Clock,
+    TimedAgent,
+    check_clock,
+    check_decision_state,
+)
 from trap_env.core import Cell, GameConfig, State, resolve_turn_limit
 
 __all__ = ["DEFAULT_NETWORK", "MCTSAgent", "MCTSStats"]
@@ -210,6 +216,5 @@ def _check_options(
         raise ValueError(f"chance must be one of {list(CHANCE_MODES)}, got {chance!r}")
     if not 0.0 < move_share < 1.0:
         raise ValueError(f"move_share must be between 0 and 1 (exclusive), got {move_share!r}")
-    if clock not in CLOCKS:
-        raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {clock!r}")
+    check_clock(clock)
 

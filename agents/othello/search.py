@@ -63,6 +63,7 @@ from agents.search.expectimax import EXACT, LOWER, UPPER, Entry, SearchTimeout, 
 from agents.timing import (
     CLOCKS,
     Clock,
+    check_clock,
     check_time_limit,
     decision_deadline,
     pause_collector,
@@ -435,8 +436,7 @@ class SearchSettings:
         check_int("depth", self.depth, 1, allow_none=True)
         check_int("endgame_empties", self.endgame_empties, 0)
         check_int("table_size", self.table_size, 1)
-        if self.clock not in CLOCKS:
-            raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {self.clock!r}")
+        check_clock(self.clock)
 
 
 @dataclass(frozen=True)

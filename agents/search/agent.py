@@ -51,10 +51,10 @@ from agents.search.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
 from agents.search.expectimax import Search
 from agents.search.game import TrapGame
 from agents.timing import (
-    CLOCKS,
     SAFETY_MARGIN,
     Clock,
     TimedAgent,
+    check_clock,
     check_decision_state,
     check_time_limit,
     decision_budget,
@@ -129,8 +129,7 @@ class SearchSettings:
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if not isinstance(self.weights, Weights):
             raise ValueError(f"weights must be a Weights, got {self.weights!r}")
-        if self.clock not in CLOCKS:
-            raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {self.clock!r}")
+        check_clock(self.clock)
 
 
 @dataclass(frozen=True)
