@@ -133,18 +133,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if algo not in ("ppo", "alphazero"):
         print(f"{PROG}: error: --algo must be ppo or alphazero, got {algo!r}", file=sys.stderr)
         return 2
-    if algo == "alphazero":
-        try:
-            from agents.rl import alphazero
-        except ImportError as error:
-            print(
-                f"{PROG}: error: needs the rl extra (pip install 'trap_env[rl]'): {error}",
-                file=sys.stderr,
-            )
-            return 2
-        return alphazero.main(argv, Parser)
     try:
         from agents.files import run_folder
+        from agents.rl import alphazero
         from agents.rl.settings import check_resume_overrides
         from agents.rl.training import CONFIG_FILE, FIXED_ON_RESUME, TrainConfig, train
     except ImportError as error:
@@ -153,6 +144,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    if algo == "alphazero":
+        return alphazero.main(argv, Parser)
     args = build_parser().parse_args(argv)
     overrides = config_from_args(args)
     try:
