@@ -1,9 +1,12 @@
 """The optional batched-engine interface: B games of one configuration as NumPy arrays.
 
-A game that offers it (:meth:`batched_engine` below; Trap!: :class:`trap_env.batched_trap.Engine`)
-runs every transition for a whole batch without a Python loop over games. Code written
-against :class:`BatchedEngine` (the batched PUCT search :class:`agents.mcts.batched.BatchedTree`,
-and the batched environments as each game gains one) works for every game that has one.
+A game that offers it (:func:`batched_engine` below; Trap!'s is
+:class:`trap_env.batched_trap.Engine`, Othello's :mod:`trap_env.othello.batched`) runs every
+transition for a whole batch without a Python loop over games. Code written against
+:class:`BatchedEngine` works for every game that has one: the batched PUCT search
+(:class:`agents.mcts.batched.BatchedTree`), the batched Gymnasium env
+(:class:`trap_env.batched_env.GameVectorEnv`) and the SB3 VecEnv
+(:class:`agents.rl.batched_vec_env.TrapBatchedVecEnv`).
 
 A batch is a tuple of NumPy arrays (a ``NamedTuple``) whose first axis is the game, so
 that :func:`gather` and :func:`scatter` serve every engine. Actions and chance outcomes are
