@@ -19,6 +19,10 @@ Rows:
     B = 1, 64, 1024 and 8192 in learner steps per second (masks and observations
     produced), beside the single Gym env and Gymnasium's ``SyncVectorEnv`` over it, and the
     gate: B = 8192 over the single env, at least 50;
+  * training against the reference search: the batched env's learner steps per second
+    against ``expectiminimax:depth=2``, its batched twin
+    (:class:`agents.search.batched.BatchedExpectiminimax`) at B = 1024 against the scalar
+    agent asked game by game at B = 64, and the gate: at least 10 times;
   * the batched peer, where pgx is installed (else a row saying how): pgx's
     ``connect_four`` on the CPU at B = 1024 and 8192, random legal actions, in learner
     steps per second (jit compilation excluded), and TrapVectorEnv's B = 8192 over pgx's;
@@ -59,6 +63,7 @@ from trap_scripts.benchmarks.mcts import mcts_figures
 from trap_scripts.benchmarks.othello import othello_figures
 from trap_scripts.benchmarks.ppo import ppo_figures
 from trap_scripts.benchmarks.search import pruning_figures, search_figures
+from trap_scripts.benchmarks.search_opponent import search_opponent_figures
 
 from agents.files import check_writable_file, write_text_atomically
 
@@ -70,7 +75,8 @@ def run(
 ) -> list[Figure]:
     """All figures (the PPO rows only with ``ppo_timesteps``)."""
     figures = env_figures(env_seconds) + search_figures(search_seconds) + pruning_figures(depth)
-    figures += batched_figures(env_seconds) + mcts_figures(env_seconds)
+    figures += batched_figures(env_seconds) + search_opponent_figures(env_seconds)
+    figures += mcts_figures(env_seconds)
     figures += othello_figures(env_seconds)
     return figures + (ppo_figures(ppo_timesteps) if ppo_timesteps else [])
 

@@ -7,8 +7,10 @@ counts decisions (a move and a throw are a ply each); chance nodes take no depth
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from agents.search.evaluation import DEFAULT_WEIGHTS, Weights, evaluate
-from trap_env import core
+from trap_env import core, kernel
 from trap_env.core import Phase, State
 
 
@@ -18,6 +20,7 @@ def expectimax(
     weights: Weights = DEFAULT_WEIGHTS,
     deterministic: bool = False,
     reduction: int = 0,
+    actions: Callable[[State], Sequence[int]] = core.legal_actions,
 ) -> float:
     """The depth-limited expectimax value of ``state`` for ``state.player``.
 
@@ -25,7 +28,8 @@ def expectimax(
     are worth :func:`agents.search.evaluation.evaluate`. With ``deterministic``, every throw lands
     on its target. Landings that give the same position (those on traps already there) are
     one outcome; outcomes less likely than one half are searched ``reduction`` plies
-    shallower (never below 0).
+    shallower (never below 0). ``actions`` lists the decisions searched (default: every
+    legal one; ``TrapGame(throw_filter=True).legal_actions`` for the throw filter).
     """
     if core.is_terminal(state):
         return 1.0 if state.winner == state.player else -1.0
@@ -33,7 +37,8 @@ def expectimax(
         outcomes = [(state.target, 1.0)] if deterministic else core.chance_outcomes(state)
         merged: dict[State, float] = {}  # landings that give one position are one outcome
         for cell, p in outcomes:
-            child = core.apply(state, cell)
+            # kernel.apply: a pretended landing on target may be one the rules never draw.
+            child = kernel.apply(state, cell)
             merged[child] = merged.get(child, 0.0) + p
         return sum(
             p
@@ -44,21 +49,49 @@ def expectimax(
                 weights,
                 deterministic,
                 reduction,
+                actions,
             )
             for child, p in merged.items()
         )
     if depth == 0:
         return evaluate(state, state.player, weights)
     return max(
-        _seen_by(
-            state.player, core.apply(state, action), depth - 1, weights, deterministic, reduction
-        )
-        for action in core.legal_actions(state)
+        action_values(state, depth, weights, deterministic, reduction, actions).values()
     )
 
 
+def action_values(
+    state: State,
+    depth: int,
+    weights: Weights = DEFAULT_WEIGHTS,
+    deterministic: bool = False,
+    reduction: int = 0,
+    actions: Callable[[State], Sequence[int]] = core.legal_actions,
+) -> dict[int, float]:
+    """The value of each decision searched at ``state`` (at least one ply, ``depth >= 1``),
+    for ``state.player``: what :func:`expectimax` takes the best of."""
+    return {
+        action: _seen_by(
+            state.player,
+            core.apply(state, action),
+            depth - 1,
+            weights,
+            deterministic,
+            reduction,
+            actions,
+        )
+        for action in actions(state)
+    }
+
+
 def _seen_by(
-    player: int, child: State, depth: int, weights: Weights, deterministic: bool, reduction: int
+    player: int,
+    child: State,
+    depth: int,
+    weights: Weights,
+    deterministic: bool,
+    reduction: int,
+    actions: Callable[[State], Sequence[int]],
 ) -> float:
-    value = expectimax(child, depth, weights, deterministic, reduction)
+    value = expectimax(child, depth, weights, deterministic, reduction, actions)
     return value if child.player == player else -value

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
 from trap_env import batched_trap, core
 from trap_env.batched_env import TrapVectorEnv
+from trap_env.batched_opponents import AgentOpponent
 from trap_env.core import GameConfig, IllegalActionError, Phase, State
 from trap_env.gym_env import OpponentError
 from trap_env.observation import action_mask, observe
@@ -408,7 +409,8 @@ def _trajectory_hash(opponent, seat, board, decay, mode, steps, num_envs) -> str
         ({"random": 0.5, "ais": 0.5}, None, 6, 120, "disabled", 120, 64, "9cdbe9ffa157fc37"),
         ("self", None, 4, 0, "next_step", 120, 64, "2bbf3af166f5c78a"),
         (
-            "expectiminimax:depth=1,time_limit=inf",
+            # Played game by game, as the spec was then (it now has a batched twin).
+            AgentOpponent("expectiminimax:depth=1,time_limit=inf"),
             None,
             4,
             50,

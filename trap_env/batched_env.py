@@ -638,6 +638,8 @@ def _one_opponent(opponent: Any, game: str) -> BatchOpponent:
             return AgentOpponent(opponent, spare=agent, game=game)
         close_agent(agent)
         return twin  # type: ignore[no-any-return]
+    if all(callable(getattr(opponent, name, None)) for name in ("start", "act")):
+        return opponent  # type: ignore[no-any-return]  # already a BatchOpponent
     if callable(getattr(opponent, "select_action", None)):
         return AgentOpponent(opponent)
     if callable(opponent):
@@ -646,7 +648,8 @@ def _one_opponent(opponent: Any, game: str) -> BatchOpponent:
         return AgentOpponent(opponent)
     raise TypeError(
         "opponent must be 'random', 'self', an agent spec string, an object with "
-        "select_action(state), a batched policy (observations, masks) -> actions, a "
+        "select_action(state), a BatchOpponent (start and act for the whole batch), a "
+        "batched policy (observations, masks) -> actions, a "
         f"callable state -> action, or a mix of these with probabilities; got {opponent!r}"
     )
 

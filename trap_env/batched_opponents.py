@@ -35,11 +35,12 @@ BatchPolicy = Callable[[NDArray[np.int8], NDArray[np.bool_]], Any]
 
 
 VectorOpponent = str | Agent | BatchPolicy | Callable[[Any], Any]
-"""One opponent: ``"random"`` and the one-ply heuristics (batched), ``"self"``, any other
-agent spec string (played
-game by game), an object with ``select_action(state)``, a batched policy
-``(observations, masks) -> actions`` or a callable ``state -> action`` (told apart by
-their number of parameters)."""
+"""One opponent: an agent spec string (batched when its agent has a batched twin:
+``"random"``, the one-ply heuristics, ``"expectiminimax:depth=D"``; otherwise played game
+by game), ``"self"``, an object with ``select_action(state)``, a :class:`BatchOpponent`
+(``AgentOpponent("expectiminimax:depth=2")`` plays a spec game by game even where it has
+a twin), a batched policy ``(observations, masks) -> actions`` or a callable
+``state -> action`` (told apart by their number of parameters)."""
 
 
 class BatchOpponent(Protocol):

@@ -69,6 +69,7 @@ __all__ = [
     "TrapPPO",
     "checkpoints_newest_first",
     "latest_checkpoint",
+    "make_eval_env",
     "make_vec_env",
     "stage_at",
     "train",
@@ -472,6 +473,30 @@ def make_vec_env(config: TrainConfig, seed_offset: int = 0) -> VecEnv:
     return DummyVecEnv(factories)
 
 
+EVAL_GAMES_AT_ONCE = 50
+"""The batched evaluation env plays this many games at once (or ``eval_episodes``)."""
+
+
+def make_eval_env(config: TrainConfig) -> VecEnv:
+    """The env of the periodic evaluation against ``config.eval_opponent``.
+
+    Batched as the training envs are (``eval_episodes`` games at once, up to
+    :data:`EVAL_GAMES_AT_ONCE`; an opponent with a batched twin, ``expectiminimax:depth=D``
+    among them, plays them all at once), else one single env.
+    """
+    seed = config.seed + 999_983
+    if config.batched and config.shaping == 0 and config.board_size <= MAX_BOARD_SIZE:
+        envs = TrapBatchedVecEnv(
+            min(config.eval_episodes, EVAL_GAMES_AT_ONCE),
+            opponent=config.eval_opponent,
+            board_size=config.board_size,
+            max_turns=config.max_turns,
+        )
+        envs.seed(seed)
+        return VecMonitor(envs)
+    return DummyVecEnv([make_env_factory(config, config.eval_opponent, seed)])
+
+
 class CurriculumCallback(BaseCallback):
     """Switches the envs' opponents between stages, and keeps the self-play pool.
 
@@ -640,11 +665,9 @@ def _callbacks(config: TrainConfig, run: Path) -> list[BaseCallback]:
         ),
     ]
     if config.eval_every > 0:
-        eval_seed = config.seed + 999_983
-        eval_env = DummyVecEnv([make_env_factory(config, config.eval_opponent, eval_seed)])
         callbacks.append(
             MaskableEvalCallback(
-                eval_env,
+                make_eval_env(config),
                 n_eval_episodes=config.eval_episodes,
                 eval_freq=max(config.eval_every // per_env, 1),
                 best_model_save_path=str(run / "best"),

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 
 from agents.base import SeededAgent, UnsupportedGameError
 from agents.options import check_int
+from agents.search.batched import BatchedExpectiminimax
 from agents.search.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
 from agents.search.expectimax import Search
 from agents.search.game import TrapGame
@@ -244,6 +245,25 @@ class ExpectiminimaxAgent(TimedAgent, SeededAgent):
             if self.clock() - started > 0.5 * (deadline - started):
                 break
         return action, depth, value
+
+    def batched(self) -> BatchedExpectiminimax | None:
+        """The same search for every game of the batched env at once, when it has a fixed
+        depth (``depth=D``; a time limit beside it is ignored there, as the fixed-depth
+        search ends long before): every game gets one of the depth-``D`` best actions.
+        None without a depth (only a time limit) or for a subclass that decides otherwise:
+        those play game by game."""
+        depth = self.settings.depth
+        if depth is None or type(self)._decide is not ExpectiminimaxAgent._decide:
+            return None
+        settings = self.settings
+        return BatchedExpectiminimax(
+            depth,
+            throw_filter=settings.throw_filter,
+            throw_radius=settings.throw_radius,
+            chance_reduction=settings.chance_reduction,
+            deterministic_throws=settings.deterministic_throws,
+            weights=settings.weights,
+        )
 
     def _static_guess(self, state: State) -> Cell:
         actions = self.game.legal_actions(state)
