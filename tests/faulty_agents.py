@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from typing import ClassVar
 
@@ -59,6 +60,20 @@ class RaisingAgent(_FaultyAgent):
 
     def fault(self, state: State) -> Cell:
         raise RuntimeError("this agent always fails")
+
+
+class ExitingAgent(_FaultyAgent):
+    """Calls ``sys.exit`` in a decision."""
+
+    def fault(self, state: State) -> Cell:
+        sys.exit(4)
+
+
+class ExitingResetAgent(RandomAgent):
+    """Calls ``sys.exit`` in ``reset``."""
+
+    def reset(self, seed: int | None = None) -> None:
+        sys.exit(5)
 
 
 class IllegalAgent(_FaultyAgent):

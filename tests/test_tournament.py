@@ -366,6 +366,37 @@ def test_a_record_of_another_decay_is_not_resumed(tmp_path):
         )
 
 
+def test_the_in_process_runner_contains_an_agent_that_exits(tmp_path):
+    specs = ("faulty_agents.ExitingAgent", "faulty_agents.ExitingResetAgent")
+    tasks = [GameTask(spec, (spec, "random"), (spec, "random"), seed=1) for spec in specs]
+    records = run_games(
+        tasks, tmp_path / "r.jsonl", RunConfig(board_size=5, workers=0), progress=False
+    )
+    assert [r["reason"] for r in records] == ["exception", "exception"]
+    assert (
+        "SystemExit" in records[0]["detail"] and "reset raised SystemExit" in records[1]["detail"]
+    )
+    assert all(r["winner_spec"] == "random" for r in records)
+
+
+def test_two_different_records_of_one_game_are_refused_and_a_repeated_one_is_not(tmp_path):
+    tasks = round_robin(["random", "agents.simple.RandomAgent"], 2, seed=0)
+    path = tmp_path / "r.jsonl"
+    config = RunConfig(board_size=5, workers=0)
+    full = run_games(tasks, path, config, progress=False)
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines) + lines[0])  # the same record twice: one game
+    assert without_timing(run_games(tasks, path, config, resume=True, progress=False)) == (
+        without_timing(full)
+    )
+    other = json.loads(lines[0])
+    other["winner"] = 1 - other["winner"] if other["winner"] in (0, 1) else 0
+    other["winner_spec"] = other["seats"][other["winner"]]
+    path.write_text("".join(lines) + json.dumps(other) + "\n")
+    with pytest.raises(ResultsError, match="two different records of game"):
+        run_games(tasks, path, config, resume=True, progress=False)
+
+
 class SpecifiedRuleOnlyAgent(RandomAgent):
     """Plays only the throw's decay as specified, and says so."""
 

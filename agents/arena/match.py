@@ -253,7 +253,7 @@ def _reset(agent: Agent, seed: int) -> None:
         raise _Fault("exception", problem)
     try:
         agent.reset(seed=seed)
-    except Exception as error:
+    except (Exception, SystemExit) as error:  # SystemExit too: the runner may be this process
         raise _Fault("exception", f"reset raised {type(error).__name__}: {error}") from error
 
 
@@ -297,7 +297,7 @@ def _timed_decision(rules: Game[Any, Any], agent: Agent, state: Any) -> tuple[An
         start = time.process_time()
         action = agent.select_action(state)
         seconds = time.process_time() - start
-    except Exception as error:
+    except (Exception, SystemExit) as error:  # SystemExit too: the runner may be this process
         # An agent's error may name its kind of fault (a program agent's crash, timeout or
         # garbage answer); anything else is an exception.
         reason = getattr(error, "reason", "exception")

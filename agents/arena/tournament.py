@@ -172,6 +172,13 @@ def _matching_records(
                     f"{path} holds game {task.game_id!r} played with {name} {played[name]}, "
                     f"this run has {value}; resume with the same settings or write elsewhere"
                 )
+        if done.get(task.game_id, record) != record:
+            raise ResultsError(
+                f"{path} holds two different records of game {task.game_id!r} (winner "
+                f"{done[task.game_id]['winner']} and {record['winner']}): a file written by "
+                "two runs or edited by hand; keep one of its lines, or start over with "
+                "--overwrite"
+            )
         done[task.game_id] = record
     return done
 
