@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -377,6 +378,32 @@ def test_the_in_process_runner_contains_an_agent_that_exits(tmp_path):
         "SystemExit" in records[0]["detail"] and "reset raised SystemExit" in records[1]["detail"]
     )
     assert all(r["winner_spec"] == "random" for r in records)
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_full_disk_ends_the_run_with_one_error_and_the_recorded_games_kept(
+    tmp_path, monkeypatch, workers
+):
+    from agents.arena import results
+
+    tasks = round_robin(["random", "agents.simple.RandomAgent"], 6, seed=0)
+    path = tmp_path / "r.jsonl"
+    write_line = results._write_line
+    written = []
+
+    def full_after_three(fd: int, data: memoryview) -> None:
+        if len(written) == 3:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        written.append(data)
+        write_line(fd, data)
+
+    monkeypatch.setattr(results, "_write_line", full_after_three)
+    with pytest.raises(ResultsError, match=r"No space left on device.*kept.*--resume"):
+        run_games(tasks, path, RunConfig(board_size=5, workers=workers), progress=False)
+    monkeypatch.undo()
+    assert len(load_results(path)) == 3
+    config = RunConfig(board_size=5, workers=0)
+    assert len(run_games(tasks, path, config, resume=True, progress=False)) == len(tasks)
 
 
 def test_two_different_records_of_one_game_are_refused_and_a_repeated_one_is_not(tmp_path):

@@ -120,15 +120,18 @@ class WorkerPool:
                 self._time_out(worker)
 
     def _receive(self, worker: _Worker) -> None:
-        try:
-            while worker.conn.poll():
-                kind, payload = worker.conn.recv()
-                if kind == "done":
-                    self._finish(worker, payload)
+        while True:
+            try:  # only the pipe's errors mean the worker died (not those of finish())
+                if not worker.conn.poll():
                     return
-                self._on_beat(worker, payload)
-        except (EOFError, OSError):
-            self._died(worker)
+                kind, payload = worker.conn.recv()
+            except (EOFError, OSError):
+                self._died(worker)
+                return
+            if kind == "done":
+                self._finish(worker, payload)
+                return
+            self._on_beat(worker, payload)
 
     def _on_beat(self, worker: _Worker, beat: Beat) -> None:
         worker.beat = beat

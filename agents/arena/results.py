@@ -337,12 +337,22 @@ class ResultsLog:
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def append(self, record: Record) -> None:
-        """Append one game as a whole line and flush it to disk."""
+        """Append one game as a whole line and flush it to disk.
+
+        Raises:
+            ResultsError: if the line cannot be written (a full disk, say), saying that the
+                games recorded before it are kept and how to go on.
+        """
         assert self._fd is not None, "start() the log before appending"
         data = memoryview((json.dumps(record) + "\n").encode())
-        while data:  # one write() of an O_APPEND file is one piece; loop on a short write
-            data = data[os.write(self._fd, data) :]
-        os.fsync(self._fd)
+        try:
+            _write_line(self._fd, data)
+        except OSError as error:
+            raise ResultsError(
+                f"{self.path}: cannot record game {record.get('game_id')!r} "
+                f"({error.strerror or error}); the games recorded before it are kept: make "
+                "room and run again with --resume"
+            ) from None
 
     def _finish_last_line(self) -> None:
         """Cut an unfinished last line (reporting it), or end a complete one with its newline."""
@@ -355,6 +365,13 @@ class ResultsLog:
         elif data and not data.endswith(b"\n"):
             with open(self.path, "ab") as file:
                 file.write(b"\n")
+
+
+def _write_line(fd: int, data: memoryview) -> None:
+    """Write ``data`` to the O_APPEND file ``fd`` and flush it to disk."""
+    while data:  # one write() of an O_APPEND file is one piece; loop on a short write
+        data = data[os.write(fd, data) :]
+    os.fsync(fd)
 
 
 def _take_lock(path: Path, results: Path) -> int:
