@@ -195,7 +195,7 @@ async def _body(request: Request) -> dict[str, Any]:
 def _info(settings: Settings) -> dict[str, Any]:
     """The games, their built-in agents and default rules, and whether exec is allowed."""
     described = []
-    for name in game_names():
+    for name in sorted(game_names(), key=lambda name: name != DEFAULT_GAME):
         rules = get_game(name)
         params = rules.config_params(rules.make_config())
         agents = [n for n in agent_names(name) if n in AGENT_TABLE.get(name, {})]
