@@ -165,10 +165,18 @@ function stopGame() {
 
 async function choose(cell) {
   if (!isPersonToChoose()) return;
+  // Asked no more from now: the next question may arrive before this answer's reply.
+  const asked = view.waiting;
+  view.waiting = null;
+  draw();
   await guarded(async () => {
-    await api(`/api/games/${view.gameId}/action`, { action: cell });
-    view.waiting = null;
-    draw();
+    try {
+      await api(`/api/games/${view.gameId}/action`, { action: cell });
+    } catch (error) {
+      if (view.waiting === null) view.waiting = asked;
+      draw();
+      throw error;
+    }
   });
 }
 
@@ -190,8 +198,8 @@ function showFrames(frames, seats, follow) {
 }
 
 function frameDelay() {
-  if (view.person !== null) return 250;
-  return Number($("#speed").value);
+  const delay = Number($("#speed").value);
+  return view.person === null ? delay : delay / 2;  // playing: the agent's reply quicker
 }
 
 function advance() {
@@ -376,7 +384,7 @@ function showTab(tab) {
   for (const form of $$("#controls form")) form.hidden = form.dataset.tab !== tab;
   $("#game-view").hidden = tab === "tournament";
   $("#tournament-view").hidden = tab !== "tournament";
-  $("#speed-label").hidden = tab !== "watch";
+  $("#speed-label").hidden = tab === "replay";
   clearInterval(view.tournamentTimer);
   showError("");
 }
