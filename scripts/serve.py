@@ -29,7 +29,9 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 def build_parser() -> Parser:
     """The command line."""
     parser = Parser(prog=PROG, description="Serve the page to play, watch and replay games.")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
     parser.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0: any free)")
     parser.add_argument(
         "--results-root",
@@ -74,7 +76,9 @@ def _serve(host: str, port: int, root: Path, allow_exec: bool, extra_hosts: list
 
         from agents.web.app import Settings, allowed_hosts, create_app
     except ImportError as error:
-        raise CliError(f"trap-serve needs the web extra: pip install 'trap_env[web]' ({error})") from None
+        raise CliError(
+            f"trap-serve needs the web extra: pip install 'trap_env[web]' ({error})"
+        ) from None
     if not root.is_dir():
         raise CliError(f"--results-root {str(root)!r} is not a folder")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET

@@ -13,15 +13,15 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("httpx", reason="httpx (Starlette's test client) is not installed")
 
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.testclient import TestClient
+from trap_scripts.serve import main as serve_main
 
-from agents import make_agent  # noqa: E402
-from agents.arena.match import play_game  # noqa: E402
-from agents.arena.plan import GameTask, RunConfig  # noqa: E402
-from agents.arena.replays import replay_record  # noqa: E402
-from agents.arena.worker import make_record  # noqa: E402
-from agents.web.app import Settings, allowed_hosts, check_spec, create_app  # noqa: E402
-from trap_scripts.serve import main as serve_main  # noqa: E402
+from agents import make_agent
+from agents.arena.match import play_game
+from agents.arena.plan import GameTask, RunConfig
+from agents.arena.replays import replay_record
+from agents.arena.worker import make_record
+from agents.web.app import Settings, allowed_hosts, check_spec, create_app
 
 JSON = {"Content-Type": "application/json"}
 
@@ -206,7 +206,9 @@ def test_requests_from_elsewhere_are_refused(client: TestClient, headers: dict[s
 
 
 def test_a_post_must_be_json(client: TestClient) -> None:
-    answer = client.post("/api/games", content=b"specs=random", headers={"Content-Type": "text/plain"})
+    answer = client.post(
+        "/api/games", content=b"specs=random", headers={"Content-Type": "text/plain"}
+    )
     assert answer.status_code == 415
     answer = client.post("/api/replay", content=b"[1, 2", headers=JSON)
     assert answer.status_code == 400 and "not JSON" in answer.json()["error"]
@@ -286,6 +288,8 @@ def test_the_page_and_its_files_are_served(client: TestClient) -> None:
     assert "http" not in page.text.replace("http-equiv", "")  # nothing from a CDN
 
 
-def test_trap_serve_refuses_a_missing_root(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_trap_serve_refuses_a_missing_root(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert serve_main(["--results-root", str(tmp_path / "missing")]) == 2
     assert "is not a folder" in capsys.readouterr().err

@@ -95,7 +95,9 @@ def server(results_root: Path, browser: Any) -> Iterator[str]:
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = process.stdout.readline() if process.stdout else ""
-        assert "serving on http://127.0.0.1:" in line, line + (process.stderr.read() if process.stderr else "")
+        assert "serving on http://127.0.0.1:" in line, line + (
+            process.stderr.read() if process.stderr else ""
+        )
         yield line.split("serving on ")[1].split()[0].rstrip("/")
     finally:
         process.terminate()
@@ -123,7 +125,9 @@ def screenshot(page: Any, name: str) -> None:
 
 def board_cells(page: Any, css: str) -> list[int]:
     """The cells of the board that have the CSS class ``css``, read from the page."""
-    return page.eval_on_selector_all(f"#board .cell.{css}", "cells => cells.map(c => +c.dataset.cell)")
+    return page.eval_on_selector_all(
+        f"#board .cell.{css}", "cells => cells.map(c => +c.dataset.cell)"
+    )
 
 
 def set_rule(page: Any, form: str, name: str, value: str) -> None:
@@ -201,7 +205,11 @@ def test_replay_a_recorded_game_step_by_step(page: Any, results_root: Path) -> N
         if frame["actor"] == "chance":
             assert board_cells(page, "landed") == [frame["last_chance"][1]]
             landed_seen = True
-            if number > 6 and SCREENSHOTS and not os.path.exists(Path(SCREENSHOTS) / "web-replay.png"):
+            if (
+                number > 6
+                and SCREENSHOTS
+                and not os.path.exists(Path(SCREENSHOTS) / "web-replay.png")
+            ):
                 screenshot(page, "web-replay.png")
         if number % 2:
             page.click("#step-forward")
@@ -233,12 +241,16 @@ def test_tournament_standings(page: Any, results_root: Path) -> None:
     page.click("#tournament-load")
     page.wait_for_selector("#standings tbody tr")
     assert page.text_content("#tournament-games") == "(4 games)"
-    specs = page.eval_on_selector_all("#standings tbody tr td:first-child", "c => c.map(x => x.textContent)")
+    specs = page.eval_on_selector_all(
+        "#standings tbody tr td:first-child", "c => c.map(x => x.textContent)"
+    )
     assert sorted(specs) == ["greedy", "random"]
     screenshot(page, "web-tournament.png")
     with open(results_root / "ladder" / "results.jsonl", "a") as file:  # a run appends
         file.write(json.dumps(game_record(("random", "greedy"), 11)) + "\n")
-    page.wait_for_function("document.querySelector('#tournament-games').textContent === '(5 games)'")
+    page.wait_for_function(
+        "document.querySelector('#tournament-games').textContent === '(5 games)'"
+    )
 
 
 class _OtherSite(http.server.BaseHTTPRequestHandler):

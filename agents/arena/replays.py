@@ -11,7 +11,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from agents.arena.match import FAULTS, LastThrow, replay
 from agents.arena.results import end_reasons, record_decay, record_game
@@ -124,5 +124,5 @@ def _expected_winner(
     raise ValueError(f"reason must be one of {', '.join(reasons)}; got {reason!r:.30}")
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)

@@ -133,7 +133,9 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/games/{id}", _api(settings, lambda r: _snapshot(r, games))),
         Route("/api/games/{id}/events", _api(settings, lambda r: _events(r, games))),
         Route("/api/games/{id}/action", _api(settings, lambda r: _act(r, games)), methods=["POST"]),
-        Route("/api/games/{id}/close", _api(settings, lambda r: _close(r, games)), methods=["POST"]),
+        Route(
+            "/api/games/{id}/close", _api(settings, lambda r: _close(r, games)), methods=["POST"]
+        ),
         Route("/api/replay", _api(settings, _replay), methods=["POST"]),
         Route("/api/results", _api(settings, lambda r: _results(r, settings))),
         Route("/api/results/game", _api(settings, lambda r: _result_game(r, settings))),
@@ -142,7 +144,8 @@ def create_app(settings: Settings) -> Starlette:
     return Starlette(routes=routes, lifespan=lifespan)
 
 
-Handler = Callable[[Request], Awaitable[Response] | Response | dict[str, Any]]
+Handler = Callable[[Request], Any]
+"""An endpoint's logic: a dict, a response, or a coroutine of one."""
 
 
 def _api(settings: Settings, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
@@ -245,10 +248,14 @@ def _run_config(body: dict[str, Any]) -> RunConfig:
         raise ApiError("params must be an object of rule parameters")
     size = params.get("board_size")
     if size is not None and (not isinstance(size, int) or not 3 <= size <= MAX_BOARD_SIZE):
-        raise ApiError(f"board_size must be an integer from 3 to {MAX_BOARD_SIZE}, got {size!r:.20}")
+        raise ApiError(
+            f"board_size must be an integer from 3 to {MAX_BOARD_SIZE}, got {size!r:.20}"
+        )
     budget = body.get("time_budget", DEFAULT_TIME_BUDGET)
-    if isinstance(budget, bool) or not isinstance(budget, int | float) or not (
-        0 < budget <= MAX_TIME_BUDGET and math.isfinite(budget)
+    if (
+        isinstance(budget, bool)
+        or not isinstance(budget, int | float)
+        or not (0 < budget <= MAX_TIME_BUDGET and math.isfinite(budget))
     ):
         raise ApiError(f"time_budget must be seconds in (0, {MAX_TIME_BUDGET}], got {budget!r:.20}")
     try:
@@ -268,7 +275,9 @@ def _game(request: Request, games: LiveGames) -> LiveGame:
     try:
         return games.get(request.path_params["id"])
     except KeyError:
-        raise ApiError("no such game (it ended and was dropped, or the server restarted)", 404) from None
+        raise ApiError(
+            "no such game (it ended and was dropped, or the server restarted)", 404
+        ) from None
 
 
 def _start_index(request: Request) -> int:

@@ -92,7 +92,9 @@ class LiveGame:
             elif isinstance(seat, WorkerSeat):
                 seat.close()
 
-    def snapshot(self, start: int) -> tuple[list[Frame], dict[str, Any] | None, dict[str, Any] | None]:
+    def snapshot(
+        self, start: int
+    ) -> tuple[list[Frame], dict[str, Any] | None, dict[str, Any] | None]:
         """The frames from ``start``, the decision asked of the person, the record if over."""
         with self.lock:
             waiting = None
@@ -195,9 +197,7 @@ class LiveGames:
             self.close(game_id)
 
 
-def build_seats(
-    specs: Sequence[str | None], config: RunConfig, seed: int
-) -> list[Agent]:
+def build_seats(specs: Sequence[str | None], config: RunConfig, seed: int) -> list[Agent]:
     """The seats of a game: a :class:`WorkerSeat` per spec, a :class:`PersonSeat` for None.
 
     Raises:

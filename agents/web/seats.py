@@ -88,7 +88,9 @@ class WorkerSeat:
         self._spent += seconds
         budget = self.config.time_budget
         if budget is not None and self._spent > budget:
-            raise SeatFault("timeout", f"turn {turn} took {self._spent:.3f} s of CPU, budget {budget} s")
+            raise SeatFault(
+                "timeout", f"turn {turn} took {self._spent:.3f} s of CPU, budget {budget} s"
+            )
         return action  # type: ignore[no-any-return]
 
     def close(self) -> None:

@@ -58,6 +58,7 @@ class FrameBuilder:
         new = []
         for action in actions[self.num_actions :]:
             before = self.state
+            actor: int | str
             self.state = self.rules.apply(before, action)
             self.num_actions += 1
             if self.rules.is_chance(before):
@@ -179,8 +180,12 @@ def standings(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     pairings = []
     for summary in summarize_pairings(records):
         wins, draws, losses = summary.results
-        rows[summary.first] = [a + b for a, b in zip(rows[summary.first], summary.results)]
-        rows[summary.second] = [a + b for a, b in zip(rows[summary.second], [losses, draws, wins])]
+        rows[summary.first] = [
+            a + b for a, b in zip(rows[summary.first], summary.results, strict=True)
+        ]
+        rows[summary.second] = [
+            a + b for a, b in zip(rows[summary.second], [losses, draws, wins], strict=True)
+        ]
         low, high = summary.interval
         pairings.append({"first": summary.first, "second": summary.second,
                          "results": summary.results, "rate": summary.win_rate,
