@@ -120,7 +120,8 @@ def page(browser: Any, server: str) -> Iterator[Any]:
 
 def screenshot(page: Any, name: str) -> None:
     if SCREENSHOTS:
-        page.screenshot(path=str(Path(SCREENSHOTS) / name))
+        clip = {"x": 0, "y": 0, "width": 900, "height": 560}
+        page.screenshot(path=str(Path(SCREENSHOTS) / name), clip=clip)
 
 
 def board_cells(page: Any, css: str) -> list[int]:
@@ -157,7 +158,14 @@ def test_play_a_whole_game_against_random(page: Any) -> None:
             saw_odds = saw_odds or page.locator("#board .cell small").count() > 0
             if decisions == 1:
                 screenshot(page, "web-play.png")
-        if decisions % 2:  # every other decision by keyboard: the cursor starts on a legal cell
+        if decisions == 2:  # typed, after a typo that the page refuses with a message
+            page.fill("#action-text", "9,9")
+            page.click("#action-form button")
+            page.wait_for_selector("#error:not([hidden])")
+            assert "off the 5x5 board" in page.text_content("#error")
+            page.fill("#action-text", f"{legal[0] // 5},{legal[0] % 5}")
+            page.click("#action-form button")
+        elif decisions % 2:  # by keyboard: the cursor starts on a legal cell
             page.focus("#board")
             page.keyboard.press("Enter")
         else:

@@ -163,7 +163,7 @@ function stopGame() {
   view.person = null;
 }
 
-async function choose(cell) {
+async function choose(cell, text) {
   if (!isPersonToChoose()) return;
   // Asked no more from now: the next question may arrive before this answer's reply.
   const asked = view.waiting;
@@ -171,7 +171,7 @@ async function choose(cell) {
   draw();
   await guarded(async () => {
     try {
-      await api(`/api/games/${view.gameId}/action`, { action: cell });
+      await api(`/api/games/${view.gameId}/action`, text === undefined ? { action: cell } : { text });
     } catch (error) {
       if (view.waiting === null) view.waiting = asked;
       draw();
@@ -239,6 +239,7 @@ function draw() {
   if (drawing) drawBoard(board, drawing, frame);
   else board.textContent = "";
   $("#status").textContent = statusText(frame);
+  $("#action-form").hidden = !isPersonToChoose();
   $("#odds").textContent = oddsText(frame);
 }
 
@@ -469,6 +470,11 @@ function wire() {
     await showTournament();
     view.tournamentTimer = setInterval(() => guarded(showTournament), 2000);
   }));
+  $("#action-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    choose(null, $("#action-text").value);
+    $("#action-text").value = "";
+  });
   $("#step-first").addEventListener("click", () => step(0));
   $("#step-back").addEventListener("click", () => step(view.cursor - 1));
   $("#step-forward").addEventListener("click", () => step(view.cursor + 1));
