@@ -88,7 +88,9 @@ def _serve(host: str, port: int, root: Path, allow_exec: bool, extra_hosts: list
         raise CliError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     bound = listening.getsockname()[1]
     settings = Settings(root, allow_exec, allowed_hosts(host, bound, extra_hosts))
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(settings), log_level="warning", timeout_graceful_shutdown=2)
+    )
     shown = f"[{host}]" if ":" in host else host
     print(f"{PROG}: serving on http://{shown}:{bound}/ (Ctrl-C stops)", flush=True)
     if host not in LOOPBACK:

@@ -22,6 +22,8 @@ from agents.arena.plan import GameTask, RunConfig
 from agents.arena.replays import replay_record
 from agents.arena.worker import make_record
 from agents.web.app import Settings, allowed_hosts, check_spec, create_app
+from agents.web.live import LiveGame, LiveGames
+from agents.web.seats import PersonSeat
 
 JSON = {"Content-Type": "application/json"}
 
@@ -293,3 +295,20 @@ def test_trap_serve_refuses_a_missing_root(
 ) -> None:
     assert serve_main(["--results-root", str(tmp_path / "missing")]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+def test_an_idle_game_makes_room_and_a_followed_one_does_not() -> None:
+    config = RunConfig(board_size=5)
+    games = LiveGames(limit=1)
+    first = LiveGame([PersonSeat(), PersonSeat()], ["you", "you"], config, seed=1)
+    games.add(first)
+    second = LiveGame([PersonSeat(), PersonSeat()], ["you", "you"], config, seed=2)
+    with pytest.raises(RuntimeError, match="being played already"):
+        games.add(second)
+    third = LiveGame([PersonSeat(), PersonSeat()], ["you", "you"], config, seed=3)
+    first.seen -= 60  # no page has asked for it for a minute
+    games.add(third)
+    first.thread.join(timeout=10)
+    assert first.record is not None and first.record["reason"] == "exception"  # it resigned
+    assert list(games.games) == [third.id]
+    games.close_all()

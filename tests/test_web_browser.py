@@ -233,6 +233,21 @@ def test_replay_a_recorded_game_step_by_step(page: Any, results_root: Path) -> N
     assert "not a valid game" in page.text_content("#error")
 
 
+def test_watch_othello(page: Any) -> None:
+    page.click("#tabs button[data-tab=watch]")
+    page.select_option("#watch-form .game-select", "othello")
+    set_rule(page, "#watch-form", "board_size", "6")
+    page.fill("#watch-form input[name=spec0]", "greedy")
+    page.fill("#watch-form input[name=spec1]", "random")
+    page.fill("#speed", "0")
+    page.click("#watch-start")
+    page.wait_for_selector("#board[data-over=true]")
+    discs = len(board_cells(page, "p0")) + len(board_cells(page, "p1"))
+    assert len(board_cells(page, "disc")) == discs > 4
+    page.click("#step-first")
+    assert sorted(board_cells(page, "disc")) == [14, 15, 20, 21]  # the four centre discs
+
+
 def test_a_bad_spec_gets_a_message(page: Any) -> None:
     page.fill("#play-form input[name=spec]", "grandmaster")
     page.click("#play-start")

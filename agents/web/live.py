@@ -25,6 +25,9 @@ __all__ = ["MAX_LIVE_GAMES", "LiveGame", "LiveGames", "build_seats"]
 
 MAX_LIVE_GAMES = 8
 """Games that may be live at once (each holds up to two worker processes)."""
+IDLE_SECONDS = 30.0
+"""A game that no page has looked at for this long may be closed to make room (a page
+following a game asks for it many times a second)."""
 
 
 class LiveGame:
@@ -47,7 +50,7 @@ class LiveGame:
         self.frames: list[Frame] = list(self.builder.frames)
         self.waiting: dict[str, Any] | None = None  # the person's decision asked for
         self.record: dict[str, Any] | None = None
-        self.finished_at: float | None = None
+        self.seen = time.monotonic()
         self._actions: list[int] = []
         for seat in self.seats:
             if isinstance(seat, PersonSeat):
@@ -96,6 +99,7 @@ class LiveGame:
         self, start: int
     ) -> tuple[list[Frame], dict[str, Any] | None, dict[str, Any] | None]:
         """The frames from ``start``, the decision asked of the person, the record if over."""
+        self.seen = time.monotonic()
         with self.lock:
             waiting = None
             if self.waiting is not None:
@@ -129,7 +133,7 @@ class LiveGame:
                 winner = None if record["winner"] < 0 else record["winner"]
                 final["outcome"] = {"winner": winner, "reason": record["reason"],
                                     "detail": record.get("detail", "")}  # fmt: skip
-            self.waiting, self.record, self.finished_at = None, record, time.monotonic()
+            self.waiting, self.record = None, record
 
     def _on_turn(self, seat: int, state: Any, actions: list[int]) -> None:
         self._actions = actions  # play_game's own list: it grows as the game goes
@@ -150,7 +154,7 @@ class LiveGame:
 
 
 class LiveGames:
-    """The live games by id, at most :data:`MAX_LIVE_GAMES`; finished ones make room."""
+    """The live games by id, at most :data:`MAX_LIVE_GAMES`; finished or idle ones make room."""
 
     def __init__(self, limit: int = MAX_LIVE_GAMES) -> None:
         self.limit = limit
@@ -158,21 +162,24 @@ class LiveGames:
         self.lock = threading.Lock()
 
     def add(self, game: LiveGame) -> None:
-        """Keep ``game``; the oldest finished game leaves if there are too many.
+        """Keep ``game``; with too many, the game looked at least recently that is finished
+        or idle (:data:`IDLE_SECONDS`) is closed.
 
         Raises:
-            RuntimeError: when every kept game is still being played.
+            RuntimeError: when every kept game is being played and followed.
         """
         with self.lock:
             if len(self.games) >= self.limit:
-                finished = [g for g in self.games.values() if g.finished_at is not None]
-                if not finished:
+                idle_since = time.monotonic() - IDLE_SECONDS
+                spare = [g for g in self.games.values() if g.is_over or g.seen < idle_since]
+                if not spare:
                     game.close()
                     raise RuntimeError(
                         f"{self.limit} games are being played already: finish or close one"
                     )
-                oldest = min(finished, key=lambda g: g.finished_at or 0.0)
+                oldest = min(spare, key=lambda g: g.seen)
                 del self.games[oldest.id]
+                oldest.close()
             self.games[game.id] = game
 
     def get(self, game_id: str) -> LiveGame:

@@ -484,6 +484,12 @@ function wire() {
   });
   $("#speed-value").textContent = `${$("#speed").value} ms per action`;
   document.addEventListener("keydown", onKey);
+  window.addEventListener("pagehide", () => {  // a game left behind frees its workers
+    if (view.gameId && !view.record) {
+      fetch(`/api/games/${view.gameId}/close`, { method: "POST", keepalive: true,
+        headers: { "Content-Type": "application/json" }, body: "{}" });
+    }
+  });
   showTab("play");
 }
 
