@@ -233,6 +233,8 @@ def test_a_pasted_record_replays_and_a_bad_one_gets_a_message(client: TestClient
                            ({"game": "os:system"}, "'game' must be one of")]:  # fmt: skip
         answer = post(client, "/api/replay", {"record": {**record, **changed}})
         assert answer.status_code == 400 and words in answer.json()["error"], answer.text
+    answer = post(client, "/api/replay", {"record": {**record, "board_size": 40}})
+    assert "boards up to 16x16" in answer.json()["error"]
     answer = post(client, "/api/replay", {"record": "{not json"})
     assert "not JSON" in answer.json()["error"]
 

@@ -39,6 +39,7 @@ from agents.options import parse_spec
 from agents.registry import AGENT_TABLE, agent_names
 from agents.web.live import LiveGame, LiveGames, build_seats
 from agents.web.views import (
+    MAX_BOARD_SIZE,
     RESULTS_FILE,
     read_records,
     record_frames,
@@ -53,8 +54,6 @@ __all__ = ["LOOPBACK_HOSTS", "MAX_BOARD_SIZE", "Settings", "check_spec", "create
 
 STATIC = Path(__file__).with_name("static")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-MAX_BOARD_SIZE = 16
-"""The largest board the page plays on."""
 MAX_TIME_BUDGET = 60.0
 """The most CPU seconds per turn the page gives an agent."""
 MAX_BODY = 4 * 2**20
@@ -318,16 +317,8 @@ def _events(request: Request, games: LiveGames) -> StreamingResponse:
 async def _act(request: Request, games: LiveGames) -> dict[str, Any]:
     """The person's choice: an ``action`` (an integer) or its ``text`` in the game's form."""
     game, body = _game(request, games), await _body(request)
-    action = body.get("action")
-    if "text" in body:
-        state = game.waiting["state"] if game.waiting else None
-        if state is None:
-            raise ApiError("it is not your turn")
-        try:
-            action = game.builder.rules.action_from_text(state, str(body["text"]))
-        except ValueError as error:
-            raise ApiError(str(error)) from None
-    if isinstance(action, bool) or not isinstance(action, int):
+    action = str(body["text"]) if "text" in body else body.get("action")
+    if isinstance(action, bool) or not isinstance(action, int | str):
         raise ApiError(f"action must be an integer, got {action!r:.20}")
     try:
         game.choose(action)

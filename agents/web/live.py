@@ -68,18 +68,22 @@ class LiveGame:
         found = [i for i, seat in enumerate(self.seats) if isinstance(seat, PersonSeat)]
         return found[0] if found else None
 
-    def choose(self, action: int) -> None:
-        """The person's choice at the decision asked for.
+    def choose(self, action: int | str) -> None:
+        """The person's choice at the decision asked for: an action, or its text in the
+        game's form (``game.action_from_text``; Trap!: ``"row,col"``).
 
         Raises:
-            ValueError: when no decision is asked for, or naming the legal choices.
+            ValueError: when no decision is asked for, for text not in the game's form, or
+                naming the legal choices.
         """
         with self.lock:
             waiting = self.waiting
             if waiting is None or self.is_over:
                 raise ValueError("it is not your turn")
+            rules, state = self.builder.rules, waiting["state"]
+            if isinstance(action, str):
+                action = rules.action_from_text(state, action)
             if action not in waiting["legal"]:
-                rules, state = self.builder.rules, waiting["state"]
                 legal = " ".join(rules.action_to_text(state, a) for a in waiting["legal"])
                 raise ValueError(f"not a legal {waiting['decision']}: the legal ones: {legal}")
             self.waiting = None

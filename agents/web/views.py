@@ -10,6 +10,7 @@ throws and landings alike.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,16 +22,25 @@ from trap_env.game import Game, Outcome
 from trap_env.games import DEFAULT_GAME, game_names, get_game
 
 __all__ = [
+    "MAX_BOARD_SIZE",
+    "MAX_RECORD_ACTIONS",
     "RESULTS_FILE",
     "Frame",
     "FrameBuilder",
     "chance_odds",
     "decision_odds",
+    "outcome_view",
+    "read_records",
     "record_frames",
+    "results_path",
     "standings",
 ]
 
 Frame = dict[str, Any]
+MAX_BOARD_SIZE = 16
+"""The largest board the page plays or replays on."""
+MAX_RECORD_ACTIONS = 20_000
+"""The most actions of a record the page replays (a 16x16 game of Trap! has about 3,000)."""
 RESULTS_FILE = "results.jsonl"
 """The results file a tournament's folder holds (``trap-tournament --output FOLDER``)."""
 
@@ -126,6 +136,13 @@ def record_frames(record: Any) -> dict[str, Any]:
         # A game's path would import its module: a pasted record names registered games only.
         raise ValueError(f"'game' must be one of {', '.join(game_names())}")
     check_record(record)
+    size = record.get("board_size")
+    if size is not None and size > MAX_BOARD_SIZE:
+        raise ValueError(
+            f"the page shows boards up to {MAX_BOARD_SIZE}x{MAX_BOARD_SIZE}, not {size}"
+        )
+    if len(record["actions"]) > MAX_RECORD_ACTIONS:
+        raise ValueError(f"the page replays games of up to {MAX_RECORD_ACTIONS} actions")
     replay_record(record)
     builder = FrameBuilder(record_game(record), record_params(record), record["max_turns"])
     builder.follow(record["actions"])
@@ -159,17 +176,25 @@ def results_path(root: Path, folder: str) -> Path:
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
-    """The complete records of a results file (a line being written is left out).
+    """The complete records of a results file (a line being written is left out); read
+    again only when the file has changed.
 
     Raises:
         ValueError: for a file that cannot be read or a line that is not a record.
     """
     try:
-        return read_results(path).records
+        stat = path.stat()
+        return _read_records(path, stat.st_mtime_ns, stat.st_size)
     except OSError as error:
         raise ValueError(f"cannot read {path.name}: {error.strerror or error}") from None
     except ResultsError as error:
         raise ValueError(str(error)) from None
+
+
+@functools.lru_cache(maxsize=8)
+def _read_records(path: Path, mtime_ns: int, size: int) -> list[dict[str, Any]]:
+    """The records of ``path`` as it was at ``mtime_ns`` and ``size`` (the cache's key)."""
+    return read_results(path).records
 
 
 def standings(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
