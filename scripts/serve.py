@@ -15,6 +15,8 @@ Example:
 
 from __future__ import annotations
 
+import argparse
+import ipaddress
 import socket
 import sys
 from collections.abc import Sequence
@@ -23,7 +25,6 @@ from pathlib import Path
 from trap_scripts._cli import CliError, Parser, fail
 
 PROG = "trap-serve"
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def build_parser() -> Parser:
@@ -57,8 +58,18 @@ def build_parser() -> Parser:
 
 def _port(text: str) -> int:
     if not text.isdigit() or int(text) > 65535:
-        raise ValueError(text)
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535 (0: any free one), got {text!r}")
     return int(text)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback name or address (only this machine can connect)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -92,8 +103,10 @@ def _serve(host: str, port: int, root: Path, allow_exec: bool, extra_hosts: list
         uvicorn.Config(create_app(settings), log_level="warning", timeout_graceful_shutdown=2)
     )
     shown = f"[{host}]" if ":" in host else host
+    agents = "any agent, programs too (--allow-exec)" if allow_exec else "built-in agents only"
     print(f"{PROG}: serving on http://{shown}:{bound}/ (Ctrl-C stops)", flush=True)
-    if host not in LOOPBACK:
+    print(f"{PROG}: {agents}; results files under {root.resolve()}", flush=True)
+    if not is_loopback(host):
         print(
             f"{PROG}: warning: listening on {host}, beyond the loopback: anyone who reaches "
             "this machine can start games" + (" and run programs" if allow_exec else ""),

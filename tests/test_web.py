@@ -20,6 +20,7 @@ from agents import make_agent
 from agents.arena.match import play_game
 from agents.arena.plan import GameTask, RunConfig
 from agents.arena.replays import replay_record
+from agents.arena.results import check_record
 from agents.arena.worker import make_record
 from agents.web.app import Settings, allowed_hosts, check_spec, create_app
 from agents.web.live import LiveGame, LiveGames
@@ -120,6 +121,7 @@ def test_a_person_plays_a_whole_game_against_random(client: TestClient) -> None:
         assert chosen.status_code == 200, chosen.text
     record = answer["record"]
     assert record["seats"] == ["you", "random"] and record["reason"] in ("trapped", "truncated")
+    check_record(record)  # a results file's record, which Replay and trap-play take
     replay_record(record)
 
 

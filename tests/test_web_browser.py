@@ -174,6 +174,15 @@ def test_play_a_whole_game_against_random(page: Any) -> None:
         page.wait_for_function(f"document.querySelector('#board').dataset.frame !== '{shown}'")
     status = page.text_content("#status")
     assert status.startswith(("You win", "You lose", "Draw")), status
+    record = json.loads(page.input_value("#record-text"))  # the record, replayable
+    assert record["seats"][0] == "you" and record["winner"] in (-1, 0, 1)
+    page.click("#tabs button[data-tab=replay]")
+    page.click("#replay-form summary")
+    page.fill("#replay-record", json.dumps(record))
+    page.click("#replay-paste")
+    page.wait_for_selector("#step-count")
+    last = len(record["actions"])
+    page.wait_for_function(f"document.querySelector('#step-count').textContent === '0 / {last}'")
     assert decisions >= 2 and saw_odds
 
 

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.arena.match import derive_seed, play_game
-from agents.arena.plan import RunConfig
+from agents.arena.plan import GameTask, RunConfig
+from agents.arena.worker import make_record
 from agents.web.seats import PersonSeat, WorkerSeat
 from agents.web.views import Frame, FrameBuilder, decision_odds
 from trap_env.agent import Agent
@@ -121,9 +122,9 @@ class LiveGame:
                 time_budget=None,  # measured in each worker: this process runs the server too
                 on_turn=self._on_turn,
             )
-            record = {"seats": self.labels, "pairing": self.labels,
-                      "winner_spec": None if result.winner < 0 else self.labels[result.winner],
-                      "time_budget": self.config.time_budget, **result.to_dict()}  # fmt: skip
+            seats = (self.labels[0], self.labels[1])
+            task = GameTask(f"page {self.id}", seats, seats, self.seed)
+            record = make_record(task, result, self.config)
         except Exception as error:  # a bug of ours: say it on the page, keep serving
             record = {"error": f"the game stopped: {type(error).__name__}: {error}"}
         finally:

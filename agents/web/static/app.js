@@ -240,6 +240,9 @@ function draw() {
   else board.textContent = "";
   $("#status").textContent = statusText(frame);
   $("#action-form").hidden = !isPersonToChoose();
+  const record = view.record && view.record.actions ? JSON.stringify(view.record) : "";
+  $("#record-box").hidden = !record;
+  if ($("#record-text").value !== record) $("#record-text").value = record;
   $("#odds").textContent = oddsText(frame);
 }
 
