@@ -214,8 +214,9 @@ function advance() {
 
 function step(to) {
   if (!view.frames.length) return;
-  view.follow = false;
   view.cursor = Math.max(0, Math.min(to, view.frames.length - 1));
+  // Back at the newest frame of a live game: follow it again.
+  view.follow = view.source !== null && view.cursor === view.frames.length - 1;
   draw();
 }
 
