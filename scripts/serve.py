@@ -21,6 +21,7 @@ import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from trap_scripts._cli import CliError, Parser, fail
 
@@ -99,9 +100,14 @@ def _serve(host: str, port: int, root: Path, allow_exec: bool, extra_hosts: list
         raise CliError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     bound = listening.getsockname()[1]
     settings = Settings(root, allow_exec, allowed_hosts(host, bound, extra_hosts))
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), log_level="warning", timeout_graceful_shutdown=2)
-    )
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            settings.stopping.set()  # the event streams end, so that the server can stop
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(create_app(settings), log_level="warning", timeout_graceful_shutdown=5)
+    server = Server(config)
     shown = f"[{host}]" if ":" in host else host
     agents = "any agent, programs too (--allow-exec)" if allow_exec else "built-in agents only"
     print(f"{PROG}: serving on http://{shown}:{bound}/ (Ctrl-C stops)", flush=True)

@@ -23,6 +23,7 @@ import contextlib
 import json
 import math
 import random
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -67,12 +68,16 @@ class Settings:
         results_root: the folder under which results files may be read.
         allow_exec: whether ``exec:`` programs and dotted paths are accepted as agents.
         hosts: the ``host`` or ``host:port`` values the ``Host`` header may name.
+
+    Attributes:
+        stopping: set when the server stops, so that the event streams end at once.
     """
 
     def __init__(self, results_root: Path, allow_exec: bool, hosts: Iterable[str]) -> None:
         self.results_root = results_root.resolve()
         self.allow_exec = allow_exec
         self.hosts = set(hosts)
+        self.stopping = threading.Event()
 
 
 class ApiError(Exception):
@@ -130,7 +135,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/info", _api(settings, lambda request: _info(settings))),
         Route("/api/games", _api(settings, lambda r: _start(r, settings, games)), methods=["POST"]),
         Route("/api/games/{id}", _api(settings, lambda r: _snapshot(r, games))),
-        Route("/api/games/{id}/events", _api(settings, lambda r: _events(r, games))),
+        Route("/api/games/{id}/events", _api(settings, lambda r: _events(r, games, settings))),
         Route("/api/games/{id}/action", _api(settings, lambda r: _act(r, games)), methods=["POST"]),
         Route(
             "/api/games/{id}/close", _api(settings, lambda r: _close(r, games)), methods=["POST"]
@@ -292,13 +297,13 @@ def _snapshot(request: Request, games: LiveGames) -> dict[str, Any]:
     return {"frames": frames, "waiting": waiting, "record": record}
 
 
-def _events(request: Request, games: LiveGames) -> StreamingResponse:
+def _events(request: Request, games: LiveGames, settings: Settings) -> StreamingResponse:
     """Server-sent events: a snapshot each time the game moves on; ``end`` once it is over."""
     game, start = _game(request, games), _start_index(request)
 
     async def stream() -> AsyncIterator[str]:
         sent, last_key = start, None
-        while not await request.is_disconnected():
+        while not settings.stopping.is_set() and not await request.is_disconnected():
             frames, waiting, record = game.snapshot(sent)
             key = (sent + len(frames), json.dumps(waiting), record is None)
             if key != last_key:
