@@ -19,10 +19,10 @@ from agents.arena.match import derive_seed, play_game
 from agents.arena.plan import GameTask, RunConfig
 from agents.arena.worker import make_record
 from agents.web.seats import PersonSeat, WorkerSeat
-from agents.web.views import Frame, FrameBuilder, decision_odds
+from agents.web.views import Frame, FrameBuilder, decision_odds, record_outcome
 from trap_env.agent import Agent
 
-__all__ = ["MAX_LIVE_GAMES", "LiveGame", "LiveGames", "build_seats"]
+__all__ = ["IDLE_SECONDS", "MAX_LIVE_GAMES", "LiveGame", "LiveGames", "build_seats"]
 
 MAX_LIVE_GAMES = 8
 """Games that may be live at once (each holds up to two worker processes)."""
@@ -48,7 +48,6 @@ class LiveGame:
         self.id = secrets.token_urlsafe(16)
         self.lock = threading.Lock()
         self.builder = FrameBuilder(config.game_name, config.rule_params, config.turn_limit)
-        self.frames: list[Frame] = list(self.builder.frames)
         self.waiting: dict[str, Any] | None = None  # the person's decision asked for
         self.record: dict[str, Any] | None = None
         self.seen = time.monotonic()
@@ -109,7 +108,7 @@ class LiveGame:
             waiting = None
             if self.waiting is not None:
                 waiting = {key: self.waiting[key] for key in ("seat", "decision", "legal", "odds")}
-            return self.frames[start:], waiting, self.record
+            return self.builder.frames[start:], waiting, self.record
 
     def _run(self) -> None:
         try:
@@ -134,10 +133,7 @@ class LiveGame:
         with self.lock:
             if "actions" in record:
                 self._follow(record["actions"])
-                final = self.frames[-1]
-                winner = None if record["winner"] < 0 else record["winner"]
-                final["outcome"] = {"winner": winner, "reason": record["reason"],
-                                    "detail": record.get("detail", "")}  # fmt: skip
+                self.builder.frames[-1]["outcome"] = record_outcome(record)
             self.waiting, self.record = None, record
 
     def _on_turn(self, seat: int, state: Any, actions: list[int]) -> None:
@@ -155,7 +151,7 @@ class LiveGame:
                             "odds": decision_odds(rules, state)}  # fmt: skip
 
     def _follow(self, actions: list[int]) -> None:
-        self.frames += self.builder.follow(list(actions))
+        self.builder.follow(list(actions))
 
 
 class LiveGames:

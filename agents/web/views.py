@@ -32,6 +32,7 @@ __all__ = [
     "outcome_view",
     "read_records",
     "record_frames",
+    "record_outcome",
     "results_path",
     "standings",
 ]
@@ -105,6 +106,12 @@ def outcome_view(outcome: Outcome, detail: str = "") -> dict[str, Any]:
     return {"winner": outcome.winner, "reason": outcome.reason, "detail": detail}
 
 
+def record_outcome(record: dict[str, Any]) -> dict[str, Any]:
+    """A record's outcome as the page shows it (a fault's, too: the rules do not know it)."""
+    winner = None if record["winner"] < 0 else record["winner"]
+    return {"winner": winner, "reason": record["reason"], "detail": record.get("detail", "")}
+
+
 def chance_odds(rules: Game[Any, Any], state: Any) -> list[list[float]] | None:
     """A chance node's ``[outcome, probability]`` pairs; None at a decision."""
     if not rules.is_chance(state):
@@ -146,10 +153,7 @@ def record_frames(record: Any) -> dict[str, Any]:
     replay_record(record)
     builder = FrameBuilder(record_game(record), record_params(record), record["max_turns"])
     builder.follow(record["actions"])
-    final = builder.frames[-1]
-    winner = None if record["winner"] < 0 else record["winner"]
-    final["outcome"] = {"winner": winner, "reason": record["reason"],
-                        "detail": record.get("detail", "")}  # fmt: skip
+    builder.frames[-1]["outcome"] = record_outcome(record)
     return {
         "game": record_game(record),
         "seats": record.get("seats", ["seat 0", "seat 1"]),
