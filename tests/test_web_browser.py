@@ -174,6 +174,7 @@ def test_play_a_whole_game_against_random(page: Any) -> None:
         page.wait_for_function(f"document.querySelector('#board').dataset.frame !== '{shown}'")
     status = page.text_content("#status")
     assert status.startswith(("You win", "You lose", "Draw")), status
+    page.wait_for_selector("#record-box:not([hidden])")  # the record comes after the end
     record = json.loads(page.input_value("#record-text"))  # the record, replayable
     assert record["seats"][0] == "you" and record["winner"] in (-1, 0, 1)
     page.click("#tabs button[data-tab=replay]")
