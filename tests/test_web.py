@@ -97,11 +97,19 @@ def test_the_event_stream_ends_with_the_game(client: TestClient) -> None:
     assert frames[0]["position"]["game"] == "othello"
 
 
-def test_a_person_plays_a_whole_game_against_random(client: TestClient) -> None:
-    started = post(client, "/api/games", {"game": "trap", "params": {"board_size": 5},
-                                          "specs": [None, "random"], "seed": 5})  # fmt: skip
+@pytest.mark.parametrize(
+    ("game", "size", "seat", "reasons"),
+    [("trap", 5, 0, ("trapped", "truncated")), ("othello", 4, 1, ("board_full", "no_moves"))],
+)
+def test_a_person_plays_a_whole_game_against_random(
+    client: TestClient, game: str, size: int, seat: int, reasons: tuple[str, ...]
+) -> None:
+    specs: list[str | None] = ["random", "random"]
+    specs[seat] = None
+    started = post(client, "/api/games", {"game": game, "params": {"board_size": size},
+                                          "specs": specs, "seed": 5})  # fmt: skip
     game_id = started.json()["id"]
-    assert started.json()["person"] == 0
+    assert started.json()["person"] == seat
     illegal_tried = False
     deadline = time.monotonic() + 60
     while (answer := client.get(f"/api/games/{game_id}").json())["record"] is None:
@@ -111,16 +119,17 @@ def test_a_person_plays_a_whole_game_against_random(client: TestClient) -> None:
             time.sleep(0.02)
             continue
         if not illegal_tried:
-            illegal = next(a for a in range(25) if a not in waiting["legal"])
+            illegal = next(a for a in range(size * size) if a not in waiting["legal"])
             refused = post(client, f"/api/games/{game_id}/action", {"action": illegal})
             assert refused.status_code == 409 and "not a legal" in refused.json()["error"]
             illegal_tried = True
+        assert set(map(int, waiting["texts"])) == set(waiting["legal"])
         if waiting["decision"] == "throw":
             assert set(map(int, waiting["odds"])) == set(waiting["legal"])
-        chosen = post(client, f"/api/games/{game_id}/action", {"action": waiting["legal"][0]})
+        chosen = post(client, f"/api/games/{game_id}/action", {"action": waiting["legal"][-1]})
         assert chosen.status_code == 200, chosen.text
     record = answer["record"]
-    assert record["seats"] == ["you", "random"] and record["reason"] in ("trapped", "truncated")
+    assert record["seats"][seat] == "you" and record["reason"] in reasons, record
     check_record(record)  # a results file's record, which Replay and trap-play take
     replay_record(record)
 

@@ -187,6 +187,32 @@ def test_play_a_whole_game_against_random(page: Any) -> None:
     assert decisions >= 2 and saw_odds
 
 
+def test_play_othello_as_seat_1(page: Any) -> None:
+    page.select_option("#play-form .game-select", "othello")
+    set_rule(page, "#play-form", "board_size", "4")
+    page.select_option("#play-form select[name=seat]", "1")
+    page.fill("#speed", "0")
+    page.click("#play-start")
+    while True:
+        page.wait_for_function(
+            "document.querySelector('#board').dataset.over === 'true' || "
+            "(document.querySelector('#status').textContent.startsWith('Your') && "
+            "document.querySelectorAll('#board .cell.legal, #off-board button').length > 0)"
+        )
+        if page.get_attribute("#board", "data-over") == "true":
+            break
+        shown = page.get_attribute("#board", "data-frame")
+        legal = board_cells(page, "legal")
+        if legal:
+            page.click(f"#board .cell[data-cell='{legal[0]}']")
+        else:  # no placement: the page offers the pass
+            assert page.text_content("#off-board button") == "pass"
+            page.click("#off-board button")
+        page.wait_for_function(f"document.querySelector('#board').dataset.frame !== '{shown}'")
+    assert page.text_content("#status").startswith(("You win", "You lose", "Draw"))
+    assert len(board_cells(page, "disc")) >= 4
+
+
 def test_watch_two_agents(page: Any) -> None:
     page.click("#tabs button[data-tab=watch]")
     set_rule(page, "#watch-form", "board_size", "5")

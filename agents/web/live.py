@@ -107,7 +107,9 @@ class LiveGame:
         with self.lock:
             waiting = None
             if self.waiting is not None:
-                waiting = {key: self.waiting[key] for key in ("seat", "decision", "legal", "odds")}
+                waiting = {
+                    key: self.waiting[key] for key in ("seat", "decision", "legal", "odds", "texts")
+                }
             return self.builder.frames[start:], waiting, self.record
 
     def _run(self) -> None:
@@ -146,9 +148,15 @@ class LiveGame:
         seat = rules.current_player(state)
         with self.lock:
             self._follow(self._actions)
-            self.waiting = {"seat": seat, "state": state, "decision": rules.decision_name(state),
-                            "legal": rules.legal_actions(state),
-                            "odds": decision_odds(rules, state)}  # fmt: skip
+            legal = rules.legal_actions(state)
+            self.waiting = {
+                "seat": seat,
+                "state": state,
+                "decision": rules.decision_name(state),
+                "legal": legal,
+                "odds": decision_odds(rules, state),
+                "texts": {action: rules.action_to_text(state, action) for action in legal},
+            }
 
     def _follow(self, actions: list[int]) -> None:
         self.builder.follow(list(actions))

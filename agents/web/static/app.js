@@ -241,10 +241,27 @@ function draw() {
   else board.textContent = "";
   $("#status").textContent = statusText(frame);
   $("#action-form").hidden = !isPersonToChoose();
+  drawOffBoard(frame);
   const record = view.record && view.record.actions ? JSON.stringify(view.record) : "";
   $("#record-box").hidden = !record;
   if ($("#record-text").value !== record) $("#record-text").value = record;
   $("#odds").textContent = oddsText(frame);
+}
+
+// Legal actions that are no cell of the board (Othello's pass) get a button each.
+function drawOffBoard(frame) {
+  const box = $("#off-board");
+  box.textContent = "";
+  if (!isPersonToChoose()) return;
+  const cells = frame.position.board_size * frame.position.board_size;
+  for (const action of view.waiting.legal.filter((a) => a >= cells)) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.action = action;
+    button.textContent = view.waiting.texts[action];
+    button.addEventListener("click", () => choose(action));
+    box.append(button);
+  }
 }
 
 function drawSeats(frame) {
