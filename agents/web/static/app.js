@@ -280,7 +280,7 @@ function drawBoard(board, drawing, frame) {
   const choosing = isPersonToChoose();
   const legal = new Set(choosing ? view.waiting.legal : []);
   const shownOdds = landingOdds(frame);
-  const [thrownAt, landed] = frame.last_chance && isLastAction(frame) ? frame.last_chance : [null, null];
+  const [thrownAt, landed] = frame.last_chance && isLanding(frame) ? frame.last_chance : [null, null];
   board.style.gridTemplateColumns = `repeat(${n}, var(--cell))`;
   if (board.children.length !== n * n) {
     board.textContent = "";
@@ -318,7 +318,7 @@ function drawBoard(board, drawing, frame) {
   }
 }
 
-function isLastAction(frame) {
+function isLanding(frame) {
   return frame.actor === "chance";
 }
 
@@ -341,7 +341,7 @@ function oddsText(frame) {
   if (frame.odds) {
     return "landing odds: " + frame.odds.map(([cell, p]) => `${cellName(cell)} ${(100 * p).toFixed(1)}%`).join(", ");
   }
-  if (frame.last_chance && isLastAction(frame)) {
+  if (frame.last_chance && isLanding(frame)) {
     const [target, landing] = frame.last_chance;
     return target === landing ? `the throw at ${cellName(target)} landed on its target`
       : `the throw at ${cellName(target)} landed on ${cellName(landing)}`;
