@@ -4,13 +4,15 @@ Both are agents (``select_action(state)``, ``reset(seed)``), so that a game on t
 :func:`agents.arena.match.play_game`, as every other game. :class:`WorkerSeat` keeps its
 agent in a process of its own, under the run's rules on time as the match runner applies
 them: the CPU seconds of a turn are measured in the worker against the budget, and a
-decision that takes longer than the wall-clock ceiling gets the worker killed. Its faults
-are raised with a ``reason`` of :data:`~agents.arena.match.FAULTS`, which ``play_game``
-records as that seat's loss. :class:`PersonSeat` waits for the person's choice.
+decision that takes longer than the wall-clock ceiling gets the worker killed (unless the
+machine, not the agent, stalled it: then it waits longer). Its faults are raised with a
+``reason`` of :data:`~agents.arena.match.FAULTS`, which ``play_game`` records as that
+seat's loss. :class:`PersonSeat` waits for the person's choice.
 """
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import queue
@@ -21,11 +23,15 @@ from typing import Any
 
 from agents.arena.match import FAULTS, interface_problem
 from agents.arena.plan import RunConfig, program_limits
-from agents.arena.processes import describe_exit
+from agents.arena.processes import describe_exit, is_machine_stall, read_schedstat
 from trap_env.agent import SpecError, UnsupportedGameError, check_supports, close_agent, make_agent
 from trap_env.games import get_game
 
-__all__ = ["PersonSeat", "Resigned", "SeatFault", "WorkerSeat"]
+__all__ = ["MAX_STALL_WAITS", "PersonSeat", "Resigned", "SeatFault", "WorkerSeat"]
+
+MAX_STALL_WAITS = 3
+"""How many more ceilings a decision may wait while the machine, not the agent, stalls it
+(where the match runner replays such a game, a live game waits)."""
 
 
 class SeatFault(Exception):
@@ -102,14 +108,10 @@ class WorkerSeat:
 
     def _ask(self, message: Any, limit: float | None, what: str) -> tuple[str, Any]:
         """Send ``message`` (None: only wait) and wait at most ``limit`` seconds for the answer."""
-        started = time.monotonic()
         try:
             if message is not None:
                 self.conn.send(message)
-            if not self.conn.poll(limit):
-                self.close()
-                took = time.monotonic() - started
-                raise SeatFault("timeout", f"{what}: no answer after {took:.1f} s wall-clock")
+            self._wait(limit, what)
             kind, payload = self.conn.recv()
         except (EOFError, OSError):
             self.process.join(timeout=5)  # the pipe can close a moment before the exit
@@ -119,6 +121,24 @@ class WorkerSeat:
             reason, detail = payload
             raise SeatFault(reason, detail)
         return kind, payload
+
+    def _wait(self, limit: float | None, what: str) -> None:
+        """Wait for the worker's answer; past ``limit`` seconds, kill it and raise a timeout,
+        unless the machine stalled it (:func:`~agents.arena.processes.is_machine_stall`),
+        which earns it another ``limit``, :data:`MAX_STALL_WAITS` times at most."""
+        started = time.monotonic()
+        budget = self.config.time_budget
+        allowance = math.inf if budget is None else budget
+        for _ in range(MAX_STALL_WAITS + 1):
+            before = read_schedstat(self.process.pid)
+            if self.conn.poll(limit):
+                return
+            assert limit is not None  # poll(None) waits until there is an answer
+            if not is_machine_stall(limit, allowance, before, read_schedstat(self.process.pid)):
+                break
+        self.close()
+        took = time.monotonic() - started
+        raise SeatFault("timeout", f"{what}: no answer after {took:.1f} s wall-clock")
 
 
 def _worker_main(conn: Connection, spec: str, seed: int, config: RunConfig) -> None:
