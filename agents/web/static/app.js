@@ -134,7 +134,7 @@ async function loadFolders() {
 async function startGame(body, person) {
   stopGame();
   $("#status").textContent = "starting the agents…";
-  const answer = await api("/api/games", body);
+  const answer = await api("/api/games", body).finally(() => { $("#status").textContent = ""; });
   showFrames([], answer.seats, true);
   view.gameId = answer.id;
   view.person = person;
