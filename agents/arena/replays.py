@@ -1,0 +1,128 @@
+"""A recorded game checked against its rules: its actions a legal game, its stored outcome
+the one they lead to (what ``trap-play --replay`` and the web page's Replay check).
+
+Example:
+    >>> from agents import make_agent
+    >>> from agents.arena.match import play_game
+    >>> players = [make_agent("random"), make_agent("random")]
+    >>> record = play_game(players, seed=1, board_size=5).to_dict()
+    >>> final_state, last_throw = replay_record(record)[-1]
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeGuard
+
+from agents.arena.match import FAULTS, LastThrow, replay
+from agents.arena.results import end_reasons, record_decay, record_game
+from trap_env.core import NO_PLAYER, IllegalActionError
+from trap_env.game import TRUNCATED, Game
+from trap_env.games import DEFAULT_GAME, get_game
+
+__all__ = ["MAX_REPLAY_BOARD_SIZE", "record_params", "replay_record"]
+
+MAX_REPLAY_BOARD_SIZE = 100
+"""The largest board a record may be replayed on (the rules tables grow as N * N)."""
+
+
+def replay_record(record: dict[str, Any]) -> list[tuple[Any, LastThrow]]:
+    """Replay a game record through its game's rules and check its stored outcome.
+
+    The record's ``actions`` must be a legal game of its game (Trap! when it names none)
+    under its rules (Trap!: its ``board_size`` and its ``decay``, the default when it names
+    none; another game: its ``board_size`` if any and its ``rules``), and its
+    ``winner``, ``reason`` and ``turns`` must be what those actions lead to: a trapped
+    player, the turn limit, or a fault of the seat to act (before any action, a fault of
+    either seat: its ``reset`` failed).
+
+    Returns:
+        The states at the start of each turn and the final one, with the last throw.
+
+    Raises:
+        ValueError: naming what is wrong with the record.
+    """
+    board_size, actions = record.get("board_size"), record.get("actions")
+    game = record_game(record)
+    if (board_size is not None or game == DEFAULT_GAME) and (
+        isinstance(board_size, bool)
+        or not isinstance(board_size, int)
+        or not 3 <= board_size <= MAX_REPLAY_BOARD_SIZE
+    ):
+        raise ValueError(
+            f"board_size must be an integer from 3 to {MAX_REPLAY_BOARD_SIZE}, "
+            f"got {board_size!r:.40}"
+        )
+    if not isinstance(actions, list) or not all(_is_int(action) for action in actions):
+        raise ValueError(f"actions must be a list of actions (integers), got {actions!r:.60}")
+    rules, params = get_game(game), record_params(record)
+    state = rules.initial_state(rules.make_config(**params))
+    for index, action in enumerate(actions):
+        try:
+            state = rules.apply(state, action)
+        except IllegalActionError as error:
+            raise ValueError(f"action {index} of the record: {error}") from None
+    _check_outcome(record, state, has_actions=bool(actions))
+    return list(replay(None, actions, game=game, params=params))
+
+
+def record_params(record: dict[str, Any]) -> dict[str, Any]:
+    """A record's rule parameters: Trap!'s board size and decay; another game's board size
+    (if it has one) and its ``rules``."""
+    if record_game(record) == DEFAULT_GAME:
+        return {"board_size": record["board_size"], "decay": record_decay(record)}
+    size = record.get("board_size")
+    return {**({} if size is None else {"board_size": size}), **record.get("rules", {})}
+
+
+def _check_outcome(record: dict[str, Any], state: Any, has_actions: bool) -> None:
+    """Check the record's ``winner``, ``reason`` and ``turns`` against its final ``state``."""
+    rules = get_game(record_game(record))
+    winner, turns = record.get("winner"), record.get("turns")
+    max_turns, played = record.get("max_turns"), rules.turn(state)
+    if not _is_int(turns) or turns != played:
+        raise ValueError(f"the record says {turns!r:.20} turns; its actions play {played}")
+    if not _is_int(max_turns) or played > max_turns:
+        raise ValueError(
+            f"max_turns must be an integer of at least the {played} turns played, "
+            f"got {max_turns!r:.20}"
+        )
+    expected = _expected_winner(rules, record, state, has_actions)
+    if not _is_int(winner) or winner != expected:
+        raise ValueError(f"the record says winner {winner!r:.20}; its actions give {expected}")
+
+
+def _expected_winner(
+    rules: Game[Any, Any], record: dict[str, Any], state: Any, has_actions: bool
+) -> int:
+    """The winner that the record's reason and its final ``state`` give; -1 for a draw."""
+    reason, max_turns = record.get("reason"), record["max_turns"]
+    ended = rules.outcome(state)  # by the rules alone
+    if ended is not None:
+        if reason != ended.reason:
+            raise ValueError(
+                f"the record says the game ended by {reason!r:.20}; its actions end it by "
+                f"{ended.reason} (seat {ended.winner} won)"
+            )
+        return NO_PLAYER if ended.winner is None else ended.winner
+    if reason in rules.end_reasons:
+        raise ValueError(f"the record says the game ended by {reason!r:.20}; its actions go on")
+    if reason == TRUNCATED:
+        cut = rules.outcome(state, max_turns)
+        if cut is None or rules.turn(state) != max_turns:
+            raise ValueError(
+                f"the record says truncated at max_turns {max_turns}; its actions stop "
+                f"at turn {rules.turn(state)}, deciding {rules.decision_name(state)}"
+            )
+        return NO_PLAYER
+    if reason in FAULTS:
+        # The seat at fault is the one to act, or before any action either seat (a reset).
+        winner = record.get("winner")
+        if has_actions or winner not in (0, 1):
+            return 1 - rules.current_player(state)
+        return int(winner)
+    reasons = end_reasons(rules.name)
+    raise ValueError(f"reason must be one of {', '.join(reasons)}; got {reason!r:.30}")
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)

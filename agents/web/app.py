@@ -1,0 +1,407 @@
+"""The server behind the page: a Starlette app whose JSON API plays, watches, replays and
+summarizes games, and which serves the page itself (``static/``, no build step).
+
+Safe by default, since any web page the user visits may send requests to 127.0.0.1:
+
+- every ``/api/`` request must name an allowed ``Host`` (the loopback names and the
+  address listened on: a page from elsewhere that rebinds its name to 127.0.0.1 is
+  refused) and, when the browser sends one, an ``Origin`` of this server and a
+  ``Sec-Fetch-Site`` that is not another site's;
+- requests that change anything are ``POST`` with a JSON body (a form on another site
+  cannot send one without asking first, and the server never says yes);
+- agent specs are the games' built-in agents, unless the server was started with
+  ``allow_exec`` (then ``exec:`` programs and dotted paths too);
+- results files are read only under the results root.
+
+Every refusal is a JSON ``{"error": message}`` that the page shows; no traceback leaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import random
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from agents.arena.match import DEFAULT_TIME_BUDGET
+from agents.arena.plan import RunConfig
+from agents.options import parse_spec
+from agents.registry import AGENT_TABLE, agent_names
+from agents.web.live import LiveGame, LiveGames, build_seats
+from agents.web.views import (
+    MAX_BOARD_SIZE,
+    RESULTS_FILE,
+    read_records,
+    record_frames,
+    results_path,
+    standings,
+)
+from trap_env.agent import SpecError
+from trap_env.core import DEFAULT_DECAY
+from trap_env.games import DEFAULT_GAME, game_names, get_game
+
+__all__ = ["LOOPBACK_HOSTS", "MAX_BOARD_SIZE", "Settings", "check_spec", "create_app"]
+
+STATIC = Path(__file__).with_name("static")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+MAX_TIME_BUDGET = 60.0
+"""The most CPU seconds per turn the page gives an agent."""
+MAX_BODY = 4 * 2**20
+"""The largest request body read (a pasted record)."""
+
+
+class Settings:
+    """What the server was started with.
+
+    Args:
+        results_root: the folder under which results files may be read.
+        allow_exec: whether ``exec:`` programs and dotted paths are accepted as agents.
+        hosts: the ``host`` or ``host:port`` values the ``Host`` header may name.
+
+    Attributes:
+        stopping: set when the server stops, so that the event streams end at once.
+    """
+
+    def __init__(self, results_root: Path, allow_exec: bool, hosts: Iterable[str]) -> None:
+        self.results_root = results_root.resolve()
+        self.allow_exec = allow_exec
+        self.hosts = set(hosts)
+        self.stopping = threading.Event()
+
+
+class ApiError(Exception):
+    """A request refused, with the message the page shows and the HTTP status."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def allowed_hosts(host: str, port: int, extra: Iterable[str] = ()) -> list[str]:
+    """The ``Host`` values a server listening on ``host:port`` answers."""
+    names = {*LOOPBACK_HOSTS, *extra}
+    if host not in ("0.0.0.0", "::", ""):
+        names.add(f"[{host}]" if ":" in host else host)
+    return sorted(f"{name}:{port}" for name in names) + sorted(names)
+
+
+def check_spec(spec: object, game: str, allow_exec: bool) -> str:
+    """``spec`` if the server may build it: a built-in agent of ``game``, or anything when
+    ``allow_exec``.
+
+    Raises:
+        ApiError: naming the agents there are, or that ``--allow-exec`` is needed.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ApiError("give an agent spec, such as 'random' or 'expectiminimax:time_limit=1.0'")
+    try:
+        name, _ = parse_spec(spec)
+    except SpecError as error:
+        raise ApiError(str(error)) from None
+    if allow_exec or name in AGENT_TABLE.get(game, {}):
+        return spec.strip()
+    known = ", ".join(n for n in agent_names(game) if n in AGENT_TABLE.get(game, {}))
+    if name == "exec" or "." in name:
+        raise ApiError(
+            f"{spec!r}: programs and dotted paths are refused unless the server is started "
+            f"with --allow-exec; the built-in agents of {game}: {known}"
+        )
+    raise ApiError(f"unknown agent {name!r}; the built-in agents of {game}: {known}")
+
+
+def create_app(settings: Settings) -> Starlette:
+    """The app: the page at ``/``, its files at ``/static``, the API at ``/api``."""
+    games = LiveGames()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        games.close_all()
+
+    routes = [
+        Route("/", lambda request: FileResponse(STATIC / "index.html")),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Route("/api/info", _api(settings, lambda request: _info(settings))),
+        Route("/api/games", _api(settings, lambda r: _start(r, settings, games)), methods=["POST"]),
+        Route("/api/games/{id}", _api(settings, lambda r: _snapshot(r, games))),
+        Route("/api/games/{id}/events", _api(settings, lambda r: _events(r, games, settings))),
+        Route("/api/games/{id}/action", _api(settings, lambda r: _act(r, games)), methods=["POST"]),
+        Route(
+            "/api/games/{id}/close", _api(settings, lambda r: _close(r, games)), methods=["POST"]
+        ),
+        Route("/api/replay", _api(settings, _replay), methods=["POST"]),
+        Route("/api/results", _api(settings, lambda r: _results(r, settings))),
+        Route("/api/results/game", _api(settings, lambda r: _result_game(r, settings))),
+        Route("/api/tournament", _api(settings, lambda r: _tournament(r, settings))),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+Handler = Callable[[Request], Any]
+"""An endpoint's logic: a dict, a response, or a coroutine of one."""
+
+
+def _api(settings: Settings, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+    """``handler`` behind the header checks, its dict answered as JSON, its errors as
+    ``{"error": message}``."""
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            _check_headers(request, settings)
+            answer = handler(request)
+            if asyncio.iscoroutine(answer):
+                answer = await answer
+        except ApiError as error:
+            return JSONResponse({"error": str(error)}, status_code=error.status)
+        except Exception as error:  # a bug of ours: a message, never a traceback
+            message = f"the server failed: {type(error).__name__}: {error}"
+            return JSONResponse({"error": message}, status_code=500)
+        return answer if isinstance(answer, Response) else JSONResponse(answer)
+
+    return endpoint
+
+
+def _check_headers(request: Request, settings: Settings) -> None:
+    """Refuse a request from another site, or to a name this server does not answer."""
+    host = request.headers.get("host", "")
+    if host not in settings.hosts:
+        raise ApiError(f"refused: the Host {host!r:.60} is not this server's", 403)
+    origin = request.headers.get("origin")
+    if origin is not None and origin.partition("://")[2] not in settings.hosts:
+        raise ApiError(f"refused: a request from another origin ({origin:.60})", 403)
+    if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        raise ApiError("refused: a request from another site", 403)
+    if request.method == "POST" and request.headers.get("content-type") != "application/json":
+        raise ApiError("a POST's body must be JSON (Content-Type: application/json)", 415)
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise ApiError(f"the request is larger than {MAX_BODY // 2**20} MiB", 413)
+    try:
+        body = json.loads(raw or b"{}")
+    except ValueError as error:
+        raise ApiError(f"the request is not JSON: {error}") from None
+    if not isinstance(body, dict):
+        raise ApiError("the request must be a JSON object")
+    return body
+
+
+def _info(settings: Settings) -> dict[str, Any]:
+    """The games, their built-in agents and default rules, and whether exec is allowed."""
+    described = []
+    for name in sorted(game_names(), key=lambda name: name != DEFAULT_GAME):
+        rules = get_game(name)
+        params = rules.config_params(rules.make_config())
+        agents = [n for n in agent_names(name) if n in AGENT_TABLE.get(name, {})]
+        described.append({"name": name, "title": rules.title, "has_chance": rules.has_chance,
+                          "params": params, "agents": agents})  # fmt: skip
+    return {"games": described, "allow_exec": settings.allow_exec,
+            "time_budget": DEFAULT_TIME_BUDGET}  # fmt: skip
+
+
+# --- Live games ---------------------------------------------------------------------------
+
+
+async def _start(request: Request, settings: Settings, games: LiveGames) -> dict[str, Any]:
+    """Start a game: ``specs`` by seat, None for the person's seat (Play) or none (Watch)."""
+    body = await _body(request)
+    config = _run_config(body)
+    specs = body.get("specs")
+    if not isinstance(specs, list) or len(specs) != 2 or specs.count(None) > 1:
+        raise ApiError("specs must be two agent specs by seat, or one and null for your seat")
+    checked = [None if s is None else check_spec(s, config.game_name, settings.allow_exec)
+               for s in specs]  # fmt: skip
+    seed = body.get("seed")
+    if seed is None:
+        seed = random.getrandbits(63)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ApiError(f"seed must be a non-negative integer, got {seed!r:.30}")
+    try:
+        seats = await asyncio.to_thread(build_seats, checked, config, seed)
+    except SpecError as error:
+        raise ApiError(str(error)) from None
+    labels = [spec or "you" for spec in checked]
+    game = LiveGame(seats, labels, config, seed)
+    try:
+        games.add(game)
+    except RuntimeError as error:
+        raise ApiError(str(error), 503) from None
+    return {"id": game.id, "seats": labels, "seed": seed, "person": game.person_seat()}
+
+
+def _run_config(body: dict[str, Any]) -> RunConfig:
+    """The game, rules and time budget of a start request."""
+    name = body.get("game", DEFAULT_GAME)
+    if name not in game_names():
+        raise ApiError(f"unknown game {name!r:.40}; the games: {', '.join(game_names())}")
+    params = body.get("params") or {}
+    if not isinstance(params, dict):
+        raise ApiError("params must be an object of rule parameters")
+    size = params.get("board_size")
+    if size is not None and (not isinstance(size, int) or not 3 <= size <= MAX_BOARD_SIZE):
+        raise ApiError(
+            f"board_size must be an integer from 3 to {MAX_BOARD_SIZE}, got {size!r:.20}"
+        )
+    budget = body.get("time_budget", DEFAULT_TIME_BUDGET)
+    if (
+        isinstance(budget, bool)
+        or not isinstance(budget, int | float)
+        or not (0 < budget <= MAX_TIME_BUDGET and math.isfinite(budget))
+    ):
+        raise ApiError(f"time_budget must be seconds in (0, {MAX_TIME_BUDGET}], got {budget!r:.20}")
+    try:
+        if name == DEFAULT_GAME:
+            unknown = sorted(set(params) - {"board_size", "decay"})
+            if unknown:
+                raise ValueError(f"Trap!'s rules are board_size and decay, not {unknown}")
+            return RunConfig(board_size=size or 7, decay=params.get("decay", DEFAULT_DECAY),
+                             time_budget=float(budget), setup_seconds=60.0)  # fmt: skip
+        return RunConfig(game_name=name, rules=params or None, time_budget=float(budget),
+                         setup_seconds=60.0)  # fmt: skip
+    except (TypeError, ValueError) as error:
+        raise ApiError(f"the rules: {error}") from None
+
+
+def _game(request: Request, games: LiveGames) -> LiveGame:
+    try:
+        return games.get(request.path_params["id"])
+    except KeyError:
+        raise ApiError(
+            "no such game (it ended and was dropped, or the server restarted)", 404
+        ) from None
+
+
+def _start_index(request: Request) -> int:
+    text = request.query_params.get("from", "0")
+    if not text.isdigit():
+        raise ApiError(f"from must be a frame index, got {text!r:.20}")
+    return int(text)
+
+
+def _snapshot(request: Request, games: LiveGames) -> dict[str, Any]:
+    """The frames from ``from``, what is asked of the person, and the record once over."""
+    frames, waiting, record = _game(request, games).snapshot(_start_index(request))
+    return {"frames": frames, "waiting": waiting, "record": record}
+
+
+def _events(request: Request, games: LiveGames, settings: Settings) -> StreamingResponse:
+    """Server-sent events: a snapshot each time the game moves on; ``end`` once it is over."""
+    game, start = _game(request, games), _start_index(request)
+
+    async def stream() -> AsyncIterator[str]:
+        sent, last_key = start, None
+        while not settings.stopping.is_set() and not await request.is_disconnected():
+            frames, waiting, record = game.snapshot(sent)
+            key = (sent + len(frames), json.dumps(waiting), record is None)
+            if key != last_key:
+                last_key, sent = key, sent + len(frames)
+                message = {"frames": frames, "waiting": waiting, "record": record}
+                yield f"data: {json.dumps(message)}\n\n"
+            if record is not None:
+                yield "event: end\ndata: {}\n\n"
+                return
+            await asyncio.sleep(0.05)
+
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+
+
+async def _act(request: Request, games: LiveGames) -> dict[str, Any]:
+    """The person's choice: an ``action`` (an integer) or its ``text`` in the game's form."""
+    game, body = _game(request, games), await _body(request)
+    action = str(body["text"]) if "text" in body else body.get("action")
+    if isinstance(action, bool) or not isinstance(action, int | str):
+        raise ApiError(f"action must be an integer, got {action!r:.20}")
+    try:
+        game.choose(action)
+    except ValueError as error:
+        raise ApiError(str(error), 409) from None
+    return {"ok": True}
+
+
+def _close(request: Request, games: LiveGames) -> dict[str, Any]:
+    games.close(request.path_params["id"])
+    return {"ok": True}
+
+
+# --- Records and results files ------------------------------------------------------------
+
+
+async def _replay(request: Request) -> dict[str, Any]:
+    """A pasted record, checked as ``trap-play --replay`` checks it, as frames."""
+    body = await _body(request)
+    record = body.get("record")
+    if isinstance(record, str):
+        try:
+            record = json.loads(record)
+        except ValueError as error:
+            raise ApiError(f"the record is not JSON: {error}") from None
+    return _frames_of(record, "the record")
+
+
+def _frames_of(record: Any, what: str) -> dict[str, Any]:
+    try:
+        return record_frames(record)
+    except ValueError as error:
+        raise ApiError(f"{what} is not a valid game: {error}") from None
+
+
+def _results_file(request: Request, settings: Settings) -> Path:
+    folder = request.query_params.get("folder", "")
+    try:
+        return results_path(settings.results_root, folder)
+    except ValueError as error:
+        raise ApiError(str(error), 404) from None
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    try:
+        return read_records(path)
+    except ValueError as error:
+        raise ApiError(str(error)) from None
+
+
+async def _results(request: Request, settings: Settings) -> dict[str, Any]:
+    """The results folders under the root, or with ``folder`` the games of its file."""
+    if "folder" not in request.query_params:
+        root = settings.results_root
+        found = await asyncio.to_thread(lambda: sorted(root.glob(f"**/{RESULTS_FILE}"))[:200])
+        folders = [str(path.parent.relative_to(root)) for path in found]
+        return {"root": str(root), "folders": folders}
+    records = await asyncio.to_thread(_records, _results_file(request, settings))
+    games = [{"index": i, "seats": r["seats"], "winner": r["winner"], "reason": r["reason"],
+              "turns": r["turns"], "game": r.get("game", DEFAULT_GAME)}
+             for i, r in enumerate(records)]  # fmt: skip
+    return {"games": games}
+
+
+async def _result_game(request: Request, settings: Settings) -> dict[str, Any]:
+    """Game ``index`` of a folder's results file, checked, as frames."""
+    path = _results_file(request, settings)
+    text = request.query_params.get("index", "0")
+    if not text.isdigit():
+        raise ApiError(f"index must be a game's number from 0, got {text!r:.20}")
+    records, index = await asyncio.to_thread(_records, path), int(text)
+    if index >= len(records):
+        raise ApiError(f"{path.name} holds {len(records)} games; no game {index}", 404)
+    return await asyncio.to_thread(_frames_of, records[index], f"game {index}")
+
+
+async def _tournament(request: Request, settings: Settings) -> dict[str, Any]:
+    """Standings, win rates with intervals and Elo of a folder's results, as they are now."""
+    path = _results_file(request, settings)
+    records = await asyncio.to_thread(_records, path)
+    return await asyncio.to_thread(standings, records)

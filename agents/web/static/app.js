@@ -1,0 +1,521 @@
+// The page: Play (you against an agent), Watch (two agents), Replay (a recorded game),
+// Tournament (a results folder's standings). Every game is a list of frames, one per
+// action (agents/web/views.py), shown one at a time by the same board and stepper.
+"use strict";
+
+const $ = (selector) => document.querySelector(selector);
+const $$ = (selector) => Array.from(document.querySelectorAll(selector));
+
+const view = {
+  info: null,
+  frames: [],
+  cursor: 0,           // the frame shown
+  follow: false,       // advance to the newest frame at the set speed
+  seats: ["seat 0", "seat 1"],
+  person: null,        // the person's seat in a game being played
+  gameId: null,
+  waiting: null,       // the decision asked of the person
+  record: null,
+  source: null,        // the EventSource of the live game
+  focus: null,         // the cell under the keyboard cursor
+  hover: null,         // the cell under the mouse
+  timer: null,
+  tournamentTimer: null,
+};
+
+// --- Requests --------------------------------------------------------------------------
+
+async function api(path, body) {
+  const options = body === undefined ? {} : {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  };
+  let response;
+  try {
+    response = await fetch(path, options);
+  } catch (error) {
+    throw new Error(`the server does not answer (${error.message})`);
+  }
+  const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
+  if (!response.ok) throw new Error(answer.error || `HTTP ${response.status}`);
+  return answer;
+}
+
+function showError(message) {
+  const box = $("#error");
+  box.textContent = message || "";
+  box.hidden = !message;
+}
+
+async function guarded(action) {
+  try {
+    showError("");
+    await action();
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+// --- Forms -----------------------------------------------------------------------------
+
+function gameInfo(name) {
+  return view.info.games.find((game) => game.name === name);
+}
+
+function fillRules(form) {
+  const game = gameInfo(form.elements.game.value);
+  const rules = form.querySelector(".rules");
+  rules.textContent = "";
+  for (const [name, value] of Object.entries(game.params)) {
+    const label = document.createElement("label");
+    label.textContent = `${name.replace("_", " ")} `;
+    const input = document.createElement("input");
+    input.name = `param-${name}`;
+    input.dataset.param = name;
+    input.dataset.kind = typeof value;
+    input.value = value;
+    if (typeof value === "number") { input.type = "number"; input.min = 0; }
+    label.append(input);
+    rules.append(label);
+  }
+  $("#agent-names").textContent = "";
+  for (const name of game.agents) {
+    const option = document.createElement("option");
+    option.value = name;
+    $("#agent-names").append(option);
+  }
+}
+
+function readRules(form) {
+  const params = {};
+  for (const input of form.querySelectorAll("[data-param]")) {
+    params[input.dataset.param] = input.dataset.kind === "number" ? Number(input.value) : input.value;
+  }
+  return params;
+}
+
+async function loadInfo() {
+  view.info = await api("/api/info");
+  for (const select of $$(".game-select")) {
+    for (const game of view.info.games) {
+      const option = document.createElement("option");
+      option.value = game.name;
+      option.textContent = game.title;
+      select.append(option);
+    }
+    select.addEventListener("change", () => fillRules(select.form));
+    fillRules(select.form);
+  }
+  await loadFolders();
+}
+
+async function loadFolders() {
+  const answer = await api("/api/results");
+  for (const select of $$(".folder-select")) {
+    select.textContent = "";
+    for (const folder of answer.folders) {
+      const option = document.createElement("option");
+      option.value = folder;
+      option.textContent = folder === "." ? "(the root)" : folder;
+      select.append(option);
+    }
+    if (!answer.folders.length) {
+      const option = document.createElement("option");
+      option.value = "";
+      option.textContent = "(no results.jsonl under the root)";
+      select.append(option);
+    }
+  }
+}
+
+// --- Live games ------------------------------------------------------------------------
+
+async function startGame(body, person) {
+  stopGame();
+  $("#status").textContent = "starting the agents…";
+  const answer = await api("/api/games", body).finally(() => { $("#status").textContent = ""; });
+  showFrames([], answer.seats, true);
+  view.gameId = answer.id;
+  view.person = person;
+  const source = new EventSource(`/api/games/${answer.id}/events`);
+  view.source = source;
+  source.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    view.frames.push(...message.frames);
+    view.waiting = message.waiting;
+    view.record = message.record;
+    if (message.record && message.record.error) showError(message.record.error);
+    draw();
+    advance();
+  };
+  source.addEventListener("end", () => source.close());
+  source.onerror = () => {
+    if (!view.record) showError("the connection to the game was lost");
+    source.close();
+  };
+}
+
+function stopGame() {
+  if (view.source) view.source.close();
+  if (view.gameId && !view.record) api(`/api/games/${view.gameId}/close`, {}).catch(() => {});
+  view.source = view.gameId = view.waiting = view.record = null;
+  view.person = null;
+}
+
+async function choose(cell, text) {
+  if (!isPersonToChoose()) return;
+  // Asked no more from now: the next question may arrive before this answer's reply.
+  const asked = view.waiting;
+  view.waiting = null;
+  draw();
+  await guarded(async () => {
+    try {
+      await api(`/api/games/${view.gameId}/action`, text === undefined ? { action: cell } : { text });
+    } catch (error) {
+      if (view.waiting === null) view.waiting = asked;
+      draw();
+      throw error;
+    }
+  });
+}
+
+function isPersonToChoose() {
+  return view.waiting !== null && view.cursor === view.frames.length - 1;
+}
+
+// --- Showing frames --------------------------------------------------------------------
+
+function showFrames(frames, seats, follow) {
+  view.frames = frames;
+  view.seats = seats;
+  view.cursor = 0;
+  view.follow = follow;
+  view.record = null;
+  view.waiting = null;
+  draw();
+  advance();
+}
+
+function frameDelay() {
+  const delay = Number($("#speed").value);
+  return view.person === null ? delay : delay / 2;  // playing: the agent's reply quicker
+}
+
+function advance() {
+  if (view.timer || !view.follow || view.cursor >= view.frames.length - 1) return;
+  view.timer = setTimeout(() => {
+    view.timer = null;
+    view.cursor = Math.min(view.cursor + 1, view.frames.length - 1);
+    draw();
+    advance();
+  }, frameDelay());
+}
+
+function step(to) {
+  if (!view.frames.length) return;
+  view.cursor = Math.max(0, Math.min(to, view.frames.length - 1));
+  // Back at the newest frame of a live game: follow it again.
+  view.follow = view.source !== null && view.cursor === view.frames.length - 1;
+  draw();
+}
+
+function draw() {
+  const frame = view.frames[view.cursor];
+  const board = $("#board");
+  const text = $("#board-text");
+  drawSeats(frame);
+  $("#step-count").textContent = view.frames.length ? `${view.cursor} / ${view.frames.length - 1}` : "";
+  if (!frame) {
+    board.textContent = "";
+    text.hidden = true;
+    return;
+  }
+  board.dataset.frame = frame.index;
+  board.dataset.decision = frame.decision;
+  board.dataset.over = frame.outcome ? "true" : "false";
+  const drawing = boardFor(frame.position);
+  text.hidden = drawing !== null;
+  text.textContent = frame.text;
+  if (drawing) drawBoard(board, drawing, frame);
+  else board.textContent = "";
+  $("#status").textContent = statusText(frame);
+  $("#action-form").hidden = !isPersonToChoose();
+  drawOffBoard(frame);
+  const record = view.record && view.record.actions ? JSON.stringify(view.record) : "";
+  $("#record-box").hidden = !record;
+  if ($("#record-text").value !== record) $("#record-text").value = record;
+  $("#odds").textContent = oddsText(frame);
+}
+
+// Legal actions that are no cell of the board (Othello's pass) get a button each.
+function drawOffBoard(frame) {
+  const box = $("#off-board");
+  box.textContent = "";
+  if (!isPersonToChoose()) return;
+  const cells = frame.position.board_size * frame.position.board_size;
+  for (const action of view.waiting.legal.filter((a) => a >= cells)) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.action = action;
+    button.textContent = view.waiting.texts[action];
+    button.addEventListener("click", () => choose(action));
+    box.append(button);
+  }
+}
+
+function drawSeats(frame) {
+  const toAct = frame ? frame.to_act : null;
+  $("#seats").innerHTML = "";
+  view.seats.forEach((label, seat) => {
+    const span = document.createElement("span");
+    span.className = `seat p${seat}` + (toAct === seat ? " to-act" : "");
+    span.textContent = `seat ${seat}: ${label}`;
+    $("#seats").append(span);
+  });
+}
+
+function drawBoard(board, drawing, frame) {
+  const n = drawing.size;
+  const choosing = isPersonToChoose();
+  const legal = new Set(choosing ? view.waiting.legal : []);
+  const shownOdds = landingOdds(frame);
+  const [thrownAt, landed] = frame.last_chance && isLanding(frame) ? frame.last_chance : [null, null];
+  board.style.gridTemplateColumns = `repeat(${n}, var(--cell))`;
+  if (board.children.length !== n * n) {
+    board.textContent = "";
+    for (let index = 0; index < n * n; index++) {
+      const cell = document.createElement("button");
+      cell.type = "button";
+      cell.tabIndex = -1;
+      cell.dataset.cell = index;
+      cell.dataset.row = Math.floor(index / n);
+      cell.dataset.col = index % n;
+      cell.addEventListener("click", () => choose(index));
+      cell.addEventListener("mouseenter", () => { view.hover = index; draw(); });
+      cell.addEventListener("mouseleave", () => { view.hover = null; draw(); });
+      board.append(cell);
+    }
+  }
+  for (const cell of board.children) {
+    const index = Number(cell.dataset.cell);
+    const { classes, label } = drawing.cell(index);
+    const extra = ["cell", ...classes];
+    if (legal.has(index)) extra.push("legal");
+    if (index === view.focus && choosing) extra.push("cursor");
+    if (index === thrownAt) extra.push("thrown-at");
+    if (index === landed) extra.push("landed");
+    if (shownOdds.has(index)) extra.push("odds");
+    cell.className = extra.join(" ");
+    cell.textContent = label;
+    cell.disabled = !legal.has(index);
+    if (shownOdds.has(index)) {
+      const odds = document.createElement("small");
+      odds.textContent = `${(100 * shownOdds.get(index)).toFixed(0)}%`;
+      cell.append(odds);
+    }
+    cell.setAttribute("aria-label", `row ${cell.dataset.row} column ${cell.dataset.col} ${classes.join(" ")}`);
+  }
+}
+
+function isLanding(frame) {
+  return frame.actor === "chance";
+}
+
+// The landing odds on the board: of the target under the mouse or cursor before a
+// throw, or of the throw just made at a chance node.
+function landingOdds(frame) {
+  if (frame.odds) return new Map(frame.odds);
+  if (!isPersonToChoose()) return new Map();
+  const target = view.hover ?? view.focus;
+  const odds = view.waiting.odds && view.waiting.odds[target];
+  return new Map(odds || []);
+}
+
+function cellName(index) {
+  const n = view.frames[view.cursor].position.board_size;
+  return `${Math.floor(index / n)},${index % n}`;
+}
+
+function oddsText(frame) {
+  if (frame.odds) {
+    return "landing odds: " + frame.odds.map(([cell, p]) => `${cellName(cell)} ${(100 * p).toFixed(1)}%`).join(", ");
+  }
+  if (frame.last_chance && isLanding(frame)) {
+    const [target, landing] = frame.last_chance;
+    return target === landing ? `the throw at ${cellName(target)} landed on its target`
+      : `the throw at ${cellName(target)} landed on ${cellName(landing)}`;
+  }
+  const map = landingOdds(frame);
+  if (map.size) {
+    const target = view.hover ?? view.focus;
+    return `a throw at ${cellName(target)} lands: ` + Array.from(map, ([cell, p]) => `${cellName(cell)} ${(100 * p).toFixed(1)}%`).join(", ");
+  }
+  return "";
+}
+
+function statusText(frame) {
+  const played = frame.action === null ? "the start"
+    : frame.actor === "chance" ? `landing on ${frame.action}` : `seat ${frame.actor}'s ${frame.did} ${frame.action}`;
+  if (frame.outcome) {
+    const { winner, reason, detail } = frame.outcome;
+    const why = detail ? `${reason}: ${detail}` : reason;
+    if (winner === null) return `Draw (${why}) after ${frame.turn} turns.`;
+    const who = view.person === winner ? "You win" : view.person !== null ? "You lose" : `Seat ${winner} (${view.seats[winner]}) wins`;
+    return `${who} (${why}) after ${frame.turn} turns.`;
+  }
+  if (isPersonToChoose()) return `Your ${view.waiting.decision}: click a highlighted cell (turn ${frame.turn}).`;
+  if (frame.to_act === null) return `Turn ${frame.turn}: ${played}; chance acts next.`;
+  const who = view.person === frame.to_act ? "you" : `seat ${frame.to_act} (${view.seats[frame.to_act]})`;
+  return `Turn ${frame.turn}: ${played}; ${who} to ${frame.decision}.`;
+}
+
+// --- Keyboard --------------------------------------------------------------------------
+
+function onKey(event) {
+  if (["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName)) return;
+  const frame = view.frames[view.cursor];
+  if (!frame) return;
+  if (isPersonToChoose()) {
+    const n = frame.position.board_size;
+    if (view.focus === null) view.focus = view.waiting.legal[0];
+    const moves = { ArrowUp: -n, ArrowDown: n, ArrowLeft: -1, ArrowRight: 1 };
+    if (event.key in moves) {
+      const next = view.focus + moves[event.key];
+      const sameRow = Math.floor(next / n) === Math.floor(view.focus / n);
+      if (next >= 0 && next < n * n && (Math.abs(moves[event.key]) === n || sameRow)) view.focus = next;
+      event.preventDefault();
+      draw();
+    } else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      choose(view.focus);
+    }
+    return;
+  }
+  const keys = { ArrowLeft: view.cursor - 1, ArrowRight: view.cursor + 1, Home: 0, End: view.frames.length - 1 };
+  if (event.key in keys) {
+    event.preventDefault();
+    step(keys[event.key]);
+  }
+}
+
+// --- Tabs ------------------------------------------------------------------------------
+
+function showTab(tab) {
+  for (const button of $$("#tabs button")) button.classList.toggle("active", button.dataset.tab === tab);
+  for (const form of $$("#controls form")) form.hidden = form.dataset.tab !== tab;
+  $("#game-view").hidden = tab === "tournament";
+  $("#tournament-view").hidden = tab !== "tournament";
+  $("#speed-label").hidden = tab === "replay";
+  clearInterval(view.tournamentTimer);
+  showError("");
+}
+
+// --- Replay and tournament -------------------------------------------------------------
+
+async function listGames() {
+  const folder = $("#replay-form").elements.folder.value;
+  const select = $("#replay-index");
+  select.textContent = "";
+  if (!folder) return;
+  const answer = await api(`/api/results?folder=${encodeURIComponent(folder)}`);
+  for (const game of answer.games) {
+    const option = document.createElement("option");
+    option.value = game.index;
+    const result = game.winner < 0 ? "draw" : `${game.seats[game.winner]} won`;
+    option.textContent = `${game.index}: ${game.seats[0]} vs ${game.seats[1]}, ${result} (${game.reason}, ${game.turns} turns)`;
+    select.append(option);
+  }
+}
+
+function showReplay(answer) {
+  stopGame();
+  showFrames(answer.frames, answer.seats, false);
+}
+
+async function showTournament() {
+  const folder = $("#tournament-form").elements.folder.value;
+  const answer = await api(`/api/tournament?folder=${encodeURIComponent(folder)}`);
+  const percent = (x) => `${(100 * x).toFixed(1)}%`;
+  $("#tournament-games").textContent = `(${answer.games} games)`;
+  const rows = (table, items, cells) => {
+    const body = $(`${table} tbody`);
+    body.textContent = "";
+    for (const item of items) {
+      const row = document.createElement("tr");
+      for (const text of cells(item)) {
+        const cell = document.createElement("td");
+        cell.textContent = text;
+        row.append(cell);
+      }
+      body.append(row);
+    }
+  };
+  rows("#standings", answer.agents, (a) => [a.spec, a.games, a.results.join("-"),
+    `${percent(a.rate)} [${percent(a.interval[0])}, ${percent(a.interval[1])}]`, a.elo.toFixed(0)]);
+  rows("#pairings", answer.pairings, (p) => [p.first, p.second, p.results.join("-"),
+    `${percent(p.rate)} [${percent(p.interval[0])}, ${percent(p.interval[1])}]`]);
+}
+
+// --- Wiring ----------------------------------------------------------------------------
+
+function wire() {
+  for (const button of $$("#tabs button")) button.addEventListener("click", () => showTab(button.dataset.tab));
+  $("#play-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const seat = Number(form.elements.seat.value);
+    const spec = form.elements.spec.value;
+    const specs = seat === 0 ? [null, spec] : [spec, null];
+    guarded(() => startGame({ game: form.elements.game.value, params: readRules(form), specs,
+      time_budget: Number(form.elements.time_budget.value) }, seat));
+  });
+  $("#watch-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const specs = [form.elements.spec0.value, form.elements.spec1.value];
+    guarded(() => startGame({ game: form.elements.game.value, params: readRules(form), specs,
+      time_budget: Number(form.elements.time_budget.value) }, null));
+  });
+  $("#replay-form").elements.folder.addEventListener("change", () => guarded(listGames));
+  $("#replay-load").addEventListener("click", () => guarded(async () => {
+    const form = $("#replay-form");
+    const folder = encodeURIComponent(form.elements.folder.value);
+    showReplay(await api(`/api/results/game?folder=${folder}&index=${form.elements.index.value}`));
+  }));
+  $("#replay-paste").addEventListener("click", () => guarded(async () => {
+    showReplay(await api("/api/replay", { record: $("#replay-record").value }));
+  }));
+  $("#tournament-load").addEventListener("click", () => guarded(async () => {
+    clearInterval(view.tournamentTimer);
+    await showTournament();
+    view.tournamentTimer = setInterval(() => guarded(showTournament), 2000);
+  }));
+  $("#action-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    choose(null, $("#action-text").value);
+    $("#action-text").value = "";
+  });
+  $("#step-first").addEventListener("click", () => step(0));
+  $("#step-back").addEventListener("click", () => step(view.cursor - 1));
+  $("#step-forward").addEventListener("click", () => step(view.cursor + 1));
+  $("#step-last").addEventListener("click", () => step(view.frames.length - 1));
+  $("#speed").addEventListener("input", () => {
+    $("#speed-value").textContent = `${$("#speed").value} ms per action`;
+  });
+  $("#speed-value").textContent = `${$("#speed").value} ms per action`;
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("pagehide", () => {  // a game left behind frees its workers
+    if (view.gameId && !view.record) {
+      fetch(`/api/games/${view.gameId}/close`, { method: "POST", keepalive: true,
+        headers: { "Content-Type": "application/json" }, body: "{}" });
+    }
+  });
+  showTab("play");
+}
+
+wire();
+guarded(async () => {
+  await loadInfo();
+  await listGames();
+});

@@ -1,0 +1,231 @@
+"""What the page draws, as JSON: a position after each action, a recorded game, a tournament.
+
+A *frame* is one position of a game with what the page needs to draw it: the game's own
+:meth:`~trap_env.game.Game.describe` (each game's drawing on the page reads its fields),
+the legal actions, the action that led to it, a chance node's outcome odds and the last
+chance outcome (Trap!: a throw's landing odds and where it landed), and the outcome once
+the game is over. Frames are built one per action, so that the page steps through moves,
+throws and landings alike.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agents.arena.replays import record_params, replay_record
+from agents.arena.results import ResultsError, check_record, read_results, record_game
+from agents.arena.stats import elo_ratings, summarize_pairings, wilson_interval
+from trap_env.game import Game, Outcome
+from trap_env.games import DEFAULT_GAME, game_names, get_game
+
+__all__ = [
+    "MAX_BOARD_SIZE",
+    "MAX_RECORD_ACTIONS",
+    "RESULTS_FILE",
+    "Frame",
+    "FrameBuilder",
+    "chance_odds",
+    "decision_odds",
+    "outcome_view",
+    "read_records",
+    "record_frames",
+    "record_outcome",
+    "results_path",
+    "standings",
+]
+
+Frame = dict[str, Any]
+MAX_BOARD_SIZE = 16
+"""The largest board the page plays or replays on."""
+MAX_RECORD_ACTIONS = 20_000
+"""The most actions of a record the page replays (a 16x16 game of Trap! has about 3,000)."""
+RESULTS_FILE = "results.jsonl"
+"""The results file a tournament's folder holds (``trap-tournament --output FOLDER``)."""
+
+
+class FrameBuilder:
+    """Frames of one game, one per action, from its actions as they come.
+
+    Args:
+        game: the game's name.
+        params: its rule parameters.
+        max_turns: the turn limit (for the outcome of a cut game).
+    """
+
+    def __init__(self, game: str, params: dict[str, Any], max_turns: int | None = None) -> None:
+        self.rules: Game[Any, Any] = get_game(game)
+        self.max_turns = max_turns
+        self.state = self.rules.initial_state(self.rules.make_config(**params))
+        self.num_actions = 0
+        self.decision = -1  # every chance node follows a decision
+        self.last_chance: list[int] | None = None
+        self.frames: list[Frame] = [self._frame(None, None, None)]
+
+    def follow(self, actions: Sequence[int]) -> list[Frame]:
+        """Apply the actions past those already followed; the new frames."""
+        new = []
+        for action in actions[self.num_actions :]:
+            before = self.state
+            actor: int | str
+            self.state = self.rules.apply(before, action)
+            self.num_actions += 1
+            if self.rules.is_chance(before):
+                self.last_chance, actor = [self.decision, action], "chance"
+            else:
+                self.decision, actor = action, self.rules.current_player(before)
+            text = self.rules.action_to_text(before, action)
+            new.append(self._frame(text, actor, self.rules.decision_name(before)))
+        self.frames += new
+        return new
+
+    def _frame(self, action: str | None, actor: int | str | None, did: str | None) -> Frame:
+        rules, state = self.rules, self.state
+        outcome = rules.outcome(state, self.max_turns)
+        return {
+            "index": self.num_actions,
+            "position": dict(rules.describe(state)),
+            "text": rules.render_text(state),
+            "turn": rules.turn(state),
+            "action": action,
+            "actor": actor,
+            "did": did,
+            "to_act": None if outcome or rules.is_chance(state) else rules.current_player(state),
+            "decision": rules.decision_name(state),
+            "legal": [] if outcome else rules.legal_actions(state),
+            "odds": chance_odds(rules, state),
+            "last_chance": self.last_chance,
+            "outcome": None if outcome is None else outcome_view(outcome),
+        }
+
+
+def outcome_view(outcome: Outcome, detail: str = "") -> dict[str, Any]:
+    """An outcome as the page shows it: the winner (None: a draw), the reason, the detail."""
+    return {"winner": outcome.winner, "reason": outcome.reason, "detail": detail}
+
+
+def record_outcome(record: dict[str, Any]) -> dict[str, Any]:
+    """A record's outcome as the page shows it (a fault's, too: the rules do not know it)."""
+    winner = None if record["winner"] < 0 else record["winner"]
+    return {"winner": winner, "reason": record["reason"], "detail": record.get("detail", "")}
+
+
+def chance_odds(rules: Game[Any, Any], state: Any) -> list[list[float]] | None:
+    """A chance node's ``[outcome, probability]`` pairs; None at a decision."""
+    if not rules.is_chance(state):
+        return None
+    return [[outcome, probability] for outcome, probability in rules.chance_outcomes(state)]
+
+
+def decision_odds(rules: Game[Any, Any], state: Any) -> dict[int, list[list[float]]]:
+    """For each legal decision that leads to a chance node, that node's odds (Trap!: each
+    throw target's landing odds), for the page to show before the choice."""
+    if not rules.has_chance or rules.outcome(state) is not None or rules.is_chance(state):
+        return {}
+    odds = {}
+    for action in rules.legal_actions(state):
+        after = chance_odds(rules, rules.apply(state, action))
+        if after is not None:
+            odds[action] = after
+    return odds
+
+
+def record_frames(record: Any) -> dict[str, Any]:
+    """A recorded game as frames, after checking it as ``trap-play --replay`` does.
+
+    Raises:
+        ValueError: naming what is wrong with the record (its shape, or its actions and
+            outcome under its rules).
+    """
+    if isinstance(record, dict) and record.get("game", DEFAULT_GAME) not in game_names():
+        # A game's path would import its module: a pasted record names registered games only.
+        raise ValueError(f"'game' must be one of {', '.join(game_names())}")
+    check_record(record)
+    size = record.get("board_size")
+    if size is not None and size > MAX_BOARD_SIZE:
+        raise ValueError(
+            f"the page shows boards up to {MAX_BOARD_SIZE}x{MAX_BOARD_SIZE}, not {size}"
+        )
+    if len(record["actions"]) > MAX_RECORD_ACTIONS:
+        raise ValueError(f"the page replays games of up to {MAX_RECORD_ACTIONS} actions")
+    replay_record(record)
+    builder = FrameBuilder(record_game(record), record_params(record), record["max_turns"])
+    builder.follow(record["actions"])
+    builder.frames[-1]["outcome"] = record_outcome(record)
+    return {
+        "game": record_game(record),
+        "seats": record.get("seats", ["seat 0", "seat 1"]),
+        "frames": builder.frames,
+    }
+
+
+def results_path(root: Path, folder: str) -> Path:
+    """The results file of ``folder``, a path under ``root`` (the folder, or its file).
+
+    Raises:
+        ValueError: for a path outside ``root`` or one that does not exist.
+    """
+    base = root.resolve()
+    path = (base / folder).resolve()
+    if not path.is_relative_to(base):
+        raise ValueError(f"{folder!r} is outside the results root; give a folder under it")
+    if path.is_dir():
+        path = path / RESULTS_FILE
+    if not path.is_file():
+        shown = path.relative_to(base) if path.is_relative_to(base) else path
+        raise ValueError(f"no results file {str(shown)!r} under the results root")
+    return path
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """The complete records of a results file (a line being written is left out); read
+    again only when the file has changed.
+
+    Raises:
+        ValueError: for a file that cannot be read or a line that is not a record.
+    """
+    try:
+        stat = path.stat()
+        return _read_records(path, stat.st_mtime_ns, stat.st_size)
+    except OSError as error:
+        raise ValueError(f"cannot read {path.name}: {error.strerror or error}") from None
+    except ResultsError as error:
+        raise ValueError(str(error)) from None
+
+
+@functools.lru_cache(maxsize=8)
+def _read_records(path: Path, mtime_ns: int, size: int) -> list[dict[str, Any]]:
+    """The records of ``path`` as it was at ``mtime_ns`` and ``size`` (the cache's key)."""
+    return read_results(path).records
+
+
+def standings(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Per agent: games, wins, draws, losses, score rate with its 95% interval, Elo; and
+    per pairing the first agent's results; agents by Elo, best first."""
+    ratings = elo_ratings(records)
+    rows: dict[str, list[int]] = {spec: [0, 0, 0] for spec in ratings}
+    pairings = []
+    for summary in summarize_pairings(records):
+        wins, draws, losses = summary.results
+        rows[summary.first] = [
+            a + b for a, b in zip(rows[summary.first], summary.results, strict=True)
+        ]
+        rows[summary.second] = [
+            a + b for a, b in zip(rows[summary.second], [losses, draws, wins], strict=True)
+        ]
+        low, high = summary.interval
+        pairings.append({"first": summary.first, "second": summary.second,
+                         "results": summary.results, "rate": summary.win_rate,
+                         "interval": [low, high]})  # fmt: skip
+    agents = []
+    for spec in sorted(ratings, key=ratings.__getitem__, reverse=True):
+        wins, draws, losses = rows[spec]
+        games = wins + draws + losses
+        score = wins + draws / 2
+        agents.append({"spec": spec, "games": games, "results": rows[spec],
+                       "rate": score / games if games else 0.0,
+                       "interval": list(wilson_interval(score, games)),
+                       "elo": ratings[spec]})  # fmt: skip
+    return {"games": len(records), "agents": agents, "pairings": pairings}

@@ -1,0 +1,351 @@
+"""The page in a real browser: headless Chromium (Debian's ``chromium``) driven by Playwright
+against ``trap-serve`` run as a command. The board is read from the page's DOM.
+
+With ``CI=true`` these tests are required: a missing browser or Playwright fails them.
+Elsewhere they skip, saying what is missing. ``TRAP_WEB_SCREENSHOTS=DIR`` saves the
+screenshots that docs/web.md shows.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents import make_agent
+from agents.arena.match import play_game
+from agents.arena.plan import GameTask, RunConfig
+from agents.arena.worker import make_record
+from agents.web.views import FrameBuilder
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+IS_CI = os.environ.get("CI", "").lower() == "true"
+SCREENSHOTS = os.environ.get("TRAP_WEB_SCREENSHOTS")
+TIMEOUT_MS = 60_000
+
+
+def _missing() -> str | None:
+    """What the browser tests lack, or None."""
+    try:
+        import playwright.sync_api  # noqa: F401
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as error:
+        return f"{error.name} is not installed (pip install -e '.[web,test]')"
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium, or set CHROMIUM)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    missing = _missing()
+    if missing is not None:
+        if IS_CI:
+            pytest.fail(f"CI=true requires the browser tests: {missing}")
+        pytest.skip(missing)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
+
+
+def game_record(specs: tuple[str, str], seed: int) -> dict[str, Any]:
+    agents = [make_agent(spec, seed=seed) for spec in specs]
+    result = play_game(agents, seed=seed, board_size=5, time_budget=None)
+    config = RunConfig(board_size=5, time_budget=None)
+    return make_record(GameTask(f"g{seed}", tuple(sorted(specs)), specs, seed), result, config)
+
+
+@pytest.fixture(scope="module")
+def results_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("results")
+    folder = root / "ladder"
+    folder.mkdir()
+    records = [game_record(("greedy", "random"), seed) for seed in range(4)]
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return root
+
+
+@pytest.fixture(scope="module")
+def server(results_root: Path, browser: Any) -> Iterator[str]:
+    """``trap-serve`` on a free port; its address."""
+    command = [sys.executable, "-m", "trap_scripts.serve", "--port", "0",
+               "--results-root", str(results_root)]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline() if process.stdout else ""
+        assert "serving on http://127.0.0.1:" in line, line + (
+            process.stderr.read() if process.stderr else ""
+        )
+        yield line.split("serving on ")[1].split()[0].rstrip("/")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture
+def page(browser: Any, server: str) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 900, "height": 760})
+    opened = context.new_page()
+    opened.set_default_timeout(TIMEOUT_MS)
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.goto(server + "/")
+    opened.wait_for_selector("#play-form .game-select option", state="attached")
+    yield opened
+    context.close()
+    assert not errors, errors
+
+
+def screenshot(page: Any, name: str) -> None:
+    if SCREENSHOTS:
+        clip = {"x": 0, "y": 0, "width": 900, "height": 560}
+        page.screenshot(path=str(Path(SCREENSHOTS) / name), clip=clip)
+
+
+def board_cells(page: Any, css: str) -> list[int]:
+    """The cells of the board that have the CSS class ``css``, read from the page."""
+    return page.eval_on_selector_all(
+        f"#board .cell.{css}", "cells => cells.map(c => +c.dataset.cell)"
+    )
+
+
+def set_rule(page: Any, form: str, name: str, value: str) -> None:
+    page.fill(f"{form} input[name=param-{name}]", value)
+
+
+def test_play_a_whole_game_against_random(page: Any) -> None:
+    set_rule(page, "#play-form", "board_size", "5")
+    page.fill("#play-form input[name=spec]", "random")
+    page.fill("#speed", "0")
+    page.click("#play-start")
+    decisions, saw_odds = 0, False
+    while True:
+        page.wait_for_function(
+            "document.querySelector('#board').dataset.over === 'true' || "
+            "(document.querySelector('#status').textContent.startsWith('Your') && "
+            "document.querySelectorAll('#board .cell.legal').length > 0)"
+        )
+        if page.get_attribute("#board", "data-over") == "true":
+            break
+        assert len(board_cells(page, "p0")) == 1 and len(board_cells(page, "p1")) == 1
+        legal = board_cells(page, "legal")
+        shown = page.get_attribute("#board", "data-frame")
+        if "throw" in page.text_content("#status"):
+            page.hover(f"#board .cell[data-cell='{legal[-1]}']")
+            assert "lands" in page.text_content("#odds")
+            saw_odds = saw_odds or page.locator("#board .cell small").count() > 0
+            if decisions == 1:
+                screenshot(page, "web-play.png")
+        if decisions == 2:  # typed, after a typo that the page refuses with a message
+            page.fill("#action-text", "9,9")
+            page.click("#action-form button")
+            page.wait_for_selector("#error:not([hidden])")
+            assert "off the 5x5 board" in page.text_content("#error")
+            page.fill("#action-text", f"{legal[0] // 5},{legal[0] % 5}")
+            page.click("#action-form button")
+        elif decisions % 2:  # by keyboard: the cursor starts on a legal cell
+            page.focus("#board")
+            page.keyboard.press("Enter")
+        else:
+            page.click(f"#board .cell[data-cell='{legal[0]}']")
+        decisions += 1
+        page.wait_for_function(f"document.querySelector('#board').dataset.frame !== '{shown}'")
+    status = page.text_content("#status")
+    assert status.startswith(("You win", "You lose", "Draw")), status
+    page.wait_for_selector("#record-box:not([hidden])")  # the record comes after the end
+    record = json.loads(page.input_value("#record-text"))  # the record, replayable
+    assert record["seats"][0] == "you" and record["winner"] in (-1, 0, 1)
+    page.click("#tabs button[data-tab=replay]")
+    page.click("#replay-form summary")
+    page.fill("#replay-record", json.dumps(record))
+    page.click("#replay-paste")
+    page.wait_for_selector("#step-count")
+    last = len(record["actions"])
+    page.wait_for_function(f"document.querySelector('#step-count').textContent === '0 / {last}'")
+    assert decisions >= 2 and saw_odds
+
+
+def test_play_othello_as_seat_1(page: Any) -> None:
+    page.select_option("#play-form .game-select", "othello")
+    set_rule(page, "#play-form", "board_size", "4")
+    page.select_option("#play-form select[name=seat]", "1")
+    page.fill("#speed", "0")
+    page.click("#play-start")
+    while True:
+        page.wait_for_function(
+            "document.querySelector('#board').dataset.over === 'true' || "
+            "(document.querySelector('#status').textContent.startsWith('Your') && "
+            "document.querySelectorAll('#board .cell.legal, #off-board button').length > 0)"
+        )
+        if page.get_attribute("#board", "data-over") == "true":
+            break
+        shown = page.get_attribute("#board", "data-frame")
+        legal = board_cells(page, "legal")
+        if legal:
+            page.click(f"#board .cell[data-cell='{legal[0]}']")
+        else:  # no placement: the page offers the pass
+            assert page.text_content("#off-board button") == "pass"
+            page.click("#off-board button")
+        page.wait_for_function(f"document.querySelector('#board').dataset.frame !== '{shown}'")
+    assert page.text_content("#status").startswith(("You win", "You lose", "Draw"))
+    assert len(board_cells(page, "disc")) >= 4
+
+
+def test_watch_two_agents(page: Any) -> None:
+    page.click("#tabs button[data-tab=watch]")
+    set_rule(page, "#watch-form", "board_size", "5")
+    page.fill("#watch-form input[name=spec0]", "greedy")
+    page.fill("#watch-form input[name=spec1]", "random")
+    page.fill("#speed", "0")
+    page.click("#watch-start")
+    page.wait_for_selector("#board[data-over=true]")
+    assert "wins" in page.text_content("#status") or "Draw" in page.text_content("#status")
+    screenshot(page, "web-watch.png")
+    last = int(page.get_attribute("#board", "data-frame"))
+    page.click("#step-back")
+    assert int(page.get_attribute("#board", "data-frame")) == last - 1
+    page.click("#step-first")
+    assert page.get_attribute("#board", "data-frame") == "0"
+
+
+def test_replay_a_recorded_game_step_by_step(page: Any, results_root: Path) -> None:
+    record = json.loads((results_root / "ladder" / "results.jsonl").read_text().splitlines()[2])
+    expected = FrameBuilder("trap", {"board_size": 5})
+    expected.follow(record["actions"])
+    page.click("#tabs button[data-tab=replay]")
+    page.select_option("#replay-form select[name=folder]", "ladder")
+    page.wait_for_selector("#replay-index option[value='2']", state="attached")
+    page.select_option("#replay-index", "2")
+    page.click("#replay-load")
+    page.wait_for_selector("#board .cell.p0")
+    landed_seen = False
+    for number, frame in enumerate(expected.frames):
+        assert page.get_attribute("#board", "data-frame") == str(number)
+        players = frame["position"]["players"]
+        assert board_cells(page, "p0") == [players[0]] and board_cells(page, "p1") == [players[1]]
+        assert board_cells(page, "trap") == sorted(frame["position"]["traps"])
+        if frame["actor"] == "chance":
+            assert board_cells(page, "landed") == [frame["last_chance"][1]]
+            landed_seen = True
+            if (
+                number > 6
+                and SCREENSHOTS
+                and not os.path.exists(Path(SCREENSHOTS) / "web-replay.png")
+            ):
+                screenshot(page, "web-replay.png")
+        if number % 2:
+            page.click("#step-forward")
+        else:
+            page.keyboard.press("ArrowRight")
+    assert landed_seen
+    page.keyboard.press("Home")
+    assert page.get_attribute("#board", "data-frame") == "0"
+    page.click("#replay-form summary")
+    page.fill("#replay-record", json.dumps({**record, "winner": 1 - record["winner"]}))
+    page.click("#replay-paste")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "not a valid game" in page.text_content("#error")
+
+
+def test_watch_othello(page: Any) -> None:
+    page.click("#tabs button[data-tab=watch]")
+    page.select_option("#watch-form .game-select", "othello")
+    set_rule(page, "#watch-form", "board_size", "6")
+    page.fill("#watch-form input[name=spec0]", "greedy")
+    page.fill("#watch-form input[name=spec1]", "random")
+    page.fill("#speed", "0")
+    page.click("#watch-start")
+    page.wait_for_selector("#board[data-over=true]")
+    discs = len(board_cells(page, "p0")) + len(board_cells(page, "p1"))
+    assert len(board_cells(page, "disc")) == discs > 4
+    page.click("#step-first")
+    assert sorted(board_cells(page, "disc")) == [14, 15, 20, 21]  # the four centre discs
+
+
+def test_a_bad_spec_gets_a_message(page: Any) -> None:
+    page.fill("#play-form input[name=spec]", "grandmaster")
+    page.click("#play-start")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "unknown agent 'grandmaster'" in page.text_content("#error")
+    page.fill("#play-form input[name=spec]", "exec:python3 agent.py")
+    page.click("#play-start")
+    page.wait_for_function("document.querySelector('#error').textContent.includes('--allow-exec')")
+
+
+def test_tournament_standings(page: Any, results_root: Path) -> None:
+    page.click("#tabs button[data-tab=tournament]")
+    page.select_option("#tournament-form select[name=folder]", "ladder")
+    page.click("#tournament-load")
+    page.wait_for_selector("#standings tbody tr")
+    assert page.text_content("#tournament-games") == "(4 games)"
+    specs = page.eval_on_selector_all(
+        "#standings tbody tr td:first-child", "c => c.map(x => x.textContent)"
+    )
+    assert sorted(specs) == ["greedy", "random"]
+    screenshot(page, "web-tournament.png")
+    with open(results_root / "ladder" / "results.jsonl", "a") as file:  # a run appends
+        file.write(json.dumps(game_record(("random", "greedy"), 11)) + "\n")
+    page.wait_for_function(
+        "document.querySelector('#tournament-games').textContent === '(5 games)'"
+    )
+
+
+class _OtherSite(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(b"<!doctype html><title>another site</title>")
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_request_from_another_origin_is_refused(browser: Any, server: str) -> None:
+    other = http.server.HTTPServer(("127.0.0.1", 0), _OtherSite)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{other.server_address[1]}/")
+        statuses = []
+        page.on("response", lambda response: statuses.append((response.url, response.status)))
+        script = """async (server) => {
+            const tries = [
+              fetch(server + "/api/games", {method: "POST", mode: "no-cors",
+                headers: {"Content-Type": "text/plain"}, body: '{"specs": ["random", null]}'}),
+              fetch(server + "/api/results"),
+              fetch(server + "/api/results?folder=ladder", {mode: "no-cors"}),
+            ];
+            return (await Promise.allSettled(tries)).map(t => t.status);
+        }"""
+        outcomes = page.evaluate(script, server)
+        assert outcomes[1] == "rejected"  # no CORS answer: the other site reads nothing
+        page.wait_for_timeout(300)
+        answered = {url.split("/api/")[1]: status for url, status in statuses if "/api/" in url}
+        assert answered == {"games": 403, "results?folder=ladder": 403}, statuses
+    finally:
+        context.close()
+        other.shutdown()
