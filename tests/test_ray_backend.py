@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import threading
 import time
 from pathlib import Path
@@ -187,3 +188,39 @@ def test_bad_ray_settings_and_an_unreachable_cluster_are_refused():
         ray_backend._check_reachable("127.0.0.1:1")
     with pytest.raises(ClusterError, match="not HOST:PORT"):
         ray_backend._check_reachable("somewhere")
+
+
+def _serve_once(reply: bytes | None) -> tuple[str, threading.Thread]:
+    """A one-connection server on the loopback that reads the client's first bytes and
+    answers ``reply`` (None: stays silent); its address."""
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def answer() -> None:
+        with server, server.accept()[0] as client:
+            client.recv(64)
+            if reply is not None:
+                client.sendall(reply)
+            time.sleep(3)
+
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    return f"127.0.0.1:{server.getsockname()[1]}", thread
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [b"HTTP/1.0 400 Bad Request\r\n\r\n", None],
+    ids=["an http server", "a silent port"],
+)
+def test_a_port_that_is_not_a_ray_head_is_refused_at_once(reply):
+    address, _ = _serve_once(reply)
+    started = time.monotonic()
+    with pytest.raises(ClusterError, match="not a Ray cluster"):
+        ray_backend._check_reachable(address, timeout=1.0)
+    assert time.monotonic() - started < 5
+
+
+def test_a_grpc_server_passes_the_probe():
+    settings_frame = bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])  # what a gRPC server sends first
+    address, _ = _serve_once(settings_frame)
+    ray_backend._check_reachable(address, timeout=1.0)

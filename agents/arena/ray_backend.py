@@ -329,12 +329,39 @@ def _check_reachable(address: str | None, timeout: float = 10.0) -> None:
     if not host or not port.isdigit():
         raise ClusterError(f"Ray address {address!r} is not HOST:PORT (e.g. 10.0.0.1:6379)")
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as peer:
+            speaks_grpc = _answers_http2(peer)
     except OSError as error:
         raise ClusterError(
             f"no Ray cluster answers at {address} ({error}); start one there with "
             "'ray start --head', or check the address and the firewall"
         ) from None
+    if not speaks_grpc:
+        raise ClusterError(
+            f"something answers at {address}, but not a Ray cluster (its head speaks gRPC "
+            "there, this does not); check the address: a Ray head's is the one "
+            "'ray start --head' prints (port 6379 by default)"
+        )
+
+
+HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+"""HTTP/2's client preface and an empty SETTINGS frame: what a gRPC client sends first."""
+
+
+def _answers_http2(peer: socket.socket) -> bool:
+    """Whether the server on ``peer`` answers the HTTP/2 preface with a SETTINGS frame, as a
+    gRPC server (a Ray head) does; anything else (an HTTP/1 reply, silence) is not Ray."""
+    peer.sendall(HTTP2_PREFACE)
+    header = b""
+    try:
+        while len(header) < 9:
+            chunk = peer.recv(9 - len(header))
+            if not chunk:
+                return False
+            header += chunk
+    except TimeoutError:
+        return False
+    return header[3] == 4  # the frame type: SETTINGS
 
 
 def _where(config: RunConfig) -> str:
