@@ -224,3 +224,7 @@ def test_a_grpc_server_passes_the_probe():
     settings_frame = bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])  # what a gRPC server sends first
     address, _ = _serve_once(settings_frame)
     ray_backend._check_reachable(address, timeout=1.0)
+
+
+def test_the_local_ray_head_passes_the_probe():
+    ray_backend._check_reachable(ray.get_runtime_context().gcs_address)
