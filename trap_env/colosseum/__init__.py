@@ -13,7 +13,7 @@ Example:
     >>> game = get_game("colosseum")
     >>> state = game.initial_state(game.make_config(board_size=4, start=0))
     >>> game.to_text(state)
-    '9113/8002/8302/c4c6 0,3 3,0 A 0'
+    '9393/802a/a802/c6c6 2,3 1,0 A 0'
 """
 
 from trap_env.colosseum.rules import ColosseumConfig, ColosseumState

@@ -32,9 +32,9 @@ barrier on the right).
 Example:
     >>> state = start_state(ColosseumConfig(board_size=4), 0)
     >>> to_text(state)
-    '9113/8002/8302/c4c6 0,3 3,0 A 0'
+    '9393/802a/a802/c6c6 2,3 1,0 A 0'
     >>> len(legal_actions(state)), action_name(state, legal_actions(state)[0])
-    (18, '0 1 2')
+    (21, '0 3 2')
 
 This module imports nothing outside the standard library.
 """
