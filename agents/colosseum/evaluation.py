@@ -8,7 +8,9 @@ Scores are for the player to act (negamax): the search and ``greedy`` share them
 * **mobility**: the cells each could move to on its turn (at most K steps, not through
   the other): room to escape and to fight for the cut;
 * **distance**: the Manhattan distance between the players, which the seed report's
-  agent kept small (a close player contests the opponent's area).
+  agent kept small (a close player contests the opponent's area). Closeness is wanted by
+  one side, the searching player (``perspective``), as in the report: a term both sides
+  wanted would change sign with the parity of the depth in a negamax search.
 
 A finished game scores :data:`WIN_SCORE` plus the zone margin for the winner (minus for
 the loser; the margin alone for a draw), beyond any heuristic score.
@@ -83,8 +85,11 @@ def mobility(board_size: int, walls: Walls, cell: int, other: int) -> Bitboard:
     return region
 
 
-def evaluate(state: ColosseumState, weights: Weights = DEFAULT_WEIGHTS) -> float:
-    """The heuristic score of a game in progress for the player to act.
+def evaluate(
+    state: ColosseumState, weights: Weights = DEFAULT_WEIGHTS, perspective: int | None = None
+) -> float:
+    """The heuristic score of a game in progress for the player to act: area and mobility
+    differences, and closeness counted for ``perspective`` (the player to act if None).
 
     Example:
         >>> from trap_env.colosseum.rules import ColosseumConfig, start_state
@@ -98,10 +103,11 @@ def evaluate(state: ColosseumState, weights: Weights = DEFAULT_WEIGHTS) -> float
     other_moves = mobility(n, walls, other, me).bit_count()
     (row, col), (other_row, other_col) = divmod(me, n), divmod(other, n)
     distance = abs(row - other_row) + abs(col - other_col)
+    closeness = -distance if perspective in (None, state.player) else distance
     return (
         weights.area * (own_area - other_area)
         + weights.mobility * (own_moves - other_moves)
-        - weights.distance * distance
+        + weights.distance * closeness
     )
 
 
@@ -113,9 +119,11 @@ def final_score(state: ColosseumState, sizes: tuple[int, int]) -> float:
     return (WIN_SCORE if margin > 0 else -WIN_SCORE) + margin
 
 
-def score(state: ColosseumState, weights: Weights = DEFAULT_WEIGHTS) -> float:
+def score(
+    state: ColosseumState, weights: Weights = DEFAULT_WEIGHTS, perspective: int | None = None
+) -> float:
     """:func:`final_score` if the game is over, else :func:`evaluate`."""
     sizes = rules.zone_sizes(state)
     if sizes is not None:
         return final_score(state, sizes)
-    return evaluate(state, weights)
+    return evaluate(state, weights, perspective)

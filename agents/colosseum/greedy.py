@@ -53,6 +53,7 @@ class GreedyAgent(ColosseumAgent):
         legal = rules.legal_actions(state)
         if not legal:
             raise ValueError(f"select_action needs a game in progress, got {rules.to_text(state)}")
-        scored = [(-score(child(state, action), self.weights), action) for action in legal]
+        me = state.player
+        scored = [(-score(child(state, action), self.weights, me), action) for action in legal]
         best = max(value for value, _ in scored)
         return self.rng.choice([action for value, action in scored if value == best])

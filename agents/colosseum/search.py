@@ -100,6 +100,8 @@ class AlphaBeta:
         self.stop: Callable[[], bool] = _never
         self.history: dict[int, int] = {}
         self.killers: list[list[int]] = [[-1, -1] for _ in range(MAX_DEPTH + 2)]
+        self.root_player = 0
+        """The searching player, for whom the evaluation counts closeness."""
 
     # --- Housekeeping -----------------------------------------------------------------
 
@@ -126,6 +128,7 @@ class AlphaBeta:
     def value(self, state: ColosseumState, depth: int) -> float:
         """The depth-limited negamax value for the player to act (no clock)."""
         self.start()
+        self.root_player = state.player
         return self._negamax(state, depth, -INFINITY, INFINITY, 0)
 
     def _negamax(
@@ -138,8 +141,8 @@ class AlphaBeta:
         if sizes is not None:
             return final_score(state, sizes)
         if depth == 0:
-            return evaluate(state, self.weights)
-        key = _key(state)
+            return evaluate(state, self.weights, self.root_player)
+        key = _key(state, self.root_player)
         entry = self.table.get(key)
         first = None
         if entry is not None:
@@ -201,6 +204,7 @@ class AlphaBeta:
             ValueError: for a state with no legal action (the chance node, a finished game).
         """
         self.stop = stop
+        self.root_player = state.player
         if not rules.legal_actions(state):
             raise ValueError(f"nothing to search in {rules.to_text(state)}")
         order = self._ordered(state, None, 0)
@@ -245,13 +249,13 @@ WIN_BOUND = 5_000.0
 """A root value past this is a finished game found by the search (a win or a loss)."""
 
 
-def _key(state: ColosseumState) -> int:
-    """The table key: the right and down barriers (the others mirror them), the cells and
-    the side to act, packed in one int."""
+def _key(state: ColosseumState, root_player: int) -> int:
+    """The table key: the right and down barriers (the others mirror them), the cells,
+    the side to act and the searching player, packed in one int."""
     n = state.board_size
     cells = n * n
     right, down = state.walls[1], state.walls[2]
-    packed = (state.cells[0] * cells + state.cells[1]) * 2 + state.player
+    packed = ((state.cells[0] * cells + state.cells[1]) * 2 + state.player) * 2 + root_player
     return (packed << cells | down) << cells | right
 
 
