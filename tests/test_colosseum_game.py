@@ -265,3 +265,43 @@ def test_a_tournament_runs_and_reports(tmp_path) -> None:  # type: ignore[no-unt
     records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert len(records) == 4 and {record["game"] for record in records} == {"colosseum"}
     assert {record["reason"] for record in records} == {"separated"}
+
+
+TEXT_PROGRAM = """\
+import sys
+sys.path.insert(0, {root!r})
+from trap_env.colosseum import rules
+
+sys.stdin.readline()  # the first state, answered with the hello
+print("trap-protocol 2 games=colosseum sizes=5", flush=True)
+for line in sys.stdin:
+    if line.split()[0] in ("trap-protocol", "game", "time"):
+        continue
+    state = rules.from_text(line.strip())
+    print(rules.action_name(state, rules.legal_actions(state)[-1]), flush=True)
+"""
+"""A program that answers in Colosseum's action text (``row col side``) over ``exec:``."""
+
+
+def test_a_program_plays_colosseum_over_exec_in_action_text(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import shlex
+    import sys
+    from pathlib import Path
+
+    from agents import make_agent
+    from agents.arena.match import play_game
+
+    root = str(Path(__file__).resolve().parent.parent)
+    program = tmp_path / "colosseum_text.py"
+    program.write_text(TEXT_PROGRAM.format(root=root), encoding="utf-8")
+    spec = "exec:" + shlex.join([sys.executable, str(program)])
+    for seed in range(2):
+        players = [make_agent(spec, game="colosseum"), make_agent("random", game="colosseum")]
+        players = players[::-1] if seed else players
+        try:
+            result = play_game(players, seed=seed, game="colosseum", params={"board_size": 5},
+                               time_budget=5.0)  # fmt: skip
+        finally:
+            for player in players:
+                getattr(player, "close", lambda: None)()
+        assert result.reason == "separated", result.detail
