@@ -73,7 +73,7 @@ def test_random_is_the_engines_random_walk_draw_for_draw() -> None:
             ours = random_walk(state, NumpyDraws())  # type: ignore[arg-type]
             np.random.seed(start * 1000 + state.turn)
             (row, col), side = engine.random_walk(*engine_arguments(state))
-            assert ours == rules.action_of(state.board_size, row * state.board_size + col, side)
+            assert ours == rules.action_of(row * state.board_size + col, side)
             assert ours in rules.legal_actions(state)
             state = rules.apply(state, rng.choice(rules.legal_actions(state)))
 
@@ -92,7 +92,7 @@ def test_the_walk_gives_up_where_the_opponent_blocks_the_only_way() -> None:
 """)  # A's only way out is B's cell: the walk stays and puts the barrier between them
     for seed in range(20):
         action = random_walk(state, random.Random(seed))
-        assert action == rules.action_of(4, 0, rules.RIGHT)
+        assert action == rules.action_of(0, rules.RIGHT)
 
 
 def test_greedy_takes_a_winning_cut_and_refuses_a_losing_one() -> None:
@@ -110,7 +110,7 @@ def test_greedy_takes_a_winning_cut_and_refuses_a_losing_one() -> None:
     after = rules.apply(state, chosen)
     sizes = rules.zone_sizes(after)
     assert sizes is None or sizes[0] > sizes[1]
-    losing = rules.action_of(3, 0, rules.DOWN)
+    losing = rules.action_of(0, rules.DOWN)
     assert rules.zone_sizes(rules.apply(state, losing)) == (3, 6)
     assert chosen != losing
 

@@ -90,7 +90,7 @@ def test_the_engines_step_test_and_end_test_agree_with_our_rules() -> None:
             n = state.board_size
             me = np.array(divmod(state.cells[state.player], n))
             valid = {
-                rules.action_of(n, row * n + col, side)
+                rules.action_of(row * n + col, side)
                 for row in range(n)
                 for col in range(n)
                 for side in range(4)

@@ -267,6 +267,12 @@ def test_a_tournament_runs_and_reports(tmp_path) -> None:  # type: ignore[no-unt
     assert {record["reason"] for record in records} == {"separated"}
 
 
+def test_trap_evaluate_takes_the_reference_greedy_and_random() -> None:
+    from trap_scripts import evaluate
+
+    assert evaluate._default_agents("colosseum") == ("expectiminimax", "greedy", "random")
+
+
 TEXT_PROGRAM = """\
 import sys
 sys.path.insert(0, {root!r})

@@ -148,11 +148,11 @@ def test_a_barrier_goes_only_where_there_is_none() -> None:
     corner_sides = {side for row, col, side in moves(state) if (row, col) == (0, 0)}
     assert corner_sides == {RIGHT, DOWN}  # up and left are the border
     with pytest.raises(IllegalActionError, match=r"has a barrier up; free: \['right', 'down'\]"):
-        apply(state, rules.action_of(4, 0, UP))
+        apply(state, rules.action_of(0, UP))
 
 
 def test_a_barrier_is_shared_by_both_cells() -> None:
-    state = apply(board(OPEN_4), rules.action_of(4, 1, RIGHT))  # A to (0, 1), right
+    state = apply(board(OPEN_4), rules.action_of(1, RIGHT))  # A to (0, 1), right
     assert has_wall(state.walls, 1, RIGHT) and has_wall(state.walls, 2, LEFT)
     assert state.cells == (1, 15) and state.player == 1 and state.turn == 1
     for side in range(4):
@@ -164,7 +164,7 @@ def test_a_barrier_is_shared_by_both_cells() -> None:
 
 def test_an_action_out_of_reach_says_where_the_player_can_go() -> None:
     with pytest.raises(IllegalActionError, match=r"\(3, 0\) is not within 2 steps"):
-        apply(board(OPEN_4), rules.action_of(4, 12, UP))
+        apply(board(OPEN_4), rules.action_of(12, UP))
     with pytest.raises(IllegalActionError, match=r"actions are 0\.\.63"):
         apply(board(OPEN_4), 64)
     with pytest.raises(IllegalActionError, match="an action is an int"):
@@ -182,7 +182,7 @@ def test_the_game_ends_when_the_players_are_separated() -> None:
 +---+---+---+
 """)
     assert outcome(state) is None and zone_sizes(state) is None
-    after = apply(state, rules.action_of(3, 0, DOWN))  # A stays and closes the top row
+    after = apply(state, rules.action_of(0, DOWN))  # A stays and closes the top row
     assert zone_sizes(after) == (3, 6)
     ended = outcome(after)
     assert ended is not None and ended.winner == 1 and ended.reason == SEPARATED
@@ -203,7 +203,7 @@ def test_equal_zones_draw() -> None:
 |             B |
 +---+---+---+---+
 """)
-    after = apply(state, rules.action_of(4, 13, RIGHT))  # A walks to (3, 1), closes the gap
+    after = apply(state, rules.action_of(13, RIGHT))  # A walks to (3, 1), closes the gap
     ended = outcome(after)
     assert zone_sizes(after) == (8, 8) and ended is not None and ended.winner is None
 
@@ -222,10 +222,10 @@ def test_the_handout_example_on_4x4() -> None:
 |               |
 +---+---+---+---+
 """)  # the handout does not list its barriers: these make the same moves end the same way
-    state = apply(state, rules.action_of(4, 5, UP))
-    state = apply(state, rules.action_of(4, 9, RIGHT))
+    state = apply(state, rules.action_of(5, UP))
+    state = apply(state, rules.action_of(9, RIGHT))
     assert outcome(state) is None
-    state = apply(state, rules.action_of(4, 5, DOWN))
+    state = apply(state, rules.action_of(5, DOWN))
     ended = outcome(state)
     assert zone_sizes(state) == (9, 7) and ended is not None and ended.winner == 0
 

@@ -66,7 +66,7 @@ def random_walk(state: ColosseumState, rng: random.Random) -> int:
     side = rng.randrange(NUM_SIDES)
     while rules.has_wall(walls, row * n + col, side):
         side = rng.randrange(NUM_SIDES)
-    return rules.action_of(n, row * n + col, side)
+    return rules.action_of(row * n + col, side)
 
 
 def _step(row: int, col: int, side: int) -> tuple[int, int]:

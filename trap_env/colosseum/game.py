@@ -209,7 +209,7 @@ class Colosseum:
         side = _SIDE_WORDS.get(fields[2], int(fields[2]) if fields[2].isdigit() else -1)
         if not (0 <= row < n and 0 <= col < n and 0 <= side < NUM_SIDES):
             raise ValueError(form)
-        return rules.action_of(n, row * n + col, side)
+        return rules.action_of(row * n + col, side)
 
     def render_text(self, state: ColosseumState, last_chance: tuple[int, int] | None = None) -> str:
         """The board with its barriers (``|`` and ``---``), ``A`` and ``B``, and the

@@ -376,7 +376,7 @@ def sample_start(state: ColosseumState, rng: RandomSource) -> int:
 # --- Moves ------------------------------------------------------------------------------
 
 
-def action_of(board_size: int, cell: Cell, side: int) -> int:
+def action_of(cell: Cell, side: int) -> int:
     """The action: move to ``cell``, then a barrier on ``side`` of it."""
     return cell * NUM_SIDES + side
 
