@@ -149,7 +149,7 @@ def test_the_gymnasium_id_passes_check_env_and_plays_with_masks() -> None:
     env = gymnasium.make(trap_env.COLOSSEUM_GYM_ID, opponent="greedy", board_size=6)
     observation, info = env.reset(seed=3)
     assert observation.shape == (6, 6, 7) and info["phase"] == "move"
-    assert info.get("opponent_chance") is not None  # the start, drawn at reset
+    assert 0 <= info["chance"] < rules.NUM_STARTS  # the start, drawn at reset
     rewards, done = [], False
     while not done:
         mask = env.unwrapped.action_masks()  # type: ignore[attr-defined]

@@ -179,7 +179,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         self._start(self.game.initial_state(self._config))
         info: dict[str, Any] = {}
         while self.game.is_chance(self._state):  # a start drawn by chance (Colosseum's)
-            info |= self._land(own=False)
+            info |= self._land(own=True)
         info |= self._play_others_or_raise()
         if self.render_mode == "human":
             self.render()
