@@ -265,6 +265,20 @@ def test_a_tournament_runs_and_reports(tmp_path) -> None:  # type: ignore[no-unt
     records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert len(records) == 4 and {record["game"] for record in records} == {"colosseum"}
     assert {record["reason"] for record in records} == {"separated"}
+    by_number = {int(record["game_id"].rsplit("#", 1)[1]): record for record in records}
+    for first, second in ((0, 1), (2, 3)):  # each start twice, seats swapped
+        assert by_number[first]["actions"][0] == by_number[second]["actions"][0]
+        assert by_number[first]["seats"] == by_number[second]["seats"][::-1]
+    assert by_number[0]["actions"][0] != by_number[2]["actions"][0]
+
+
+def test_paired_seeds_are_for_games_whose_chance_is_the_start() -> None:
+    from agents.arena.plan import round_robin
+
+    tasks = round_robin(["a", "b"], 4, seed=3, paired_seeds=True)
+    assert [task.seed for task in tasks][::2] == [task.seed for task in tasks][1::2]
+    assert len({task.seed for task in round_robin(["a", "b"], 4, seed=3)}) == 4
+    assert GAME.paired_starts and not getattr(get_game("trap"), "paired_starts", False)
 
 
 def test_trap_evaluate_takes_the_reference_greedy_and_random() -> None:
