@@ -31,7 +31,8 @@ the engine:
   first player in every even-numbered run and counts a tie as a win for both.
 
 Additions for tests, outside the engine's behaviour: ``--seed`` seeds numpy's global
-generator, and the JSON line counts the random walks the engine made for each agent.
+generator, ``--sizes 6-12`` sets the constants' size range to the handout's (the engine's
+5-9 otherwise), and the JSON line counts the random walks the engine made for each agent.
 """
 
 from __future__ import annotations
@@ -327,9 +328,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--board_size", type=int, default=None)
     parser.add_argument("--autoplay_runs", type=int, default=10)
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--sizes", default=None, help="LOW-HIGH, both included")
     args = parser.parse_args(argv)
     if args.seed is not None:
         np.random.seed(args.seed)
+    if args.sizes is not None:
+        import constants  # type: ignore[import-not-found]
+
+        low, high = (int(size) for size in args.sizes.split("-"))
+        constants.MIN_BOARD_SIZE, constants.MAX_BOARD_SIZE = low, high + 1
     from store import AGENT_REGISTRY  # type: ignore[import-not-found]
 
     import agents  # type: ignore[import-not-found]  # noqa: F401  (the engine's: registers)

@@ -33,7 +33,9 @@ def load_agent_module() -> ModuleType:
     return module
 
 
-def autoplay(tmp_path: Path, player_1: str, player_2: str, runs: int, seed: int) -> dict:
+def autoplay(
+    tmp_path: Path, player_1: str, player_2: str, runs: int, seed: int, *extra: str
+) -> dict:
     """``simulator.py`` of the stand-in, run in an engine directory with our agent in it."""
     tree = engine.write_course_tree(tmp_path / "engine", (AGENT_FILE,))
     env = dict(os.environ)
@@ -42,7 +44,7 @@ def autoplay(tmp_path: Path, player_1: str, player_2: str, runs: int, seed: int)
     env["PYTHONPATH"] = os.pathsep.join([env.get("PYTHONPATH", ""), str(ROOT)])
     env["COLOSSEUM_AGENT_TIME_LIMIT"] = "0.05"
     argv = [sys.executable, "simulator.py", "--player_1", player_1, "--player_2", player_2,
-            "--autoplay_runs", str(runs), "--seed", str(seed)]  # fmt: skip
+            "--autoplay_runs", str(runs), "--seed", str(seed), *extra]  # fmt: skip
     done = subprocess.run(argv, cwd=tree, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
@@ -61,6 +63,11 @@ def test_our_agent_wins_whole_games_against_the_engines_random_agent(tmp_path: P
 def test_the_random_agent_never_needs_a_random_walk(tmp_path: Path) -> None:
     result = autoplay(tmp_path, "random_agent", "random_agent", runs=1, seed=2)
     assert result["random_walks"] == {"random_agent": 0}
+
+
+def test_the_handouts_sizes_can_be_asked_for(tmp_path: Path) -> None:
+    result = autoplay(tmp_path, "random_agent", "random_agent", 6, 3, "--sizes", "11-12")
+    assert {game["size"] for game in result["games"]} <= {11, 12}
 
 
 def a_world(state: rules.ColosseumState) -> engine.World:
