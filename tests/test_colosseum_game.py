@@ -93,10 +93,10 @@ def test_actions_as_text_round_trip_in_every_form() -> None:
     for action in range(100):
         assert GAME.action_from_text(state, GAME.action_to_text(state, action)) == action
         assert GAME.action_from_text(state, str(action)) == action
-    assert GAME.action_to_text(state, (2 * 5 + 3) * 4 + 1) == "2 3 1"
+    assert GAME.action_to_text(state, (2 * 5 + 3) * 4 + 1) == "2,3,1"
     assert GAME.action_from_text(state, "2,3,right") == 53 == GAME.action_from_text(state, "2 3 r")
     for text in ("2 3", "5 0 1", "2 3 4", "100", "x"):
-        with pytest.raises(ValueError, match="an action is 'row col side'"):
+        with pytest.raises(ValueError, match="an action is 'row,col,side'"):
             GAME.action_from_text(state, text)
 
 
@@ -300,7 +300,7 @@ for line in sys.stdin:
     state = rules.from_text(line.strip())
     print(rules.action_name(state, rules.legal_actions(state)[-1]), flush=True)
 """
-"""A program that answers in Colosseum's action text (``row col side``) over ``exec:``."""
+"""A program that answers in Colosseum's action text (``row,col,side``) over ``exec:``."""
 
 
 def test_a_program_plays_colosseum_over_exec_in_action_text(tmp_path) -> None:  # type: ignore[no-untyped-def]

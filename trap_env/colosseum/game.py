@@ -180,15 +180,15 @@ class Colosseum:
         return rules.from_text(text)
 
     def action_to_text(self, state: ColosseumState, action: int) -> str:
-        """``"row col side"`` with the engine's side numbers (``"2 3 1"``); a start number
+        """``"row,col,side"`` with the engine's side numbers (``"2,3,1"``); a start number
         at the chance node."""
         if rules.is_chance(state):
             return str(action)
         return rules.action_name(state, action)
 
     def action_from_text(self, state: ColosseumState, text: str) -> int:
-        """An action from ``"row col side"`` (side 0-3 or ``up``/``u``, ``right``/``r``,
-        ``down``/``d``, ``left``/``l``; commas may separate), or a flat index.
+        """An action from ``"row,col,side"`` or ``"row col side"`` (side 0-3 or
+        ``up``/``u``, ``right``/``r``, ``down``/``d``, ``left``/``l``), or a flat index.
 
         Raises:
             ValueError: for any other text, or a cell off the board.
@@ -196,7 +196,7 @@ class Colosseum:
         n = state.board_size
         fields = text.replace(",", " ").lower().split()
         form = (
-            f"an action is 'row col side' (side 0-3 or up/right/down/left, rows and columns "
+            f"an action is 'row,col,side' (side 0-3 or up/right/down/left, rows and columns "
             f"0..{n - 1}) or a flat index 0..{n * n * NUM_SIDES - 1}; got {text[:40]!r}"
         )
         if len(fields) == 1 and fields[0].isascii() and fields[0].isdigit():

@@ -26,7 +26,7 @@ it. A start is also a rule parameter (``start=s``, :class:`ColosseumConfig`), an
 position, the start included, is in the text notation (:func:`to_text`).
 
 Actions are a destination cell and a side: ``cell * 4 + side`` (``M * M * 4`` actions),
-written ``"r c side"`` with the engine's numbers (``"2 3 1"``: to row 2, column 3, a
+written ``"row,col,side"`` with the engine's numbers (``"2,3,1"``: to row 2, column 3, a
 barrier on the right).
 
 Example:
@@ -34,7 +34,7 @@ Example:
     >>> to_text(state)
     '9393/802a/a802/c6c6 2,3 1,0 A 0'
     >>> len(legal_actions(state)), action_name(state, legal_actions(state)[0])
-    (21, '0 3 2')
+    (21, '0,3,2')
 
 This module imports nothing outside the standard library.
 """
@@ -516,10 +516,10 @@ def _cell_name(board_size: int, cell: Cell) -> str:
 
 
 def action_name(state: ColosseumState, action: int) -> str:
-    """An action as ``"row col side"`` with the engine's side numbers (``"2 3 1"``)."""
+    """An action as ``"row,col,side"`` with the engine's side numbers (``"2,3,1"``)."""
     cell, side = decode_action(action)
     row, col = divmod(cell, state.board_size)
-    return f"{row} {col} {side}"
+    return f"{row},{col},{side}"
 
 
 def to_text(state: ColosseumState) -> str:
