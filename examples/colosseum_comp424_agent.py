@@ -106,20 +106,25 @@ class TrapEnvAgent(Agent):  # type: ignore[misc]
         self.autoplay = True
         self.turns = 0
         self._search: Any = None
-        self._rules: Any = None
 
     def step(self, chess_board: Any, my_pos: Any, adv_pos: Any, max_step: int) -> Any:
-        """The reference's move as ``((row, col), side)``."""
-        if self._rules is None:
-            search_agent, settings, self._rules = import_reference()
-            limit = float(os.environ.get("COLOSSEUM_AGENT_TIME_LIMIT", TIME_LIMIT))
-            self._search = search_agent(settings(time_limit=limit, clock="wall"))
-        rules = self._rules
+        """The reference's move as ``((row, col), side)``; if the search (or importing
+        it) fails, the first legal move of the rules."""
+        from trap_env.colosseum import rules
+
         state = to_state(rules, chess_board, my_pos, adv_pos, self.turns)
         self.turns += 1
         try:
-            action = self._search.select_action(state)
+            action = self._searcher().select_action(state)
         except Exception:  # never leave the move to the engine's random walk
             action = rules.legal_actions(state)[0]
         cell, side = rules.decode_action(action)
         return divmod(cell, state.board_size), side
+
+    def _searcher(self) -> Any:
+        """The reference search agent, imported and built at the first move."""
+        if self._search is None:
+            search_agent, settings, _ = import_reference()
+            limit = float(os.environ.get("COLOSSEUM_AGENT_TIME_LIMIT", TIME_LIMIT))
+            self._search = search_agent(settings(time_limit=limit, clock="wall"))
+        return self._search

@@ -120,3 +120,18 @@ def test_the_agent_reads_the_engines_arguments() -> None:
     import agents.colosseum.search  # ours, still there after the agent's import dance
 
     assert sys.modules["agents.colosseum.search"] is agents.colosseum.search
+
+
+def test_the_agent_answers_a_legal_move_when_its_search_fails() -> None:
+    module = load_agent_module()
+    state = rules.start_state(ColosseumConfig(6), 1)
+    world = a_world(state)
+
+    class Broken:
+        def select_action(self, state: object) -> int:
+            raise RuntimeError("no search today")
+
+    agent = module.TrapEnvAgent()
+    agent._search = Broken()
+    (row, col), side = agent.step(world.chess_board, tuple(world.p0_pos), tuple(world.p1_pos), 3)
+    assert world.check_valid_step(world.p0_pos, np.array((row, col)), side)
