@@ -60,7 +60,14 @@ from agents.timing import (
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import NUM_SIDES, ColosseumState
 
-__all__ = ["AlphaBeta", "SearchAgent", "SearchResult", "SearchSettings", "SearchStats"]
+__all__ = [
+    "AlphaBeta",
+    "SearchAgent",
+    "SearchResult",
+    "SearchSettings",
+    "SearchStats",
+    "static_hints",
+]
 
 MAX_DEPTH = 64
 CHECK_EVERY = 16

@@ -53,6 +53,7 @@ __all__ = [
     "DOWN",
     "END_REASONS",
     "LEFT",
+    "MIN_BOARD_SIZE",
     "MOVES",
     "NO_CELL",
     "NUM_SIDES",
@@ -125,6 +126,7 @@ RANDOM_START = -1
 NO_CELL = -1
 """The players' cells at the chance node, before the start is drawn."""
 MIN_BOARD_SIZE = 3
+"""The smallest board side (the handout's game is 6 to 12, the engine's 5 to 9)."""
 
 
 def check_board_size(board_size: object) -> None:
