@@ -31,6 +31,7 @@ __all__ = [
     "evaluate",
     "final_score",
     "mobility",
+    "score",
 ]
 
 WIN_SCORE = 10_000.0
