@@ -1,4 +1,5 @@
-"""Trap! and the other course games (Othello) as Gymnasium, PettingZoo and OpenSpiel benchmarks.
+"""Trap! and other course games (Othello, Colosseum Survival!) as Gymnasium, PettingZoo and
+OpenSpiel benchmarks.
 
 Importing the package registers the Gymnasium ids ``trap_env/Trap-v0``,
 ``trap_env/Othello-v0`` (Othello: :mod:`trap_env.othello`), ``trap_env/Colosseum-v0``
