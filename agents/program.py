@@ -224,7 +224,7 @@ class ProgramAgent:
         if self._version is None:
             with contextlib.suppress(ProgramError), self._faults_kill("checking the game"):
                 budget = Budget(0.0, self.time_limit, time.monotonic(), self._wall_limit())
-                opening = self.game.to_text(self.game.initial_state(config))
+                opening = self.game.to_text(_first_decision(self.game, config))
                 answer = self._first_answer(opening, budget)
                 if answer.startswith(PROTOCOL):
                     self._accept_hello(answer)
@@ -422,3 +422,12 @@ def _format_bytes(size: int) -> str:
         if size >= scale:
             return f"{size / scale:g} {unit}"
     return f"{size} bytes"
+
+
+def _first_decision(game: Game[Any, Any], config: Any) -> Any:
+    """The opening state shown to a program: the initial state, past any chance node
+    (Colosseum's start) by its first outcome."""
+    state = game.initial_state(config)
+    while game.is_chance(state):
+        state = game.apply(state, game.chance_outcomes(state)[0][0])
+    return state

@@ -57,6 +57,13 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
         "minimax": "agents.othello.search:SearchAgent",
         "openspiel-mcts": "agents.othello.openspiel_mcts:OpenSpielMCTSAgent",
     },
+    "colosseum": {
+        "random": "agents.colosseum.simple:RandomAgent",
+        "greedy": "agents.colosseum.greedy:GreedyAgent",
+        "expectiminimax": "agents.colosseum.search:SearchAgent",
+        "alphabeta": "agents.colosseum.search:SearchAgent",
+        "minimax": "agents.colosseum.search:SearchAgent",
+    },
 }
 """The built-in agents: game -> name -> ``"module:factory"``."""
 

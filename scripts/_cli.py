@@ -324,7 +324,8 @@ def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: s
     """
     config = _run_config(args)
     try:
-        tasks = round_robin(list(specs), args.games, args.seed)
+        paired = bool(getattr(get_game(args.game), "paired_starts", False))
+        tasks = round_robin(list(specs), args.games, args.seed, paired_seeds=paired)
     except ValueError as error:
         raise CliError(error) from None
     results_path = args.output / "results.jsonl"

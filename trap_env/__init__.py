@@ -1,7 +1,9 @@
-"""Trap! and the other course games (Othello) as Gymnasium, PettingZoo and OpenSpiel benchmarks.
+"""Trap! and other course games (Othello, Colosseum Survival!) as Gymnasium, PettingZoo and
+OpenSpiel benchmarks.
 
-Importing the package registers the Gymnasium ids ``trap_env/Trap-v0`` and
-``trap_env/Othello-v0`` (Othello: :mod:`trap_env.othello`) and, where the installed
+Importing the package registers the Gymnasium ids ``trap_env/Trap-v0``,
+``trap_env/Othello-v0`` (Othello: :mod:`trap_env.othello`), ``trap_env/Colosseum-v0``
+(Colosseum Survival!: :mod:`trap_env.colosseum`) and, where the installed
 PettingZoo has a registry, the AEC id ``trap_env/trap_v0``. The environment classes and
 the games' rules load on first use, so ``import trap_env.core`` stays light.
 
@@ -51,6 +53,7 @@ from trap_env.core import (
 
 __all__ = [
     "AEC_ID",
+    "COLOSSEUM_GYM_ID",
     "GYM_ID",
     "OTHELLO_GYM_ID",
     "GameConfig",
@@ -75,6 +78,8 @@ GYM_ID = "trap_env/Trap-v0"
 """The Gymnasium id: ``gymnasium.make(GYM_ID, opponent="random")``."""
 OTHELLO_GYM_ID = "trap_env/Othello-v0"
 """Othello's Gymnasium id: ``gymnasium.make(OTHELLO_GYM_ID, opponent="random")``."""
+COLOSSEUM_GYM_ID = "trap_env/Colosseum-v0"
+"""Colosseum Survival!'s Gymnasium id: ``gymnasium.make(COLOSSEUM_GYM_ID, opponent="random")``."""
 AEC_ID = "trap_env/trap_v0"
 """The PettingZoo AEC id: ``pettingzoo.make("aec", AEC_ID)`` where PettingZoo has ``make``."""
 
@@ -128,6 +133,13 @@ def _register() -> None:
             entry_point="trap_env.gym_env:GameEnv",
             vector_entry_point="trap_env.batched_env:GameVectorEnv",
             kwargs={"game": "othello"},
+        )
+    if COLOSSEUM_GYM_ID not in gymnasium.registry:
+        # What register_gym_env("colosseum") registers (no batched engine: make_vec syncs).
+        gymnasium.register(
+            id=COLOSSEUM_GYM_ID,
+            entry_point="trap_env.gym_env:GameEnv",
+            kwargs={"game": "colosseum"},
         )
     try:
         import pettingzoo

@@ -191,6 +191,9 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
 
     def _start_game(self) -> None:
         self._game = self.game.initial_state(self._config)
+        while self.game.is_chance(self._game):  # a start drawn by chance (Colosseum's)
+            start = self.game.sample_chance(self._game, self._rng)
+            self._game = self.game.apply(self._game, start)
         self._last_throw = None
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)

@@ -27,6 +27,7 @@ DEFAULT_GAME = "trap"
 _GAMES: dict[str, str | Game[Any, Any]] = {
     "trap": "trap_env.trap:GAME",
     "othello": "trap_env.othello.game:GAME",
+    "colosseum": "trap_env.colosseum.game:GAME",
 }
 """Name -> the game, or ``"module:attribute"`` where it is until first asked for."""
 

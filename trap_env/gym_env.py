@@ -177,7 +177,10 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         if callable(opponent_reset):
             opponent_reset(seed=int(rng.integers(2**63)))
         self._start(self.game.initial_state(self._config))
-        info = self._play_others_or_raise()
+        info: dict[str, Any] = {}
+        while self.game.is_chance(self._state):  # a start drawn by chance (Colosseum's)
+            info |= self._land(own=True)
+        info |= self._play_others_or_raise()
         if self.render_mode == "human":
             self.render()
         return self._observation(), self._info(info)

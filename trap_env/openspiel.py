@@ -139,9 +139,12 @@ class GameSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type 
         self.config = self.game.make_config(**rules)
         self.max_turns = _turn_limit(params["max_turns"], self.game.default_turn_limit(self.config))
         num_actions = self.game.num_actions(self.config)
+        # A game whose chance outcomes are not actions says how many there are (Colosseum).
+        chance = getattr(self.game, "num_chance_outcomes", None)
+        outcomes = num_actions if chance is None else chance(self.config)
         info = pyspiel.GameInfo(
             num_distinct_actions=num_actions,
-            max_chance_outcomes=num_actions if self.game.has_chance else 0,
+            max_chance_outcomes=outcomes if self.game.has_chance else 0,
             num_players=2,
             min_utility=-1.0,
             max_utility=1.0,

@@ -216,8 +216,14 @@ DEFAULT_RUN = RunConfig()
 """The settings of a run that names none."""
 
 
-def round_robin(specs: Sequence[str], games_per_pairing: int, seed: int) -> list[GameTask]:
+def round_robin(
+    specs: Sequence[str], games_per_pairing: int, seed: int, *, paired_seeds: bool = False
+) -> list[GameTask]:
     """Every pair of distinct specs plays ``games_per_pairing`` games, seats alternating.
+
+    With ``paired_seeds``, games ``2k`` and ``2k + 1`` of a pairing share a seed, so a game
+    whose chance is all at its start (Colosseum Survival!: ``game.paired_starts``) plays
+    each start twice, seats swapped; otherwise every game has a seed of its own.
 
     Raises:
         ValueError: for fewer than two specs, a repeated spec, or a count below 1.
@@ -231,18 +237,20 @@ def round_robin(specs: Sequence[str], games_per_pairing: int, seed: int) -> list
     tasks = []
     for i, first in enumerate(specs):
         for second in specs[i + 1 :]:
-            tasks.extend(_pairing_tasks((first, second), games_per_pairing, seed))
+            tasks.extend(_pairing_tasks((first, second), games_per_pairing, seed, paired_seeds))
     return tasks
 
 
-def _pairing_tasks(pairing: tuple[str, str], count: int, seed: int) -> list[GameTask]:
+def _pairing_tasks(
+    pairing: tuple[str, str], count: int, seed: int, paired_seeds: bool = False
+) -> list[GameTask]:
     first, second = pairing
     return [
         GameTask(
             game_id=f"{first} vs {second} #{number}",
             pairing=pairing,
             seats=(first, second) if number % 2 == 0 else (second, first),
-            seed=derive_seed(seed, first, second, number),
+            seed=derive_seed(seed, first, second, number // 2 if paired_seeds else number),
         )
         for number in range(count)
     ]

@@ -1,0 +1,428 @@
+"""Colosseum Survival!'s reference agent, ``expectiminimax`` (aliases ``alphabeta``,
+``minimax``): iterative-deepening alpha-beta with the seed report's techniques.
+
+After the start there is no chance, so the search is plain negamax with alpha-beta from
+the side to act:
+
+* **iterative deepening** under the agent's clock, one :class:`SearchResult` per depth
+  (:meth:`AlphaBeta.iterate`, a generator: the clock and the choice live outside);
+* **move ordering**: the transposition table's move, two **killer moves** per ply, then
+  the history heuristic plus a static hint (destinations near the opponent, barriers
+  facing it); at the root, the previous iteration's best first;
+* a **transposition table** keyed by the position (barriers, cells, side to act), kept
+  through a game; an entry cuts only at its own depth, so values equal plain minimax's;
+* the **evaluation** of :mod:`agents.colosseum.evaluation` (reachable area, mobility,
+  distance), and finished games scored beyond it by their zone margin.
+
+Guarantee: :meth:`AlphaBeta.value` at depth d equals the plain negamax value at depth d
+with :func:`~agents.colosseum.evaluation.evaluate` at the leaves and
+:func:`~agents.colosseum.evaluation.final_score` at finished games; the tests check it
+against a slow oracle.
+
+The agent's clock is the one of the other references (:mod:`agents.timing`):
+``time_limit`` CPU seconds per turn (a turn is one decision here), stopped a safety margin
+early (:func:`~agents.timing.decision_deadline`), polled every 16 nodes, the collector
+paused during a decision. A move is ready before the search starts (the first legal
+action, then each iteration's best); no iteration starts past half the budget. With
+``time_limit=inf`` (or ``none``) and a ``depth`` it is deterministic. ``last_search``
+holds a :class:`SearchStats`.
+
+Example:
+    >>> from trap_env.colosseum.rules import ColosseumConfig, legal_actions, start_state
+    >>> state = start_state(ColosseumConfig(board_size=5), 0)
+    >>> agent = SearchAgent(SearchSettings(depth=2, time_limit=None))
+    >>> agent.select_action(state) in legal_actions(state)
+    True
+    >>> agent.last_search.depth
+    2
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from agents.colosseum.evaluation import DEFAULT_WEIGHTS, Weights, evaluate, final_score
+from agents.colosseum.greedy import child
+from agents.colosseum.simple import ColosseumAgent
+from agents.options import check_int
+from agents.search.expectimax import EXACT, LOWER, UPPER, Entry, SearchTimeout, Table
+from agents.timing import (
+    CLOCKS,
+    Clock,
+    check_clock,
+    check_time_limit,
+    decision_deadline,
+    pause_collector,
+    resume_collector,
+)
+from trap_env.colosseum import rules
+from trap_env.colosseum.rules import NUM_SIDES, ColosseumState
+
+__all__ = [
+    "AlphaBeta",
+    "SearchAgent",
+    "SearchResult",
+    "SearchSettings",
+    "SearchStats",
+    "static_hints",
+]
+
+MAX_DEPTH = 64
+CHECK_EVERY = 16
+"""The search polls its clock every this many nodes (a power of two; a node with its
+evaluation costs about a tenth of a millisecond)."""
+INFINITY = math.inf
+
+
+def _never() -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One iteration's answer: the best root action, its value for the player to act,
+    the depth in plies, and whether the iteration finished (else the clock cut it after
+    at least its first root action, the previous best)."""
+
+    action: int
+    value: float
+    depth: int
+    complete: bool = True
+
+
+class AlphaBeta:
+    """The search; its table, killers and history live across the searches of a game.
+
+    Args:
+        weights: the evaluation's weights.
+        table_size: the transposition table's capacity in positions.
+    """
+
+    def __init__(self, weights: Weights = DEFAULT_WEIGHTS, table_size: int = 200_000) -> None:
+        self.weights = weights
+        self.table = Table(table_size)
+        self.nodes = 0
+        self.stop: Callable[[], bool] = _never
+        self.history: dict[int, int] = {}
+        self.killers: list[list[int]] = [[-1, -1] for _ in range(MAX_DEPTH + 2)]
+        self.root_player = 0
+        """The searching player, for whom the evaluation counts closeness."""
+
+    # --- Housekeeping -----------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Forget the table, the history and the killers (a new game)."""
+        self.table.clear()
+        self.history = {}
+        self.killers = [[-1, -1] for _ in range(MAX_DEPTH + 2)]
+
+    def start(self, stop: Callable[[], bool] = _never) -> None:
+        """Prepare a new decision: the clock check, node count, aged history, table room."""
+        self.stop = stop
+        self.nodes = 0
+        self.history = {action: value // 4 for action, value in self.history.items() if value >= 4}
+        self.table.make_room()
+
+    def _count(self) -> None:
+        self.nodes += 1
+        if not self.nodes & (CHECK_EVERY - 1) and self.stop():
+            raise SearchTimeout
+
+    # --- The search ---------------------------------------------------------------------
+
+    def value(self, state: ColosseumState, depth: int) -> float:
+        """The depth-limited negamax value for the player to act (no clock)."""
+        self.start()
+        self.root_player = state.player
+        return self._negamax(state, depth, -INFINITY, INFINITY, 0)
+
+    def _negamax(
+        self, state: ColosseumState, depth: int, alpha: float, beta: float, ply: int
+    ) -> float:
+        """Fail-soft alpha-beta: exact inside ``(alpha, beta)``, else a bound on the
+        correct side."""
+        self._count()
+        sizes = rules.zone_sizes(state)
+        if sizes is not None:
+            return final_score(state, sizes)
+        if depth == 0:
+            return evaluate(state, self.weights, self.root_player)
+        key = _key(state, self.root_player)
+        entry = self.table.get(key)
+        first = None
+        if entry is not None:
+            if entry.depth == depth and _is_cut(entry, alpha, beta):
+                return entry.value
+            first = entry.action
+        best, best_action, low = -INFINITY, -1, alpha
+        for action in self._ordered(state, first, ply):
+            score = -self._negamax(child(state, action), depth - 1, -beta, -low, ply + 1)
+            if score > best:
+                best, best_action = score, action
+                if score > low:
+                    low = score
+                    if score >= beta:
+                        self._reward(action, first, depth, ply)
+                        break
+        flag = UPPER if best <= alpha else LOWER if best >= beta else EXACT
+        self.table.store(key, Entry(depth, best, flag, best_action))
+        return best
+
+    def _ordered(self, state: ColosseumState, first: int | None, ply: int) -> list[int]:
+        """The legal actions, best first: the table's move, the killers, then history
+        plus :func:`static_hint`."""
+        history = self.history
+        killer, second = self.killers[ply]
+        hints = static_hints(state)
+        scored = []
+        for action, hint in hints:
+            if action == first:
+                value = 1 << 40
+            elif action == killer:
+                value = 1 << 38
+            elif action == second:
+                value = 1 << 37
+            else:
+                value = history.get(action, 0) + hint
+            scored.append((-value, action))
+        scored.sort()
+        return [action for _, action in scored]
+
+    def _reward(self, action: int, first: int | None, depth: int, ply: int) -> None:
+        """A cutoff: remember ``action`` as a killer of ``ply`` and in the history."""
+        self.history[action] = self.history.get(action, 0) + depth * depth
+        killers = self.killers[ply]
+        if action != first and action != killers[0]:
+            killers[1], killers[0] = killers[0], action
+
+    # --- The root -------------------------------------------------------------------------
+
+    def iterate(
+        self, state: ColosseumState, max_depth: int, stop: Callable[[], bool] = _never
+    ) -> Iterator[SearchResult]:
+        """Iterative deepening from depth 1 to ``max_depth``: one result per depth, and a
+        last incomplete one if the clock cut an iteration after its first root action.
+
+        Call :meth:`start` first at each new decision.
+
+        Raises:
+            ValueError: for a state with no legal action (the chance node, a finished game).
+        """
+        self.stop = stop
+        self.root_player = state.player
+        if not rules.legal_actions(state):
+            raise ValueError(f"nothing to search in {rules.to_text(state)}")
+        order = self._ordered(state, None, 0)
+        for depth in range(1, max_depth + 1):
+            done: list[tuple[float, int]] = []
+            scores: dict[int, float] = {}
+            try:
+                self._root(state, depth, order, done, scores)
+            except SearchTimeout:
+                if done:
+                    value, action = done[0]
+                    yield SearchResult(action, value, depth, complete=False)
+                return
+            value, action = done[0]
+            yield SearchResult(action, value, depth)
+            if abs(value) >= WIN_BOUND:
+                return  # the game's end is within reach: deeper changes nothing
+            # The best first; the rest by this iteration's bounds (fail-soft: better
+            # moves have the higher ones).
+            order.sort(key=lambda a: (a != action, -scores.get(a, -INFINITY)))
+
+    def _root(
+        self,
+        state: ColosseumState,
+        depth: int,
+        order: list[int],
+        done: list[tuple[float, int]],
+        scores: dict[int, float],
+    ) -> None:
+        """One iteration over the root actions in ``order``; ``done`` holds the best
+        (value, action) so far, updated after each action searched."""
+        low = -INFINITY
+        for action in order:
+            score = -self._negamax(child(state, action), depth - 1, -INFINITY, -low, 1)
+            scores[action] = score
+            if not done or score > low:
+                low = score
+                done[:] = [(score, action)]
+
+
+WIN_BOUND = 5_000.0
+"""A root value past this is a finished game found by the search (a win or a loss)."""
+
+
+def _key(state: ColosseumState, root_player: int) -> int:
+    """The table key: the right and down barriers (the others mirror them), the cells,
+    the side to act and the searching player, packed in one int."""
+    n = state.board_size
+    cells = n * n
+    right, down = state.walls[1], state.walls[2]
+    packed = ((state.cells[0] * cells + state.cells[1]) * 2 + state.player) * 2 + root_player
+    return (packed << cells | down) << cells | right
+
+
+def static_hints(state: ColosseumState) -> list[tuple[int, int]]:
+    """Every legal action with a static ordering hint: destinations near the opponent
+    first, a barrier on a side facing it next."""
+    n = state.board_size
+    other_row, other_col = divmod(state.cells[1 - state.player], n)
+    hinted = []
+    for action in rules.legal_actions(state):
+        cell, side = divmod(action, NUM_SIDES)
+        row, col = divmod(cell, n)
+        distance = abs(row - other_row) + abs(col - other_col)
+        facing = (
+            (side == rules.UP and other_row < row)
+            or (side == rules.DOWN and other_row > row)
+            or (side == rules.LEFT and other_col < col)
+            or (side == rules.RIGHT and other_col > col)
+        )
+        hinted.append((action, 2 * facing - 4 * distance))
+    return hinted
+
+
+def _is_cut(entry: Entry, alpha: float, beta: float) -> bool:
+    """Whether a table entry of the right depth answers the window on its own."""
+    if entry.flag == EXACT:
+        return True
+    if entry.flag == LOWER:
+        return entry.value >= beta
+    return entry.value <= alpha
+
+
+# --- The agent ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """How the reference plays; each field is also an option of its spec strings.
+
+    Attributes:
+        time_limit: CPU seconds per turn (one decision), at most a day; None (``inf`` or
+            ``none`` in a spec) for no limit, then ``depth`` must be given. The course
+            allowed 2 s a move.
+        depth: the deepest iteration in plies; None for no limit.
+        table_size: positions the transposition table holds.
+        clock: ``"cpu"`` (this process's CPU time, as the match runner measures) or ``"wall"``.
+
+    Raises:
+        ValueError: for a value outside what its attribute allows, naming it.
+    """
+
+    time_limit: float | None = 2.0
+    depth: int | None = None
+    table_size: int = 200_000
+    clock: Clock = "cpu"
+
+    def __post_init__(self) -> None:
+        check_time_limit(self.time_limit, self.depth)
+        check_int("depth", self.depth, 1, allow_none=True)
+        check_int("table_size", self.table_size, 1)
+        check_clock(self.clock)
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    """What the last decision's search did.
+
+    Attributes:
+        nodes: nodes visited.
+        depth: the plies of the iteration that gave the answer (0: a forced answer or
+            none finished in time).
+        seconds: the decision's time on the agent's clock.
+        value: the chosen action's value for the player to act (past
+            :data:`~agents.colosseum.evaluation.WIN_SCORE` for a won game).
+        budget: the seconds the decision was allowed (0.0: no limit).
+    """
+
+    nodes: int
+    depth: int
+    seconds: float
+    value: float
+    budget: float
+
+
+DEFAULT_SETTINGS = SearchSettings()
+
+
+class SearchAgent(ColosseumAgent):
+    """The reference: iterative-deepening alpha-beta under a CPU-time budget per turn;
+    deterministic at a fixed depth (the seed is unused).
+
+    Args:
+        settings: how to search (see :class:`SearchSettings`).
+        weights: the evaluation's weights (see :class:`~agents.colosseum.evaluation.Weights`).
+        seed: accepted for the agents' common interface.
+    """
+
+    def __init__(
+        self,
+        settings: SearchSettings = DEFAULT_SETTINGS,
+        weights: Weights = DEFAULT_WEIGHTS,
+        seed: int | None = None,
+    ) -> None:
+        if not isinstance(settings, SearchSettings):
+            raise TypeError(f"settings must be a SearchSettings, got {settings!r}")
+        if not isinstance(weights, Weights):
+            raise TypeError(f"weights must be a Weights, got {weights!r}")
+        super().__init__(seed)
+        self.settings = settings
+        self.weights = weights
+        self.clock = CLOCKS[settings.clock]
+        self.search = AlphaBeta(weights, settings.table_size)
+        self.last_search: SearchStats | None = None
+
+    @property
+    def depth(self) -> int | None:
+        """The fixed depth, if any (``settings.depth``)."""
+        return self.settings.depth
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game: forget the table, the history and the killers."""
+        super().reset(seed)
+        self.search.reset()
+        self.last_search = None
+
+    def select_action(self, state: ColosseumState) -> int:
+        """The best action found within the budget, with the collector paused.
+
+        Raises:
+            ValueError: at the chance node or in a finished game.
+        """
+        collecting = pause_collector()
+        try:
+            return self._decide(state)
+        finally:
+            resume_collector(collecting)
+
+    def _decide(self, state: ColosseumState) -> int:
+        started = self.clock()
+        legal = rules.legal_actions(state)
+        if not legal:
+            raise ValueError(f"select_action needs a game in progress, got {rules.to_text(state)}")
+        limit = self.settings.time_limit
+        result = SearchResult(legal[0], 0.0, 0)  # a move is ready before any search
+        search = self.search
+        deadline = INFINITY if limit is None else decision_deadline(started, limit)
+        clock = self.clock
+
+        def stop() -> bool:
+            return clock() >= deadline
+
+        search.start(stop)
+        if len(legal) > 1:
+            for found in search.iterate(state, self.settings.depth or MAX_DEPTH, stop):
+                result = found
+                # The next iteration costs many times this one: none starts past half.
+                if limit is not None and clock() - started > 0.5 * (deadline - started):
+                    break
+        seconds = self.clock() - started
+        self.last_search = SearchStats(
+            search.nodes, result.depth, seconds, result.value, limit or 0.0
+        )
+        return result.action
