@@ -149,7 +149,7 @@ def _matching_records(
     """The recorded games of ``tasks``, checked to come from the same tasks and settings."""
     by_id = {task.game_id: task for task in tasks}
     expected = {"max_turns": config.turn_limit, "game": config.game_name} | _rules_of(config)
-    done = {}
+    done: dict[str, Record] = {}
     for record in records:
         task = by_id.get(record["game_id"])
         if task is None:
