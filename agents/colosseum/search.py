@@ -47,6 +47,7 @@ from agents.colosseum.evaluation import DEFAULT_WEIGHTS, Weights, evaluate, fina
 from agents.colosseum.greedy import child
 from agents.colosseum.simple import ColosseumAgent
 from agents.options import check_int
+from agents.search.agent import SearchStats
 from agents.search.expectimax import EXACT, LOWER, UPPER, Entry, SearchTimeout, Table
 from agents.timing import (
     CLOCKS,
@@ -153,7 +154,7 @@ class AlphaBeta:
         entry = self.table.get(key)
         first = None
         if entry is not None:
-            if entry.depth == depth and _is_cut(entry, alpha, beta):
+            if entry.depth == depth and entry.settles(alpha, beta):
                 return entry.value
             first = entry.action
         best, best_action, low = -INFINITY, -1, alpha
@@ -286,15 +287,6 @@ def static_hints(state: ColosseumState) -> list[tuple[int, int]]:
     return hinted
 
 
-def _is_cut(entry: Entry, alpha: float, beta: float) -> bool:
-    """Whether a table entry of the right depth answers the window on its own."""
-    if entry.flag == EXACT:
-        return True
-    if entry.flag == LOWER:
-        return entry.value >= beta
-    return entry.value <= alpha
-
-
 # --- The agent ----------------------------------------------------------------------------
 
 
@@ -324,27 +316,6 @@ class SearchSettings:
         check_int("depth", self.depth, 1, allow_none=True)
         check_int("table_size", self.table_size, 1)
         check_clock(self.clock)
-
-
-@dataclass(frozen=True)
-class SearchStats:
-    """What the last decision's search did.
-
-    Attributes:
-        nodes: nodes visited.
-        depth: the plies of the iteration that gave the answer (0: a forced answer or
-            none finished in time).
-        seconds: the decision's time on the agent's clock.
-        value: the chosen action's value for the player to act (past
-            :data:`~agents.colosseum.evaluation.WIN_SCORE` for a won game).
-        budget: the seconds the decision was allowed (0.0: no limit).
-    """
-
-    nodes: int
-    depth: int
-    seconds: float
-    value: float
-    budget: float
 
 
 DEFAULT_SETTINGS = SearchSettings()

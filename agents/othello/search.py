@@ -49,6 +49,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+import agents.search.agent
 from agents.options import check_int
 from agents.othello.bitboards import Geometry, geometry
 from agents.othello.evaluation import (
@@ -189,7 +190,7 @@ class AlphaBeta:
         entry = self.table.get(key)
         first = None
         if entry is not None:
-            if entry.depth == depth and _is_cut(entry, alpha, beta):
+            if entry.depth == depth and entry.settles(alpha, beta):
                 return entry.value
             first = entry.action
         best, best_move = -INFINITY, -1
@@ -397,15 +398,6 @@ class AlphaBeta:
         return [cell for *_, cell in scored]
 
 
-def _is_cut(entry: Entry, alpha: float, beta: float) -> bool:
-    """Whether a table entry of the right depth answers the window on its own."""
-    if entry.flag == EXACT:
-        return True
-    if entry.flag == LOWER:
-        return entry.value >= beta
-    return entry.value <= alpha
-
-
 # --- The agent ----------------------------------------------------------------------------
 
 
@@ -440,25 +432,15 @@ class SearchSettings:
 
 
 @dataclass(frozen=True)
-class SearchStats:
-    """What the last decision's search did.
+class SearchStats(agents.search.agent.SearchStats):
+    """What the last decision's search did (:class:`agents.search.agent.SearchStats`'s
+    fields; ``depth`` is the number of empty cells for an exact solve, and ``value`` past
+    :data:`~agents.othello.evaluation.WIN_SCORE` for a won game).
 
     Attributes:
-        nodes: nodes visited.
-        depth: the plies of the iteration that gave the answer (0: a forced or static
-            answer; the number of empty cells for an exact solve).
-        seconds: the decision's time on the agent's clock.
-        value: the chosen action's value for the player to act (0.0 without a search;
-            past :data:`~agents.othello.evaluation.WIN_SCORE` for a won game).
-        budget: the seconds the decision was allowed (0.0: no limit).
         exact: whether the endgame solver gave the answer.
     """
 
-    nodes: int
-    depth: int
-    seconds: float
-    value: float
-    budget: float
     exact: bool = False
 
 

@@ -65,6 +65,15 @@ class Entry(NamedTuple):
     flag: int
     action: int | None
 
+    def settles(self, alpha: float, beta: float) -> bool:
+        """Whether this value answers a search with the window ``(alpha, beta)`` on its own
+        (at the entry's depth): exact, or a bound outside the window."""
+        if self.flag == EXACT:
+            return True
+        if self.flag == LOWER:
+            return self.value >= beta
+        return self.value <= alpha
+
 
 class Table:
     """The transposition table, kept as two bounded caches of plain ints and floats.
@@ -323,7 +332,7 @@ class Search(Generic[S]):
         game = self.game
         key = game.key(state)
         entry = self._probe(key)
-        if entry is not None and entry.depth == depth and _is_usable(entry, alpha, beta):
+        if entry is not None and entry.depth == depth and entry.settles(alpha, beta):
             return entry.value
         first = entry.action if entry is not None else None
         actions = self._ordered(state, game.legal_actions(state), first, ply)
@@ -346,7 +355,7 @@ class Search(Generic[S]):
             return self._leaf_chance(state, alpha, beta)
         key = game.key(state)
         entry = self._probe(key)
-        if entry is not None and entry.depth == depth and _is_usable(entry, alpha, beta):
+        if entry is not None and entry.depth == depth and entry.settles(alpha, beta):
             return entry.value
         player = game.current_player(state)
         reduced = max(0, depth - self.chance_reduction)
@@ -536,15 +545,6 @@ class Search(Generic[S]):
             del killers[2:]
         key = self.game.history_key(state, action)
         self.history[key] = self.history.get(key, 0) + depth * depth
-
-
-def _is_usable(entry: Entry, alpha: float, beta: float) -> bool:
-    """Whether a table value settles the node for the window ``(alpha, beta)``."""
-    if entry.flag == EXACT:
-        return True
-    if entry.flag == LOWER:
-        return entry.value >= beta
-    return entry.value <= alpha
 
 
 def timed_iterations(
