@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from trap_scripts.benchmarks._shared import Figure, timed_loop
 from trap_scripts.benchmarks.envs import env_makers, episode_rate
@@ -17,16 +19,19 @@ SYNC_ENVS = 16
 """Gymnasium's SyncVectorEnv row runs this many single envs."""
 
 
-def batched_rate(num_envs: int, seconds: float, board_size: int = 7) -> float:
-    """Learner steps/s of the batched env against ``random``, a random legal action each.
+def batched_rate(
+    num_envs: int, seconds: float, board_size: int = 7, opponent: Any = "random"
+) -> float:
+    """Learner steps/s of the batched env against ``opponent``, a random legal action each.
 
     Every step produces the masks and observations (as the env always does); the learner
-    reads the masks and picks among the set bits of the legal bitboards.
+    reads the masks and picks among the set bits of the legal bitboards. The opponent's
+    decisions are in the time.
     """
     from trap_env import batched_trap
     from trap_env.batched_env import TrapVectorEnv
 
-    envs = TrapVectorEnv(num_envs, opponent="random", board_size=board_size)
+    envs = TrapVectorEnv(num_envs, opponent=opponent, board_size=board_size)
     envs.reset(seed=0)
     keys = batched_trap.game_keys(1, np.arange(num_envs), 0)
     plies = iter(range(2**62))
@@ -38,7 +43,10 @@ def batched_rate(num_envs: int, seconds: float, board_size: int = 7) -> float:
         envs.step(batched_trap.choose_bits(legal, words, envs.tables.num_cells))
         return num_envs
 
-    return timed_loop(step, seconds)
+    try:
+        return timed_loop(step, seconds)
+    finally:
+        envs.close()
 
 
 def sync_vector_rate(seconds: float, num_envs: int = SYNC_ENVS) -> float:
