@@ -323,10 +323,9 @@ def test_truncated_parameters_say_so(tmp_path: Path) -> None:
 # --- Files from someone else never run code ---------------------------------------------
 
 BUNDLED_GAMES = {  # the bundled model's actions as player 0 against random, by seed (the
-    # stable-baselines3 loader's, recorded before the ppo agent read weights only)
-    0: [10, 38, 17, 39, 24, 37, 17, 36, 24, 35, 17, 29, 18, 44, 17, 28, 18, 35],
-    1: [10, 38, 18, 30, 25, 36, 18, 31, 26, 22, 18, 16, 26, 21, 19, 24, 26, 9, 19, 15, 26, 2,
-        19, 10, 26, 2, 19, 8],
+    # stable-baselines3 loader's argmax, recorded for the model shipped on 2026-11-24)
+    0: [10, 38, 17, 39, 24, 37, 17, 36, 16, 35, 17, 29, 16, 35, 17, 45, 16, 44],
+    1: [10, 38, 16, 31, 24, 37, 18, 29, 24, 45, 18, 22, 25, 22, 18, 36, 25, 21],
 }  # fmt: skip
 
 
