@@ -13,7 +13,7 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 from trap_env import core
 from trap_env.core import Cell, Phase, State
@@ -23,6 +23,7 @@ __all__ = [
     "MAX_TIME_LIMIT",
     "SAFETY_MARGIN",
     "Clock",
+    "ClockedAgent",
     "TimedAgent",
     "check_clock",
     "check_decision_state",
@@ -146,12 +147,12 @@ def _never() -> bool:
     return False
 
 
-class TimedAgent:
-    """What a timed agent shares: decisions on a clock, in turns whose budget they share.
+class ClockedAgent:
+    """What an agent deciding on a clock shares, in any game: each decision made with the
+    garbage collector paused, and a check of the decision's deadline.
 
     A mixin beside :class:`agents.base.SeededAgent` (which imports this module). The agent
-    implements ``_decide(state)`` and calls :meth:`_turn_budget` for its budget and
-    :meth:`_stopper` for its clock check, and :meth:`_end_decision` once it has chosen.
+    implements ``_decide(state)`` and calls :meth:`_stopper` for its clock check.
 
     Args:
         clock: ``"cpu"`` or ``"wall"`` (see :data:`CLOCKS`).
@@ -159,16 +160,15 @@ class TimedAgent:
 
     def __init__(self, clock: Clock) -> None:
         self.clock = CLOCKS[clock]
-        self._turn_spent: tuple[State, float] | None = None
 
-    def select_action(self, state: State) -> Cell:
+    def select_action(self, state: Any) -> Any:
         """The agent's decision, made with the garbage collector paused.
 
         The collector is paused (see :func:`pause_collector`); the decision's own garbage
         is freed by reference counting.
 
         Raises:
-            ValueError: if the state is not a MOVE or THROW of a game in progress.
+            ValueError: if the state is not a decision of a game in progress.
         """
         collecting = pause_collector()
         try:
@@ -176,8 +176,35 @@ class TimedAgent:
         finally:
             resume_collector(collecting)
 
-    def _decide(self, state: State) -> Cell:
+    def _decide(self, state: Any) -> Any:
         raise NotImplementedError
+
+    def _stopper(self, started: float, budget: float | None) -> Callable[[], bool]:
+        """A check that the decision's deadline has come (never, without a budget)."""
+        if budget is None:
+            return _never
+        deadline = decision_deadline(started, budget)
+        clock = self.clock
+
+        def stop() -> bool:
+            return clock() >= deadline
+
+        return stop
+
+
+class TimedAgent(ClockedAgent):
+    """A Trap! agent on a clock, in turns whose budget the move and the throw share.
+
+    The agent implements ``_decide(state)`` and calls :meth:`_turn_budget` for its budget,
+    :meth:`_stopper` for its clock check and :meth:`_end_decision` once it has chosen.
+
+    Args:
+        clock: ``"cpu"`` or ``"wall"`` (see :data:`CLOCKS`).
+    """
+
+    def __init__(self, clock: Clock) -> None:
+        super().__init__(clock)
+        self._turn_spent: tuple[State, float] | None = None
 
     def _forget_turn(self) -> None:
         """Start a new game: no move of this turn is remembered."""
@@ -200,15 +227,3 @@ class TimedAgent:
         if spent is not None and self._is_same_position(spent[0], state):
             move_seconds = spent[1]
         return decision_budget(time_limit, move_share, state.phase, move_seconds)
-
-    def _stopper(self, started: float, budget: float | None) -> Callable[[], bool]:
-        """A check that the decision's deadline has come (never, without a budget)."""
-        if budget is None:
-            return _never
-        deadline = decision_deadline(started, budget)
-        clock = self.clock
-
-        def stop() -> bool:
-            return clock() >= deadline
-
-        return stop

@@ -50,13 +50,11 @@ from agents.options import check_int
 from agents.search.agent import SearchStats
 from agents.search.expectimax import EXACT, LOWER, UPPER, Entry, SearchTimeout, Table
 from agents.timing import (
-    CLOCKS,
     Clock,
+    ClockedAgent,
     check_clock,
     check_time_limit,
     decision_deadline,
-    pause_collector,
-    resume_collector,
 )
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import NUM_SIDES, ColosseumState
@@ -321,7 +319,7 @@ class SearchSettings:
 DEFAULT_SETTINGS = SearchSettings()
 
 
-class SearchAgent(ColosseumAgent):
+class SearchAgent(ClockedAgent, ColosseumAgent):
     """The reference: iterative-deepening alpha-beta under a CPU-time budget per turn;
     deterministic at a fixed depth (the seed is unused).
 
@@ -341,10 +339,10 @@ class SearchAgent(ColosseumAgent):
             raise TypeError(f"settings must be a SearchSettings, got {settings!r}")
         if not isinstance(weights, Weights):
             raise TypeError(f"weights must be a Weights, got {weights!r}")
-        super().__init__(seed)
+        ColosseumAgent.__init__(self, seed)
+        ClockedAgent.__init__(self, settings.clock)
         self.settings = settings
         self.weights = weights
-        self.clock = CLOCKS[settings.clock]
         self.search = AlphaBeta(weights, settings.table_size)
         self.last_search: SearchStats | None = None
 
@@ -359,18 +357,6 @@ class SearchAgent(ColosseumAgent):
         self.search.reset()
         self.last_search = None
 
-    def select_action(self, state: ColosseumState) -> int:
-        """The best action found within the budget, with the collector paused.
-
-        Raises:
-            ValueError: at the chance node or in a finished game.
-        """
-        collecting = pause_collector()
-        try:
-            return self._decide(state)
-        finally:
-            resume_collector(collecting)
-
     def _decide(self, state: ColosseumState) -> int:
         started = self.clock()
         legal = rules.legal_actions(state)
@@ -380,11 +366,7 @@ class SearchAgent(ColosseumAgent):
         result = SearchResult(legal[0], 0.0, 0)  # a move is ready before any search
         search = self.search
         deadline = INFINITY if limit is None else decision_deadline(started, limit)
-        clock = self.clock
-
-        def stop() -> bool:
-            return clock() >= deadline
-
+        clock, stop = self.clock, self._stopper(started, limit)
         search.start(stop)
         if len(legal) > 1:
             for found in search.iterate(state, self.settings.depth or MAX_DEPTH, stop):

@@ -62,13 +62,11 @@ from agents.othello.evaluation import (
 from agents.othello.simple import OthelloAgent
 from agents.search.expectimax import EXACT, LOWER, UPPER, Entry, SearchTimeout, Table
 from agents.timing import (
-    CLOCKS,
     Clock,
+    ClockedAgent,
     check_clock,
     check_time_limit,
     decision_deadline,
-    pause_collector,
-    resume_collector,
 )
 from trap_env.othello import rules
 from trap_env.othello.rules import COURSE, Bitboard, OthelloState
@@ -447,7 +445,7 @@ class SearchStats(agents.search.agent.SearchStats):
 DEFAULT_SETTINGS = SearchSettings()
 
 
-class SearchAgent(OthelloAgent):
+class SearchAgent(ClockedAgent, OthelloAgent):
     """The reference: iterative-deepening alpha-beta under a CPU-time budget per turn,
     exact in the endgame; deterministic at a fixed depth (the seed is unused).
 
@@ -467,10 +465,10 @@ class SearchAgent(OthelloAgent):
             raise TypeError(f"settings must be a SearchSettings, got {settings!r}")
         if not isinstance(weights, Weights):
             raise TypeError(f"weights must be a Weights, got {weights!r}")
-        super().__init__(seed)
+        OthelloAgent.__init__(self, seed)
+        ClockedAgent.__init__(self, settings.clock)
         self.settings = settings
         self.weights = weights
-        self.clock = CLOCKS[settings.clock]
         self.search: AlphaBeta | None = None
         self.last_search: SearchStats | None = None
 
@@ -485,18 +483,6 @@ class SearchAgent(OthelloAgent):
         if self.search is not None:
             self.search.reset()
         self.last_search = None
-
-    def select_action(self, state: OthelloState) -> int:
-        """The best action found within the budget, with the collector paused.
-
-        Raises:
-            ValueError: for a finished game.
-        """
-        collecting = pause_collector()
-        try:
-            return self._decide(state)
-        finally:
-            resume_collector(collecting)
 
     def _searcher(self, state: OthelloState) -> AlphaBeta:
         """The search for the state's rules (a new one if the board or rule changed)."""
@@ -534,11 +520,7 @@ class SearchAgent(OthelloAgent):
         """Iterate deeper (or solve) until the budget or the depth runs out."""
         own, other = rules.sides_of(state, state.player)
         deadline = INFINITY if limit is None else decision_deadline(started, limit)
-        clock = self.clock
-
-        def stop() -> bool:
-            return clock() >= deadline
-
+        clock, stop = self.clock, self._stopper(started, limit)
         settings = self.settings
         empties = search.geo.num_cells - (own | other).bit_count()
         solving = empties <= settings.endgame_empties
