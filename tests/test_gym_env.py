@@ -603,3 +603,45 @@ def test_self_play_is_refused_with_where_it_exists() -> None:
 
     with pytest.raises(SpecError, match="batched env's mode"):
         gymnasium.make("trap_env/Trap-v0", opponent="self")
+
+
+@pytest.mark.parametrize("env_id", ["Trap-v0", "Othello-v0", "Colosseum-v0"])
+def test_the_module_prefixed_id_works_in_spawned_workers(env_id: str) -> None:
+    """The module-prefixed id (for processes that never import trap_env themselves, as the
+    environments page says) makes every game's env, here in ``async`` workers started by
+    ``spawn``."""
+    envs = gymnasium.make_vec(
+        f"trap_env:trap_env/{env_id}",
+        num_envs=2,
+        vectorization_mode="async",
+        vector_kwargs={"context": "spawn"},
+        opponent="random",
+    )
+    try:
+        _, info = envs.reset(seed=0)
+        for _ in range(4):
+            masks = info["action_mask"]  # all zeros where an episode ended (autoreset next)
+            actions = np.array([np.flatnonzero(m)[0] if m.any() else 0 for m in masks])
+            _, _, _, _, info = envs.step(actions)
+    finally:
+        envs.close()
+
+
+def test_a_process_that_never_imports_trap_env_makes_the_env_by_its_prefixed_id() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import gymnasium\n"
+        "try:\n"
+        "    gymnasium.make('trap_env/Trap-v0')\n"
+        "except gymnasium.error.NamespaceNotFound:\n"
+        "    print('plain id: NamespaceNotFound')\n"
+        "env = gymnasium.make('trap_env:trap_env/Trap-v0', opponent='random')\n"
+        "print('prefixed id:', env.reset(seed=0)[0].shape)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["plain id: NamespaceNotFound", "prefixed id: (7, 7, 4)"]
