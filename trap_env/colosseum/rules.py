@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 from trap_env.core import IllegalActionError
 from trap_env.game import TRUNCATED, Outcome, RandomSource
+from trap_env.kernel import cells_of
 
 __all__ = [
     "DOWN",
@@ -265,21 +266,6 @@ def reachable(state: ColosseumState) -> Bitboard:
             break
         region = grown
     return region
-
-
-def cells_of(board: Bitboard) -> list[Cell]:
-    """The cells of a bitboard, ascending.
-
-    Example:
-        >>> cells_of(0b1010)
-        [1, 3]
-    """
-    cells = []
-    while board:
-        low = board & -board
-        cells.append(low.bit_length() - 1)
-        board ^= low
-    return cells
 
 
 # --- The start --------------------------------------------------------------------------

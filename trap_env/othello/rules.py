@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 from trap_env.core import IllegalActionError
 from trap_env.game import TRUNCATED, Outcome
+from trap_env.kernel import cells_of
 
 __all__ = [
     "BOARD_FULL",
@@ -183,21 +184,6 @@ def full_board(board_size: int) -> Bitboard:
 def pass_action(board_size: int) -> int:
     """The pass: N * N, the action after the cells."""
     return board_size * board_size
-
-
-def cells_of(board: Bitboard) -> list[Cell]:
-    """The cells of a bitboard, ascending.
-
-    Example:
-        >>> cells_of(0b1010)
-        [1, 3]
-    """
-    cells = []
-    while board:
-        low = board & -board
-        cells.append(low.bit_length() - 1)
-        board ^= low
-    return cells
 
 
 # --- Moves ------------------------------------------------------------------------------
