@@ -70,9 +70,6 @@ class _Board:
         self.near = np.array(
             [kernel.square_mask(n, cell, throw_radius) for cell in range(cells)], np.uint64
         )
-        # Landing cells with one more index, ``cells``, for "on a trap already there".
-        self.bits = np.zeros(cells + 1, np.uint64)
-        self.bits[:cells] = t.bits
         ring = t.neighbour_cells
         self.ring = np.where(ring < NO_CELL, ring, 0)
         self.ring_valid = ring < NO_CELL
@@ -264,11 +261,11 @@ class BatchedSearch:
             support = (hit | missed) & ~players
         node, cell = np.nonzero(((support & ~batch.traps)[:, None] & t.bits[None, :]) != 0)
         landed = np.zeros((batch.size, cells))
-        landed[node, cell] = self._landed(batch, node, t.bits[cell], depth[node])
+        landed[node, cell] = self._landed(batch, node, cell, depth[node])
         unchanged = np.flatnonzero((support & batch.traps) != 0)
         if len(unchanged):
-            no_trap = np.zeros(len(unchanged), np.uint64)
-            same = self._landed(batch, unchanged, no_trap, depth[unchanged])
+            on_a_trap = _a_trap(batch.traps[unchanged])
+            same = self._landed(batch, unchanged, on_a_trap, depth[unchanged])
             on_trap = (batch.traps[unchanged, None] & t.bits[None, :]) != 0
             landed[unchanged] = np.where(on_trap, same[:, None], landed[unchanged])
         candidates = (targets[:, None] & t.bits[None, :]) != 0
@@ -285,11 +282,11 @@ class BatchedSearch:
         """:meth:`_throws` when unlikely landings are searched shallower (``reduced``
         plies), outcome by outcome: landings on traps are merged into one outcome whose
         probability decides its depth, as in the scalar search."""
-        t, board = self.t, self.board
+        t = self.t
         cells = t.num_cells
         node, target = np.nonzero((self._targets(batch)[:, None] & t.bits[None, :]) != 0)
         landing, probability, valid = self._outcomes(batch, node, target)
-        on_trap = (batch.traps[node][:, None] & board.bits[landing]) != 0
+        on_trap = (batch.traps[node][:, None] & t.bits[landing]) != 0
         kept = valid & ~on_trap
         wasted = np.where(valid & on_trap, probability, 0.0)
         wasted_p = np.zeros(len(node))
@@ -309,7 +306,9 @@ class BatchedSearch:
         cell, shallow = np.divmod(rest, 2)
         landed = np.zeros(len(needed))
         depth = np.where(shallow == 1, reduced[parent], full[parent])
-        landed[wanted] = self._landed(batch, parent, board.bits[cell], depth)
+        on_a_trap = cell == cells  # the index N*N stands for "on a trap already there"
+        cell[on_a_trap] = _a_trap(batch.traps[parent[on_a_trap]])
+        landed[wanted] = self._landed(batch, parent, cell, depth)
         total = np.zeros(len(node))
         for slot in range(landing.shape[1]):
             value = landed[np.where(kept[:, slot], index[:, slot], 0)]
@@ -344,28 +343,21 @@ class BatchedSearch:
         )
         return landing, probability, valid
 
-    def _landed(self, batch: Batch, node: I64, landing: U64, depth: I64) -> F64:
-        """The thrower's value of each landing (bitboard ``landing``; 0: on a trap already
-        there) of the throw pending at ``node``, searched to ``depth`` (``(len(node),)``)."""
-        t = self.t
-        traps = batch.traps[node] | landing
-        cells = batch.cells[node]
-        thrower = batch.player[node]
-        first = thrower == 0
-        own = np.where(first, cells[:, 0], cells[:, 1])
-        other = np.where(first, cells[:, 1], cells[:, 0])
-        trapped = (t.neighbours[other] & ~(traps | t.bits[own])) == 0
-        children = Batch(
-            traps=traps,
-            cells=cells,
-            player=(1 - thrower).astype(np.int8),
-            phase=np.full(len(node), MOVE, np.int8),
-            target=np.full(len(node), -1, np.int64),
-            turn=batch.turn[node] + 1,
-            winner=np.where(trapped, thrower, NO_PLAYER).astype(np.int8),
-        )
+    def _landed(self, batch: Batch, node: I64, cell: I64, depth: I64) -> F64:
+        """The thrower's value of each landing on ``cell`` of the throw pending at ``node``
+        (the engine's own landing, :func:`trap_env.batched_trap.apply_landings`), searched
+        to ``depth`` (``(len(node),)``)."""
+        parents = gather(batch, node)
+        children = batched_trap.apply_landings(self.t, parents, cell, np.ones(len(node), bool))
         value: F64 = -self._values(children, depth)  # the victim acts next
         return value
+
+
+def _a_trap(traps: U64) -> I64:
+    """A cell holding a trap on each (non-empty) bitboard: where a landing changes nothing."""
+    lowest = traps & (~traps + np.uint64(1))
+    cells: I64 = np.bitwise_count(lowest - np.uint64(1)).astype(np.int64)
+    return cells
 
 
 class BatchedExpectiminimax:
