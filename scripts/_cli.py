@@ -71,6 +71,17 @@ def board_size(text: str) -> int:
     return _number(text, int, lambda value: value >= 3, "an integer >= 3")
 
 
+def board_size_or_range(text: str) -> int | tuple[int, int]:
+    """A board size N >= 3, or a range ``LOW-HIGH`` of sizes to draw one from per game."""
+    low, sep, high = text.partition("-")
+    if not sep:
+        return board_size(text)
+    sizes = board_size(low), board_size(high)
+    if sizes[0] > sizes[1]:
+        raise argparse.ArgumentTypeError(f"{text!r} is not LOW-HIGH with LOW <= HIGH, e.g. 6-12")
+    return sizes
+
+
 def decay(text: str) -> int:
     """The throw's accuracy loss per step of distance beyond the first, per mille: 0 to 1000."""
     return _number(
@@ -135,18 +146,24 @@ def rule_params(args: argparse.Namespace) -> dict[str, Any]:
             twice.
     """
     given = getattr(args, "rule", [])
+    size = None if board_sizes(args) else args.board_size
     if args.game == DEFAULT_GAME:
         if given:
             raise CliError("Trap!'s rules are --board-size and --decay, not --rule")
-        return {"board_size": args.board_size or 7, "decay": args.decay}
+        return {"board_size": size or 7, "decay": args.decay}
     if args.decay != DEFAULT_DECAY:
         raise CliError(f"--decay is a rule of Trap! only, not of {args.game!r}")
-    params = {} if args.board_size is None else {"board_size": args.board_size}
+    params = {} if size is None else {"board_size": size}
     for key, value in given:
         if key in params:
             raise CliError(f"the rule {key!r} is given twice")
         params[key] = value
     return params
+
+
+def board_sizes(args: argparse.Namespace) -> tuple[int, int] | None:
+    """The range of ``--board-size LOW-HIGH`` (a size drawn per game), or None."""
+    return args.board_size if isinstance(args.board_size, tuple) else None
 
 
 def run_rules(game: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -230,10 +247,11 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
     )
     group.add_argument(
         "--board-size",
-        type=board_size,
+        type=board_size_or_range,
         default=None,
         metavar="N",
-        help="board side N (default 7; another game's own default)",
+        help="board side N (default 7; another game's own default), or LOW-HIGH for a size "
+        "drawn per game from the game's seed (e.g. 6-12)",
     )
     add_rule_option(group)
     group.add_argument(
@@ -366,6 +384,7 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
     try:
         return RunConfig(
             **run_rules(args.game, rule_params(args)),
+            board_sizes=board_sizes(args),
             max_turns=args.max_turns,
             time_budget=args.time_budget,
             wall_ceiling=args.wall_ceiling,

@@ -277,6 +277,24 @@ def test_a_tournament_runs_and_reports(tmp_path) -> None:  # type: ignore[no-unt
     assert by_number[0]["actions"][0] != by_number[2]["actions"][0]
 
 
+def test_a_tournament_draws_a_board_size_per_start(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from agents.arena.match import replay
+    from trap_scripts import tournament
+
+    argv = ["random", "greedy", "--game", "colosseum", "--board-size", "4-6", "--games", "8",
+            "--time-budget", "none", "--workers", "0", "--out", str(tmp_path), "--no-plot",
+            "--quiet"]  # fmt: skip
+    assert tournament.main(argv) == 0
+    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    sizes = [record["board_size"] for record in records]
+    assert set(sizes) <= {4, 5, 6} and len(set(sizes)) > 1 and sizes[::2] == sizes[1::2]
+    for record in records:
+        params = {"board_size": record["board_size"]}
+        *_, (final, _) = replay(None, record["actions"], game="colosseum", params=params)
+        assert GAME.scores(final) == record["scores"]
+        assert record["max_turns"] == GAME.default_turn_limit(GAME.make_config(**params))
+
+
 def test_paired_seeds_are_for_games_whose_chance_is_the_start() -> None:
     from agents.arena.plan import round_robin
 

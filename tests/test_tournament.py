@@ -317,6 +317,52 @@ def test_a_game_the_machine_stalls_every_time_is_left_unplayed_and_reported(tmp_
 # --- Rule variants ----------------------------------------------------------------------
 
 
+def test_a_board_size_per_game_is_drawn_from_its_seed_and_recorded(tmp_path):
+    tasks = round_robin(["random", "agents.simple.RandomAgent"], 12, seed=4, paired_seeds=True)
+    config = RunConfig(workers=0, board_sizes=(4, 6))
+    records = run_games(tasks, tmp_path / "r.jsonl", config, progress=False)
+    sizes = [record["board_size"] for record in records]
+    assert set(sizes) == {4, 5, 6} and sizes[::2] == sizes[1::2]  # a paired seed shares it
+    for task, record in zip(tasks, records, strict=True):
+        assert record["board_size"] == config.rule_params_for(task.seed)["board_size"]
+        assert record["max_turns"] == 4 * record["board_size"] ** 2
+        final, _ = list(replay(record["board_size"], record["actions"]))[-1]
+        assert final.turn == record["turns"]
+    assert json.loads((tmp_path / "r.settings.json").read_text())["board_sizes"] == [4, 6]
+    again = run_games(tasks, tmp_path / "r.jsonl", config, resume=True, progress=False)
+    assert again == records
+    with pytest.raises(ResultsError, match=r"board_sizes \[4, 6\] there, \[4, 5\] now"):
+        run_games(
+            tasks,
+            tmp_path / "r.jsonl",
+            RunConfig(workers=0, board_sizes=(4, 5)),
+            resume=True,
+            progress=False,
+        )
+
+
+@pytest.mark.parametrize(
+    "sizes, message",
+    [
+        ((6, 4), "3 <= low <= high"),
+        ((2, 5), "3 <= low <= high"),
+        ([4, 6], "got \\[4, 6\\]"),
+        ((4, True), "integers"),
+    ],
+)
+def test_a_board_size_range_names_what_is_allowed(sizes, message):
+    with pytest.raises(ValueError, match=message):
+        RunConfig(board_sizes=sizes)
+    with pytest.raises(ValueError, match="give it or a board size, not both"):
+        RunConfig(board_size=5, board_sizes=(4, 6))
+
+
+def test_agents_are_asked_about_every_board_size_of_the_run():
+    check_specs(["faulty_agents.FiveOnlyAgent"], RunConfig(board_sizes=(5, 5)))
+    with pytest.raises(UnsupportedGameError, match="not 6x6"):
+        check_specs(["faulty_agents.FiveOnlyAgent"], RunConfig(board_sizes=(5, 6)))
+
+
 def test_a_decay_is_a_setting_of_the_run_and_of_each_record(tmp_path):
     tasks = round_robin(["random", "agents.simple.RandomAgent"], 2, seed=0)
     path = tmp_path / "r.jsonl"

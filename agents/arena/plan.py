@@ -51,7 +51,6 @@ BACKENDS = {
 }
 """Where games run, by name: ``"module:class"`` of the pool that plays them (worker
 processes on this machine, or Ray tasks on a cluster), imported only when a run uses it."""
-"""Where games run: worker processes on this machine, or Ray tasks on a cluster."""
 
 Report = Callable[[str], None]
 
@@ -106,6 +105,10 @@ class RunConfig:
         game_name: the game played, by its name in :mod:`trap_env.games` (or its path).
         rules: the rule parameters of a game other than Trap! (whose are ``board_size``
             and ``decay``); None for the game's defaults.
+        board_sizes: ``(low, high)`` to play each game on a board size drawn from ``low``
+            to ``high`` (both included) by the game's seed, so that a game replays alone
+            and the two games of a paired seed share their board (the COMP 424 handout
+            plays Colosseum Survival! on 6 to 12); None plays every game at the run's size.
 
     Raises:
         ValueError: for a value out of range; seconds are at most :data:`MAX_SECONDS`.
@@ -124,8 +127,10 @@ class RunConfig:
     address: str | None = None
     game_name: str = DEFAULT_GAME
     rules: dict[str, Any] | None = None
+    board_sizes: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
+        self._check_board_sizes()
         _ = self.game  # checks the game's name and rules, naming what is allowed
         trap_rules = (self.board_size, self.decay) != (GameConfig().board_size, DEFAULT_DECAY)
         if self.game_name != DEFAULT_GAME and trap_rules:
@@ -156,10 +161,41 @@ class RunConfig:
         if self.address is not None and self.backend != "ray":
             raise ValueError(f"address {self.address!r} is a Ray cluster's: it needs backend 'ray'")
 
+    def _check_board_sizes(self) -> None:
+        """Refuse a size range that is not ``(low, high)`` with ``3 <= low <= high``, or
+        that the run's rules already fix the size of, or that holds a size the game refuses."""
+        if self.board_sizes is None:
+            return
+        sizes = self.board_sizes
+        if not (
+            isinstance(sizes, tuple)
+            and len(sizes) == 2
+            and all(isinstance(n, int) and not isinstance(n, bool) for n in sizes)
+            and 3 <= sizes[0] <= sizes[1]
+        ):
+            raise ValueError(
+                f"board_sizes must be (low, high), integers with 3 <= low <= high, got {sizes!r}"
+            )
+        if self.board_size != GameConfig().board_size or "board_size" in (self.rules or {}):
+            raise ValueError(
+                "board_sizes draws each game's board size; give it or a board size, not both"
+            )
+        _ = self.games  # the game's rules refuse a size it cannot play
+
     @property
     def game(self) -> Any:
-        """The rules the games are played by (what agents are asked whether they play)."""
-        return get_game(self.game_name).make_config(**self.rule_params)
+        """The rules the games are played by (what agents are asked whether they play); with
+        ``board_sizes``, those of the largest board."""
+        return get_game(self.game_name).make_config(**self.rule_params_for(None))
+
+    @property
+    def games(self) -> list[Any]:
+        """The rules of every board size the run plays (one unless ``board_sizes``)."""
+        if self.board_sizes is None:
+            return [self.game]
+        low, high = self.board_sizes
+        rules = get_game(self.game_name)
+        return [rules.make_config(**self.rule_params | {"board_size": n}) for n in (low, high)]
 
     @property
     def rule_params(self) -> dict[str, Any]:
@@ -170,10 +206,25 @@ class RunConfig:
             return {}
         return dict(self.rules)
 
+    def rule_params_for(self, seed: int | None) -> dict[str, Any]:
+        """The rule parameters of the game with ``seed``: :attr:`rule_params`, with the
+        board size drawn from the seed when the run has ``board_sizes`` (None: the largest)."""
+        if self.board_sizes is None:
+            return self.rule_params
+        low, high = self.board_sizes
+        size = high if seed is None else low + derive_seed(seed, "board_size") % (high - low + 1)
+        return self.rule_params | {"board_size": size}
+
     @property
     def turn_limit(self) -> int:
-        """The turn limit that applies."""
+        """The turn limit that applies (with ``board_sizes``: the largest board's)."""
         return turn_limit(self.max_turns, get_game(self.game_name).default_turn_limit(self.game))
+
+    def turn_limit_for(self, seed: int) -> int:
+        """The turn limit of the game with ``seed`` (its board size's, unless ``max_turns``)."""
+        rules = get_game(self.game_name)
+        config = rules.make_config(**self.rule_params_for(seed))
+        return turn_limit(self.max_turns, rules.default_turn_limit(config))
 
     @property
     def ceiling(self) -> float | None:
@@ -198,7 +249,11 @@ class RunConfig:
             "time_budget": self.time_budget,
             "wall_ceiling": self.ceiling,
             "memory_limit": self.memory_limit,
-        } | game_field(self.game_name) | ({} if self.rules is None else {"rules": self.rules})
+        } | (
+            game_field(self.game_name)
+            | ({} if self.rules is None else {"rules": self.rules})
+            | ({} if self.board_sizes is None else {"board_sizes": list(self.board_sizes)})
+        )
 
 
 def _check_seconds(name: str, value: float | None, alternatives: str) -> None:

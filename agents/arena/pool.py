@@ -182,7 +182,7 @@ class WorkerPool:
         assert task is not None and beat is not None
         self._restart(worker)
         result = empty_result(task, self.config)
-        result.actions, result.turns = worker.actions, _turns_of(self.config, worker.actions)
+        result.actions, result.turns = worker.actions, _turns_of(self.config, task, worker.actions)
         self._finish(worker, make_record(task, result.lose(beat.seat, reason, detail), self.config))
 
     def _void(self, worker: _Worker, detail: str, cause: str = "the machine stalled it") -> None:
@@ -233,7 +233,8 @@ def _usage_text(before: SchedStat | None, after: SchedStat | None) -> str:
     return f" (ran {ran:.1f} s on a CPU, waited {waited:.1f} s for one)"
 
 
-def _turns_of(config: RunConfig, actions: list[int]) -> int:
-    """The turns completed in a recorded action sequence."""
-    *_, (last_state, _) = replay(None, actions, game=config.game_name, params=config.rule_params)
+def _turns_of(config: RunConfig, task: GameTask, actions: list[int]) -> int:
+    """The turns completed in a recorded action sequence of ``task``."""
+    params = config.rule_params_for(task.seed)
+    *_, (last_state, _) = replay(None, actions, game=config.game_name, params=params)
     return get_game(config.game_name).turn(last_state)

@@ -110,7 +110,8 @@ def _probe_one(spec: str, config: RunConfig) -> tuple[str, str, str | None]:
         problem = interface_problem(agent)
         if problem is not None:
             return ("spec", spec, f"agent spec {spec!r} does not build an agent: {problem}")
-        check_supports(agent, config.game)
+        for game in config.games:
+            check_supports(agent, game)
     except UnsupportedGameError as error:
         return ("unsupported", spec, f"agent {spec!r} cannot play this game: {error}")
     except SpecError as error:

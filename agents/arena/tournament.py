@@ -148,12 +148,15 @@ def _matching_records(
 ) -> dict[str, Record]:
     """The recorded games of ``tasks``, checked to come from the same tasks and settings."""
     by_id = {task.game_id: task for task in tasks}
-    expected = {"max_turns": config.turn_limit, "game": config.game_name} | _rules_of(config)
     done: dict[str, Record] = {}
     for record in records:
         task = by_id.get(record["game_id"])
         if task is None:
             continue
+        expected = {
+            "max_turns": config.turn_limit_for(task.seed),
+            "game": config.game_name,
+        } | _rules_of(config, task.seed)
         if record["seed"] != task.seed or tuple(record["seats"]) != task.seats:
             raise ResultsError(
                 f"{path} holds game {task.game_id!r} with another seed or seats: it comes from "
@@ -183,13 +186,15 @@ def _matching_records(
     return done
 
 
-def _rules_of(config: RunConfig) -> dict[str, Any]:
-    """The rule fields a record of ``config``'s games holds: Trap!'s board size and decay,
-    another game's ``rules`` (all its parameters but those two)."""
+def _rules_of(config: RunConfig, seed: int) -> dict[str, Any]:
+    """The rule fields a record of ``config``'s game with ``seed`` holds: its board size,
+    Trap!'s decay, another game's ``rules`` (all its parameters but those two)."""
+    rules = get_game(config.game_name)
+    params = rules.config_params(rules.make_config(**config.rule_params_for(seed)))
+    fields = {"board_size": params.pop("board_size", None)}
     if config.game_name == DEFAULT_GAME:
-        return {"board_size": config.board_size, "decay": config.decay}
-    params = get_game(config.game_name).config_params(config.game)
-    return {"rules": {k: v for k, v in params.items() if k not in ("board_size", "decay")}}
+        return fields | {"decay": params["decay"]}
+    return fields | {"rules": {k: v for k, v in params.items() if k != "decay"}}
 
 
 def _progress_bar(total: int, initial: int, enabled: bool) -> Any:

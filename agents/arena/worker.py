@@ -68,7 +68,7 @@ def play_task(
         max_turns=config.max_turns,
         time_budget=config.time_budget,
         game=config.game_name,
-        params=config.rule_params,
+        params=config.rule_params_for(task.seed),
         on_turn=None if beat is None else _turn_beats(beat, config),
         on_reset=None if beat is None else _reset_beats(beat, task, config),
     )
@@ -78,11 +78,11 @@ def play_task(
 def empty_result(task: GameTask, config: RunConfig) -> GameResult:
     """The result of ``task`` before its first action, under ``config``'s rules and limit."""
     rules = get_game(config.game_name)
-    params = rules.config_params(config.game)
+    params = rules.config_params(rules.make_config(**config.rule_params_for(task.seed)))
     return GameResult(
         seed=task.seed,
         board_size=params.pop("board_size", None),
-        max_turns=config.turn_limit,
+        max_turns=config.turn_limit_for(task.seed),
         decay=params.pop("decay", DEFAULT_DECAY),
         game=config.game_name,
         rules={} if config.game_name == DEFAULT_GAME else params,
@@ -103,7 +103,8 @@ def _built_agent(
         problem = interface_problem(agent)
         if problem is not None:
             raise TypeError(problem)
-        check_supports(agent, config.game)
+        for game in config.games:
+            check_supports(agent, game)
         cache[spec, seat] = agent
     return cache[spec, seat]
 
