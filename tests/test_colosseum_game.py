@@ -148,7 +148,7 @@ def test_the_gymnasium_id_passes_check_env_and_plays_with_masks() -> None:
         check_env(env.unwrapped)
     env = gymnasium.make(trap_env.COLOSSEUM_GYM_ID, opponent="greedy", board_size=6)
     observation, info = env.reset(seed=3)
-    assert observation.shape == (6, 6, 7) and info["phase"] == "move"
+    assert observation.shape == (6, 6, 7) and info["phase"] == GAME.decision_names.index("move")
     assert 0 <= info["chance"] < rules.NUM_STARTS  # the start, drawn at reset
     rewards, done = [], False
     while not done:
@@ -158,7 +158,7 @@ def test_the_gymnasium_id_passes_check_env_and_plays_with_masks() -> None:
         rewards.append(reward)
         done = terminated or truncated
     assert terminated and not truncated and set(rewards[:-1]) <= {0.0}
-    zones = info["scores"]["zones"]
+    zones = info["zones"].tolist()
     mine, theirs = zones[info["seat"]], zones[1 - info["seat"]]
     assert rewards[-1] == (mine > theirs) - (mine < theirs)
 
@@ -223,7 +223,7 @@ def test_the_pettingzoo_adapter_plays_whole_games() -> None:
         env.step(rng.choice(np.flatnonzero(mask).tolist()))
     assert sorted(env.rewards.values()) in ([-1.0, 1.0], [0.0, 0.0])
     for info in env.infos.values():
-        assert info["scores"] == GAME.scores(env.game_state)
+        assert info["zones"] == GAME.scores(env.game_state)["zones"]
 
 
 def test_the_openspiel_adapter_has_the_start_as_a_chance_node() -> None:
@@ -278,8 +278,9 @@ def test_a_tournament_runs_and_reports(tmp_path) -> None:  # type: ignore[no-unt
 
 
 def test_a_tournament_draws_a_board_size_per_start(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from agents.arena.match import replay
     from trap_scripts import tournament
+
+    from agents.arena.match import replay
 
     argv = ["random", "greedy", "--game", "colosseum", "--board-size", "4-6", "--games", "8",
             "--time-budget", "none", "--workers", "0", "--out", str(tmp_path), "--no-plot",

@@ -230,7 +230,7 @@ def test_agent_plays_in_the_gym_env(model_path: Path) -> None:
         action = int(np.flatnonzero(env.unwrapped.action_masks())[0])
         _, _, terminated, truncated, info = env.step(action)
         done = terminated or truncated
-    assert "illegal_action" not in info
+    assert not info["illegal_action"]
     env.close()
 
 

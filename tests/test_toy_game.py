@@ -86,7 +86,7 @@ def test_the_gymnasium_adapter_plays_race() -> None:
     env = GameEnv("toy_game:GAME", opponent=toy_game.RandomRacer(), goal=4, max_turns=12)
     check_env(env, skip_render_check=True)
     observation, info = env.reset(seed=3)
-    assert observation.shape == (1, 5, 2) and info["phase"] == "step"
+    assert observation.shape == (1, 5, 2) and info["phase"] == 0  # "step"
     rewards, done, steps = [], False, 0
     while not done:
         action = int(np.flatnonzero(env.action_masks())[0])
@@ -95,7 +95,7 @@ def test_the_gymnasium_adapter_plays_race() -> None:
         done, steps = terminated or truncated, steps + 1
     assert steps <= 12 and rewards[-1] in (-1.0, 0.0, 1.0)
     assert set(rewards[:-1]) <= {0.0}
-    assert info["scores"] == GAME.scores(env.state)
+    assert info["positions"].tolist() == GAME.scores(env.state)["positions"]
     first = GameEnv(GAME, opponent=toy_game.RandomRacer(), goal=4)
     second = GameEnv(GAME, opponent=toy_game.RandomRacer(), goal=4)
     for env in (first, second):
@@ -154,7 +154,7 @@ def test_the_pettingzoo_adapter_passes_api_test_with_race() -> None:
             continue
         env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
     assert sorted(env.rewards.values()) in ([-1.0, 1.0], [0.0, 0.0])
-    assert env.infos["player_0"]["scores"] == GAME.scores(env.game_state)
+    assert env.infos["player_0"]["positions"] == GAME.scores(env.game_state)["positions"]
 
 
 def test_the_gymnasium_id_of_race_makes_its_env() -> None:

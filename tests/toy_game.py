@@ -54,6 +54,7 @@ class Race:
     title = "Race"
     end_reasons = ("finished",)
     has_chance = True
+    decision_names = ("step", "chance")
 
     def make_config(self, **params: Any) -> RaceConfig:
         unknown = sorted(set(params) - {"goal"})

@@ -208,7 +208,7 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         scores = self.game.scores(self._game)
         if scores:
             for agent in AGENTS:
-                self.infos[agent] = {**self.infos[agent], "scores": scores}
+                self.infos[agent] = {**self.infos[agent], **scores}
         ended = self.game.outcome(self._game, self.max_turns)
         self.rewards = dict(zip(AGENTS, ended.returns() if ended else (0.0, 0.0), strict=True))
         if ended is not None and ended.reason == TRUNCATED:

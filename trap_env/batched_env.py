@@ -281,7 +281,7 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         info_extra = self._step_info(illegal, acted_for, batch)
         if self._faulted.any():
             faulted = self._faulted.copy()
-            info_extra |= {"opponent_fault": faulted, "_opponent_fault": faulted}
+            info_extra |= {"opponent_fault": faulted}
             warnings.warn(
                 f"{'; '.join(self._fault_messages)}; {int(faulted.sum())} game(s) truncated",
                 RuntimeWarning,
@@ -442,33 +442,34 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         return seen
 
     def _info(self) -> dict[str, Any]:
-        everywhere = np.ones(self.num_envs, np.bool_)
-        return {
+        """The keys of every ``info``, each set for every game (the values of a reset)."""
+        b = self.num_envs
+        info: dict[str, Any] = {
             "action_mask": self._masks.view(np.int8),
-            "_action_mask": everywhere,
             "seat": self._seat.copy(),
-            "_seat": everywhere,
             "turn": self.engine.turns(self._batch).copy(),
-            "_turn": everywhere,
+            "illegal_action": np.zeros(b, np.bool_),
+            "opponent_fault": np.zeros(b, np.bool_),
         }
+        if self.self_play:
+            info |= {
+                "player": np.full(b, -1, np.int8),
+                "winner": np.full(b, NO_WINNER, np.int8),
+                "returns": np.zeros((b, 2)),
+            }
+        return _everywhere(info)
 
     def _step_info(self, illegal: Bool, acted_for: NDArray[np.int8], batch: Any) -> dict[str, Any]:
-        info: dict[str, Any] = {}
-        if illegal.any():
-            info |= {"illegal_action": illegal, "_illegal_action": illegal}
+        info: dict[str, Any] = {"illegal_action": illegal}
         if self.self_play:
-            everywhere = np.ones(self.num_envs, np.bool_)
             # The game's result for player 0 and player 1; an illegal action loses.
             winners = self.engine.winners(batch)
             winner = np.where(illegal, 1 - acted_for, winners)
             player0 = np.where(winner == 0, 1.0, np.where(winner == 1, -1.0, 0.0))
             info |= {
                 "player": acted_for,
-                "_player": everywhere,
                 "winner": winners.copy(),
-                "_winner": everywhere,
                 "returns": np.stack([player0, -player0], axis=1),
-                "_returns": everywhere,
             }
         return info
 
@@ -531,8 +532,11 @@ class TrapVectorEnv(GameVectorEnv):
     - ``render_mode``: only None; for rendering use ``vectorization_mode="sync"``.
     - ``autoreset_mode``: ``"next_step"`` (default) or ``"disabled"``.
 
-    ``info`` holds ``"action_mask"``, ``"seat"`` and ``"turn"`` for every game, and
-    ``"illegal_action"`` for games that ended on one (each with its ``"_key"`` mask).
+    ``info`` holds the same keys after every ``reset`` and ``step``, each set for every game
+    (its ``"_key"`` mask all True): ``"action_mask"``, ``"seat"``, ``"turn"``,
+    ``"illegal_action"`` and ``"opponent_fault"`` (booleans: the game ended on one), and in
+    ``"self"`` mode ``"player"``, ``"winner"`` and ``"returns"`` (-1, -1 and zeros after a
+    reset).
 
     ## Version History
     - v0: first version.
@@ -664,3 +668,9 @@ def _num_parameters(function: Callable[..., Any]) -> int:
         for p in parameters
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
     )
+
+
+def _everywhere(info: dict[str, Any]) -> dict[str, Any]:
+    """``info`` with each key's Gymnasium ``"_key"`` mask, True for every game."""
+    every = np.ones(len(next(iter(info.values()))), np.bool_)
+    return info | {f"_{key}": every for key in info}

@@ -101,6 +101,9 @@ class Game(Protocol[S, C]):
     """The reasons of :meth:`outcome` that the rules give (Trap!: ``("trapped",)``)."""
     has_chance: bool
     """Whether the game has chance nodes at all (Trap!: True; Othello: False)."""
+    decision_names: tuple[str, ...]
+    """Every name :meth:`decision_name` gives, in a fixed order; the envs' ``info["phase"]``
+    is the index in it (Trap!: ``("move", "throw", "landing")``)."""
 
     # --- Configuration ----------------------------------------------------------------
 
@@ -195,7 +198,8 @@ class Game(Protocol[S, C]):
         ...
 
     def decision_name(self, state: S) -> str:
-        """What the player to act decides now (Trap!: ``"move"`` or ``"throw"``)."""
+        """What the player to act decides now (Trap!: ``"move"`` or ``"throw"``), one of
+        :attr:`decision_names`."""
         ...
 
     # --- Views --------------------------------------------------------------------------

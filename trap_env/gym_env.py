@@ -7,7 +7,7 @@ and restates no rule. :class:`TrapEnv` is its Trap! instance (``trap_env/Trap-v0
 from __future__ import annotations
 
 import warnings
-from typing import Any, SupportsInt
+from typing import Any, ClassVar, SupportsInt
 
 import gymnasium as gym
 import numpy as np
@@ -48,7 +48,17 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
     from :meth:`trap_env.game.Outcome.returns`. Episodes, seats, opponents, illegal
     actions and opponent faults behave as :class:`TrapEnv` documents. A game that counts
     more than win and loss (``game.scores``: disc counts, zone sizes) reports the counts
-    in ``info["scores"]`` at every step; the rewards stay +1, 0 and -1.
+    in ``info`` at every step, each count under its own name (``info["discs"]``,
+    ``info["zones"]``); the rewards stay +1, 0 and -1.
+
+    ``info`` holds the same keys after every ``reset`` and ``step``, numbers and arrays only
+    (as vectorizing clients such as TorchRL's ``GymEnv(..., num_envs)`` need them), each
+    with a neutral value where it does not apply: ``"action_mask"``, ``"phase"`` (the index
+    of the decision in ``game.decision_names``), ``"seat"``, ``"turn"``, ``"chance"`` and
+    ``"opponent_chance"`` (the outcome after the learner's and after the opponent's
+    decision; -1 when there was none; Trap! says ``target``/``landing`` instead),
+    ``"illegal_action"`` and ``"opponent_fault"`` (booleans; the fault's message is in the
+    ``RuntimeWarning``), and the counts of games that count.
 
     Args:
         game: a :class:`trap_env.game.Game` or its registered name.
@@ -78,6 +88,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         self._game_path = game if isinstance(game, str) else game.name
         """The game's name for agent specs (a registered name, or the game's path)."""
         self.game = game = get_game(game) if isinstance(game, str) else game
+        _check_rule_names(game, params, type(self).__name__)
         self._config = config = game.make_config(**params)
         self.max_turns = turn_limit(max_turns, game.default_turn_limit(config))
         check_learner_options(seat, illegal_action)
@@ -246,7 +257,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         """The one place that decides what an opponent's failure during ``step`` does."""
         self._fault = str(error)
         warnings.warn(f"{error}; the episode is truncated", RuntimeWarning, stacklevel=3)
-        info = self._info(info | {"opponent_fault": self._fault})
+        info = self._info(info | {"opponent_fault": True})
         return self._observation(), 0.0, False, True, info
 
     def _start(self, state: Any) -> None:
@@ -287,8 +298,12 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
 
     def _chance_info(self, before: Any, outcome: int, *, own: bool) -> dict[str, int]:
         """The ``info`` keys of a chance outcome after the learner's (``own``) or the
-        opponent's decision; a game's env may say more."""
+        opponent's decision; a game's env may say more (then it overrides
+        :attr:`_NO_CHANCE` too)."""
         return {"chance" if own else "opponent_chance": outcome}
+
+    _NO_CHANCE: ClassVar[dict[str, int]] = {"chance": -1, "opponent_chance": -1}
+    """The chance keys of ``info`` when no outcome was drawn."""
 
     def _apply_opponent_action(self, state: Any) -> Any:
         """The opponent's action applied; any failure of the opponent is an OpponentError."""
@@ -326,10 +341,13 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         scores = self.game.scores(state)
         return {
             "action_mask": mask,
-            "phase": self.game.decision_name(state),
+            "phase": self.game.decision_names.index(self.game.decision_name(state)),
             "seat": self._seat,
             "turn": self.game.turn(state),
-            **({"scores": scores} if scores else {}),
+            **_count_info(scores),
+            **self._NO_CHANCE,
+            "illegal_action": False,
+            "opponent_fault": False,
             **extra,
         }
 
@@ -372,8 +390,8 @@ class TrapEnv(GameEnv):
     (one player's move and throw each) are complete, or the opponent failed during
     ``step``: it raised or answered with an illegal action. The game did not end, the
     learner did nothing wrong, and the episode is cut short as by a time limit: reward 0,
-    ``truncated=True``, ``info["opponent_fault"]`` the error message, and a
-    ``RuntimeWarning`` saying so. If the opponent fails during ``reset`` or
+    ``truncated=True``, ``info["opponent_fault"] = True``, and a ``RuntimeWarning``
+    with the error message. If the opponent fails during ``reset`` or
     ``set_state``, there is no step to end, so :class:`OpponentError` is raised. Either
     way the env refuses ``step`` until the next ``reset``; it never plays on from a
     half-played opponent turn.
@@ -396,10 +414,12 @@ class TrapEnv(GameEnv):
     - ``illegal_action``: ``"lose"`` (default: reward -1, episode over) or ``"raise"``
       (raise :class:`trap_env.core.IllegalActionError`).
 
-    ``info`` holds ``"action_mask"`` (``int8``, all zeros once the episode is over),
-    ``"phase"`` (``"move"``/``"throw"``), ``"seat"``, ``"turn"``; after a learner throw
-    ``"target"`` and ``"landing"``; after an opponent throw ``"opponent_target"`` and
-    ``"opponent_landing"``; ``"illegal_action"`` and ``"opponent_fault"`` as above.
+    ``info`` holds the same keys after every ``reset`` and ``step``: ``"action_mask"``
+    (``int8``, all zeros once the episode is over), ``"phase"`` (0 for a move, 1 for a
+    throw: the index in ``Trap.decision_names``), ``"seat"``, ``"turn"``; ``"target"`` and
+    ``"landing"`` of the learner's throw in this step, ``"opponent_target"`` and
+    ``"opponent_landing"`` of the opponent's last throw (each -1 when there was none);
+    ``"illegal_action"`` and ``"opponent_fault"`` (booleans, as above).
 
     Like every Gymnasium env, it must be ``reset`` before the first ``step`` (or started
     with ``set_state``); ``step`` raises ``gymnasium.error.ResetNeeded`` otherwise, also
@@ -469,12 +489,38 @@ class TrapEnv(GameEnv):
     def _make_renderer(self, render_mode: str | None) -> GameRenderer | EnvRenderer:
         return EnvRenderer(render_mode, self.metadata["render_fps"])
 
+    _NO_CHANCE: ClassVar[dict[str, int]] = {
+        "target": -1,
+        "landing": -1,
+        "opponent_target": -1,
+        "opponent_landing": -1,
+    }
+
     def _chance_info(self, before: State, outcome: int, *, own: bool) -> dict[str, int]:
         """``target``/``landing`` (the opponent's: ``opponent_target``/``opponent_landing``)."""
         self._last_throw = (before.target, outcome)
         if own:
             return {"target": before.target, "landing": outcome}
         return {"opponent_target": before.target, "opponent_landing": outcome}
+
+
+def _count_info(scores: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The ``info`` keys of a game's counts (``game.scores``): each an ``int64`` array, so
+    that vectorized envs stack them."""
+    return {name: np.asarray(counts, np.int64) for name, counts in scores.items()}
+
+
+def _check_rule_names(game: Game[Any, Any], params: dict[str, Any], env_name: str) -> None:
+    """Refuse a keyword that is no rule parameter of ``game`` as Python refuses an unknown
+    keyword argument (a ``TypeError``), on which clients such as TorchRL rely to leave out
+    options an env does not take."""
+    known = game.config_params(game.make_config())
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise TypeError(
+            f"{env_name}() got an unexpected keyword argument {unknown[0]!r}; the rule "
+            f"parameters of {game.title} are {sorted(known)}"
+        )
 
 
 def check_learner_options(seat: int | None, illegal_action: str) -> None:

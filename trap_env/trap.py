@@ -34,6 +34,7 @@ class Trap:
     title: str = "Trap!"
     end_reasons: tuple[str, ...] = (core.TRAPPED,)
     has_chance: bool = True
+    decision_names: tuple[str, ...] = ("move", "throw", "landing")
 
     # --- Configuration ----------------------------------------------------------------
 

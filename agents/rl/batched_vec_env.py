@@ -99,9 +99,7 @@ class TrapBatchedVecEnv(VecEnv):
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         ended = np.flatnonzero(dones)
         if len(ended):
-            nowhere = np.zeros(self.num_envs, np.bool_)
-            illegal = info.get("illegal_action", nowhere)
-            fault = info.get("opponent_fault", nowhere)
+            illegal, fault = info["illegal_action"], info["opponent_fault"]
             for game in ended.tolist():
                 infos[game] = {
                     "terminal_observation": observations[game],

@@ -48,6 +48,7 @@ class Colosseum:
     title: str = "Colosseum"
     end_reasons: tuple[str, ...] = rules.END_REASONS
     has_chance: bool = True
+    decision_names: tuple[str, ...] = ("move", "start")
     paired_starts: bool = True
     """Tournaments play each start twice, seats swapped (the start is all its chance)."""
 

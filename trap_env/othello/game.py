@@ -43,6 +43,7 @@ class Othello:
     title: str = "Othello"
     end_reasons: tuple[str, ...] = rules.END_REASONS
     has_chance: bool = False
+    decision_names: tuple[str, ...] = ("place", "pass")
 
     # --- Configuration ----------------------------------------------------------------
 

@@ -1,0 +1,69 @@
+"""The envs through outside libraries that wrap them, as their users call them: TorchRL's
+``GymEnv`` (one env, and ``num_envs`` in Gymnasium's process workers) and
+``PettingZooWrapper``, and shimmy's OpenSpiel-to-PettingZoo wrapper over our OpenSpiel
+games (the ``clients`` extra)."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import trap_env
+
+torchrl_envs = pytest.importorskip("torchrl.envs")
+check_env_specs = pytest.importorskip("torchrl.envs.utils").check_env_specs
+
+GYM_IDS = ["trap_env/Trap-v0", "trap_env/Othello-v0", "trap_env/Colosseum-v0"]
+
+
+@pytest.fixture(autouse=True)
+def _quiet() -> None:
+    warnings.simplefilter("ignore", DeprecationWarning)
+
+
+@pytest.mark.parametrize("gym_id", GYM_IDS)
+def test_torchrl_wraps_each_gymnasium_env(gym_id: str) -> None:
+    env = torchrl_envs.GymEnv(gym_id)
+    check_env_specs(env)
+    rollout = env.rollout(60, break_when_any_done=False)
+    assert rollout.batch_size == (60,)
+    env.close()
+
+
+@pytest.mark.parametrize("gym_id", ["trap_env/Trap-v0", "trap_env/Colosseum-v0"])
+def test_torchrl_runs_the_env_in_process_workers_reading_every_info_key(gym_id: str) -> None:
+    """Gymnasium's async workers know the env by the module-prefixed id only, and TorchRL's
+    info reader needs the same keys, numbers only, after every reset and step."""
+    env = torchrl_envs.GymEnv(f"trap_env:{gym_id}", num_envs=2)
+    try:
+        check_env_specs(env)
+        rollout = env.rollout(80, break_when_any_done=False)
+    finally:
+        env.close()
+    assert rollout.batch_size == (2, 80)
+    assert {"action_mask", "phase", "seat", "turn", "illegal_action", "opponent_fault"} <= set(
+        rollout["next"].keys()
+    )
+    assert ((rollout["next", "phase"] == 0) | (rollout["next", "phase"] == 1)).all()
+
+
+def test_torchrl_wraps_the_pettingzoo_env_with_its_masks() -> None:
+    env = torchrl_envs.PettingZooWrapper(trap_env.env(board_size=5), use_mask=True)
+    check_env_specs(env)
+    env.close()
+
+
+@pytest.mark.parametrize("game", ["trap", "othello"])
+def test_shimmy_wraps_our_openspiel_games_for_pettingzoo(game: str) -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    shimmy = pytest.importorskip("shimmy")
+    from pettingzoo.test import api_test
+
+    from trap_env.games import get_game
+    from trap_env.openspiel import register_spiel_game
+
+    if game != "trap":
+        register_spiel_game(get_game(game), f"python_{game}")
+    spiel_game = pyspiel.load_game(f"python_{game}", {"board_size": 6})
+    api_test(shimmy.OpenSpielCompatibilityV0(env=spiel_game), num_cycles=100)
