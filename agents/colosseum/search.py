@@ -5,7 +5,9 @@ After the start there is no chance, so the search is plain negamax with alpha-be
 the side to act:
 
 * **iterative deepening** under the agent's clock, one :class:`SearchResult` per depth
-  (:meth:`AlphaBeta.iterate`, a generator: the clock and the choice live outside);
+  (:meth:`AlphaBeta.iterate`, a generator: the clock and the choice live outside; the
+  loop, the killers and history, and the settings are :mod:`agents.search.alphabeta`'s,
+  shared with Othello's reference);
 * **move ordering**: the transposition table's move, two **killer moves** per ply, then
   the history heuristic plus a static hint (destinations near the opponent, barriers
   facing it); at the root, the previous iteration's best first;
@@ -39,6 +41,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -46,16 +49,17 @@ from dataclasses import dataclass
 from agents.colosseum.evaluation import DEFAULT_WEIGHTS, Weights, evaluate, final_score
 from agents.colosseum.greedy import child
 from agents.colosseum.simple import ColosseumAgent
-from agents.options import check_int
 from agents.search.agent import SearchStats
-from agents.search.expectimax import EXACT, LOWER, UPPER, Entry, SearchTimeout, Table
-from agents.timing import (
-    Clock,
-    ClockedAgent,
-    check_clock,
-    check_time_limit,
-    decision_deadline,
+from agents.search.alphabeta import (
+    MAX_DEPTH,
+    AlphaBetaSettings,
+    MoveOrder,
+    SearchResult,
+    choose,
+    deepen,
 )
+from agents.search.expectimax import EXACT, LOWER, UPPER, Entry, SearchTimeout, Table
+from agents.timing import ClockedAgent
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import NUM_SIDES, ColosseumState
 
@@ -68,7 +72,6 @@ __all__ = [
     "static_hints",
 ]
 
-MAX_DEPTH = 64
 CHECK_EVERY = 16
 """The search polls its clock every this many nodes (a power of two; a node with its
 evaluation costs about a tenth of a millisecond)."""
@@ -77,18 +80,6 @@ INFINITY = math.inf
 
 def _never() -> bool:
     return False
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """One iteration's answer: the best root action, its value for the player to act,
-    the depth in plies, and whether the iteration finished (else the clock cut it after
-    at least its first root action, the previous best)."""
-
-    action: int
-    value: float
-    depth: int
-    complete: bool = True
 
 
 class AlphaBeta:
@@ -104,8 +95,7 @@ class AlphaBeta:
         self.table = Table(table_size)
         self.nodes = 0
         self.stop: Callable[[], bool] = _never
-        self.history: dict[int, int] = {}
-        self.killers: list[list[int]] = [[-1, -1] for _ in range(MAX_DEPTH + 2)]
+        self.moves = MoveOrder()
         self.root_player = 0
         """The searching player, for whom the evaluation counts closeness."""
 
@@ -114,14 +104,13 @@ class AlphaBeta:
     def reset(self) -> None:
         """Forget the table, the history and the killers (a new game)."""
         self.table.clear()
-        self.history = {}
-        self.killers = [[-1, -1] for _ in range(MAX_DEPTH + 2)]
+        self.moves.reset()
 
     def start(self, stop: Callable[[], bool] = _never) -> None:
         """Prepare a new decision: the clock check, node count, aged history, table room."""
         self.stop = stop
         self.nodes = 0
-        self.history = {action: value // 4 for action, value in self.history.items() if value >= 4}
+        self.moves.age()
         self.table.make_room()
 
     def _count(self) -> None:
@@ -163,7 +152,7 @@ class AlphaBeta:
                 if score > low:
                     low = score
                     if score >= beta:
-                        self._reward(action, first, depth, ply)
+                        self.moves.reward(action, first, depth, ply)
                         break
         flag = UPPER if best <= alpha else LOWER if best >= beta else EXACT
         self.table.store(key, Entry(depth, best, flag, best_action))
@@ -171,30 +160,8 @@ class AlphaBeta:
 
     def _ordered(self, state: ColosseumState, first: int | None, ply: int) -> list[int]:
         """The legal actions, best first: the table's move, the killers, then history
-        plus :func:`static_hint`."""
-        history = self.history
-        killer, second = self.killers[ply]
-        hints = static_hints(state)
-        scored = []
-        for action, hint in hints:
-            if action == first:
-                value = 1 << 40
-            elif action == killer:
-                value = 1 << 38
-            elif action == second:
-                value = 1 << 37
-            else:
-                value = history.get(action, 0) + hint
-            scored.append((-value, action))
-        scored.sort()
-        return [action for _, action in scored]
-
-    def _reward(self, action: int, first: int | None, depth: int, ply: int) -> None:
-        """A cutoff: remember ``action`` as a killer of ``ply`` and in the history."""
-        self.history[action] = self.history.get(action, 0) + depth * depth
-        killers = self.killers[ply]
-        if action != first and action != killers[0]:
-            killers[1], killers[0] = killers[0], action
+        plus :func:`static_hints`."""
+        return self.moves.priorities(static_hints(state), first, ply)
 
     # --- The root -------------------------------------------------------------------------
 
@@ -213,24 +180,13 @@ class AlphaBeta:
         self.root_player = state.player
         if not rules.legal_actions(state):
             raise ValueError(f"nothing to search in {rules.to_text(state)}")
-        order = self._ordered(state, None, 0)
-        for depth in range(1, max_depth + 1):
-            done: list[tuple[float, int]] = []
-            scores: dict[int, float] = {}
-            try:
-                self._root(state, depth, order, done, scores)
-            except SearchTimeout:
-                if done:
-                    value, action = done[0]
-                    yield SearchResult(action, value, depth, complete=False)
-                return
-            value, action = done[0]
-            yield SearchResult(action, value, depth)
-            if abs(value) >= WIN_BOUND:
-                return  # the game's end is within reach: deeper changes nothing
-            # The best first; the rest by this iteration's bounds (fail-soft: better
-            # moves have the higher ones).
-            order.sort(key=lambda a: (a != action, -scores.get(a, -INFINITY)))
+        # Once the game's end is within reach, deeper changes nothing.
+        yield from deepen(
+            functools.partial(self._root, state),
+            self._ordered(state, None, 0),
+            max_depth,
+            lambda found: abs(found.value) >= WIN_BOUND,
+        )
 
     def _root(
         self,
@@ -289,31 +245,9 @@ def static_hints(state: ColosseumState) -> list[tuple[int, int]]:
 
 
 @dataclass(frozen=True)
-class SearchSettings:
-    """How the reference plays; each field is also an option of its spec strings.
-
-    Attributes:
-        time_limit: CPU seconds per turn (one decision), at most a day; None (``inf`` or
-            ``none`` in a spec) for no limit, then ``depth`` must be given. The course
-            allowed 2 s a move.
-        depth: the deepest iteration in plies; None for no limit.
-        table_size: positions the transposition table holds.
-        clock: ``"cpu"`` (this process's CPU time, as the match runner measures) or ``"wall"``.
-
-    Raises:
-        ValueError: for a value outside what its attribute allows, naming it.
-    """
-
-    time_limit: float | None = 2.0
-    depth: int | None = None
-    table_size: int = 200_000
-    clock: Clock = "cpu"
-
-    def __post_init__(self) -> None:
-        check_time_limit(self.time_limit, self.depth)
-        check_int("depth", self.depth, 1, allow_none=True)
-        check_int("table_size", self.table_size, 1)
-        check_clock(self.clock)
+class SearchSettings(AlphaBetaSettings):
+    """How the reference plays: :class:`~agents.search.alphabeta.AlphaBetaSettings`'s
+    fields and defaults (2 s a turn, as the course allowed a move)."""
 
 
 DEFAULT_SETTINGS = SearchSettings()
@@ -365,15 +299,11 @@ class SearchAgent(ClockedAgent, ColosseumAgent):
         limit = self.settings.time_limit
         result = SearchResult(legal[0], 0.0, 0)  # a move is ready before any search
         search = self.search
-        deadline = INFINITY if limit is None else decision_deadline(started, limit)
-        clock, stop = self.clock, self._stopper(started, limit)
+        stop = self._stopper(started, limit)
         search.start(stop)
         if len(legal) > 1:
-            for found in search.iterate(state, self.settings.depth or MAX_DEPTH, stop):
-                result = found
-                # The next iteration costs many times this one: none starts past half.
-                if limit is not None and clock() - started > 0.5 * (deadline - started):
-                    break
+            iterations = search.iterate(state, self.settings.depth or MAX_DEPTH, stop)
+            result = choose(iterations, result, self.clock, started, limit)
         seconds = self.clock() - started
         self.last_search = SearchStats(
             search.nodes, result.depth, seconds, result.value, limit or 0.0

@@ -45,6 +45,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -60,14 +61,16 @@ from agents.othello.evaluation import (
     score_of_margin,
 )
 from agents.othello.simple import OthelloAgent
-from agents.search.expectimax import EXACT, LOWER, UPPER, Entry, SearchTimeout, Table
-from agents.timing import (
-    Clock,
-    ClockedAgent,
-    check_clock,
-    check_time_limit,
-    decision_deadline,
+from agents.search.alphabeta import (
+    MAX_DEPTH,
+    AlphaBetaSettings,
+    MoveOrder,
+    SearchResult,
+    choose,
+    deepen,
 )
+from agents.search.expectimax import EXACT, LOWER, UPPER, Entry, SearchTimeout, Table
+from agents.timing import ClockedAgent
 from trap_env.othello import rules
 from trap_env.othello.rules import COURSE, Bitboard, OthelloState
 
@@ -79,7 +82,6 @@ __all__ = [
     "SearchStats",
 ]
 
-MAX_DEPTH = 64
 SOLVER_MIDGAME_SHARE = 0.25
 """Before a solve, the part of the budget after which no midgame iteration is started."""
 CHECK_EVERY = 64
@@ -89,19 +91,6 @@ INFINITY = math.inf
 
 def _never() -> bool:
     return False
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """One iteration's answer: the best root action, its value for the player to act, the
-    depth in plies, and whether the iteration finished (else the clock cut it after at
-    least one root action) or the value is exact (the endgame solver's)."""
-
-    action: int
-    value: float
-    depth: int
-    complete: bool = True
-    exact: bool = False
 
 
 class AlphaBeta:
@@ -130,8 +119,7 @@ class AlphaBeta:
         self.table_size = table_size
         self.nodes = 0
         self.stop: Callable[[], bool] = _never
-        self.history = [0] * self.geo.num_cells
-        self.killers: list[list[int]] = [[-1, -1] for _ in range(MAX_DEPTH + 2)]
+        self.moves = MoveOrder()
 
     # --- Housekeeping -----------------------------------------------------------------
 
@@ -139,14 +127,13 @@ class AlphaBeta:
         """Forget the tables, the history and the killers (a new game)."""
         self.table.clear()
         self.solved.clear()
-        self.history = [0] * self.geo.num_cells
-        self.killers = [[-1, -1] for _ in range(MAX_DEPTH + 2)]
+        self.moves.reset()
 
     def start(self, stop: Callable[[], bool] = _never) -> None:
         """Prepare a new decision: the clock check, node count, aged history, table room."""
         self.stop = stop
         self.nodes = 0
-        self.history = [value // 4 for value in self.history]
+        self.moves.age()
         self.table.make_room()
         if len(self.solved) > self.table_size:
             self.solved.clear()
@@ -208,7 +195,7 @@ class AlphaBeta:
                 if score > low:
                     low = score
                     if score >= beta:
-                        self._reward(cell, first, depth, ply)
+                        self.moves.reward(cell, first, depth, ply)
                         break
         flag = UPPER if best <= alpha else LOWER if best >= beta else EXACT
         self.table.store(key, Entry(depth, best, flag, best_move))
@@ -217,31 +204,14 @@ class AlphaBeta:
     def _ordered(self, moves: Bitboard, first: int | None, ply: int) -> list[int]:
         """The placements, best first: the table's move, the killers, then history plus
         the static square values."""
-        history, squares = self.history, self.geo.square_values
-        killer, second = self.killers[ply]
-        scored = []
+        squares = self.geo.square_values
+        hinted = []
         while moves:
             low = moves & -moves
             moves ^= low
             cell = low.bit_length() - 1
-            if cell == first:
-                score = 1 << 40
-            elif cell == killer:
-                score = 1 << 38
-            elif cell == second:
-                score = 1 << 37
-            else:
-                score = history[cell] + squares[cell]
-            scored.append((-score, cell))
-        scored.sort()
-        return [cell for _, cell in scored]
-
-    def _reward(self, cell: int, first: int | None, depth: int, ply: int) -> None:
-        """A cutoff: remember ``cell`` as a killer of ``ply`` and in the history."""
-        self.history[cell] += depth * depth
-        killers = self.killers[ply]
-        if cell != first and cell != killers[0]:
-            killers[1], killers[0] = killers[0], cell
+            hinted.append((cell, squares[cell]))
+        return self.moves.priorities(hinted, first, ply)
 
     # --- The root -------------------------------------------------------------------------
 
@@ -257,21 +227,14 @@ class AlphaBeta:
         moves = self.geo.placements(own, other)
         if not moves:
             raise ValueError("the player to act has no placement: nothing to search")
-        order = self._ordered(moves, None, 0)
-        for depth in range(1, max_depth + 1):
-            done: list[tuple[float, int]] = []
-            try:
-                self._root(own, other, depth, order, done)
-            except SearchTimeout:
-                if done:
-                    value, action = done[0]
-                    yield SearchResult(action, value, depth, complete=False)
-                return
-            value, action = done[0]
-            yield SearchResult(action, value, depth)
-            order = [action] + [cell for cell in order if cell != action]
-            if depth >= 2 * self._empties(own, other):
-                return  # every line has reached its end (two passes in a row end a game)
+        # Every line has reached its end past twice the empties (two passes end a game).
+        empties = self._empties(own, other)
+        yield from deepen(
+            functools.partial(self._root, own, other),
+            self._ordered(moves, None, 0),
+            max_depth,
+            lambda found: found.depth >= 2 * empties,
+        )
 
     def _root(
         self,
@@ -280,9 +243,11 @@ class AlphaBeta:
         depth: int,
         order: list[int],
         done: list[tuple[float, int]],
+        scores: dict[int, float],
     ) -> None:
         """One iteration over the root actions in ``order``; ``done`` holds the best
-        (value, action) so far, updated after each action searched."""
+        (value, action) so far, updated after each action searched (null-window bounds
+        are not exact, so ``scores`` stays empty: the next order keeps this one's)."""
         geo, low = self.geo, -INFINITY
         for cell in order:
             flipped = geo.flips(own, other, cell)
@@ -400,33 +365,22 @@ class AlphaBeta:
 
 
 @dataclass(frozen=True)
-class SearchSettings:
-    """How the reference plays; each field is also an option of its spec strings.
+class SearchSettings(AlphaBetaSettings):
+    """How the reference plays: :class:`~agents.search.alphabeta.AlphaBetaSettings`'s
+    fields (a pass is a ply of ``depth``; 5 s a turn and 400,000 positions by default), and
+    its endgame solver's.
 
     Attributes:
-        time_limit: CPU seconds per turn (one decision), at most a day; None (``inf`` or
-            ``none`` in a spec) for no limit, then ``depth`` must be given.
-        depth: the deepest iteration in plies (a pass is a ply); None for no limit.
         endgame_empties: solve exactly once at most this many cells are empty (0: never).
-        table_size: positions the transposition table holds.
-        clock: ``"cpu"`` (this process's CPU time, as the match runner measures) or ``"wall"``.
-
-    Raises:
-        ValueError: for a value outside what its attribute allows, naming it.
     """
 
     time_limit: float | None = 5.0
-    depth: int | None = None
-    endgame_empties: int = 12
     table_size: int = 400_000
-    clock: Clock = "cpu"
+    endgame_empties: int = 12
 
     def __post_init__(self) -> None:
-        check_time_limit(self.time_limit, self.depth)
-        check_int("depth", self.depth, 1, allow_none=True)
+        super().__post_init__()
         check_int("endgame_empties", self.endgame_empties, 0)
-        check_int("table_size", self.table_size, 1)
-        check_clock(self.clock)
 
 
 @dataclass(frozen=True)
@@ -519,8 +473,7 @@ class SearchAgent(ClockedAgent, OthelloAgent):
     ) -> SearchResult:
         """Iterate deeper (or solve) until the budget or the depth runs out."""
         own, other = rules.sides_of(state, state.player)
-        deadline = INFINITY if limit is None else decision_deadline(started, limit)
-        clock, stop = self.clock, self._stopper(started, limit)
+        stop = self._stopper(started, limit)
         settings = self.settings
         empties = search.geo.num_cells - (own | other).bit_count()
         solving = empties <= settings.endgame_empties
@@ -528,11 +481,9 @@ class SearchAgent(ClockedAgent, OthelloAgent):
         # budget, or past a quarter of it before a solve (which gets the rest, and whose
         # fallback, if the clock cuts it, is this midgame answer).
         share = SOLVER_MIDGAME_SHARE if solving else 0.5
-        result = SearchResult(search.static_guess(own, other), 0.0, 0)
-        for found in search.iterate(own, other, settings.depth or MAX_DEPTH, stop):
-            result = found
-            if limit is not None and clock() - started > share * (deadline - started):
-                break
+        ready = SearchResult(search.static_guess(own, other), 0.0, 0)
+        iterations = search.iterate(own, other, settings.depth or MAX_DEPTH, stop)
+        result = choose(iterations, ready, self.clock, started, limit, share)
         if solving and not stop():
             with contextlib.suppress(SearchTimeout):  # the clock cut it: keep the midgame answer
                 result = search.solve_root(own, other, stop)
