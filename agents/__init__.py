@@ -3,11 +3,13 @@
 Subpackages: :mod:`agents.search` (expectiminimax and its evaluation), :mod:`agents.mcts`
 (the learned search agent), :mod:`agents.rl` (the PPO agent and the trainers),
 :mod:`agents.arena` (one game, tournaments, results, statistics), :mod:`agents.othello`
-(Othello's agents). Modules: the table (:mod:`agents.registry`, :mod:`agents.options`),
-programs in any language (:mod:`agents.program`), the decision clock
-(:mod:`agents.timing`), atomic files (:mod:`agents.files`), Trap!'s simple, heuristic and
-batched heuristic agents and the course adapter. The built-in agents are listed by game
-in :data:`agents.registry.AGENT_TABLE` and imported only when built.
+(Othello's agents), :mod:`agents.colosseum` (Colosseum Survival!'s), :mod:`agents.web`
+(the page of ``trap-serve``). Modules: the table (:mod:`agents.registry`,
+:mod:`agents.options`), the seeded base (:mod:`agents.seeded`), programs in any language
+(:mod:`agents.program`), the decision clock (:mod:`agents.timing`), atomic files
+(:mod:`agents.files`), Trap!'s random, heuristic and batched heuristic agents and the
+course adapter. The built-in agents are listed by game in
+:data:`agents.registry.AGENT_TABLE` and imported only when built.
 Importing this package also hands its table to the envs (:func:`trap_env.agent.use_agent_table`),
 which find it through the ``trap_env.agents`` entry point when the package is installed.
 
@@ -16,17 +18,9 @@ Example:
     >>> agent = make_agent("random", seed=0)
 """
 
-from agents.base import (
-    Agent,
-    SpecError,
-    UnsupportedGameError,
-    agent_names,
-    check_supports,
-    make_agent,
-    parse_spec,
-    register,
-)
-from trap_env.agent import use_agent_table
+from agents.options import parse_spec
+from agents.registry import agent_names, make_agent, register
+from trap_env.agent import Agent, SpecError, UnsupportedGameError, check_supports, use_agent_table
 
 use_agent_table(make_agent)
 

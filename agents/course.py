@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from agents.base import Agent, make_agent
+from agents.registry import make_agent
 from trap_env import core
+from trap_env.agent import Agent
 from trap_env.core import Cell, Phase, State
 
 __all__ = ["PlayerAI", "state_from_grid"]

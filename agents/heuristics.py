@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agents.base import SeededAgent
 from agents.batched_heuristics import BATCHED_HEURISTICS, WIN_SCORE, BatchedGreedy
 from agents.search.evaluation import evaluate
+from agents.seeded import SeededAgent
 from trap_env import core
 from trap_env.core import Cell, Phase, State
 from trap_env.kernel import cells_of, geometry, square_mask

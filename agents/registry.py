@@ -34,7 +34,7 @@ __all__ = ["AGENT_TABLE", "EVERY_GAME", "agent_names", "make_agent", "register"]
 
 AGENT_TABLE: dict[str, dict[str, str]] = {
     "trap": {
-        "random": "agents.simple:RandomAgent",
+        "random": "agents.random_agent:RandomAgent",
         "greedy": "agents.heuristics:greedy",
         "is": "agents.heuristics:greedy_is",
         "ais": "agents.heuristics:greedy_ais",
@@ -50,7 +50,7 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
         "mcts": "agents.mcts.agent:MCTSAgent",
     },
     "othello": {
-        "random": "agents.othello.simple:RandomAgent",
+        "random": "agents.othello.random_agent:RandomAgent",
         "greedy": "agents.othello.greedy:GreedyAgent",
         "expectiminimax": "agents.othello.search:SearchAgent",
         "alphabeta": "agents.othello.search:SearchAgent",
@@ -58,7 +58,7 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
         "openspiel-mcts": "agents.othello.openspiel_mcts:OpenSpielMCTSAgent",
     },
     "colosseum": {
-        "random": "agents.colosseum.simple:RandomAgent",
+        "random": "agents.colosseum.random_agent:RandomAgent",
         "greedy": "agents.colosseum.greedy:GreedyAgent",
         "expectiminimax": "agents.colosseum.search:SearchAgent",
         "alphabeta": "agents.colosseum.search:SearchAgent",

@@ -151,7 +151,7 @@ class ClockedAgent:
     """What an agent deciding on a clock shares, in any game: each decision made with the
     garbage collector paused, and a check of the decision's deadline.
 
-    A mixin beside :class:`agents.base.SeededAgent` (which imports this module). The agent
+    A mixin beside :class:`agents.seeded.SeededAgent`. The agent
     implements ``_decide(state)`` and calls :meth:`_stopper` for its clock check.
 
     Args:

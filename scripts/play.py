@@ -46,8 +46,9 @@ from trap_scripts._cli import (
 from agents.arena.match import LastThrow, derive_seed, play_game, replay
 from agents.arena.replays import replay_record
 from agents.arena.results import ResultsError, read_results, record_game
-from agents.base import Agent, SpecError, UnsupportedGameError, check_supports, make_agent
 from agents.files import check_writable_file, replace_atomically
+from agents.registry import make_agent
+from trap_env.agent import Agent, SpecError, UnsupportedGameError, check_supports
 from trap_env.game import Game
 from trap_env.games import DEFAULT_GAME, UnknownGameError, game_names, get_game
 

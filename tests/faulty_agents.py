@@ -14,8 +14,8 @@ import sys
 import time
 from typing import ClassVar
 
-from agents.base import UnsupportedGameError
-from agents.simple import RandomAgent
+from agents.random_agent import RandomAgent
+from trap_env.agent import UnsupportedGameError
 from trap_env.core import Cell, GameConfig, State
 
 

@@ -16,15 +16,11 @@ from hypothesis import strategies as st
 from positions import random_position
 
 from agents import Agent, SpecError, agent_names, make_agent, parse_spec, register
-from agents.base import (
-    SeededAgent,
-    UnsupportedGameError,
-    check_supports,
-    pause_collector,
-    resume_collector,
-)
 from agents.search.agent import ExpectiminimaxAgent, SearchSettings
+from agents.seeded import SeededAgent
+from agents.timing import pause_collector, resume_collector
 from trap_env import core
+from trap_env.agent import UnsupportedGameError, check_supports
 from trap_env.core import GameConfig, Phase, State
 
 FAST_OPTIONS = {
@@ -147,8 +143,8 @@ def unannotated_factory(seed=None):  # type: ignore[no-untyped-def]
     [
         "os.getcwd",  # a builtin function: never called
         "math.pi",  # not callable
-        "agents.base.SpecError",  # a class, not an agent
-        "agents.base.agent_names",  # annotated to return a list
+        "trap_env.agent.SpecError",  # a class, not an agent
+        "agents.registry.agent_names",  # annotated to return a list
         "test_agents.unannotated_factory",  # may return anything: not called
     ],
 )
@@ -290,7 +286,7 @@ def test_parse_spec_fuzz(spec: str) -> None:
 
 
 FUZZ_NAMES = ["random", "greedy", "is", "expectiminimax", "alphabeta", "minimax", "easy",
-              "expert", "os.getcwd", "agents.heuristics.GreedyAgent", "agents.base.Agent",
+              "expert", "os.getcwd", "agents.heuristics.GreedyAgent", "trap_env.agent.Agent",
               "agents.heuristics.greedy", "nosuch", "no.such.Agent"]  # fmt: skip
 
 

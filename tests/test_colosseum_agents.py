@@ -13,10 +13,10 @@ import pytest
 
 from agents import UnsupportedGameError, agent_names, make_agent
 from agents.arena.match import play_game
-from agents.colosseum import evaluation, greedy, simple
+from agents.colosseum import evaluation, greedy, random_agent
 from agents.colosseum.evaluation import WIN_SCORE, Weights, areas, evaluate, final_score
 from agents.colosseum.greedy import GreedyAgent
-from agents.colosseum.simple import random_walk
+from agents.colosseum.random_agent import random_walk
 from tests import colosseum_course_engine as engine
 from tests.test_colosseum_rules import board
 from trap_env.colosseum import rules
@@ -25,7 +25,7 @@ from trap_env.core import GameConfig
 
 
 def test_the_module_examples_run() -> None:
-    for module in (simple, greedy, evaluation):
+    for module in (random_agent, greedy, evaluation):
         assert doctest.testmod(module).failed == 0
 
 

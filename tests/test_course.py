@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from agents import make_agent
 from agents.course import PlayerAI, state_from_grid
-from agents.simple import RandomAgent
+from agents.random_agent import RandomAgent
 from trap_env import core
 from trap_env.core import GameConfig, Phase, State
 

@@ -14,7 +14,6 @@ from positions import random_position
 from search_oracle import expectimax
 
 from agents import make_agent
-from agents.base import UnsupportedGameError
 from agents.search.agent import (
     MAX_BOARD_SIZE,
     Clock,
@@ -28,6 +27,7 @@ from agents.search.agent import (
 from agents.search.expectimax import Search
 from agents.search.game import TrapGame
 from trap_env import core
+from trap_env.agent import UnsupportedGameError
 from trap_env.core import Phase, State
 
 CONFIGS = [

@@ -16,7 +16,7 @@ from gymnasium.utils.env_checker import check_env
 from replay_elsewhere import digest_in_another_process
 
 import trap_env
-from agents.base import UnsupportedGameError
+from trap_env.agent import UnsupportedGameError
 from trap_env.core import (
     DEFAULT_DECAY,
     GameConfig,

@@ -11,13 +11,14 @@ import numpy as np
 import pytest
 
 from agents.arena.match import play_game
-from agents.base import UnsupportedGameError, make_agent
 from agents.mcts.agent import DEFAULT_NETWORK, MCTSAgent
 from agents.mcts.network import IncompatibleNetworkError, Network, encode, load_network
 from agents.mcts.search import ChanceNode, Tree, masked_priors
+from agents.registry import make_agent
 from agents.search.evaluation import Weights
 from tests.search_oracle import expectimax
 from trap_env import core
+from trap_env.agent import UnsupportedGameError
 from trap_env.core import GameConfig, Phase, State, from_text
 
 ZERO_WEIGHTS = Weights(mobility=0, room=0, voronoi=0)

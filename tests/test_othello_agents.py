@@ -10,7 +10,7 @@ import pytest
 
 from agents import SpecError, UnsupportedGameError, agent_names, make_agent
 from agents.arena.match import play_game
-from agents.othello import greedy, simple
+from agents.othello import greedy, random_agent
 from agents.othello.greedy import WIN_SCORE, GreedyAgent, Weights, evaluate, score_after
 from trap_env.core import GameConfig
 from trap_env.othello import rules
@@ -19,7 +19,7 @@ from trap_env.othello.rules import OthelloConfig, from_text, initial_state
 
 def test_the_module_examples_run() -> None:
     assert doctest.testmod(greedy).failed == 0
-    assert doctest.testmod(simple).failed == 0
+    assert doctest.testmod(random_agent).failed == 0
 
 
 def test_the_table_lists_othellos_agents_and_names_them_on_a_miss() -> None:
@@ -32,7 +32,7 @@ def test_the_table_lists_othellos_agents_and_names_them_on_a_miss() -> None:
         "openspiel-mcts",
         "random",
     ]
-    assert isinstance(make_agent("random", game="othello"), simple.RandomAgent)
+    assert isinstance(make_agent("random", game="othello"), random_agent.RandomAgent)
     built = make_agent("greedy:corners=25,mobility=0", game="othello")
     assert isinstance(built, GreedyAgent)
     assert built.weights == Weights(discs=1.0, mobility=0.0, corners=25.0)
@@ -133,6 +133,6 @@ def test_greedy_beats_random_on_6x6() -> None:
 
 def test_random_agent_passes_when_it_must() -> None:
     state = from_text("ox../..../..../.... x 0 standard")
-    assert simple.RandomAgent(seed=0).select_action(state) == 16
+    assert random_agent.RandomAgent(seed=0).select_action(state) == 16
     assert GreedyAgent(seed=0).select_action(state) == 16
     assert initial_state(OthelloConfig(4)).player == 0

@@ -20,7 +20,6 @@ from stable_baselines3 import PPO
 from trap_scripts import train
 
 from agents import SpecError, make_agent
-from agents.base import UnsupportedGameError, check_supports
 from agents.rl.ppo import DEFAULT_MODEL, IncompatibleModelError, PPOAgent
 from agents.rl.pretrain import imitation_data, pretrain
 from agents.rl.training import (
@@ -30,6 +29,7 @@ from agents.rl.training import (
     latest_checkpoint,
     stage_at,
 )
+from trap_env.agent import UnsupportedGameError, check_supports
 from trap_env.core import (
     GameConfig,
     Phase,

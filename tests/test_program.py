@@ -30,7 +30,6 @@ from positions import random_position
 
 from agents import SpecError, make_agent, parse_spec
 from agents.arena.match import play_game
-from agents.base import UnsupportedGameError, check_supports
 from agents.program import (
     PROTOCOL,
     ProgramAgent,
@@ -38,6 +37,7 @@ from agents.program import (
     ProgramTimeout,
     ProtocolError,
 )
+from trap_env.agent import UnsupportedGameError, check_supports
 from trap_env.core import (
     NO_PLAYER,
     GameConfig,

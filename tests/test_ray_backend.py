@@ -26,7 +26,7 @@ from agents.arena.tournament import (  # noqa: E402
     round_robin,
     run_games,
 )
-from agents.simple import RandomAgent  # noqa: E402
+from agents.random_agent import RandomAgent  # noqa: E402
 from trap_env.core import Cell, State  # noqa: E402
 
 TESTS = Path(__file__).parent

@@ -18,8 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from trap_scripts import train
 
-from agents.base import UnsupportedGameError
 from agents.rl.training import CONFIG_FILE, TrainConfig
+from trap_env.agent import UnsupportedGameError
 from trap_env.core import GameConfig, State, legal_actions
 
 QUICK = ["--timesteps", "64", "--n-steps", "32", "--batch-size", "32", "--num-envs", "1",

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agents.base import SeededAgent
+from agents.seeded import SeededAgent
 from trap_env.core import IllegalActionError
 from trap_env.game import TRUNCATED, Outcome, RandomSource
 

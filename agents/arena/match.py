@@ -29,7 +29,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from agents.base import Agent, pause_collector, resume_collector
+from agents.timing import pause_collector, resume_collector
+from trap_env.agent import Agent
 from trap_env.core import DEFAULT_DECAY, NO_PLAYER, Cell, IllegalActionError, State
 from trap_env.game import TRUNCATED, Game, turn_limit
 from trap_env.games import DEFAULT_GAME, get_game
@@ -234,7 +235,7 @@ def _seat(winner: int | None) -> int:
 
 
 def interface_problem(agent: object) -> str | None:
-    """What ``agent`` lacks of the :class:`~agents.base.Agent` interface; None if nothing."""
+    """What ``agent`` lacks of the :class:`~trap_env.agent.Agent` interface; None if nothing."""
     missing = [
         name for name in ("select_action", "reset") if not callable(getattr(agent, name, None))
     ]

@@ -1,7 +1,7 @@
 """Checking agent specs before the first game, each built in a guarded child process.
 
 A constructor that raises, exits or hangs is a one-line error naming the spec, and each
-agent is asked whether it can play the run's board (:func:`agents.base.check_supports`).
+agent is asked whether it can play the run's board (:func:`trap_env.agent.check_supports`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def check_specs(specs: Iterable[str], config: RunConfig = DEFAULT_RUN) -> None:
     """Build each agent once in a guarded child process, before any game starts.
 
     Each agent must build within ``config.setup_seconds``, have the agent interface, and
-    accept the board (:func:`agents.base.check_supports`).
+    accept the board (:func:`trap_env.agent.check_supports`).
 
     Raises:
         SpecError: for an unknown agent or option (the message lists what exists), a

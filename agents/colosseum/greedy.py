@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 from agents.colosseum.evaluation import DEFAULT_WEIGHTS, Weights, score
-from agents.colosseum.simple import ColosseumAgent
+from agents.colosseum.random_agent import ColosseumAgent
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import ColosseumState
 

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 from agents.colosseum.evaluation import DEFAULT_WEIGHTS, Weights, evaluate, final_score
 from agents.colosseum.greedy import child
-from agents.colosseum.simple import ColosseumAgent
+from agents.colosseum.random_agent import ColosseumAgent
 from agents.search.agent import SearchStats
 from agents.search.alphabeta import (
     MAX_DEPTH,

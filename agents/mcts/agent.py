@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.base import SeededAgent, UnsupportedGameError
 from agents.mcts.network import Network, load_network
 from agents.mcts.search import CHANCE_MODES, Tree
+from agents.seeded import SeededAgent
 from agents.timing import (
     MAX_TIME_LIMIT,
     Clock,
@@ -32,6 +32,7 @@ from agents.timing import (
     check_clock,
     check_decision_state,
 )
+from trap_env.agent import UnsupportedGameError
 from trap_env.core import Cell, GameConfig, State, resolve_turn_limit
 
 __all__ = ["DEFAULT_NETWORK", "MCTSAgent", "MCTSStats"]

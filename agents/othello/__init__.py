@@ -1,4 +1,4 @@
-"""Othello's agents: ``random`` (:mod:`agents.othello.simple`), ``greedy``, one ply on
+"""Othello's agents: ``random`` (:mod:`agents.othello.random_agent`), ``greedy``, one ply on
 discs, mobility and corners (:mod:`agents.othello.greedy`), ``expectiminimax`` (aliases
 ``alphabeta``, ``minimax``), the reference: iterative-deepening alpha-beta on bitboards
 under a CPU-time budget with an exact endgame solver (:mod:`agents.othello.search`, over

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from agents.othello.simple import OthelloAgent
+from agents.othello.random_agent import OthelloAgent
 from trap_env.othello import rules
 from trap_env.othello.rules import Bitboard, OthelloState
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.othello.simple import OthelloAgent
+from agents.othello.random_agent import OthelloAgent
 from trap_env.agent import SpecError
 from trap_env.othello import rules
 from trap_env.othello.rules import OthelloState

@@ -60,7 +60,7 @@ from agents.othello.evaluation import (
     final_score,
     score_of_margin,
 )
-from agents.othello.simple import OthelloAgent
+from agents.othello.random_agent import OthelloAgent
 from agents.search.alphabeta import (
     MAX_DEPTH,
     AlphaBetaSettings,

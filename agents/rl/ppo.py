@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import SeededAgent, UnsupportedGameError
+from agents.seeded import SeededAgent
+from trap_env.agent import UnsupportedGameError
 from trap_env.core import Cell, GameConfig, Phase, State
 
 __all__ = [

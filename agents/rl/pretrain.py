@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from torch.nn import functional
 
-from agents.base import make_agent
+from agents.registry import make_agent
 from agents.rl.teacher import teacher_game
 from trap_env.core import GameConfig, State, initial_state, resolve_turn_limit
 from trap_env.observation import action_mask, observe

@@ -47,17 +47,19 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 from tqdm.auto import tqdm
 
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
-from agents.base import Agent, SeededAgent, check_supports, make_agent
 from agents.files import (
     DamagedRunFileError,
     check_writable_folder,
     replace_atomically,
     write_text_atomically,
 )
+from agents.registry import make_agent
 from agents.rl.batched_vec_env import TrapBatchedVecEnv
 from agents.rl.policy import TrapPolicy, policy_kwargs
 from agents.rl.ppo import IncompatibleModelError, read_model_spec, read_parameters
 from agents.rl.settings import Rule, check_fields, is_number, is_text, load_record
+from agents.seeded import SeededAgent
+from trap_env.agent import Agent, check_supports
 from trap_env.batched_trap import MAX_BOARD_SIZE
 from trap_env.core import Cell, GameConfig, State, mobility
 

@@ -45,12 +45,12 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agents.base import SeededAgent, UnsupportedGameError
 from agents.options import check_int
 from agents.search.batched import BatchedExpectiminimax
 from agents.search.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
 from agents.search.expectimax import Search
 from agents.search.game import TrapGame
+from agents.seeded import SeededAgent
 from agents.timing import (
     SAFETY_MARGIN,
     Clock,
@@ -61,6 +61,7 @@ from agents.timing import (
     decision_budget,
     decision_deadline,
 )
+from trap_env.agent import UnsupportedGameError
 from trap_env.core import Cell, GameConfig, Phase, State
 
 __all__ = [

@@ -379,7 +379,7 @@ def random_actions(t: Tables, batch: Batch, words: U64) -> I64:
 
 
 class RandomOpponent:
-    """:class:`agents.othello.simple.RandomAgent`'s batched twin: a uniformly random legal
+    """:class:`agents.othello.random_agent.RandomAgent`'s batched twin: a uniformly random legal
     action in every game at once (a :class:`trap_env.batched_opponents.BatchOpponent`)."""
 
     checked = False  # legal by construction

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import make_agent
+from agents.registry import make_agent
 from agents.rl.alphazero.config import AlphaZeroConfig
 from agents.rl.alphazero.replay import Samples, _SampleRecorder
 from agents.rl.teacher import teacher_game

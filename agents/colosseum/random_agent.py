@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 
-from agents.base import SeededAgent
+from agents.seeded import SeededAgent
 from trap_env.agent import UnsupportedGameError
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import MOVES, NUM_SIDES, ColosseumConfig, ColosseumState

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agents.base import SeededAgent
+from agents.seeded import SeededAgent
 from trap_env.agent import UnsupportedGameError
 from trap_env.othello import rules
 from trap_env.othello.rules import OthelloConfig, OthelloState

@@ -1,10 +1,10 @@
-"""Agents without search: the course's random opponent."""
+"""Trap!'s random agent: the course's random opponent (and its batched twin)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agents.base import SeededAgent
+from agents.seeded import SeededAgent
 from trap_env.core import Cell, Phase, State, legal_actions
 
 if TYPE_CHECKING:
