@@ -158,6 +158,8 @@ def test_config_errors_name_the_setting(tmp_path: Path) -> None:
             AlphaZeroConfig(run_dir=str(tmp_path), **{field: value})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="ladder must be a list of agent specs"):
         AlphaZeroConfig(run_dir=str(tmp_path), ladder="random")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="at least one agent spec, or eval_every=0"):
+        AlphaZeroConfig(run_dir=str(tmp_path), ladder=[], eval_every=5)
     with pytest.raises(ValueError, match="holds a comma"):
         AlphaZeroConfig(run_dir=str(tmp_path / "a,b"), eval_every=5)
     AlphaZeroConfig(run_dir=str(tmp_path / "a,b"), eval_every=0)
@@ -185,6 +187,20 @@ def test_tiny_training_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixt
     state = core.initial_state(GameConfig(5))
     assert agent.select_action(state) in core.legal_actions(state)
     assert sorted(p.name for p in (run / "networks").iterdir())[-1] == "iter_0003.npz"
+
+
+def test_a_ladder_of_one_rung_evaluates_without_a_round_robin(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    arguments = [
+        "--run-dir", str(run), "--board-size", "4", "--channels", "4", "--blocks", "1",
+        "--hidden", "4", "--games", "2", "--decisions", "3", "--simulations", "3",
+        "--iterations", "1", "--imitation-games", "0", "--eval-every", "1", "--eval-games", "2",
+        "--eval-time-limit", "0.02", "--ladder", "greedy", "--no-progress",
+    ]  # fmt: skip
+    assert trap_train(["alphazero", *arguments]) == 0
+    assert not (run / "ladder.jsonl").exists()
+    assert len((run / "eval_0001.jsonl").read_text().splitlines()) == 2
+    assert (run / "elo.csv").read_text().count("\n") == 2  # header + the evaluation
 
 
 # --- The run folder: interrupts, damaged and crafted files, flags on --resume -------------

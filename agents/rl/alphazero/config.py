@@ -138,6 +138,8 @@ class AlphaZeroConfig:
                 f"board_size must be at most {batched_trap.MAX_BOARD_SIZE} (self-play runs on the "
                 f"batched engine), got {self.board_size}"
             )
+        if self.eval_every and not self.ladder:
+            raise ValueError("ladder must name at least one agent spec, or eval_every=0")
         if self.eval_every and self.decay != DEFAULT_DECAY:
             raise ValueError(
                 f"the ladder evaluation plays the default rule (decay={DEFAULT_DECAY}); "

@@ -15,8 +15,9 @@ def evaluate_ladder(
 ) -> dict[str, float]:
     """Play the network's ``mcts`` agent against the ladder; Elo ratings of all players.
 
-    The ladder's own round robin is played once per run (``ladder.jsonl``) so that the fit
-    knows how the rungs compare; each evaluation appends to ``eval.jsonl``.
+    The ladder's own round robin (of two rungs or more) is played once per run
+    (``ladder.jsonl``) so that the fit knows how the rungs compare; each evaluation writes
+    ``eval_ITER.jsonl``.
     """
     from agents.arena.match import derive_seed
     from agents.arena.stats import elo_ratings
@@ -26,9 +27,10 @@ def evaluate_ladder(
     # should not decide a game).
     settings = RunConfig(board_size=config.board_size, time_budget=None, workers=0)
     ladder_file = run / "ladder.jsonl"
-    # Resumed, so that a round robin cut short by a stopped run is completed, never redone.
-    tasks = round_robin(config.ladder, config.eval_games, config.seed)
-    run_games(tasks, ladder_file, settings, resume=True, progress=False)
+    if len(config.ladder) > 1:
+        # Resumed, so that a round robin cut short by a stopped run is completed, never redone.
+        tasks = round_robin(config.ladder, config.eval_games, config.seed)
+        run_games(tasks, ladder_file, settings, resume=True, progress=False)
     spec = f"mcts:path={network_path},time_limit={config.eval_time_limit}"
     tasks = []
     for rung in config.ladder:
@@ -46,7 +48,7 @@ def evaluate_ladder(
     # A resumed run may evaluate an iteration again (it was evaluated after the checkpoint
     # it resumes from): the new games replace the old.
     run_games(tasks, eval_file, settings, overwrite=True, progress=False)
-    records = load_results(ladder_file)
+    records = load_results(ladder_file) if ladder_file.exists() else []
     for path in sorted(run.glob("eval_*.jsonl")):
         records += load_results(path)
     return elo_ratings(records)
