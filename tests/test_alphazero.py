@@ -178,6 +178,8 @@ def test_tiny_training_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixt
     assert trap_train(["alphazero", *arguments]) == 0
     assert trap_train(["alphazero", *arguments]) == 1  # the run exists: resume it instead
     assert "--resume" in capsys.readouterr().err
+    with (run / "log.csv").open("a") as log:  # an iteration logged after the last checkpoint
+        log.write("3,0.1,1,1,1.0,1.0,0.5\n")
     assert trap_train(["--algo", "alphazero", "--run-dir", str(run), "--resume",
                        "--iterations", "3", "--no-progress"]) == 0
     log = (run / "log.csv").read_text().splitlines()

@@ -73,6 +73,8 @@ def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
     np_rng = np.random.default_rng(config.seed)
     if resume:
         progress, rng, np_rng = _load_checkpoint(run, net, optimizer, buffer)
+        for log in ("log.csv", "elo.csv"):  # the iterations after the checkpoint come again
+            _drop_rows_after(run / log, progress.iteration)
         for group in optimizer.param_groups:  # the resumed run's settings, not the stored
             group["lr"], group["weight_decay"] = config.learning_rate, config.weight_decay
     else:
@@ -273,6 +275,20 @@ def _elo_rows(path: Path) -> list[dict[str, float]]:
             except (TypeError, ValueError):  # a row cut short, or of another header
                 continue
     return [row for row in rows if "minutes" in row and "elo_vs_random" in row]
+
+
+def _drop_rows_after(path: Path, iteration: int) -> None:
+    """Keep the rows of the CSV log ``path`` up to ``iteration`` (and its header)."""
+    if not path.is_file():
+        return
+    with path.open(newline="") as source:
+        lines = source.read().splitlines(keepends=True)
+    kept = lines[:1] + [
+        line for line in lines[1:] if line.split(",", 1)[0].isdigit()
+        and int(line.split(",", 1)[0]) <= iteration
+    ]  # fmt: skip
+    if len(kept) < len(lines):
+        write_text_atomically(path, "".join(kept))
 
 
 def _append_csv(path: Path, row: dict[str, Any]) -> None:
