@@ -63,6 +63,7 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
         "expectiminimax": "agents.colosseum.search:SearchAgent",
         "alphabeta": "agents.colosseum.search:SearchAgent",
         "minimax": "agents.colosseum.search:SearchAgent",
+        "mcts": "agents.colosseum.mcts:MCTSAgent",
     },
 }
 """The built-in agents: game -> name -> ``"module:factory"``."""

@@ -75,15 +75,15 @@ def check_clock(clock: object) -> None:
         raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {clock!r}")
 
 
-def check_time_limit(time_limit: object, depth: object) -> None:
+def check_time_limit(time_limit: object, depth: object, bound: str = "depth") -> None:
     """Refuse a search's ``time_limit`` outside ``(0, MAX_TIME_LIMIT]``, or None (no limit)
-    without a ``depth`` to stop at.
+    without a ``depth`` to stop at (``bound`` names that setting: ``"simulations"``...).
 
     Raises:
         ValueError: naming the value and what is allowed.
     """
     if time_limit is None and depth is None:
-        raise ValueError("give a time_limit, a depth, or both (both None would never stop)")
+        raise ValueError(f"give a time_limit, a {bound}, or both (both None would never stop)")
     if time_limit is not None and (
         isinstance(time_limit, bool)
         or not isinstance(time_limit, int | float)
@@ -91,7 +91,7 @@ def check_time_limit(time_limit: object, depth: object) -> None:
     ):
         raise ValueError(
             f"time_limit must be > 0 and at most {MAX_TIME_LIMIT:g} seconds (a day), or "
-            f"None with a depth; got {time_limit!r}"
+            f"None with a {bound}; got {time_limit!r}"
         )
 
 
