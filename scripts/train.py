@@ -1,4 +1,5 @@
-"""Train a MaskablePPO policy for Trap! (console command ``trap-train``).
+"""Train Trap! policies: MaskablePPO (console command ``trap-train``), or the ``mcts``
+network with ``trap-train alphazero`` (:mod:`agents.rl.alphazero.cli`).
 
 Each ``--stage`` is one step of the opponent curriculum: agent specs joined by ``|``,
 played in equal shares (repeat a spec to weight it). The stages split the budget evenly

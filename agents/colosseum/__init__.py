@@ -1,5 +1,6 @@
 """Colosseum Survival!'s agents: ``random`` (the course engine's random walk,
-:mod:`agents.colosseum.random_agent`), ``greedy`` (one ply, :mod:`agents.colosseum.greedy`) and
+:mod:`agents.colosseum.random_agent`), ``greedy`` (one ply, :mod:`agents.colosseum.greedy`),
 the reference ``expectiminimax`` (iterative-deepening alpha-beta,
-:mod:`agents.colosseum.search`), over the evaluation of :mod:`agents.colosseum.evaluation`.
+:mod:`agents.colosseum.search`) and ``mcts`` (PUCT on heuristic priors and values,
+:mod:`agents.colosseum.mcts`), over the evaluation of :mod:`agents.colosseum.evaluation`.
 """

@@ -15,8 +15,9 @@ evaluation and its table keys) and hands these its root and its end test:
 Example:
     >>> def root(depth, order, done, scores):  # a root that prefers action 2 at every depth
     ...     done[:] = [(float(depth), 2)]
-    >>> [result.depth for result in deepen(root, [1, 2], 3, lambda result: False)]
-    [1, 2, 3]
+    >>> results = deepen(root, [1, 2], 3, lambda result: False)
+    >>> tuple(found.depth for found in results)
+    (1, 2, 3)
 """
 
 from __future__ import annotations

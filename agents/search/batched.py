@@ -99,8 +99,11 @@ class BatchedSearch:
     Args:
         t: the board's tables (:func:`trap_env.batched_trap.tables`).
         depth: plies searched from the root, at least 1.
-        throw_filter, throw_radius, chance_reduction, deterministic_throws, weights: as
-            :class:`agents.search.agent.SearchSettings`.
+        throw_filter: as :class:`agents.search.agent.SearchSettings` (so are the next four).
+        throw_radius: the filter's radius.
+        chance_reduction: how misses are searched shallower.
+        deterministic_throws: whether throws land on their targets.
+        weights: the evaluation's weights.
         max_leaves: about how many leaves a chunk of games may expand.
 
     Raises:
@@ -365,9 +368,8 @@ class BatchedExpectiminimax:
     (:class:`trap_env.batched_env.GameVectorEnv` on Trap!): a best action of the
     depth-``D`` search in every game, ties broken by the env's random words.
 
-    Args:
-        depth, throw_filter, throw_radius, chance_reduction, deterministic_throws,
-        weights: as :class:`agents.search.agent.SearchSettings`.
+    Its arguments (``depth``, ``throw_filter``, ``throw_radius``, ``chance_reduction``,
+    ``deterministic_throws``, ``weights``) are :class:`agents.search.agent.SearchSettings`'s.
     """
 
     checked = False  # the searched actions are legal by construction
