@@ -13,7 +13,7 @@ from typing import Any, NoReturn, TypeVar
 from agents.arena.stats import format_report, plot_report
 from agents.arena.tournament import BACKENDS, MAX_SECONDS, RunConfig, round_robin, run_games
 from agents.files import check_writable_folder, write_text_atomically
-from agents.program import DEFAULT_MEMORY_LIMIT
+from agents.program import DEFAULT_MEMORY_LIMIT, MAX_MEMORY_LIMIT
 from trap_env.core import DEFAULT_DECAY, MAX_DECAY
 from trap_env.games import DEFAULT_GAME, game_names, get_game
 
@@ -213,9 +213,12 @@ def memory_or_none(text: str) -> int | None:
     unit = number[-1:].upper()
     if unit in _MEMORY_UNITS:
         number, scale = number[:-1], _MEMORY_UNITS[unit]
-    expected = "a memory size such as 1073741824, 512M or 2G, or 'none'"
+    expected = (
+        f"a memory size such as 1073741824, 512M or 2G (at most {MAX_MEMORY_LIMIT} bytes, "
+        "what RLIMIT_AS holds), or 'none'"
+    )
     try:
-        return _number(number, int, lambda value: value >= 1, expected) * scale
+        return _number(number, int, lambda n: 1 <= n * scale <= MAX_MEMORY_LIMIT, expected) * scale
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"{text!r} is not {expected}") from None
 
