@@ -358,7 +358,7 @@ def test_a_line_may_take_4096_bytes_with_its_newline(tmp_path, padding, fits):
         if fits:
             assert agent.select_action(OPENING) == 10
         else:
-            with pytest.raises(ProtocolError, match="a line of 4097 bytes"):
+            with pytest.raises(ProtocolError, match="at most 4096 bytes with its newline"):
                 agent.select_action(OPENING)
 
 
