@@ -263,6 +263,12 @@ def test_bad_arguments_say_what_is_allowed(kwargs: dict, message: str) -> None:
         raw_env(**kwargs)
 
 
+@pytest.mark.parametrize("game", [3, None, b"trap"])
+def test_the_game_is_a_name_or_a_game_object(game: object) -> None:
+    with pytest.raises(TypeError, match="game must be a game's name such as 'trap'"):
+        GameAECEnv(game)  # type: ignore[arg-type]
+
+
 # --- Determinism and copies ------------------------------------------------------------
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import gymnasium
@@ -316,6 +317,25 @@ def test_bad_arguments_get_clear_errors(bad: dict[str, Any]) -> None:
     pattern = r"num_envs|seat must|does not render|no learner's seat|sum to 1|autoreset_mode"
     with pytest.raises(ValueError, match=pattern):
         TrapVectorEnv(**{"num_envs": 2, **bad})
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ({"seat": 1.0}, "seat must be 0, 1 or None (random each reset), got float 1.0"),
+        ({"seat": True}, "seat must be 0, 1 or None (random each reset), got bool True"),
+    ],
+)
+def test_wrong_types_are_refused_naming_the_argument(bad: dict[str, Any], message: str) -> None:
+    with pytest.raises(TypeError, match=re.escape(message)):
+        TrapVectorEnv(**{"num_envs": 2, **bad})
+
+
+def test_the_game_is_a_name_or_a_game_object() -> None:
+    from trap_env.batched_env import GameVectorEnv
+
+    with pytest.raises(TypeError, match="game must be a game's name such as 'trap'"):
+        GameVectorEnv(3, num_envs=2)  # type: ignore[arg-type]
 
 
 def test_step_before_reset_needs_a_reset() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import pickle
+import re
 import warnings
 
 import gymnasium
@@ -410,6 +411,25 @@ def test_an_illegal_action_raises_with_illegal_action_raise() -> None:
 def test_bad_arguments_say_what_is_allowed(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         TrapEnv(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"seat": 1.0}, "seat must be 0, 1 or None (random each reset), got float 1.0"),
+        ({"seat": True}, "seat must be 0, 1 or None (random each reset), got bool True"),
+        ({"seat": "1"}, "seat must be 0, 1 or None (random each reset), got str '1'"),
+        ({"game": 3}, "game must be a game's name such as 'trap' or a game object"),
+        ({"game": None}, "game must be a game's name such as 'trap' or a game object"),
+    ],
+)
+def test_wrong_types_are_refused_naming_the_argument(kwargs: dict, message: str) -> None:
+    with pytest.raises(TypeError, match=re.escape(message)):
+        GameEnv(**{"game": "trap", **kwargs})
+
+
+def test_numpy_integer_seats_are_seats() -> None:
+    assert TrapEnv(seat=np.int64(1)).fixed_seat == 1
 
 
 def test_bad_opponents_say_what_is_allowed() -> None:

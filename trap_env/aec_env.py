@@ -16,7 +16,7 @@ from pettingzoo.utils import wrappers
 
 from trap_env.core import DEFAULT_DECAY, State
 from trap_env.game import TRUNCATED, Game, turn_limit
-from trap_env.games import get_game
+from trap_env.games import game_of
 from trap_env.rendering import RENDER_MODES, EnvRenderer, GameRenderer
 
 __all__ = ["AGENTS", "GameAECEnv", "env", "raw_env", "wrap"]
@@ -92,7 +92,7 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         **params: Any,
     ) -> None:
         super().__init__()
-        self.game = game = get_game(game) if isinstance(game, str) else game
+        self.game = game = game_of(game)
         self._config = config = game.make_config(**params)
         self.max_turns = turn_limit(max_turns, game.default_turn_limit(config))
         self.render_mode = render_mode

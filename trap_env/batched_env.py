@@ -58,7 +58,7 @@ from trap_env.batched_opponents import (
 )
 from trap_env.core import IllegalActionError
 from trap_env.game import Game, turn_limit
-from trap_env.games import get_game
+from trap_env.games import game_of
 from trap_env.gym_env import check_learner_options
 
 __all__ = [
@@ -118,9 +118,10 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         **params: Any,
     ) -> None:
         _check_supported(num_envs, render_mode)
-        self._path = game if isinstance(game, str) else game.name
+        name = game if isinstance(game, str) else None
+        self.game = game = game_of(game)
+        self._path = name or game.name
         """The game's name for agent specs (a registered name, or the game's path)."""
-        self.game = game = get_game(game) if isinstance(game, str) else game
         config = game.make_config(**params)
         self.engine: BatchedEngine[Any] = batched_engine(game, config)
         check_learner_options(seat, illegal_action)

@@ -15,9 +15,10 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 from trap_env.agent import Opponent, OpponentError, close_agent, resolve_opponent
+from trap_env.checks import describe, is_integral
 from trap_env.core import DEFAULT_DECAY, IllegalActionError, Phase, State, validate_state
 from trap_env.game import TRUNCATED, Game, Outcome, turn_limit
-from trap_env.games import get_game
+from trap_env.games import game_of
 from trap_env.observation import NUM_PLANES
 from trap_env.rendering import RENDER_MODES, EnvRenderer, GameRenderer
 
@@ -85,9 +86,10 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         illegal_action: str = "lose",
         **params: Any,
     ) -> None:
-        self._game_path = game if isinstance(game, str) else game.name
+        name = game if isinstance(game, str) else None
+        self.game = game = game_of(game)
+        self._game_path = name or game.name
         """The game's name for agent specs (a registered name, or the game's path)."""
-        self.game = game = get_game(game) if isinstance(game, str) else game
         _check_rule_names(game, params, type(self).__name__)
         self._config = config = game.make_config(**params)
         self.max_turns = turn_limit(max_turns, game.default_turn_limit(config))
@@ -527,9 +529,12 @@ def check_learner_options(seat: int | None, illegal_action: str) -> None:
     """Check the learner's ``seat`` and ``illegal_action`` arguments of an environment.
 
     Raises:
+        TypeError: if ``seat`` is neither None nor an integer (NumPy's too).
         ValueError: if ``seat`` is not 0, 1 or None, or ``illegal_action`` is not one of
             :data:`ILLEGAL_ACTION_POLICIES`.
     """
+    if seat is not None and not is_integral(seat):
+        raise TypeError(f"seat must be 0, 1 or None (random each reset), got {describe(seat)}")
     if seat not in (None, 0, 1):
         raise ValueError(f"seat must be 0, 1 or None (random each reset), got {seat!r}")
     if illegal_action not in ILLEGAL_ACTION_POLICIES:
