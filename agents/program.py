@@ -66,6 +66,7 @@ from agents.program_process import (
     ProtocolError,
 )
 from trap_env.agent import UnsupportedGameError
+from trap_env.checks import is_integral
 from trap_env.game import Game
 from trap_env.games import DEFAULT_GAME, get_game
 
@@ -155,14 +156,14 @@ class ProgramAgent:
         ):
             _check_positive(name, value)
         if memory_limit is not None and not (
-            isinstance(memory_limit, int) and memory_limit <= MAX_MEMORY_LIMIT
+            is_integral(memory_limit) and memory_limit <= MAX_MEMORY_LIMIT
         ):
             raise ValueError(
                 f"memory_limit must be a whole number of bytes up to {MAX_MEMORY_LIMIT} "
                 f"(what RLIMIT_AS holds) or None, got {memory_limit!r}"
             )
         self.time_limit = time_limit
-        self.memory_limit = memory_limit
+        self.memory_limit = None if memory_limit is None else int(memory_limit)
         self.wall_limit = wall_limit
         self.game: Game[Any, Any] = get_game(game)
         self.rng = random.Random(seed)
