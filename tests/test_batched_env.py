@@ -331,6 +331,19 @@ def test_wrong_types_are_refused_naming_the_argument(bad: dict[str, Any], messag
         TrapVectorEnv(**{"num_envs": 2, **bad})
 
 
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"seed": "1"}, "seed must be an integer or None, got str '1'"),
+        ({"seed": [1, 2]}, "seed must be an integer or None, got list [1, 2]"),
+        ({"options": 3}, "options must be a dict or None, got int 3"),
+    ],
+)
+def test_reset_refuses_wrong_types_naming_the_argument(arguments: dict, message: str) -> None:
+    with pytest.raises(TypeError, match=re.escape(message)):
+        TrapVectorEnv(2).reset(**arguments)
+
+
 def test_the_game_is_a_name_or_a_game_object() -> None:
     from trap_env.batched_env import GameVectorEnv
 

@@ -432,6 +432,25 @@ def test_numpy_integer_seats_are_seats() -> None:
     assert TrapEnv(seat=np.int64(1)).fixed_seat == 1
 
 
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"seed": "1"}, "seed must be an integer or None, got str '1'"),
+        ({"seed": 1.0}, "seed must be an integer or None, got float 1.0"),
+        ({"options": "x"}, "options must be a dict or None, got str 'x'"),
+    ],
+)
+def test_reset_refuses_wrong_types_naming_the_argument(arguments: dict, message: str) -> None:
+    with pytest.raises(TypeError, match=re.escape(message)):
+        TrapEnv().reset(**arguments)
+
+
+def test_a_numpy_integer_seed_is_the_same_seed() -> None:
+    first, second = TrapEnv(board_size=5), TrapEnv(board_size=5)
+    assert np.array_equal(first.reset(seed=np.int64(3))[0], second.reset(seed=3)[0])
+    assert first.state == second.state
+
+
 def test_bad_opponents_say_what_is_allowed() -> None:
     with pytest.raises(TypeError, match="spec string"):
         TrapEnv(opponent=42)  # type: ignore[arg-type]

@@ -59,7 +59,7 @@ from trap_env.batched_opponents import (
 from trap_env.core import IllegalActionError
 from trap_env.game import Game, turn_limit
 from trap_env.games import game_of
-from trap_env.gym_env import check_learner_options
+from trap_env.gym_env import check_learner_options, check_reset_arguments
 
 __all__ = [
     "BatchOpponent",
@@ -200,18 +200,15 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         With ``seed`` every slot's episode count restarts, so one seed replays one run.
 
         Raises:
-            ValueError: for a seed that is not an int, or a reset mask that is not a bool
-                array of shape ``(B,)``.
+            TypeError: for a seed that is not an integer, or options that are not a dict.
+            ValueError: for a reset mask that is not a bool array of shape ``(B,)``.
             OpponentError: if an opponent raises or plays an illegal action before a
                 learner's first decision (as the single env).
             ClosedEnvironmentError: after ``close()``.
         """
         self._check_open()
+        check_reset_arguments(seed, options)
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-                raise ValueError(
-                    f"seed must be an int (one seed keys every slot's games), got {seed!r}"
-                )
             self._seed = int(seed)
             self._episodes[:] = -1
         elif self._seed is None:

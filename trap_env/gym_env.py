@@ -7,6 +7,7 @@ and restates no rule. :class:`TrapEnv` is its Trap! instance (``trap_env/Trap-v0
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any, ClassVar, SupportsInt
 
 import gymnasium as gym
@@ -29,6 +30,7 @@ __all__ = [
     "OpponentError",
     "TrapEnv",
     "check_learner_options",
+    "check_reset_arguments",
     "close_agent",
     "planes_space",
 ]
@@ -180,10 +182,12 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         """Start a game: draw the seat (unless fixed), reseed the opponent, play to the learner.
 
         Raises:
+            TypeError: for a seed that is not an integer, or options that are not a dict.
             OpponentError: if the opponent raises or plays an illegal action before the
                 learner's first decision.
         """
-        super().reset(seed=seed)
+        check_reset_arguments(seed, options)
+        super().reset(seed=None if seed is None else int(seed))
         rng = self.np_random
         self._seat = int(rng.integers(2)) if self.fixed_seat is None else self.fixed_seat
         opponent_reset = getattr(self._opponent, "reset", None)
@@ -541,6 +545,19 @@ def check_learner_options(seat: int | None, illegal_action: str) -> None:
         raise ValueError(
             f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}"
         )
+
+
+def check_reset_arguments(seed: object, options: object) -> None:
+    """Check ``reset``'s ``seed`` and ``options`` as every env of the stack does.
+
+    Raises:
+        TypeError: for a seed that is neither None nor an integer (NumPy's too), or
+            options that are neither None nor a dict.
+    """
+    if seed is not None and not is_integral(seed):
+        raise TypeError(f"seed must be an integer or None, got {describe(seed)}")
+    if options is not None and not isinstance(options, Mapping):
+        raise TypeError(f"options must be a dict or None, got {describe(options)}")
 
 
 def planes_space(board_size: int) -> spaces.Box:
