@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import gc
+import hashlib
 import json
 import pickle
 import random
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import pytest
 import toy_game
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from positions import random_position
 
@@ -35,6 +36,7 @@ from agents.program import (
     PROTOCOL,
     ProgramAgent,
     ProgramCrashed,
+    ProgramError,
     ProgramTimeout,
     ProtocolError,
 )
@@ -380,6 +382,49 @@ def test_only_the_end_of_a_programs_standard_error_is_kept(tmp_path):
         assert len(agent._process.stderr_tail) <= 600
         with pytest.raises(ProgramCrashed, match="xxx the end'"):
             agent.select_action(apply(OPENING, 7))
+
+
+ECHO = """
+hello, answer = sys.argv[1].encode(), open(sys.argv[2], "rb").read()
+sys.stdin.readline()
+if hello:
+    sys.stdout.buffer.write(hello + b"\\n"); sys.stdout.flush()
+    while not sys.stdin.readline().startswith(("...", ".", "x", "0", "1")):
+        pass
+sys.stdout.buffer.write(answer + b"\\n"); sys.stdout.flush()
+time.sleep(60)
+"""
+"""Says the hello it is given (if any), then answers the state with the bytes of a file."""
+
+ANSWERS = st.one_of(
+    st.binary(max_size=60),
+    st.text(max_size=30).map(str.encode),
+    st.from_regex(r"\A *-?[0-9]{1,6}( *, *[0-9]{1,6})? *\Z").map(str.encode),
+    st.integers(0, 6000).map(lambda digits: b"7" * digits),
+)
+
+
+@pytest.fixture(scope="module")
+def echo_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("echo")
+    return Path(shlex.split(program(folder, ECHO))[1])
+
+
+@settings(max_examples=30, deadline=None)
+@given(answer=ANSWERS, hello=st.sampled_from(["", "trap-protocol 1", "trap-protocol 2"]))
+@example(answer=b"7" * 5000, hello="")  # int() raised ValueError: an 'exception'
+def test_any_answer_is_an_action_or_a_fault_with_the_runners_reason(echo_program, answer, hello):
+    answer_file = echo_program.parent / hashlib.sha256(answer).hexdigest()
+    answer_file.write_bytes(answer)
+    command = [sys.executable, str(echo_program), hello, str(answer_file)]
+    with ProgramAgent(command, time_limit=5.0) as agent:
+        try:
+            action = agent.select_action(OPENING)
+        except ProgramError as error:
+            assert error.reason in ("crash", "illegal", "timeout"), error
+            assert len(str(error)) < 2000
+        else:
+            assert isinstance(action, int)
 
 
 def test_output_when_no_answer_is_due_is_refused(tmp_path):
