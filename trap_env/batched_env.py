@@ -123,8 +123,10 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         self._path = name or game.name
         """The game's name for agent specs (a registered name, or the game's path)."""
         config = game.make_config(**params)
-        self.engine: BatchedEngine[Any] = batched_engine(game, config)
+        # The single env's order of checks, so that both name the same fault first.
+        self.max_turns = turn_limit(max_turns, game.default_turn_limit(config))
         check_learner_options(seat, illegal_action)
+        self.engine: BatchedEngine[Any] = batched_engine(game, config)
         mode = _AUTORESET_MODES.get(autoreset_mode)
         if mode is None:
             raise ValueError(
@@ -133,7 +135,6 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
             )
         self.metadata = {"autoreset_mode": mode, "render_modes": []}
         self.num_envs = num_envs
-        self.max_turns = turn_limit(max_turns, game.default_turn_limit(config))
         self.fixed_seat = seat
         self.illegal_action = illegal_action
         self.render_mode = render_mode
