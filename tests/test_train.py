@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cli_fuzz
 import crafted_files
 import pytest
 from damaged_runs import DAMAGES, Damage, apply_damage, damages, files_of
@@ -380,11 +381,11 @@ AZ_FLAGS = ["--board-size", "--decay", "--channels", "--blocks", "--hidden", "--
 
 
 def command_lines(flags: list[str], spec_flags: list[str]) -> st.SearchStrategy[list[str]]:
-    """Flags drawn from the real ones with values near their limits (and past them)."""
-    numeric = st.tuples(st.sampled_from(flags), st.sampled_from(NUMBERS))
-    specs = st.tuples(st.sampled_from(spec_flags), st.sampled_from(SPECS))
-    pairs = st.lists(numeric | specs, max_size=5)
-    return pairs.map(lambda items: [word for pair in items for word in pair])
+    """Flags drawn from the real ones with values near their limits (and past them):
+    numbers for ``flags``, agent specs for ``spec_flags``."""
+    numeric = cli_fuzz.command_lines(flags, NUMBERS)
+    specs = cli_fuzz.command_lines(spec_flags, SPECS)
+    return st.tuples(numeric, specs).map(lambda parts: [*parts[0], *parts[1]])
 
 
 @pytest.fixture(scope="module")
