@@ -403,9 +403,9 @@ def _parse_hello(hello: str) -> tuple[int, tuple[str, ...] | None, tuple[int, ..
     words = hello.split()
     if " ".join(words[:2]) not in _VERSIONS:
         raise ProtocolError(
-            f"said the malformed hello {hello[:80]!r}: a hello is {_HELLOS}, optionally "
-            "followed by 'sizes=N,N,...' (and in version 2 'games=NAME,...'); this runner "
-            f"speaks {' or '.join(_VERSIONS)}"
+            f"said the malformed hello {hello[:80]!r}: a hello is {_HELLOS} (the versions "
+            "this runner speaks), optionally followed by 'sizes=N,N,...' (and in version 2 "
+            "'games=NAME,...')"
         )
     version = int(words[1])
     keys = {"sizes": _SIZES, "games": _GAMES} if version == 2 else {"sizes": _SIZES}

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "MAX_LINE",
     "MAX_MEMORY_LIMIT",
     "Budget",
     "ChildProcess",

@@ -675,7 +675,7 @@ def test_a_program_that_fails_the_check_is_left_to_fail_its_first_game(tmp_path)
     ("hello", "words"),
     [
         ("trap-protocol 3", "the malformed hello 'trap-protocol 3': a hello is"),
-        ("trap-protocol", "speaks trap-protocol 1 or trap-protocol 2"),
+        ("trap-protocol", "'trap-protocol 1' or 'trap-protocol 2' (the versions this runner"),
         ("trap-protocol1 sizes=5", "the malformed hello 'trap-protocol1 sizes=5'"),
         ("trap_protocol 1", "or as its first line a hello ('trap-protocol 1' or"),
         (f"{V1} colour=blue", "allowed after 'trap-protocol 1': 'sizes=...'"),
