@@ -1135,12 +1135,14 @@ def test_anything_but_a_state_is_refused_naming_the_argument(function, value) ->
         (lambda: sample_landing(None, random.Random(0)), "state must be"),
         (lambda: move_mask(initial_state(), "0"), "player must be 0 or 1, got str '0'"),
         (lambda: mobility(initial_state(), 1.0), "player must be 0 or 1, got float 1.0"),
-        (lambda: neighbour_mask("7", 3), "board_size must be an int, got str '7'"),
+        (lambda: neighbour_mask("7", 3), "board_size must be an int >= 3, got str '7'"),
         (lambda: neighbour_mask(7, 3.0), "cell must be an int"),
+        (lambda: neighbour_mask(7, 49), "a cell in 0..board_size**2 - 1, got board_size 7"),
+        (lambda: neighbour_mask(0, 0), "needs board_size >= 3"),
         (lambda: default_turn_limit(7.0), "board_size must be an int"),
         (lambda: trap_env.core.outcome(initial_state(), "9"), "max_turns must be an int or None"),
     ],
 )
-def test_wrong_types_are_refused_naming_the_argument(call, words: str) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(TypeError, match=re.escape(words)):
+def test_wrong_arguments_are_refused_naming_them(call, words: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises((TypeError, ValueError), match=re.escape(words)):
         call()

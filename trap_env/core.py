@@ -153,14 +153,25 @@ def neighbour_mask(board_size: int, cell: Cell) -> Bitboard:
 
     Raises:
         TypeError: if ``board_size`` or ``cell`` is not an int.
+        ValueError: for a board size below 3 or a cell off the board.
     """
-    check_int("board_size", board_size, "an int")
+    check_int("board_size", board_size, f"an int >= {MIN_BOARD_SIZE}")
     check_int("cell", cell, "an int cell index")
+    if board_size < MIN_BOARD_SIZE or not 0 <= cell < board_size * board_size:
+        raise ValueError(
+            f"neighbour_mask needs board_size >= {MIN_BOARD_SIZE} and a cell in "
+            f"0..board_size**2 - 1, got board_size {board_size} and cell {cell}"
+        )
     return geometry(board_size).neighbours[cell]
 
 
 def move_mask(state: State, player: int) -> Bitboard:
-    """The cells ``player`` could step to now: neighbours holding no trap and no player."""
+    """The cells ``player`` could step to now: neighbours holding no trap and no player.
+
+    Raises:
+        TypeError: if ``state`` is not a :class:`State` or ``player`` not an int.
+        ValueError: if ``player`` is not 0 or 1.
+    """
     _check_state_type(state)
     check_int("player", player, "0 or 1")
     if player not in (0, 1):
@@ -204,6 +215,10 @@ def outcome(state: State, max_turns: int | None = None) -> Outcome | None:
     Args:
         state: the position.
         max_turns: the turn limit (see :func:`resolve_turn_limit`); None: no limit.
+
+    Raises:
+        TypeError: if ``state`` is not a :class:`State` or ``max_turns`` neither an int
+            nor None.
     """
     _check_state_type(state)
     if max_turns is not None:
