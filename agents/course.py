@@ -16,11 +16,13 @@ Example (in the course's ``Game.py``)::
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Protocol
 
 from agents.registry import make_agent
 from trap_env import core
 from trap_env.agent import Agent
+from trap_env.checks import describe, is_integral
 from trap_env.core import Cell, Phase, State
 
 __all__ = ["PlayerAI", "state_from_grid"]
@@ -40,13 +42,11 @@ def state_from_grid(grid: CourseGrid, player: int, phase: Phase, turn: int = 0) 
     """The state of a course grid, with ``player`` (0 or 1) to act in ``phase``.
 
     Raises:
-        ValueError: if the grid does not hold each player exactly once, or holds a value
-            other than 0, 1, 2 and -1.
+        TypeError: if ``grid.dim`` is not an integer or ``grid.map`` not rows of numbers.
+        ValueError: if ``grid.map`` is not ``grid.dim`` rows of as many cells, does not hold
+            each player exactly once, or holds a value other than 0, 1, 2 and -1.
     """
-    n = int(grid.dim)
-    values = [float(value) for row in grid.map for value in row]
-    if len(values) != n * n:
-        raise ValueError(f"grid.map must hold {n}x{n} cells, got {len(values)} cells")
+    n, values = _grid_cells(grid)
     unknown = sorted(set(values) - {0.0, _TRAP_VALUE, *_PLAYER_VALUES})
     if unknown:
         raise ValueError(f"grid values must be 0, 1, 2 or -1, found {unknown}")
@@ -64,6 +64,29 @@ def state_from_grid(grid: CourseGrid, player: int, phase: Phase, turn: int = 0) 
     return state
 
 
+def _grid_cells(grid: CourseGrid) -> tuple[int, list[float]]:
+    """A course grid's side ``N`` and its cells' values, row by row, checked for shape."""
+    if not (hasattr(grid, "dim") and hasattr(grid, "map")):
+        raise TypeError(f"grid must be the course's Grid, with dim and map, got {describe(grid)}")
+    n = grid.dim
+    if not is_integral(n):
+        raise TypeError(f"grid.dim must be an integer board size, got {describe(n)}")
+    n = int(n)
+    shape = f"{n} rows of {n} numbers (0 empty, 1 and 2 the players, -1 a trap)"
+    try:
+        rows = [list(row) for row in grid.map]
+    except TypeError:
+        raise TypeError(f"grid.map must be {shape}, got {describe(grid.map)}") from None
+    if len(rows) != n or any(len(row) != n for row in rows):
+        lengths = [len(row) for row in rows][:10]
+        raise ValueError(f"grid.map must be {shape}, got rows of lengths {lengths}")
+    values = [value for row in rows for value in row]
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"grid.map must be {shape}, found {describe(value)}")
+    return n, [float(value) for value in values]
+
+
 class PlayerAI:
     """The course's player interface around any agent (its camelCase method names kept).
 
@@ -71,14 +94,25 @@ class PlayerAI:
         agent: an agent object, or a spec string for :func:`agents.make_agent`.
         seed: seeds the agent built from a spec.
         **options: options for the agent built from a spec.
+
+    Raises:
+        TypeError: if ``agent`` is neither a spec string nor an agent (an object with
+            ``select_action`` and ``reset``).
     """
 
     def __init__(
-        self, agent: Agent | str = "expectiminimax:time_limit=0.9", seed: int | None = None,
+        self,
+        agent: Agent | str = "expectiminimax:time_limit=0.9",
+        seed: int | None = None,
         **options: Any,
     ) -> None:
         if isinstance(agent, str):
             agent = make_agent(agent, seed=seed, **options)
+        elif not all(callable(getattr(agent, name, None)) for name in ("select_action", "reset")):
+            raise TypeError(
+                "agent must be an agent spec string such as 'random' or an agent (an object "
+                f"with select_action(state) and reset()), got {describe(agent)}"
+            )
         elif options:
             raise ValueError(f"options {sorted(options)} apply only to an agent given as a spec")
         self.agent = agent
@@ -88,6 +122,8 @@ class PlayerAI:
 
     def setPlayerNum(self, num: int) -> None:
         """Set the course's player number, 1 or 2, as a game begins."""
+        if not is_integral(num):
+            raise TypeError(f"num, the player number, must be 1 or 2, got {describe(num)}")
         if num not in (1, 2):
             raise ValueError(f"the player number must be 1 or 2, got {num!r}")
         self.player_num = int(num)
@@ -100,6 +136,14 @@ class PlayerAI:
 
     def setPosition(self, new_position: tuple[int, int]) -> None:
         """Record the player's ``(row, col)``."""
+        if not (
+            isinstance(new_position, tuple | list)
+            and len(new_position) == 2
+            and all(is_integral(value) for value in new_position)
+        ):
+            raise TypeError(
+                f"new_position must be a (row, col) pair of integers, got {describe(new_position)}"
+            )
         row, col = new_position
         self.position = (int(row), int(col))
 

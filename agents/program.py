@@ -57,6 +57,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.program_process import (
+    MAX_MEMORY_LIMIT,
     Budget,
     ChildProcess,
     ProgramCrashed,
@@ -65,12 +66,14 @@ from agents.program_process import (
     ProtocolError,
 )
 from trap_env.agent import UnsupportedGameError
+from trap_env.checks import is_integral
 from trap_env.game import Game
 from trap_env.games import DEFAULT_GAME, get_game
 
 __all__ = [
     "DEFAULT_MEMORY_LIMIT",
     "DEFAULT_TIME_LIMIT",
+    "MAX_MEMORY_LIMIT",
     "PROTOCOL",
     "PROTOCOL_VERSIONS",
     "ProgramAgent",
@@ -94,6 +97,8 @@ _WORDS = {"board_size": "size"}
 """Rule parameters under a shorter name in the ``game`` line."""
 _SIZES = re.compile(r"[0-9]+(,[0-9]+)*")
 _GAMES = re.compile(r"[a-z][a-z0-9_]*(,[a-z][a-z0-9_]*)*")
+_VERSIONS = [f"{PROTOCOL} {version}" for version in PROTOCOL_VERSIONS]
+_HELLOS = " or ".join(repr(version) for version in _VERSIONS)
 _MEMORY_WORDS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory")
 
 
@@ -128,7 +133,8 @@ class ProgramAgent:
 
     Raises:
         ValueError: for an empty command, a program that cannot be found, a limit that
-            is not positive, or an unknown game.
+            is not positive (or a memory limit past :data:`MAX_MEMORY_LIMIT`), or an
+            unknown game.
     """
 
     def __init__(
@@ -149,8 +155,15 @@ class ProgramAgent:
             ("wall_limit", wall_limit),
         ):
             _check_positive(name, value)
+        if memory_limit is not None and not (
+            is_integral(memory_limit) and memory_limit <= MAX_MEMORY_LIMIT
+        ):
+            raise ValueError(
+                f"memory_limit must be a whole number of bytes up to {MAX_MEMORY_LIMIT} "
+                f"(what RLIMIT_AS holds) or None, got {memory_limit!r}"
+            )
         self.time_limit = time_limit
-        self.memory_limit = memory_limit
+        self.memory_limit = None if memory_limit is None else int(memory_limit)
         self.wall_limit = wall_limit
         self.game: Game[Any, Any] = get_game(game)
         self.rng = random.Random(seed)
@@ -199,7 +212,7 @@ class ProgramAgent:
                 answer = self._first_answer(game.to_text(state), budget)
                 if not answer.startswith(PROTOCOL):
                     self._version = 0
-                    return self._parse_action(state, answer)
+                    return self._parse_action(state, answer, first=True)
                 self._accept_hello(answer)
                 self._check_declared(game.config_of(state))
                 budget = self._turn_budget(state, fresh=True)
@@ -268,14 +281,24 @@ class ProgramAgent:
         try:
             yield
         except ProgramError as error:
-            memory = self._memory_note(str(error))
+            memory = self._memory_note(error, at_start=self._version is None)
             self.close()
             raise type(error)(f"program {self.command!r} {error}{memory} ({when})") from None
 
-    def _memory_note(self, message: str) -> str:
-        if self.memory_limit is None or not any(word in message for word in _MEMORY_WORDS):
+    def _memory_note(self, error: ProgramError, at_start: bool) -> str:
+        """Why the memory limit may be the cause of ``error``, or nothing."""
+        if self.memory_limit is None:
             return ""
-        return f"; it ran out of memory (limit {_format_bytes(self.memory_limit)})"
+        limit = _format_bytes(self.memory_limit)
+        if any(word in str(error) for word in _MEMORY_WORDS):
+            return f"; it ran out of memory (limit {limit})"
+        if at_start and isinstance(error, ProgramCrashed):
+            return (
+                f"; it ended before its first answer, and its memory limit ({limit}) may be "
+                "why: a runtime that reserves much address space at start needs a larger "
+                "limit (--memory-limit)"
+            )
+        return ""
 
     def _turn_budget(self, state: Any, fresh: bool = False) -> Budget:
         """The budget of the turn that ``state`` belongs to; a new turn starts its clocks."""
@@ -352,8 +375,11 @@ class ProgramAgent:
         words += [f"{_WORDS.get(key, key)}={value}" for key, value in params.items()]
         return " ".join(["game", *words])
 
-    def _parse_action(self, state: Any, answer: str) -> int:
-        """An integer action; in version 2 also the game's action text (``"pass"``)."""
+    def _parse_action(self, state: Any, answer: str, first: bool = False) -> int:
+        """An integer action; in version 2 also the game's action text (``"pass"``).
+
+        ``first``: the program's first answer, which may also have been a hello.
+        """
         if _ACTION.fullmatch(answer):
             return int(answer)
         if self._version == 2:
@@ -361,9 +387,10 @@ class ProgramAgent:
                 return self.game.action_from_text(state, answer.strip())
             except ValueError as error:
                 raise ProtocolError(f"answered {answer[:80]!r}: {error}") from None
+        hello = f", or as its first line a hello ({_HELLOS})" if first else ""
         raise ProtocolError(
             f"answered {answer[:80]!r} where the protocol wants an action: one integer "
-            "(in Trap!, the cell row * N + col) on its own line"
+            f"(in Trap!, the cell row * N + col) on its own line{hello}"
         )
 
 
@@ -374,9 +401,12 @@ def _parse_hello(hello: str) -> tuple[int, tuple[str, ...] | None, tuple[int, ..
         ProtocolError: naming what the hello may say.
     """
     words = hello.split()
-    versions = [f"{PROTOCOL} {version}" for version in PROTOCOL_VERSIONS]
-    if " ".join(words[:2]) not in versions:
-        raise ProtocolError(f"said {hello[:80]!r}; this runner speaks {' or '.join(versions)}")
+    if " ".join(words[:2]) not in _VERSIONS:
+        raise ProtocolError(
+            f"said the malformed hello {hello[:80]!r}: a hello is {_HELLOS} (the versions "
+            "this runner speaks), optionally followed by 'sizes=N,N,...' (and in version 2 "
+            "'games=NAME,...')"
+        )
     version = int(words[1])
     keys = {"sizes": _SIZES, "games": _GAMES} if version == 2 else {"sizes": _SIZES}
     declared: dict[str, str] = {}
@@ -385,7 +415,8 @@ def _parse_hello(hello: str) -> tuple[int, tuple[str, ...] | None, tuple[int, ..
         if key not in keys or key in declared or not keys[key].fullmatch(value):
             allowed = " and ".join(f"'{key}=...'" for key in keys)
             raise ProtocolError(
-                f"said {word!r} in its hello; allowed after '{PROTOCOL} {version}': {allowed} "
+                f"said {word!r} in its hello, which is malformed; allowed after "
+                f"'{PROTOCOL} {version}': {allowed} "
                 "('sizes=N,N,...', the board sizes it plays"
                 + ("; 'games=NAME,...', the games it plays)" if version == 2 else ")")
             )

@@ -1,6 +1,7 @@
 """A program agent's child process under its limits: started in its own process group with
 an address-space cap, its CPU time read from ``/proc``, lines written and read within a
-turn's budget, killed as a group (and with this process: ``PR_SET_PDEATHSIG``, and at exit).
+turn's budget, the tail of its standard error kept, killed as a group (and with this
+process: ``PR_SET_PDEATHSIG``, and at exit).
 
 :class:`agents.program.ProgramAgent` speaks the protocol over it; the errors here are the
 faults it reports.
@@ -19,14 +20,14 @@ import select
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import IO
 
 __all__ = [
+    "MAX_LINE",
+    "MAX_MEMORY_LIMIT",
     "Budget",
     "ChildProcess",
     "ProgramCrashed",
@@ -35,10 +36,18 @@ __all__ = [
     "ProtocolError",
 ]
 
-_MAX_LINE = 4096
-"""Bytes an answer may take; longer is garbage (a runaway print)."""
+MAX_LINE = 4096
+"""Bytes a line from the program may take with its newline; longer is garbage (a runaway print)."""
+_LINE_LIMIT = f"a line may take at most {MAX_LINE} bytes with its newline"
+MAX_MEMORY_LIMIT = (1 << 63) - 1
+"""The largest address-space limit that ``setrlimit(RLIMIT_AS)`` takes from Python."""
 _STDERR_TAIL = 600
-"""Characters of the program's standard error quoted in a fault's message."""
+"""Bytes of the program's standard error kept (the latest), quoted in a fault's message."""
+_STDERR_READS = 4
+"""Reads of the standard error pipe per drain: a program that writes without pause cannot
+hold the runner in one."""
+_CHUNK = 65536
+"""Bytes read from a pipe at once."""
 _PR_SET_PDEATHSIG = 1
 
 
@@ -112,18 +121,29 @@ class ChildProcess:
     """A running program: its pipes, its CPU clock, and the kill of its process group."""
 
     def __init__(self, argv: Sequence[str], memory_limit: int | None) -> None:
-        # A file, not a pipe: nobody needs to drain it, and it outlives the program.
-        self.stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed by kill()
+        # A pipe drained while the runner waits, only its tail kept: a program that writes
+        # without end fills neither the disk nor the memory.
+        stderr_read, stderr_write = os.pipe()
         environment = {**os.environ, "PYTHONUNBUFFERED": "1"}  # Python programs: no stuck answers
-        self.popen = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            start_new_session=True,
-            preexec_fn=_ChildLimits(memory_limit, os.getpid()),
-            env=environment,
-        )
+        try:
+            self.popen = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr_write,
+                start_new_session=True,
+                preexec_fn=_ChildLimits(memory_limit, os.getpid()),
+                env=environment,
+            )
+        except BaseException:
+            os.close(stderr_read)
+            raise
+        finally:
+            os.close(stderr_write)
+        os.set_blocking(stderr_read, False)
+        self.stderr_fd: int | None = stderr_read
+        """The read end of the program's standard error; None once it is closed."""
+        self.stderr_tail = b""
         assert self.popen.stdin is not None and self.popen.stdout is not None
         self.stdin_fd, self.stdout_fd = self.popen.stdin.fileno(), self.popen.stdout.fileno()
         os.set_blocking(self.stdin_fd, False)
@@ -161,7 +181,7 @@ class ChildProcess:
         while data:
             cpu = self.cpu_seconds()
             budget.check(cpu)
-            if _ready(self.stdin_fd, select.POLLOUT, budget.poll_interval(cpu)):
+            if self._wait_for(self.stdin_fd, select.POLLOUT, budget.poll_interval(cpu)):
                 try:
                     data = data[os.write(self.stdin_fd, data) :]
                 except BrokenPipeError:
@@ -169,8 +189,8 @@ class ChildProcess:
 
     def _check_no_output(self) -> None:
         """Refuse output written when no answer was due (it would answer the next state)."""
-        if not self.buffer and _ready(self.stdout_fd, select.POLLIN, 0):
-            chunk = os.read(self.stdout_fd, 65536)
+        if not self.buffer and self._wait_for(self.stdout_fd, select.POLLIN, 0):
+            chunk = os.read(self.stdout_fd, _CHUNK)
             if not chunk:
                 raise ProgramCrashed(self.exit_description("closed its output"))
             self.buffer += chunk
@@ -186,27 +206,73 @@ class ChildProcess:
         Raises:
             ProgramCrashed: if the program closes its output (exits) first.
             ProgramTimeout: if a limit is spent first.
-            ProtocolError: for a line longer than 4096 bytes.
+            ProtocolError: for a line longer than :data:`MAX_LINE` bytes with its newline.
         """
         while b"\n" not in self.buffer:
-            if len(self.buffer) > _MAX_LINE:
-                raise ProtocolError(f"wrote {len(self.buffer)} bytes without a newline")
+            if len(self.buffer) >= MAX_LINE:
+                raise ProtocolError(
+                    f"wrote {len(self.buffer)} bytes without a newline; {_LINE_LIMIT}"
+                )
             cpu = self.cpu_seconds()
             budget.check(cpu)
-            if _ready(self.stdout_fd, select.POLLIN, budget.poll_interval(cpu)):
-                chunk = os.read(self.stdout_fd, 65536)
+            if self._wait_for(self.stdout_fd, select.POLLIN, budget.poll_interval(cpu)):
+                chunk = os.read(self.stdout_fd, _CHUNK)
                 if not chunk:
                     raise ProgramCrashed(self.exit_description("closed its output"))
                 self.buffer += chunk
         line, _, rest = bytes(self.buffer).partition(b"\n")
+        if len(line) >= MAX_LINE:
+            raise ProtocolError(f"wrote a line of {len(line) + 1} bytes; {_LINE_LIMIT}")
         self.buffer = bytearray(rest)
         budget.check(self.cpu_seconds())  # an answer that came too late is still late
         return line.decode("utf-8", "replace").strip()
 
+    def _wait_for(self, fd: int, event: int, seconds: float) -> bool:
+        """Whether ``fd`` is ready for ``event`` (or hung up) within ``seconds``; the
+        program's standard error is drained meanwhile, so that writing it never blocks it."""
+        poller = select.poll()  # not select.select: it fails for descriptors past 1023
+        poller.register(fd, event)
+        if self.stderr_fd is not None:
+            poller.register(self.stderr_fd, select.POLLIN)
+        ready = {ready_fd for ready_fd, _ in poller.poll(seconds * 1000)}
+        if self.stderr_fd in ready:
+            self._drain_stderr()
+        return fd in ready
+
+    def _drain_stderr(self) -> None:
+        """Read what the program wrote to its standard error, keeping only the tail."""
+        for _ in range(_STDERR_READS):
+            if self.stderr_fd is None:
+                return
+            try:
+                chunk = os.read(self.stderr_fd, _CHUNK)
+            except BlockingIOError:
+                return
+            if not chunk:
+                os.close(self.stderr_fd)
+                self.stderr_fd = None
+                return
+            self.stderr_tail = (self.stderr_tail + chunk)[-_STDERR_TAIL:]
+
+    def _wait_exit(self, seconds: float) -> int:
+        """The program's exit status, waited for while its standard error is drained.
+
+        Raises:
+            subprocess.TimeoutExpired: if it is still running after ``seconds``.
+        """
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                return self.popen.wait(timeout=0.05)
+            except subprocess.TimeoutExpired:
+                if time.monotonic() > deadline:
+                    raise
+                self._drain_stderr()
+
     def exit_description(self, event: str) -> str:
         """What became of the program (exit code or signal), with its last standard error."""
         try:
-            code = self.popen.wait(timeout=1.0)
+            code = self._wait_exit(1.0)
         except subprocess.TimeoutExpired:
             return f"{event} but is still running{self.stderr_quote()}"
         if code < 0:
@@ -217,13 +283,8 @@ class ChildProcess:
 
     def stderr_quote(self) -> str:
         """``; its standard error ended with: '...'``, or nothing if it wrote none."""
-        try:
-            self.stderr.seek(0, os.SEEK_END)
-            size = self.stderr.tell()
-            self.stderr.seek(max(0, size - _STDERR_TAIL))
-            tail = self.stderr.read().decode("utf-8", "replace").strip()
-        except (OSError, ValueError):
-            return ""
+        self._drain_stderr()
+        tail = self.stderr_tail.decode("utf-8", "replace").strip()
         return f"; its standard error ended with: {tail!r}" if tail else ""
 
     def kill(self) -> None:
@@ -232,22 +293,18 @@ class ChildProcess:
             os.killpg(self.pid, signal.SIGKILL)
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             self.popen.wait(timeout=5.0)
-        for stream in (self.popen.stdin, self.popen.stdout, self.stderr):
+        for stream in (self.popen.stdin, self.popen.stdout):
             with contextlib.suppress(OSError):
                 if stream is not None:
                     stream.close()
+        if self.stderr_fd is not None:
+            os.close(self.stderr_fd)
+            self.stderr_fd = None
         _LIVE.discard(self)
 
     def __del__(self) -> None:
         with contextlib.suppress(Exception):
             self.kill()
-
-
-def _ready(fd: int, event: int, seconds: float) -> bool:
-    """Whether ``fd`` is ready for ``event`` (or hung up) within ``seconds``."""
-    poller = select.poll()  # not select.select: it fails for descriptors past 1023
-    poller.register(fd, event)
-    return bool(poller.poll(seconds * 1000))
 
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100

@@ -13,7 +13,7 @@ from typing import Any, NoReturn, TypeVar
 from agents.arena.stats import format_report, plot_report
 from agents.arena.tournament import BACKENDS, MAX_SECONDS, RunConfig, round_robin, run_games
 from agents.files import check_writable_folder, write_text_atomically
-from agents.program import DEFAULT_MEMORY_LIMIT
+from agents.program import DEFAULT_MEMORY_LIMIT, MAX_MEMORY_LIMIT
 from trap_env.core import DEFAULT_DECAY, MAX_DECAY
 from trap_env.games import DEFAULT_GAME, game_names, get_game
 
@@ -30,6 +30,18 @@ class Parser(argparse.ArgumentParser):
         """Print the error in one line and exit with status 2."""
         self.exit(2, f"{self.prog}: error: {one_line(message)} (see --help)\n")
 
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """Parse as argparse does, but refuse ``--flag=--``: argparse (3.11) drops the
+        ``--`` and hands the option an empty list instead of a value."""
+        words = sys.argv[1:] if args is None else list(args)
+        for word in words:
+            flag, sep, value = word.partition("=")
+            if flag.startswith("-") and sep and value == "--":
+                self.error(f"argument {flag}: expected a value, not '--'")
+        return super().parse_known_args(words, namespace)
+
 
 class CliError(Exception):
     """A user's mistake to report in one line, with a non-zero exit."""
@@ -44,6 +56,13 @@ def fail(prog: str, message: object) -> int:
 def one_line(text: str) -> str:
     """``text`` with line breaks and other control characters escaped, so it stays one line."""
     return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
+def path(text: str) -> Path:
+    """A file or folder path: any text without a NUL character (no system takes one)."""
+    if "\x00" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a path: it holds a NUL character")
+    return Path(text)
 
 
 def positive_int(text: str) -> int:
@@ -213,9 +232,12 @@ def memory_or_none(text: str) -> int | None:
     unit = number[-1:].upper()
     if unit in _MEMORY_UNITS:
         number, scale = number[:-1], _MEMORY_UNITS[unit]
-    expected = "a memory size such as 1073741824, 512M or 2G, or 'none'"
+    expected = (
+        f"a memory size such as 1073741824, 512M or 2G (at most {MAX_MEMORY_LIMIT} bytes, "
+        "what RLIMIT_AS holds), or 'none'"
+    )
     try:
-        return _number(number, int, lambda value: value >= 1, expected) * scale
+        return _number(number, int, lambda n: 1 <= n * scale <= MAX_MEMORY_LIMIT, expected) * scale
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"{text!r} is not {expected}") from None
 
@@ -302,7 +324,7 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
     group.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
     group.add_argument(
         "--output",
-        type=Path,
+        type=path,
         default=Path(output),
         metavar="DIR",
         help=f"folder for results.jsonl (its settings and lock beside it), summary.txt and a "

@@ -55,7 +55,15 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from trap_scripts._cli import CliError, Parser, fail, positive_float, positive_int
+from trap_scripts._cli import (
+    CliError,
+    Parser,
+    fail,
+    non_negative_int,
+    path,
+    positive_float,
+    positive_int,
+)
 from trap_scripts.benchmarks._shared import Figure
 from trap_scripts.benchmarks.batched import batched_figures
 from trap_scripts.benchmarks.envs import env_figures
@@ -119,7 +127,7 @@ def build_parser() -> Parser:
     )
     parser.add_argument(
         "--ppo-timesteps",
-        type=int,
+        type=non_negative_int,
         default=8192,
         metavar="T",
         help="MaskablePPO learn steps per PPO row (default 8192; 0 skips the PPO rows)",
@@ -130,7 +138,7 @@ def build_parser() -> Parser:
         help="a short run for tests: 0.2 s measurements, 0.2 s search, depth 2, no PPO rows",
     )
     parser.add_argument(
-        "--json", type=Path, default=None, metavar="FILE", help="also write the figures as JSON"
+        "--json", type=path, default=None, metavar="FILE", help="also write the figures as JSON"
     )
     return parser
 
@@ -158,9 +166,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _check_writable(path: Path) -> None:
+def _check_writable(file: Path) -> None:
     try:
-        check_writable_file(path, "JSON file")
+        check_writable_file(file, "JSON file")
     except ValueError as error:
         raise CliError(error) from None
 

@@ -37,6 +37,7 @@ from trap_scripts._cli import (
     fail,
     non_negative_float,
     non_negative_int,
+    path,
     positive_float,
     positive_int,
     rule_params,
@@ -160,7 +161,7 @@ def build_parser() -> Parser:
     )
     parser.add_argument(
         "--gif",
-        type=Path,
+        type=path,
         default=None,
         metavar="FILE",
         help="write the game as an animated GIF instead of showing it",
@@ -174,7 +175,7 @@ def build_parser() -> Parser:
     )
     parser.add_argument(
         "--replay",
-        type=Path,
+        type=path,
         default=None,
         metavar="FILE",
         help="a results.jsonl file to replay a game from",
@@ -361,8 +362,12 @@ def _write_gif(
     frames = [game.render_rgb(state, last_chance) for state, last_chance in states]
     frames.extend([frames[-1]] * 3)  # linger on the final position
     try:
-        replace_atomically(path, lambda temporary: iio.imwrite(
-            temporary, frames, duration=int(frame_seconds * 1000), loop=0))
+        replace_atomically(
+            path,
+            lambda temporary: iio.imwrite(
+                temporary, frames, duration=int(frame_seconds * 1000), loop=0
+            ),
+        )
     except OSError as error:
         raise CliError(f"cannot write {str(path)!r}: {error}") from None
     print(f"wrote {path} ({len(frames) - 3} frames)")

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from trap_scripts._cli import CliError, Parser, fail
+from trap_scripts._cli import CliError, Parser, fail, path
 
 PROG = "trap-serve"
 
@@ -32,12 +32,15 @@ def build_parser() -> Parser:
     """The command line."""
     parser = Parser(prog=PROG, description="Serve the page to play, watch and replay games.")
     parser.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+        "--host",
+        type=_host,
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)",
     )
     parser.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0: any free)")
     parser.add_argument(
         "--results-root",
-        type=Path,
+        type=path,
         default=Path("."),
         metavar="DIR",
         help="the folder under which results files may be opened (default: here)",
@@ -55,6 +58,15 @@ def build_parser() -> Parser:
         help="a further name the page may be reached by (the Host header), repeatable",
     )
     return parser
+
+
+def _host(text: str) -> str:
+    if not text.strip() or not text.isprintable():
+        raise argparse.ArgumentTypeError(
+            f"a host is a name or an address such as 127.0.0.1 (0.0.0.0: every interface), "
+            f"got {text!r}"
+        )
+    return text
 
 
 def _port(text: str) -> int:

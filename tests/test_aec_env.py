@@ -263,6 +263,21 @@ def test_bad_arguments_say_what_is_allowed(kwargs: dict, message: str) -> None:
         raw_env(**kwargs)
 
 
+def test_wrong_arguments_to_reset_and_observe_are_named() -> None:
+    game = raw_env()
+    with pytest.raises(TypeError, match="seed must be an integer or None, got str '1'"):
+        game.reset(seed="1")
+    game.reset(seed=0)
+    with pytest.raises(ValueError, match=r"agent must be one of \['player_0', 'player_1'\]"):
+        game.observe(3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("game", [3, None, b"trap"])
+def test_the_game_is_a_name_or_a_game_object(game: object) -> None:
+    with pytest.raises(TypeError, match="game must be a game's name such as 'trap'"):
+        GameAECEnv(game)  # type: ignore[arg-type]
+
+
 # --- Determinism and copies ------------------------------------------------------------
 
 

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 import random
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import crafted_files
 import numpy as np
 import pytest
+from damaged_runs import DAMAGES, Damage, apply_damage, damages, files_of
+from hypothesis import example, given, settings
 
 pytest.importorskip("torch")
 
@@ -227,13 +232,13 @@ def run_copy(finished_run: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(finished_run, tmp_path / "run"))
 
 
-def resume(
-    run: Path, capsys: pytest.CaptureFixture[str], *extra: str
-) -> tuple[int, str]:
+def resume(run: Path, *extra: str) -> tuple[int, str]:
     """``trap-train alphazero --resume`` on ``run``: its status and its stderr."""
-    status = trap_train(["alphazero", "--run-dir", str(run), "--resume", "--no-progress",
-                         *extra])
-    return status, capsys.readouterr().err
+    errors = io.StringIO()
+    with contextlib.redirect_stderr(errors), contextlib.redirect_stdout(io.StringIO()):
+        status = trap_train(["alphazero", "--run-dir", str(run), "--resume", "--no-progress",
+                             *extra])
+    return status, errors.getvalue()
 
 
 def assert_one_line(err: str, *words: str) -> None:
@@ -259,42 +264,42 @@ def _drop_values(path: Path) -> None:  # what a Ctrl-C during the old in-place w
 @pytest.mark.parametrize("damage", [_truncate, _drop_values, lambda p: p.write_bytes(b"")],
                          ids=["truncated", "no-values", "empty"])
 def test_a_damaged_replay_buffer_is_named_and_deleting_it_resumes(
-    run_copy: Path, capsys: pytest.CaptureFixture[str], damage: Callable[[Path], None]
+    run_copy: Path, damage: Callable[[Path], None]
 ) -> None:
     damage(run_copy / "replay.npz")
     config_before = (run_copy / "config.json").read_bytes()
-    status, err = resume(run_copy, capsys, "--iterations", "2")
+    status, err = resume(run_copy, "--iterations", "2")
     assert status == 1
     assert_one_line(err, "replay.npz", "delete it")
     assert (run_copy / "config.json").read_bytes() == config_before
     (run_copy / "replay.npz").unlink()
-    assert resume(run_copy, capsys, "--iterations", "2")[0] == 0
+    assert resume(run_copy, "--iterations", "2")[0] == 0
     assert (run_copy / "networks" / "iter_0002.npz").is_file()
 
 
 @pytest.mark.parametrize("damage", [_truncate, lambda p: p.write_bytes(b"garbage" * 9)],
                          ids=["truncated", "garbage"])
 def test_a_damaged_checkpoint_is_named_in_one_line(
-    run_copy: Path, capsys: pytest.CaptureFixture[str], damage: Callable[[Path], None]
+    run_copy: Path, damage: Callable[[Path], None]
 ) -> None:
     damage(run_copy / "checkpoint.pt")
-    status, err = resume(run_copy, capsys)
+    status, err = resume(run_copy)
     assert status == 1
     assert_one_line(err, "checkpoint.pt", "damaged")
 
 
 @pytest.mark.parametrize("text", ["{", "", "[1, 2]", '{"run_dir": 3}'])
 def test_a_damaged_config_is_named_in_one_line(
-    run_copy: Path, capsys: pytest.CaptureFixture[str], text: str
+    run_copy: Path, text: str
 ) -> None:
     (run_copy / "config.json").write_text(text)
-    status, err = resume(run_copy, capsys)
+    status, err = resume(run_copy)
     assert status == 1
     assert_one_line(err, "config.json")
 
 
 def test_a_crafted_checkpoint_is_refused_without_running_it(
-    run_copy: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    run_copy: Path, tmp_path: Path
 ) -> None:
     import torch
 
@@ -302,7 +307,7 @@ def test_a_crafted_checkpoint_is_refused_without_running_it(
     state = torch.load(run_copy / "checkpoint.pt", weights_only=True)
     state["progress"] = crafted_files.Payload(marker)
     torch.save(state, run_copy / "checkpoint.pt")
-    status, err = resume(run_copy, capsys)
+    status, err = resume(run_copy)
     assert status == 1 and not marker.exists()
     assert_one_line(err, "checkpoint.pt", "refused unread")
 
@@ -321,21 +326,21 @@ def test_a_resume_keeps_the_generators_of_its_checkpoint(run_copy: Path) -> None
      (["--seed", "3"], ["--seed 3"])],
 )
 def test_a_flag_the_run_cannot_take_is_refused_and_changes_nothing(
-    run_copy: Path, capsys: pytest.CaptureFixture[str], flags: list[str], named: list[str]
+    run_copy: Path, flags: list[str], named: list[str]
 ) -> None:
     before = {path.name: path.read_bytes() for path in run_copy.iterdir() if path.is_file()}
-    status, err = resume(run_copy, capsys, *flags)
+    status, err = resume(run_copy, *flags)
     assert status == 1
     assert_one_line(err, *named, "new run")
     after = {path.name: path.read_bytes() for path in run_copy.iterdir() if path.is_file()}
     assert after == before
-    assert resume(run_copy, capsys, "--board-size", "4")[0] == 0  # its own value is fine
+    assert resume(run_copy, "--board-size", "4")[0] == 0  # its own value is fine
 
 
 def test_a_flag_the_run_can_take_is_recorded(
-    run_copy: Path, capsys: pytest.CaptureFixture[str]
+    run_copy: Path
 ) -> None:
-    assert resume(run_copy, capsys, "--iterations", "2", "--simulations", "4",
+    assert resume(run_copy, "--iterations", "2", "--simulations", "4",
                   "--learning-rate", "0.25")[0] == 0
     config = AlphaZeroConfig.load(run_copy / "config.json")
     assert (config.iterations, config.simulations) == (2, 4)
@@ -377,17 +382,6 @@ def test_an_empty_or_file_run_dir_is_refused(
 
 RUN_FILES = ["config.json", "checkpoint.pt", "replay.npz", "latest.npz", "log.csv",
              "networks/iter_0001.npz"]  # fmt: skip
-DAMAGES: dict[str, Callable[[Path], object]] = {
-    "removed": lambda path: path.unlink(),
-    "truncated": lambda path: path.write_bytes(path.read_bytes()[: path.stat().st_size // 3]),
-    "garbage": lambda path: path.write_bytes(b"PK\x03\x04garbage" * 7),
-}
-
-
-def files_of(run: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(run)): p.read_bytes() for p in run.rglob("*") if p.is_file()}
-
-
 def test_the_run_files_are_the_ones_damaged_below(finished_run: Path) -> None:
     assert sorted(files_of(finished_run)) == sorted(RUN_FILES)
 
@@ -395,16 +389,36 @@ def test_the_run_files_are_the_ones_damaged_below(finished_run: Path) -> None:
 @pytest.mark.parametrize("damage", DAMAGES)
 @pytest.mark.parametrize("name", RUN_FILES)
 def test_any_damaged_file_resumes_or_is_one_line_that_changes_nothing(
-    run_copy: Path, capsys: pytest.CaptureFixture[str], name: str, damage: str
+    run_copy: Path, name: str, damage: str
 ) -> None:
     DAMAGES[damage](run_copy / name)
-    before = files_of(run_copy)
-    status, err = resume(run_copy, capsys, "--iterations", "2")
+    check_resume_after_damage(run_copy, name)
+
+
+@settings(max_examples=20, deadline=None)
+@given(damaged=damages(RUN_FILES))
+@example(damaged=("log.csv", ("swapped", "checkpoint.pt")))  # appending to it raised
+def test_fuzzed_damage_resumes_or_is_one_line_that_changes_nothing(
+    finished_run: Path, tmp_path_factory: pytest.TempPathFactory, damaged: tuple[str, Damage]
+) -> None:
+    name, damage = damaged
+    run = Path(shutil.copytree(finished_run, tmp_path_factory.mktemp("az") / "run"))
+    apply_damage(run, name, damage)
+    check_resume_after_damage(run, name)
+
+
+def check_resume_after_damage(run: Path, name: str) -> None:
+    """Resume a run whose file ``name`` is damaged: it trains on and stays resumable, or
+    it is one line naming the file and the folder is as it was."""
+    before = files_of(run)
+    status, err = resume(run, "--iterations", "2")
+    assert "Traceback" not in err, err
     if status == 0:
-        assert (run_copy / "networks" / "iter_0002.npz").is_file()
+        assert (run / "networks" / "iter_0002.npz").is_file()
+        assert resume(run, "--iterations", "3")[0] == 0
     else:
         assert_one_line(err, name)
-        assert files_of(run_copy) == before
+        assert files_of(run) == before
 
 
 def test_ctrl_c_is_one_line_that_says_to_resume(

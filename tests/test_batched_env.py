@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import gymnasium
@@ -318,6 +319,38 @@ def test_bad_arguments_get_clear_errors(bad: dict[str, Any]) -> None:
         TrapVectorEnv(**{"num_envs": 2, **bad})
 
 
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ({"seat": 1.0}, "seat must be 0, 1 or None (random each reset), got float 1.0"),
+        ({"seat": True}, "seat must be 0, 1 or None (random each reset), got bool True"),
+    ],
+)
+def test_wrong_types_are_refused_naming_the_argument(bad: dict[str, Any], message: str) -> None:
+    with pytest.raises(TypeError, match=re.escape(message)):
+        TrapVectorEnv(**{"num_envs": 2, **bad})
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"seed": "1"}, "seed must be an integer or None, got str '1'"),
+        ({"seed": [1, 2]}, "seed must be an integer or None, got list [1, 2]"),
+        ({"options": 3}, "options must be a dict or None, got int 3"),
+    ],
+)
+def test_reset_refuses_wrong_types_naming_the_argument(arguments: dict, message: str) -> None:
+    with pytest.raises(TypeError, match=re.escape(message)):
+        TrapVectorEnv(2).reset(**arguments)
+
+
+def test_the_game_is_a_name_or_a_game_object() -> None:
+    from trap_env.batched_env import GameVectorEnv
+
+    with pytest.raises(TypeError, match="game must be a game's name such as 'trap'"):
+        GameVectorEnv(3, num_envs=2)  # type: ignore[arg-type]
+
+
 def test_step_before_reset_needs_a_reset() -> None:
     with pytest.raises(ResetNeeded):
         TrapVectorEnv(2).step(np.array([0, 0]))
@@ -482,3 +515,43 @@ def test_an_opponent_answering_something_but_an_integer_is_a_fault(answer: objec
             )
     assert truncated.all() and not terminated.any() and not rewards.any()
     assert info["opponent_fault"].all()
+
+
+ARGUMENT_VALUES = {
+    "seat": [0, 1, 2, -1, 1.0, True, "1", None, np.int64(1)],
+    "board_size": [2, 3, 5, 7.0, "7", None, np.int64(5), True],
+    "max_turns": [0, 1, None, 1.5, "3", True, np.int64(3)],
+    "decay": [0, 50, 1001, -1, 0.5, "50", None, True],
+    "illegal_action": ["lose", "raise", "ignore", None, 1],
+    "opponent": ["random", "greedy", "nobody", 3, None],
+}
+
+
+def _outcome(make: Any, arguments: dict[str, Any]) -> type[Exception] | None:
+    """None if ``make(**arguments)`` builds an env; else the class of what it raised,
+    after checking that the message names one of the arguments (or the agent spec)."""
+    try:
+        make(**arguments).close()
+    except (TypeError, ValueError) as error:
+        assert str(error).startswith((*arguments, "unknown agent")), error
+        return type(error)
+    return None
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(sorted(ARGUMENT_VALUES)),
+        st.integers(0, 8),
+        max_size=2,
+    )
+)
+def test_the_single_and_batched_envs_refuse_the_same_arguments_naming_them(
+    choices: dict[str, int],
+) -> None:
+    arguments = {
+        name: ARGUMENT_VALUES[name][index % len(ARGUMENT_VALUES[name])]
+        for name, index in choices.items()
+    }
+    single = _outcome(lambda **kwargs: gymnasium.make("trap_env/Trap-v0", **kwargs), arguments)
+    assert _outcome(lambda **kwargs: TrapVectorEnv(2, **kwargs), arguments) is single

@@ -9,6 +9,7 @@ import doctest
 import json
 import math
 import random
+import re
 import textwrap
 from collections import Counter
 from fractions import Fraction
@@ -1009,8 +1010,32 @@ def test_arbitrary_text_gives_a_state_or_a_clear_value_error(text: str) -> None:
 
 
 FIELD_NOISE = st.sampled_from(
-    ["", " ", "-", "0", "1", "x", ".", "/", ",", "move", "throw", "landing", "decay=", "decay=7",
-     "decay=1001", "99999", "9" * 5000, "²", "\x00", "\n", "0,0", "-1", "01", "xx/xx"]
+    [
+        "",
+        " ",
+        "-",
+        "0",
+        "1",
+        "x",
+        ".",
+        "/",
+        ",",
+        "move",
+        "throw",
+        "landing",
+        "decay=",
+        "decay=7",
+        "decay=1001",
+        "99999",
+        "9" * 5000,
+        "²",
+        "\x00",
+        "\n",
+        "0,0",
+        "-1",
+        "01",
+        "xx/xx",
+    ]
 )
 
 
@@ -1059,3 +1084,65 @@ def test_outcome_is_the_rules_winner_or_the_turn_limit(seed: int, n: int, limit:
         else:
             assert ended is None
         assert trap_env.core.outcome(state) == (ended if is_terminal(state) else None)
+
+
+# --- Types at the edges -----------------------------------------------------------------
+
+STATE_FUNCTIONS = [
+    apply,
+    chance_outcomes,
+    is_terminal,
+    legal_action_mask,
+    legal_actions,
+    returns,
+    to_ascii,
+    to_text,
+    validate_state,
+    winner,
+    trap_env.core.outcome,
+]
+"""The public functions whose first argument is a state, called with it alone (or an action)."""
+
+NOT_STATES = st.one_of(
+    st.none(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=20),
+    st.binary(max_size=20),
+    st.tuples(st.integers(), st.integers()),
+    st.lists(st.integers(), max_size=9).map(tuple),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=3),
+)
+
+
+def _call(function, state: object) -> object:  # type: ignore[no-untyped-def]
+    return function(state, 0) if function is apply else function(state)
+
+
+@settings(max_examples=60, deadline=None)
+@given(function=st.sampled_from(STATE_FUNCTIONS), value=NOT_STATES)
+def test_anything_but_a_state_is_refused_naming_the_argument(function, value) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(TypeError, match=r"^state must be a trap_env\.core\.State"):
+        _call(function, value)
+
+
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        (lambda: from_text(None), "text must be a str in to_text's notation, got NoneType None"),
+        (lambda: from_text(b"...0/..1 0 move - 0"), "text must be a str"),
+        (lambda: initial_state(7), "config must be a GameConfig"),
+        (lambda: sample_landing(None, random.Random(0)), "state must be"),
+        (lambda: move_mask(initial_state(), "0"), "player must be 0 or 1, got str '0'"),
+        (lambda: mobility(initial_state(), 1.0), "player must be 0 or 1, got float 1.0"),
+        (lambda: neighbour_mask("7", 3), "board_size must be an int >= 3, got str '7'"),
+        (lambda: neighbour_mask(7, 3.0), "cell must be an int"),
+        (lambda: neighbour_mask(7, 49), "a cell in 0..board_size**2 - 1, got board_size 7"),
+        (lambda: neighbour_mask(0, 0), "needs board_size >= 3"),
+        (lambda: default_turn_limit(7.0), "board_size must be an int"),
+        (lambda: trap_env.core.outcome(initial_state(), "9"), "max_turns must be an int or None"),
+    ],
+)
+def test_wrong_arguments_are_refused_naming_them(call, words: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises((TypeError, ValueError), match=re.escape(words)):
+        call()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -241,3 +242,69 @@ def test_a_new_game_resets_the_wrapped_agent() -> None:
     player.setPlayerNum(1)
     player.setPlayerNum(2)  # the engine numbers the player as each game begins
     assert len(resets) == 2
+
+
+# --- Types at the edges -----------------------------------------------------------------
+
+
+class LooseGrid:
+    """A grid of any ``dim`` and ``map``, as a careless caller might build one."""
+
+    def __init__(self, dim: Any, cells: Any) -> None:
+        self.dim, self.map = dim, cells
+
+
+def opening_rows(n: int = 4) -> list[list[float]]:
+    rows = [[0.0] * n for _ in range(n)]
+    rows[0][1], rows[n - 1][1] = 1.0, 2.0
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("grid", "error", "words"),
+    [
+        (None, TypeError, "grid must be the course's Grid, with dim and map, got NoneType"),
+        (LooseGrid("4", opening_rows()), TypeError, "grid.dim must be an integer board size"),
+        (LooseGrid(4.0, opening_rows()), TypeError, "grid.dim must be an integer board size"),
+        (LooseGrid(4, None), TypeError, "grid.map must be 4 rows of 4 numbers"),
+        (
+            LooseGrid(4, [[0, 1, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0], [0, 2, 0, 0]]),
+            ValueError,
+            "got rows of lengths [3, 5, 4, 4]",
+        ),
+        (LooseGrid(4, ["0100", "0000", "0000", "0200"]), TypeError, "found str '0'"),
+        (LooseGrid(4, np.zeros((4, 4, 2))), TypeError, "found ndarray"),
+        (LooseGrid(4, [[0, True, 0, 0], *opening_rows()[1:]]), TypeError, "found bool True"),
+    ],
+)
+def test_a_malformed_grid_is_refused_naming_what_is_wrong(
+    grid: Any, error: type, words: str
+) -> None:
+    player = PlayerAI("random")
+    player.setPlayerNum(1)
+    with pytest.raises(error, match=re.escape(words)):
+        player.getMove(grid)
+
+
+@pytest.mark.parametrize("agent", [123, None, 1.5, b"random"])
+def test_player_ai_refuses_what_is_neither_a_spec_nor_an_agent(agent: Any) -> None:
+    with pytest.raises(TypeError, match="agent must be an agent spec string such as 'random'"):
+        PlayerAI(agent)
+
+
+@pytest.mark.parametrize("num", [1.0, True, "1", None])
+def test_the_player_number_must_be_an_integer(num: Any) -> None:
+    with pytest.raises(TypeError, match="num, the player number, must be 1 or 2"):
+        PlayerAI("random").setPlayerNum(num)
+
+
+@pytest.mark.parametrize("position", ["ab", None, (1.5, 2), (1, 2, 3), 7])
+def test_a_position_must_be_a_pair_of_integers(position: Any) -> None:
+    with pytest.raises(TypeError, match=re.escape("new_position must be a (row, col) pair")):
+        PlayerAI("random").setPosition(position)
+
+
+def test_numpy_integers_are_positions_as_the_course_engine_gives_them() -> None:
+    player = PlayerAI("random")
+    player.setPosition((np.intp(3), np.int64(2)))
+    assert player.getPosition() == (3, 2)

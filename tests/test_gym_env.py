@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import pickle
+import re
 import warnings
 
 import gymnasium
@@ -410,6 +411,44 @@ def test_an_illegal_action_raises_with_illegal_action_raise() -> None:
 def test_bad_arguments_say_what_is_allowed(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         TrapEnv(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"seat": 1.0}, "seat must be 0, 1 or None (random each reset), got float 1.0"),
+        ({"seat": True}, "seat must be 0, 1 or None (random each reset), got bool True"),
+        ({"seat": "1"}, "seat must be 0, 1 or None (random each reset), got str '1'"),
+        ({"game": 3}, "game must be a game's name such as 'trap' or a game object"),
+        ({"game": None}, "game must be a game's name such as 'trap' or a game object"),
+    ],
+)
+def test_wrong_types_are_refused_naming_the_argument(kwargs: dict, message: str) -> None:
+    with pytest.raises(TypeError, match=re.escape(message)):
+        GameEnv(**{"game": "trap", **kwargs})
+
+
+def test_numpy_integer_seats_are_seats() -> None:
+    assert TrapEnv(seat=np.int64(1)).fixed_seat == 1
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"seed": "1"}, "seed must be an integer or None, got str '1'"),
+        ({"seed": 1.0}, "seed must be an integer or None, got float 1.0"),
+        ({"options": "x"}, "options must be a dict or None, got str 'x'"),
+    ],
+)
+def test_reset_refuses_wrong_types_naming_the_argument(arguments: dict, message: str) -> None:
+    with pytest.raises(TypeError, match=re.escape(message)):
+        TrapEnv().reset(**arguments)
+
+
+def test_a_numpy_integer_seed_is_the_same_seed() -> None:
+    first, second = TrapEnv(board_size=5), TrapEnv(board_size=5)
+    assert np.array_equal(first.reset(seed=np.int64(3))[0], second.reset(seed=3)[0])
+    assert first.state == second.state
 
 
 def test_bad_opponents_say_what_is_allowed() -> None:

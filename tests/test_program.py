@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import gc
+import hashlib
 import json
 import pickle
 import random
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import pytest
 import toy_game
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from positions import random_position
 
@@ -34,6 +35,7 @@ from agents.program import (
     PROTOCOL,
     ProgramAgent,
     ProgramCrashed,
+    ProgramError,
     ProgramTimeout,
     ProtocolError,
 )
@@ -120,6 +122,8 @@ def test_exec_spec_keeps_the_whole_command_line_split_as_a_shell_would():
         (f"exec:{sys.executable}", {"depth": 3}, "depth"),
         (f"exec:{sys.executable}", {"time_limit": 0}, "time_limit must be a positive number"),
         (f"exec:{sys.executable}", {"memory_limit": -1}, "memory_limit must be a positive"),
+        (f"exec:{sys.executable}", {"memory_limit": 1 << 63}, "up to 9223372036854775807"),
+        (f"exec:{sys.executable}", {"memory_limit": 1.5e9}, "whole number of bytes"),
     ],
 )
 def test_bad_exec_specs_are_refused_before_any_game(spec, options, words):
@@ -256,14 +260,28 @@ def test_memory_limit_option_reads_sizes_with_units(text, size):
     assert memory_or_none(text) == size
 
 
-@pytest.mark.parametrize("text", ["0", "1.5G", "-1M", "G", "lots"])
+@pytest.mark.parametrize(
+    "text", ["0", "1.5G", "-1M", "G", "lots", "8589934592G", str(1 << 63), "9" * 30]
+)
 def test_a_bad_memory_limit_is_refused_in_one_line(capsys, text):
     from trap_scripts.tournament import main
 
     with pytest.raises(SystemExit) as exit_info:
         main(["random", "greedy", f"--memory-limit={text}"])
     assert exit_info.value.code == 2
-    assert f"{text!r} is not a memory size such as" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert f"{text!r} is not a memory size such as" in error and "RLIMIT_AS" in error
+    assert error.count("\n") == 1
+
+
+def test_a_program_that_ends_at_start_under_its_memory_limit_is_told_why():
+    command = shlex.join([sys.executable, "-c", "print(0)"])
+    with (
+        ProgramAgent(command, memory_limit=8 << 20) as agent,
+        pytest.raises(ProgramCrashed) as raised,
+    ):
+        agent.select_action(OPENING)
+    assert "its memory limit (8 MiB) may be why" in str(raised.value)
 
 
 # --- Faults -----------------------------------------------------------------------------
@@ -285,6 +303,16 @@ FAULTS = {
         "sys.stdin.readline(); sys.stdout.write('7' * 10000); sys.stdout.flush(); time.sleep(60)",
         ProtocolError,
         ["without a newline"],
+    ),
+    "long_line": (
+        "sys.stdin.readline(); print(' ' * 9999, flush=True); time.sleep(60)",
+        ProtocolError,
+        ["a line may take at most 4096 bytes with its newline"],
+    ),
+    "huge_number": (
+        "sys.stdin.readline(); print('7' * 5000, flush=True); time.sleep(60)",
+        ProtocolError,
+        ["a line may take at most 4096 bytes with its newline"],
     ),
     "silent": ("sys.stdin.readline(); time.sleep(60)", ProgramTimeout, ["wall-clock"]),
     "busy": ("sys.stdin.readline()\nwhile True: pass", ProgramTimeout, ["of CPU time, limit 0.3"]),
@@ -314,7 +342,7 @@ def test_a_fault_raises_a_clear_error_and_kills_the_program(tmp_path, fault):
     assert agent._process is None
 
 
-@pytest.mark.parametrize("fault", ["crash", "garbage", "busy"])
+@pytest.mark.parametrize("fault", ["crash", "garbage", "busy", "huge_number"])
 def test_a_fault_is_recorded_as_that_seats_loss_with_the_reason(tmp_path, fault):
     body, error_class, words = FAULTS[fault]
     with ProgramAgent(program(tmp_path, body), time_limit=0.3) as agent:
@@ -322,6 +350,93 @@ def test_a_fault_is_recorded_as_that_seats_loss_with_the_reason(tmp_path, fault)
     assert result.winner == 0 and result.reason == error_class.reason
     assert error_class.__name__ in result.detail
     assert all(word in result.detail for word in words)
+
+
+@pytest.mark.parametrize(("padding", "fits"), [(4093, True), (4094, False)])
+def test_a_line_may_take_4096_bytes_with_its_newline(tmp_path, padding, fits):
+    answer = " " * padding + "10"
+    command = program(tmp_path, f"sys.stdin.readline(); print({answer!r}, flush=True)")
+    with ProgramAgent(command) as agent:
+        if fits:
+            assert agent.select_action(OPENING) == 10
+        else:
+            with pytest.raises(ProtocolError, match="at most 4096 bytes with its newline"):
+                agent.select_action(OPENING)
+
+
+def test_only_the_end_of_a_programs_standard_error_is_kept(tmp_path):
+    command = program(
+        tmp_path,
+        """
+        sys.stdin.readline()
+        for _ in range(200):
+            sys.stderr.write("x" * 100_000)
+        sys.stderr.write(" the end"); sys.stderr.flush()
+        print(7, flush=True)
+        sys.stdin.readline()
+        sys.exit(3)
+        """,
+    )
+    with ProgramAgent(command, time_limit=30.0) as agent:
+        assert agent.select_action(OPENING) == 7
+        assert len(agent._process.stderr_tail) <= 600
+        with pytest.raises(ProgramCrashed, match="xxx the end'"):
+            agent.select_action(apply(OPENING, 7))
+
+
+ECHO = """
+hello, answer = sys.argv[1].encode(), open(sys.argv[2], "rb").read()
+sys.stdin.readline()
+if hello:
+    sys.stdout.buffer.write(hello + b"\\n"); sys.stdout.flush()
+    while not sys.stdin.readline().startswith(("...", ".", "x", "0", "1")):
+        pass
+sys.stdout.buffer.write(answer + b"\\n"); sys.stdout.flush()
+time.sleep(60)
+"""
+"""Says the hello it is given (if any), then answers the state with the bytes of a file."""
+
+ANSWERS = st.one_of(
+    st.binary(max_size=60),
+    st.text(max_size=30).map(str.encode),
+    st.from_regex(r"\A *-?[0-9]{1,6}( *, *[0-9]{1,6})? *\Z").map(str.encode),
+    st.integers(0, 6000).map(lambda digits: b"7" * digits),
+)
+
+
+HELLOS = st.one_of(
+    st.sampled_from(["", "trap-protocol 1", "trap-protocol 2"]),
+    st.from_regex(r"\Atrap-protocol [0-3]( (sizes|games)=[a-z0-9,]{0,6}){0,3}\Z"),
+    st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=20).map(
+        "trap-protocol {}".format
+    ),
+)
+"""Hellos: none, the right ones, and ones that start right and go wrong."""
+
+
+@pytest.fixture(scope="module")
+def echo_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("echo")
+    return Path(shlex.split(program(folder, ECHO))[1])
+
+
+@settings(max_examples=30, deadline=None)
+@given(answer=ANSWERS, hello=HELLOS)
+@example(answer=b"7" * 5000, hello="")  # int() raised ValueError: an 'exception'
+def test_any_answer_is_an_action_or_a_fault_with_the_runners_reason(echo_program, answer, hello):
+    answer_file = echo_program.parent / hashlib.sha256(answer).hexdigest()
+    answer_file.write_bytes(answer)
+    command = [sys.executable, str(echo_program), hello, str(answer_file)]
+    with ProgramAgent(command, time_limit=5.0) as agent:
+        try:
+            action = agent.select_action(OPENING)
+        except ProgramError as error:
+            assert error.reason in ("crash", "illegal", "timeout"), error
+            assert len(str(error)) < 2000
+        except UnsupportedGameError as error:  # a hello that declared other sizes or games
+            assert "(its hello said so)" in str(error) or "Trap! only" in str(error), error
+        else:
+            assert isinstance(action, int)
 
 
 def test_output_when_no_answer_is_due_is_refused(tmp_path):
@@ -559,7 +674,10 @@ def test_a_program_that_fails_the_check_is_left_to_fail_its_first_game(tmp_path)
 @pytest.mark.parametrize(
     ("hello", "words"),
     [
-        ("trap-protocol 3", "this runner speaks trap-protocol 1 or trap-protocol 2"),
+        ("trap-protocol 3", "the malformed hello 'trap-protocol 3': a hello is"),
+        ("trap-protocol", "'trap-protocol 1' or 'trap-protocol 2' (the versions this runner"),
+        ("trap-protocol1 sizes=5", "the malformed hello 'trap-protocol1 sizes=5'"),
+        ("trap_protocol 1", "or as its first line a hello ('trap-protocol 1' or"),
         (f"{V1} colour=blue", "allowed after 'trap-protocol 1': 'sizes=...'"),
         (f"{V1} sizes=5,,7", "sizes=N,N"),
         (f"{V1} games=trap", "allowed after 'trap-protocol 1': 'sizes=...' ("),

@@ -11,7 +11,8 @@ import sys
 from unittest import mock
 
 import pytest
-from hypothesis import given
+from cli_fuzz import VALUES, check_command, command_lines, exit_status, raise_run_started
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from trap_scripts import _cli, benchmark, evaluate, play, tournament
 from trap_scripts.benchmarks import pgx
@@ -21,14 +22,6 @@ from agents.arena.tournament import load_results
 
 TWO_RANDOMS = ["random", "agents.random_agent.RandomAgent"]
 QUICK = ["--games", "2", "--board-size", "5", "--workers", "0", "--quiet"]
-
-
-def run(main, argv):
-    """The exit status of ``main(argv)``, whether returned or raised by argparse."""
-    try:
-        return main(argv)
-    except SystemExit as exit_:
-        return exit_.code
 
 
 def test_evaluate_writes_results_summary_and_plot(tmp_path, capsys):
@@ -98,7 +91,7 @@ BAD_INPUT = [
 @pytest.mark.parametrize(("argv", "message"), BAD_INPUT)
 def test_bad_input_is_one_line_and_no_game_starts(tmp_path, capsys, argv, message):
     output = tmp_path / "out"
-    assert run(tournament.main, [*argv, "--output", str(output), "--quiet"]) == 2
+    assert exit_status(tournament.main, [*argv, "--output", str(output), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1, err
     assert not (output / "results.jsonl").exists()
@@ -180,7 +173,7 @@ def test_play_plays_the_decay_it_is_given(tmp_path, capsys):
         argv = ["random", "random", "--board-size", "5", "--decay", "0"]
         assert play.main([*argv, "--gif", str(tmp_path / "g.gif")]) == 0
     assert spy.call_args.kwargs["params"] == {"board_size": 5, "decay": 0}
-    assert run(play.main, ["random", "random", "--decay", "x"]) == 2
+    assert exit_status(play.main, ["random", "random", "--decay", "x"]) == 2
     err = capsys.readouterr().err
     assert "--decay: 'x' is not an integer per mille 0..1000" in err
     assert len(err.strip().splitlines()) == 1
@@ -193,7 +186,7 @@ def test_play_draws_watches_and_replays_another_game(tmp_path, capsys):
     assert play.main([*argv, "--seed", "4"]) == 0
     out = capsys.readouterr().out
     assert "won after" in out or "draw after" in out
-    assert run(play.main, [*argv, "--decay", "10"]) == 2
+    assert exit_status(play.main, [*argv, "--decay", "10"]) == 2
     assert "--decay is a rule of Trap! only" in capsys.readouterr().err
     folder = tmp_path / "race"
     assert tournament.main([*argv, "--games", "2", "--time-budget", "none", "--workers", "1",
@@ -229,9 +222,11 @@ def test_human_end_of_input_resigns_cleanly(monkeypatch, capsys):
 
 
 def test_play_bad_input(tmp_path, capsys):
-    assert run(play.main, ["random"]) == 2
-    assert run(play.main, ["random", "nobody"]) == 2
-    assert run(play.main, ["random", "random", "--gif", str(tmp_path / "no" / "g.gif")]) == 2
+    assert exit_status(play.main, ["random"]) == 2
+    assert exit_status(play.main, ["random", "nobody"]) == 2
+    assert (
+        exit_status(play.main, ["random", "random", "--gif", str(tmp_path / "no" / "g.gif")]) == 2
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(line.startswith("trap-play: error:") for line in err)
 
@@ -299,7 +294,7 @@ def test_any_arguments_end_in_a_run_or_a_one_line_error(tmp_path_factory, script
     errors, output = io.StringIO(), io.StringIO()
     with no_games(tmp_path_factory.mktemp("cli")) as run_games, \
             contextlib.redirect_stderr(errors), contextlib.redirect_stdout(output):  # fmt: skip
-        status = run(script.main, [*argv, "--no-plot", "--quiet"])
+        status = exit_status(script.main, [*argv, "--no-plot", "--quiet"])
     err = errors.getvalue()
     assert status in (0, 2), (argv, status, err)
     if status == 2:
@@ -324,9 +319,95 @@ def test_another_games_rules_come_from_board_size_and_rule(tmp_path, capsys):
         (["--decay", "10"], "--decay is a rule of Trap! only"),
         (["--rule", "size=6", "--rule", "size=8"], "given twice"),
     ]:
-        assert run(tournament.main, [*argv, "--overwrite", *extra]) == 2
+        assert exit_status(tournament.main, [*argv, "--overwrite", *extra]) == 2
         err = capsys.readouterr().err
         assert words in err and len(err.strip().splitlines()) == 1
-    assert run(tournament.main, ["random", "greedy", "--rule", "end_rule=course"]) == 2
+    assert exit_status(tournament.main, ["random", "greedy", "--rule", "end_rule=course"]) == 2
     assert "Trap!'s rules are --board-size and --decay" in capsys.readouterr().err
     assert evaluate._default_agents("othello") == ("expectiminimax", "greedy", "random")
+
+
+# --- Fuzzing each command's flags: the run starts, or one line and exit status 2 ----------
+
+RUN_FLAGS = ["--game", "--games", "--board-size", "--rule", "--max-turns", "--decay",
+             "--time-budget", "--wall-ceiling", "--workers", "--backend", "--address",
+             "--seed", "--output", "--memory-limit"]  # fmt: skip
+RUN_SWITCHES = ["--resume", "--overwrite", "--no-plot", "--quiet"]
+SPECS = ["random", "greedy", "nobody", "random:depth=2", "exec:", "human", "toy_game:GAME"]
+
+
+@contextlib.contextmanager
+def runs_stopped(folder, *stubs):
+    """In ``folder``, with each ``(module, name)`` in ``stubs`` raising RunStarted."""
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(contextlib.chdir(folder))
+        for module, name in stubs:
+            stack.enter_context(mock.patch.object(module, name, raise_run_started))
+        yield
+
+
+@settings(max_examples=60, deadline=None)
+@given(argv=command_lines(RUN_FLAGS, switches=RUN_SWITCHES, positionals=SPECS))
+@example(argv=["--games=--"])  # argparse 3.11 gave the option an empty list
+@example(argv=["--output", "out/\x00"])
+def test_fuzzed_tournament_flags_start_the_run_or_are_one_line(tmp_path_factory, argv):
+    with runs_stopped(tmp_path_factory.mktemp("cli"), (_cli, "run_games")):
+        check_command(tournament.main, ["random", "greedy", *argv], "trap-tournament")
+
+
+def _all_build(specs, config):
+    return dict.fromkeys(specs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(argv=command_lines([*RUN_FLAGS, "--agents"], switches=RUN_SWITCHES, positionals=SPECS))
+def test_fuzzed_evaluate_flags_start_the_run_or_are_one_line(tmp_path_factory, argv):
+    with runs_stopped(tmp_path_factory.mktemp("cli"), (_cli, "run_games")), \
+            mock.patch.object(evaluate, "probe_specs", _all_build):  # fmt: skip
+        check_command(evaluate.main, argv, "trap-evaluate")
+
+
+PLAY_FLAGS = ["--board-size", "--decay", "--rule", "--seed", "--max-turns", "--time-budget",
+              "--delay", "--gif", "--frame-seconds", "--replay", "--index", "--game"]  # fmt: skip
+RESULTS_FILES = ["results.jsonl", "garbage.jsonl", "missing.jsonl", "folder", "g.gif"]
+
+
+@pytest.fixture(scope="module")
+def results_folder(tmp_path_factory):
+    """A folder with a results file of two games, a garbage one and a subfolder."""
+    folder = tmp_path_factory.mktemp("replays")
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert tournament.main([*TWO_RANDOMS, *QUICK, "--no-plot", "--output", str(folder)]) == 0
+    (folder / "garbage.jsonl").write_bytes(b'{"seed": 1}\n\xff\n')
+    (folder / "folder").mkdir()
+    return folder
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    argv=command_lines(PLAY_FLAGS, [*VALUES, *RESULTS_FILES], positionals=SPECS),
+    agents=st.lists(st.sampled_from(SPECS), max_size=3),
+)
+@example(argv=["--replay", "\x00"], agents=[])  # open() raised ValueError
+def test_fuzzed_play_flags_start_the_game_or_are_one_line(results_folder, argv, agents):
+    with runs_stopped(results_folder, (play, "play_game"), (play, "replay_record")):
+        check_command(play.main, [*agents, *argv], "trap-play")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    argv=command_lines(
+        ["--seconds", "--search-seconds", "--depth", "--ppo-timesteps", "--json"],
+        [*VALUES, "bench.json", "folder", "missing/bench.json"],
+        switches=["--quick"],
+    )
+)
+@example(argv=["--json", "\x00"])
+def test_fuzzed_benchmark_flags_start_the_measures_or_are_one_line(results_folder, argv):
+    with runs_stopped(results_folder, (benchmark, "run")):
+        check_command(benchmark.main, argv, "trap-benchmark")
+
+
+def test_a_negative_number_of_ppo_steps_is_refused(capsys):
+    assert exit_status(benchmark.main, ["--ppo-timesteps", "-1"]) == 2
+    assert "'-1' is not an integer >= 0" in capsys.readouterr().err

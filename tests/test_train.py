@@ -9,12 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cli_fuzz
 import crafted_files
 import pytest
+from damaged_runs import DAMAGES, Damage, apply_damage, damages, files_of
 
 pytest.importorskip("sb3_contrib")
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from trap_scripts import train
 
@@ -195,10 +197,6 @@ def resume(run: Path, *extra: str) -> tuple[int, str]:
     return main(["--run-dir", str(run), "--resume", *extra])
 
 
-def files_of(run: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(run)): p.read_bytes() for p in run.rglob("*") if p.is_file()}
-
-
 def assert_one_line(err: str, *words: str) -> None:
     crafted_files.assert_one_line(err, "trap-train: error:", *words)
 
@@ -303,11 +301,6 @@ def test_an_empty_or_file_run_dir_is_refused(tmp_path: Path) -> None:
 RUN_FILES = ["config.json", "checkpoints/ppo_32_steps.zip", "checkpoints/ppo_64_steps.zip",
              "pool/snapshot_32.zip", "pool/snapshot_64.zip", "best/best_model.zip",
              "eval/evaluations.npz", "final_model.zip"]  # fmt: skip
-DAMAGES = {
-    "removed": lambda path: path.unlink(),
-    "truncated": lambda path: path.write_bytes(path.read_bytes()[: path.stat().st_size // 3]),
-    "garbage": lambda path: path.write_bytes(b"PK\x03\x04garbage" * 7),
-}
 
 
 def test_the_run_files_are_the_ones_damaged_below(finished_run: Path) -> None:
@@ -320,15 +313,35 @@ def test_any_damaged_file_resumes_or_is_one_line_that_changes_nothing(
     run_copy: Path, name: str, damage: str
 ) -> None:
     DAMAGES[damage](run_copy / name)
-    before = files_of(run_copy)
-    status, err = resume(run_copy, "--timesteps", "96")
+    check_resume_after_damage(run_copy, name)
+
+
+@settings(max_examples=12, deadline=None)
+@given(damaged=damages(RUN_FILES))
+def test_fuzzed_damage_resumes_or_is_one_line_that_changes_nothing(
+    finished_run: Path, tmp_path_factory: pytest.TempPathFactory, damaged: tuple[str, Damage]
+) -> None:
+    import shutil
+
+    name, damage = damaged
+    run = Path(shutil.copytree(finished_run, tmp_path_factory.mktemp("ppo") / "run"))
+    apply_damage(run, name, damage)
+    check_resume_after_damage(run, name)
+
+
+def check_resume_after_damage(run: Path, name: str) -> None:
+    """Resume a run whose file ``name`` is damaged: it trains on and stays resumable, or it
+    ends in one line naming the file (or the checkpoints) and the folder is as it was."""
+    before = files_of(run)
+    status, err = resume(run, "--timesteps", "96")
     assert "Traceback" not in err
     if status == 0:
-        assert steps_of(run_copy / "final_model.zip") == 96
+        assert steps_of(run / "final_model.zip") == 96
+        assert resume(run, "--timesteps", "128")[0] == 0
     else:
         assert status == 1 and err.strip().splitlines()[-1].startswith("trap-train: error:")
         assert name in err or "checkpoint" in err, err
-        assert files_of(run_copy) == before
+        assert files_of(run) == before
 
 
 def test_ctrl_c_is_one_line_that_says_to_resume(
@@ -368,11 +381,11 @@ AZ_FLAGS = ["--board-size", "--decay", "--channels", "--blocks", "--hidden", "--
 
 
 def command_lines(flags: list[str], spec_flags: list[str]) -> st.SearchStrategy[list[str]]:
-    """Flags drawn from the real ones with values near their limits (and past them)."""
-    numeric = st.tuples(st.sampled_from(flags), st.sampled_from(NUMBERS))
-    specs = st.tuples(st.sampled_from(spec_flags), st.sampled_from(SPECS))
-    pairs = st.lists(numeric | specs, max_size=5)
-    return pairs.map(lambda items: [word for pair in items for word in pair])
+    """Flags drawn from the real ones with values near their limits (and past them):
+    numbers for ``flags``, agent specs for ``spec_flags``."""
+    numeric = cli_fuzz.command_lines(flags, NUMBERS)
+    specs = cli_fuzz.command_lines(spec_flags, SPECS)
+    return st.tuples(numeric, specs).map(lambda parts: [*parts[0], *parts[1]])
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,8 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("httpx", reason="httpx (Starlette's test client) is not installed")
 
+from cli_fuzz import check_command, command_lines, raise_run_started
+from hypothesis import example, given, settings
 from starlette.testclient import TestClient
 from trap_scripts.serve import main as serve_main
 
@@ -308,6 +310,37 @@ def test_trap_serve_refuses_a_missing_root(
 ) -> None:
     assert serve_main(["--results-root", str(tmp_path / "missing")]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+SERVE_VALUES = ["127.0.0.1", "::1", "localhost", "127.0.0.2", "1.2.3", "256.1.1.1", "[::1]",
+                "", " ", "\x00", "0", "65535", "65536", "-1", "x", "8000", ".", "missing",
+                "afile", "localhost:8000", "out/\x00"]  # fmt: skip
+"""Hosts, ports, folders and names for trap-serve's flags (no host beyond the loopback
+resolves: nothing listens beyond this machine, even for a moment)."""
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    argv=command_lines(
+        ["--host", "--port", "--results-root", "--allow-host"],
+        SERVE_VALUES,
+        switches=["--allow-exec"],
+    )
+)
+@example(argv=["--host", "\x00"])  # the socket module raised TypeError
+@example(argv=["--results-root", "out/\x00"])
+def test_fuzzed_serve_flags_start_the_server_or_are_one_line(
+    tmp_path_factory: pytest.TempPathFactory, argv: list[str]
+) -> None:
+    import contextlib
+    from unittest import mock
+
+    import uvicorn
+
+    folder = tmp_path_factory.mktemp("serve")
+    (folder / "afile").write_text("mine")
+    with contextlib.chdir(folder), mock.patch.object(uvicorn.Server, "run", raise_run_started):
+        check_command(serve_main, argv, "trap-serve")
 
 
 def test_an_idle_game_makes_room_and_a_followed_one_does_not() -> None:

@@ -14,9 +14,11 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from trap_env.checks import describe
 from trap_env.core import DEFAULT_DECAY, State
 from trap_env.game import TRUNCATED, Game, turn_limit
-from trap_env.games import get_game
+from trap_env.games import game_of
+from trap_env.gym_env import check_reset_arguments
 from trap_env.rendering import RENDER_MODES, EnvRenderer, GameRenderer
 
 __all__ = ["AGENTS", "GameAECEnv", "env", "raw_env", "wrap"]
@@ -92,7 +94,7 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         **params: Any,
     ) -> None:
         super().__init__()
-        self.game = game = get_game(game) if isinstance(game, str) else game
+        self.game = game = game_of(game)
         self._config = config = game.make_config(**params)
         self.max_turns = turn_limit(max_turns, game.default_turn_limit(config))
         self.render_mode = render_mode
@@ -129,16 +131,27 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a game; ``seed`` reseeds the generator that draws chance."""
+        """Start a game; ``seed`` reseeds the generator that draws chance.
+
+        Raises:
+            TypeError: for a seed that is not an integer, or options that are not a dict.
+        """
+        check_reset_arguments(seed, options)
         if seed is not None:
-            self._rng, _ = seeding.np_random(seed)
+            self._rng, _ = seeding.np_random(int(seed))
         self._start_game()
         self._has_started = True
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> Observation:
-        """The planes from ``agent``'s side and its mask (zeros unless it is to act)."""
+        """The planes from ``agent``'s side and its mask (zeros unless it is to act).
+
+        Raises:
+            ValueError: for an agent that is not one of :data:`AGENTS`.
+        """
+        if agent not in AGENTS:
+            raise ValueError(f"agent must be one of {list(AGENTS)}, got {describe(agent)}")
         player = AGENTS.index(agent)
         state = self._game
         if agent == self.agent_selection and not self._is_over():

@@ -58,8 +58,8 @@ from trap_env.batched_opponents import (
 )
 from trap_env.core import IllegalActionError
 from trap_env.game import Game, turn_limit
-from trap_env.games import get_game
-from trap_env.gym_env import check_learner_options
+from trap_env.games import game_of
+from trap_env.gym_env import check_learner_options, check_reset_arguments
 
 __all__ = [
     "BatchOpponent",
@@ -118,12 +118,15 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         **params: Any,
     ) -> None:
         _check_supported(num_envs, render_mode)
-        self._path = game if isinstance(game, str) else game.name
+        name = game if isinstance(game, str) else None
+        self.game = game = game_of(game)
+        self._path = name or game.name
         """The game's name for agent specs (a registered name, or the game's path)."""
-        self.game = game = get_game(game) if isinstance(game, str) else game
         config = game.make_config(**params)
-        self.engine: BatchedEngine[Any] = batched_engine(game, config)
+        # The single env's order of checks, so that both name the same fault first.
+        self.max_turns = turn_limit(max_turns, game.default_turn_limit(config))
         check_learner_options(seat, illegal_action)
+        self.engine: BatchedEngine[Any] = batched_engine(game, config)
         mode = _AUTORESET_MODES.get(autoreset_mode)
         if mode is None:
             raise ValueError(
@@ -132,7 +135,6 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
             )
         self.metadata = {"autoreset_mode": mode, "render_modes": []}
         self.num_envs = num_envs
-        self.max_turns = turn_limit(max_turns, game.default_turn_limit(config))
         self.fixed_seat = seat
         self.illegal_action = illegal_action
         self.render_mode = render_mode
@@ -199,18 +201,15 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         With ``seed`` every slot's episode count restarts, so one seed replays one run.
 
         Raises:
-            ValueError: for a seed that is not an int, or a reset mask that is not a bool
-                array of shape ``(B,)``.
+            TypeError: for a seed that is not an integer, or options that are not a dict.
+            ValueError: for a reset mask that is not a bool array of shape ``(B,)``.
             OpponentError: if an opponent raises or plays an illegal action before a
                 learner's first decision (as the single env).
             ClosedEnvironmentError: after ``close()``.
         """
         self._check_open()
+        check_reset_arguments(seed, options)
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-                raise ValueError(
-                    f"seed must be an int (one seed keys every slot's games), got {seed!r}"
-                )
             self._seed = int(seed)
             self._episodes[:] = -1
         elif self._seed is None:

@@ -2,8 +2,9 @@
 
 The rules themselves live in :mod:`trap_env.kernel` (the board geometry, the landing rule,
 the transitions on bitboards); this module is their public, checked face: it validates
-every action and every state it is given, names what was wrong when it refuses one, and
-reads and writes the text notation.
+every action and every state it is given (a wrong type is a ``TypeError`` naming the
+argument), names what was wrong when it refuses one, and reads and writes the text
+notation.
 
 A turn is three steps, each an ``apply``: the player to act moves (phase ``MOVE``), names a
 throw target (phase ``THROW``), and then chance decides where the trap lands (phase
@@ -29,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from trap_env.checks import check_int, check_type, is_int
 from trap_env.game import TRUNCATED, Outcome, turn_limit
 from trap_env.kernel import (
     DEFAULT_DECAY,
@@ -98,10 +100,6 @@ class RandomSource(Protocol):
     def random(self) -> float: ...
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 @dataclass(frozen=True)
 class GameConfig:
     """The parameters of a game.
@@ -119,9 +117,9 @@ class GameConfig:
 
     def __post_init__(self) -> None:
         size = self.board_size
-        if not _is_int(size) or size < MIN_BOARD_SIZE:
+        if not is_int(size) or size < MIN_BOARD_SIZE:
             raise ValueError(f"board_size must be an integer >= {MIN_BOARD_SIZE}, got {size!r}")
-        if not _is_int(self.decay) or not 0 <= self.decay <= MAX_DECAY:
+        if not is_int(self.decay) or not 0 <= self.decay <= MAX_DECAY:
             raise ValueError(
                 f"decay must be an integer per mille in 0..{MAX_DECAY} ({DEFAULT_DECAY} is "
                 f"the rules' 0.05 per step), got {self.decay!r}"
@@ -132,7 +130,11 @@ def default_turn_limit(board_size: int) -> int:
     """The turn after which environments and match runners call a game a draw: ``4 * N * N``.
 
     The rules have no limit; this is the one default that every runner shares.
+
+    Raises:
+        TypeError: if ``board_size`` is not an int.
     """
+    check_int("board_size", board_size, "an int")
     return 4 * board_size * board_size
 
 
@@ -147,12 +149,33 @@ def resolve_turn_limit(max_turns: object, board_size: int) -> int:
 
 
 def neighbour_mask(board_size: int, cell: Cell) -> Bitboard:
-    """The on-board cells one king step from ``cell``."""
+    """The on-board cells one king step from ``cell``.
+
+    Raises:
+        TypeError: if ``board_size`` or ``cell`` is not an int.
+        ValueError: for a board size below 3 or a cell off the board.
+    """
+    check_int("board_size", board_size, f"an int >= {MIN_BOARD_SIZE}")
+    check_int("cell", cell, "an int cell index")
+    if board_size < MIN_BOARD_SIZE or not 0 <= cell < board_size * board_size:
+        raise ValueError(
+            f"neighbour_mask needs board_size >= {MIN_BOARD_SIZE} and a cell in "
+            f"0..board_size**2 - 1, got board_size {board_size} and cell {cell}"
+        )
     return geometry(board_size).neighbours[cell]
 
 
 def move_mask(state: State, player: int) -> Bitboard:
-    """The cells ``player`` could step to now: neighbours holding no trap and no player."""
+    """The cells ``player`` could step to now: neighbours holding no trap and no player.
+
+    Raises:
+        TypeError: if ``state`` is not a :class:`State` or ``player`` not an int.
+        ValueError: if ``player`` is not 0 or 1.
+    """
+    _check_state_type(state)
+    check_int("player", player, "0 or 1")
+    if player not in (0, 1):
+        raise ValueError(f"player must be 0 or 1, got {player}")
     blocked = state.traps | (1 << state.cells[1 - player])
     tables = cached_geometry(state.board_size) or geometry(state.board_size)
     return tables.neighbours[state.cells[player]] & ~blocked
@@ -164,7 +187,12 @@ def mobility(state: State, player: int) -> int:
 
 
 def initial_state(config: GameConfig = GameConfig()) -> State:
-    """The start: player 0 on ``(0, N // 2)``, player 1 on ``(N - 1, N // 2)``, no traps."""
+    """The start: player 0 on ``(0, N // 2)``, player 1 on ``(N - 1, N // 2)``, no traps.
+
+    Raises:
+        TypeError: if ``config`` is not a :class:`GameConfig`.
+    """
+    check_type("config", config, GameConfig, "a GameConfig, such as GameConfig(board_size=7)")
     n = config.board_size
     return State(
         n, 0, (n // 2, (n - 1) * n + n // 2), 0, _MOVE, NO_PLAYER, 0, NO_PLAYER, config.decay
@@ -173,6 +201,7 @@ def initial_state(config: GameConfig = GameConfig()) -> State:
 
 def is_terminal(state: State) -> bool:
     """Whether the rules have decided the game (a player is trapped)."""
+    _check_state_type(state)
     return state.winner != NO_PLAYER
 
 
@@ -186,7 +215,14 @@ def outcome(state: State, max_turns: int | None = None) -> Outcome | None:
     Args:
         state: the position.
         max_turns: the turn limit (see :func:`resolve_turn_limit`); None: no limit.
+
+    Raises:
+        TypeError: if ``state`` is not a :class:`State` or ``max_turns`` neither an int
+            nor None.
     """
+    _check_state_type(state)
+    if max_turns is not None:
+        check_int("max_turns", max_turns, "an int or None")
     if state.winner != NO_PLAYER:
         return Outcome(state.winner, TRAPPED)
     if max_turns is not None and state.phase is _MOVE and state.turn >= max_turns:
@@ -196,11 +232,13 @@ def outcome(state: State, max_turns: int | None = None) -> Outcome | None:
 
 def winner(state: State) -> int | None:
     """The winning player, or None while the game goes on."""
+    _check_state_type(state)
     return None if state.winner == NO_PLAYER else state.winner
 
 
 def returns(state: State) -> tuple[float, float]:
     """The players' payoffs: +1 for the winner, -1 for the loser, 0 and 0 otherwise."""
+    _check_state_type(state)
     if state.winner == NO_PLAYER:
         return (0.0, 0.0)
     return (1.0, -1.0) if state.winner == 0 else (-1.0, 1.0)
@@ -213,6 +251,7 @@ def legal_actions(state: State) -> list[Cell]:
     once the game is over. (In ``THROW`` that is every cell but two: on large boards
     :func:`legal_action_mask` or a check of the two players' cells is cheaper.)
     """
+    _check_state_type(state)
     if state.winner != NO_PLAYER:
         return []
     phase = state.phase
@@ -229,6 +268,7 @@ def legal_actions(state: State) -> list[Cell]:
 
 def legal_action_mask(state: State) -> list[int]:
     """``legal_actions`` as a list of N*N zeros and ones."""
+    _check_state_type(state)
     size = state.board_size * state.board_size
     if state.phase is _THROW and state.winner == NO_PLAYER:
         mask = [1] * size
@@ -251,6 +291,7 @@ def chance_outcomes(state: State) -> list[tuple[Cell, float]]:
     Raises:
         ValueError: if the state is not in ``LANDING``.
     """
+    _check_state_type(state)
     if state.phase is not _LANDING or state.winner != NO_PLAYER:
         raise ValueError(
             f"chance_outcomes needs a state in phase LANDING, got {state.phase.name}"
@@ -261,6 +302,7 @@ def chance_outcomes(state: State) -> list[tuple[Cell, float]]:
 
 def sample_landing(state: State, rng: RandomSource) -> Cell:
     """Draw the landing cell of the pending throw from ``rng`` (anything with ``.random()``)."""
+    _check_state_type(state)
     if state.phase is not _LANDING or state.winner != NO_PLAYER:
         chance_outcomes(state)  # raises the error that explains the phase
     outcomes = landings(state)
@@ -279,6 +321,7 @@ def apply(state: State, action: int) -> State:
         IllegalActionError: if the game is over or the action is not legal now; the
             message names the action, the phase and the legal choices.
     """
+    _check_state_type(state)
     cell = action if type(action) is int else _action_cell(action)
     if state.winner != NO_PLAYER:
         raise IllegalActionError(
@@ -346,7 +389,11 @@ def to_text(state: State) -> str:
     target as ``row,col`` (``-`` outside ``LANDING``), and the number of turns completed;
     then, only when the rule differs from the default, a sixth: ``decay=D`` (per mille).
     Example: ``...0.../......./......./......./......./......./...1... 0 move - 0``.
+
+    Raises:
+        TypeError: if ``state`` is not a :class:`State`.
     """
+    _check_state_type(state)
     n = state.board_size
     chars = [_TRAP if state.traps >> cell & 1 else _EMPTY for cell in range(n * n)]
     for player, cell in enumerate(state.cells):
@@ -364,8 +411,10 @@ def from_text(text: str) -> State:
     """Parse :func:`to_text`'s notation; the winner follows from the position.
 
     Raises:
+        TypeError: if ``text`` is not a str.
         ValueError: naming the first problem found in the text.
     """
+    check_type("text", text, str, "a str in to_text's notation")
     fields = text.split()
     if len(fields) not in (5, 6):
         raise ValueError(
@@ -469,7 +518,11 @@ def validate_state(state: State) -> None:
     :class:`GameConfig` does), that no player stands on a trap or on the other
     player, that a pending target is a legal one, and that the stored winner is the one
     the position implies.
+
+    Raises:
+        TypeError: if ``state`` is not a :class:`State`.
     """
+    _check_state_type(state)
     n = state.board_size
     GameConfig(n, state.decay)
     size = n * n
@@ -478,7 +531,7 @@ def validate_state(state: State) -> None:
     if (
         not isinstance(state.cells, tuple)
         or len(state.cells) != 2
-        or not all(_is_int(cell) and 0 <= cell < size for cell in state.cells)
+        or not all(is_int(cell) and 0 <= cell < size for cell in state.cells)
     ):
         raise ValueError(f"cells must be two cells in 0..{size - 1}, got {state.cells!r}")
     if state.cells[0] == state.cells[1]:
@@ -486,17 +539,13 @@ def validate_state(state: State) -> None:
     for player, cell in enumerate(state.cells):
         if state.traps >> cell & 1:
             raise ValueError(f"player {player} stands on a trap at cell {cell}")
-    if (
-        not _is_int(state.player)
-        or state.player not in (0, 1)
-        or not isinstance(state.phase, Phase)
-    ):
+    if not is_int(state.player) or state.player not in (0, 1) or not isinstance(state.phase, Phase):
         raise ValueError(
             f"player must be 0 or 1 and phase a Phase, got {state.player!r}, {state.phase!r}"
         )
-    if not _is_int(state.turn) or state.turn < 0:
+    if not is_int(state.turn) or state.turn < 0:
         raise ValueError(f"turn must be a non-negative int, got {state.turn!r}")
-    if not _is_int(state.target) or (
+    if not is_int(state.target) or (
         (state.phase is _LANDING) != (state.target != NO_PLAYER) or state.target in state.cells
     ):
         raise ValueError(
@@ -515,8 +564,20 @@ def validate_state(state: State) -> None:
         raise ValueError("a throw is pending although the opponent is already trapped")
 
 
+def _check_state_type(state: object) -> None:
+    """Refuse anything but a :class:`State` as the ``state`` of a public function (the
+    searches' inner loops call :mod:`trap_env.kernel` instead, which checks nothing)."""
+    if not isinstance(state, State):  # the check itself only on the way to the error
+        check_type("state", state, State, "a trap_env.core.State, such as from_text(...) gives")
+
+
 def to_ascii(state: State) -> str:
-    """A board drawing for people: coordinates, ``0``/``1`` players, ``x`` traps, ``*`` target."""
+    """A board drawing for people: coordinates, ``0``/``1`` players, ``x`` traps, ``*`` target.
+
+    Raises:
+        TypeError: if ``state`` is not a :class:`State`.
+    """
+    _check_state_type(state)
     n = state.board_size
     width = len(str(n - 1))
     header = " " * (width + 1) + " ".join(str(col).rjust(width) for col in range(n))

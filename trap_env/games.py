@@ -17,9 +17,17 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from trap_env.checks import describe
 from trap_env.game import Game
 
-__all__ = ["DEFAULT_GAME", "UnknownGameError", "game_names", "get_game", "register_game"]
+__all__ = [
+    "DEFAULT_GAME",
+    "UnknownGameError",
+    "game_names",
+    "game_of",
+    "get_game",
+    "register_game",
+]
 
 DEFAULT_GAME = "trap"
 """The game every command, env and agent table means when none is named."""
@@ -60,13 +68,35 @@ def get_game(name: str) -> Game[Any, Any]:
     return found
 
 
+def game_of(game: object) -> Game[Any, Any]:
+    """``game`` itself if it is a game object, or the game it names (:func:`get_game`): what
+    the environments take as their ``game`` argument.
+
+    Raises:
+        UnknownGameError: for a name that names no game.
+        TypeError: for anything but a name or a game object.
+    """
+    if isinstance(game, str):
+        return get_game(game)
+    if not _is_game(game):
+        raise TypeError(
+            f"game must be a game's name such as {DEFAULT_GAME!r} or a game object (with "
+            f"{', '.join(_REQUIRED)}), got {describe(game)}"
+        )
+    return game  # type: ignore[return-value]
+
+
+def _is_game(found: object) -> bool:
+    return all(callable(getattr(found, method, None)) for method in _REQUIRED)
+
+
 def _import(name: str, path: str) -> Game[Any, Any]:
     module, _, attribute = path.partition(":")
     try:
         found = getattr(importlib.import_module(module), attribute)
     except (ImportError, AttributeError) as error:
         raise UnknownGameError(f"cannot import the game {name!r}: {error}") from error
-    if not all(callable(getattr(found, method, None)) for method in _REQUIRED):
+    if not _is_game(found):
         raise UnknownGameError(f"{name!r} is not a game (it lacks {', '.join(_REQUIRED)})")
     return found  # type: ignore[no-any-return]
 

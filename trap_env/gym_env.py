@@ -7,6 +7,7 @@ and restates no rule. :class:`TrapEnv` is its Trap! instance (``trap_env/Trap-v0
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any, ClassVar, SupportsInt
 
 import gymnasium as gym
@@ -15,9 +16,10 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 from trap_env.agent import Opponent, OpponentError, close_agent, resolve_opponent
+from trap_env.checks import describe, is_integral
 from trap_env.core import DEFAULT_DECAY, IllegalActionError, Phase, State, validate_state
 from trap_env.game import TRUNCATED, Game, Outcome, turn_limit
-from trap_env.games import get_game
+from trap_env.games import game_of
 from trap_env.observation import NUM_PLANES
 from trap_env.rendering import RENDER_MODES, EnvRenderer, GameRenderer
 
@@ -28,6 +30,7 @@ __all__ = [
     "OpponentError",
     "TrapEnv",
     "check_learner_options",
+    "check_reset_arguments",
     "close_agent",
     "planes_space",
 ]
@@ -85,9 +88,10 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         illegal_action: str = "lose",
         **params: Any,
     ) -> None:
-        self._game_path = game if isinstance(game, str) else game.name
+        name = game if isinstance(game, str) else None
+        self.game = game = game_of(game)
+        self._game_path = name or game.name
         """The game's name for agent specs (a registered name, or the game's path)."""
-        self.game = game = get_game(game) if isinstance(game, str) else game
         _check_rule_names(game, params, type(self).__name__)
         self._config = config = game.make_config(**params)
         self.max_turns = turn_limit(max_turns, game.default_turn_limit(config))
@@ -178,10 +182,12 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         """Start a game: draw the seat (unless fixed), reseed the opponent, play to the learner.
 
         Raises:
+            TypeError: for a seed that is not an integer, or options that are not a dict.
             OpponentError: if the opponent raises or plays an illegal action before the
                 learner's first decision.
         """
-        super().reset(seed=seed)
+        check_reset_arguments(seed, options)
+        super().reset(seed=None if seed is None else int(seed))
         rng = self.np_random
         self._seat = int(rng.integers(2)) if self.fixed_seat is None else self.fixed_seat
         opponent_reset = getattr(self._opponent, "reset", None)
@@ -527,15 +533,31 @@ def check_learner_options(seat: int | None, illegal_action: str) -> None:
     """Check the learner's ``seat`` and ``illegal_action`` arguments of an environment.
 
     Raises:
+        TypeError: if ``seat`` is neither None nor an integer (NumPy's too).
         ValueError: if ``seat`` is not 0, 1 or None, or ``illegal_action`` is not one of
             :data:`ILLEGAL_ACTION_POLICIES`.
     """
+    if seat is not None and not is_integral(seat):
+        raise TypeError(f"seat must be 0, 1 or None (random each reset), got {describe(seat)}")
     if seat not in (None, 0, 1):
         raise ValueError(f"seat must be 0, 1 or None (random each reset), got {seat!r}")
     if illegal_action not in ILLEGAL_ACTION_POLICIES:
         raise ValueError(
             f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}"
         )
+
+
+def check_reset_arguments(seed: object, options: object) -> None:
+    """Check ``reset``'s ``seed`` and ``options`` as every env of the stack does.
+
+    Raises:
+        TypeError: for a seed that is neither None nor an integer (NumPy's too), or
+            options that are neither None nor a dict.
+    """
+    if seed is not None and not is_integral(seed):
+        raise TypeError(f"seed must be an integer or None, got {describe(seed)}")
+    if options is not None and not isinstance(options, Mapping):
+        raise TypeError(f"options must be a dict or None, got {describe(options)}")
 
 
 def planes_space(board_size: int) -> spaces.Box:

@@ -36,6 +36,10 @@ from agents.rl.alphazero.net import AlphaZeroNet, build_net
 from agents.rl.alphazero.replay import ReplayBuffer
 from agents.rl.alphazero.selfplay import SelfPlay
 
+_LOG_FILE, _ELO_FILE = "log.csv", "elo.csv"
+_LOGS = (_LOG_FILE, _ELO_FILE)
+"""The logs a run appends to (and reads back, to append and to plot)."""
+
 
 @dataclass
 class _Progress:
@@ -56,7 +60,8 @@ def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
         FileExistsError: if ``run_dir`` holds a run and ``resume`` is False.
         FileNotFoundError: if ``resume`` is True and there is no checkpoint.
         DamagedRunFileError: if ``resume`` meets a checkpoint or buffer that cannot be
-            read (or one that is not plain data), naming the file and what to do.
+            read (or one that is not plain data), or a log that is not text, naming the
+            file and what to do.
         ValueError: if ``run_dir`` cannot be a run folder.
     """
     run = Path(config.run_dir)
@@ -73,6 +78,7 @@ def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
     np_rng = np.random.default_rng(config.seed)
     if resume:
         progress, rng, np_rng = _load_checkpoint(run, net, optimizer, buffer)
+        _check_logs(run)
         for log in ("log.csv", "elo.csv"):  # the iterations after the checkpoint come again
             _drop_rows_after(run / log, progress.iteration)
         for group in optimizer.param_groups:  # the resumed run's settings, not the stored
@@ -205,7 +211,7 @@ def _log(
         "value_loss": round(losses[1], 4),
         "first_player_wins": round(sum(w == 0 for w in winners) / max(len(winners), 1), 3),
     }
-    _append_csv(run / "log.csv", row)
+    _append_csv(run / _LOG_FILE, row)
     if writer is not None:
         for key in ("policy_loss", "value_loss", "first_player_wins"):
             writer.add_scalar(f"train/{key}", row[key], progress.iteration)
@@ -227,7 +233,7 @@ def _log_elo(
             if not rung.startswith("mcts:")
         },
     }
-    _append_csv(run / "elo.csv", row)
+    _append_csv(run / _ELO_FILE, row)
     if writer is not None:
         writer.add_scalar("eval/elo_vs_random", row["elo_vs_random"], progress.iteration)
 
@@ -245,7 +251,7 @@ def plot_elo(run: Path, path: Path) -> bool:
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    rows = _elo_rows(run / "elo.csv")
+    rows = _elo_rows(run / _ELO_FILE)
     if not rows:
         return False
     figure, axes = plt.subplots(figsize=(6, 3.5))
@@ -268,7 +274,7 @@ def _elo_rows(path: Path) -> list[dict[str, float]]:
     if not path.is_file():
         return []
     rows = []
-    with path.open(newline="") as source:
+    with path.open(newline="", encoding="utf-8") as source:
         for row in csv.DictReader(source):
             try:
                 rows.append({key: float(value) for key, value in row.items()})
@@ -295,7 +301,7 @@ def _append_csv(path: Path, row: dict[str, Any]) -> None:
     """Add ``row`` to the CSV file ``path`` (a header first in a new file), atomically."""
     old = ""
     if path.is_file():
-        with path.open(newline="") as source:
+        with path.open(newline="", encoding="utf-8") as source:
             old = source.read()
     if old and not old.endswith("\n"):
         old += "\r\n"  # a line cut short by an interrupt stays apart from the new row
@@ -379,6 +385,20 @@ def _load_checkpoint(
     if (run / REPLAY_FILE).is_file():
         buffer.load(run / REPLAY_FILE)
     return progress, rng, np_rng
+
+
+def _check_logs(run: Path) -> None:
+    """Refuse a log that the run could not append to: one that is not UTF-8 text."""
+    for name in _LOGS:
+        path = run / name
+        try:
+            if path.is_file():
+                path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise DamagedRunFileError(
+                f"the log {path} is damaged (it is not UTF-8 text); delete it or move it "
+                "away to resume (a new log starts)"
+            ) from None
 
 
 def _read_checkpoint(path: Path) -> dict[str, Any]:
