@@ -268,3 +268,29 @@ def test_the_batched_env_and_search_play_race_through_its_engine() -> None:
     tree.run(uniform_evaluator(engine))
     exact = toy_game.expectimax(GAME.initial_state(engine.config), 100, max_turns=4)
     assert tree.root_values() == pytest.approx([exact, exact], abs=0.06)
+
+
+class Gambler(toy_game.RandomRacer):
+    """Always gambles: on a track of 2, its first turn wins three times in five."""
+
+    def select_action(self, state: toy_game.RaceState) -> int:
+        return toy_game.GAMBLE
+
+
+def test_a_game_the_opponents_opening_ends_is_played_again_in_both_envs() -> None:
+    """An episode begins at a decision of the learner, in the single and the batched env:
+    a game the opponent wins before it (its first turn, the learner second) starts over."""
+    from trap_env.batched_env import GameVectorEnv
+    from trap_env.gym_env import GameEnv
+
+    env = GameEnv(GAME, opponent=Gambler(), seat=1, goal=2)
+    for seed in range(20):
+        _, info = env.reset(seed=seed)
+        assert GAME.outcome(env.state) is None and info["action_mask"].any()
+    envs = GameVectorEnv("toy_game:GAME", num_envs=16, opponent=Gambler(), seat=1, goal=2)
+    envs.reset(seed=0)
+    assert envs.action_masks().any(axis=1).all()
+    for _ in range(20):  # ended games restart at the next step (their masks are empty till then)
+        _, _, terminated, truncated, info = envs.step(np.argmax(envs.action_masks(), axis=1))
+        assert not info["illegal_action"].any()
+        assert envs.action_masks()[~(terminated | truncated)].any(axis=1).all()

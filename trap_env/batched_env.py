@@ -59,7 +59,7 @@ from trap_env.batched_opponents import (
 from trap_env.core import IllegalActionError
 from trap_env.game import Game, turn_limit
 from trap_env.games import game_of
-from trap_env.gym_env import check_learner_options, check_reset_arguments
+from trap_env.gym_env import MAX_RESTARTS, check_learner_options, check_reset_arguments
 
 __all__ = [
     "BatchOpponent",
@@ -224,7 +224,7 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
                     f"(True where a game restarts), got {mask.dtype} of shape {mask.shape}"
                 )
         self._clear_faults()
-        self._batch = self._start_episodes(self._batch, mask)
+        self._batch = self._restart_ended(self._start_episodes(self._batch, mask), mask)
         if self._faulted.any():
             self._done |= self._faulted
             raise OpponentError("; ".join(self._fault_messages))
@@ -269,6 +269,7 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         # 0 plays its first turn in the same pass as the opponents of the games under way.
         batch = self._start_episodes(batch, ending, opponents_play=False)
         batch, truncated = self._opponents_play(batch, playing | ending)
+        batch = self._restart_ended(batch, ending)
         truncated = (truncated & playing) | self._faulted
         ended = playing & engine.is_over(batch)  # by the rules: a win, or a draw
         winners = engine.winners(batch)
@@ -330,6 +331,20 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         if opponents_play:
             batch, _ = self._opponents_play(batch, mask)
         return batch
+
+    def _restart_ended(self, batch: Any, started: Bool) -> Any:
+        """Start again the games of ``started`` that the opponent's opening ended by the
+        rules before the learner's first decision, as the single env's ``reset`` does (an
+        episode begins at a decision of the learner)."""
+        for _ in range(MAX_RESTARTS):
+            over = started & ~self._faulted & self.engine.is_over(batch)
+            if not over.any():
+                return batch
+            batch = self._start_episodes(batch, over)
+        raise RuntimeError(
+            f"the opponent's opening ended {MAX_RESTARTS} games in a row before the "
+            "learner's first decision: this opponent leaves the learner nothing to play"
+        )
 
     def _draw_opponents(self, games: I64, keys: U64) -> None:
         if len(self._opponents) > 1:

@@ -35,6 +35,8 @@ __all__ = [
     "planes_space",
 ]
 
+MAX_RESTARTS = 1000
+"""Games ``reset`` plays before giving up when each ends before the learner's first decision."""
 ILLEGAL_ACTION_POLICIES = ("lose", "raise")
 """What an illegal learner action does: end the episode with reward -1, or raise."""
 
@@ -193,11 +195,19 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         opponent_reset = getattr(self._opponent, "reset", None)
         if callable(opponent_reset):
             opponent_reset(seed=int(rng.integers(2**63)))
-        self._start(self.game.initial_state(self._config))
-        info: dict[str, Any] = {}
-        while self.game.is_chance(self._state):  # a start drawn by chance (Colosseum's)
-            info |= self._land(own=True)
-        info |= self._play_others_or_raise()
+        for _ in range(MAX_RESTARTS):
+            self._start(self.game.initial_state(self._config))
+            info: dict[str, Any] = {}
+            while self.game.is_chance(self._state):  # a start drawn by chance (Colosseum's)
+                info |= self._land(own=True)
+            info |= self._play_others_or_raise()
+            if not self._ended_before_the_learner():
+                break
+        else:
+            raise RuntimeError(
+                f"the opponent's opening ended {MAX_RESTARTS} games in a row before the "
+                "learner's first decision: this opponent leaves the learner nothing to play"
+            )
         if self.render_mode == "human":
             self.render()
         return self._observation(), self._info(info)
@@ -326,6 +336,13 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
                 f"(turn {self.game.turn(state)}, decision {self.game.decision_name(state)})"
             ) from error
 
+    def _ended_before_the_learner(self) -> bool:
+        """Whether the rules ended the game before the learner's first decision (the
+        opponent's opening cut itself off, say): then ``reset`` plays another game, since
+        an episode must begin at a decision of the learner."""
+        ending = self._ending()
+        return ending is not None and ending != TRUNCATED
+
     def _ending(self) -> str | None:
         """Why the game is over (``game.outcome``'s reason), or None."""
         ended: Outcome | None = self.game.outcome(self._state, self.max_turns)
@@ -383,7 +400,9 @@ class TrapEnv(GameEnv):
     ## Starting State
     Player 0 on ``(0, N // 2)``, player 1 on ``(N - 1, N // 2)``, no traps; player 0 moves
     first. The learner's seat is drawn from ``np_random`` unless ``seat`` fixes it; when the
-    learner is player 1, the opponent's first turn is already played in ``reset``.
+    learner is player 1, the opponent's first turn is already played in ``reset``; if that
+    turn ends the game (a trap on a small board), ``reset`` plays another game, from the
+    same generator, so that an episode always begins at a decision of the learner.
 
     ## Rewards
     +1 when the learner wins, -1 when it loses or plays an illegal action (with
