@@ -29,11 +29,10 @@ from typing import Any
 import numpy as np
 
 from agents.colosseum.evaluation import DEFAULT_WEIGHTS, Weights, evaluate
-from agents.colosseum.random_agent import ColosseumAgent
-from agents.colosseum.search import static_hints
+from agents.colosseum.search import WeightedAgent, static_hints
 from agents.mcts.search import Tree
 from agents.options import check_int
-from agents.timing import Clock, ClockedAgent, check_clock, check_time_limit
+from agents.timing import Clock, check_clock, check_time_limit
 from trap_env.colosseum import rules
 from trap_env.colosseum.game import GAME
 from trap_env.colosseum.rules import NUM_SIDES, ColosseumState
@@ -80,7 +79,7 @@ class MCTSSettings:
 DEFAULT_SETTINGS = MCTSSettings()
 
 
-class MCTSAgent(ClockedAgent, ColosseumAgent):
+class MCTSAgent(WeightedAgent):
     """PUCT search with heuristic priors and values under a CPU-time budget per turn.
 
     Args:
@@ -90,20 +89,15 @@ class MCTSAgent(ClockedAgent, ColosseumAgent):
             for a number of simulations).
     """
 
+    settings: MCTSSettings
+
     def __init__(
         self,
         settings: MCTSSettings = DEFAULT_SETTINGS,
         weights: Weights = DEFAULT_WEIGHTS,
         seed: int | None = None,
     ) -> None:
-        if not isinstance(settings, MCTSSettings):
-            raise TypeError(f"settings must be an MCTSSettings, got {settings!r}")
-        if not isinstance(weights, Weights):
-            raise TypeError(f"weights must be a Weights, got {weights!r}")
-        ColosseumAgent.__init__(self, seed)
-        ClockedAgent.__init__(self, settings.clock)
-        self.settings = settings
-        self.weights = weights
+        super().__init__(settings, MCTSSettings, weights, seed)
         self.last_simulations = 0
         """The simulations of the last decision."""
 

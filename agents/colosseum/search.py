@@ -45,6 +45,7 @@ import functools
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from agents.colosseum.evaluation import DEFAULT_WEIGHTS, Weights, evaluate, final_score
 from agents.colosseum.greedy import child
@@ -60,6 +61,7 @@ from agents.search.alphabeta import (
 )
 from agents.search.expectimax import EXACT, LOWER, UPPER, Entry, SearchTimeout, Table
 from agents.timing import ClockedAgent
+from trap_env.checks import check_type
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import NUM_SIDES, ColosseumState
 
@@ -69,6 +71,7 @@ __all__ = [
     "SearchResult",
     "SearchSettings",
     "SearchStats",
+    "WeightedAgent",
     "static_hints",
 ]
 
@@ -253,7 +256,26 @@ class SearchSettings(AlphaBetaSettings):
 DEFAULT_SETTINGS = SearchSettings()
 
 
-class SearchAgent(ClockedAgent, ColosseumAgent):
+class WeightedAgent(ClockedAgent, ColosseumAgent):
+    """Base of Colosseum Survival!'s agents that search on a clock with the evaluation's
+    weights (the reference and ``mcts``): both checked, kept as ``settings`` and ``weights``.
+
+    Raises:
+        TypeError: for settings that are not a ``settings_type`` or weights not a Weights.
+    """
+
+    def __init__(
+        self, settings: Any, settings_type: type, weights: Weights, seed: int | None
+    ) -> None:
+        check_type("settings", settings, settings_type, f"a {settings_type.__name__}")
+        check_type("weights", weights, Weights, "a Weights")
+        ColosseumAgent.__init__(self, seed)
+        ClockedAgent.__init__(self, settings.clock)
+        self.settings = settings
+        self.weights = weights
+
+
+class SearchAgent(WeightedAgent):
     """The reference: iterative-deepening alpha-beta under a CPU-time budget per turn;
     deterministic at a fixed depth (the seed is unused).
 
@@ -263,20 +285,15 @@ class SearchAgent(ClockedAgent, ColosseumAgent):
         seed: accepted for the agents' common interface.
     """
 
+    settings: SearchSettings
+
     def __init__(
         self,
         settings: SearchSettings = DEFAULT_SETTINGS,
         weights: Weights = DEFAULT_WEIGHTS,
         seed: int | None = None,
     ) -> None:
-        if not isinstance(settings, SearchSettings):
-            raise TypeError(f"settings must be a SearchSettings, got {settings!r}")
-        if not isinstance(weights, Weights):
-            raise TypeError(f"weights must be a Weights, got {weights!r}")
-        ColosseumAgent.__init__(self, seed)
-        ClockedAgent.__init__(self, settings.clock)
-        self.settings = settings
-        self.weights = weights
+        super().__init__(settings, SearchSettings, weights, seed)
         self.search = AlphaBeta(weights, settings.table_size)
         self.last_search: SearchStats | None = None
 
