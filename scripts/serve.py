@@ -110,28 +110,38 @@ def _serve(host: str, port: int, root: Path, allow_exec: bool, extra_hosts: list
         listening = socket.create_server((host, port), family=family)
     except OSError as error:
         raise CliError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
-    bound = listening.getsockname()[1]
-    settings = Settings(root, allow_exec, allowed_hosts(host, bound, extra_hosts))
+    try:  # the socket is closed however the server ends (uvicorn's shutdown closes it too)
+        bound = listening.getsockname()[1]
+        settings = Settings(root, allow_exec, allowed_hosts(host, bound, extra_hosts))
 
-    class Server(uvicorn.Server):
-        def handle_exit(self, sig: int, frame: Any) -> None:
-            settings.stopping.set()  # the event streams end, so that the server can stop
-            super().handle_exit(sig, frame)
+        class Server(uvicorn.Server):
+            def handle_exit(self, sig: int, frame: Any) -> None:
+                settings.stopping.set()  # the event streams end, so that the server can stop
+                super().handle_exit(sig, frame)
 
-    config = uvicorn.Config(create_app(settings), log_level="warning", timeout_graceful_shutdown=5)
-    server = Server(config)
-    shown = f"[{host}]" if ":" in host else host
-    agents = "any agent, programs too (--allow-exec)" if allow_exec else "built-in agents only"
-    print(f"{PROG}: serving on http://{shown}:{bound}/ (Ctrl-C stops)", flush=True)
-    print(f"{PROG}: {agents}; results files under {root.resolve()}", flush=True)
-    if not is_loopback(host):
-        print(
-            f"{PROG}: warning: listening on {host}, beyond the loopback: anyone who reaches "
-            "this machine can start games" + (" and run programs" if allow_exec else ""),
-            file=sys.stderr,
-            flush=True,
+        # log_config=None: uvicorn leaves the process's logging as it is (its dictConfig
+        # would close every handler there is, files of other libraries included).
+        config = uvicorn.Config(
+            create_app(settings),
+            log_config=None,
+            log_level="warning",
+            timeout_graceful_shutdown=5,
         )
-    server.run(sockets=[listening])
+        server = Server(config)
+        shown = f"[{host}]" if ":" in host else host
+        agents = "any agent, programs too (--allow-exec)" if allow_exec else "built-in agents only"
+        print(f"{PROG}: serving on http://{shown}:{bound}/ (Ctrl-C stops)", flush=True)
+        print(f"{PROG}: {agents}; results files under {root.resolve()}", flush=True)
+        if not is_loopback(host):
+            print(
+                f"{PROG}: warning: listening on {host}, beyond the loopback: anyone who reaches "
+                "this machine can start games" + (" and run programs" if allow_exec else ""),
+                file=sys.stderr,
+                flush=True,
+            )
+        server.run(sockets=[listening])
+    finally:
+        listening.close()
     return 0
 
 
