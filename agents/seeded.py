@@ -8,8 +8,11 @@ the table of agents and :func:`~agents.registry.make_agent` in :mod:`agents.regi
 from __future__ import annotations
 
 import random
+from typing import ClassVar
 
-__all__ = ["SeededAgent"]
+from trap_env.agent import UnsupportedGameError
+
+__all__ = ["OneGameAgent", "SeededAgent"]
 
 
 class SeededAgent:
@@ -22,3 +25,24 @@ class SeededAgent:
         """Start a new game; reseed when ``seed`` is given."""
         if seed is not None:
             self.rng.seed(seed)
+
+
+class OneGameAgent(SeededAgent):
+    """Base of a seeded agent that plays one game's rules: ``check_game`` refuses a
+    configuration of any other (``config_type`` and ``title`` name the game)."""
+
+    config_type: ClassVar[type]
+    title: ClassVar[str]
+
+    def check_game(self, config: object) -> None:
+        """Refuse any game but this one.
+
+        Raises:
+            UnsupportedGameError: for another game's configuration.
+        """
+        if not isinstance(config, self.config_type):
+            kind = self.config_type.__name__
+            article = "an" if kind[0] in "AEIOU" else "a"
+            raise UnsupportedGameError(
+                f"{type(self).__name__} plays {self.title} ({article} {kind}), got {config!r}"
+            )

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import random
 
-from agents.seeded import SeededAgent
-from trap_env.agent import UnsupportedGameError
+from agents.seeded import OneGameAgent
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import MOVES, NUM_SIDES, ColosseumConfig, ColosseumState
 
@@ -23,20 +22,11 @@ MAX_REDRAWS = 300
 """Redraws of one step's way before the walk gives up (the engine's ``k > 300``)."""
 
 
-class ColosseumAgent(SeededAgent):
+class ColosseumAgent(OneGameAgent):
     """Base of Colosseum Survival!'s agents: a seeded generator, and these rules only."""
 
-    def check_game(self, config: object) -> None:
-        """Refuse any game but Colosseum Survival!.
-
-        Raises:
-            UnsupportedGameError: for another game's configuration.
-        """
-        if not isinstance(config, ColosseumConfig):
-            raise UnsupportedGameError(
-                f"{type(self).__name__} plays Colosseum Survival! (a ColosseumConfig), "
-                f"got {config!r}"
-            )
+    config_type = ColosseumConfig
+    title = "Colosseum Survival!"
 
 
 def random_walk(state: ColosseumState, rng: random.Random) -> int:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agents.seeded import SeededAgent
-from trap_env.agent import UnsupportedGameError
+from agents.seeded import OneGameAgent
 from trap_env.othello import rules
 from trap_env.othello.rules import OthelloConfig, OthelloState
 
@@ -15,19 +14,11 @@ if TYPE_CHECKING:
 __all__ = ["OthelloAgent", "RandomAgent"]
 
 
-class OthelloAgent(SeededAgent):
+class OthelloAgent(OneGameAgent):
     """Base of Othello's agents: a seeded generator, and Othello's rules only."""
 
-    def check_game(self, config: object) -> None:
-        """Refuse any game but Othello.
-
-        Raises:
-            UnsupportedGameError: for another game's configuration.
-        """
-        if not isinstance(config, OthelloConfig):
-            raise UnsupportedGameError(
-                f"{type(self).__name__} plays Othello (an OthelloConfig), got {config!r}"
-            )
+    config_type = OthelloConfig
+    title = "Othello"
 
 
 class RandomAgent(OthelloAgent):
