@@ -336,6 +336,8 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         """Start again the games of ``started`` that the opponent's opening ended by the
         rules before the learner's first decision, as the single env's ``reset`` does (an
         episode begins at a decision of the learner)."""
+        if not started.any():  # most steps start no game: no end test to pay for
+            return batch
         for _ in range(MAX_RESTARTS):
             over = started & ~self._faulted & self.engine.is_over(batch)
             if not over.any():
