@@ -172,6 +172,14 @@ class FiveOnlyAgent(RandomAgent):
             )
 
 
+class NotFourAgent(RandomAgent):
+    """Plays every board but 4x4, and says so."""
+
+    def check_game(self, config: GameConfig) -> None:
+        if config.board_size == 4:
+            raise UnsupportedGameError("plays any board but 4x4")
+
+
 class ClosingAgent(RandomAgent):
     """A random agent that records its ``close()`` (as a program agent ends its process)."""
 

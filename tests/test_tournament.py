@@ -366,6 +366,8 @@ def test_agents_are_asked_about_every_board_size_of_the_run():
     check_specs(["faulty_agents.FiveOnlyAgent"], RunConfig(board_sizes=(5, 5)))
     with pytest.raises(UnsupportedGameError, match="not 6x6"):
         check_specs(["faulty_agents.FiveOnlyAgent"], RunConfig(board_sizes=(5, 6)))
+    with pytest.raises(UnsupportedGameError, match="any board but 4x4"):  # inside the range
+        check_specs(["faulty_agents.NotFourAgent"], RunConfig(board_sizes=(3, 5)))
 
 
 def test_a_decay_is_a_setting_of_the_run_and_of_each_record(tmp_path):

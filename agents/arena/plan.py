@@ -195,7 +195,9 @@ class RunConfig:
             return [self.game]
         low, high = self.board_sizes
         rules = get_game(self.game_name)
-        return [rules.make_config(**self.rule_params | {"board_size": n}) for n in (low, high)]
+        return [
+            rules.make_config(**self.rule_params | {"board_size": n}) for n in range(low, high + 1)
+        ]
 
     @property
     def rule_params(self) -> dict[str, Any]:
