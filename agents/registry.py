@@ -56,6 +56,7 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
         "alphabeta": "agents.othello.search:SearchAgent",
         "minimax": "agents.othello.search:SearchAgent",
         "openspiel-mcts": "agents.othello.openspiel_mcts:OpenSpielMCTSAgent",
+        "mcts": "agents.mcts.agent:MCTSAgent",
     },
     "colosseum": {
         "random": "agents.colosseum.random_agent:RandomAgent",

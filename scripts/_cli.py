@@ -14,6 +14,7 @@ from agents.arena.stats import format_report, plot_report
 from agents.arena.tournament import BACKENDS, MAX_SECONDS, RunConfig, round_robin, run_games
 from agents.files import check_writable_folder, write_text_atomically
 from agents.program import DEFAULT_MEMORY_LIMIT, MAX_MEMORY_LIMIT
+from agents.rl.settings import rule_pair
 from trap_env.core import DEFAULT_DECAY, MAX_DECAY
 from trap_env.games import DEFAULT_GAME, game_names, get_game
 
@@ -137,22 +138,13 @@ def add_rule_option(parser: argparse._ActionsContainer) -> None:
     """The ``--rule KEY=VALUE`` option: a rule parameter of a game other than Trap!."""
     parser.add_argument(
         "--rule",
-        type=rule,
+        type=rule_pair,
         action="append",
         default=[],
         metavar="KEY=VALUE",
         help="a rule parameter of a game other than Trap! (e.g. end_rule=course for "
         "othello), repeatable; Trap!'s rules are --board-size and --decay",
     )
-
-
-def rule(text: str) -> tuple[str, Any]:
-    """``KEY=VALUE``: an integer value stays an integer, anything else is text."""
-    key, sep, value = text.partition("=")
-    if not sep or not key.isidentifier() or not value:
-        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE, e.g. end_rule=course")
-    number = value.lstrip("-")
-    return key, int(value) if number.isascii() and number.isdigit() else value
 
 
 def rule_params(args: argparse.Namespace) -> dict[str, Any]:

@@ -20,7 +20,8 @@ Example:
     trap-train --run-dir /tmp/ppo_run --resume --timesteps 2000000   # and train longer
     trap-train alphazero --run-dir /tmp/az --minutes 30   # the mcts agent's network instead
 
-``--game NAME`` (default ``trap``) names the game; the trainers train Trap! for now.
+``--game NAME`` (default ``trap``) names the game: PPO trains Trap!, AlphaZero Trap! and
+Othello (``trap-train alphazero --game othello``).
 """
 
 from __future__ import annotations
@@ -86,8 +87,9 @@ def config_from_args(args: argparse.Namespace) -> dict[str, object]:
     return fields
 
 
-TRAINED_GAMES = ("trap",)
-"""The games the trainers train (both write networks of Trap!'s planes and cells)."""
+PPO_GAMES = ("trap",)
+"""The games PPO trains (its policy reads Trap!'s planes and cells); AlphaZero trains every
+game with a batched engine (Trap! and Othello)."""
 
 
 def _split_game(argv: Sequence[str]) -> tuple[str, list[str]]:
@@ -121,19 +123,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     ``trap-train alphazero ...`` (or ``--algo alphazero``) trains the ``mcts`` agent's
     network instead (see :mod:`agents.rl.alphazero` for its options).
     """
-    game, argv = _split_game(sys.argv[1:] if argv is None else argv)
-    if game not in TRAINED_GAMES:
-        known = f"the games: {', '.join(game_names())}" if game not in game_names() else ""
-        print(
-            f"{PROG}: error: --game {game!r}: the trainers train {', '.join(TRAINED_GAMES)} "
-            f"only{'; ' + known if known else ''}",
-            file=sys.stderr,
-        )
-        return 2
-    algo, argv = _split_algo(argv)
+    algo, argv = _split_algo(sys.argv[1:] if argv is None else argv)
     if algo not in ("ppo", "alphazero"):
         print(f"{PROG}: error: --algo must be ppo or alphazero, got {algo!r}", file=sys.stderr)
         return 2
+    if algo == "ppo":  # AlphaZero's own parser takes --game (every game with a batched engine)
+        game, argv = _split_game(argv)
+        if game not in PPO_GAMES:
+            known = f"the games: {', '.join(game_names())}" if game not in game_names() else ""
+            print(
+                f"{PROG}: error: --game {game!r}: PPO trains {', '.join(PPO_GAMES)} only "
+                f"(trap-train alphazero trains othello too){'; ' + known if known else ''}",
+                file=sys.stderr,
+            )
+            return 2
     try:
         from agents.files import run_folder
         from agents.rl import alphazero

@@ -84,7 +84,7 @@ def test_a_run_starts_from_a_network_of_its_size_only(tmp_path: Path) -> None:
     with pytest.raises(IncompatibleNetworkError, match="this run needs channels=8"):
         build_net(wider)
     other_board = dataclasses.replace(config, board_size=6, initial_network=str(start))
-    with pytest.raises(IncompatibleNetworkError, match="for board 5"):
+    with pytest.raises(IncompatibleNetworkError, match=r"for trap \(board_size=5"):
         build_net(other_board)
 
 
@@ -141,7 +141,7 @@ def test_symmetries_keep_moves_legal(symmetry: int) -> None:
 
 
 def test_replay_buffer_keeps_the_latest() -> None:
-    buffer = ReplayBuffer(board_size=3, capacity=5)
+    buffer = ReplayBuffer((3, 3, 4), 9, capacity=5)
     for value in range(4):
         part = Samples(
             np.zeros((2, 3, 3, 4), np.int8), np.ones((2, 9), bool),
@@ -352,7 +352,7 @@ def test_a_flag_the_run_can_take_is_recorded(
 
 @pytest.mark.parametrize(
     ("flags", "message"),
-    [(["--board-size", "9"], "board_size must be at most 8"),
+    [(["--board-size", "9"], "board sizes 3..8"),
      (["--board-size", "2"], "board"),
      (["--imitation-games", "1", "--imitation-teacher", "nobody"], "nobody")],
 )

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from agents.arena.match import play_game
-from agents.mcts.agent import DEFAULT_NETWORK, MCTSAgent
+from agents.mcts.agent import DEFAULT_NETWORKS, MCTSAgent
 from agents.mcts.network import IncompatibleNetworkError, Network, encode, load_network
 from agents.mcts.search import ChanceNode, Tree, masked_priors
 from agents.registry import make_agent
@@ -20,6 +20,7 @@ from tests.search_oracle import expectimax
 from trap_env import core
 from trap_env.agent import UnsupportedGameError
 from trap_env.core import GameConfig, Phase, State, from_text
+from trap_env.trap import GAME as TRAP
 
 ZERO_WEIGHTS = Weights(mobility=0, room=0, voronoi=0)
 """Weights under which the oracle scores every unfinished position 0, like the dummy net."""
@@ -42,7 +43,7 @@ def root_value(tree: Tree) -> float:
 def small_network(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A random 5x5 network saved to a file."""
     path = tmp_path_factory.mktemp("nets") / "net5.npz"
-    Network.initial(board_size=5, channels=8, blocks=1, hidden=8, seed=0).save(path)
+    Network.initial(GameConfig(5), channels=8, blocks=1, hidden=8, seed=0).save(path)
     return path
 
 
@@ -153,17 +154,18 @@ def test_deterministic_under_a_seed(small_network: Path) -> None:
 def test_refuses_another_board_size(small_network: Path) -> None:
     agent = MCTSAgent(time_limit=0.1, path=small_network)
     agent.check_game(GameConfig(5))
-    with pytest.raises(UnsupportedGameError, match="5x5"):
+    with pytest.raises(UnsupportedGameError, match=r"board_size=5, decay=50.*--board-size 7"):
         agent.check_game(GameConfig(7))
     with pytest.raises(UnsupportedGameError):
         agent.select_action(core.initial_state(GameConfig(7)))
-    with pytest.raises(UnsupportedGameError, match="decay=80"):
+    with pytest.raises(UnsupportedGameError, match=r"decay=80.*--decay 80"):
         agent.check_game(GameConfig(5, decay=80))
 
 
 def test_a_network_records_its_rule_variant(tmp_path: Path) -> None:
-    network = Network.initial(board_size=4, channels=2, blocks=1, hidden=2)
-    Network(4, network.weights, 1, decay=80).save(tmp_path / "d80.npz")
+    Network.initial(GameConfig(4, decay=80), channels=2, blocks=1, hidden=2).save(
+        tmp_path / "d80.npz"
+    )
     agent = MCTSAgent(simulations=5, path=tmp_path / "d80.npz")
     agent.check_game(GameConfig(4, decay=80))
     with pytest.raises(UnsupportedGameError, match="decay=80"):
@@ -187,7 +189,7 @@ def test_bad_options_are_refused(small_network: Path) -> None:
 
 def test_default_network_plays_7x7() -> None:
     agent = make_agent("mcts:simulations=20,time_limit=none", seed=0)
-    assert isinstance(agent, MCTSAgent) and agent.path == DEFAULT_NETWORK
+    assert isinstance(agent, MCTSAgent) and agent.path == DEFAULT_NETWORKS["trap"]
     agent.check_game(GameConfig(7))
     state = core.initial_state()
     assert agent.select_action(state) in core.legal_actions(state)
@@ -267,7 +269,7 @@ def test_tree_is_kept_from_the_move_to_the_throw(small_network: Path) -> None:
 
 
 def test_network_round_trip(tmp_path: Path) -> None:
-    network = Network.initial(board_size=4, channels=4, blocks=2, hidden=3, seed=1)
+    network = Network.initial(GameConfig(4), channels=4, blocks=2, hidden=3, seed=1)
     network.save(tmp_path / "n.npz")
     loaded = load_network(tmp_path / "n.npz")
     states = [core.initial_state(GameConfig(4))]
@@ -288,7 +290,7 @@ def test_network_files_that_are_not_networks(tmp_path: Path) -> None:
 
 def saved_network(path: Path, **changes: np.ndarray) -> Path:
     """A small network saved to ``path`` with the arrays of ``changes`` put in."""
-    network = Network.initial(board_size=4, channels=4, blocks=1, hidden=3, seed=1)
+    network = Network.initial(GameConfig(4), channels=4, blocks=1, hidden=3, seed=1)
     network.save(path)
     with np.load(path) as data:
         arrays = {name: data[name] for name in data.files}
@@ -334,7 +336,7 @@ def test_numpy_forward_equals_torch_forward() -> None:
     from agents.rl.alphazero import AlphaZeroNet
 
     torch.manual_seed(0)
-    net = AlphaZeroNet(board_size=5, channels=8, blocks=2, hidden=6).eval()
+    net = AlphaZeroNet(TRAP, GameConfig(5), channels=8, blocks=2, hidden=6).eval()
     rng = np.random.default_rng(0)
     states = []
     state = core.initial_state(GameConfig(5))

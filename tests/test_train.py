@@ -163,8 +163,14 @@ def test_train_takes_game_trap_and_refuses_other_games_in_one_line(capsys) -> No
     assert train.main(["--game", "chess", "--run-dir", "unused"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'chess'" in err and "trap" in err
-    assert train.main(["--game=toy_game:GAME", "alphazero", "--run-dir", "unused"]) == 2
-    assert "train trap only" in capsys.readouterr().err
+    assert train.main(["--game=othello", "--run-dir", "unused"]) == 2
+    assert "PPO trains trap only (trap-train alphazero trains othello too)" in (
+        capsys.readouterr().err
+    )
+    assert train.main(["alphazero", "--game", "colosseum", "--run-dir", "unused"]) == 1
+    assert "colosseum' has no batched engine" in capsys.readouterr().err
+    assert train.main(["alphazero", "--game=toy_game:GAME", "--run-dir", "unused"]) == 1
+    assert "game_name must be one of colosseum, othello, trap" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # --game trap reaches the parser, which wants its flags
         train.main(["--game", "trap"])
 

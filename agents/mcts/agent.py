@@ -1,44 +1,45 @@
-"""The ``mcts`` agent: PUCT search with chance nodes, guided by a small network, under a clock.
+"""The ``mcts`` agent of Trap! and Othello: PUCT search (with chance nodes where the game
+has them), guided by a small network, under a clock.
 
 The network (:mod:`agents.mcts.network`) gives the search its priors and leaf values; it
-runs in NumPy, so the agent needs no torch. By default it is the bundled 7x7 network,
-trained by ``trap-train alphazero`` (see :mod:`agents.rl.alphazero`).
+runs in NumPy, so the agent needs no torch. By default it is the bundled network of the
+game (:data:`DEFAULT_NETWORKS`: Trap! 7x7, Othello 8x8), trained by
+``trap-train alphazero`` (see :mod:`agents.rl.alphazero`); a network plays only the game
+and rules it was trained for.
 
-Time control is that of ``expectiminimax``: a CPU-time budget per turn shared by the move
-and the throw (``move_share`` of it at the move, the rest at the throw), the clock checked
-every eight simulations with a safety margin, so a turn never runs over. The tree is kept
-between the move and the throw, and into the next turn, where it still holds the position.
-If the clock is nearly out before the search starts, the agent plays the network's
-likeliest legal action (or the kept tree's most visited one).
+Time control is that of the game's reference search: a CPU-time budget per turn, in
+Trap! shared by the move and the throw (``move_share`` of it at the move, the rest at the
+throw), the clock checked every eight simulations with a safety margin, so a turn never
+runs over. The tree is kept between decisions, where it still holds the position. If the
+clock is nearly out before the search starts, the agent plays the network's likeliest
+legal action (or the kept tree's most visited one).
 
 Example:
     >>> from agents import make_agent
     >>> agent = make_agent("mcts:time_limit=1.0")              # the bundled 7x7 network
     >>> agent = make_agent("mcts:simulations=200,path=run/best.npz", seed=3)
+    >>> agent = make_agent("mcts:time_limit=1.0", game="othello")  # the bundled 8x8 one
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agents.mcts.network import Network, load_network
 from agents.mcts.search import CHANCE_MODES, Tree
 from agents.seeded import SeededAgent
-from agents.timing import (
-    MAX_TIME_LIMIT,
-    Clock,
-    TimedAgent,
-    check_clock,
-    check_decision_state,
-)
+from agents.timing import MAX_TIME_LIMIT, Clock, TimedAgent, check_clock
 from trap_env.agent import UnsupportedGameError
-from trap_env.core import Cell, GameConfig, State, resolve_turn_limit
+from trap_env.game import turn_limit
+from trap_env.games import DEFAULT_GAME
 
-__all__ = ["DEFAULT_NETWORK", "MCTSAgent", "MCTSStats"]
+__all__ = ["DEFAULT_NETWORKS", "MCTSAgent", "MCTSStats"]
 
-DEFAULT_NETWORK = Path(__file__).resolve().parent / "models" / "mcts_7x7.npz"
-"""The bundled network for the default 7x7 board."""
+_MODELS = Path(__file__).resolve().parent / "models"
+DEFAULT_NETWORKS = {"trap": _MODELS / "mcts_7x7.npz", "othello": _MODELS / "othello_8x8.npz"}
+"""The bundled network of each game: Trap! on 7x7, Othello on 8x8."""
 
 
 @dataclass(frozen=True)
@@ -62,24 +63,26 @@ class MCTSStats:
 
 
 class MCTSAgent(TimedAgent, SeededAgent):
-    """AlphaZero-style search with the throw's landing as an exact chance node.
+    """AlphaZero-style search; in Trap!, the throw's landing is an exact chance node.
 
     Args:
-        time_limit: CPU seconds per turn (move and throw together); None for no limit
-            (then ``simulations`` must be given).
+        time_limit: CPU seconds per turn (in Trap!, move and throw together); None for no
+            limit (then ``simulations`` must be given).
         simulations: the most simulations per decision; None for no limit.
-        path: the network's ``.npz`` file; by default the bundled 7x7 network.
+        path: the network's ``.npz`` file; by default the game's bundled network.
         c_puct: the weight of the prior in PUCT.
         chance: ``"expect"`` (follow each landing in proportion to its probability) or
             ``"sample"`` (draw landings from the agent's generator).
-        move_share: the part of the turn's budget given to the move.
-        max_turns: the turn limit the search counts as a draw (default 4 * N * N).
+        move_share: the part of Trap!'s turn budget given to the move.
+        max_turns: the turn limit the search counts as a draw (default: the game's, Trap!'s
+            4 * N * N).
         clock: ``"cpu"`` (this process's CPU time) or ``"wall"``.
         seed: seeds the agent's generator (used by ``chance="sample"``).
+        game: the game it plays (the runner tells it); the network must be of that game.
 
     Raises:
         FileNotFoundError, IncompatibleNetworkError: for a missing or unreadable network.
-        ValueError: for a bad option.
+        ValueError: for a bad option, or a network of another game.
     """
 
     def __init__(
@@ -93,14 +96,24 @@ class MCTSAgent(TimedAgent, SeededAgent):
         max_turns: int | None = None,
         clock: Clock = "cpu",
         seed: int | None = None,
+        game: str = DEFAULT_GAME,
     ) -> None:
         SeededAgent.__init__(self, seed)
         _check_options(time_limit, simulations, chance, move_share, clock, c_puct, max_turns)
         TimedAgent.__init__(self, clock)
         self.time_limit = time_limit
         self.simulations = simulations
-        self.path = Path(path) if path is not None else DEFAULT_NETWORK
+        self.path = Path(path) if path is not None else _default_network(game)
         self.network: Network = load_network(self.path)
+        if self.network.game_name != game:
+            raise ValueError(
+                f"the mcts network {self.path} plays {self.network.describe()}, not {game}; "
+                f"train one for {game} with trap-train alphazero --game {game}"
+            )
+        self.rules = self.network.game
+        # Trap!'s move and throw share a turn's budget; in a game of one decision a turn,
+        # the decision has it all.
+        self._shares_turns = len(self.rules.decision_names) > 1
         self.c_puct = c_puct
         self.chance = chance
         self.move_share = move_share
@@ -108,25 +121,28 @@ class MCTSAgent(TimedAgent, SeededAgent):
         self.last_search: MCTSStats | None = None
         self._tree: Tree | None = None
 
-    def check_game(self, config: GameConfig) -> None:
-        """Refuse a board size or a rule variant (``decay``) the network was not trained for.
+    def check_game(self, config: Any) -> None:
+        """Refuse rules the network was not trained for (another board size, Trap!'s
+        ``decay``, Othello's ``end_rule``).
 
         Raises:
             UnsupportedGameError: naming what the network plays and what the game is.
         """
-        n, decay = self.network.board_size, self.network.decay
-        if config.board_size != n:
-            raise UnsupportedGameError(
-                f"the mcts network {self.path} was trained for {n}x{n} boards; this game is "
-                f"{config.board_size}x{config.board_size}. Train one for it with "
-                f"trap-train alphazero --board-size {config.board_size}"
-            )
-        if config.decay != decay:
-            raise UnsupportedGameError(
-                f"the mcts network {self.path} was trained for throws with decay={decay}; "
-                f"this game has decay={config.decay}. Train one for it with "
-                f"trap-train alphazero --decay {config.decay}"
-            )
+        params = self.rules.config_params(config)
+        if params == dict(self.network.rules):
+            return
+        flags = " ".join(
+            f"--board-size {value}" if name == "board_size" else f"--rule {name}={value}"
+            for name, value in params.items()
+            if self.network.rules.get(name) != value
+        )
+        if self.network.game_name == DEFAULT_GAME:
+            flags = flags.replace("--rule decay=", "--decay ")
+        raise UnsupportedGameError(
+            f"the mcts network {self.path} was trained for {self.network.describe()}; this "
+            f"game is {', '.join(f'{k}={v}' for k, v in params.items())}. Train one for it "
+            f"with trap-train alphazero --game {self.network.game_name} {flags}"
+        )
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new game: drop the tree."""
@@ -135,17 +151,25 @@ class MCTSAgent(TimedAgent, SeededAgent):
         self._forget_turn()
         self.last_search = None
 
-    def _decide(self, state: State) -> Cell:
+    def _decide(self, state: Any) -> int:
         """The most visited legal action after searching within the budget.
 
         Raises:
-            ValueError: if the state is not a MOVE or THROW of a game in progress.
-            UnsupportedGameError: if the board is not the network's size.
+            ValueError: if the state is not a decision of a game in progress.
+            UnsupportedGameError: if the rules are not the network's.
         """
         started = self.clock()
-        check_decision_state(state)
-        self.check_game(GameConfig(state.board_size, state.decay))
-        budget = self._turn_budget(state, self.time_limit, self.move_share)
+        rules = self.rules
+        if rules.outcome(state) is not None or rules.is_chance(state):
+            raise ValueError(
+                "select_action needs a decision of a game in progress, got "
+                f"{rules.to_text(state)}"
+            )
+        self.check_game(rules.config_of(state))
+        if self._shares_turns:
+            budget = self._turn_budget(state, self.time_limit, self.move_share)
+        else:
+            budget = self.time_limit
         tree = self._tree_for(state)
         before = tree.simulations
         stop = self._stopper(started, budget)
@@ -163,20 +187,22 @@ class MCTSAgent(TimedAgent, SeededAgent):
         self.last_search = MCTSStats(
             tree.simulations - before, tree.max_depth, seconds, value, budget or 0.0
         )
-        self._end_decision(state, action, seconds)
+        if self._shares_turns:
+            self._end_decision(state, action, seconds)
         return action
 
-    def _tree_for(self, state: State) -> Tree:
+    def _tree_for(self, state: Any) -> Tree:
         """The kept tree re-rooted at ``state`` if it holds it, else a new tree."""
         tree = self._tree
         if tree is None or not (tree.root.state == state or tree.advance(state)):
-            limit = resolve_turn_limit(self.max_turns, state.board_size)
-            tree = Tree(state, self.c_puct, self.chance, limit, self.rng)
+            rules = self.rules
+            limit = turn_limit(self.max_turns, rules.default_turn_limit(rules.config_of(state)))
+            tree = Tree(state, self.c_puct, self.chance, limit, self.rng, game=rules)
         tree.max_depth = 0
         self._tree = tree
         return tree
 
-    def _most_visited(self, tree: Tree) -> Cell:
+    def _most_visited(self, tree: Tree) -> int:
         """The most visited action; with no visits, the network's likeliest one."""
         root = tree.root
         if not root.is_expanded:
@@ -185,6 +211,20 @@ class MCTSAgent(TimedAgent, SeededAgent):
             assert leaf is not None and leaf.node is root
             tree.expand(leaf, logits[0], float(values[0]))
         return root.actions[root.best_index()]
+
+
+def _default_network(game: str) -> Path:
+    """The bundled network of ``game``.
+
+    Raises:
+        ValueError: for a game without one, naming the ``path`` option.
+    """
+    if game not in DEFAULT_NETWORKS:
+        raise ValueError(
+            f"no bundled mcts network for {game}; give one with path=FILE (trained by "
+            f"trap-train alphazero --game {game})"
+        )
+    return DEFAULT_NETWORKS[game]
 
 
 def _check_options(

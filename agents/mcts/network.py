@@ -2,24 +2,32 @@
 
 The same weights are trained in torch (:mod:`agents.rl.alphazero`) and saved as an ``.npz``
 file; this module reads that file and runs the forward pass with NumPy alone, so playing
-needs no torch.
+needs no torch. A network belongs to one game under one set of rules (``game_name`` and
+``rules``, the game's :meth:`~trap_env.game.Game.config_params`), which its file records.
 
 Architecture (channel-last here, channel-first in torch; the weights are stored the torch
 way, ``(out, in, kh, kw)``):
 
 * input: the game's observation planes (``game.observe``; Trap!'s four of
-  :func:`trap_env.observation.observe`) from the side to act, plus a plane of ones, so that
-  the zero padding of the convolutions marks the board's edge; the planes' count is
-  ``game.observation_shape(config)[-1] + 1`` (:func:`input_planes`);
+  :func:`trap_env.observation.observe`, Othello's four) from the side to act, plus a plane
+  of ones, so that the zero padding of the convolutions marks the board's edge; the
+  planes' count is ``game.observation_shape(config)[-1] + 1`` (:func:`input_planes`);
 * a 3x3 convolution to ``channels`` features, then ``blocks`` residual blocks of two 3x3
   convolutions (ReLU after the first, ReLU after the skip sum);
-* policy head: a 1x1 convolution to one logit per cell (``N*N`` logits), used for the move
-  and for the throw alike (the phase plane tells them apart);
+* policy head: a 1x1 convolution to one logit per cell (``N*N`` logits; Trap! uses them for
+  the move and for the throw alike, the phase plane telling them apart), then one logit per
+  action beyond the cells (Othello's pass) from a linear layer on the mean of the feature
+  map (``policy_extra``, present only when the game has such actions);
 * value head: the mean of the feature map over the cells, a hidden layer (ReLU) and one
   output through ``tanh``: the expected result for the player to act, in ``[-1, 1]``.
 
+The file (format version 2): ``__meta__`` ``[2, blocks]``, ``__game__`` the UTF-8 bytes
+of ``{"game": NAME, "rules": {...}}``, and the weights by name. Version 1 files (Trap!
+only: ``[1, board_size, blocks, decay]``) are read too.
+
 Example:
-    >>> net = Network.initial(board_size=5, channels=8, blocks=1, hidden=8, seed=0)
+    >>> from trap_env.core import GameConfig, initial_state
+    >>> net = Network.initial(GameConfig(5), channels=8, blocks=1, hidden=8, seed=0)
     >>> logits, values = net.evaluate([initial_state(GameConfig(5))])
     >>> logits.shape, values.shape
     ((1, 25), (1,))
@@ -28,8 +36,9 @@ Example:
 from __future__ import annotations
 
 import functools
+import json
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,8 +46,8 @@ from typing import Any
 import numpy as np
 
 from agents.files import save_npz_atomically
-from trap_env.core import DEFAULT_DECAY, GameConfig, initial_state
 from trap_env.game import Game
+from trap_env.games import game_names, get_game
 from trap_env.observation import NUM_PLANES
 from trap_env.trap import GAME as TRAP
 
@@ -52,8 +61,8 @@ __all__ = [
     "load_network",
 ]
 
-FORMAT_VERSION = 1
-"""The layout of the saved weights; a file with another version is refused."""
+FORMAT_VERSION = 2
+"""The layout of the saved weights; a file of another version (but 1) is refused."""
 INPUT_PLANES = NUM_PLANES + 1
 """Trap!'s observation planes plus the plane of ones."""
 
@@ -67,6 +76,12 @@ class IncompatibleNetworkError(ValueError):
 def input_planes(game: Game[Any, Any], config: Any) -> int:
     """The planes of the network's input for ``game``: its observation's and one of ones."""
     return game.observation_shape(config)[-1] + 1
+
+
+def extra_actions(game: Game[Any, Any], config: Any) -> int:
+    """The actions of ``game`` beyond one per cell (Othello's pass: 1; Trap!: 0)."""
+    cells = int(np.prod(game.observation_shape(config)[:-1]))
+    return game.num_actions(config) - cells
 
 
 def encode(states: Sequence[Any], game: Game[Any, Any] = TRAP) -> FloatArray:
@@ -87,38 +102,56 @@ class Network:
     """The weights of one network and its NumPy forward pass.
 
     Attributes:
-        board_size: the N it was trained for (its value head sees any N, but its play
-            was learnt on this one, so other sizes are refused by the agent).
         weights: name -> float32 array, named as the torch module's ``state_dict``.
         blocks: the number of residual blocks.
-        decay: the rule variant it was trained for (see :class:`trap_env.core.GameConfig`).
+        game_name: the game it plays, by its registered name (:mod:`trap_env.games`).
+        rules: the rules it was trained for, ``game.config_params(config)`` (other rules,
+            another board size included, are refused by the agent).
     """
 
-    board_size: int
     weights: dict[str, FloatArray]
     blocks: int
-    decay: int = DEFAULT_DECAY
+    game_name: str
+    rules: Mapping[str, Any]
 
     @classmethod
     def initial(
         cls,
-        board_size: int,
+        config: Any,
         channels: int,
         blocks: int,
         hidden: int,
         seed: int = 0,
-        planes: int = INPUT_PLANES,
+        game: Game[Any, Any] = TRAP,
     ) -> Network:
-        """A randomly initialised network (for tests and as a starting point)."""
+        """A randomly initialised network for ``game`` under ``config`` (for tests and as a
+        starting point)."""
         rng = np.random.default_rng(seed)
-        shapes = weight_shapes(channels, blocks, hidden, planes)
+        shapes = weight_shapes(
+            channels, blocks, hidden, input_planes(game, config), extra_actions(game, config)
+        )
         weights = {
             name: (rng.standard_normal(shape) / np.sqrt(_fan_in(shape))).astype(np.float32)
             if len(shape) > 1
             else np.zeros(shape, dtype=np.float32)
             for name, shape in shapes.items()
         }
-        return cls(board_size, weights, blocks)
+        return cls(weights, blocks, game.name, game.config_params(config))
+
+    @property
+    def game(self) -> Game[Any, Any]:
+        """The game it plays."""
+        return get_game(self.game_name)
+
+    @property
+    def config(self) -> Any:
+        """The rules it plays, as the game's config."""
+        return self.game.make_config(**self.rules)
+
+    @property
+    def board_size(self) -> int:
+        """The N it was trained for."""
+        return int(self.rules["board_size"])
 
     @property
     def channels(self) -> int:
@@ -130,11 +163,21 @@ class Network:
         """The planes of its input (:func:`input_planes` of the game it plays)."""
         return int(self.weights["stem.weight"].shape[1])
 
-    def evaluate(
-        self, states: Sequence[Any], game: Game[Any, Any] = TRAP
-    ) -> tuple[FloatArray, FloatArray]:
-        """Policy logits ``(batch, N*N)`` and values ``(batch,)`` of decision states."""
-        return self.forward(encode(states, game))
+    @property
+    def extra_actions(self) -> int:
+        """Its logits beyond one per cell (:func:`extra_actions` of the game it plays)."""
+        extra = self.weights.get("policy_extra.bias")
+        return 0 if extra is None else int(extra.shape[0])
+
+    def describe(self) -> str:
+        """What it plays, in words: ``"othello (board_size=8, end_rule=standard)"``."""
+        rules = ", ".join(f"{name}={value}" for name, value in self.rules.items())
+        return f"{self.game_name} ({rules})"
+
+    def evaluate(self, states: Sequence[Any]) -> tuple[FloatArray, FloatArray]:
+        """Policy logits ``(batch, num_actions)`` and values ``(batch,)`` of decision states
+        of its game."""
+        return self.forward(encode(states, self.game))
 
     def check_shapes(self, game: Game[Any, Any], config: Any) -> None:
         """Refuse a game whose observation or actions this network does not fit.
@@ -144,15 +187,15 @@ class Network:
         """
         planes, actions = input_planes(game, config), game.num_actions(config)
         side = int(np.prod(game.observation_shape(config)[:-1]))
-        if planes != self.input_planes or actions != side:
+        if planes != self.input_planes or actions != side + self.extra_actions:
             raise IncompatibleNetworkError(
-                f"an mcts network reads {self.input_planes} planes and gives one logit per "
-                f"cell; {game.title} has {planes} input planes and {actions} actions on "
-                f"{side} cells"
+                f"an mcts network of {self.input_planes} input planes gives one logit per "
+                f"cell and {self.extra_actions} more; {game.title} has {planes} input planes "
+                f"and {actions} actions on {side} cells"
             )
 
     def forward(self, planes: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """The forward pass of encoded inputs ``(batch, N, N, 5)``: (logits, values)."""
+        """The forward pass of encoded inputs ``(batch, N, N, planes)``: (logits, values)."""
         w, matrices = self.weights, self._conv_matrices
         windows = _window_indices(planes.shape[1])
         x = _relu(_conv3x3(planes, matrices["stem"], w["stem.bias"], windows))
@@ -163,11 +206,15 @@ class Network:
             x = _relu(x + y)
         batch = x.shape[0]
         policy = w["policy.weight"].reshape(1, -1)
-        logits = x.reshape(batch, -1, x.shape[-1]) @ policy.T + w["policy.bias"]
+        cells = x.reshape(batch, -1, x.shape[-1])
+        logits = (cells @ policy.T + w["policy.bias"]).reshape(batch, -1)
         pooled = x.mean(axis=(1, 2))
+        if self.extra_actions:
+            extra = pooled @ w["policy_extra.weight"].T + w["policy_extra.bias"]
+            logits = np.concatenate([logits, extra], axis=1)
         hidden = _relu(pooled @ w["value_hidden.weight"].T + w["value_hidden.bias"])
         values = np.tanh(hidden @ w["value_out.weight"].T + w["value_out.bias"])
-        return logits.reshape(batch, -1), values.reshape(batch)
+        return logits, values.reshape(batch)
 
     @functools.cached_property
     def _conv_matrices(self) -> dict[str, FloatArray]:
@@ -182,17 +229,20 @@ class Network:
         }
 
     def save(self, path: str | Path) -> None:
-        """Write the weights and the metadata to ``path`` (an ``.npz`` file), atomically."""
-        meta = np.array([FORMAT_VERSION, self.board_size, self.blocks, self.decay], dtype=np.int64)
-        arrays: dict[str, FloatArray] = {"__meta__": meta, **self.weights}
+        """Write the weights, the game and the rules to ``path`` (``.npz``), atomically."""
+        meta = np.array([FORMAT_VERSION, self.blocks], dtype=np.int64)
+        game = json.dumps({"game": self.game_name, "rules": dict(self.rules)}).encode()
+        arrays: dict[str, FloatArray] = {
+            "__meta__": meta, "__game__": np.frombuffer(game, np.uint8), **self.weights
+        }
         save_npz_atomically(path, arrays)
 
 
 def weight_shapes(
-    channels: int, blocks: int, hidden: int, planes: int = INPUT_PLANES
+    channels: int, blocks: int, hidden: int, planes: int = INPUT_PLANES, extra: int = 0
 ) -> dict[str, tuple[int, ...]]:
     """Every weight's name and shape, in the torch module's layout (``planes``: the input's,
-    :func:`input_planes`)."""
+    :func:`input_planes`; ``extra``: the logits beyond the cells, :func:`extra_actions`)."""
     shapes: dict[str, tuple[int, ...]] = {
         "stem.weight": (channels, planes, 3, 3),
         "stem.bias": (channels,),
@@ -205,6 +255,8 @@ def weight_shapes(
         {
             "policy.weight": (1, channels, 1, 1),
             "policy.bias": (1,),
+            **({"policy_extra.weight": (extra, channels), "policy_extra.bias": (extra,)}
+               if extra else {}),
             "value_hidden.weight": (hidden, channels),
             "value_hidden.bias": (hidden,),
             "value_out.weight": (1, hidden),
@@ -253,32 +305,64 @@ def load_network(path: str | Path) -> Network:
     Raises:
         FileNotFoundError: if ``path`` does not exist.
         IncompatibleNetworkError: if the file is not such a network, or one of another
-            format version.
+            format version, or of a game that is not registered.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no mcts network at {path}; give an .npz saved by trap-train")
     arrays = _read_arrays(path)
     meta = arrays.pop("__meta__", None)
-    if (
-        meta is None or meta.shape != (4,) or meta.dtype.kind not in "iu"
-        or int(meta[0]) != FORMAT_VERSION
-    ):
+    game = arrays.pop("__game__", None)
+    numbers = (
+        [] if meta is None or meta.ndim != 1 or meta.dtype.kind not in "iu" else meta.tolist()
+    )
+    if len(numbers) == 4 and numbers[0] == 1:  # version 1: Trap! only, before Othello
+        _, board_size, blocks, decay = numbers
+        game_name, rules = "trap", {"board_size": board_size, "decay": decay}
+    elif len(numbers) == 2 and numbers[0] == FORMAT_VERSION:
+        blocks = numbers[1]
+        game_name, rules = _read_game(path, game)
+    else:
         raise IncompatibleNetworkError(
             f"{path} is not an mcts network of format version {FORMAT_VERSION} "
             f"(metadata {None if meta is None else meta.tolist()!r:.80}); retrain it with "
             "trap-train"
         )
-    board_size, blocks, decay = (int(value) for value in meta[1:])
     if not 0 <= blocks <= len(arrays) // 4:  # each block has two weights and two biases
         raise IncompatibleNetworkError(
             f"{path}: its metadata says {blocks} blocks, but it holds {len(arrays)} arrays "
             "(4 a block); the file is damaged or not an mcts network"
         )
     weights = {name: array.astype(np.float32) for name, array in arrays.items()}
-    network = Network(board_size, weights, blocks, decay)
+    network = Network(weights, blocks, game_name, rules)
     _check_weights(path, network)
     return network
+
+
+def _read_game(path: Path, game: np.ndarray | None) -> tuple[str, dict[str, Any]]:
+    """The game's name and rules recorded in a file's ``__game__`` array.
+
+    Raises:
+        IncompatibleNetworkError: if it is missing, not that JSON, or names a game that is
+            not registered (a file never makes us import a module it names).
+    """
+    try:
+        if game is None or game.dtype != np.uint8 or game.ndim != 1:
+            raise ValueError("no __game__ bytes")
+        record = json.loads(game.tobytes().decode())
+        name, rules = record["game"], record["rules"]
+        if not isinstance(name, str) or not isinstance(rules, dict):
+            raise ValueError("not {\"game\": NAME, \"rules\": {...}}")
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as error:
+        raise IncompatibleNetworkError(
+            f"{path} does not say which game it plays ({error}); retrain it with trap-train"
+        ) from None
+    if name not in game_names():
+        raise IncompatibleNetworkError(
+            f"{path} is a network of the game {name!r:.40}, which is not one of "
+            f"{', '.join(game_names())}"
+        )
+    return name, rules
 
 
 def _read_arrays(path: Path) -> dict[str, np.ndarray]:
@@ -315,20 +399,31 @@ def _read_arrays(path: Path) -> dict[str, np.ndarray]:
 
 def _check_weights(path: Path, network: Network) -> None:
     try:
+        config = network.config
+    except (ValueError, TypeError) as error:
+        raise IncompatibleNetworkError(
+            f"{path}: its rules {network.describe():.200} are not rules of the game ({error})"
+        ) from None
+    game = network.game
+    try:
         channels = network.channels
         hidden = int(network.weights["value_hidden.weight"].shape[0])
     except KeyError as error:
         raise IncompatibleNetworkError(f"{path} lacks the weight {error}") from error
-    expected = weight_shapes(channels, network.blocks, hidden)
+    expected = weight_shapes(
+        channels,
+        network.blocks,
+        hidden,
+        input_planes(game, config),
+        max(extra_actions(game, config), 0),
+    )
     found = {name: array.shape for name, array in network.weights.items()}
     if found != expected:
         wrong = sorted(set(found.items()) ^ set(expected.items()))
         raise IncompatibleNetworkError(
             f"{path}: weights do not match a network of {channels} channels, "
-            f"{network.blocks} blocks and {hidden} hidden units: {wrong[:4]}"
+            f"{network.blocks} blocks and {hidden} hidden units for "
+            f"{network.describe()}: {wrong[:4]}"
         )
-    try:
-        config = GameConfig(network.board_size, network.decay)
-    except ValueError as error:
-        raise IncompatibleNetworkError(f"{path}: {error}") from error
-    network.evaluate([initial_state(config)])
+    network.check_shapes(game, config)
+    network.evaluate([game.initial_state(config)])

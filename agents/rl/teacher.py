@@ -13,8 +13,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from trap_env import core
-from trap_env.core import Phase, State
+from trap_env.game import Game
+from trap_env.trap import GAME as TRAP
 
 __all__ = ["Label", "TeacherGame", "teacher_game", "teacher_value"]
 
@@ -24,7 +24,7 @@ class Label:
     """A decision the teacher was asked for: the state, its choice, and its own value of
     it (0 if it reports none)."""
 
-    state: State
+    state: Any
     action: int
     value: float
 
@@ -34,16 +34,17 @@ class TeacherGame:
     """The labelled decisions of one game, in order, and its last state."""
 
     labels: list[Label]
-    final: State
+    final: Any
 
 
 def teacher_game(
     teacher: Any,
-    start: State,
+    start: Any,
     rng: random.Random,
     max_turns: int,
     random_opening: int = 0,
     epsilon: float | None = None,
+    game: Game[Any, Any] = TRAP,
 ) -> TeacherGame:
     """Play one game of ``teacher`` against itself from ``start`` until it ends or reaches
     ``max_turns``.
@@ -56,21 +57,22 @@ def teacher_game(
         random_opening: the first decisions are uniformly random and unlabelled.
         epsilon: after the opening, each labelled decision is replaced by a uniformly
             random action with this probability (None: never, and no draw for it).
+        game: the rules of ``start`` (Trap! by default).
     """
     state, labels, decisions = start, [], 0
-    while core.outcome(state, max_turns) is None:
-        if state.phase is Phase.LANDING:
-            state = core.apply(state, core.sample_landing(state, rng))
+    while game.outcome(state, max_turns) is None:
+        if game.is_chance(state):
+            state = game.apply(state, game.sample_chance(state, rng))
             continue
         if decisions < random_opening:
-            action = rng.choice(core.legal_actions(state))
+            action = rng.choice(game.legal_actions(state))
         else:
             label = teacher.select_action(state)
             labels.append(Label(state, label, teacher_value(teacher)))
             explore = epsilon is not None and rng.random() < epsilon
-            action = rng.choice(core.legal_actions(state)) if explore else label
+            action = rng.choice(game.legal_actions(state)) if explore else label
         decisions += 1
-        state = core.apply(state, action)
+        state = game.apply(state, action)
     return TeacherGame(labels, state)
 
 

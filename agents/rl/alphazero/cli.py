@@ -18,12 +18,15 @@ from agents.files import (
 )
 from agents.rl.alphazero import run
 from agents.rl.alphazero.config import CONFIG_FILE, FIXED_ON_RESUME, AlphaZeroConfig
+from agents.rl.alphazero.ladder import run_config
 from agents.rl.settings import (
     add_record_options,
     add_run_folder_options,
     check_resume_overrides,
     record_overrides,
+    rule_pair,
 )
+from trap_env.games import DEFAULT_GAME, game_names
 
 
 def _check_agents(config: AlphaZeroConfig) -> None:
@@ -32,12 +35,12 @@ def _check_agents(config: AlphaZeroConfig) -> None:
     Raises:
         ValueError: (``SpecError``, ``UnsupportedGameError``) naming the spec at fault.
     """
-    from agents.arena.tournament import RunConfig, check_specs
+    from agents.arena.tournament import check_specs
 
     specs = [*config.ladder]
     if config.imitation_games:
         specs.append(config.imitation_teacher)
-    check_specs(specs, RunConfig(board_size=config.board_size, decay=config.decay))
+    check_specs(specs, run_config(config))
 
 
 def build_parser(
@@ -53,16 +56,45 @@ def build_parser(
     add_record_options(
         parser,
         AlphaZeroConfig,
-        skip=("run_dir",),
-        flags={"progress_bar": "progress"},
-        helps={"ladder": "evaluation opponents (agent specs)", "progress_bar": "no progress bar"},
+        skip=("run_dir", "rules"),
+        flags={"progress_bar": "progress", "game_name": "game"},
+        helps={
+            "ladder": "evaluation opponents (agent specs)",
+            "progress_bar": "no progress bar",
+            "game_name": f"the game: {', '.join(game_names())} (one with a batched engine)",
+            "board_size": "N (of any game)",
+            "decay": "Trap!'s rule variant",
+        },
+    )
+    parser.add_argument(
+        "--rule",
+        type=rule_pair,
+        action="append",
+        metavar="KEY=VALUE",
+        help="a rule parameter of a game other than Trap! (e.g. end_rule=course), repeatable",
     )
     return parser
 
 
 def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    """The :class:`AlphaZeroConfig` fields that the arguments set."""
-    return record_overrides(args, AlphaZeroConfig, skip=("run_dir",))
+    """The :class:`AlphaZeroConfig` fields that the arguments set: another game's
+    ``--board-size`` and ``--rule`` pairs go into ``rules``.
+
+    Raises:
+        ValueError: for ``--rule`` with Trap!, or a rule given twice.
+    """
+    fields = record_overrides(args, AlphaZeroConfig, skip=("run_dir", "rules"))
+    pairs = args.rule or []
+    if fields.get("game_name", DEFAULT_GAME) == DEFAULT_GAME:
+        if pairs:
+            raise ValueError("Trap!'s rules are --board-size and --decay, not --rule")
+        return fields
+    rules = {} if "board_size" not in fields else {"board_size": fields.pop("board_size")}
+    for key, value in pairs:
+        if key in rules:
+            raise ValueError(f"the rule {key!r} is given twice")
+        rules[key] = value
+    return fields | ({"rules": rules} if rules else {})
 
 
 def main(

@@ -9,6 +9,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agents.files import (
     write_text_atomically,
@@ -19,13 +20,17 @@ from agents.rl.settings import (
     is_text,
     load_record,
 )
-from trap_env import batched_trap, core
+from trap_env.batched import batched_engine
 from trap_env.core import DEFAULT_DECAY, GameConfig
+from trap_env.game import Game, turn_limit
+from trap_env.games import DEFAULT_GAME, game_names, get_game
 
 CONFIG_FILE = "config.json"
 CHECKPOINT_FILE = "checkpoint.pt"
 REPLAY_FILE = "replay.npz"
 FIXED_ON_RESUME = (
+    "game_name",
+    "rules",
     "board_size",
     "decay",
     "channels",
@@ -50,8 +55,12 @@ class AlphaZeroConfig:
 
     Attributes:
         run_dir: the run folder.
-        board_size: N.
-        decay: the rule variant (see :class:`trap_env.core.GameConfig`).
+        game_name: the game, by its name in :mod:`trap_env.games`; it needs a batched engine
+            (Trap! and Othello have one).
+        rules: the rule parameters of a game other than Trap! (Othello:
+            ``{"board_size": 8, "end_rule": "standard"}``); None for the game's defaults.
+        board_size: Trap!'s N.
+        decay: Trap!'s rule variant (see :class:`trap_env.core.GameConfig`).
         channels, blocks, hidden: the network's size (see :mod:`agents.mcts.network`).
         initial_network: an ``mcts`` network file to start from (a warm start; its size
             must be ``channels``, ``blocks``, ``hidden``), or None for random weights.
@@ -64,7 +73,8 @@ class AlphaZeroConfig:
         dirichlet_alpha, noise_fraction: the root noise of self-play.
         temperature_turns: turns during which moves are sampled by visit counts.
         value_mix: value target = (1 - value_mix) * outcome + value_mix * root value.
-        max_turns: self-play games are draws after this many turns (default 4 * N * N).
+        max_turns: self-play games are draws after this many turns (default: the game's,
+            Trap!'s 4 * N * N).
         replay_size: samples kept in the replay buffer.
         batch_size: minibatch size.
         sample_reuse: training steps per iteration = new samples * reuse / batch size.
@@ -87,6 +97,8 @@ class AlphaZeroConfig:
     """
 
     run_dir: str
+    game_name: str = DEFAULT_GAME
+    rules: dict[str, Any] | None = None
     board_size: int = 7
     decay: int = DEFAULT_DECAY
     channels: int = 32
@@ -129,15 +141,14 @@ class AlphaZeroConfig:
         Raises:
             ValueError: naming the first field that is wrong and what it must be.
         """
-        check_fields(self, _FIELD_RULES, ("initial_network", "max_turns"))
+        check_fields(self, _FIELD_RULES, ("initial_network", "max_turns", "rules"))
         if not isinstance(self.ladder, list) or not all(is_text(spec) for spec in self.ladder):
             raise ValueError(f"ladder must be a list of agent specs, got {self.ladder!r:.100}")
-        GameConfig(self.board_size, self.decay)
-        if self.board_size > batched_trap.MAX_BOARD_SIZE:
-            raise ValueError(
-                f"board_size must be at most {batched_trap.MAX_BOARD_SIZE} (self-play runs on the "
-                f"batched engine), got {self.board_size}"
-            )
+        self._check_rules()
+        try:
+            batched_engine(self.rulebook, self.game)
+        except ValueError as error:
+            raise ValueError(f"self-play runs on the game's batched engine: {error}") from None
         if self.eval_every and not self.ladder:
             raise ValueError("ladder must name at least one agent spec, or eval_every=0")
         if self.eval_every and self.decay != DEFAULT_DECAY:
@@ -152,15 +163,56 @@ class AlphaZeroConfig:
                 "choose a folder without one, or eval_every=0"
             )
 
+    def _check_rules(self) -> None:
+        """Refuse Trap!'s rule fields with another game and ``rules`` with Trap!, as
+        :class:`agents.arena.plan.RunConfig` does; check the rules against the game."""
+        if self.game_name not in game_names():  # a run's file never makes us import a module
+            raise ValueError(
+                f"game_name must be one of {', '.join(game_names())}, got {self.game_name!r:.60}"
+            )
+        if self.game_name == DEFAULT_GAME:
+            if self.rules is not None:
+                raise ValueError("Trap!'s rules are board_size and decay, not rules={...}")
+            GameConfig(self.board_size, self.decay)
+            return
+        if (self.board_size, self.decay) != (7, DEFAULT_DECAY):
+            raise ValueError(
+                f"board_size and decay are Trap!'s rules; the game {self.game_name!r} takes "
+                "its rule parameters in rules={...}"
+            )
+        if self.rules is not None and not (
+            isinstance(self.rules, dict) and all(isinstance(key, str) for key in self.rules)
+        ):
+            raise ValueError(f"rules must be an object of rule parameters, got {self.rules!r:.100}")
+        _ = self.game  # the game's make_config names a bad parameter and what is allowed
+
+    @property
+    def rulebook(self) -> Game[Any, Any]:
+        """The game the run trains for (:func:`trap_env.games.get_game` of ``game_name``)."""
+        return get_game(self.game_name)
+
+    @property
+    def rule_params(self) -> dict[str, Any]:
+        """The rule parameters: Trap!'s board size and decay, another game's ``rules``."""
+        if self.game_name == DEFAULT_GAME:
+            return {"board_size": self.board_size, "decay": self.decay}
+        return dict(self.rules or {})
+
+    @property
+    def game(self) -> Any:
+        """The rules the run trains for, as the game's config."""
+        return self.rulebook.make_config(**self.rule_params)
+
+    @property
+    def sample_shapes(self) -> tuple[tuple[int, ...], int]:
+        """The observation shape and the action count of the game's samples."""
+        game, config = self.rulebook, self.game
+        return tuple(game.observation_shape(config)), game.num_actions(config)
+
     @property
     def turn_limit(self) -> int:
         """The turn limit of self-play games."""
-        return core.resolve_turn_limit(self.max_turns, self.board_size)
-
-    @property
-    def game(self) -> GameConfig:
-        """The game the run trains for."""
-        return GameConfig(self.board_size, self.decay)
+        return turn_limit(self.max_turns, self.rulebook.default_turn_limit(self.game))
 
     def save(self, path: Path) -> None:
         """Write the settings as JSON (atomically: a killed run leaves the old file whole)."""
@@ -185,6 +237,7 @@ _POSITIVE: Rule = (float, lambda v: v > 0, "a number > 0")
 _SHARE: Rule = (float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
 _FIELD_RULES: dict[str, Rule] = {
     "run_dir": (str, lambda v: True, "a folder path"),
+    "game_name": (str, lambda v: True, "a game's name"),  # get_game names the games
     "board_size": (int, lambda v: True, "an integer"),  # GameConfig checks the range
     "decay": (int, lambda v: True, "an integer"),
     "channels": _AT_LEAST_1,

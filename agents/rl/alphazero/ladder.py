@@ -6,8 +6,22 @@ Part of :mod:`agents.rl.alphazero`.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from agents.rl.alphazero.config import AlphaZeroConfig
+from trap_env.games import DEFAULT_GAME
+
+if TYPE_CHECKING:
+    from agents.arena.plan import RunConfig
+
+
+def run_config(config: AlphaZeroConfig, **settings: Any) -> RunConfig:
+    """The runner's settings for games of the run's rules (``settings``: the rest)."""
+    from agents.arena.plan import RunConfig
+
+    if config.game_name == DEFAULT_GAME:
+        return RunConfig(board_size=config.board_size, decay=config.decay, **settings)
+    return RunConfig(game_name=config.game_name, rules=config.rules, **settings)
 
 
 def evaluate_ladder(
@@ -21,11 +35,11 @@ def evaluate_ladder(
     """
     from agents.arena.match import derive_seed
     from agents.arena.stats import elo_ratings
-    from agents.arena.tournament import GameTask, RunConfig, load_results, round_robin, run_games
+    from agents.arena.tournament import GameTask, load_results, round_robin, run_games
 
     # The agents keep their own clocks; the runner enforces none (a rung's rare slow turn
     # should not decide a game).
-    settings = RunConfig(board_size=config.board_size, time_budget=None, workers=0)
+    settings = run_config(config, time_budget=None, workers=0)
     ladder_file = run / "ladder.jsonl"
     if len(config.ladder) > 1:
         # Resumed, so that a round robin cut short by a stopped run is completed, never redone.

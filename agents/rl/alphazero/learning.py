@@ -13,15 +13,17 @@ from agents.rl.alphazero.replay import ReplayBuffer, Samples
 
 
 def augment(samples: Samples, symmetry: int) -> Samples:
-    """``samples`` turned by one of the square's eight symmetries (0: identity)."""
+    """``samples`` turned by one of the square's eight symmetries (0: identity); the
+    actions beyond the cells (Othello's pass) stay where they are."""
     n = samples.observations.shape[1]
 
     def turn(boards: np.ndarray) -> np.ndarray:
         boards = np.rot90(boards, symmetry % 4, axes=(1, 2))
         return boards[:, :, ::-1] if symmetry >= 4 else boards
 
-    def turn_flat(cells: np.ndarray) -> np.ndarray:
-        return np.ascontiguousarray(turn(cells.reshape(-1, n, n))).reshape(-1, n * n)
+    def turn_flat(actions: np.ndarray) -> np.ndarray:
+        cells = np.ascontiguousarray(turn(actions[:, : n * n].reshape(-1, n, n)))
+        return np.concatenate([cells.reshape(-1, n * n), actions[:, n * n :]], axis=1)
 
     return Samples(
         np.ascontiguousarray(turn(samples.observations)),

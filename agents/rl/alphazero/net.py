@@ -5,14 +5,22 @@ Part of :mod:`agents.rl.alphazero`.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 from torch import nn
 
 from agents.mcts.batched import PlanesEvaluator
-from agents.mcts.network import INPUT_PLANES, IncompatibleNetworkError, Network, load_network
+from agents.mcts.network import (
+    IncompatibleNetworkError,
+    Network,
+    extra_actions,
+    input_planes,
+    load_network,
+)
 from agents.rl.alphazero.config import AlphaZeroConfig
-from trap_env.core import DEFAULT_DECAY
+from trap_env.game import Game
 
 
 class _Block(nn.Module):
@@ -27,32 +35,39 @@ class _Block(nn.Module):
 
 
 class AlphaZeroNet(nn.Module):
-    """The torch twin of :class:`agents.mcts.network.Network` (same weight names and shapes)."""
+    """The torch twin of :class:`agents.mcts.network.Network` (same weight names and shapes).
+
+    Args:
+        game: the game it plays.
+        config: its rules (``game.make_config``'s).
+        channels, blocks, hidden: its size (see :mod:`agents.mcts.network`).
+    """
 
     def __init__(
-        self,
-        board_size: int,
-        channels: int,
-        blocks: int,
-        hidden: int,
-        decay: int = DEFAULT_DECAY,
+        self, game: Game[Any, Any], config: Any, channels: int, blocks: int, hidden: int
     ) -> None:
         super().__init__()
-        self.board_size = board_size
-        self.decay = decay
-        self.stem = nn.Conv2d(INPUT_PLANES, channels, 3, padding=1)
+        self.game_name = game.name
+        self.rules = game.config_params(config)
+        extra = extra_actions(game, config)
+        self.stem = nn.Conv2d(input_planes(game, config), channels, 3, padding=1)
         self.blocks = nn.ModuleList(_Block(channels) for _ in range(blocks))
         self.policy = nn.Conv2d(channels, 1, 1)
+        self.policy_extra = nn.Linear(channels, extra) if extra else None
         self.value_hidden = nn.Linear(channels, hidden)
         self.value_out = nn.Linear(hidden, 1)
 
     def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Logits ``(batch, N*N)`` and values ``(batch,)`` of inputs ``(batch, N, N, 5)``."""
+        """Logits ``(batch, num_actions)`` and values ``(batch,)`` of inputs
+        ``(batch, N, N, planes)``."""
         x = torch.relu(self.stem(planes.permute(0, 3, 1, 2)))
         for block in self.blocks:
             x = block(x)
         logits = self.policy(x).flatten(1)
-        hidden = torch.relu(self.value_hidden(x.mean(dim=(2, 3))))
+        pooled = x.mean(dim=(2, 3))
+        if self.policy_extra is not None:
+            logits = torch.cat([logits, self.policy_extra(pooled)], dim=1)
+        hidden = torch.relu(self.value_hidden(pooled))
         values = torch.tanh(self.value_out(hidden)).squeeze(1)
         return logits, values
 
@@ -62,7 +77,7 @@ class AlphaZeroNet(nn.Module):
             name: tensor.detach().cpu().numpy().astype(np.float32)
             for name, tensor in self.state_dict().items()
         }
-        return Network(self.board_size, weights, len(self.blocks), self.decay)
+        return Network(weights, len(self.blocks), self.game_name, dict(self.rules))
 
     def evaluator(self) -> PlanesEvaluator:
         """The network as the batched search's evaluator (no gradients)."""
@@ -83,19 +98,19 @@ def build_net(config: AlphaZeroConfig) -> AlphaZeroNet:
             network cannot be read or is of another size or game.
     """
     net = AlphaZeroNet(
-        config.board_size, config.channels, config.blocks, config.hidden, config.decay
+        config.rulebook, config.game, config.channels, config.blocks, config.hidden
     )
     if config.initial_network is not None:
         start = load_network(config.initial_network)
         ours = {name: tuple(tensor.shape) for name, tensor in net.state_dict().items()}
         theirs = {name: array.shape for name, array in start.weights.items()}
-        game = (start.board_size, start.decay)
-        if ours != theirs or game != (config.board_size, config.decay):
+        game = (start.game_name, dict(start.rules))
+        if ours != theirs or game != (net.game_name, net.rules):
             raise IncompatibleNetworkError(
                 f"{config.initial_network} is a network of {start.channels} channels and "
-                f"{start.blocks} blocks for board {start.board_size} decay {start.decay}; "
-                f"this run needs channels={config.channels}, blocks={config.blocks}, "
-                f"hidden={config.hidden} for board {config.board_size} decay {config.decay}"
+                f"{start.blocks} blocks for {start.describe()}; this run needs "
+                f"channels={config.channels}, blocks={config.blocks}, hidden={config.hidden} "
+                f"for {net.to_network().describe()}"
             )
         net.load_state_dict(
             {name: torch.from_numpy(array.copy()) for name, array in start.weights.items()}

@@ -17,14 +17,13 @@ from agents.files import (
     DamagedRunFileError,
     save_npz_atomically,
 )
-from trap_env import core
-from trap_env.observation import NUM_PLANES
+from trap_env.batched import NO_WINNER
 
 
 @dataclass
 class Samples:
-    """Training samples: observations ``(n, N, N, 4)`` int8, masks and policy targets
-    ``(n, N*N)``, value targets ``(n,)``."""
+    """Training samples: observations ``(n, *observation_shape)`` int8, masks and policy
+    targets ``(n, num_actions)``, value targets ``(n,)``."""
 
     observations: np.ndarray
     masks: np.ndarray
@@ -35,15 +34,19 @@ class Samples:
         return len(self.values)
 
     @classmethod
-    def empty(cls, board_size: int) -> Samples:
-        """No samples."""
-        n = board_size
+    def empty(cls, observation_shape: tuple[int, ...], num_actions: int) -> Samples:
+        """No samples of a game whose observations and actions are of these sizes."""
         return cls(
-            np.zeros((0, n, n, NUM_PLANES), np.int8),
-            np.zeros((0, n * n), np.bool_),
-            np.zeros((0, n * n), np.float32),
+            np.zeros((0, *observation_shape), np.int8),
+            np.zeros((0, num_actions), np.bool_),
+            np.zeros((0, num_actions), np.float32),
             np.zeros(0, np.float32),
         )
+
+    @property
+    def shapes(self) -> tuple[tuple[int, ...], int]:
+        """The observation shape and the action count (:meth:`empty`'s arguments)."""
+        return self.observations.shape[1:], self.masks.shape[1]
 
     @classmethod
     def concatenate(cls, parts: Sequence[Samples]) -> Samples:
@@ -76,9 +79,10 @@ class _SampleRecorder:
         self.rows.append((observation, mask, policy, player, search_value))
 
     def finish(self, winner: int, value_mix: float) -> Samples:
+        """The game's samples, once it ended with ``winner`` (:data:`NO_WINNER`: a draw)."""
         values = []
         for *_, player, search_value in self.rows:
-            outcome = 0.0 if winner == core.NO_PLAYER else (1.0 if winner == player else -1.0)
+            outcome = 0.0 if winner == NO_WINNER else (1.0 if winner == player else -1.0)
             values.append((1 - value_mix) * outcome + value_mix * search_value)
         return Samples(
             np.stack([row[0] for row in self.rows]),
@@ -91,9 +95,9 @@ class _SampleRecorder:
 class ReplayBuffer:
     """The latest ``capacity`` samples; minibatches drawn uniformly."""
 
-    def __init__(self, board_size: int, capacity: int) -> None:
+    def __init__(self, observation_shape: tuple[int, ...], num_actions: int, capacity: int) -> None:
         self.capacity = capacity
-        self.samples = Samples.empty(board_size)
+        self.samples = Samples.empty(observation_shape, num_actions)
 
     def __len__(self) -> int:
         return len(self.samples)
@@ -113,13 +117,13 @@ class ReplayBuffer:
         save_npz_atomically(path, dataclasses.asdict(self.samples))
 
     def load(self, path: Path) -> None:
-        """Read a buffer written by :meth:`save` (for this buffer's board size).
+        """Read a buffer written by :meth:`save` (for this buffer's game and board size).
 
         Raises:
             DamagedRunFileError: if the file cannot be read, lacks an array, or holds
                 arrays of other shapes or kinds, naming the file and what to do.
         """
-        empty = Samples.empty(self.samples.observations.shape[1])
+        empty = Samples.empty(*self.samples.shapes)
         try:
             with np.load(path) as data:
                 arrays = {
@@ -140,7 +144,7 @@ class ReplayBuffer:
         if len({len(array) for array in arrays.values()}) != 1:
             raise _damaged_buffer(path, "its arrays hold different numbers of samples")
         self.samples = Samples(**arrays)
-        self.add(Samples.empty(empty.observations.shape[1]))  # keep the latest ``capacity``
+        self.add(empty)  # keep the latest ``capacity``
 
 
 def _damaged_buffer(path: Path, problem: str) -> DamagedRunFileError:

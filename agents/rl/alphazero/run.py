@@ -72,7 +72,7 @@ def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
     optimizer = torch.optim.Adam(
         net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
     )
-    buffer = ReplayBuffer(config.board_size, config.replay_size)
+    buffer = ReplayBuffer(*config.sample_shapes, config.replay_size)
     progress = _Progress()
     rng = random.Random(config.seed)
     np_rng = np.random.default_rng(config.seed)
@@ -175,7 +175,7 @@ def _imitate(
         samples = imitation_samples(
             config.imitation_teacher, config.imitation_games, config, rng, bar.update
         )
-    teacher = ReplayBuffer(config.board_size, len(samples))
+    teacher = ReplayBuffer(*config.sample_shapes, len(samples))
     teacher.add(samples)
     teacher.save(run / "imitation.npz")
     steps = math.ceil(len(samples) * config.imitation_epochs / config.batch_size)
