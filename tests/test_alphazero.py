@@ -460,3 +460,120 @@ def test_a_diverged_network_is_named_and_never_saved(
     assert trap_train(["alphazero", "--run-dir", str(run), *QUICK_RUN]) == 1
     assert_one_line(capsys.readouterr().err, "diverged in iteration 1", "not finite")
     assert not (run / "networks" / "iter_0001.npz").exists()
+
+
+# --- Othello: the same trainer on another game's batched engine -------------------------
+
+OTHELLO_TINY = {"game_name": "othello", "rules": {"board_size": 4}, "board_size": 7,
+                "channels": 4, "blocks": 1, "hidden": 4, "games": 3, "simulations": 6}
+
+
+def othello_config(tmp_path: Path, **changes: object) -> AlphaZeroConfig:
+    """A tiny Othello run's settings (``changes`` replace fields)."""
+    return AlphaZeroConfig(run_dir=str(tmp_path), **{**OTHELLO_TINY, **changes})  # type: ignore[arg-type]
+
+
+def test_othello_self_play_records_the_scalar_games_masks_passes_included(tmp_path: Path) -> None:
+    from trap_env.othello.game import GAME
+
+    config = othello_config(tmp_path, rules={"board_size": 4}, temperature_turns=20)
+    games = SelfPlay(config, np.random.default_rng(1))
+    net = build_net(config).eval()
+    seen: list[Samples] = []
+    for _ in range(40):  # 4x4 games end within 12 placements (and passes)
+        before = games.engine.to_states(games.games)
+        samples, _ = games.play(net.evaluator(), 1)
+        seen.append(samples)
+        for state, recorder in zip(before, games.recorders, strict=True):
+            if not recorder.rows:  # its game ended: the recorder is a new one
+                continue
+            observation, mask, policy, player, _ = recorder.rows[-1]
+            assert player == GAME.current_player(state)
+            assert np.array_equal(observation, GAME.observe(state, player))
+            assert mask.tolist() == [bool(x) for x in GAME.legal_action_mask(state)]
+            assert np.isclose(policy.sum(), 1.0) and not (policy[~mask] > 0).any()
+    finished = Samples.concatenate(seen)
+    assert finished.masks.shape[1] == 17 and finished.masks[:, 16].any()  # a pass was recorded
+    assert (np.abs(finished.values) <= 1.0).all()
+
+
+def test_symmetries_turn_othellos_cells_and_keep_the_pass() -> None:
+    from trap_env.othello.game import GAME
+
+    rng = random.Random(0)
+    config = GAME.make_config(board_size=6)
+    state, rows = GAME.initial_state(config), []
+    while GAME.outcome(state) is None:
+        rows.append(state)
+        state = GAME.apply(state, rng.choice(GAME.legal_actions(state)))
+    masks = np.array([GAME.legal_action_mask(s) for s in rows], bool)
+    samples = Samples(
+        np.stack([GAME.observe(s, GAME.current_player(s)) for s in rows]), masks,
+        (masks / masks.sum(axis=1, keepdims=True)).astype(np.float32),
+        np.zeros(len(rows), np.float32),
+    )
+    for symmetry in range(8):
+        turned = augment(samples, symmetry)
+        # The turned "may place here" plane (2) is the turned mask's cells; the pass stays.
+        cells = turned.observations[:, :, :, 2].reshape(len(rows), -1).astype(bool)
+        assert np.array_equal(turned.masks[:, :36], cells)
+        assert np.array_equal(turned.masks[:, 36], masks[:, 36])
+
+
+def test_an_othello_run_trains_and_its_network_plays_othello_only(tmp_path: Path) -> None:
+    from agents.registry import make_agent
+    from trap_env.agent import UnsupportedGameError
+    from trap_env.othello.game import GAME
+
+    run = tmp_path / "run"
+    arguments = [
+        "alphazero", "--game", "othello", "--board-size", "4", "--rule", "end_rule=course",
+        "--run-dir", str(run), "--channels", "4", "--blocks", "1", "--hidden", "4",
+        "--games", "3", "--decisions", "4", "--simulations", "4", "--iterations", "2",
+        "--imitation-games", "2", "--imitation-teacher", "greedy", "--eval-every", "2",
+        "--eval-games", "2", "--eval-time-limit", "0.02", "--ladder", "random",
+        "--no-progress",
+    ]
+    assert trap_train(arguments) == 0
+    network = load_network(run / "latest.npz")
+    assert (network.game_name, dict(network.rules)) == (
+        "othello", {"board_size": 4, "end_rule": "course"}
+    )
+    assert network.extra_actions == 1 and (run / "elo.csv").read_text().count("\n") == 2
+    agent = make_agent(f"mcts:simulations=8,time_limit=none,path={run / 'latest.npz'}",
+                       game="othello", seed=0)
+    state = GAME.initial_state(network.config)
+    assert agent.select_action(state) in GAME.legal_actions(state)
+    with pytest.raises(UnsupportedGameError, match="--rule end_rule=standard"):
+        agent.check_game(GAME.make_config(board_size=4))
+    with pytest.raises(ValueError, match=r"plays othello .* not trap"):
+        make_agent(f"mcts:simulations=8,path={run / 'latest.npz'}")
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [({"rules": None, "game_name": "colosseum"}, "colosseum' has no batched engine"),
+     ({"rules": {"board_size": 10}}, "up to 8x8"),
+     ({"rules": {"board_size": 5}}, "even integer"),
+     ({"rules": {"size": 8}}, "no rule parameter"),
+     ({"board_size": 8}, "board_size and decay are Trap!'s rules"),
+     ({"game_name": "trap"}, "not rules="),
+     ({"game_name": "mypackage.game:GAME"}, "game_name must be one of")],
+)
+def test_an_othello_config_names_what_is_wrong(
+    tmp_path: Path, changes: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        othello_config(tmp_path, **changes)
+
+
+def test_rule_flags_go_to_other_games_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = str(tmp_path / "run")
+    assert trap_train(["alphazero", "--run-dir", run, "--rule", "decay=60"]) == 1
+    assert "not --rule" in capsys.readouterr().err
+    flags = ["--game", "othello", "--rule", "board_size=6", "--board-size", "6"]
+    assert trap_train(["alphazero", "--run-dir", run, *flags]) == 1
+    assert "the rule 'board_size' is given twice" in capsys.readouterr().err
+    assert not Path(run).exists()

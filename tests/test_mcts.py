@@ -351,3 +351,108 @@ def test_numpy_forward_equals_torch_forward() -> None:
     np_logits, np_values = net.to_network().forward(planes)
     assert np.allclose(np_logits, logits.numpy(), atol=1e-5)
     assert np.allclose(np_values, values.numpy(), atol=1e-5)
+
+
+# --- Othello: the same agent on another game -------------------------------------------
+
+
+def othello_values(state: object) -> dict[int, float]:
+    """Plain minimax by brute force: each action's result (+1, 0, -1) for the player to act."""
+    from trap_env.othello.game import GAME
+
+    player, values = GAME.current_player(state), {}
+    for action in GAME.legal_actions(state):
+        child = GAME.apply(state, action)
+        ended = GAME.outcome(child)
+        value = ended.returns()[player] if ended else max(othello_values(child).values())
+        same_side = ended is not None or GAME.current_player(child) == player
+        values[action] = value if same_side else -value
+    return values
+
+
+def random_othello_endgames(count: int, empties: int, seed: int) -> list[object]:
+    """Positions of random 4x4 games with ``empties`` empty cells, game in progress."""
+    from trap_env.othello.game import GAME
+
+    rng, found = random.Random(seed), []
+    config = GAME.make_config(board_size=4)
+    while len(found) < count:
+        state = GAME.initial_state(config)
+        while GAME.outcome(state) is None and (state.dark | state.light).bit_count() < 16 - empties:
+            state = GAME.apply(state, rng.choice(GAME.legal_actions(state)))
+        if GAME.outcome(state) is None and len(GAME.legal_actions(state)) > 1:
+            found.append(state)
+    return found
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_othello_mcts_plays_a_winning_move_where_brute_force_finds_one(seed: int) -> None:
+    from trap_env.othello.game import GAME
+
+    for state in random_othello_endgames(3, 6, seed):
+        values = othello_values(state)
+        tree = Tree(state, c_puct=1.5, game=GAME)
+
+        def uniform(states: list[object]) -> tuple[np.ndarray, np.ndarray]:
+            return np.zeros((len(states), 17)), np.zeros(len(states))
+
+        tree.run(uniform, 3000, lambda: False)
+        chosen = tree.root.actions[tree.root.best_index()]
+        assert values[chosen] == max(values.values()), (GAME.to_text(state), values, chosen)
+
+
+def test_an_othello_network_evaluates_the_pass_in_numpy_as_in_torch(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from agents.rl.alphazero import AlphaZeroNet
+    from trap_env.othello.game import GAME
+
+    config = GAME.make_config(board_size=6)
+    torch.manual_seed(0)
+    net = AlphaZeroNet(GAME, config, channels=6, blocks=2, hidden=5).eval()
+    rng = random.Random(0)
+    states, state = [], GAME.initial_state(config)
+    while GAME.outcome(state) is None:
+        states.append(state)
+        state = GAME.apply(state, rng.choice(GAME.legal_actions(state)))
+    planes = encode(states, GAME)
+    with torch.no_grad():
+        logits, values = net(torch.from_numpy(planes))
+    network = net.to_network()
+    assert logits.shape == (len(states), 37) and network.extra_actions == 1
+    np_logits, np_values = network.forward(planes)
+    assert np.allclose(np_logits, logits.numpy(), atol=1e-5)
+    assert np.allclose(np_values, values.numpy(), atol=1e-5)
+    network.save(tmp_path / "o6.npz")
+    loaded = load_network(tmp_path / "o6.npz")
+    rules = {"board_size": 6, "end_rule": "standard"}
+    assert (loaded.game_name, dict(loaded.rules)) == ("othello", rules)
+    assert np.array_equal(loaded.evaluate(states)[0], network.evaluate(states)[0])
+
+
+@pytest.mark.parametrize(
+    ("game", "message"),
+    [(b'{"game": "chess", "rules": {}}', "the game 'chess', which is not one of"),
+     (b'{"game": "os:system", "rules": {}}', "which is not one of"),
+     (b"not json", "does not say which game"),
+     (b'{"game": "othello"}', "does not say which game"),
+     (b'{"game": "othello", "rules": {"board_size": 5}}', "are not rules of the game"),
+     (b'{"game": "trap", "rules": {"board_size": 4, "decay": 50}}', "weights do not match")],
+    ids=["unknown", "a-module-path", "not-json", "no-rules", "bad-rules", "other-game"],
+)
+def test_a_networks_game_record_is_read_strictly(tmp_path: Path, game: bytes, message: str) -> None:
+    from trap_env.othello.game import GAME
+
+    network = Network.initial(GAME.make_config(board_size=4), 4, 1, 3, game=GAME)
+    network.save(tmp_path / "n.npz")
+    with np.load(tmp_path / "n.npz") as data:
+        arrays = {name: data[name] for name in data.files}
+    np.savez(tmp_path / "n.npz", **{**arrays, "__game__": np.frombuffer(game, np.uint8)})
+    with pytest.raises(IncompatibleNetworkError, match=message):
+        load_network(tmp_path / "n.npz")
+
+
+def test_a_network_of_format_1_is_read_as_trap(tmp_path: Path) -> None:
+    network = Network.initial(GameConfig(4, decay=60), 4, 1, 3)
+    np.savez(tmp_path / "v1.npz", __meta__=np.array([1, 4, 1, 60]), **network.weights)
+    loaded = load_network(tmp_path / "v1.npz")
+    assert (loaded.game_name, dict(loaded.rules)) == ("trap", {"board_size": 4, "decay": 60})

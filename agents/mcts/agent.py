@@ -111,9 +111,9 @@ class MCTSAgent(TimedAgent, SeededAgent):
                 f"train one for {game} with trap-train alphazero --game {game}"
             )
         self.rules = self.network.game
-        # Trap!'s move and throw share a turn's budget; in a game of one decision a turn,
-        # the decision has it all.
-        self._shares_turns = len(self.rules.decision_names) > 1
+        # Trap!'s turn is a move and a throw, which share its budget; in Othello a turn is
+        # one decision, which has it all.
+        self._shares_turns = self.network.game_name == "trap"
         self.c_puct = c_puct
         self.chance = chance
         self.move_share = move_share
