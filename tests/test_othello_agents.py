@@ -28,6 +28,7 @@ def test_the_table_lists_othellos_agents_and_names_them_on_a_miss() -> None:
         "exec",
         "expectiminimax",
         "greedy",
+        "mcts",
         "minimax",
         "openspiel-mcts",
         "random",

@@ -40,7 +40,9 @@ class AlphaZeroNet(nn.Module):
     Args:
         game: the game it plays.
         config: its rules (``game.make_config``'s).
-        channels, blocks, hidden: its size (see :mod:`agents.mcts.network`).
+        channels: the trunk's features (see :mod:`agents.mcts.network`).
+        blocks: the residual blocks.
+        hidden: the value head's hidden units.
     """
 
     def __init__(
