@@ -39,7 +39,8 @@ def test_the_table_lists_othellos_agents_and_names_them_on_a_miss() -> None:
     assert built.weights == Weights(discs=1.0, mobility=0.0, corners=25.0)
     with pytest.raises(
         SpecError,
-        match="known agents: alphabeta, exec, expectiminimax, greedy, minimax, openspiel-mcts, "
+        match="known agents: alphabeta, exec, expectiminimax, greedy, mcts, minimax, "
+        "openspiel-mcts, "
         "random",
     ):
         make_agent("ocls", game="othello")
