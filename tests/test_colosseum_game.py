@@ -168,13 +168,13 @@ def test_the_gymnasium_env_draws_its_start_from_its_seed() -> None:
 
     env = gymnasium.make(trap_env.COLOSSEUM_GYM_ID, opponent="random", board_size=6)
     env.reset(seed=11)
-    first = env.unwrapped.state  # type: ignore[attr-defined]
+    first = env.unwrapped.game_state  # type: ignore[attr-defined]
     env.reset(seed=11)
-    assert env.unwrapped.state == first  # type: ignore[attr-defined]
+    assert env.unwrapped.game_state == first  # type: ignore[attr-defined]
     starts = set()
     for seed in range(8):
         env.reset(seed=seed)
-        starts.add(rules.to_text(env.unwrapped.state))  # type: ignore[attr-defined]
+        starts.add(rules.to_text(env.unwrapped.game_state))  # type: ignore[attr-defined]
     assert len(starts) == 8
     position = random_game(6, start=2, seed=0)[3]
     observation, info = env.unwrapped.set_state(position)  # type: ignore[attr-defined]
@@ -183,7 +183,7 @@ def test_the_gymnasium_env_draws_its_start_from_its_seed() -> None:
     with pytest.raises(ValueError, match="state has rules"):
         fixed.unwrapped.set_state(position)  # type: ignore[attr-defined]
     fixed.reset(seed=0)
-    assert fixed.unwrapped.state == rules.start_state(rules.ColosseumConfig(6), 5)  # type: ignore[attr-defined]
+    assert fixed.unwrapped.game_state == rules.start_state(rules.ColosseumConfig(6), 5)  # type: ignore[attr-defined]
 
 
 def test_make_vec_runs_synchronously() -> None:

@@ -141,8 +141,8 @@ def test_different_seeds_give_different_games() -> None:
         trajectory = []
         done = False
         while not done:
-            _, _, terminated, truncated, _ = env.step(first_legal(env.state))
-            trajectory.append(env.state)
+            _, _, terminated, truncated, _ = env.step(first_legal(env.game_state))
+            trajectory.append(env.game_state)
             done = terminated or truncated
         games.add(tuple(trajectory))
     assert len(games) > 1
@@ -152,10 +152,10 @@ def test_a_copy_or_pickle_carries_on_the_same_game() -> None:
     env = TrapEnv(board_size=5)
     env.reset(seed=7)
     for _ in range(3):
-        env.step(first_legal(env.state))
+        env.step(first_legal(env.game_state))
     twins = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
     for twin in [env, *twins]:
-        assert twin.state == env.state
+        assert twin.game_state == env.game_state
     outputs = [_play_out(twin) for twin in [env, *twins]]
     assert outputs[0] == outputs[1] == outputs[2]
 
@@ -164,8 +164,8 @@ def _play_out(env: TrapEnv) -> list[tuple[State, float]]:
     steps = []
     done = False
     while not done:
-        _, reward, terminated, truncated, _ = env.step(first_legal(env.state))
-        steps.append((env.state, reward))
+        _, reward, terminated, truncated, _ = env.step(first_legal(env.game_state))
+        steps.append((env.game_state, reward))
         done = terminated or truncated
     return steps
 
@@ -188,16 +188,16 @@ def test_random_masked_rollouts_keep_every_invariant(board_size: int, num_games:
             done = terminated or truncated
             assert observation in env.observation_space
             assert not (terminated and truncated)
-            expected = 0.0 if not terminated else 1.0 if env.state.winner == env.seat else -1.0
+            expected = 0.0 if not terminated else 1.0 if env.game_state.winner == env.seat else -1.0
             assert reward == expected
-            assert env.state.turn <= env.max_turns
+            assert env.game_state.turn <= env.max_turns
         outcomes.add(reward)
         assert not info["action_mask"].any()
     assert outcomes >= {-1.0, 1.0}
 
 
 def _check_decision_point(env: TrapEnv, observation: np.ndarray, info: dict) -> None:
-    state = env.state
+    state = env.game_state
     validate_state(state)
     assert state.player == env.seat and state.phase in (Phase.MOVE, Phase.THROW)
     assert info["phase"] == state.phase.value == TRAP.decision_names.index(state.phase.name.lower())
@@ -214,16 +214,16 @@ def test_truncation_at_max_turns_gives_zero_reward() -> None:
     rewards = []
     truncated = terminated = False
     while not (terminated or truncated):
-        _, reward, terminated, truncated, _ = env.step(legal_actions(env.state)[-1])
+        _, reward, terminated, truncated, _ = env.step(legal_actions(env.game_state)[-1])
         rewards.append(reward)
     assert truncated and not terminated
-    assert env.state.turn == 2 and rewards[-1] == 0.0
+    assert env.game_state.turn == 2 and rewards[-1] == 0.0
 
 
 def test_a_throw_reports_its_target_and_landing_and_the_opponents() -> None:
     env = TrapEnv(board_size=7, seat=0, opponent=first_legal)
     env.reset(seed=3)
-    _, _, _, _, info = env.step(legal_actions(env.state)[0])
+    _, _, _, _, info = env.step(legal_actions(env.game_state)[0])
     assert info["phase"] == Phase.THROW and info["target"] == info["landing"] == -1
     _, _, _, _, info = env.step(24)
     assert info["target"] == 24 and info["landing"] in {24, 16, 17, 18, 23, 25, 30, 31, 32}
@@ -234,7 +234,7 @@ def test_a_throw_reports_its_target_and_landing_and_the_opponents() -> None:
 def test_the_learner_as_player_1_starts_after_the_opponents_first_turn() -> None:
     env = TrapEnv(board_size=5, seat=1, opponent=first_legal)
     observation, info = env.reset(seed=0)
-    assert env.state.player == 1 and env.state.turn == 1 and info["seat"] == 1
+    assert env.game_state.player == 1 and env.game_state.turn == 1 and info["seat"] == 1
     assert info["opponent_target"] != -1 and info["target"] == -1
     assert observation[4, 2, 0] == 1  # the learner, player 1, is plane 0
 
@@ -254,7 +254,7 @@ def test_opponent_object_is_reset_with_a_seed_from_np_random() -> None:
     env.reset(seed=11)
     env.reset(seed=11)
     assert len(agent.seeds) == 2 and agent.seeds[0] == agent.seeds[1] is not None
-    assert env.state.cells[0] == legal_actions(initial_state(GameConfig(5)))[-1]
+    assert env.game_state.cells[0] == legal_actions(initial_state(GameConfig(5)))[-1]
 
 
 def test_opponent_spec_string_replays_with_the_env_seed() -> None:
@@ -267,10 +267,10 @@ def test_set_opponent_swaps_the_opponent() -> None:
     env = TrapEnv(board_size=5, seat=1, opponent=first_legal)
     start_moves = legal_actions(initial_state(GameConfig(5)))
     env.reset(seed=0)
-    assert env.state.cells[0] == start_moves[0]
+    assert env.game_state.cells[0] == start_moves[0]
     env.set_opponent(CountingAgent())
     env.reset(seed=0)
-    assert env.state.cells[0] == start_moves[-1]
+    assert env.game_state.cells[0] == start_moves[-1]
 
 
 def blunder(state: State) -> int:
@@ -307,20 +307,21 @@ def test_an_opponent_failing_in_step_truncates_the_episode(how: str, seat: int) 
     env.reset(seed=0)
     with pytest.warns(RuntimeWarning, match="opponent") as caught:
         while True:
-            observation, reward, terminated, truncated, info = env.step(legal_actions(env.state)[0])
+            action = legal_actions(env.game_state)[0]
+            observation, reward, terminated, truncated, info = env.step(action)
             if info["opponent_fault"]:
                 break
             assert not (terminated or truncated)
     assert (reward, terminated, truncated) == (0.0, False, True)
     assert ("ZeroDivisionError" if how == "raise" else "illegal action") in str(caught[0].message)
     assert not info["action_mask"].any() and observation in env.observation_space
-    before = env.state
+    before = env.game_state
     with pytest.raises(RuntimeError, match="the opponent failed"):
         env.step(legal_actions(before)[0] if legal_actions(before) else 0)
-    assert env.state == before  # the learner's action never became the opponent's
+    assert env.game_state == before  # the learner's action never became the opponent's
     env.set_opponent(first_legal)
     env.reset(seed=1)
-    assert env.step(legal_actions(env.state)[0])[3] is False
+    assert env.step(legal_actions(env.game_state)[0])[3] is False
 
 
 @pytest.mark.parametrize(
@@ -333,13 +334,13 @@ def test_direct_use_refuses_step_before_reset(make) -> None:  # type: ignore[no-
     with pytest.raises(ResetNeeded, match="reset"):
         env.step(1)
     env.reset(seed=0)
-    env.step(legal_actions(env.unwrapped.state)[0])
+    env.step(legal_actions(env.unwrapped.game_state)[0])
 
 
 def test_set_state_is_a_start_too() -> None:
     env = TrapEnv(board_size=5, seat=0)
     env.set_state(initial_state(GameConfig(5)))
-    env.step(legal_actions(env.state)[0])
+    env.step(legal_actions(env.game_state)[0])
 
 
 class FiveOnly:
@@ -448,7 +449,7 @@ def test_reset_refuses_wrong_types_naming_the_argument(arguments: dict, message:
 def test_a_numpy_integer_seed_is_the_same_seed() -> None:
     first, second = TrapEnv(board_size=5), TrapEnv(board_size=5)
     assert np.array_equal(first.reset(seed=np.int64(3))[0], second.reset(seed=3)[0])
-    assert first.state == second.state
+    assert first.game_state == second.game_state
 
 
 def test_bad_opponents_say_what_is_allowed() -> None:
@@ -469,10 +470,10 @@ def test_decay_decides_where_far_throws_land(decay: int, lands_on_target: bool) 
     num_throws = 0
     for seed in range(4):
         _, info = env.reset(seed=seed)
-        assert env.unwrapped.state.decay == decay
+        assert env.unwrapped.game_state.decay == decay
         done = False
         while not done:
-            action = far_target(env.unwrapped.state)
+            action = far_target(env.unwrapped.game_state)
             if action is None:
                 action = int(rng.choice(np.flatnonzero(info["action_mask"])))
             _, _, terminated, truncated, info = env.step(action)
@@ -499,7 +500,7 @@ def test_set_state_continues_from_the_given_position() -> None:
     env.reset(seed=0)
     state = from_text("..0../...../..x../...../..1.. 0 throw - 3")
     observation, info = env.set_state(state)
-    assert env.state == state and info["phase"] == Phase.THROW
+    assert env.game_state == state and info["phase"] == Phase.THROW
     assert observation[2, 2, 2] == 1 and observation[0, 0, 3] == 1
 
 
@@ -507,7 +508,7 @@ def test_set_state_lets_the_opponent_play_to_the_learners_turn() -> None:
     env = TrapEnv(board_size=5, seat=1, opponent=first_legal)
     env.reset(seed=0)
     env.set_state(initial_state(GameConfig(5)))
-    assert env.state.player == 1 and env.state.turn == 1
+    assert env.game_state.player == 1 and env.game_state.turn == 1
 
 
 def test_set_state_rejects_landing_states_and_other_board_sizes() -> None:
@@ -630,7 +631,7 @@ def test_generic_env_plays_trap_as_trap_env_does() -> None:
     generic_rewards = [step[-1] for step in _last_legal_trace(generic)[1:]]  # type: ignore[index]
     trap_rewards = [step[-1] for step in _last_legal_trace(trap)[1:]]  # type: ignore[index]
     assert generic_rewards == trap_rewards
-    assert generic.state == trap.state
+    assert generic.game_state == trap.game_state
 
 
 def test_register_gym_env_names_the_id_after_the_title() -> None:

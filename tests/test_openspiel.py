@@ -248,7 +248,7 @@ def test_states_serialize_pickle_and_clone(seed: int) -> None:
     for copy in copies:
         assert str(copy) == str(spiel)
         assert copy.history() == spiel.history()
-        assert copy.core_state == spiel.core_state
+        assert copy.game_state == spiel.game_state
     if not spiel.is_terminal():
         action = spiel.legal_actions()[0]
         for state in [spiel, *copies]:
@@ -294,7 +294,7 @@ def horizon_value(maximizer: int) -> Callable[[SpielState], float]:
         return evaluate(state, maximizer)  # antisymmetric: the oracle's view, negated
 
     def value(spiel: SpielState) -> float:
-        state = spiel.core_state
+        state = spiel.game_state
         if state.phase is Phase.LANDING:
             return sum(
                 p * static_value(core.apply(state, cell)) for cell, p in core.chance_outcomes(state)
@@ -317,7 +317,7 @@ def test_our_search_values_equal_openspiel_expectiminimax(board_size: int, max_d
         play_randomly(spiel, rng, rng.randint(0, 9))
         if spiel.is_terminal():
             continue
-        state = spiel.core_state
+        state = spiel.game_state
         for depth in range(1, max_depth + 1):
             theirs, _ = expectiminimax(spiel, depth, horizon_value(state.player), state.player)
             where = (core.to_text(state), depth)
@@ -357,5 +357,5 @@ def test_seeded_spiel_game_replays_the_env_game() -> None:
     state = core.initial_state(core.GameConfig(board_size=5))
     for action in spiel.history():
         state = core.apply(state, action)
-    assert spiel.core_state == state
+    assert spiel.game_state == state
     assert spiel.returns() == list(core.returns(state))

@@ -216,7 +216,7 @@ def test_the_gymnasium_id_passes_check_env_and_plays_with_masks() -> None:
     assert terminated and not truncated and rewards[-1] in (-1.0, 0.0, 1.0)
     assert set(rewards[:-1]) <= {0.0}
     discs = info["discs"].tolist()
-    assert discs == GAME.scores(env.unwrapped.state)["discs"]  # type: ignore[attr-defined]
+    assert discs == GAME.scores(env.unwrapped.game_state)["discs"]  # type: ignore[attr-defined]
     mine, theirs = discs[info["seat"]], discs[1 - info["seat"]]
     assert rewards[-1] == (mine > theirs) - (mine < theirs)
 

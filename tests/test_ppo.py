@@ -146,7 +146,7 @@ def test_mobility_shaping_telescopes_to_the_game_result() -> None:
         action = rng.choice(np.flatnonzero(env.unwrapped.action_masks()))
         _, reward, terminated, truncated, _ = shaped.step(action)
         total, done = total + reward, terminated or truncated
-    result = env.unwrapped.state.winner
+    result = env.unwrapped.game_state.winner
     assert total == pytest.approx((1.0 if result == env.unwrapped.seat else -1.0) - start)
 
 

@@ -810,7 +810,7 @@ def test_an_env_with_a_program_opponent_can_be_deep_copied():
     twin = copy.deepcopy(env)
     for each in (env, twin):
         for _ in ("move", "throw"):  # after the throw, the opponent plays
-            _, _, terminated, _, info = each.step(legal_actions(each._state)[0])
+            _, _, terminated, _, info = each.step(legal_actions(each.game_state)[0])
             assert not terminated and not info["opponent_fault"]
     assert twin._opponent._process.pid != env._opponent._process.pid
     for each in (env, twin):

@@ -95,7 +95,7 @@ def test_the_gymnasium_adapter_plays_race() -> None:
         done, steps = terminated or truncated, steps + 1
     assert steps <= 12 and rewards[-1] in (-1.0, 0.0, 1.0)
     assert set(rewards[:-1]) <= {0.0}
-    assert info["positions"].tolist() == GAME.scores(env.state)["positions"]
+    assert info["positions"].tolist() == GAME.scores(env.game_state)["positions"]
     first = GameEnv(GAME, opponent=toy_game.RandomRacer(), goal=4)
     second = GameEnv(GAME, opponent=toy_game.RandomRacer(), goal=4)
     for env in (first, second):
@@ -287,7 +287,7 @@ def test_a_game_the_opponents_opening_ends_is_played_again_in_both_envs() -> Non
     env = GameEnv(GAME, opponent=Gambler(), seat=1, goal=2)
     for seed in range(20):
         _, info = env.reset(seed=seed)
-        assert GAME.outcome(env.state) is None and info["action_mask"].any()
+        assert GAME.outcome(env.game_state) is None and info["action_mask"].any()
     envs = GameVectorEnv("toy_game:GAME", num_envs=16, opponent=Gambler(), seat=1, goal=2)
     envs.reset(seed=0)
     assert envs.action_masks().any(axis=1).all()

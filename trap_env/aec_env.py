@@ -84,7 +84,7 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
     terminations: dict[str, bool]
     truncations: dict[str, bool]
     infos: dict[str, dict[str, Any]]
-    _game: Any
+    _game_state: Any
 
     def __init__(
         self,
@@ -119,8 +119,11 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
 
     @property
     def game_state(self) -> Any:
-        """The current game state (a value of the game's rules)."""
-        return self._game
+        """The current game state (a value of the game's rules).
+
+        Not ``state``: PettingZoo keeps ``state()`` for a global observation.
+        """
+        return self._game_state
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The observation space of ``agent`` (the same for both)."""
@@ -153,7 +156,7 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         if agent not in AGENTS:
             raise ValueError(f"agent must be one of {list(AGENTS)}, got {describe(agent)}")
         player = AGENTS.index(agent)
-        state = self._game
+        state = self._game_state
         if agent == self.agent_selection and not self._is_over():
             mask = np.array(self.game.legal_action_mask(state), dtype=np.int8)
         else:
@@ -175,13 +178,13 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0
-        state = self.game.apply(self._game, action)  # type: ignore[arg-type]
+        state = self.game.apply(self._game_state, action)  # type: ignore[arg-type]
         if self.game.is_chance(state):
             landing = self.game.sample_chance(state, self._rng)
             throw = self._chance_info(agent, state, landing)
             self.infos = {name: dict(throw) for name in self.agents}
             state = self.game.apply(state, landing)
-        self._game = state
+        self._game_state = state
         self._update_ends()
         self.agent_selection = AGENTS[self.game.current_player(state)]
         self._accumulate_rewards()
@@ -190,7 +193,7 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
 
     def render(self) -> str | np.ndarray | None:
         """Draw the board as ``render_mode`` says: text, an RGB array, or a pygame window."""
-        return self._renderer.render(self._game, self._last_throw)
+        return self._renderer.render(self._game_state, self._last_throw)
 
     def close(self) -> None:
         """Close the window if one is open; closing twice is fine."""
@@ -203,10 +206,10 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         return {"player": agent, "chance": outcome}
 
     def _start_game(self) -> None:
-        self._game = self.game.initial_state(self._config)
-        while self.game.is_chance(self._game):  # a start drawn by chance (Colosseum's)
-            start = self.game.sample_chance(self._game, self._rng)
-            self._game = self.game.apply(self._game, start)
+        self._game_state = self.game.initial_state(self._config)
+        while self.game.is_chance(self._game_state):  # a start drawn by chance (Colosseum's)
+            start = self.game.sample_chance(self._game_state, self._rng)
+            self._game_state = self.game.apply(self._game_state, start)
         self._last_throw = None
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
@@ -214,15 +217,15 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos = {agent: {} for agent in AGENTS}
-        self.agent_selection = AGENTS[self.game.current_player(self._game)]
+        self.agent_selection = AGENTS[self.game.current_player(self._game_state)]
 
     def _update_ends(self) -> None:
         """Set the rewards, terminations, truncations and scores the new state implies."""
-        scores = self.game.scores(self._game)
+        scores = self.game.scores(self._game_state)
         if scores:
             for agent in AGENTS:
                 self.infos[agent] = {**self.infos[agent], **scores}
-        ended = self.game.outcome(self._game, self.max_turns)
+        ended = self.game.outcome(self._game_state, self.max_turns)
         self.rewards = dict(zip(AGENTS, ended.returns() if ended else (0.0, 0.0), strict=True))
         if ended is not None and ended.reason == TRUNCATED:
             self.truncations = dict.fromkeys(AGENTS, True)
@@ -290,7 +293,7 @@ class raw_env(GameAECEnv):
         "is_parallelizable": False,
         "render_fps": 4,
     }
-    _game: State
+    _game_state: State
 
     def __init__(
         self,
@@ -304,7 +307,7 @@ class raw_env(GameAECEnv):
     @property
     def game_state(self) -> State:
         """The current game state (a value of :mod:`trap_env.core`)."""
-        return self._game
+        return self._game_state
 
     def _make_renderer(self, render_mode: str | None) -> GameRenderer | EnvRenderer:
         return EnvRenderer(render_mode, self.metadata["render_fps"])

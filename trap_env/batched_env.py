@@ -166,7 +166,11 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
 
     @property
     def batch(self) -> Any:
-        """The games now (the engine's arrays; the env never changes them in place)."""
+        """The games now (the engine's arrays; the env never changes them in place).
+
+        The batched counterpart of the scalar envs' ``game_state``: a batch of the
+        engine's games (:class:`trap_env.batched.BatchedEngine`).
+        """
         return self._batch
 
     @property

@@ -105,7 +105,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         self._num_actions = game.num_actions(config)
         self.action_space = spaces.Discrete(self._num_actions)
         self._opponent, self._owns_opponent = self._resolve(opponent)
-        self._state = game.initial_state(config)
+        self._game_state = game.initial_state(config)
         self._seat = 0 if seat is None else seat
         self._last_throw: tuple[int, int] | None = None
         self._truncated = False
@@ -123,9 +123,9 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
     # --- Public state access ----------------------------------------------------------
 
     @property
-    def state(self) -> Any:
+    def game_state(self) -> Any:
         """The current game state (a value: changing the env never changes it)."""
-        return self._state
+        return self._game_state
 
     @property
     def seat(self) -> int:
@@ -174,7 +174,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now, as a bool array over the actions."""
-        return np.array(self.game.legal_action_mask(self._state), dtype=bool)
+        return np.array(self.game.legal_action_mask(self._game_state), dtype=bool)
 
     # --- Gymnasium API ---------------------------------------------------------------
 
@@ -198,7 +198,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         for _ in range(MAX_RESTARTS):
             self._start(self.game.initial_state(self._config))
             info: dict[str, Any] = {}
-            while self.game.is_chance(self._state):  # a start drawn by chance (Colosseum's)
+            while self.game.is_chance(self._game_state):  # a start drawn by chance (Colosseum's)
                 info |= self._land(own=True)
             info |= self._play_others_or_raise()
             if not self._ended_before_the_learner():
@@ -228,10 +228,10 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
             raise RuntimeError("the episode is over; call reset() before step()")
         info: dict[str, Any] = {}
         try:
-            self._state = self.game.apply(self._state, action)  # type: ignore[arg-type]
+            self._game_state = self.game.apply(self._game_state, action)  # type: ignore[arg-type]
         except IllegalActionError as error:
             return self._on_illegal_action(error)
-        if self.game.is_chance(self._state):
+        if self.game.is_chance(self._game_state):
             info |= self._land(own=True)
         try:
             info |= self._play_others()
@@ -239,14 +239,14 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
             return self._on_opponent_fault(error, info)
         if self.render_mode == "human":
             self.render()
-        ended = self.game.outcome(self._state, self.max_turns)
+        ended = self.game.outcome(self._game_state, self.max_turns)
         terminated = ended is not None and ended.reason != TRUNCATED
         reward = ended.returns()[self._seat] if terminated else 0.0  # type: ignore[union-attr]
         return self._observation(), reward, terminated, self._truncated, self._info(info)
 
     def render(self) -> str | np.ndarray | None:
         """Draw the board as ``render_mode`` says: text, an RGB array, or a pygame window."""
-        return self._renderer.render(self._state, self._last_throw)
+        return self._renderer.render(self._game_state, self._last_throw)
 
     def close(self) -> None:
         """Close the window if one is open, and an opponent built from a spec if it holds
@@ -277,7 +277,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         return self._observation(), 0.0, False, True, info
 
     def _start(self, state: Any) -> None:
-        self._state = state
+        self._game_state = state
         self._last_throw = None
         self._illegal = False
         self._fault = None
@@ -294,22 +294,22 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
     def _play_others(self) -> dict[str, Any]:
         """Let the opponent play (and chance draw its outcomes) until the learner must act."""
         info: dict[str, Any] = {}
-        state = self._state
+        state = self._game_state
         game, seat, max_turns = self.game, self._seat, self.max_turns
         outcome, player = game.outcome, game.current_player
         while outcome(state, max_turns) is None and player(state) != seat:
-            self._state = state = self._apply_opponent_action(state)
+            self._game_state = state = self._apply_opponent_action(state)
             if game.is_chance(state):
                 info |= self._land(own=False)
-                state = self._state
+                state = self._game_state
         self._truncated = self._ending() == TRUNCATED
         return info
 
     def _land(self, *, own: bool) -> dict[str, int]:
         """Draw the pending chance outcome from ``np_random`` (one ``random()``), apply it."""
-        before = self._state
+        before = self._game_state
         landing = self.game.sample_chance(before, self.np_random)
-        self._state = self.game.apply(before, landing)
+        self._game_state = self.game.apply(before, landing)
         return self._chance_info(before, landing, own=own)
 
     def _chance_info(self, before: Any, outcome: int, *, own: bool) -> dict[str, int]:
@@ -345,7 +345,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
 
     def _ending(self) -> str | None:
         """Why the game is over (``game.outcome``'s reason), or None."""
-        ended: Outcome | None = self.game.outcome(self._state, self.max_turns)
+        ended: Outcome | None = self.game.outcome(self._game_state, self.max_turns)
         return None if ended is None else ended.reason
 
     def _is_over(self) -> bool:
@@ -353,10 +353,10 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         return aborted or self._ending() is not None
 
     def _observation(self) -> np.ndarray:
-        return self.game.observe(self._state, self._seat)  # type: ignore[no-any-return]
+        return self.game.observe(self._game_state, self._seat)  # type: ignore[no-any-return]
 
     def _info(self, extra: dict[str, Any]) -> dict[str, Any]:
-        state = self._state
+        state = self._game_state
         if self._illegal or self._fault is not None:
             mask = np.zeros(self._num_actions, np.int8)
         else:
@@ -476,9 +476,9 @@ class TrapEnv(GameEnv):
         )
 
     @property
-    def state(self) -> State:
+    def game_state(self) -> State:
         """The current game state (a value: changing the env never changes it)."""
-        return self._state  # type: ignore[no-any-return]
+        return self._game_state  # type: ignore[no-any-return]
 
     def set_state(self, state: State) -> tuple[np.ndarray, dict[str, Any]]:
         """Continue the episode from ``state``, for search and debugging.

@@ -166,49 +166,49 @@ class GameSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type 
 
 
 class GameSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type stubs
-    """A position in OpenSpiel; :attr:`core_state` is the game's own state."""
+    """A position in OpenSpiel; :attr:`game_state` is the game's own state (a value)."""
 
     def __init__(self, game: GameSpielGame) -> None:
         super().__init__(game)
         self.game = game.game
-        self.core_state = self.game.initial_state(game.config)
+        self.game_state = self.game.initial_state(game.config)
         self.max_turns = game.max_turns
 
     def current_player(self) -> int:
         """The player to act, ``CHANCE`` at a chance node, ``TERMINAL`` at the end."""
         if self.is_terminal():
             return int(pyspiel.PlayerId.TERMINAL)
-        if self.game.is_chance(self.core_state):
+        if self.game.is_chance(self.game_state):
             return int(pyspiel.PlayerId.CHANCE)
-        return int(self.game.current_player(self.core_state))
+        return int(self.game.current_player(self.game_state))
 
     def is_terminal(self) -> bool:
         """Whether the game is over or ``max_turns`` turns are complete (``game.outcome``)."""
-        return self.game.outcome(self.core_state, self.max_turns) is not None
+        return self.game.outcome(self.game_state, self.max_turns) is not None
 
     def _legal_actions(self, player: int) -> list[int]:
         del player  # only the player to act has actions, and OpenSpiel asks only for it
-        return list(self.game.legal_actions(self.core_state))
+        return list(self.game.legal_actions(self.game_state))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The chance outcomes with their exact probabilities, by outcome."""
-        return sorted(self.game.chance_outcomes(self.core_state))
+        return sorted(self.game.chance_outcomes(self.game_state))
 
     def _apply_action(self, action: int) -> None:
-        self.core_state = self.game.apply(self.core_state, int(action))
+        self.game_state = self.game.apply(self.game_state, int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
-        state = self.core_state
+        state = self.game_state
         return f"{self.game.decision_name(state)} {self.game.action_to_text(state, int(action))}"
 
     def returns(self) -> list[float]:
         """+1 for the winner, -1 for the loser; 0 for both while playing or when cut."""
-        ended = self.game.outcome(self.core_state, self.max_turns)
+        ended = self.game.outcome(self.game_state, self.max_turns)
         return [0.0, 0.0] if ended is None else list(ended.returns())
 
     def __str__(self) -> str:
         """The game's one-line notation (``game.to_text``)."""
-        return str(self.game.to_text(self.core_state))
+        return str(self.game.to_text(self.game_state))
 
 
 class GameObserver:
@@ -231,7 +231,7 @@ class GameObserver:
 
     def set_from(self, state: GameSpielState, player: int) -> None:
         """Fill the planes of ``state`` as ``player`` sees it."""
-        self.dict["observation"][...] = self._observe(state.core_state, player)
+        self.dict["observation"][...] = self._observe(state.game_state, player)
 
     def _observe(self, state: Any, player: int) -> Any:
         return self.game.observe(state, player)
@@ -239,7 +239,7 @@ class GameObserver:
     def string_from(self, state: GameSpielState, player: int) -> str:
         """The position in the game's notation (the same for both players)."""
         del player  # perfect information
-        return str(self.game.to_text(state.core_state))
+        return str(self.game.to_text(state.game_state))
 
 
 def register_spiel_game(
@@ -303,16 +303,16 @@ class SpielGame(GameSpielGame):
 
 
 class SpielState(GameSpielState):
-    """A Trap! position in OpenSpiel; :attr:`core_state` is the :class:`trap_env.core.State`."""
+    """A Trap! position in OpenSpiel; :attr:`game_state` is the :class:`trap_env.core.State`."""
 
-    core_state: core.State
+    game_state: core.State
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             verb = "land"
         else:
-            verb = "move" if self.core_state.phase is core.Phase.MOVE else "throw"
-        row, col = divmod(int(action), self.core_state.board_size)
+            verb = "move" if self.game_state.phase is core.Phase.MOVE else "throw"
+        row, col = divmod(int(action), self.game_state.board_size)
         return f"{verb} {row},{col}"
 
 

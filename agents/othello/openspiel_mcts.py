@@ -163,7 +163,7 @@ class OpenSpielMCTSAgent(OthelloAgent):
                 return native, True
         self._mirror = None
         spiel_state = self._game(state, native=False).new_initial_state()
-        spiel_state.core_state = state
+        spiel_state.game_state = state
         return spiel_state, False
 
     def _native_state(self, state: OthelloState) -> Any | None:

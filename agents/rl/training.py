@@ -414,7 +414,7 @@ class MobilityShaping(gym.Wrapper):
     def _potential_now(self, terminated: bool) -> float:
         if terminated:
             return 0.0
-        state, seat = self.env.unwrapped.state, self.env.unwrapped.seat  # type: ignore[attr-defined]
+        state, seat = self.env.unwrapped.game_state, self.env.unwrapped.seat  # type: ignore[attr-defined]
         return self.coef * (mobility(state, seat) - mobility(state, 1 - seat)) / 8
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
