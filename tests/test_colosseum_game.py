@@ -177,11 +177,11 @@ def test_the_gymnasium_env_draws_its_start_from_its_seed() -> None:
         starts.add(rules.to_text(env.unwrapped.game_state))  # type: ignore[attr-defined]
     assert len(starts) == 8
     position = random_game(6, start=2, seed=0)[3]
-    observation, info = env.unwrapped.set_state(position)  # type: ignore[attr-defined]
+    observation, info = env.unwrapped.set_game_state(position)  # type: ignore[attr-defined]
     assert info["turn"] in (3, 4) and observation.shape == (6, 6, 7)  # the opponent may play
     fixed = gymnasium.make(trap_env.COLOSSEUM_GYM_ID, board_size=6, start=5, seat=0)
     with pytest.raises(ValueError, match="state has rules"):
-        fixed.unwrapped.set_state(position)  # type: ignore[attr-defined]
+        fixed.unwrapped.set_game_state(position)  # type: ignore[attr-defined]
     fixed.reset(seed=0)
     assert fixed.unwrapped.game_state == rules.start_state(rules.ColosseumConfig(6), 5)  # type: ignore[attr-defined]
 

@@ -337,9 +337,9 @@ def test_direct_use_refuses_step_before_reset(make) -> None:  # type: ignore[no-
     env.step(legal_actions(env.unwrapped.game_state)[0])
 
 
-def test_set_state_is_a_start_too() -> None:
+def test_set_game_state_is_a_start_too() -> None:
     env = TrapEnv(board_size=5, seat=0)
-    env.set_state(initial_state(GameConfig(5)))
+    env.set_game_state(initial_state(GameConfig(5)))
     env.step(legal_actions(env.game_state)[0])
 
 
@@ -484,41 +484,41 @@ def test_decay_decides_where_far_throws_land(decay: int, lands_on_target: bool) 
     assert num_throws > 10
 
 
-def test_set_state_refuses_a_state_of_another_decay() -> None:
+def test_set_game_state_refuses_a_state_of_another_decay() -> None:
     env = TrapEnv(board_size=5, decay=0)
     env.reset(seed=0)
     with pytest.raises(ValueError, match="decay 50, this env plays board_size 5 and decay 0"):
-        env.set_state(initial_state(GameConfig(5)))
-    env.set_state(initial_state(GameConfig(5, decay=0)))
+        env.set_game_state(initial_state(GameConfig(5)))
+    env.set_game_state(initial_state(GameConfig(5, decay=0)))
 
 
-# --- set_state -------------------------------------------------------------------------
+# --- set_game_state --------------------------------------------------------------------
 
 
-def test_set_state_continues_from_the_given_position() -> None:
+def test_set_game_state_continues_from_the_given_position() -> None:
     env = TrapEnv(board_size=5, seat=0, opponent=first_legal)
     env.reset(seed=0)
     state = from_text("..0../...../..x../...../..1.. 0 throw - 3")
-    observation, info = env.set_state(state)
+    observation, info = env.set_game_state(state)
     assert env.game_state == state and info["phase"] == Phase.THROW
     assert observation[2, 2, 2] == 1 and observation[0, 0, 3] == 1
 
 
-def test_set_state_lets_the_opponent_play_to_the_learners_turn() -> None:
+def test_set_game_state_lets_the_opponent_play_to_the_learners_turn() -> None:
     env = TrapEnv(board_size=5, seat=1, opponent=first_legal)
     env.reset(seed=0)
-    env.set_state(initial_state(GameConfig(5)))
+    env.set_game_state(initial_state(GameConfig(5)))
     assert env.game_state.player == 1 and env.game_state.turn == 1
 
 
-def test_set_state_rejects_landing_states_and_other_board_sizes() -> None:
+def test_set_game_state_rejects_landing_states_and_other_board_sizes() -> None:
     env = TrapEnv(board_size=5)
     env.reset(seed=0)
     landing = apply(apply(initial_state(GameConfig(5)), 1), 12)
     with pytest.raises(ValueError, match="LANDING"):
-        env.set_state(landing)
+        env.set_game_state(landing)
     with pytest.raises(ValueError, match="board_size 7"):
-        env.set_state(initial_state())
+        env.set_game_state(initial_state())
 
 
 # --- Rendering and closing ---------------------------------------------------------------

@@ -132,7 +132,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         """The learner's player number (0 or 1) in the current episode."""
         return self._seat
 
-    def set_state(self, state: Any) -> tuple[np.ndarray, dict[str, Any]]:
+    def set_game_state(self, state: Any) -> tuple[np.ndarray, dict[str, Any]]:
         """Continue the episode from ``state``, for search and debugging.
 
         The state must be of this env's rules and not a chance node. If the opponent is to
@@ -158,7 +158,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(f"state has rules {config}, this env plays {self._config}")
         if self.game.is_chance(state):
             raise ValueError(
-                "set_state needs a state where a player decides, got a chance node; apply "
+                "set_game_state needs a state where a player decides, got a chance node; apply "
                 "an outcome from chance_outcomes(state) first"
             )
 
@@ -417,7 +417,7 @@ class TrapEnv(GameEnv):
     learner did nothing wrong, and the episode is cut short as by a time limit: reward 0,
     ``truncated=True``, ``info["opponent_fault"] = True``, and a ``RuntimeWarning``
     with the error message. If the opponent fails during ``reset`` or
-    ``set_state``, there is no step to end, so :class:`OpponentError` is raised. Either
+    ``set_game_state``, there is no step to end, so :class:`OpponentError` is raised. Either
     way the env refuses ``step`` until the next ``reset``; it never plays on from a
     half-played opponent turn.
 
@@ -447,7 +447,7 @@ class TrapEnv(GameEnv):
     ``"illegal_action"`` and ``"opponent_fault"`` (booleans, as above).
 
     Like every Gymnasium env, it must be ``reset`` before the first ``step`` (or started
-    with ``set_state``); ``step`` raises ``gymnasium.error.ResetNeeded`` otherwise, also
+    with ``set_game_state``); ``step`` raises ``gymnasium.error.ResetNeeded`` otherwise, also
     without the ``gymnasium.make`` wrappers.
 
     ## Version History
@@ -480,7 +480,7 @@ class TrapEnv(GameEnv):
         """The current game state (a value: changing the env never changes it)."""
         return self._game_state  # type: ignore[no-any-return]
 
-    def set_state(self, state: State) -> tuple[np.ndarray, dict[str, Any]]:
+    def set_game_state(self, state: State) -> tuple[np.ndarray, dict[str, Any]]:
         """Continue the episode from ``state``, for search and debugging.
 
         The state must be valid (:func:`trap_env.core.validate_state`), of this env's board
@@ -495,7 +495,7 @@ class TrapEnv(GameEnv):
                 ``LANDING``.
             OpponentError: if the opponent raises or plays an illegal action.
         """
-        return super().set_state(state)
+        return super().set_game_state(state)
 
     def _check_state(self, state: State) -> None:
         validate_state(state)
@@ -507,7 +507,7 @@ class TrapEnv(GameEnv):
             )
         if state.phase is Phase.LANDING:
             raise ValueError(
-                "set_state needs a state in phase MOVE or THROW, got LANDING; apply a "
+                "set_game_state needs a state in phase MOVE or THROW, got LANDING; apply a "
                 "landing cell from chance_outcomes(state) first"
             )
 
