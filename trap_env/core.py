@@ -25,13 +25,18 @@ This module imports nothing outside the standard library.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from trap_env.checks import check_int, check_type, is_int
-from trap_env.game import TRUNCATED, Outcome, turn_limit
+from trap_env.game import (
+    TRUNCATED,
+    IllegalActionError,
+    Outcome,
+    RandomSource,
+    action_index,
+    turn_limit,
+)
 from trap_env.kernel import (
     DEFAULT_DECAY,
     MAX_DECAY,
@@ -88,16 +93,6 @@ TRAPPED = "trapped"
 """Trap!'s one end reason: a player has no step left (see :func:`outcome`)."""
 # Module names for the phases: reading an enum member off its class is slow in the hot paths.
 _MOVE, _THROW, _LANDING = Phase.MOVE, Phase.THROW, Phase.LANDING
-
-
-class IllegalActionError(ValueError):
-    """An action that the rules do not allow in this state, or any action in a finished game."""
-
-
-class RandomSource(Protocol):
-    """Anything with ``random() -> float`` in ``[0, 1)``: ``random.Random``, numpy's Generator."""
-
-    def random(self) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -322,7 +317,7 @@ def apply(state: State, action: int) -> State:
             message names the action, the phase and the legal choices.
     """
     _check_state_type(state)
-    cell = action if type(action) is int else _action_cell(action)
+    cell = action if type(action) is int else action_index(action, "a flat cell index (int)")
     if state.winner != NO_PLAYER:
         raise IllegalActionError(
             f"action {cell}: the game is over (player {state.winner} won); no action is legal"
@@ -342,18 +337,6 @@ def apply(state: State, action: int) -> State:
             if cell == outcomes[0][0] or any(cell == outcome for outcome, _ in outcomes):
                 return land(state, cell)
     raise _illegal(state, cell)
-
-
-def _action_cell(action: object) -> Cell:
-    """An action that is not a plain int: numpy integers pass, bools and the rest raise."""
-    try:
-        if isinstance(action, bool):
-            raise TypeError
-        return operator.index(action)  # type: ignore[arg-type]
-    except TypeError:
-        raise IllegalActionError(
-            f"an action is a flat cell index (int), got {type(action).__name__} {action!r}"
-        ) from None
 
 
 def _illegal(state: State, action: int) -> IllegalActionError:

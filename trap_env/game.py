@@ -3,7 +3,9 @@
 A game is two-player and zero-sum, with perfect information and, where it has any, chance
 as explicit nodes whose :meth:`Game.chance_outcomes` lists exact ``(outcome, probability)``
 pairs. States are immutable values; :meth:`Game.apply` returns a new one. Actions are
-integers in ``range(num_actions(config))``; a chance outcome is an integer too.
+integers in ``range(num_actions(config))``; a chance outcome is an integer too. Every
+game's ``apply`` refuses any other action with :class:`IllegalActionError`
+(:func:`action_index` is the one test of an action's type).
 
 The generic parts (the search, ``mcts``, the match runner, tournaments, results records,
 the ``exec:`` protocol, the Gymnasium, PettingZoo and OpenSpiel adapters) are written
@@ -24,15 +26,20 @@ This module imports nothing outside the standard library.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from trap_env.checks import describe
+
 __all__ = [
     "TRUNCATED",
     "Game",
+    "IllegalActionError",
     "Outcome",
     "RandomSource",
+    "action_index",
     "turn_limit",
 ]
 
@@ -83,6 +90,26 @@ class RandomSource(Protocol):
     """Anything with ``random() -> float`` in ``[0, 1)``: ``random.Random``, numpy's Generator."""
 
     def random(self) -> float: ...
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow in this state, or any action in a finished game."""
+
+
+def action_index(action: object, allowed: str) -> int:
+    """An action that is not a plain int, as one: NumPy integers pass, bools and the rest raise.
+
+    Every game's ``apply`` calls it after its own fast test ``type(action) is int``.
+
+    Raises:
+        IllegalActionError: ``"an action is ALLOWED, got TYPE VALUE"``.
+    """
+    if not isinstance(action, bool):
+        try:
+            return operator.index(action)  # type: ignore[arg-type]
+        except TypeError:
+            pass
+    raise IllegalActionError(f"an action is {allowed}, got {describe(action)}")
 
 
 class Game(Protocol[S, C]):

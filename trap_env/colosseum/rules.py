@@ -42,12 +42,10 @@ This module imports nothing outside the standard library.
 from __future__ import annotations
 
 import functools
-import operator
 import random
 from dataclasses import dataclass
 
-from trap_env.core import IllegalActionError
-from trap_env.game import TRUNCATED, Outcome, RandomSource
+from trap_env.game import TRUNCATED, IllegalActionError, Outcome, RandomSource, action_index
 from trap_env.kernel import cells_of
 
 __all__ = [
@@ -128,6 +126,8 @@ NO_CELL = -1
 """The players' cells at the chance node, before the start is drawn."""
 MIN_BOARD_SIZE = 3
 """The smallest board side (the handout's game is 6 to 12, the engine's 5 to 9)."""
+_ACTIONS = "an int, cell * 4 + side (cell = row * M + col)"
+"""What an action is, for the message that refuses another type."""
 
 
 def check_board_size(board_size: object) -> None:
@@ -404,7 +404,7 @@ def apply(state: ColosseumState, action: int) -> ColosseumState:
         IllegalActionError: naming the action and why it is not allowed (a destination
             out of reach, a side that has a barrier, a finished game).
     """
-    action = action if type(action) is int else _action_index(action)
+    action = action if type(action) is int else action_index(action, _ACTIONS)
     if is_chance(state):
         if not 0 <= action < NUM_STARTS:
             raise IllegalActionError(f"a start number is in 0..{NUM_STARTS - 1}, got {action}")
@@ -417,19 +417,6 @@ def apply(state: ColosseumState, action: int) -> ColosseumState:
     cells = (cell, state.cells[1]) if state.player == 0 else (state.cells[0], cell)
     walls = set_wall(n, state.walls, cell, side)
     return ColosseumState(n, walls, cells, 1 - state.player, state.turn + 1)
-
-
-def _action_index(action: object) -> int:
-    """An action that is not a plain int: numpy integers pass, bools and the rest raise."""
-    if not isinstance(action, bool):
-        try:
-            return operator.index(action)  # type: ignore[arg-type]
-        except TypeError:
-            pass
-    raise IllegalActionError(
-        f"an action is an int, cell * 4 + side (cell = row * M + col), got "
-        f"{type(action).__name__} {action!r}"
-    )
 
 
 def _problem(state: ColosseumState, action: int) -> str:

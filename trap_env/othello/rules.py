@@ -33,12 +33,10 @@ This module imports nothing outside the standard library.
 from __future__ import annotations
 
 import functools
-import operator
 import string
 from dataclasses import dataclass
 
-from trap_env.core import IllegalActionError
-from trap_env.game import TRUNCATED, Outcome
+from trap_env.game import TRUNCATED, IllegalActionError, Outcome, action_index
 from trap_env.kernel import cells_of
 
 __all__ = [
@@ -99,6 +97,8 @@ SYMBOLS = ("x", "o")
 """Each player's disc in text: dark ``x``, light ``o`` (OpenSpiel's letters)."""
 EMPTY = "."
 
+_ACTIONS = "a cell index row*N+col or the pass N*N (an int)"
+"""What an action is, for the message that refuses another type."""
 _DIRECTIONS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
 
 
@@ -314,7 +314,7 @@ def apply(state: OthelloState, action: int) -> OthelloState:
     Raises:
         IllegalActionError: naming the action and the legal ones (none once the game is over).
     """
-    action = action if type(action) is int else _action_index(action)
+    action = action if type(action) is int else action_index(action, _ACTIONS)
     legal = legal_actions(state)
     if action not in legal:
         raise IllegalActionError(_illegal_message(state, action, legal))
@@ -325,19 +325,6 @@ def apply(state: OthelloState, action: int) -> OthelloState:
         own, other = own | flipped | 1 << action, other & ~flipped
     dark, light = (own, other) if state.player == DARK else (other, own)
     return OthelloState(n, state.end_rule, dark, light, 1 - state.player, state.turn + 1)
-
-
-def _action_index(action: object) -> int:
-    """An action that is not a plain int: numpy integers pass, bools and the rest raise."""
-    if not isinstance(action, bool):
-        try:
-            return operator.index(action)  # type: ignore[arg-type]
-        except TypeError:
-            pass
-    raise IllegalActionError(
-        f"an action is a cell index row*N+col or the pass N*N (an int), "
-        f"got {type(action).__name__} {action!r}"
-    )
 
 
 def _illegal_message(state: OthelloState, action: int, legal: list[int]) -> str:
