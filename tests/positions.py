@@ -1,4 +1,5 @@
-"""Random Trap! positions for the tests: one random playout, and the positions taken from it.
+"""Random positions for the tests: Trap!'s playouts and the positions taken from them, a
+whole random game of any game, and Colosseum positions a few turns from their starts.
 
 A playout plays uniform legal decisions and draws each landing with
 :func:`trap_env.core.sample_landing` (one ``rng.random()``), so a seed gives one game.
@@ -7,9 +8,13 @@ A playout plays uniform legal decisions and draws each landing with
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from trap_env import core
+from trap_env.colosseum import rules as colosseum_rules
+from trap_env.colosseum.rules import ColosseumConfig, ColosseumState
 from trap_env.core import DEFAULT_DECAY, GameConfig, Phase, State
+from trap_env.game import Game
 
 
 def playout(state: State, rng: random.Random, max_steps: int) -> list[State]:
@@ -42,3 +47,36 @@ def random_position(
     states = playout(start, rng, steps)
     decisions = [s for s in states if s.phase in wanted and not core.is_terminal(s)]
     return decisions[-1] if decisions else start
+
+
+def random_game(game: Game[Any, Any], seed: int = 0, **params: Any) -> list[Any]:
+    """Every state of one game of ``game`` (``game.make_config(**params)``) from its start to
+    its end: uniform legal actions, chance drawn by ``game.sample_chance``, one generator."""
+    rng = random.Random(seed)
+    state = game.initial_state(game.make_config(**params))
+    states = [state]
+    while True:
+        if game.is_chance(state):
+            action = game.sample_chance(state, rng)
+        elif legal := game.legal_actions(state):
+            action = rng.choice(legal)
+        else:
+            return states
+        state = game.apply(state, action)
+        states.append(state)
+
+
+def colosseum_positions(board_size: int, count: int, seed: int) -> list[ColosseumState]:
+    """Colosseum positions still in play, each up to five random actions from a start of
+    its own (``seed``, ``seed + 1``, ...)."""
+    rng = random.Random(seed)
+    found = []
+    for start in range(count):
+        state = colosseum_rules.start_state(ColosseumConfig(board_size), start + seed)
+        for _ in range(rng.randrange(6)):
+            if colosseum_rules.outcome(state) is not None:
+                break
+            state = colosseum_rules.apply(state, rng.choice(colosseum_rules.legal_actions(state)))
+        if colosseum_rules.outcome(state) is None:
+            found.append(state)
+    return found

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import pickle
+import random
 import warnings
 
 import numpy as np
@@ -16,8 +17,9 @@ from pettingzoo.utils import wrappers
 from replay_elsewhere import digest_in_another_process
 
 import trap_env
-from trap_env.aec_env import AGENTS, GameAECEnv, env, raw_env
+from trap_env.aec_env import AGENTS, GameAECEnv, env, raw_env, wrap
 from trap_env.core import IllegalActionError, Phase, legal_actions, validate_state
+from trap_env.games import get_game
 from trap_env.observation import observe
 
 
@@ -387,3 +389,32 @@ def test_generic_aec_env_plays_trap_as_raw_env_does() -> None:
             aec.step(int(np.flatnonzero(aec.observe(agent)["action_mask"])[-1]))
     assert generic.game_state == trap.game_state
     assert generic.metadata["name"] == "trap_v0"
+
+
+# --- The other games through the generic env --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("game", "params", "num_cycles"),
+    [("othello", {"board_size": 6}, 300), ("colosseum", {"board_size": 5}, 100)],
+)
+def test_every_game_passes_pettingzoos_tests(game: str, params: dict, num_cycles: int) -> None:
+    api_test(wrap(GameAECEnv(game, **params)), num_cycles=num_cycles)
+    seed_test(lambda: wrap(GameAECEnv(game, **params)), num_cycles=num_cycles)
+    render_test(lambda render_mode=None: wrap(GameAECEnv(game, render_mode=render_mode)))
+
+
+@pytest.mark.parametrize(("name", "score"), [("othello", "discs"), ("colosseum", "zones")])
+def test_every_game_plays_to_its_end_with_its_scores_in_the_infos(name: str, score: str) -> None:
+    game = get_game(name)
+    game_env = GameAECEnv(game, board_size=4)
+    game_env.reset(seed=0)
+    rng = random.Random(0)
+    while not all(game_env.terminations.values()):
+        assert not game.is_chance(game_env.game_state)  # drawn inside reset (Colosseum's start)
+        mask = game_env.observe(game_env.agent_selection)["action_mask"]
+        game_env.step(rng.choice(np.flatnonzero(mask).tolist()))
+    assert sorted(game_env.rewards.values()) in ([-1.0, 1.0], [0.0, 0.0])
+    assert game.outcome(game_env.game_state) is not None
+    for info in game_env.infos.values():
+        assert info[score] == game.scores(game_env.game_state)[score]

@@ -18,7 +18,7 @@ from agents.colosseum.evaluation import WIN_SCORE, Weights, areas, evaluate, fin
 from agents.colosseum.greedy import GreedyAgent
 from agents.colosseum.random_agent import random_walk
 from tests import colosseum_course_engine as engine
-from tests.test_colosseum_rules import board
+from tests.test_colosseum_rules import TOP_ROW_CUT, board
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import ColosseumConfig, start_state
 from trap_env.core import GameConfig
@@ -96,15 +96,7 @@ def test_the_walk_gives_up_where_the_opponent_blocks_the_only_way() -> None:
 
 
 def test_greedy_takes_a_winning_cut_and_refuses_a_losing_one() -> None:
-    state = board("""
-+---+---+---+
-| A         |
-+   +---+---+
-|         B |
-+   +   +   +
-|           |
-+---+---+---+
-""")  # A closing the top row off (3 cells of 9) loses
+    state = board(TOP_ROW_CUT)  # A closing the top row off (3 cells of 9) loses
     agent = GreedyAgent(seed=0)
     chosen = agent.select_action(state)
     after = rules.apply(state, chosen)

@@ -1,6 +1,7 @@
 """Colosseum Survival! behind the game protocol (:mod:`trap_env.colosseum.game`) and
-through every generic adapter: Gymnasium (``trap_env/Colosseum-v0``), PettingZoo AEC,
-OpenSpiel (``python_colosseum``), the match runner and ``trap-tournament --game colosseum``."""
+through the generic adapters: Gymnasium (``trap_env/Colosseum-v0``), OpenSpiel
+(``python_colosseum``), the match runner and ``trap-tournament --game colosseum``
+(PettingZoo's tests of every game are in ``test_aec_env``)."""
 
 from __future__ import annotations
 
@@ -10,22 +11,13 @@ import random
 
 import numpy as np
 import pytest
+from positions import random_game
 
 import trap_env
 from trap_env.colosseum import game as colosseum_game
 from trap_env.colosseum import rules
 from trap_env.colosseum.game import GAME
 from trap_env.games import game_names, get_game
-
-
-def random_game(board_size: int = 6, start: int = 0, seed: int = 0) -> list:
-    rng = random.Random(seed)
-    state = GAME.initial_state(GAME.make_config(board_size=board_size, start=start))
-    states = [state]
-    while GAME.legal_actions(state):
-        state = GAME.apply(state, rng.choice(GAME.legal_actions(state)))
-        states.append(state)
-    return states
 
 
 def test_the_module_examples_run() -> None:
@@ -52,7 +44,7 @@ def test_the_configuration_takes_board_size_and_start() -> None:
 def test_the_turn_limit_never_cuts_a_game(board_size: int) -> None:
     limit = GAME.default_turn_limit(GAME.make_config(board_size=board_size))
     for seed in range(10):
-        final = random_game(board_size, start=seed, seed=seed)[-1]
+        final = random_game(GAME, seed, board_size=board_size, start=seed)[-1]
         ended = GAME.outcome(final, limit)
         assert GAME.turn(final) < limit and ended is not None and ended.reason == "separated"
 
@@ -64,12 +56,12 @@ def test_the_start_is_the_only_chance_node() -> None:
     start = GAME.sample_chance(chance, random.Random(4))
     state = GAME.apply(chance, start)
     assert state == GAME.initial_state(GAME.make_config(board_size=5, start=start))
-    for state in random_game(5):
+    for state in random_game(GAME, 0, board_size=5, start=0):
         assert not GAME.is_chance(state)
 
 
 def test_scores_are_the_zones_and_turns_are_decisions() -> None:
-    states = random_game(6, seed=2)
+    states = random_game(GAME, 2, board_size=6, start=0)
     assert [GAME.turn(state) for state in states] == list(range(len(states)))
     assert GAME.scores(states[0]) == {"zones": [36, 36]}
     assert GAME.scores(states[-1]) == {"zones": list(rules.zone_sizes(states[-1]))}
@@ -101,7 +93,7 @@ def test_actions_as_text_round_trip_in_every_form() -> None:
 
 
 def test_text_of_states_round_trips() -> None:
-    for state in random_game(7, start=9, seed=3):
+    for state in random_game(GAME, 3, board_size=7, start=9):
         assert GAME.from_text(GAME.to_text(state)) == state
 
 
@@ -111,7 +103,7 @@ def test_render_text_draws_the_barriers_and_the_players() -> None:
     assert text.splitlines()[0] == "+---+---+---+"
     assert text.count("A") == 2 and "B" in text  # the cell and the status line
     assert text.endswith("A to move, at most 2 steps")
-    final = random_game(4, seed=1)[-1]
+    final = random_game(GAME, 1, board_size=4, start=0)[-1]
     sizes = rules.zone_sizes(final)
     assert GAME.render_text(final).endswith(f"game over; A {sizes[0]}, B {sizes[1]}")
 
@@ -126,7 +118,7 @@ def test_render_rgb_draws_walls_and_players() -> None:
 
 
 def test_describe_is_json_ready() -> None:
-    final = random_game(5, seed=4)[-1]
+    final = random_game(GAME, 4, board_size=5, start=0)[-1]
     described = GAME.describe(final)
     assert json.loads(json.dumps(described)) == described
     assert described["over"] and described["legal"] == [] and described["max_steps"] == 3
@@ -176,7 +168,7 @@ def test_the_gymnasium_env_draws_its_start_from_its_seed() -> None:
         env.reset(seed=seed)
         starts.add(rules.to_text(env.unwrapped.game_state))  # type: ignore[attr-defined]
     assert len(starts) == 8
-    position = random_game(6, start=2, seed=0)[3]
+    position = random_game(GAME, 0, board_size=6, start=2)[3]
     observation, info = env.unwrapped.set_game_state(position)  # type: ignore[attr-defined]
     assert info["turn"] in (3, 4) and observation.shape == (6, 6, 7)  # the opponent may play
     fixed = gymnasium.make(trap_env.COLOSSEUM_GYM_ID, board_size=6, start=5, seat=0)
@@ -199,31 +191,6 @@ def test_make_vec_runs_synchronously() -> None:
         observations, rewards, _, _, infos = envs.step(np.array(actions))
         assert observations.shape == (2, 5, 5, 7) and set(rewards) <= {-1.0, 0.0, 1.0}
     envs.close()
-
-
-def test_the_pettingzoo_adapter_passes_its_checkers() -> None:
-    from pettingzoo.test import api_test, render_test, seed_test
-
-    from trap_env.aec_env import GameAECEnv, wrap
-
-    api_test(wrap(GameAECEnv("colosseum", board_size=5)), num_cycles=100)
-    seed_test(lambda: wrap(GameAECEnv("colosseum", board_size=5)), num_cycles=100)
-    render_test(lambda render_mode=None: wrap(GameAECEnv("colosseum", render_mode=render_mode)))
-
-
-def test_the_pettingzoo_adapter_plays_whole_games() -> None:
-    from trap_env.aec_env import GameAECEnv
-
-    env = GameAECEnv("colosseum", board_size=4)
-    env.reset(seed=0)
-    assert not GAME.is_chance(env.game_state)
-    rng = random.Random(0)
-    while not all(env.terminations.values()):
-        mask = env.observe(env.agent_selection)["action_mask"]
-        env.step(rng.choice(np.flatnonzero(mask).tolist()))
-    assert sorted(env.rewards.values()) in ([-1.0, 1.0], [0.0, 0.0])
-    for info in env.infos.values():
-        assert info["zones"] == GAME.scores(env.game_state)["zones"]
 
 
 def test_the_openspiel_adapter_has_the_start_as_a_chance_node() -> None:

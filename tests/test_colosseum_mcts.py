@@ -8,6 +8,7 @@ import doctest
 import time
 
 import pytest
+from positions import colosseum_positions
 
 from agents import make_agent
 from agents.colosseum import mcts
@@ -15,7 +16,6 @@ from agents.colosseum.evaluation import WIN_SCORE, Weights
 from agents.colosseum.greedy import child
 from agents.colosseum.mcts import MCTSAgent, MCTSSettings
 from agents.colosseum.search import AlphaBeta
-from tests.test_colosseum_search import positions
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import ColosseumConfig, start_state
 
@@ -52,7 +52,7 @@ def test_a_win_the_exact_search_proves_is_taken() -> None:
     """On 4x4 boards, wherever depth-3 alpha-beta proves a win for the player to act, the
     action ``mcts`` plays wins too (proved by the same search one ply below)."""
     search, checked = AlphaBeta(), 0
-    for state in positions(4, 40, seed=11):
+    for state in colosseum_positions(4, 40, seed=11):
         if search.value(state, 3) < WIN_SCORE:
             continue
         action = MCTSAgent(MCTSSettings(time_limit=None, simulations=600)).select_action(state)

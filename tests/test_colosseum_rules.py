@@ -84,6 +84,17 @@ OPEN_4 = """
 +---+---+---+---+
 """
 
+TOP_ROW_CUT = """
++---+---+---+
+| A         |
++   +---+---+
+|         B |
++   +   +   +
+|           |
++---+---+---+
+"""
+"""A on move can close the top row off: its 3 cells against B's 6, a loss."""
+
 
 def test_the_module_examples_run() -> None:
     import trap_env.colosseum
@@ -172,15 +183,7 @@ def test_an_action_out_of_reach_says_where_the_player_can_go() -> None:
 
 
 def test_the_game_ends_when_the_players_are_separated() -> None:
-    state = board("""
-+---+---+---+
-| A         |
-+   +---+---+
-|         B |
-+   +   +   +
-|           |
-+---+---+---+
-""")
+    state = board(TOP_ROW_CUT)
     assert outcome(state) is None and zone_sizes(state) is None
     after = apply(state, rules.action_of(0, DOWN))  # A stays and closes the top row
     assert zone_sizes(after) == (3, 6)

@@ -10,6 +10,7 @@ import random
 import time
 
 import pytest
+from positions import colosseum_positions
 
 from agents import make_agent
 from agents.arena.match import play_game
@@ -38,31 +39,16 @@ def negamax(state: ColosseumState, depth: int, root: int) -> float:
     )
 
 
-def positions(board_size: int, count: int, seed: int) -> list[ColosseumState]:
-    """Positions along random games from a few starts."""
-    rng = random.Random(seed)
-    found = []
-    for start in range(count):
-        state = start_state(ColosseumConfig(board_size), start + seed)
-        for _ in range(rng.randrange(6)):
-            if rules.outcome(state) is not None:
-                break
-            state = rules.apply(state, rng.choice(rules.legal_actions(state)))
-        if rules.outcome(state) is None:
-            found.append(state)
-    return found
-
-
 @pytest.mark.parametrize(("board_size", "depth"), [(3, 1), (3, 2), (3, 3), (4, 2)])
 def test_the_search_equals_plain_negamax(board_size: int, depth: int) -> None:
     searcher = AlphaBeta()
-    for state in positions(board_size, 6, seed=depth):
+    for state in colosseum_positions(board_size, 6, seed=depth):
         assert searcher.value(state, depth) == negamax(state, depth, state.player)
 
 
 def test_every_iteration_of_deepening_is_plain_negamax() -> None:
     searcher = AlphaBeta()
-    for state in positions(4, 3, seed=7):
+    for state in colosseum_positions(4, 3, seed=7):
         searcher.start()
         for result in searcher.iterate(state, 2):
             assert result.complete

@@ -1,6 +1,7 @@
-"""Othello behind the game protocol (:mod:`trap_env.othello.game`) and through every
-generic adapter: Gymnasium (``trap_env/Othello-v0``), PettingZoo AEC, OpenSpiel
-(``python_othello``), the match runner and ``trap-tournament --game othello``."""
+"""Othello behind the game protocol (:mod:`trap_env.othello.game`) and through the
+generic adapters: Gymnasium (``trap_env/Othello-v0``), OpenSpiel (``python_othello``), the
+match runner and ``trap-tournament --game othello`` (PettingZoo's tests of every game are
+in ``test_aec_env``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from positions import random_game
 
 import trap_env
 from trap_env.games import game_names, get_game
@@ -31,16 +33,6 @@ START_TEXT = """\
  7 . . . . . . . .
  8 . . . . . . . .
 x to play; x 2, o 2"""
-
-
-def random_game(board_size: int = 8, end_rule: str = rules.STANDARD, seed: int = 0) -> list:
-    rng = random.Random(seed)
-    state = GAME.initial_state(GAME.make_config(board_size=board_size, end_rule=end_rule))
-    states = [state]
-    while GAME.legal_actions(state):
-        state = GAME.apply(state, rng.choice(GAME.legal_actions(state)))
-        states.append(state)
-    return states
 
 
 def test_the_module_examples_run() -> None:
@@ -72,14 +64,14 @@ def test_the_configuration_takes_board_size_and_end_rule() -> None:
 def test_the_turn_limit_never_cuts_a_game(board_size: int) -> None:
     limit = GAME.default_turn_limit(GAME.make_config(board_size=board_size))
     for seed in range(20):
-        final = random_game(board_size, seed=seed)[-1]
+        final = random_game(GAME, seed, board_size=board_size)[-1]
         assert GAME.turn(final) < limit
         ended = GAME.outcome(final, limit)
         assert ended is not None and ended.reason in GAME.end_reasons
 
 
 def test_there_is_no_chance() -> None:
-    for state in random_game(6, seed=1):
+    for state in random_game(GAME, 1, board_size=6):
         assert not GAME.is_chance(state)
     with pytest.raises(ValueError, match="no chance"):
         GAME.chance_outcomes(state)
@@ -88,7 +80,7 @@ def test_there_is_no_chance() -> None:
 
 
 def test_a_turn_is_one_decision_and_scores_count_discs() -> None:
-    states = random_game(6, seed=2)
+    states = random_game(GAME, 2, board_size=6)
     assert [GAME.turn(state) for state in states] == list(range(len(states)))
     final = states[-1]
     dark, light = rules.disc_counts(final)
@@ -118,7 +110,7 @@ def test_observation_planes_from_each_side() -> None:
 
 @pytest.mark.parametrize("end_rule", [rules.STANDARD, rules.COURSE])
 def test_observations_agree_with_the_rules_through_a_game(end_rule: str) -> None:
-    for state in random_game(6, end_rule, seed=6):
+    for state in random_game(GAME, 6, board_size=6, end_rule=end_rule):
         live = GAME.outcome(state) is None
         for player in (0, 1):
             planes = GAME.observe(state, player).reshape(36, 4)
@@ -160,15 +152,15 @@ def test_bad_action_text_says_what_is_allowed(text: str, message: str) -> None:
 
 
 def test_text_of_states_round_trips() -> None:
-    for state in random_game(8, rules.COURSE, seed=3):
+    for state in random_game(GAME, 3, board_size=8, end_rule=rules.COURSE):
         assert GAME.from_text(GAME.to_text(state)) == state
 
 
 def test_render_text_draws_the_board_the_legal_cells_and_the_count() -> None:
     state = GAME.initial_state(GAME.make_config())
     assert GAME.render_text(state) == START_TEXT
-    assert GAME.render_text(random_game(4, seed=0)[-1]).endswith(
-        "game over; x {}, o {}".format(*rules.disc_counts(random_game(4, seed=0)[-1]))
+    assert GAME.render_text(random_game(GAME, 0, board_size=4)[-1]).endswith(
+        "game over; x {}, o {}".format(*rules.disc_counts(random_game(GAME, 0, board_size=4)[-1]))
     )
 
 
@@ -183,7 +175,7 @@ def test_render_rgb_draws_discs_in_their_colours() -> None:
 
 
 def test_describe_is_json_ready() -> None:
-    final = random_game(6, seed=4)[-1]
+    final = random_game(GAME, 4, board_size=6)[-1]
     described = GAME.describe(final)
     assert json.loads(json.dumps(described)) == described
     assert described["over"] and described["legal"] == []
@@ -236,32 +228,6 @@ def test_the_gymnasium_env_is_repeatable_from_its_seed() -> None:
         return history
 
     assert play(5) == play(5)
-
-
-def test_the_pettingzoo_adapter_passes_its_checkers() -> None:
-    from pettingzoo.test import api_test, render_test, seed_test
-
-    from trap_env.aec_env import GameAECEnv, wrap
-
-    api_test(wrap(GameAECEnv("othello", board_size=6)), num_cycles=300)
-    seed_test(lambda: wrap(GameAECEnv("othello", board_size=6)), num_cycles=300)
-    render_test(lambda render_mode=None: wrap(GameAECEnv("othello", render_mode=render_mode)))
-
-
-def test_the_pettingzoo_adapter_plays_whole_games_with_passes() -> None:
-    from trap_env.aec_env import GameAECEnv
-
-    env = GameAECEnv("othello", board_size=4)
-    env.reset(seed=0)
-    rng = random.Random(0)
-    while not all(env.terminations.values()):
-        agent = env.agent_selection
-        mask = env.observe(agent)["action_mask"]
-        env.step(rng.choice(np.flatnonzero(mask).tolist()))
-    assert sorted(env.rewards.values()) in ([-1.0, 1.0], [0.0, 0.0])
-    assert GAME.outcome(env.game_state) is not None
-    for info in env.infos.values():
-        assert info["discs"] == GAME.scores(env.game_state)["discs"]
 
 
 def test_the_openspiel_adapter_plays_as_openspiels_own_othello() -> None:

@@ -13,6 +13,7 @@ import time
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from positions import random_game
 
 from agents import SpecError, make_agent
 from agents.arena.match import play_game
@@ -21,23 +22,13 @@ from agents.othello.bitboards import geometry
 from agents.othello.evaluation import WIN_SCORE, Weights, evaluate, final_score
 from agents.othello.search import AlphaBeta, SearchAgent, SearchSettings
 from trap_env.othello import rules
+from trap_env.othello.game import GAME
 from trap_env.othello.rules import OthelloConfig, OthelloState, from_text, initial_state
 
 
 def test_the_module_examples_run() -> None:
     for module in (bitboards, evaluation, search):
         assert doctest.testmod(module).failed == 0
-
-
-def random_states(board_size: int, end_rule: str, seed: int) -> list[OthelloState]:
-    """The positions of one game of random play (the last one finished)."""
-    rng = random.Random(seed)
-    state = initial_state(OthelloConfig(board_size, end_rule))
-    states = [state]
-    while legal := rules.legal_actions(state):
-        state = rules.apply(state, rng.choice(legal))
-        states.append(state)
-    return states
 
 
 # --- Bitboards ------------------------------------------------------------------------------
@@ -47,7 +38,7 @@ def random_states(board_size: int, end_rule: str, seed: int) -> list[OthelloStat
 @given(board_size=st.sampled_from([4, 6, 8, 10]), seed=st.integers(0, 2**32))
 def test_placements_and_flips_agree_with_the_rules(board_size: int, seed: int) -> None:
     geo = geometry(board_size)
-    for state in random_states(board_size, rules.STANDARD, seed):
+    for state in random_game(GAME, seed, board_size=board_size):
         own, other = rules.sides_of(state, state.player)
         assert geo.placements(own, other) == rules.placements(board_size, own, other)
         empty = geo.full & ~(own | other)
@@ -75,7 +66,7 @@ def reachable(state: OthelloState) -> list[OthelloState]:
 def test_stable_discs_never_flip_in_any_continuation_on_4x4(seed: int) -> None:
     geo = geometry(4)
     checked = 0
-    for state in random_states(4, rules.STANDARD, seed)[4:]:
+    for state in random_game(GAME, seed, board_size=4)[4:]:
         stable = (geo.stable(state.dark), geo.stable(state.light))
         if not any(stable):
             continue
@@ -90,7 +81,7 @@ def test_stable_discs_never_flip_in_random_continuations_on_8x8() -> None:
     geo, rng = geometry(8), random.Random(8)
     checked = 0
     for seed in range(6):
-        for state in random_states(8, rules.STANDARD, seed)[30::6]:
+        for state in random_game(GAME, seed, board_size=8)[30::6]:
             stable = (geo.stable(state.dark), geo.stable(state.light))
             checked += bool(any(stable))
             for _ in range(15):
@@ -115,7 +106,7 @@ def test_stable_discs_grow_from_the_corners_along_lines() -> None:
 
 
 def test_the_evaluation_is_zero_sum_and_weights_each_term() -> None:
-    for state in random_states(6, rules.STANDARD, 3)[:-1]:
+    for state in random_game(GAME, 3, board_size=6)[:-1]:
         assert evaluate(state, 0) == -evaluate(state, 1)
     state = from_text("x...../.xo.../.oxo../...x../....../...... o 5 standard")
     only = {name: Weights(**{**dict.fromkeys(ZERO, 0.0), name: 1.0}) for name in ZERO}
@@ -171,7 +162,7 @@ def brute_force_margin(state: OthelloState) -> int:
 @given(seed=st.integers(0, 2**32), end_rule=st.sampled_from([rules.STANDARD, rules.COURSE]))
 def test_the_search_equals_plain_minimax_on_4x4(seed: int, end_rule: str) -> None:
     searcher = AlphaBeta(4, end_rule)
-    for state in random_states(4, end_rule, seed):
+    for state in random_game(GAME, seed, board_size=4, end_rule=end_rule):
         own, other = rules.sides_of(state, state.player)
         for depth in range(1, 6):
             assert searcher.value(own, other, depth) == plain_minimax(state, depth)
@@ -181,14 +172,14 @@ def test_the_search_equals_plain_minimax_on_4x4(seed: int, end_rule: str) -> Non
 @given(seed=st.integers(0, 2**32), end_rule=st.sampled_from([rules.STANDARD, rules.COURSE]))
 def test_the_search_equals_plain_minimax_on_6x6(seed: int, end_rule: str) -> None:
     searcher = AlphaBeta(6, end_rule)  # one table through the game, as the agent keeps it
-    for state in random_states(6, end_rule, seed)[::2]:
+    for state in random_game(GAME, seed, board_size=6, end_rule=end_rule)[::2]:
         own, other = rules.sides_of(state, state.player)
         for depth in (1, 2, 3):
             assert searcher.value(own, other, depth) == plain_minimax(state, depth)
 
 
 def test_every_iteration_of_deepening_is_plain_minimax() -> None:
-    state = random_states(6, rules.STANDARD, 11)[8]
+    state = random_game(GAME, 11, board_size=6)[8]
     own, other = rules.sides_of(state, state.player)
     results = list(AlphaBeta(6).iterate(own, other, 3))
     assert [result.depth for result in results] == [1, 2, 3]
@@ -208,7 +199,7 @@ def test_the_endgame_solver_equals_brute_force(
     searcher = AlphaBeta(board_size, end_rule)
     checked = 0
     for seed in range(4):
-        for state in random_states(board_size, end_rule, seed):
+        for state in random_game(GAME, seed, board_size=board_size, end_rule=end_rule):
             own, other = rules.sides_of(state, state.player)
             if geometry(board_size).num_cells - (own | other).bit_count() > empties:
                 continue
@@ -249,7 +240,7 @@ def test_the_agent_is_in_the_table_under_its_three_names_with_its_options() -> N
 
 def test_a_fixed_depth_is_deterministic_and_reports_its_search() -> None:
     states = [
-        s for s in random_states(8, rules.STANDARD, 5)[:30] if len(rules.legal_actions(s)) > 1
+        s for s in random_game(GAME, 5, board_size=8)[:30] if len(rules.legal_actions(s)) > 1
     ]
 
     def choices(seed: int) -> list[int]:
@@ -275,7 +266,7 @@ def test_a_forced_action_is_answered_without_search() -> None:
 
 
 def test_the_endgame_is_solved_exactly() -> None:
-    state = next(s for s in random_states(6, rules.STANDARD, 2) if rules.to_text(s).count(".") <= 9)
+    state = next(s for s in random_game(GAME, 2, board_size=6) if rules.to_text(s).count(".") <= 9)
     while len(rules.legal_actions(state)) < 2:
         state = rules.apply(state, rules.legal_actions(state)[0])
     agent = SearchAgent(SearchSettings(time_limit=None, depth=1, endgame_empties=10))
@@ -290,7 +281,7 @@ def test_the_endgame_is_solved_exactly() -> None:
 
 def test_the_clock_is_kept() -> None:
     agent = make_agent("expectiminimax:time_limit=0.1", game="othello")
-    state = random_states(8, rules.STANDARD, 1)[12]
+    state = random_game(GAME, 1, board_size=8)[12]
     started = time.process_time()
     agent.select_action(state)
     spent = time.process_time() - started
