@@ -1,8 +1,8 @@
-"""What an agent sees: board planes and the legal-action mask, shared by both environments.
+"""What an agent of Trap! sees: board planes and the legal-action mask, the same in every env.
 
 The observation is a stack of four ``N x N`` planes, channel last like PettingZoo's
 classic games, from the point of view of the player who observes (the acting player in
-both environments), so that one policy can play either seat:
+every env), so that one policy can play either seat:
 
 ========  =========================================================
 plane     meaning

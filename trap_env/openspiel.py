@@ -1,8 +1,9 @@
-"""Trap! as an OpenSpiel game: importing this module registers ``python_trap`` with pyspiel.
+"""The OpenSpiel adapter: any game of the protocol as a pyspiel game; Trap! is ``python_trap``.
 
-A thin adapter over :mod:`trap_env.core`: every rule, landing probability and win check
-comes from the core; this module only translates to OpenSpiel's ``Game``/``State`` API
-(needs the ``openspiel`` extra: ``pip install trap_env[openspiel]``).
+Importing this module registers ``python_trap`` with pyspiel. It is a thin adapter: for
+Trap! every rule, landing probability and win check comes from :mod:`trap_env.core`; this
+module only translates to OpenSpiel's ``Game``/``State`` API (needs the ``openspiel``
+extra: ``pip install trap_env[openspiel]``).
 
 Game type: sequential, explicit stochastic chance, zero-sum, perfect information,
 terminal rewards, two players.

@@ -1,8 +1,10 @@
-"""Pictures of a Trap! position: text, an RGB image drawn with numpy alone, a pygame window.
+"""Rendering for the envs: Trap!'s text and RGB image (numpy alone), a pygame window.
 
 ``render_ansi`` and ``render_rgb`` need nothing beyond numpy. :class:`HumanRenderer` opens a
 pygame window and imports pygame only when it is built, so the environments import pygame
-only for ``render_mode="human"``.
+only for ``render_mode="human"``. :class:`EnvRenderer` is an env's ``render()`` with
+Trap!'s pictures; :class:`GameRenderer` draws any game with its own (``game.render_text``,
+``game.render_rgb``).
 
 A *last throw* is a ``(target, landing)`` pair of flat cells, or None before any throw. The
 image marks the target with a yellow frame and the landing cell with an orange dot.
@@ -37,7 +39,7 @@ __all__ = [
 LastThrow = tuple[int, int] | None
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
-"""The render modes of both environments."""
+"""The render modes of every env."""
 
 CELL_PIXELS = 48
 """The side of one board cell in the RGB image, in pixels."""
@@ -161,7 +163,7 @@ class HumanRenderer:
 
 
 class EnvRenderer:
-    """What an environment's ``render()`` does in its render mode; shared by both envs.
+    """What an env's ``render()`` does in its render mode, with Trap!'s pictures.
 
     Args:
         render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
