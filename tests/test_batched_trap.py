@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from positions import playout
 
 from trap_env import batched_trap, core
+from trap_env.batched import select_bits
 from trap_env.core import GameConfig, IllegalActionError, Phase, State
 from trap_env.observation import action_mask, observe
 
@@ -147,7 +148,7 @@ def test_sampling_hits_each_cell_exactly_its_weight_over_all_draws(decay: int) -
 def test_select_bits_finds_the_rank_th_set_bit(bitboard: int, data: st.DataObject) -> None:
     cells = [c for c in range(64) if bitboard >> c & 1]
     rank = data.draw(st.integers(0, len(cells) - 1))
-    got = batched_trap.select_bits(np.array([bitboard], np.uint64), np.array([rank]))
+    got = select_bits(np.array([bitboard], np.uint64), np.array([rank]))
     assert got.tolist() == [cells[rank]]
 
 

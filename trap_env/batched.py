@@ -11,7 +11,9 @@ transition for a whole batch without a Python loop over games. Code written agai
 A batch is a tuple of NumPy arrays (a ``NamedTuple``) whose first axis is the game, so
 that :func:`gather` and :func:`scatter` serve every engine. Actions and chance outcomes are
 the game's own integers (:class:`trap_env.game.Game`); an engine is checked against its
-game's scalar rules state by state.
+game's scalar rules state by state. Engines on ``uint64`` bitboards (bit ``row * N + col``,
+so N <= 8) share :func:`bitboards_to_masks`, :func:`bitboards_to_planes` and
+:func:`select_bits`.
 
 Randomness is counter-based, never a generator's hidden state: a draw is ``splitmix64`` of
 a per-game key and a counter. :func:`game_keys` hashes ``(seed, game id, episode)`` into
@@ -48,10 +50,13 @@ __all__ = [
     "STREAM_SEAT",
     "BatchedEngine",
     "batched_engine",
+    "bitboards_to_masks",
+    "bitboards_to_planes",
     "game_keys",
     "gather",
     "random_words",
     "scatter",
+    "select_bits",
     "uniform_below",
 ]
 
@@ -238,3 +243,46 @@ def uniform_below(words: U64, bounds: NDArray[Any] | int) -> I64:
     high = words >> np.uint64(32)
     draws: I64 = ((high * np.asarray(bounds).astype(np.uint64)) >> np.uint64(32)).astype(np.int64)
     return draws
+
+
+# --- Bitboards ------------------------------------------------------------------------
+
+
+def bitboards_to_masks(bitboards: U64, num_cells: int) -> Bool:
+    """``(B, num_cells)`` bool arrays of the bitboards' bits, cell 0 first."""
+    raw = bitboards.astype("<u8", copy=False).view(np.uint8).reshape(-1, 8)
+    bits = np.unpackbits(raw, axis=1, count=num_cells, bitorder="little")
+    return bits.view(np.bool_)
+
+
+def bitboards_to_planes(planes: U64, board_size: int) -> I8:
+    """``(B, N, N, k)`` ``int8`` planes of ``(B, k)`` bitboards (bit ``row * N + col``)."""
+    size, depth = planes.shape
+    raw = planes.astype("<u8", copy=False).view(np.uint8).reshape(size, depth, 8)
+    bits = np.unpackbits(raw, axis=2, count=board_size * board_size, bitorder="little")
+    seen: I8 = bits.transpose(0, 2, 1).reshape(size, board_size, board_size, depth).view(np.int8)
+    return seen
+
+
+_SELECT_WIDTHS = tuple(np.uint64(width) for width in (32, 16, 8, 4, 2, 1))
+_LOW_MASKS = tuple(np.uint64((1 << int(width)) - 1) for width in _SELECT_WIDTHS)
+
+
+def select_bits(bitboards: U64, ranks: NDArray[Any]) -> I64:
+    """The cell of each bitboard's ``rank``-th set bit (0 the lowest), by binary search.
+
+    Each halving counts the set bits of the low half and keeps the half holding the rank,
+    with shifts and masks rather than a choice between arrays. A rank past the last set
+    bit gives a meaningless cell.
+    """
+    board = bitboards
+    rank = np.asarray(ranks).astype(np.uint8)
+    cell = np.zeros(len(board), np.uint64)
+    for width, low_mask in zip(_SELECT_WIDTHS, _LOW_MASKS, strict=True):
+        count = np.bitwise_count(board & low_mask)
+        upper = rank >= count
+        rank -= count * upper
+        shift = upper * width
+        board = (board >> shift) & low_mask
+        cell += shift
+    return cell.astype(np.int64)

@@ -18,9 +18,9 @@ The functional layer, for environments, search and training code:
   :func:`is_truncated`;
 * chance: :func:`landing_weights` (the exact distribution, in integers),
   :func:`sample_landings`;
-* randomness and bits: :func:`game_keys`, :func:`random_words`, :func:`choose_bits` (a
-  uniform set bit per game, by bit tricks rather than random floats over masks),
-  :func:`select_bits`.
+* randomness: :func:`game_keys`, :func:`random_words`, :func:`choose_bits` (a uniform set
+  bit per game, by bit tricks rather than random floats over masks, over
+  :func:`trap_env.batched.select_bits`).
 
 :class:`Engine` offers the same as the game protocol's batched engine
 (:class:`trap_env.batched.BatchedEngine`), for code written for every game.
@@ -58,10 +58,13 @@ from trap_env.batched import (
     STREAM_SEAT,
     U64,
     Bool,
+    bitboards_to_masks,
+    bitboards_to_planes,
     game_keys,
     gather,
     random_words,
     scatter,
+    select_bits,
     uniform_below,
 )
 from trap_env.core import NO_PLAYER, IllegalActionError, Phase
@@ -82,8 +85,6 @@ __all__ = [
     "apply_landings",
     "apply_moves",
     "apply_throws",
-    "bitboards_to_masks",
-    "bitboards_to_planes",
     "choose_bits",
     "from_states",
     "game_keys",
@@ -103,7 +104,6 @@ __all__ = [
     "random_words",
     "sample_landings",
     "scatter",
-    "select_bits",
     "tables",
     "to_states",
     "uniform_below",
@@ -436,22 +436,6 @@ def legal_bitboards(t: Tables, batch: Batch) -> U64:
     return np.where(batch.winner == NO_PLAYER, legal, np.uint64(0))
 
 
-def bitboards_to_masks(bitboards: U64, num_cells: int) -> Bool:
-    """``(B, num_cells)`` bool arrays of the bitboards' bits, cell 0 first."""
-    raw = bitboards.astype("<u8", copy=False).view(np.uint8).reshape(-1, 8)
-    bits = np.unpackbits(raw, axis=1, count=num_cells, bitorder="little")
-    return bits.view(np.bool_)
-
-
-def bitboards_to_planes(planes: U64, board_size: int) -> I8:
-    """``(B, N, N, k)`` ``int8`` planes of ``(B, k)`` bitboards (bit ``row * N + col``)."""
-    size, depth = planes.shape
-    raw = planes.astype("<u8", copy=False).view(np.uint8).reshape(size, depth, 8)
-    bits = np.unpackbits(raw, axis=2, count=board_size * board_size, bitorder="little")
-    seen: I8 = bits.transpose(0, 2, 1).reshape(size, board_size, board_size, depth).view(np.int8)
-    return seen
-
-
 def legal_masks(t: Tables, batch: Batch) -> Bool:
     """``(B, N*N)`` bool: each game's legal actions (all False once it is over)."""
     return bitboards_to_masks(legal_bitboards(t, batch), t.num_cells)
@@ -664,30 +648,7 @@ def sample_landings(t: Tables, batch: Batch, words: U64) -> I64:
     return cells
 
 
-# --- Counter-based randomness and bit selection ---------------------------------------
-
-_SELECT_WIDTHS = tuple(np.uint64(width) for width in (32, 16, 8, 4, 2, 1))
-_LOW_MASKS = tuple(np.uint64((1 << int(width)) - 1) for width in _SELECT_WIDTHS)
-
-
-def select_bits(bitboards: U64, ranks: NDArray[Any]) -> I64:
-    """The cell of each bitboard's ``rank``-th set bit (0 the lowest), by binary search.
-
-    Each halving counts the set bits of the low half and keeps the half holding the rank,
-    with shifts and masks rather than a choice between arrays. A rank past the last set
-    bit gives a meaningless cell.
-    """
-    board = bitboards
-    rank = np.asarray(ranks).astype(np.uint8)
-    cell = np.zeros(len(board), np.uint64)
-    for width, low_mask in zip(_SELECT_WIDTHS, _LOW_MASKS, strict=True):
-        count = np.bitwise_count(board & low_mask)
-        upper = rank >= count
-        rank -= count * upper
-        shift = upper * width
-        board = (board >> shift) & low_mask
-        cell += shift
-    return cell.astype(np.int64)
+# --- A uniform set bit ----------------------------------------------------------------
 
 
 def choose_bits(

@@ -36,8 +36,17 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from trap_env.batched import I8, I64, NO_WINNER, U64, Bool, uniform_below
-from trap_env.batched_trap import bitboards_to_masks, bitboards_to_planes, select_bits
+from trap_env.batched import (
+    I8,
+    I64,
+    NO_WINNER,
+    U64,
+    Bool,
+    bitboards_to_masks,
+    bitboards_to_planes,
+    select_bits,
+    uniform_below,
+)
 from trap_env.core import IllegalActionError
 from trap_env.othello import rules
 from trap_env.othello.rules import DARK, STANDARD, OthelloConfig, OthelloState
