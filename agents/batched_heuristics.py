@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trap_env import batched_trap, kernel
-from trap_env.batched import I64, U64, Bool
+from trap_env.batched import I64, U64, Bool, num_games
 from trap_env.batched_trap import NO_CELL, PER_MILLE, Batch, Tables
 
 __all__ = ["BATCHED_HEURISTICS", "BatchedGreedy", "best_actions"]
@@ -118,7 +118,7 @@ def _throw_values(t: Tables, batch: Batch, name: str) -> F64:
     them: target first, then the eligible neighbours in ascending order."""
     x = _extended(t)
     own, other = batched_trap.player_cells(batch, batch.player)
-    size, cells = batch.size, np.arange(t.num_cells)
+    size, cells = num_games(batch), np.arange(t.num_cells)
     me = np.broadcast_to(own[:, None], (size, t.num_cells))
     them = np.broadcast_to(other[:, None], (size, t.num_cells))
     traps = batch.traps[:, None]
@@ -165,7 +165,7 @@ def best_actions(t: Tables, batch: Batch, heuristic: str) -> U64:
         raise ValueError(
             f"batched heuristics are {', '.join(BATCHED_HEURISTICS)}; got {heuristic!r}"
         )
-    best = np.zeros(batch.size, np.uint64)
+    best = np.zeros(num_games(batch), np.uint64)
     moving = np.flatnonzero(batch.phase == batched_trap.MOVE)
     if len(moving):
         ring, values, legal = _move_values(t, batched_trap.gather(batch, moving), heuristic)
@@ -200,7 +200,7 @@ class BatchedGreedy:
         """A uniformly drawn best action in each game of ``where``."""
         t = engine.tables
         rows = np.flatnonzero(where)
-        actions = np.zeros(batch.size, np.int64)
+        actions = np.zeros(num_games(batch), np.int64)
         best = best_actions(t, batched_trap.gather(batch, rows), self.heuristic)
         actions[rows] = batched_trap.choose_bits(best, words[rows], t.num_cells)
         return actions

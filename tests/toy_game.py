@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agents.seeded import SeededAgent
+from trap_env.batched import num_games
 from trap_env.core import IllegalActionError
 from trap_env.game import TRUNCATED, Outcome, RandomSource
 
@@ -269,7 +270,7 @@ class RaceEngine:
         return np.where(uniform < GAMBLE_OUTCOMES[0][1], 0, 2)
 
     def observations(self, batch: RaceBatch, players: Any) -> np.ndarray:
-        b = len(batch.turn)
+        b = num_games(batch)
         planes = np.zeros((b, 1, self.config.goal + 1, 2), np.int8)
         players = np.asarray(players, np.int64)
         rows = np.arange(b)

@@ -9,11 +9,11 @@ transition for a whole batch without a Python loop over games. Code written agai
 (:class:`agents.rl.batched_vec_env.TrapBatchedVecEnv`).
 
 A batch is a tuple of NumPy arrays (a ``NamedTuple``) whose first axis is the game, so
-that :func:`gather` and :func:`scatter` serve every engine. Actions and chance outcomes are
-the game's own integers (:class:`trap_env.game.Game`); an engine is checked against its
-game's scalar rules state by state. Engines on ``uint64`` bitboards (bit ``row * N + col``,
-so N <= 8) share :func:`bitboards_to_masks`, :func:`bitboards_to_planes` and
-:func:`select_bits`.
+that :func:`num_games`, :func:`gather` and :func:`scatter` serve every engine. Actions and
+chance outcomes are the game's own integers (:class:`trap_env.game.Game`); an engine is
+checked against its game's scalar rules state by state. Engines on ``uint64`` bitboards
+(bit ``row * N + col``, so N <= 8) share :func:`bitboards_to_masks`,
+:func:`bitboards_to_planes` and :func:`select_bits`.
 
 Randomness is counter-based, never a generator's hidden state: a draw is ``splitmix64`` of
 a per-game key and a counter. :func:`game_keys` hashes ``(seed, game id, episode)`` into
@@ -54,6 +54,7 @@ __all__ = [
     "bitboards_to_planes",
     "game_keys",
     "gather",
+    "num_games",
     "random_words",
     "scatter",
     "select_bits",
@@ -178,6 +179,11 @@ def batched_engine(game: Game[Any, Any], config: Any) -> BatchedEngine[Any]:
     if make is None:
         raise ValueError(f"the game {game.name!r} has no batched engine")
     return make(config)  # type: ignore[no-any-return]
+
+
+def num_games(batch: tuple[NDArray[Any], ...]) -> int:
+    """B, the number of games in ``batch`` (the length of its arrays' first axis)."""
+    return len(batch[0])
 
 
 def gather(batch: B, index: NDArray[Any]) -> B:

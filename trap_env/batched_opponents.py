@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from trap_env import batched_trap
 from trap_env.agent import Agent, check_supports, close_agent, make_agent
-from trap_env.batched import I64, U64, BatchedEngine, Bool, gather
+from trap_env.batched import I64, U64, BatchedEngine, Bool, gather, num_games
 from trap_env.games import DEFAULT_GAME
 
 __all__ = [
@@ -70,7 +70,7 @@ class BatchedRandom:
     ) -> I64:
         """A uniform legal move, or a uniform empty target (any legal target if none)."""
         t = engine.tables
-        actions = np.zeros(batch.size, np.int64)
+        actions = np.zeros(num_games(batch), np.int64)
         moving = np.flatnonzero(where & (batch.phase == batched_trap.MOVE))
         if len(moving):
             movers = batched_trap.gather(batch, moving)

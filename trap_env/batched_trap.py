@@ -62,6 +62,7 @@ from trap_env.batched import (
     bitboards_to_planes,
     game_keys,
     gather,
+    num_games,
     random_words,
     scatter,
     select_bits,
@@ -140,11 +141,6 @@ class Batch(NamedTuple):
     target: I64
     turn: I64
     winner: I8
-
-    @property
-    def size(self) -> int:
-        """B, the number of games."""
-        return len(self.traps)
 
 
 @dataclass(frozen=True, eq=False)
@@ -457,7 +453,7 @@ def observations(t: Tables, batch: Batch, players: NDArray[Any]) -> I8:
     ``players`` names each game's observer.
     """
     own, other = player_cells(batch, np.asarray(players))
-    planes = np.empty((batch.size, 4), np.uint64)
+    planes = np.empty((num_games(batch), 4), np.uint64)
     planes[:, 0] = t.bits[own]
     planes[:, 1] = t.bits[other]
     planes[:, 2] = batch.traps

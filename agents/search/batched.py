@@ -47,7 +47,7 @@ from agents.search.batched_evaluation import board_values, king_dilate
 from agents.search.evaluation import DEFAULT_WEIGHTS, Weights
 from agents.search.expectimax import REDUCE_BELOW
 from trap_env import batched_trap, kernel
-from trap_env.batched import I64, U64, Bool, gather
+from trap_env.batched import I64, U64, Bool, gather, num_games
 from trap_env.batched_trap import MOVE, NO_CELL, PER_MILLE, THROW, Batch, Tables
 from trap_env.core import NO_PLAYER
 
@@ -158,9 +158,10 @@ class BatchedSearch:
                 f"the search starts at a move or a throw of a game in progress; game {game} "
                 f"is {'over' if batch.winner[game] != NO_PLAYER else 'waiting for a landing'}"
             )
-        values = np.full((batch.size, self.t.num_cells), -np.inf)
-        for start in range(0, batch.size, self.chunk):
-            rows = np.arange(start, min(start + self.chunk, batch.size))
+        size = num_games(batch)
+        values = np.full((size, self.t.num_cells), -np.inf)
+        for start in range(0, size, self.chunk):
+            rows = np.arange(start, min(start + self.chunk, size))
             part = gather(batch, rows)
             depth = np.full(len(rows), self.depth, np.int64)
             moving = part.phase == MOVE
@@ -263,7 +264,7 @@ class BatchedSearch:
             missed = king_dilate(t.board_size, targets & ~board.sure[thrower])
             support = (hit | missed) & ~players
         node, cell = np.nonzero(((support & ~batch.traps)[:, None] & t.bits[None, :]) != 0)
-        landed = np.zeros((batch.size, cells))
+        landed = np.zeros((num_games(batch), cells))
         landed[node, cell] = self._landed(batch, node, cell, depth[node])
         unchanged = np.flatnonzero((support & batch.traps) != 0)
         if len(unchanged):
@@ -301,7 +302,7 @@ class BatchedSearch:
         base = node * (cells + 1)
         index = (base[:, None] + landing) * 2 + (probability < REDUCE_BELOW)
         wasted_index = (base + cells) * 2 + (wasted_p < REDUCE_BELOW)
-        needed = np.zeros(batch.size * (cells + 1) * 2, bool)
+        needed = np.zeros(num_games(batch) * (cells + 1) * 2, bool)
         needed[index[kept]] = True
         needed[wasted_index[has_wasted]] = True
         wanted = np.flatnonzero(needed)
@@ -317,7 +318,7 @@ class BatchedSearch:
             value = landed[np.where(kept[:, slot], index[:, slot], 0)]
             total = total + np.where(kept[:, slot], probability[:, slot] * value, 0.0)
         total = total + np.where(has_wasted, wasted_p * landed[wasted_index], 0.0)
-        values = np.full((batch.size, cells), -np.inf)
+        values = np.full((num_games(batch), cells), -np.inf)
         values[node, target] = total
         return values
 
@@ -409,7 +410,7 @@ class BatchedExpectiminimax:
         """A uniformly drawn best action in each game of ``where``."""
         t = engine.tables
         rows = np.flatnonzero(where)
-        actions = np.zeros(batch.size, np.int64)
+        actions = np.zeros(num_games(batch), np.int64)
         if len(rows):
             best = self.search(t).best_actions(gather(batch, rows))
             actions[rows] = batched_trap.choose_bits(best, words[rows], t.num_cells)

@@ -44,6 +44,7 @@ from trap_env.batched import (
     Bool,
     bitboards_to_masks,
     bitboards_to_planes,
+    num_games,
     select_bits,
     uniform_below,
 )
@@ -94,11 +95,6 @@ class Batch(NamedTuple):
     turn: I64
     moves: U64
     live: Bool
-
-    @property
-    def size(self) -> int:
-        """B, the number of games."""
-        return len(self.dark)
 
 
 @dataclass(frozen=True, eq=False)
@@ -294,7 +290,7 @@ def winners(batch: Batch) -> I8:
 
 def legal_masks(t: Tables, batch: Batch) -> Bool:
     """``(B, N*N + 1)`` bool: the placements, else the pass while the game is live."""
-    masks = np.empty((batch.size, t.num_cells + 1), np.bool_)
+    masks = np.empty((num_games(batch), t.num_cells + 1), np.bool_)
     masks[:, :-1] = bitboards_to_masks(batch.moves, t.num_cells)
     masks[:, -1] = batch.live & (batch.moves == 0)
     return masks
@@ -311,7 +307,7 @@ def observations(t: Tables, batch: Batch, players: NDArray[Any]) -> I8:
     waiting = np.flatnonzero(~to_act)  # few in an env: the observer is mostly to act
     if len(waiting):
         moves[waiting] = placements(t, own[waiting], other[waiting])
-    planes = np.empty((batch.size, 4), np.uint64)
+    planes = np.empty((num_games(batch), 4), np.uint64)
     planes[:, 0], planes[:, 1], planes[:, 2] = own, other, moves
     planes[:, 3] = np.where(to_act & batch.live, t.full, _ZERO)
     return bitboards_to_planes(planes, t.board_size)
@@ -365,7 +361,7 @@ def apply(
 def _check_legal(t: Tables, batch: Batch, actions: I64, playing: Bool) -> None:
     inside = (actions >= 0) & (actions <= t.num_cells)
     masks = legal_masks(t, batch)
-    legal = inside & masks[np.arange(batch.size), np.where(inside, actions, 0)]
+    legal = inside & masks[np.arange(num_games(batch)), np.where(inside, actions, 0)]
     wrong = np.flatnonzero(playing & ~legal)
     if len(wrong):
         listed = "; ".join(
@@ -450,7 +446,7 @@ class Engine:
 
     def is_chance(self, batch: Batch) -> Bool:
         """All False: Othello has no chance."""
-        return np.zeros(batch.size, np.bool_)
+        return np.zeros(num_games(batch), np.bool_)
 
     def is_over(self, batch: Batch) -> Bool:
         """The games the end rule has ended."""
@@ -483,7 +479,8 @@ class Engine:
 
     def chance_outcomes(self, batch: Batch) -> tuple[I64, NDArray[np.float64]]:
         """``(B, 0)`` arrays: there is no chance node."""
-        return np.zeros((batch.size, 0), np.int64), np.zeros((batch.size, 0), np.float64)
+        size = num_games(batch)
+        return np.zeros((size, 0), np.int64), np.zeros((size, 0), np.float64)
 
     def sample_chance(self, batch: Batch, words: U64) -> I64:
         """Othello has no chance node.
