@@ -1,5 +1,6 @@
-"""Train Trap! policies: MaskablePPO (console command ``trap-train``), or the ``mcts``
-network with ``trap-train alphazero`` (:mod:`agents.rl.alphazero.cli`).
+"""Train the learned agents: Trap!'s MaskablePPO policy (console command ``trap-train``), or
+the ``mcts`` network of Trap! or Othello with ``trap-train alphazero``
+(:mod:`agents.rl.alphazero.cli`).
 
 Each ``--stage`` is one step of the opponent curriculum: agent specs joined by ``|``,
 played in equal shares (repeat a spec to weight it). The stages split the budget evenly
