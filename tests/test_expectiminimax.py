@@ -14,18 +14,10 @@ from positions import random_position
 from search_oracle import expectimax
 
 from agents import make_agent
-from agents.search.agent import (
-    MAX_BOARD_SIZE,
-    Clock,
-    ExpectiminimaxAgent,
-    SearchSettings,
-    SearchStats,
-    check_decision_state,
-    decision_budget,
-    decision_deadline,
-)
+from agents.search.agent import MAX_BOARD_SIZE, ExpectiminimaxAgent, SearchSettings, SearchStats
 from agents.search.expectimax import Search
 from agents.search.game import TrapGame
+from agents.timing import Clock, check_decision_state, decision_budget, decision_deadline
 from trap_env import core
 from trap_env.agent import UnsupportedGameError
 from trap_env.core import Phase, State

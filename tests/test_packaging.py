@@ -25,17 +25,10 @@ def test_every_package_directory_is_listed() -> None:
     assert found == _listed("options", "packages")
 
 
-OLD_NAMES = {"train_ppo": "train"}
-"""Scripts kept under an old name for ``python -m trap_scripts.<old>``: old -> new."""
-
-
 def test_every_script_is_a_console_command() -> None:
     commands = " ".join(_listed("options.entry_points", "console_scripts"))
     for script in (ROOT / "scripts").glob("*.py"):
-        if script.stem in OLD_NAMES:
-            new = OLD_NAMES[script.stem]
-            assert f"from trap_scripts.{new} import main" in script.read_text(), script.name
-        elif not script.name.startswith("_"):
+        if not script.name.startswith("_"):
             assert f"trap_scripts.{script.stem}:main" in commands, script.name
 
 

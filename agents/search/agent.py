@@ -52,13 +52,11 @@ from agents.search.expectimax import Search
 from agents.search.game import TrapGame
 from agents.seeded import SeededAgent
 from agents.timing import (
-    SAFETY_MARGIN,
     Clock,
     TimedAgent,
     check_clock,
     check_decision_state,
     check_time_limit,
-    decision_budget,
     decision_deadline,
 )
 from trap_env.agent import UnsupportedGameError
@@ -67,14 +65,9 @@ from trap_env.core import Cell, GameConfig, Phase, State
 __all__ = [
     "ALPHABETA",
     "PRESETS",
-    "SAFETY_MARGIN",
-    "Clock",
     "ExpectiminimaxAgent",
     "SearchSettings",
     "SearchStats",
-    "check_decision_state",
-    "decision_budget",
-    "decision_deadline",
 ]
 
 MAX_DEPTH = 64
