@@ -8,10 +8,11 @@ best actions is the scalar agent's (the tests check it); ties are broken by the 
 random words instead of the agent's generator.
 
 Example:
-    >>> from trap_env import kernel, batched_trap
+    >>> from trap_env import batched_trap
+    >>> from trap_env.bits import cells_of
     >>> t = batched_trap.tables(5)
     >>> best = best_actions(t, batched_trap.initial_batch(t, 2), "ais")
-    >>> all(kernel.cells_of(int(b)) == [6, 7, 8] for b in best)
+    >>> all(cells_of(int(b)) == [6, 7, 8] for b in best)
     True
 """
 

@@ -22,8 +22,9 @@ from agents.batched_heuristics import BATCHED_HEURISTICS, WIN_SCORE, BatchedGree
 from agents.search.evaluation import evaluate
 from agents.seeded import SeededAgent
 from trap_env import core
+from trap_env.bits import cells_of
 from trap_env.core import Cell, Phase, State
-from trap_env.kernel import cells_of, geometry, square_mask
+from trap_env.kernel import geometry, square_mask
 
 __all__ = [
     "HEURISTICS",

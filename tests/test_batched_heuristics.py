@@ -13,8 +13,9 @@ from positions import random_position
 from agents import heuristics
 from agents.batched_heuristics import BATCHED_HEURISTICS, BatchedGreedy, best_actions
 from agents.heuristics import GreedyAgent
-from trap_env import batched_trap, core, kernel
+from trap_env import batched_trap, core
 from trap_env.batched_env import TrapVectorEnv
+from trap_env.bits import cells_of
 from trap_env.core import Phase, State
 
 
@@ -48,7 +49,7 @@ def test_best_actions_are_the_scalar_agents(
     t = batched_trap.tables(board_size, decay)
     best = best_actions(t, batched_trap.from_states(states), heuristic)
     for state, bits in zip(states, best.tolist(), strict=True):
-        assert kernel.cells_of(bits) == _scalar_best(state, heuristic), core.to_text(state)
+        assert cells_of(bits) == _scalar_best(state, heuristic), core.to_text(state)
 
 
 def test_greedy_specs_play_batched_in_the_env() -> None:

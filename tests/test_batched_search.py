@@ -23,9 +23,10 @@ from agents.search.agent import ExpectiminimaxAgent, SearchSettings
 from agents.search.batched import TIE_TOLERANCE, BatchedExpectiminimax, BatchedSearch
 from agents.search.expectimax import Search
 from agents.search.game import TrapGame
-from trap_env import batched_trap, core, kernel
+from trap_env import batched_trap, core
 from trap_env.batched_env import TrapVectorEnv
 from trap_env.batched_opponents import AgentOpponent
+from trap_env.bits import cells_of
 from trap_env.core import Phase, State
 
 
@@ -117,7 +118,7 @@ def test_ties_are_broken_by_the_words_among_the_best() -> None:
     batch = batched_trap.from_states([_symmetric_start()] * 64)
     best = BatchedSearch(t, 2).best_actions(batch)
     assert len(set(best.tolist())) == 1
-    tied = kernel.cells_of(int(best[0]))
+    tied = cells_of(int(best[0]))
     assert tied in ([1, 3], [6, 8])
     opponent = BatchedExpectiminimax(2)
     engine = batched_trap.Engine(t)

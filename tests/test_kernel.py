@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trap_env import core, kernel
+from trap_env.bits import cells_of
 from trap_env.kernel import (
     TABLE_MAX_BOARD_SIZE,
-    cells_of,
     geometry,
     is_trapped,
     king_dilate,
@@ -145,7 +145,6 @@ def test_the_stable_names_are_exported() -> None:
         "cached_geometry",
         "king_dilate",
         "square_mask",
-        "cells_of",
         "king_distance",
         "manhattan_distance",
         "on_target_per_mille",

@@ -68,6 +68,7 @@ from trap_env.batched import (
     select_bits,
     uniform_below,
 )
+from trap_env.bits import cells_of
 from trap_env.core import NO_PLAYER, IllegalActionError, Phase
 
 __all__ = [
@@ -212,7 +213,7 @@ def _tables(board_size: int, decay: int) -> Tables:
         neighbours=neighbours,
         bits=np.left_shift(np.uint64(1), np.arange(len(cells), dtype=np.uint64)),
         neighbour_cells=np.array(
-            [_padded(kernel.cells_of(int(mask)), 8, NO_CELL) for mask in neighbours], np.int64
+            [_padded(cells_of(int(mask)), 8, NO_CELL) for mask in neighbours], np.int64
         ),
         on_target=on_target,
         all_cells=np.uint64((1 << len(cells)) - 1),

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from trap_env.bits import Bitboard, Cell, cells_of
 from trap_env.checks import check_int, check_type, is_int
 from trap_env.game import (
     TRUNCATED,
@@ -41,12 +42,9 @@ from trap_env.kernel import (
     DEFAULT_DECAY,
     MAX_DECAY,
     NO_PLAYER,
-    Bitboard,
-    Cell,
     Phase,
     State,
     cached_geometry,
-    cells_of,
     decided_winner,
     geometry,
     land,

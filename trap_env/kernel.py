@@ -22,12 +22,13 @@ The names below are a stable API (the batched engine derives its NumPy tables fr
 :class:`State`, :class:`Phase`, :data:`NO_PLAYER`, :data:`DEFAULT_DECAY`,
 :data:`MAX_DECAY`, :func:`geometry` (and :data:`cached_geometry`), :class:`Geometry`,
 :func:`king_dilate`,
-:func:`square_mask`, :func:`cells_of`, :func:`king_distance`, :func:`manhattan_distance`,
+:func:`square_mask`, :func:`king_distance`, :func:`manhattan_distance`,
 :func:`on_target_per_mille`, :func:`landing_distribution`, :func:`landings`,
 :func:`is_trapped`, :func:`decided_winner`, :func:`move`, :func:`throw`, :func:`land`,
 :func:`apply`.
 
-This module imports nothing outside the standard library.
+Its bitboards are :mod:`trap_env.bits`'s. This module imports nothing outside the standard
+library.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import enum
 from collections.abc import Callable, Sequence
 from typing import NamedTuple, TypeVar, overload
 
+from trap_env.bits import Bitboard, Cell, cells_of
 from trap_env.cache import BoundedCache
 
 __all__ = [
@@ -44,15 +46,12 @@ __all__ = [
     "NO_PLAYER",
     "PER_MILLE",
     "TABLE_MAX_BOARD_SIZE",
-    "Bitboard",
-    "Cell",
     "Geometry",
     "Outcomes",
     "Phase",
     "State",
     "apply",
     "cached_geometry",
-    "cells_of",
     "decided_winner",
     "geometry",
     "is_trapped",
@@ -68,10 +67,6 @@ __all__ = [
     "throw",
 ]
 
-Bitboard = int
-"""A set of cells: bit ``row * N + col`` is set when cell ``(row, col)`` is in the set."""
-Cell = int
-"""A flat cell index, ``row * N + col``."""
 Outcomes = tuple[tuple[Cell, float], ...]
 """A landing distribution: ``(cell, probability)`` pairs."""
 
@@ -202,19 +197,6 @@ def square_mask(board_size: int, cell: Cell, radius: int) -> Bitboard:
     """The cells within ``radius`` king steps of ``cell``, ``cell`` included."""
     window, offset = _square_window(board_size, cell, radius)
     return window << offset
-
-
-def cells_of(cells: Bitboard, offset: int = 0) -> list[Cell]:
-    """The cells of a bitboard, ascending (each plus ``offset``).
-
-    Costs a few operations per cell in the set, not per cell of the board.
-    """
-    found = []
-    while cells:
-        lowest = cells & -cells
-        found.append(offset + lowest.bit_length() - 1)
-        cells ^= lowest
-    return found
 
 
 def _ring(board_size: int, cell: Cell) -> tuple[Bitboard, tuple[Cell, ...]]:

@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trap_env import core
+from trap_env.bits import cells_of
 from trap_env.core import Cell, GameConfig, Phase, State
 from trap_env.game import Outcome, RandomSource
-from trap_env.kernel import cells_of
 
 __all__ = ["GAME", "Trap"]
 

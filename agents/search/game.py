@@ -16,11 +16,11 @@ from typing import Protocol, TypeVar
 
 from agents.search.evaluation import DEFAULT_WEIGHTS, Evaluator, Weights
 from trap_env import core, kernel
+from trap_env.bits import cells_of
 from trap_env.cache import BoundedCache
 from trap_env.core import Cell, Phase, State
 from trap_env.kernel import (
     cached_geometry,
-    cells_of,
     geometry,
     is_trapped,
     king_distance,

@@ -45,8 +45,8 @@ import functools
 import random
 from dataclasses import dataclass
 
+from trap_env.bits import Bitboard, Cell, cells_of
 from trap_env.game import TRUNCATED, IllegalActionError, Outcome, RandomSource, action_index
-from trap_env.kernel import cells_of
 
 __all__ = [
     "DOWN",
@@ -97,10 +97,6 @@ __all__ = [
     "zone_sizes",
 ]
 
-Bitboard = int
-"""A set of cells as an int: bit ``row * M + col``."""
-Cell = int
-"""A cell's index, ``row * M + col``."""
 Walls = tuple[Bitboard, Bitboard, Bitboard, Bitboard]
 """The barriers as one bitboard per side: ``walls[side]`` holds the cells with a barrier
 on that side. Both cells of a barrier hold it, and the border is barriers."""

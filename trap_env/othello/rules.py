@@ -36,8 +36,8 @@ import functools
 import string
 from dataclasses import dataclass
 
+from trap_env.bits import Bitboard, Cell, cells_of
 from trap_env.game import TRUNCATED, IllegalActionError, Outcome, action_index
-from trap_env.kernel import cells_of
 
 __all__ = [
     "BOARD_FULL",
@@ -77,11 +77,6 @@ __all__ = [
     "sides_of",
     "to_text",
 ]
-
-Bitboard = int
-"""A set of cells as an int: bit ``row * N + col``."""
-Cell = int
-"""A cell's index, ``row * N + col``."""
 
 DARK, LIGHT = 0, 1
 """The players: dark moves first (the course's colour 1), light second (colour 2)."""
