@@ -15,6 +15,8 @@ def test_the_module_example_runs() -> None:
 
 
 @given(st.sets(st.integers(0, 200)), st.integers(0, 50))
-def test_cells_of_lists_the_set_bits_ascending_plus_the_offset(cells: set[int], offset: int) -> None:
+def test_cells_of_lists_the_set_bits_ascending_plus_the_offset(
+    cells: set[int], offset: int
+) -> None:
     board = sum(1 << cell for cell in cells)
     assert bits.cells_of(board, offset) == [cell + offset for cell in sorted(cells)]
