@@ -1,12 +1,16 @@
 """AlphaZero-style training of the ``mcts`` agent's network (``trap-train alphazero``).
 
-Self-play runs on the batched engine (:mod:`trap_env.batched_trap`): ``games`` games kept going at
-once (a finished one is replaced at once), searched together by
+Any game with a batched engine trains (``game_name``: Trap!, the default, or Othello, with
+its rule parameters in ``rules``). Self-play runs on the game's batched engine
+(:class:`trap_env.batched.BatchedEngine`: :mod:`trap_env.batched_trap`,
+:mod:`trap_env.othello.batched`): ``games`` games kept going at once (a finished one is
+replaced at once), searched together by
 :class:`agents.mcts.batched.BatchedTree`, which evaluates the leaves of all the games' trees
 in one torch batch per simulation step. An iteration makes ``decisions`` decisions in every
-game, then trains. A move or throw is chosen from the root's visit counts (sampled in
+game, then trains. A decision is chosen from the root's visit counts (sampled in
 proportion to them for the first ``temperature_turns`` turns, the most visited after), with
-Dirichlet noise on the root's priors; landings are drawn from the exact distribution. Every
+Dirichlet noise on the root's priors; chance outcomes (Trap!'s landings) are drawn from
+the exact distribution. Every
 decision becomes a sample: the position, the legal mask, the visit distribution (policy
 target) and the value target, a mix of the game's outcome and the root's search value
 (``value_mix``). Samples go to a replay buffer; the network then trains on minibatches drawn
@@ -28,6 +32,7 @@ TensorBoard logs in ``tb/`` when tensorboard is installed. ``--resume`` continue
 Example:
     trap-train alphazero --run-dir /tmp/az --minutes 30 --imitation-games 200
     trap-train alphazero --run-dir /tmp/az --resume --minutes 60
+    trap-train alphazero --game othello --board-size 8 --run-dir /tmp/az_othello
 
 Needs torch (the ``rl`` extra).
 """
