@@ -5,7 +5,7 @@ the ``mcts`` network of Trap! or Othello with ``trap-train alphazero``
 Each ``--stage`` is one step of the opponent curriculum: agent specs joined by ``|``,
 played in equal shares (repeat a spec to weight it). The stages split the budget evenly
 unless ``--stage-fractions`` gives where each starts. Everything lands in ``--run-dir``;
-see :mod:`agents.rl.training` for the layout. Needs the ``rl`` extra.
+see :mod:`agents.rl.ppo_training` for the layout. Needs the ``rl`` extra.
 
 The whole config (every option, every agent spec, ``config.json`` on ``--resume``) is
 checked before the run folder is created or changed; a mistake is a one-line error. On
@@ -64,9 +64,9 @@ _OWN = ("run_dir", "stages")
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``trap-train`` (its errors are one line): an option per
-    :class:`~agents.rl.training.TrainConfig` field, built as AlphaZero's are."""
+    :class:`~agents.rl.ppo_training.TrainConfig` field, built as AlphaZero's are."""
+    from agents.rl.ppo_training import TrainConfig
     from agents.rl.settings import add_record_options, add_run_folder_options
-    from agents.rl.training import TrainConfig
 
     parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     add_run_folder_options(parser)
@@ -78,9 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def config_from_args(args: argparse.Namespace) -> dict[str, object]:
-    """The :class:`~agents.rl.training.TrainConfig` fields that the arguments set."""
+    """The :class:`~agents.rl.ppo_training.TrainConfig` fields that the arguments set."""
+    from agents.rl.ppo_training import TrainConfig
     from agents.rl.settings import record_overrides
-    from agents.rl.training import TrainConfig
 
     fields = record_overrides(args, TrainConfig, skip=_OWN)
     if args.stage:
@@ -141,8 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from agents.files import run_folder
         from agents.rl import alphazero
+        from agents.rl.ppo_training import CONFIG_FILE, FIXED_ON_RESUME, TrainConfig, train
         from agents.rl.settings import check_resume_overrides
-        from agents.rl.training import CONFIG_FILE, FIXED_ON_RESUME, TrainConfig, train
     except ImportError as error:
         print(
             f"{PROG}: error: needs the rl extra (pip install 'trap_env[rl]'): {error}",

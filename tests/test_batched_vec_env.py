@@ -14,7 +14,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 from agents.rl.batched_vec_env import TrapBatchedVecEnv
-from agents.rl.training import OpponentMix, TrainConfig, make_vec_env, train
+from agents.rl.ppo_training import OpponentMix, TrainConfig, make_vec_env, train
 from trap_env import batched_trap
 
 

@@ -21,14 +21,14 @@ from trap_scripts import train
 
 from agents import SpecError, make_agent
 from agents.rl.ppo import DEFAULT_MODEL, IncompatibleModelError, PPOAgent
-from agents.rl.pretrain import imitation_data, pretrain
-from agents.rl.training import (
+from agents.rl.ppo_training import (
     MobilityShaping,
     OpponentMix,
     TrainConfig,
     latest_checkpoint,
     stage_at,
 )
+from agents.rl.pretrain import imitation_data, pretrain
 from trap_env.agent import UnsupportedGameError, check_supports
 from trap_env.core import (
     GameConfig,

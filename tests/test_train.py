@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trap_scripts import train
 
-from agents.rl.training import CONFIG_FILE, TrainConfig
+from agents.rl.ppo_training import CONFIG_FILE, TrainConfig
 from trap_env.agent import UnsupportedGameError
 from trap_env.core import GameConfig, State, legal_actions
 
@@ -353,12 +353,12 @@ def check_resume_after_damage(run: Path, name: str) -> None:
 def test_ctrl_c_is_one_line_that_says_to_resume(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agents.rl import training
+    from agents.rl import ppo_training
 
     def interrupted(config: TrainConfig, resume: bool = False) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(training, "train", interrupted)
+    monkeypatch.setattr(ppo_training, "train", interrupted)
     status, err = main(["--run-dir", str(tmp_path / "run"), *QUICK])
     assert status == 1
     assert_one_line(err, "interrupted", "--resume")
@@ -423,7 +423,7 @@ def check_one_command(argv: list[str]) -> None:
 @contextlib.contextmanager
 def no_training() -> Iterator[None]:
     """Both trainers' ``train`` replaced by the checks it makes before touching the folder."""
-    from agents.rl import training
+    from agents.rl import ppo_training
     from agents.rl.alphazero import run
 
     def checks_only(config: Any, resume: bool = False) -> Path:
@@ -432,7 +432,7 @@ def no_training() -> Iterator[None]:
         return Path(config.run_dir) / "latest.npz"
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(training, "train", checks_only)
+        patch.setattr(ppo_training, "train", checks_only)
         patch.setattr(run, "train", checks_only)
         yield
 
@@ -462,7 +462,8 @@ def test_a_diverged_policy_is_named_before_the_next_rollout() -> None:
     import gymnasium as gym
     import torch
 
-    from agents.rl.training import DivergedError, DivergenceCallback, TrapPPO
+    from agents.rl.ppo_training import DivergedError, TrapPPO
+    from agents.rl.ppo_training.callbacks import DivergenceCallback
 
     env = gym.make("trap_env/Trap-v0", opponent="random", board_size=4)
     model = TrapPPO("MlpPolicy", env, n_steps=8, batch_size=8, device="cpu")
