@@ -30,6 +30,7 @@ __all__ = [
     "evaluate_bitboards",
     "final_score",
     "score_of_margin",
+    "terms",
 ]
 
 WIN_SCORE = 1_000_000.0
@@ -107,6 +108,32 @@ def evaluate_bitboards(
         if not corner & taken:
             x_held += 1 if own & x_square else -1 if other & x_square else 0
     return score - weights.x_squares * x_held
+
+
+def terms(geo: Geometry, own: Bitboard, other: Bitboard) -> dict[str, int]:
+    """Each term of the evaluation for ``own``'s side, by its weight's name, signed so that
+    the evaluation is the sum of weight times term (frontier discs and X-squares count
+    against): what the weights are fitted to (:mod:`agents.othello.fitting`).
+
+    The plain statement of :func:`evaluate_bitboards`, which the tests hold it to.
+    """
+    empty = geo.full & ~(own | other)
+    near_empty = geo.neighbours(empty)
+    taken = (own | other) & geo.corners
+    x_held = sum(
+        (1 if own & x_square else -1 if other & x_square else 0)
+        for corner, x_square in geo.x_squares
+        if not corner & taken
+    )
+    return {
+        "discs": own.bit_count() - other.bit_count(),
+        "mobility": geo.placements(own, other).bit_count()
+        - geo.placements(other, own).bit_count(),
+        "frontier": -((own & near_empty).bit_count() - (other & near_empty).bit_count()),
+        "corners": (own & geo.corners).bit_count() - (other & geo.corners).bit_count(),
+        "stability": geo.stable(own).bit_count() - geo.stable(other).bit_count(),
+        "x_squares": -x_held,
+    }
 
 
 def evaluate(state: OthelloState, player: int, weights: Weights = DEFAULT_WEIGHTS) -> float:
