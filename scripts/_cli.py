@@ -269,6 +269,15 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
     )
     add_rule_option(group)
     group.add_argument(
+        "--random-opening",
+        type=non_negative_int,
+        default=0,
+        metavar="K",
+        help="open each game with K uniformly random legal actions drawn from its seed, each "
+        "opening played from both seats (default 0; e.g. 4 for Othello's deterministic "
+        "searches)",
+    )
+    group.add_argument(
         "--max-turns",
         type=positive_int,
         default=None,
@@ -356,7 +365,9 @@ def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: s
     """
     config = _run_config(args)
     try:
-        paired = bool(getattr(get_game(args.game), "paired_starts", False))
+        paired = bool(getattr(get_game(args.game), "paired_starts", False)) or bool(
+            args.random_opening
+        )
         tasks = round_robin(list(specs), args.games, args.seed, paired_seeds=paired)
     except ValueError as error:
         raise CliError(error) from None
@@ -399,6 +410,7 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
         return RunConfig(
             **run_rules(args.game, rule_params(args)),
             board_sizes=board_sizes(args),
+            opening_plies=args.random_opening,
             max_turns=args.max_turns,
             time_budget=args.time_budget,
             wall_ceiling=args.wall_ceiling,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import json
 import math
@@ -344,6 +345,8 @@ def test_a_board_size_per_game_is_drawn_from_its_seed_and_recorded(tmp_path):
             resume=True,
             progress=False,
         )
+    with pytest.raises(ResultsError, match=r"board_sizes \[4, 6\] there, none now"):
+        run_games(tasks, tmp_path / "r.jsonl", RunConfig(workers=0), resume=True, progress=False)
 
 
 @pytest.mark.parametrize(
@@ -360,6 +363,32 @@ def test_a_board_size_range_names_what_is_allowed(sizes, message):
         RunConfig(board_sizes=sizes)
     with pytest.raises(ValueError, match="give it or a board size, not both"):
         RunConfig(board_size=5, board_sizes=(4, 6))
+
+
+def test_a_random_opening_is_drawn_from_the_seed_and_played_from_both_seats(tmp_path):
+    specs = ["expectiminimax:depth=1,time_limit=inf", "expectiminimax:depth=2,time_limit=inf"]
+    tasks = round_robin(specs, 8, seed=9, paired_seeds=True)
+    config = RunConfig(game_name="othello", rules={"board_size": 6}, workers=0,
+                       time_budget=None, opening_plies=4)
+    records = run_games(tasks, tmp_path / "r.jsonl", config, progress=False)
+    openings = [tuple(record["actions"][:4]) for record in records]
+    assert openings[::2] == openings[1::2]  # each opening from both seats
+    assert len(set(openings)) == 4  # and the four pairs open differently
+    for record in records:  # every game replays from its recorded actions, opening included
+        final, _ = list(replay(6, record["actions"], game="othello"))[-1]
+        assert sum(record["scores"]["discs"]) == (final.dark | final.light).bit_count()
+    assert json.loads((tmp_path / "r.settings.json").read_text())["opening_plies"] == 4
+    plain = dataclasses.replace(config, opening_plies=0)
+    with pytest.raises(ResultsError, match="opening_plies 4 there, 0 now"):
+        run_games(tasks, tmp_path / "r.jsonl", plain, resume=True, progress=False)
+    plain_records = run_games(tasks, tmp_path / "p.jsonl", plain, progress=False)
+    assert len({tuple(record["actions"]) for record in plain_records}) == 2  # the same two games
+
+
+@pytest.mark.parametrize("plies", [-1, 1001, 2.0, True])
+def test_a_random_opening_names_what_is_allowed(plies):
+    with pytest.raises(ValueError, match="opening_plies must be an integer from 0 to 1000"):
+        RunConfig(opening_plies=plies)
 
 
 def test_agents_are_asked_about_every_board_size_of_the_run():

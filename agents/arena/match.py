@@ -147,6 +147,7 @@ def play_game(
     on_turn: TurnHook | None = None,
     on_reset: ResetHook | None = None,
     params: Mapping[str, Any] | None = None,
+    opening_plies: int = 0,
 ) -> GameResult:
     """Play one game; ``agents[0]`` takes seat 0 (player 0, who starts).
 
@@ -167,6 +168,9 @@ def play_game(
         on_reset: called as ``on_reset(seat)`` before that seat's agent is reset (a
             heartbeat, so that a reset that hangs is charged to its own seat).
         params: further rule parameters of the game (``game.make_config(**params)``).
+        opening_plies: the game opens with this many uniformly random legal actions drawn
+            from ``seed`` (recorded like the agents'), so that deterministic agents play
+            many different games; two games of one seed open alike.
 
     Returns:
         The result; an agent's fault (in its reset or a decision, or a missing method) ends
@@ -187,7 +191,7 @@ def play_game(
         except _Fault as fault:
             return result.lose(seat, fault.reason, str(fault))
     chance_rng = random.Random(derive_seed(seed, "landing"))
-    state = rules.initial_state(config)
+    state = _opening(rules, rules.initial_state(config), opening_plies, seed, limit, result)
     while (outcome := rules.outcome(state, limit)) is None:
         seat = rules.current_player(state)
         if on_turn is not None:
@@ -205,6 +209,24 @@ def play_game(
     if outcome.reason != TRUNCATED:
         result.winner, result.reason = _seat(outcome.winner), outcome.reason
     return result
+
+
+def _opening(
+    rules: Game[Any, Any], state: Any, plies: int, seed: int, limit: int, result: GameResult
+) -> Any:
+    """``state`` after up to ``plies`` uniformly random legal actions (and the chance outcomes
+    that follow them) drawn from ``seed``'s own generator, recorded; it stops early at a
+    finished game."""
+    if not plies:
+        return state
+    rng = random.Random(derive_seed(seed, "opening"))
+    for _ in range(plies):
+        if rules.outcome(state, limit) is not None:
+            break
+        state = _record(rules, state, rng.choice(rules.legal_actions(state)), result)
+        while rules.is_chance(state):
+            state = _record(rules, state, rules.sample_chance(state, rng), result)
+    return state
 
 
 def _rule_params(board_size: int | None, decay: int | None) -> dict[str, int]:

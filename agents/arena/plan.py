@@ -30,6 +30,7 @@ from trap_env.games import DEFAULT_GAME, get_game
 __all__ = [
     "BACKENDS",
     "DEFAULT_RUN",
+    "MAX_OPENING_PLIES",
     "MAX_REPLAYS",
     "MAX_SECONDS",
     "GameTask",
@@ -41,6 +42,10 @@ __all__ = [
 
 MAX_SECONDS = 1e6
 """The longest time limit accepted (about 11 days); the clocks' waits hold no more."""
+
+MAX_OPENING_PLIES = 1000
+"""The most random opening actions a run may ask for (a game ends long before on any board
+played in practice)."""
 
 MAX_REPLAYS = 3
 """How often a game stalled by the machine is replayed before it is left unplayed."""
@@ -109,6 +114,9 @@ class RunConfig:
             to ``high`` (both included) by the game's seed, so that a game replays alone
             and the two games of a paired seed share their board (the COMP 424 handout
             plays Colosseum Survival! on 6 to 12); None plays every game at the run's size.
+        opening_plies: each game opens with this many uniformly random legal actions drawn
+            from its seed (0: none), so that deterministic agents play many games; with
+            :func:`round_robin`'s ``paired_seeds`` each opening is played from both seats.
 
     Raises:
         ValueError: for a value out of range; seconds are at most :data:`MAX_SECONDS`.
@@ -128,9 +136,19 @@ class RunConfig:
     game_name: str = DEFAULT_GAME
     rules: dict[str, Any] | None = None
     board_sizes: tuple[int, int] | None = None
+    opening_plies: int = 0
 
     def __post_init__(self) -> None:
         self._check_board_sizes()
+        if (
+            isinstance(self.opening_plies, bool)
+            or not isinstance(self.opening_plies, int)
+            or not 0 <= self.opening_plies <= MAX_OPENING_PLIES
+        ):
+            raise ValueError(
+                f"opening_plies must be an integer from 0 to {MAX_OPENING_PLIES}, got "
+                f"{self.opening_plies!r}"
+            )
         _ = self.game  # checks the game's name and rules, naming what is allowed
         trap_rules = (self.board_size, self.decay) != (GameConfig().board_size, DEFAULT_DECAY)
         if self.game_name != DEFAULT_GAME and trap_rules:
@@ -255,6 +273,7 @@ class RunConfig:
             game_field(self.game_name)
             | ({} if self.rules is None else {"rules": self.rules})
             | ({} if self.board_sizes is None else {"board_sizes": list(self.board_sizes)})
+            | ({"opening_plies": self.opening_plies} if self.opening_plies else {})
         )
 
 

@@ -392,9 +392,14 @@ def _take_lock(path: Path, results: Path) -> int:
     return fd
 
 
+_UNNAMED = {"board_sizes": None, "opening_plies": 0}
+"""Settings that a settings file names only when they are not these values."""
+
+
 def _check_settings(path: Path, settings: dict[str, Any], records: list[Record]) -> None:
     """Refuse to resume a file recorded with other settings, naming each difference."""
-    recorded = _recorded_settings(path, records)
+    recorded = _UNNAMED | _recorded_settings(path, records)
+    settings = _UNNAMED | settings
     differences = [
         f"{name} {_show(recorded[name])} there, {_show(value)} now"
         for name, value in settings.items()

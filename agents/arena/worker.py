@@ -69,6 +69,7 @@ def play_task(
         time_budget=config.time_budget,
         game=config.game_name,
         params=config.rule_params_for(task.seed),
+        opening_plies=config.opening_plies,
         on_turn=None if beat is None else _turn_beats(beat, config),
         on_reset=None if beat is None else _reset_beats(beat, task, config),
     )
