@@ -40,7 +40,7 @@ DEFAULT_AGENTS = (
     "ppo",
 )
 """The candidates evaluated by default in Trap!; those not installed (yet) are left out."""
-OTHER_GAMES_AGENTS = ("expectiminimax", "greedy", "random")
+OTHER_GAMES_AGENTS = ("mcts", "expectiminimax", "greedy", "random")
 """The candidates evaluated by default in another game, those of its table."""
 DEFAULT_GAMES = 40
 DEFAULT_OUTPUT = "results/evaluate"

@@ -275,7 +275,9 @@ def test_paired_seeds_are_for_games_whose_chance_is_the_start() -> None:
 def test_trap_evaluate_takes_the_reference_greedy_and_random() -> None:
     from trap_scripts import evaluate
 
-    assert evaluate._default_agents("colosseum") == ("expectiminimax", "greedy", "random")
+    assert evaluate._default_agents("colosseum") == (
+        "mcts", "expectiminimax", "greedy", "random"
+    )
 
 
 TEXT_PROGRAM = """\

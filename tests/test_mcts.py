@@ -456,3 +456,17 @@ def test_a_network_of_format_1_is_read_as_trap(tmp_path: Path) -> None:
     np.savez(tmp_path / "v1.npz", __meta__=np.array([1, 4, 1, 60]), **network.weights)
     loaded = load_network(tmp_path / "v1.npz")
     assert (loaded.game_name, dict(loaded.rules)) == ("trap", {"board_size": 4, "decay": 60})
+
+
+def test_the_bundled_othello_network_plays_8x8_and_refuses_other_rules() -> None:
+    from trap_env.othello.game import GAME
+
+    agent = make_agent("mcts:simulations=20,time_limit=none", game="othello", seed=0)
+    assert isinstance(agent, MCTSAgent) and agent.path == DEFAULT_NETWORKS["othello"]
+    assert agent.path.stat().st_size <= 2_000_000
+    state = GAME.initial_state(GAME.make_config())
+    assert agent.select_action(state) in GAME.legal_actions(state)
+    with pytest.raises(UnsupportedGameError, match="--board-size 6"):
+        agent.check_game(GAME.make_config(board_size=6))
+    with pytest.raises(UnsupportedGameError, match="--rule end_rule=course"):
+        agent.check_game(GAME.make_config(end_rule="course"))

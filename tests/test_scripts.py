@@ -324,7 +324,9 @@ def test_another_games_rules_come_from_board_size_and_rule(tmp_path, capsys):
         assert words in err and len(err.strip().splitlines()) == 1
     assert exit_status(tournament.main, ["random", "greedy", "--rule", "end_rule=course"]) == 2
     assert "Trap!'s rules are --board-size and --decay" in capsys.readouterr().err
-    assert evaluate._default_agents("othello") == ("expectiminimax", "greedy", "random")
+    assert evaluate._default_agents("othello") == (
+        "mcts", "expectiminimax", "greedy", "random"
+    )
 
 
 # --- Fuzzing each command's flags: the run starts, or one line and exit status 2 ----------
