@@ -111,7 +111,9 @@ class MCTSAgent(WeightedAgent):
         settings = self.settings
         tree = Tree(state, settings.c_puct, rng=self.rng, game=GAME)
         budget = settings.simulations if settings.simulations is not None else 1 << 62
-        tree.run(self._evaluator(state.player), budget, self._stopper(started, settings.time_limit))
+        # The clock is read before every simulation: one evaluates a whole wide board.
+        stop = self._stopper(started, settings.time_limit)
+        tree.run(self._evaluator(state.player), budget, stop, check_every=1)
         self.last_simulations = tree.simulations
         root = tree.root
         return root.actions[root.best_index()] if root.is_expanded else legal[0]

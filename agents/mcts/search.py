@@ -233,10 +233,16 @@ class Tree:
                 self.add_root_noise()
         self._backup(leaf.path, node.player, value)
 
-    def run(self, evaluate: Evaluator, simulations: int, stop: Callable[[], bool]) -> None:
-        """Up to ``simulations`` simulations, asking ``stop()`` every :data:`CHECK_EVERY`."""
+    def run(
+        self,
+        evaluate: Evaluator,
+        simulations: int,
+        stop: Callable[[], bool],
+        check_every: int = CHECK_EVERY,
+    ) -> None:
+        """Up to ``simulations`` simulations, asking ``stop()`` every ``check_every``."""
         for done in range(simulations):
-            if done % CHECK_EVERY == 0 and done and stop():
+            if done % check_every == 0 and done and stop():
                 return
             leaf = self.select()
             if leaf is not None:
