@@ -38,6 +38,7 @@ __all__ = [
     "RunConfig",
     "program_limits",
     "round_robin",
+    "rule_params",
 ]
 
 MAX_SECONDS = 1e6
@@ -150,14 +151,6 @@ class RunConfig:
                 f"{self.opening_plies!r}"
             )
         _ = self.game  # checks the game's name and rules, naming what is allowed
-        trap_rules = (self.board_size, self.decay) != (GameConfig().board_size, DEFAULT_DECAY)
-        if self.game_name != DEFAULT_GAME and trap_rules:
-            raise ValueError(
-                f"board_size and decay are Trap!'s rules; the game {self.game_name!r} takes "
-                "its rule parameters in rules={...}"
-            )
-        if self.game_name == DEFAULT_GAME and self.rules is not None:
-            raise ValueError("Trap!'s rules are board_size and decay, not rules={...}")
         if self.time_budget == math.inf:  # no limit, said the other way
             object.__setattr__(self, "time_budget", None)
         _check_seconds("time_budget", self.time_budget, "or None for no limit")
@@ -219,12 +212,8 @@ class RunConfig:
 
     @property
     def rule_params(self) -> dict[str, Any]:
-        """The rule parameters given: Trap!'s board size and decay, another game's ``rules``."""
-        if self.game_name == DEFAULT_GAME:
-            return {"board_size": self.board_size, "decay": self.decay}
-        if self.rules is None:
-            return {}
-        return dict(self.rules)
+        """The rule parameters given (:func:`rule_params`)."""
+        return rule_params(self.game_name, self.board_size, self.decay, self.rules)
 
     def rule_params_for(self, seed: int | None) -> dict[str, Any]:
         """The rule parameters of the game with ``seed``: :attr:`rule_params`, with the
@@ -275,6 +264,27 @@ class RunConfig:
             | ({} if self.board_sizes is None else {"board_sizes": list(self.board_sizes)})
             | ({"opening_plies": self.opening_plies} if self.opening_plies else {})
         )
+
+
+def rule_params(
+    game_name: str, board_size: int, decay: int, rules: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The rule parameters of a record that holds Trap!'s rules as fields (``board_size``,
+    ``decay``) and another game's in ``rules`` (:class:`RunConfig`, the AlphaZero config).
+
+    Raises:
+        ValueError: for Trap!'s fields set with another game, or ``rules`` with Trap!.
+    """
+    if game_name == DEFAULT_GAME:
+        if rules is not None:
+            raise ValueError("Trap!'s rules are board_size and decay, not rules={...}")
+        return {"board_size": board_size, "decay": decay}
+    if (board_size, decay) != (GameConfig().board_size, DEFAULT_DECAY):
+        raise ValueError(
+            f"board_size and decay are Trap!'s rules; the game {game_name!r} takes its rule "
+            "parameters in rules={...}"
+        )
+    return {} if rules is None else dict(rules)
 
 
 def _check_seconds(name: str, value: float | None, alternatives: str) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.arena.plan import rule_params
 from agents.files import (
     write_text_atomically,
 )
@@ -21,7 +22,7 @@ from agents.rl.settings import (
     load_record,
 )
 from trap_env.batched import batched_engine
-from trap_env.core import DEFAULT_DECAY, GameConfig
+from trap_env.core import DEFAULT_DECAY
 from trap_env.game import Game, turn_limit
 from trap_env.games import DEFAULT_GAME, game_names, get_game
 
@@ -164,27 +165,18 @@ class AlphaZeroConfig:
             )
 
     def _check_rules(self) -> None:
-        """Refuse Trap!'s rule fields with another game and ``rules`` with Trap!, as
-        :class:`agents.arena.plan.RunConfig` does; check the rules against the game."""
+        """Refuse a game that is not registered, Trap!'s rule fields with another game and
+        ``rules`` with Trap! (:func:`agents.arena.plan.rule_params`), and rules the game's
+        ``make_config`` refuses."""
         if self.game_name not in game_names():  # a run's file never makes us import a module
             raise ValueError(
                 f"game_name must be one of {', '.join(game_names())}, got {self.game_name!r:.60}"
-            )
-        if self.game_name == DEFAULT_GAME:
-            if self.rules is not None:
-                raise ValueError("Trap!'s rules are board_size and decay, not rules={...}")
-            GameConfig(self.board_size, self.decay)
-            return
-        if (self.board_size, self.decay) != (7, DEFAULT_DECAY):
-            raise ValueError(
-                f"board_size and decay are Trap!'s rules; the game {self.game_name!r} takes "
-                "its rule parameters in rules={...}"
             )
         if self.rules is not None and not (
             isinstance(self.rules, dict) and all(isinstance(key, str) for key in self.rules)
         ):
             raise ValueError(f"rules must be an object of rule parameters, got {self.rules!r:.100}")
-        _ = self.game  # the game's make_config names a bad parameter and what is allowed
+        _ = self.game  # rule_params, then make_config naming a bad parameter and what is allowed
 
     @property
     def rulebook(self) -> Game[Any, Any]:
@@ -193,10 +185,8 @@ class AlphaZeroConfig:
 
     @property
     def rule_params(self) -> dict[str, Any]:
-        """The rule parameters: Trap!'s board size and decay, another game's ``rules``."""
-        if self.game_name == DEFAULT_GAME:
-            return {"board_size": self.board_size, "decay": self.decay}
-        return dict(self.rules or {})
+        """The rule parameters (:func:`agents.arena.plan.rule_params`)."""
+        return rule_params(self.game_name, self.board_size, self.decay, self.rules)
 
     @property
     def game(self) -> Any:

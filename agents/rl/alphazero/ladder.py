@@ -6,22 +6,21 @@ Part of :mod:`agents.rl.alphazero`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from agents.arena.plan import RunConfig
 from agents.rl.alphazero.config import AlphaZeroConfig
-from trap_env.games import DEFAULT_GAME
-
-if TYPE_CHECKING:
-    from agents.arena.plan import RunConfig
 
 
 def run_config(config: AlphaZeroConfig, **settings: Any) -> RunConfig:
     """The runner's settings for games of the run's rules (``settings``: the rest)."""
-    from agents.arena.plan import RunConfig
-
-    if config.game_name == DEFAULT_GAME:
-        return RunConfig(board_size=config.board_size, decay=config.decay, **settings)
-    return RunConfig(game_name=config.game_name, rules=config.rules, **settings)
+    return RunConfig(
+        game_name=config.game_name,
+        board_size=config.board_size,
+        decay=config.decay,
+        rules=config.rules,
+        **settings,
+    )
 
 
 def evaluate_ladder(
