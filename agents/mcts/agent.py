@@ -131,17 +131,16 @@ class MCTSAgent(TimedAgent, SeededAgent):
         params = self.rules.config_params(config)
         if params == dict(self.network.rules):
             return
+        game_name = self.network.game_name
         flags = " ".join(
-            f"--board-size {value}" if name == "board_size" else f"--rule {name}={value}"
+            _train_flag(game_name, name, value)
             for name, value in params.items()
             if self.network.rules.get(name) != value
         )
-        if self.network.game_name == DEFAULT_GAME:
-            flags = flags.replace("--rule decay=", "--decay ")
         raise UnsupportedGameError(
             f"the mcts network {self.path} was trained for {self.network.describe()}; this "
             f"game is {', '.join(f'{k}={v}' for k, v in params.items())}. Train one for it "
-            f"with trap-train alphazero --game {self.network.game_name} {flags}"
+            f"with trap-train alphazero --game {game_name} {flags}"
         )
 
     def reset(self, seed: int | None = None) -> None:
@@ -211,6 +210,14 @@ class MCTSAgent(TimedAgent, SeededAgent):
             assert leaf is not None and leaf.node is root
             tree.expand(leaf, logits[0], float(values[0]))
         return root.actions[root.best_index()]
+
+
+def _train_flag(game: str, name: str, value: object) -> str:
+    """The ``trap-train alphazero`` flag that sets the rule ``name`` of ``game``: Trap!'s
+    rules and every game's board size have flags of their own, others are ``--rule``."""
+    if name == "board_size" or game == DEFAULT_GAME:
+        return f"--{name.replace('_', '-')} {value}"
+    return f"--rule {name}={value}"
 
 
 def _default_network(game: str) -> Path:

@@ -138,9 +138,9 @@ class Network:
         }
         return cls(weights, blocks, game.name, game.config_params(config))
 
-    @property
+    @functools.cached_property
     def game(self) -> Game[Any, Any]:
-        """The game it plays."""
+        """The game it plays (looked up once: every evaluation encodes with it)."""
         return get_game(self.game_name)
 
     @property
