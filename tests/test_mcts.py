@@ -274,7 +274,7 @@ def test_network_round_trip(tmp_path: Path) -> None:
     loaded = load_network(tmp_path / "n.npz")
     states = [core.initial_state(GameConfig(4))]
     assert np.array_equal(loaded.evaluate(states)[0], network.evaluate(states)[0])
-    assert loaded.board_size == 4 and loaded.blocks == 2
+    assert loaded.rules["board_size"] == 4 and loaded.blocks == 2
 
 
 def test_network_files_that_are_not_networks(tmp_path: Path) -> None:

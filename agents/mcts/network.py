@@ -48,12 +48,10 @@ import numpy as np
 from agents.files import save_npz_atomically
 from trap_env.game import Game
 from trap_env.games import game_names, get_game
-from trap_env.observation import NUM_PLANES
 from trap_env.trap import GAME as TRAP
 
 __all__ = [
     "FORMAT_VERSION",
-    "INPUT_PLANES",
     "IncompatibleNetworkError",
     "Network",
     "encode",
@@ -63,8 +61,6 @@ __all__ = [
 
 FORMAT_VERSION = 2
 """The layout of the saved weights; a file of another version (but 1) is refused."""
-INPUT_PLANES = NUM_PLANES + 1
-"""Trap!'s observation planes plus the plane of ones."""
 
 FloatArray = np.ndarray
 
@@ -147,11 +143,6 @@ class Network:
     def config(self) -> Any:
         """The rules it plays, as the game's config."""
         return self.game.make_config(**self.rules)
-
-    @property
-    def board_size(self) -> int:
-        """The N it was trained for."""
-        return int(self.rules["board_size"])
 
     @property
     def channels(self) -> int:
@@ -239,7 +230,7 @@ class Network:
 
 
 def weight_shapes(
-    channels: int, blocks: int, hidden: int, planes: int = INPUT_PLANES, extra: int = 0
+    channels: int, blocks: int, hidden: int, planes: int, extra: int = 0
 ) -> dict[str, tuple[int, ...]]:
     """Every weight's name and shape, in the torch module's layout (``planes``: the input's,
     :func:`input_planes`; ``extra``: the logits beyond the cells, :func:`extra_actions`)."""
