@@ -1,5 +1,5 @@
 """Spec strings and their options: ``"name:key=value,..."`` read strictly as the types an
-agent's factory declares.
+agent's factory declares; and a game's rule parameters given as ``--rule KEY=VALUE``.
 
 :func:`parse_spec` splits a spec into its name and the options' texts; :func:`options_of`
 reads a factory's signature; :func:`option_values` turns the texts into values and
@@ -8,18 +8,20 @@ reads a factory's signature; :func:`option_values` turns the texts into values a
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import inspect
 import math
 import re
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
 from trap_env.agent import SpecError
+from trap_env.games import DEFAULT_GAME
 
 __all__ = [
     "EXEC",
@@ -28,7 +30,9 @@ __all__ = [
     "factory_arguments",
     "option_value",
     "options_of",
+    "other_game_rules",
     "parse_spec",
+    "rule_pair",
     "type_hints",
 ]
 
@@ -275,3 +279,36 @@ def _loose_value(text: str) -> Any:
     return text
 
 
+def rule_pair(text: str) -> tuple[str, Any]:
+    """``--rule KEY=VALUE``: a rule parameter; an integer value stays an integer, anything
+    else is text.
+
+    Raises:
+        argparse.ArgumentTypeError: for text that is not ``KEY=VALUE``.
+    """
+    key, sep, value = text.partition("=")
+    if not sep or not key.isidentifier() or not value:
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE, e.g. end_rule=course")
+    number = value.lstrip("-")
+    return key, int(value) if number.isascii() and number.isdigit() else value
+
+
+def other_game_rules(
+    game: str, board_size: int | None, pairs: Sequence[tuple[str, Any]]
+) -> dict[str, Any]:
+    """The rule parameters that ``--board-size`` (None: not given) and the ``--rule`` pairs
+    give a game other than Trap!, whose rules have flags of their own (empty for Trap!).
+
+    Raises:
+        ValueError: for ``--rule`` pairs with Trap!, or a key given twice.
+    """
+    if game == DEFAULT_GAME:
+        if pairs:
+            raise ValueError("Trap!'s rules are --board-size and --decay, not --rule")
+        return {}
+    params = {} if board_size is None else {"board_size": board_size}
+    for key, value in pairs:
+        if key in params:
+            raise ValueError(f"the rule {key!r} is given twice")
+        params[key] = value
+    return params

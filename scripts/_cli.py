@@ -13,8 +13,8 @@ from typing import Any, NoReturn, TypeVar
 from agents.arena.stats import format_report, plot_report
 from agents.arena.tournament import BACKENDS, MAX_SECONDS, RunConfig, round_robin, run_games
 from agents.files import check_writable_folder, write_text_atomically
+from agents.options import other_game_rules, rule_pair
 from agents.program import DEFAULT_MEMORY_LIMIT, MAX_MEMORY_LIMIT
-from agents.rl.settings import rule_pair
 from trap_env.core import DEFAULT_DECAY, MAX_DECAY
 from trap_env.games import DEFAULT_GAME, game_names, get_game
 
@@ -156,19 +156,15 @@ def rule_params(args: argparse.Namespace) -> dict[str, Any]:
         CliError: for ``--rule`` with Trap!, ``--decay`` with another game, or a key given
             twice.
     """
-    given = getattr(args, "rule", [])
     size = None if board_sizes(args) else args.board_size
-    if args.game == DEFAULT_GAME:
-        if given:
-            raise CliError("Trap!'s rules are --board-size and --decay, not --rule")
-        return {"board_size": size or 7, "decay": args.decay}
-    if args.decay != DEFAULT_DECAY:
+    if args.game != DEFAULT_GAME and args.decay != DEFAULT_DECAY:
         raise CliError(f"--decay is a rule of Trap! only, not of {args.game!r}")
-    params = {} if size is None else {"board_size": size}
-    for key, value in given:
-        if key in params:
-            raise CliError(f"the rule {key!r} is given twice")
-        params[key] = value
+    try:
+        params = other_game_rules(args.game, size, getattr(args, "rule", []))
+    except ValueError as error:
+        raise CliError(error) from None
+    if args.game == DEFAULT_GAME:
+        return {"board_size": size or 7, "decay": args.decay}
     return params
 
 

@@ -188,20 +188,6 @@ def add_record_options(
             raise TypeError(f"the field {item.name} ({kind}) has no option form; skip it")
 
 
-def rule_pair(text: str) -> tuple[str, Any]:
-    """``--rule KEY=VALUE``: a rule parameter; an integer value stays an integer, anything
-    else is text.
-
-    Raises:
-        argparse.ArgumentTypeError: for text that is not ``KEY=VALUE``.
-    """
-    key, sep, value = text.partition("=")
-    if not sep or not key.isidentifier() or not value:
-        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE, e.g. end_rule=course")
-    number = value.lstrip("-")
-    return key, int(value) if number.isascii() and number.isdigit() else value
-
-
 def record_overrides(
     args: argparse.Namespace, record: type, skip: Collection[str] = ()
 ) -> dict[str, Any]:

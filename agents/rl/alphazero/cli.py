@@ -16,6 +16,7 @@ from typing import Any
 from agents.files import (
     run_folder,
 )
+from agents.options import other_game_rules, rule_pair
 from agents.rl.alphazero import run
 from agents.rl.alphazero.config import CONFIG_FILE, FIXED_ON_RESUME, AlphaZeroConfig
 from agents.rl.alphazero.ladder import run_config
@@ -24,7 +25,6 @@ from agents.rl.settings import (
     add_run_folder_options,
     check_resume_overrides,
     record_overrides,
-    rule_pair,
 )
 from trap_env.games import DEFAULT_GAME, game_names
 
@@ -84,16 +84,9 @@ def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
         ValueError: for ``--rule`` with Trap!, or a rule given twice.
     """
     fields = record_overrides(args, AlphaZeroConfig, skip=("run_dir", "rules"))
-    pairs = args.rule or []
-    if fields.get("game_name", DEFAULT_GAME) == DEFAULT_GAME:
-        if pairs:
-            raise ValueError("Trap!'s rules are --board-size and --decay, not --rule")
-        return fields
-    rules = {} if "board_size" not in fields else {"board_size": fields.pop("board_size")}
-    for key, value in pairs:
-        if key in rules:
-            raise ValueError(f"the rule {key!r} is given twice")
-        rules[key] = value
+    game = fields.get("game_name", DEFAULT_GAME)
+    size = fields.pop("board_size", None) if game != DEFAULT_GAME else None
+    rules = other_game_rules(game, size, args.rule or [])
     return fields | ({"rules": rules} if rules else {})
 
 
