@@ -1,19 +1,25 @@
-"""Timing of decisions: the clock, the turn's budget, the deadline, the collector paused.
+"""Timing of decisions: the clock, the turn's budget, the deadline, the collector paused,
+the numerical libraries on one thread.
 
 The timed agents (``expectiminimax``, ``mcts``) and the match runner share these, so a
 decision is measured and bounded the same way wherever it is made. A turn's budget is
 shared by its two decisions (:func:`decision_budget`); a decision stops at
 :func:`decision_deadline`, a safety margin before its budget runs out. :class:`TimedAgent`
-is what both timed agents build on: it pauses the collector around a decision and
-remembers what the move of the turn cost, for the throw's budget.
+is what both timed agents build on: it pauses the collector around a decision, holds BLAS
+to one thread and remembers what the move of the turn cost, for the throw's budget.
 """
 
 from __future__ import annotations
 
+import functools
 import gc
+import os
 import time
 from collections.abc import Callable
 from typing import Any, Literal
+
+import numpy  # noqa: F401  (loads NumPy's BLAS before the controller lists the libraries)
+from threadpoolctl import ThreadpoolController, threadpool_limits
 
 from trap_env import core
 from trap_env.core import Cell, Phase, State
@@ -30,6 +36,7 @@ __all__ = [
     "check_time_limit",
     "decision_budget",
     "decision_deadline",
+    "limit_threads",
     "pause_collector",
     "resume_collector",
 ]
@@ -63,6 +70,30 @@ def resume_collector(collecting: bool) -> None:
     """Switch the collector back on if :func:`pause_collector` found it on."""
     if collecting:
         gc.enable()
+
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+"""The variables that the numerical libraries read, once, when they are loaded."""
+
+
+@functools.cache
+def _controller() -> ThreadpoolController:
+    """The thread pools of the libraries loaded now (NumPy's BLAS at least), listed once."""
+    return ThreadpoolController()
+
+
+def limit_threads() -> None:
+    """Hold this process's numerical libraries (BLAS, OpenMP) to one thread, for good.
+
+    For a process that plays timed games, one per core: a turn's budget is this process's
+    CPU time, which counts the time of every thread, and threads that wait for a busy core
+    spin. The libraries already loaded are limited through their own calls (their
+    environment variables are read when they load, which in a worker has already happened);
+    those loaded later read the variables set here.
+    """
+    for variable in THREAD_VARIABLES:
+        os.environ[variable] = "1"
+    threadpool_limits(limits=1)
 
 
 def check_clock(clock: object) -> None:
@@ -149,7 +180,8 @@ def _never() -> bool:
 
 class ClockedAgent:
     """What an agent deciding on a clock shares, in any game: each decision made with the
-    garbage collector paused, and a check of the decision's deadline.
+    garbage collector paused and NumPy's BLAS on one thread, and a check of the decision's
+    deadline.
 
     A mixin beside :class:`agents.seeded.SeededAgent`. The agent
     implements ``_decide(state)`` and calls :meth:`_stopper` for its clock check.
@@ -162,17 +194,22 @@ class ClockedAgent:
         self.clock = CLOCKS[clock]
 
     def select_action(self, state: Any) -> Any:
-        """The agent's decision, made with the garbage collector paused.
+        """The agent's decision, made with the garbage collector paused and BLAS on one
+        thread.
 
         The collector is paused (see :func:`pause_collector`); the decision's own garbage
-        is freed by reference counting.
+        is freed by reference counting. BLAS runs on one thread (as it was after the
+        decision): the CPU clock counts every thread, and a second thread that waits for a
+        busy core spins (the ``mcts`` network's small products ran ten times fewer
+        simulations, over budget, with two threads on a loaded machine).
 
         Raises:
             ValueError: if the state is not a decision of a game in progress.
         """
         collecting = pause_collector()
         try:
-            return self._decide(state)
+            with _controller().limit(limits=1, user_api="blas"):
+                return self._decide(state)
         finally:
             resume_collector(collecting)
 

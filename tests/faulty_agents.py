@@ -14,6 +14,8 @@ import sys
 import time
 from typing import ClassVar
 
+from threadpoolctl import threadpool_info
+
 from agents.random_agent import RandomAgent
 from trap_env.agent import UnsupportedGameError
 from trap_env.core import Cell, GameConfig, State
@@ -192,3 +194,14 @@ class ClosingAgent(RandomAgent):
 
     def close(self) -> None:
         ClosingAgent.closed.append(self)
+
+
+class ThreadCountingAgent(RandomAgent):
+    """Plays like the random agent, but raises when its process's BLAS may run more than
+    one thread (a worker's CPU budget counts every thread)."""
+
+    def select_action(self, state: State) -> Cell:
+        threads = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+        if any(count != 1 for count in threads):
+            raise RuntimeError(f"BLAS runs {threads} threads in this worker")
+        return super().select_action(state)

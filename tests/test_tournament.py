@@ -120,6 +120,14 @@ def test_each_faulty_agent_loses_with_its_reason_and_the_run_goes_on(tmp_path):
     assert len(load_results(tmp_path / "r.jsonl")) == len(tasks)
 
 
+def test_a_worker_runs_blas_on_one_thread(tmp_path):
+    spec = "faulty_agents.ThreadCountingAgent"
+    tasks = [GameTask(f"blas #{seat}", (spec, "random"), seats, seed=seat)
+             for seat, seats in enumerate([(spec, "random"), ("random", spec)])]
+    records = run_games(tasks, tmp_path / "r.jsonl", FAST, progress=False)
+    assert all(r["reason"] in ("trapped", "truncated") for r in records), records
+
+
 def without_timing(records):
     return [{k: v for k, v in r.items() if k not in ("cpu_time", "max_turn_time")} for r in records]
 

@@ -6,7 +6,6 @@ watches the clock (:class:`agents.arena.pool.WorkerPool`) knows which seat to ch
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import NamedTuple
@@ -14,6 +13,7 @@ from typing import NamedTuple
 from agents.arena.match import GameResult, derive_seed, interface_problem, play_game
 from agents.arena.plan import GameTask, RunConfig, program_limits
 from agents.arena.results import Record
+from agents.timing import limit_threads
 from trap_env.agent import Agent, check_supports, make_agent
 from trap_env.core import DEFAULT_DECAY, NO_PLAYER, Cell, State
 from trap_env.games import DEFAULT_GAME, get_game
@@ -132,10 +132,9 @@ def _turn_beats(beat: BeatSink, config: RunConfig) -> Callable[[int, State, list
 
 def worker_main(conn: Connection, config: RunConfig) -> None:
     """A worker: play the tasks received on ``conn`` until it receives None."""
-    # One worker per core: keep numerical libraries (torch, BLAS) to one thread each, so
-    # that workers do not compete for cores and the CPU time per turn stays one core's.
-    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ.setdefault(variable, "1")
+    # One worker per core: numerical libraries (torch, BLAS) on one thread each, so that
+    # workers do not compete for cores and the CPU time per turn stays one core's.
+    limit_threads()
     cache: dict[tuple[str, int], Agent] = {}
     try:
         while (task := conn.recv()) is not None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import multiprocessing
-import os
 import queue
 import time
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from typing import Any
 from agents.arena.match import FAULTS, interface_problem
 from agents.arena.plan import RunConfig, program_limits
 from agents.arena.processes import describe_exit, is_machine_stall, read_schedstat
+from agents.timing import limit_threads
 from trap_env.agent import SpecError, UnsupportedGameError, check_supports, close_agent, make_agent
 from trap_env.games import get_game
 
@@ -143,8 +143,7 @@ class WorkerSeat:
 
 def _worker_main(conn: Connection, spec: str, seed: int, config: RunConfig) -> None:
     """A seat's worker: build the agent, then answer resets and decisions until None."""
-    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ.setdefault(variable, "1")
+    limit_threads()
     try:
         agent = make_agent(spec, game=config.game_name, seed=seed, **program_limits(spec, config))
         problem = interface_problem(agent)
