@@ -2,12 +2,15 @@
 
 :data:`DAMAGES` are the fixed damages a test applies to each file of a run; :func:`damages`
 draws them at random for Hypothesis (a file removed, cut anywhere, replaced by random bytes
-or by another file of the run), and :func:`apply_damage` applies one. :func:`files_of`
-reads a whole folder, to check that a refused resume changed nothing.
+or by another file of the run), and :func:`apply_damage` applies one to a copy of the run
+(:func:`copy_run`, :func:`damaged_copy`). :func:`files_of` reads a whole folder, to check
+that a refused resume changed nothing. :func:`check_bad_run_dirs_refused` is both trainers'
+test of a ``--run-dir`` that cannot be a run's folder.
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -55,3 +58,40 @@ def apply_damage(run: Path, name: str, damage: Damage) -> None:
         path.write_bytes(detail)
     else:
         path.write_bytes((run / str(detail)).read_bytes())
+
+
+def copy_run(run: Path, destination: Path) -> Path:
+    """A copy of the run folder ``run`` at ``destination``, to damage instead of ``run``."""
+    return Path(shutil.copytree(run, destination))
+
+
+def damaged_copy(run: Path, destination: Path, name: str, damage: Damage) -> Path:
+    """A copy of the run folder ``run`` at ``destination``, its file ``name`` damaged."""
+    copy = copy_run(run, destination)
+    apply_damage(copy, name, damage)
+    return copy
+
+
+def check_bad_run_dirs_refused(
+    folder: Path,
+    train: Callable[..., tuple[int, str]],
+    assert_one_line: Callable[..., None],
+) -> None:
+    """An empty ``--run-dir`` and one that is a file (made in ``folder``) are refused, with
+    and without ``--resume``, in one line that says so, and the file is left as it was.
+
+    Args:
+        folder: where to make the file.
+        train: runs the trainer with these flags added to a quick run's: its exit status
+            and its standard error.
+        assert_one_line: asserts that an error output is the trainer's one line and holds
+            the words given.
+    """
+    afile = folder / "notes.txt"
+    afile.write_text("mine")
+    for run_dir, message in [("", "empty"), (" ", "empty"), (str(afile), "is a file")]:
+        for resuming in ([], ["--resume"]):
+            status, err = train("--run-dir", run_dir, *resuming)
+            assert status == 1
+            assert_one_line(err, message)
+    assert afile.read_text() == "mine"

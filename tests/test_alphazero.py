@@ -6,14 +6,21 @@ import contextlib
 import dataclasses
 import io
 import random
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import crafted_files
 import numpy as np
 import pytest
-from damaged_runs import DAMAGES, Damage, apply_damage, damages, files_of
+from damaged_runs import (
+    DAMAGES,
+    Damage,
+    check_bad_run_dirs_refused,
+    copy_run,
+    damaged_copy,
+    damages,
+    files_of,
+)
 from hypothesis import example, given, settings
 
 pytest.importorskip("torch")
@@ -227,18 +234,20 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def run_copy(finished_run: Path, tmp_path: Path) -> Path:
-    import shutil
+    return copy_run(finished_run, tmp_path / "run")
 
-    return Path(shutil.copytree(finished_run, tmp_path / "run"))
+
+def alphazero(*flags: str) -> tuple[int, str]:
+    """``trap-train alphazero FLAGS``: its status and its stderr."""
+    errors = io.StringIO()
+    with contextlib.redirect_stderr(errors), contextlib.redirect_stdout(io.StringIO()):
+        status = trap_train(["alphazero", *flags])
+    return status, errors.getvalue()
 
 
 def resume(run: Path, *extra: str) -> tuple[int, str]:
     """``trap-train alphazero --resume`` on ``run``: its status and its stderr."""
-    errors = io.StringIO()
-    with contextlib.redirect_stderr(errors), contextlib.redirect_stdout(io.StringIO()):
-        status = trap_train(["alphazero", "--run-dir", str(run), "--resume", "--no-progress",
-                             *extra])
-    return status, errors.getvalue()
+    return alphazero("--run-dir", str(run), "--resume", "--no-progress", *extra)
 
 
 def assert_one_line(err: str, *words: str) -> None:
@@ -367,17 +376,10 @@ def test_a_bad_config_leaves_no_run_folder_and_the_retry_works(
     assert trap_train(["alphazero", "--run-dir", str(run), *QUICK_RUN]) == 0
 
 
-def test_an_empty_or_file_run_dir_is_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    afile = tmp_path / "notes.txt"
-    afile.write_text("mine")
-    for run_dir, message in [("", "empty"), (" ", "empty"), (str(afile), "is a file")]:
-        for resuming in ([], ["--resume"]):
-            status = trap_train(["alphazero", "--run-dir", run_dir, *QUICK_RUN, *resuming])
-            assert status == 1
-            assert_one_line(capsys.readouterr().err, message)
-    assert afile.read_text() == "mine"
+def test_an_empty_or_file_run_dir_is_refused(tmp_path: Path) -> None:
+    check_bad_run_dirs_refused(
+        tmp_path, lambda *flags: alphazero(*flags, *QUICK_RUN), assert_one_line
+    )
 
 
 RUN_FILES = ["config.json", "checkpoint.pt", "replay.npz", "latest.npz", "log.csv",
@@ -402,8 +404,7 @@ def test_fuzzed_damage_resumes_or_is_one_line_that_changes_nothing(
     finished_run: Path, tmp_path_factory: pytest.TempPathFactory, damaged: tuple[str, Damage]
 ) -> None:
     name, damage = damaged
-    run = Path(shutil.copytree(finished_run, tmp_path_factory.mktemp("az") / "run"))
-    apply_damage(run, name, damage)
+    run = damaged_copy(finished_run, tmp_path_factory.mktemp("az") / "run", name, damage)
     check_resume_after_damage(run, name)
 
 

@@ -6,31 +6,22 @@ the engine's tests of a step agreeing with our rules."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import random
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 
 from tests import colosseum_course_engine as engine
+from tests.example_files import load_module
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import ColosseumConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENT_FILE = ROOT / "examples" / "colosseum_comp424_agent.py"
-
-
-def load_agent_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("colosseum_comp424_agent", AGENT_FILE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def autoplay(
@@ -108,7 +99,7 @@ def test_the_engines_step_test_and_end_test_agree_with_our_rules() -> None:
 
 
 def test_the_agent_reads_the_engines_arguments() -> None:
-    module = load_agent_module()
+    module = load_module(AGENT_FILE)
     state = rules.start_state(ColosseumConfig(7), 3)
     world = a_world(state)
     read = module.to_state(rules, world.chess_board, tuple(world.p0_pos), tuple(world.p1_pos), 0)
@@ -123,7 +114,7 @@ def test_the_agent_reads_the_engines_arguments() -> None:
 
 
 def test_the_agent_answers_a_legal_move_when_its_search_fails() -> None:
-    module = load_agent_module()
+    module = load_module(AGENT_FILE)
     state = rules.start_state(ColosseumConfig(6), 1)
     world = a_world(state)
 

@@ -11,6 +11,7 @@ import random
 
 import numpy as np
 import pytest
+from game_runs import play_text_program, tournament_records
 from positions import random_game
 
 import trap_env
@@ -228,13 +229,9 @@ def test_the_match_runner_plays_and_replays_its_record() -> None:
 
 
 def test_a_tournament_runs_and_reports(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from trap_scripts import tournament
-
-    argv = ["random", "greedy", "--game", "colosseum", "--board-size", "5", "--games", "4",
-            "--time-budget", "none", "--workers", "1", "--out", str(tmp_path), "--no-plot",
-            "--quiet"]  # fmt: skip
-    assert tournament.main(argv) == 0
-    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    records = tournament_records(tmp_path, "random", "greedy", "--game", "colosseum",
+                                 "--board-size", "5", "--games", "4", "--time-budget", "none",
+                                 "--workers", "1")  # fmt: skip
     assert len(records) == 4 and {record["game"] for record in records} == {"colosseum"}
     assert {record["reason"] for record in records} == {"separated"}
     by_number = {int(record["game_id"].rsplit("#", 1)[1]): record for record in records}
@@ -245,15 +242,11 @@ def test_a_tournament_runs_and_reports(tmp_path) -> None:  # type: ignore[no-unt
 
 
 def test_a_tournament_draws_a_board_size_per_start(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from trap_scripts import tournament
-
     from agents.arena.match import replay
 
-    argv = ["random", "greedy", "--game", "colosseum", "--board-size", "4-6", "--games", "8",
-            "--time-budget", "none", "--workers", "0", "--out", str(tmp_path), "--no-plot",
-            "--quiet"]  # fmt: skip
-    assert tournament.main(argv) == 0
-    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    records = tournament_records(tmp_path, "random", "greedy", "--game", "colosseum",
+                                 "--board-size", "4-6", "--games", "8", "--time-budget", "none",
+                                 "--workers", "0")  # fmt: skip
     sizes = [record["board_size"] for record in records]
     assert set(sizes) <= {4, 5, 6} and len(set(sizes)) > 1 and sizes[::2] == sizes[1::2]
     for record in records:
@@ -280,41 +273,11 @@ def test_trap_evaluate_takes_the_reference_greedy_and_random() -> None:
     )
 
 
-TEXT_PROGRAM = """\
-import sys
-sys.path.insert(0, {root!r})
-from trap_env.colosseum import rules
-
-sys.stdin.readline()  # the first state, answered with the hello
-print("trap-protocol 2 games=colosseum sizes=5", flush=True)
-for line in sys.stdin:
-    if line.split()[0] in ("trap-protocol", "game", "time"):
-        continue
-    state = rules.from_text(line.strip())
-    print(rules.action_name(state, rules.legal_actions(state)[-1]), flush=True)
-"""
-"""A program that answers in Colosseum's action text (``row,col,side``) over ``exec:``."""
+TEXT_ANSWER = "rules.action_name(state, rules.legal_actions(state)[-1])"
+"""A program's answer in Colosseum's action text (``row,col,side``): the last legal action."""
 
 
 def test_a_program_plays_colosseum_over_exec_in_action_text(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    import shlex
-    import sys
-    from pathlib import Path
-
-    from agents import make_agent
-    from agents.arena.match import play_game
-
-    root = str(Path(__file__).resolve().parent.parent)
-    program = tmp_path / "colosseum_text.py"
-    program.write_text(TEXT_PROGRAM.format(root=root), encoding="utf-8")
-    spec = "exec:" + shlex.join([sys.executable, str(program)])
-    for seed in range(2):
-        players = [make_agent(spec, game="colosseum"), make_agent("random", game="colosseum")]
-        players = players[::-1] if seed else players
-        try:
-            result = play_game(players, seed=seed, game="colosseum", params={"board_size": 5},
-                               time_budget=5.0)  # fmt: skip
-        finally:
-            for player in players:
-                getattr(player, "close", lambda: None)()
+    for result in play_text_program(TEXT_ANSWER, tmp_path, "colosseum", 5, seeds=2,
+                                    time_budget=5.0):  # fmt: skip
         assert result.reason == "separated", result.detail

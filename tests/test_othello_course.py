@@ -4,28 +4,19 @@ forms of the colour line, legal moves only, and its parsing."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from tests import othello_course_manager as manager
+from tests.example_files import load_module
 from trap_env.othello import rules
 
 ROOT = Path(__file__).resolve().parents[1]
 AI_FILE = ROOT / "examples" / "othello_csc384_ai.py"
-
-
-def load_ai() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("othello_csc384_ai", AI_FILE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def ai_env(seconds: str = "0.05") -> dict[str, str]:
@@ -70,7 +61,7 @@ def test_a_whole_8x8_game_with_the_colour_alone_and_final_read(tmp_path: Path) -
 
 
 def test_the_answer_is_column_then_row() -> None:
-    ai = load_ai()
+    ai = load_module(AI_FILE)
     board = [[0] * 4 for _ in range(4)]
     board[1][1] = board[2][2] = 2
     board[2][1] = board[1][2] = 1
@@ -83,7 +74,7 @@ def test_the_answer_is_column_then_row() -> None:
 
 
 def test_the_board_and_the_colour_line_are_read_in_every_form() -> None:
-    ai = load_ai()
+    ai = load_module(AI_FILE)
     board = manager.play_move(manager.initial_board(4), 1, 0, 1)
     assert ai.parse_board(str(board)) == [list(row) for row in board]
     assert ai.read_colour("2,4,0,1,1\n") == 2 and ai.read_colour("1\n") == 1

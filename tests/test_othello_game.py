@@ -8,12 +8,11 @@ from __future__ import annotations
 import doctest
 import json
 import random
-import shlex
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from game_runs import play_text_program, tournament_records
 from positions import random_game
 
 import trap_env
@@ -273,51 +272,21 @@ def test_the_match_runner_plays_othello_and_replays_its_record() -> None:
 
 
 def test_a_tournament_of_othello_runs_and_reports(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from trap_scripts import tournament
-
-    argv = ["random", "greedy", "--game", "othello", "--games", "4", "--time-budget", "none",
-            "--workers", "1", "--out", str(tmp_path), "--no-plot", "--quiet"]  # fmt: skip
-    assert tournament.main(argv) == 0
-    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    records = tournament_records(tmp_path, "random", "greedy", "--game", "othello", "--games",
+                                 "4", "--time-budget", "none", "--workers", "1")  # fmt: skip
     assert len(records) == 4 and {record["game"] for record in records} == {"othello"}
     assert {record["reason"] for record in records} <= set(GAME.end_reasons)
     assert all(sum(record["scores"]["discs"]) <= 64 for record in records)
 
 
-TEXT_PROGRAM = """\
-import sys
-sys.path.insert(0, {root!r})
-from trap_env.othello import rules
-
-sys.stdin.readline()  # the first state, answered with the hello
-print("trap-protocol 2 games=othello sizes=4", flush=True)
-for line in sys.stdin:
-    if line.split()[0] in ("trap-protocol", "game", "time"):
-        continue
-    state = rules.from_text(line.strip())
-    print(rules.action_name(state.board_size, rules.legal_actions(state)[-1]), flush=True)
-"""
-"""A program that answers in Othello's action text (``d3``, ``pass``) over ``exec:``."""
+TEXT_ANSWER = "rules.action_name(state.board_size, rules.legal_actions(state)[-1])"
+"""A program's answer in Othello's action text (``d3``, ``pass``): the last legal action."""
 
 
 def test_a_program_plays_othello_over_exec_in_action_text(tmp_path: Path) -> None:
-    from agents import make_agent
-    from agents.arena.match import play_game
-
-    root = str(Path(__file__).resolve().parent.parent)
-    program = tmp_path / "othello_text.py"
-    program.write_text(TEXT_PROGRAM.format(root=root), encoding="utf-8")
-    spec = "exec:" + shlex.join([sys.executable, str(program)])
     passes = 0
-    for seed in range(6):
-        players = [make_agent(spec, game="othello"), make_agent("random", game="othello")]
-        players = players[::-1] if seed % 2 else players
-        try:
-            result = play_game(players, seed=seed, game="othello", params={"board_size": 4},
-                               time_budget=2.0)  # fmt: skip
-        finally:
-            for player in players:
-                getattr(player, "close", lambda: None)()
+    results = play_text_program(TEXT_ANSWER, tmp_path, "othello", 4, seeds=6, time_budget=2.0)
+    for seed, result in enumerate(results):
         assert result.reason in GAME.end_reasons, result.detail
         state = GAME.initial_state(GAME.make_config(board_size=4))
         for action in result.actions:

@@ -12,7 +12,15 @@ from typing import Any
 import cli_fuzz
 import crafted_files
 import pytest
-from damaged_runs import DAMAGES, Damage, apply_damage, damages, files_of
+from damaged_runs import (
+    DAMAGES,
+    Damage,
+    check_bad_run_dirs_refused,
+    copy_run,
+    damaged_copy,
+    damages,
+    files_of,
+)
 
 pytest.importorskip("sb3_contrib")
 
@@ -194,9 +202,7 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def run_copy(finished_run: Path, tmp_path: Path) -> Path:
-    import shutil
-
-    return Path(shutil.copytree(finished_run, tmp_path / "run"))
+    return copy_run(finished_run, tmp_path / "run")
 
 
 def resume(run: Path, *extra: str) -> tuple[int, str]:
@@ -294,14 +300,7 @@ def test_a_flag_the_run_can_take_is_recorded(run_copy: Path) -> None:
 
 
 def test_an_empty_or_file_run_dir_is_refused(tmp_path: Path) -> None:
-    afile = tmp_path / "notes.txt"
-    afile.write_text("mine")
-    for run_dir, message in [("", "empty"), (" ", "empty"), (str(afile), "is a file")]:
-        for resuming in ([], ["--resume"]):
-            status, err = main(["--run-dir", run_dir, *QUICK, *resuming])
-            assert status == 1
-            assert_one_line(err, message)
-    assert afile.read_text() == "mine"
+    check_bad_run_dirs_refused(tmp_path, lambda *flags: main([*flags, *QUICK]), assert_one_line)
 
 
 RUN_FILES = ["config.json", "checkpoints/ppo_32_steps.zip", "checkpoints/ppo_64_steps.zip",
@@ -327,11 +326,8 @@ def test_any_damaged_file_resumes_or_is_one_line_that_changes_nothing(
 def test_fuzzed_damage_resumes_or_is_one_line_that_changes_nothing(
     finished_run: Path, tmp_path_factory: pytest.TempPathFactory, damaged: tuple[str, Damage]
 ) -> None:
-    import shutil
-
     name, damage = damaged
-    run = Path(shutil.copytree(finished_run, tmp_path_factory.mktemp("ppo") / "run"))
-    apply_damage(run, name, damage)
+    run = damaged_copy(finished_run, tmp_path_factory.mktemp("ppo") / "run", name, damage)
     check_resume_after_damage(run, name)
 
 

@@ -135,6 +135,16 @@ def set_rule(page: Any, form: str, name: str, value: str) -> None:
     page.fill(f"{form} input[name=param-{name}]", value)
 
 
+def watch_greedy_against_random(page: Any) -> None:
+    """Start the watch form's game, greedy against random at full speed, and wait for its
+    end (the game and its rules already chosen)."""
+    page.fill("#watch-form input[name=spec0]", "greedy")
+    page.fill("#watch-form input[name=spec1]", "random")
+    page.fill("#speed", "0")
+    page.click("#watch-start")
+    page.wait_for_selector("#board[data-over=true]")
+
+
 def test_play_a_whole_game_against_random(page: Any) -> None:
     set_rule(page, "#play-form", "board_size", "5")
     page.fill("#play-form input[name=spec]", "random")
@@ -216,11 +226,7 @@ def test_play_othello_as_seat_1(page: Any) -> None:
 def test_watch_two_agents(page: Any) -> None:
     page.click("#tabs button[data-tab=watch]")
     set_rule(page, "#watch-form", "board_size", "5")
-    page.fill("#watch-form input[name=spec0]", "greedy")
-    page.fill("#watch-form input[name=spec1]", "random")
-    page.fill("#speed", "0")
-    page.click("#watch-start")
-    page.wait_for_selector("#board[data-over=true]")
+    watch_greedy_against_random(page)
     assert "wins" in page.text_content("#status") or "Draw" in page.text_content("#status")
     screenshot(page, "web-watch.png")
     last = int(page.get_attribute("#board", "data-frame"))
@@ -273,11 +279,7 @@ def test_watch_othello(page: Any) -> None:
     page.click("#tabs button[data-tab=watch]")
     page.select_option("#watch-form .game-select", "othello")
     set_rule(page, "#watch-form", "board_size", "6")
-    page.fill("#watch-form input[name=spec0]", "greedy")
-    page.fill("#watch-form input[name=spec1]", "random")
-    page.fill("#speed", "0")
-    page.click("#watch-start")
-    page.wait_for_selector("#board[data-over=true]")
+    watch_greedy_against_random(page)
     discs = len(board_cells(page, "p0")) + len(board_cells(page, "p1"))
     assert len(board_cells(page, "disc")) == discs > 4
     page.click("#step-first")

@@ -20,7 +20,7 @@ import numpy as np
 from agents.seeded import SeededAgent
 from trap_env.batched import num_games
 from trap_env.core import IllegalActionError
-from trap_env.game import TRUNCATED, Outcome, RandomSource
+from trap_env.game import TRUNCATED, Outcome, RandomSource, config_from_params
 
 WALK, GAMBLE = 0, 1
 GAMBLE_OUTCOMES = ((0, 0.4), (2, 0.6))
@@ -58,10 +58,7 @@ class Race:
     decision_names = ("step", "chance")
 
     def make_config(self, **params: Any) -> RaceConfig:
-        unknown = sorted(set(params) - {"goal"})
-        if unknown:
-            raise ValueError(f"Race has no rule parameter {unknown}; allowed: ['goal']")
-        return RaceConfig(**params)
+        return config_from_params(self.title, RaceConfig, params)
 
     def config_params(self, config: RaceConfig) -> dict[str, Any]:
         return {"goal": config.goal}

@@ -20,18 +20,24 @@ When a game is over is said by one function, :meth:`Game.outcome`, which returns
 :class:`Outcome` (the model is python-chess's ``Outcome``/``Termination``): the winner and
 the reason, one of the game's own :attr:`Game.end_reasons` or :data:`TRUNCATED` when the
 turn limit cut it. :func:`turn_limit` resolves that limit, the same way everywhere.
+:func:`config_from_params` is a game's ``make_config`` when its configuration is a
+dataclass of its rule parameters.
 
 This module imports nothing outside the standard library.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from trap_env.checks import describe
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = [
     "TRUNCATED",
@@ -40,6 +46,7 @@ __all__ = [
     "Outcome",
     "RandomSource",
     "action_index",
+    "config_from_params",
     "turn_limit",
 ]
 
@@ -48,6 +55,7 @@ TRUNCATED = "truncated"
 
 S = TypeVar("S", bound=Hashable)
 C = TypeVar("C")
+D = TypeVar("D", bound="DataclassInstance")
 
 
 @dataclass(frozen=True)
@@ -84,6 +92,23 @@ def turn_limit(max_turns: object, default: int) -> int:
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a positive integer or None, got {max_turns!r}")
     return max_turns
+
+
+def config_from_params(title: str, config_type: type[D], params: Mapping[str, Any]) -> D:
+    """``config_type(**params)``, refusing a parameter that is not one of its fields.
+
+    A game whose configuration is a dataclass of its rule parameters makes it here
+    (:meth:`Game.make_config`); ``title`` is the game's, for the message.
+
+    Raises:
+        ValueError: ``"TITLE has no rule parameter [...]; allowed: [...]"``, or what
+            ``config_type`` raises for a value out of range.
+    """
+    allowed = {item.name for item in dataclasses.fields(config_type)}
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise ValueError(f"{title} has no rule parameter {unknown}; allowed: {sorted(allowed)}")
+    return config_type(**params)
 
 
 class RandomSource(Protocol):

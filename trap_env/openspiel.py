@@ -112,60 +112,6 @@ def spiel_game_type(game: Game[Any, Any], short_name: str) -> pyspiel.GameType:
     )
 
 
-class GameSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type stubs
-    """Any game for OpenSpiel; a subclass per game names it (:func:`register_spiel_game`).
-
-    Args:
-        params: the game's rule parameters and ``max_turns`` (-1: the game's default);
-            missing ones take their defaults.
-
-    Raises:
-        ValueError: naming a parameter that is unknown or out of range.
-    """
-
-    game: ClassVar[Any]
-    """The :class:`trap_env.game.Game` played."""
-    game_type: ClassVar[Any]
-    """Its :func:`spiel_game_type`."""
-    decisions_per_turn: ClassVar[int] = 1
-    """The most decisions a turn holds, for ``max_game_length``."""
-
-    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
-        defaults = default_params(self.game)
-        params = {**defaults, **(params or {})}
-        unknown = sorted(set(params) - set(defaults))
-        if unknown:
-            raise ValueError(f"unknown parameters {unknown}; allowed: {sorted(defaults)}")
-        rules = {name: value for name, value in params.items() if name != "max_turns"}
-        self.config = self.game.make_config(**rules)
-        self.max_turns = _turn_limit(params["max_turns"], self.game.default_turn_limit(self.config))
-        num_actions = self.game.num_actions(self.config)
-        # A game whose chance outcomes are not actions says how many there are (Colosseum).
-        chance = getattr(self.game, "num_chance_outcomes", None)
-        outcomes = num_actions if chance is None else chance(self.config)
-        info = pyspiel.GameInfo(
-            num_distinct_actions=num_actions,
-            max_chance_outcomes=outcomes if self.game.has_chance else 0,
-            num_players=2,
-            min_utility=-1.0,
-            max_utility=1.0,
-            utility_sum=0.0,
-            max_game_length=self.decisions_per_turn * self.max_turns,
-        )
-        super().__init__(self.game_type, info, params)
-
-    def new_initial_state(self) -> GameSpielState:
-        """The start position."""
-        return GameSpielState(self)
-
-    def make_py_observer(
-        self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None
-    ) -> GameObserver:
-        """The observer of both tensors and strings (perfect information: every type sees all)."""
-        del iig_obs_type  # every observation type sees the whole position
-        return GameObserver(self.game, self.config, params)
-
-
 class GameSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type stubs
     """A position in OpenSpiel; :attr:`game_state` is the game's own state (a value)."""
 
@@ -243,6 +189,64 @@ class GameObserver:
         return str(self.game.to_text(state.game_state))
 
 
+class GameSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type stubs
+    """Any game for OpenSpiel; a subclass per game names it (:func:`register_spiel_game`).
+
+    Args:
+        params: the game's rule parameters and ``max_turns`` (-1: the game's default);
+            missing ones take their defaults.
+
+    Raises:
+        ValueError: naming a parameter that is unknown or out of range.
+    """
+
+    game: ClassVar[Any]
+    """The :class:`trap_env.game.Game` played."""
+    game_type: ClassVar[Any]
+    """Its :func:`spiel_game_type`."""
+    decisions_per_turn: ClassVar[int] = 1
+    """The most decisions a turn holds, for ``max_game_length``."""
+    state_type: ClassVar[type[GameSpielState]] = GameSpielState
+    """The class of its states (:meth:`new_initial_state`)."""
+    observer_type: ClassVar[type[GameObserver]] = GameObserver
+    """The class of its observers (:meth:`make_py_observer`)."""
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        defaults = default_params(self.game)
+        params = {**defaults, **(params or {})}
+        unknown = sorted(set(params) - set(defaults))
+        if unknown:
+            raise ValueError(f"unknown parameters {unknown}; allowed: {sorted(defaults)}")
+        rules = {name: value for name, value in params.items() if name != "max_turns"}
+        self.config = self.game.make_config(**rules)
+        self.max_turns = _turn_limit(params["max_turns"], self.game.default_turn_limit(self.config))
+        num_actions = self.game.num_actions(self.config)
+        # A game whose chance outcomes are not actions says how many there are (Colosseum).
+        chance = getattr(self.game, "num_chance_outcomes", None)
+        outcomes = num_actions if chance is None else chance(self.config)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=num_actions,
+            max_chance_outcomes=outcomes if self.game.has_chance else 0,
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=self.decisions_per_turn * self.max_turns,
+        )
+        super().__init__(self.game_type, info, params)
+
+    def new_initial_state(self) -> GameSpielState:
+        """The start position."""
+        return self.state_type(self)
+
+    def make_py_observer(
+        self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None
+    ) -> GameObserver:
+        """The observer of both tensors and strings (perfect information: every type sees all)."""
+        del iig_obs_type  # every observation type sees the whole position
+        return self.observer_type(self.game, self.config, params)
+
+
 def register_spiel_game(
     game: Game[Any, Any], short_name: str, *, decisions_per_turn: int = 1
 ) -> type[GameSpielGame]:
@@ -276,33 +280,6 @@ DEFAULT_PARAMS: dict[str, int] = default_params(GAME)
 GAME_TYPE = spiel_game_type(GAME, SHORT_NAME)
 
 
-class SpielGame(GameSpielGame):
-    """Trap! for OpenSpiel; ``pyspiel.load_game`` builds it from the parameters.
-
-    Args:
-        params: ``board_size``, ``decay`` and ``max_turns`` (see the module docstring);
-            missing ones take :data:`DEFAULT_PARAMS`.
-
-    Raises:
-        ValueError: naming a parameter that is unknown or out of range.
-    """
-
-    game = GAME
-    game_type = GAME_TYPE
-    decisions_per_turn = 2  # a move and a throw
-
-    def new_initial_state(self) -> SpielState:
-        """The start position, player 0 to move."""
-        return SpielState(self)
-
-    def make_py_observer(
-        self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None
-    ) -> PlanesObserver:
-        """The observer of both tensors and strings (perfect information: every type sees all)."""
-        del iig_obs_type  # every observation type sees the whole position
-        return PlanesObserver(self.game, self.config, params)
-
-
 class SpielState(GameSpielState):
     """A Trap! position in OpenSpiel; :attr:`game_state` is the :class:`trap_env.core.State`."""
 
@@ -323,6 +300,24 @@ class PlanesObserver(GameObserver):
 
     def _observe(self, state: core.State, player: int) -> Any:
         return super()._observe(_decision_view(state), player)
+
+
+class SpielGame(GameSpielGame):
+    """Trap! for OpenSpiel; ``pyspiel.load_game`` builds it from the parameters.
+
+    Args:
+        params: ``board_size``, ``decay`` and ``max_turns`` (see the module docstring);
+            missing ones take :data:`DEFAULT_PARAMS`.
+
+    Raises:
+        ValueError: naming a parameter that is unknown or out of range.
+    """
+
+    game = GAME
+    game_type = GAME_TYPE
+    decisions_per_turn = 2  # a move and a throw
+    state_type = SpielState
+    observer_type = PlanesObserver
 
 
 def _turn_limit(max_turns: object, default: int) -> int:

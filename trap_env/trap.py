@@ -21,7 +21,7 @@ from typing import Any
 from trap_env import core
 from trap_env.bits import cells_of
 from trap_env.core import Cell, GameConfig, Phase, State
-from trap_env.game import Outcome, RandomSource
+from trap_env.game import Outcome, RandomSource, config_from_params
 
 __all__ = ["GAME", "Trap"]
 
@@ -44,11 +44,7 @@ class Trap:
         Raises:
             ValueError: for an unknown parameter or a value out of range.
         """
-        allowed = {item.name for item in dataclasses.fields(GameConfig)}
-        unknown = sorted(set(params) - allowed)
-        if unknown:
-            raise ValueError(f"Trap! has no rule parameter {unknown}; allowed: {sorted(allowed)}")
-        return GameConfig(**params)
+        return config_from_params(self.title, GameConfig, params)
 
     def config_params(self, config: GameConfig) -> dict[str, Any]:
         """``{"board_size": N, "decay": D}``."""

@@ -16,12 +16,13 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import NUM_SIDES, ColosseumConfig, ColosseumState
-from trap_env.game import Outcome, RandomSource
+from trap_env.game import Outcome, RandomSource, config_from_params
 
 __all__ = ["GAME", "NUM_PLANES", "Colosseum"]
 
@@ -60,17 +61,11 @@ class Colosseum:
         Raises:
             ValueError: for an unknown parameter or a value out of range.
         """
-        allowed = {"board_size", "start"}
-        unknown = sorted(set(params) - allowed)
-        if unknown:
-            raise ValueError(
-                f"Colosseum has no rule parameter {unknown}; allowed: {sorted(allowed)}"
-            )
-        return ColosseumConfig(**params)
+        return config_from_params(self.title, ColosseumConfig, params)
 
     def config_params(self, config: ColosseumConfig) -> dict[str, Any]:
         """``{"board_size": M, "start": START}``."""
-        return {"board_size": config.board_size, "start": config.start}
+        return dataclasses.asdict(config)
 
     def config_of(self, state: ColosseumState) -> ColosseumConfig:
         """The board size; the start is drawn by chance (a state does not say how its

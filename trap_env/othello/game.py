@@ -19,7 +19,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from trap_env.game import Outcome, RandomSource
+from trap_env.game import Outcome, RandomSource, config_from_params
 from trap_env.othello import rules
 from trap_env.othello.rules import OthelloConfig, OthelloState
 
@@ -53,11 +53,7 @@ class Othello:
         Raises:
             ValueError: for an unknown parameter or a value out of range.
         """
-        allowed = {item.name for item in dataclasses.fields(OthelloConfig)}
-        unknown = sorted(set(params) - allowed)
-        if unknown:
-            raise ValueError(f"Othello has no rule parameter {unknown}; allowed: {sorted(allowed)}")
-        return OthelloConfig(**params)
+        return config_from_params(self.title, OthelloConfig, params)
 
     def config_params(self, config: OthelloConfig) -> dict[str, Any]:
         """``{"board_size": N, "end_rule": RULE}``."""
