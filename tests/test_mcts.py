@@ -277,6 +277,26 @@ def test_network_round_trip(tmp_path: Path) -> None:
     assert loaded.rules["board_size"] == 4 and loaded.blocks == 2
 
 
+def test_negligible_weights_are_multiplied_as_zero_and_move_no_output() -> None:
+    network = Network.initial(GameConfig(5), channels=8, blocks=2, hidden=4, seed=3)
+    tiny = dict(network.weights)
+    for index, (name, weight) in enumerate(sorted(tiny.items())):
+        flat = weight.copy().reshape(-1)
+        flat[:: 2 + index % 3] = (1e-39, -3e-38, 1e-31)[index % 3]  # subnormal, or close
+        tiny[name] = flat.reshape(weight.shape)
+    zeroed = {
+        name: np.where(np.abs(w) < 1e-30, 0, w).astype(np.float32) for name, w in tiny.items()
+    }
+    with_tiny = Network(tiny, network.blocks, network.game_name, network.rules)
+    without = Network(zeroed, network.blocks, network.game_name, network.rules)
+    states = [core.initial_state(GameConfig(5))]
+    for got, expected in zip(with_tiny.evaluate(states), without.evaluate(states), strict=True):
+        assert np.array_equal(got, expected)
+    assert np.array_equal(with_tiny.weights["stem.weight"], tiny["stem.weight"])  # kept as read
+    in_use = with_tiny._conv_matrices.values()
+    assert not any(np.any((w != 0) & (np.abs(w) < 1e-30)) for w in in_use)
+
+
 def test_network_files_that_are_not_networks(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no mcts network"):
         load_network(tmp_path / "missing.npz")
