@@ -35,6 +35,7 @@ from agents.rl.alphazero.learning import fit
 from agents.rl.alphazero.net import AlphaZeroNet, build_net
 from agents.rl.alphazero.replay import ReplayBuffer
 from agents.rl.alphazero.selfplay import SelfPlay
+from agents.rl.cpu import torch_on_cpu
 
 _LOG_FILE, _ELO_FILE = "log.csv", "elo.csv"
 _LOGS = (_LOG_FILE, _ELO_FILE)
@@ -64,8 +65,13 @@ def train(config: AlphaZeroConfig, resume: bool = False) -> Path:
             file and what to do.
         ValueError: if ``run_dir`` cannot be a run folder.
     """
+    with torch_on_cpu(config.torch_threads):
+        return _train(config, resume)
+
+
+def _train(config: AlphaZeroConfig, resume: bool) -> Path:
+    """The run of :func:`train`, with torch set up."""
     run = Path(config.run_dir)
-    torch.set_num_threads(config.torch_threads)
     torch.manual_seed(config.seed)
     # A resumed run's weights come from its checkpoint, not from the initial network.
     net = build_net(dataclasses.replace(config, initial_network=None) if resume else config)

@@ -12,7 +12,6 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
@@ -23,6 +22,7 @@ from agents.files import (
     check_writable_folder,
     replace_atomically,
 )
+from agents.rl.cpu import torch_on_cpu
 from agents.rl.policy import TrapPolicy, policy_kwargs
 from agents.rl.ppo import IncompatibleModelError, read_model_spec, read_parameters
 from agents.rl.ppo_training.callbacks import (
@@ -120,6 +120,12 @@ def train(config: TrainConfig, resume: bool = False) -> MaskablePPO:
             newest and what to do.
         ValueError: if ``run_dir`` is a file or cannot be written.
     """
+    with torch_on_cpu(config.torch_threads):
+        return _train(config, resume)
+
+
+def _train(config: TrainConfig, resume: bool) -> MaskablePPO:
+    """The run of :func:`train`, with torch set up."""
     run = Path(config.run_dir)
     config.check_agents()  # before the folder exists: a bad config must not leave a run
     if not resume and (run / CONFIG_FILE).exists():
@@ -130,7 +136,6 @@ def train(config: TrainConfig, resume: bool = False) -> MaskablePPO:
     check_writable_folder(config.run_dir, "run folder (--run-dir)")
     for sub in ("checkpoints", "pool", "best", "eval"):
         (run / sub).mkdir(parents=True, exist_ok=True)
-    torch.set_num_threads(config.torch_threads)
     random.seed(config.seed)  # only for libraries that still draw from the global one
     tensorboard_dir = str(run / "tb") if importlib.util.find_spec("tensorboard") else None
     envs = make_vec_env(config)
