@@ -71,6 +71,7 @@ from agents.search.alphabeta import (
 )
 from agents.search.expectimax import SearchTimeout, never
 from agents.timing import ClockedAgent
+from trap_env.checks import check_type
 from trap_env.othello import rules
 from trap_env.othello.rules import COURSE, Bitboard, OthelloState
 
@@ -380,10 +381,8 @@ class SearchAgent(ClockedAgent, OthelloAgent):
         weights: Weights = DEFAULT_WEIGHTS,
         seed: int | None = None,
     ) -> None:
-        if not isinstance(settings, SearchSettings):
-            raise TypeError(f"settings must be a SearchSettings, got {settings!r}")
-        if not isinstance(weights, Weights):
-            raise TypeError(f"weights must be a Weights, got {weights!r}")
+        check_type("settings", settings, SearchSettings, "a SearchSettings")
+        check_type("weights", weights, Weights, "a Weights")
         OthelloAgent.__init__(self, seed)
         ClockedAgent.__init__(self, settings.clock)
         self.settings = settings
