@@ -6,8 +6,8 @@ the side to act:
 
 * **iterative deepening** under the agent's clock, one :class:`SearchResult` per depth
   (:meth:`AlphaBeta.iterate`, a generator: the clock and the choice live outside; the
-  loop, the killers and history, and the settings are :mod:`agents.search.alphabeta`'s,
-  shared with Othello's reference);
+  loop and the root, the table, the killers and history, the clock check and the
+  settings are :mod:`agents.search.alphabeta`'s, shared with Othello's reference);
 * **move ordering**: the transposition table's move, two **killer moves** per ply, then
   the history heuristic plus a static hint (destinations near the opponent, barriers
   facing it); at the root, the previous iteration's best first;
@@ -53,13 +53,13 @@ from agents.colosseum.random_agent import ColosseumAgent
 from agents.search.agent import SearchStats
 from agents.search.alphabeta import (
     MAX_DEPTH,
+    AlphaBetaSearch,
     AlphaBetaSettings,
-    MoveOrder,
     SearchResult,
     choose,
     deepen,
 )
-from agents.search.expectimax import EXACT, LOWER, UPPER, Entry, SearchTimeout, Table
+from agents.search.expectimax import never
 from agents.timing import ClockedAgent
 from trap_env.checks import check_type
 from trap_env.colosseum import rules
@@ -75,51 +75,27 @@ __all__ = [
     "static_hints",
 ]
 
-CHECK_EVERY = 16
-"""The search polls its clock every this many nodes (a power of two; a node with its
-evaluation costs about a tenth of a millisecond)."""
 INFINITY = math.inf
 
 
-def _never() -> bool:
-    return False
-
-
-class AlphaBeta:
-    """The search; its table, killers and history live across the searches of a game.
+class AlphaBeta(AlphaBetaSearch):
+    """The search; its table, killers and history
+    (:class:`~agents.search.alphabeta.AlphaBetaSearch`'s) live across the searches of a game.
 
     Args:
         weights: the evaluation's weights.
         table_size: the transposition table's capacity in positions.
     """
 
+    check_every = 16
+    """The search polls its clock every this many nodes (a power of two; a node with its
+    evaluation costs about a tenth of a millisecond)."""
+
     def __init__(self, weights: Weights = DEFAULT_WEIGHTS, table_size: int = 200_000) -> None:
+        super().__init__(table_size)
         self.weights = weights
-        self.table = Table(table_size)
-        self.nodes = 0
-        self.stop: Callable[[], bool] = _never
-        self.moves = MoveOrder()
         self.root_player = 0
         """The searching player, for whom the evaluation counts closeness."""
-
-    # --- Housekeeping -----------------------------------------------------------------
-
-    def reset(self) -> None:
-        """Forget the table, the history and the killers (a new game)."""
-        self.table.clear()
-        self.moves.reset()
-
-    def start(self, stop: Callable[[], bool] = _never) -> None:
-        """Prepare a new decision: the clock check, node count, aged history, table room."""
-        self.stop = stop
-        self.nodes = 0
-        self.moves.age()
-        self.table.make_room()
-
-    def _count(self) -> None:
-        self.nodes += 1
-        if not self.nodes & (CHECK_EVERY - 1) and self.stop():
-            raise SearchTimeout
 
     # --- The search ---------------------------------------------------------------------
 
@@ -134,19 +110,16 @@ class AlphaBeta:
     ) -> float:
         """Fail-soft alpha-beta: exact inside ``(alpha, beta)``, else a bound on the
         correct side."""
-        self._count()
+        self.count_node()
         sizes = rules.zone_sizes(state)
         if sizes is not None:
             return final_score(state, sizes)
         if depth == 0:
             return evaluate(state, self.weights, self.root_player)
         key = _key(state, self.root_player)
-        entry = self.table.get(key)
-        first = None
-        if entry is not None:
-            if entry.depth == depth and entry.settles(alpha, beta):
-                return entry.value
-            first = entry.action
+        settled, first = self.table.probe(key, depth, alpha, beta)
+        if settled is not None:
+            return settled
         best, best_action, low = -INFINITY, -1, alpha
         for action in self._ordered(state, first, ply):
             score = -self._negamax(child(state, action), depth - 1, -beta, -low, ply + 1)
@@ -157,8 +130,7 @@ class AlphaBeta:
                     if score >= beta:
                         self.moves.reward(action, first, depth, ply)
                         break
-        flag = UPPER if best <= alpha else LOWER if best >= beta else EXACT
-        self.table.store(key, Entry(depth, best, flag, best_action))
+        self.table.record(key, depth, best, alpha, beta, best_action)
         return best
 
     def _ordered(self, state: ColosseumState, first: int | None, ply: int) -> list[int]:
@@ -169,7 +141,7 @@ class AlphaBeta:
     # --- The root -------------------------------------------------------------------------
 
     def iterate(
-        self, state: ColosseumState, max_depth: int, stop: Callable[[], bool] = _never
+        self, state: ColosseumState, max_depth: int, stop: Callable[[], bool] = never
     ) -> Iterator[SearchResult]:
         """Iterative deepening from depth 1 to ``max_depth``: one result per depth, and a
         last incomplete one if the clock cut an iteration after its first root action.
@@ -185,29 +157,17 @@ class AlphaBeta:
             raise ValueError(f"nothing to search in {rules.to_text(state)}")
         # Once the game's end is within reach, deeper changes nothing.
         yield from deepen(
-            functools.partial(self._root, state),
+            functools.partial(self._root_child, state),
             self._ordered(state, None, 0),
             max_depth,
             lambda found: abs(found.value) >= WIN_BOUND,
         )
 
-    def _root(
-        self,
-        state: ColosseumState,
-        depth: int,
-        order: list[int],
-        done: list[tuple[float, int]],
-        scores: dict[int, float],
-    ) -> None:
-        """One iteration over the root actions in ``order``; ``done`` holds the best
-        (value, action) so far, updated after each action searched."""
-        low = -INFINITY
-        for action in order:
-            score = -self._negamax(child(state, action), depth - 1, -INFINITY, -low, 1)
-            scores[action] = score
-            if not done or score > low:
-                low = score
-                done[:] = [(score, action)]
+    def _root_child(
+        self, state: ColosseumState, action: int, depth: int, alpha: float, beta: float
+    ) -> float:
+        """Root action ``action``'s value, as :data:`~agents.search.alphabeta.RootChild`."""
+        return -self._negamax(child(state, action), depth - 1, -beta, -alpha, 1)
 
 
 WIN_BOUND = 5_000.0

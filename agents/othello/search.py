@@ -63,14 +63,15 @@ from agents.othello.evaluation import (
 from agents.othello.random_agent import OthelloAgent
 from agents.search.alphabeta import (
     MAX_DEPTH,
+    AlphaBetaSearch,
     AlphaBetaSettings,
-    MoveOrder,
     SearchResult,
     choose,
     deepen,
 )
-from agents.search.expectimax import EXACT, LOWER, UPPER, Entry, SearchTimeout, Table
+from agents.search.expectimax import SearchTimeout, never
 from agents.timing import ClockedAgent
+from trap_env.checks import check_type
 from trap_env.othello import rules
 from trap_env.othello.rules import COURSE, Bitboard, OthelloState
 
@@ -84,17 +85,12 @@ __all__ = [
 
 SOLVER_MIDGAME_SHARE = 0.25
 """Before a solve, the part of the budget after which no midgame iteration is started."""
-CHECK_EVERY = 64
-"""The search polls its clock every this many nodes (a power of two)."""
 INFINITY = math.inf
 
 
-def _never() -> bool:
-    return False
-
-
-class AlphaBeta:
-    """The search for one board side and end rule; its tables live across searches.
+class AlphaBeta(AlphaBetaSearch):
+    """The search for one board side and end rule; its tables live across searches
+    (:class:`~agents.search.alphabeta.AlphaBetaSearch`'s, and the solver's).
 
     Args:
         board_size: N.
@@ -111,40 +107,33 @@ class AlphaBeta:
         weights: Weights = DEFAULT_WEIGHTS,
         table_size: int = 400_000,
     ) -> None:
+        super().__init__(table_size)
         self.geo: Geometry = geometry(board_size)
         self.passes = end_rule != COURSE
         self.weights = weights
-        self.table = Table(table_size)
         self.solved: dict[int, int] = {}
         self.table_size = table_size
-        self.nodes = 0
-        self.stop: Callable[[], bool] = _never
-        self.moves = MoveOrder()
 
     # --- Housekeeping -----------------------------------------------------------------
 
     def reset(self) -> None:
         """Forget the tables, the history and the killers (a new game)."""
-        self.table.clear()
+        super().reset()
         self.solved.clear()
-        self.moves.reset()
 
-    def start(self, stop: Callable[[], bool] = _never) -> None:
+    def start(self, stop: Callable[[], bool] = never) -> None:
         """Prepare a new decision: the clock check, node count, aged history, table room."""
-        self.stop = stop
-        self.nodes = 0
-        self.moves.age()
-        self.table.make_room()
+        super().start(stop)
         if len(self.solved) > self.table_size:
             self.solved.clear()
 
     def _key(self, own: Bitboard, other: Bitboard) -> int:
         return own << self.geo.num_cells | other
 
-    def _count(self) -> None:
-        self.nodes += 1
-        if not self.nodes & (CHECK_EVERY - 1) and self.stop():
-            raise SearchTimeout
+    def _pass_replies(self, own: Bitboard, other: Bitboard) -> Bitboard:
+        """The opponent's placements after ``own``'s side, blocked, passes (none under the
+        course rule, where a blocked player's game ends)."""
+        return self.geo.placements(other, own) if self.passes else 0
 
     # --- The midgame search ---------------------------------------------------------------
 
@@ -158,11 +147,11 @@ class AlphaBeta:
     ) -> float:
         """Fail-soft alpha-beta with PVS: exact inside ``(alpha, beta)``, else a bound on
         the correct side."""
-        self._count()
+        self.count_node()
         geo = self.geo
         moves = geo.placements(own, other)
         if not moves:
-            replies = geo.placements(other, own) if self.passes else 0
+            replies = self._pass_replies(own, other)
             if not replies:
                 return final_score(own, other)
             if depth == 0:
@@ -172,12 +161,9 @@ class AlphaBeta:
             replies = geo.placements(other, own)
             return evaluate_bitboards(geo, own, other, moves, replies, self.weights)
         key = self._key(own, other)
-        entry = self.table.get(key)
-        first = None
-        if entry is not None:
-            if entry.depth == depth and entry.settles(alpha, beta):
-                return entry.value
-            first = entry.action
+        settled, first = self.table.probe(key, depth, alpha, beta)
+        if settled is not None:
+            return settled
         best, best_move = -INFINITY, -1
         low = alpha
         for cell in self._ordered(moves, first, ply):
@@ -197,8 +183,7 @@ class AlphaBeta:
                     if score >= beta:
                         self.moves.reward(cell, first, depth, ply)
                         break
-        flag = UPPER if best <= alpha else LOWER if best >= beta else EXACT
-        self.table.store(key, Entry(depth, best, flag, best_move))
+        self.table.record(key, depth, best, alpha, beta, best_move)
         return best
 
     def _ordered(self, moves: Bitboard, first: int | None, ply: int) -> list[int]:
@@ -216,7 +201,7 @@ class AlphaBeta:
     # --- The root -------------------------------------------------------------------------
 
     def iterate(
-        self, own: Bitboard, other: Bitboard, max_depth: int, stop: Callable[[], bool] = _never
+        self, own: Bitboard, other: Bitboard, max_depth: int, stop: Callable[[], bool] = never
     ) -> Iterator[SearchResult]:
         """Iterative deepening from depth 1 to ``max_depth``: one result per depth, and a
         last incomplete one if the clock cut an iteration after its first root action.
@@ -230,38 +215,20 @@ class AlphaBeta:
         # Every line has reached its end past twice the empties (two passes end a game).
         empties = self._empties(own, other)
         yield from deepen(
-            functools.partial(self._root, own, other),
+            functools.partial(self._root_child, own, other),
             self._ordered(moves, None, 0),
             max_depth,
             lambda found: found.depth >= 2 * empties,
+            null_window=True,
         )
 
-    def _root(
-        self,
-        own: Bitboard,
-        other: Bitboard,
-        depth: int,
-        order: list[int],
-        done: list[tuple[float, int]],
-        scores: dict[int, float],
-    ) -> None:
-        """One iteration over the root actions in ``order``; ``done`` holds the best
-        (value, action) so far, updated after each action searched (null-window bounds
-        are not exact, so ``scores`` stays empty: the next order keeps this one's)."""
-        geo, low = self.geo, -INFINITY
-        for cell in order:
-            flipped = geo.flips(own, other, cell)
-            child_own, child_other = other & ~flipped, own | flipped | 1 << cell
-            if not done:
-                score = -self._negamax(child_own, child_other, depth - 1, -INFINITY, INFINITY, 1)
-            else:
-                above = math.nextafter(low, INFINITY)
-                score = -self._negamax(child_own, child_other, depth - 1, -above, -low, 1)
-                if score > low:
-                    score = -self._negamax(child_own, child_other, depth - 1, -INFINITY, -low, 1)
-            if not done or score > low:
-                low = score
-                done[:] = [(score, cell)]
+    def _root_child(
+        self, own: Bitboard, other: Bitboard, cell: int, depth: int, alpha: float, beta: float
+    ) -> float:
+        """Root placement ``cell``'s value, as :data:`~agents.search.alphabeta.RootChild`."""
+        flipped = self.geo.flips(own, other, cell)
+        child_own, child_other = other & ~flipped, own | flipped | 1 << cell
+        return -self._negamax(child_own, child_other, depth - 1, -beta, -alpha, 1)
 
     def static_guess(self, own: Bitboard, other: Bitboard) -> int:
         """The first placement in static order (an answer before any search)."""
@@ -272,13 +239,13 @@ class AlphaBeta:
 
     # --- The endgame solver ---------------------------------------------------------------
 
-    def solve(self, own: Bitboard, other: Bitboard, stop: Callable[[], bool] = _never) -> int:
+    def solve(self, own: Bitboard, other: Bitboard, stop: Callable[[], bool] = never) -> int:
         """The exact final disc margin (own minus other) under perfect play, to act."""
         self.start(stop)
         return self._solve(own, other, -self.geo.num_cells - 1, self.geo.num_cells + 1)
 
     def solve_root(
-        self, own: Bitboard, other: Bitboard, stop: Callable[[], bool] = _never
+        self, own: Bitboard, other: Bitboard, stop: Callable[[], bool] = never
     ) -> SearchResult:
         """The best placement and its exact result (own must have a placement); after
         :meth:`start`, as :meth:`iterate`."""
@@ -302,12 +269,11 @@ class AlphaBeta:
 
     def _solve(self, own: Bitboard, other: Bitboard, alpha: int, beta: int) -> int:
         """Fail-soft alpha-beta on the final disc margin, to the end of the game."""
-        self._count()
+        self.count_node()
         geo = self.geo
         moves = geo.placements(own, other)
         if not moves:
-            replies = geo.placements(other, own) if self.passes else 0
-            if not replies:
+            if not self._pass_replies(own, other):
                 return own.bit_count() - other.bit_count()
             return -self._solve(other, own, -beta, -alpha)
         key = self._key(own, other)
@@ -415,10 +381,8 @@ class SearchAgent(ClockedAgent, OthelloAgent):
         weights: Weights = DEFAULT_WEIGHTS,
         seed: int | None = None,
     ) -> None:
-        if not isinstance(settings, SearchSettings):
-            raise TypeError(f"settings must be a SearchSettings, got {settings!r}")
-        if not isinstance(weights, Weights):
-            raise TypeError(f"weights must be a Weights, got {weights!r}")
+        check_type("settings", settings, SearchSettings, "a SearchSettings")
+        check_type("weights", weights, Weights, "a Weights")
         OthelloAgent.__init__(self, seed)
         ClockedAgent.__init__(self, settings.clock)
         self.settings = settings

@@ -1,23 +1,28 @@
 """What the references of the games without chance after the start (Othello, Colosseum
 Survival!) share: the settings record, an iteration's result, killer moves and history for
-move ordering, the iterative-deepening loop and the choice under the clock.
+move ordering, the search's housekeeping, the root, the iterative-deepening loop and the
+choice under the clock.
 
-Each game's search keeps what is its own (its negamax over its positions, its root, its
-evaluation and its table keys) and hands these its root and its end test:
+Each game's search keeps what is its own (its negamax over its positions, its evaluation
+and its table keys) and builds on these:
 
-* :func:`deepen` runs the root at depth 1, 2, ... and yields one :class:`SearchResult` per
-  depth, and a last incomplete one when the clock cut an iteration after its first root
-  action; the next iteration tries the best action first, then the others by this
-  iteration's values where the root recorded them;
+* :class:`AlphaBetaSearch` holds what a search keeps through a game (the transposition
+  table, the killers and history) and through a decision (the node count, the clock
+  check, polled by :meth:`~AlphaBetaSearch.count_node` at every node);
+* :func:`deepen` runs the root at depth 1, 2, ... over the game's root actions, each valued
+  by the game's :data:`RootChild`, and yields one :class:`SearchResult` per depth, and a
+  last incomplete one when the clock cut an iteration after its first root action; the
+  next iteration tries the best action first, then the others by this iteration's values
+  where the root recorded them;
 * :func:`choose` takes the deepest answer, starting no iteration past a share of the
   budget (the next costs several times this one).
 
 Example:
-    >>> def root(depth, order, done, scores):  # a root that prefers action 2 at every depth
-    ...     done[:] = [(float(depth), 2)]
-    >>> results = deepen(root, [1, 2], 3, lambda result: False)
-    >>> tuple(found.depth for found in results)
-    (1, 2, 3)
+    >>> def child(action, depth, alpha, beta):  # action 2 is worth the depth, others 0
+    ...     return float(depth) if action == 2 else 0.0
+    >>> results = deepen(child, [1, 2], 3, lambda result: False)
+    >>> [(found.depth, found.action) for found in results]
+    [(1, 2), (2, 2), (3, 2)]
 """
 
 from __future__ import annotations
@@ -27,14 +32,15 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from agents.options import check_int
-from agents.search.expectimax import SearchTimeout
+from agents.search.expectimax import SearchTimeout, Table, never
 from agents.timing import Clock, check_clock, check_time_limit, decision_deadline
 
 __all__ = [
     "MAX_DEPTH",
+    "AlphaBetaSearch",
     "AlphaBetaSettings",
     "MoveOrder",
-    "Root",
+    "RootChild",
     "SearchResult",
     "choose",
     "deepen",
@@ -133,24 +139,74 @@ class MoveOrder:
             killers[1], killers[0] = killers[0], action
 
 
-Root = Callable[[int, list[int], list[tuple[float, int]], dict[int, float]], None]
-"""One iteration at the root: ``root(depth, order, done, scores)`` searches the actions in
-``order``, keeps the best ``(value, action)`` so far in ``done`` after each, and may
-record each action's value in ``scores``; it raises :class:`SearchTimeout` when the clock
-runs out."""
+class AlphaBetaSearch:
+    """What a game's alpha-beta search keeps: through a game, its transposition table
+    and its killers and history; through a decision, its node count and clock check.
+
+    A game's search subclasses it with its negamax, which calls :meth:`count_node` at every
+    node and probes and records the table (:meth:`Table.probe`, :meth:`Table.record`)
+    under its own keys.
+
+    Args:
+        table_size: the transposition table's capacity in positions.
+    """
+
+    check_every = 64
+    """The search polls its clock every this many nodes (a power of two)."""
+
+    def __init__(self, table_size: int) -> None:
+        self.table = Table(table_size)
+        self.nodes = 0
+        self.stop: Callable[[], bool] = never
+        self.moves = MoveOrder()
+
+    def reset(self) -> None:
+        """Forget the table, the history and the killers (a new game)."""
+        self.table.clear()
+        self.moves.reset()
+
+    def start(self, stop: Callable[[], bool] = never) -> None:
+        """Prepare a new decision: the clock check, node count, aged history, table room."""
+        self.stop = stop
+        self.nodes = 0
+        self.moves.age()
+        self.table.make_room()
+
+    def count_node(self) -> None:
+        """Count a node, and every :attr:`check_every` nodes ask the clock.
+
+        Raises:
+            SearchTimeout: when ``stop()`` says the time is up.
+        """
+        self.nodes += 1
+        if not self.nodes & (self.check_every - 1) and self.stop():
+            raise SearchTimeout
+
+
+RootChild = Callable[[int, int, float, float], float]
+"""``child(action, depth, alpha, beta)``: a root action's value for the player to act in
+an iteration ``depth`` plies deep (the action is the first), searched fail-soft with the
+window ``(alpha, beta)``: the negamax of the position after it, negated. It raises
+:class:`SearchTimeout` when the clock runs out."""
 
 
 def deepen(
-    root: Root, order: list[int], max_depth: int, finished: Callable[[SearchResult], bool]
+    child: RootChild,
+    order: list[int],
+    max_depth: int,
+    finished: Callable[[SearchResult], bool],
+    *,
+    null_window: bool = False,
 ) -> Iterator[SearchResult]:
-    """Iterative deepening from depth 1 to ``max_depth``: one result per depth, and a last
-    incomplete one if the clock cut an iteration after its first root action; it stops
-    after a result for which ``finished`` is true (deeper would change nothing)."""
+    """Iterative deepening from depth 1 to ``max_depth`` over the root actions in
+    ``order``: one result per depth, and a last incomplete one if the clock cut an
+    iteration after its first root action; it stops after a result for which ``finished``
+    is true (deeper would change nothing). ``null_window`` as :func:`_search_root`."""
     for depth in range(1, max_depth + 1):
         done: list[tuple[float, int]] = []
         scores: dict[int, float] = {}
         try:
-            root(depth, order, done, scores)
+            _search_root(child, depth, order, done, scores, null_window)
         except SearchTimeout:
             if done:
                 value, action = done[0]
@@ -164,6 +220,37 @@ def deepen(
         # The best first; the rest by this iteration's values (fail-soft: better moves
         # have the higher bounds), in their order where none was recorded.
         order.sort(key=lambda a: (a != action, -scores.get(a, -math.inf)))
+
+
+def _search_root(
+    child: RootChild,
+    depth: int,
+    order: list[int],
+    done: list[tuple[float, int]],
+    scores: dict[int, float],
+    null_window: bool,
+) -> None:
+    """One iteration over the root actions in ``order``; ``done`` holds the best
+    ``(value, action)`` so far, updated after each action searched.
+
+    Each action after the first is searched with a window above the best value so far.
+    With ``null_window`` (principal-variation search) it first gets a null window just
+    above that value (``math.nextafter``, so the test is exact on floats) and a re-search
+    if it beats it; its values, bounds of a null window, are not recorded, so the next
+    iteration keeps this one's order. Without, each value is recorded in ``scores``."""
+    low = -math.inf
+    for action in order:
+        if done and null_window:
+            score = child(action, depth, low, math.nextafter(low, math.inf))
+            if score > low:
+                score = child(action, depth, low, math.inf)
+        else:
+            score = child(action, depth, low, math.inf)
+        if not null_window:
+            scores[action] = score
+        if not done or score > low:
+            low = score
+            done[:] = [(score, action)]
 
 
 def choose(

@@ -42,7 +42,7 @@ from typing import Generic, NamedTuple, TypeVar
 from agents.search.game import Game
 from trap_env.cache import BoundedCache
 
-__all__ = ["Search", "SearchResult", "SearchTimeout", "timed_iterations"]
+__all__ = ["Search", "SearchResult", "SearchTimeout", "never", "timed_iterations"]
 
 S = TypeVar("S")
 
@@ -113,6 +113,27 @@ class Table:
         depth, flag = divmod(depth_flag, 4)
         return Entry(depth, value, flag, action - 1 if action else None)
 
+    def probe(
+        self, key: Hashable, depth: int, alpha: float, beta: float
+    ) -> tuple[float | None, int | None]:
+        """What the table knows of ``key`` for a search to ``depth`` with the window
+        ``(alpha, beta)``: the value, if its entry is at that depth and settles the window
+        (else None), and the entry's best action, to try first (None without one)."""
+        entry = self.get(key)
+        if entry is None:
+            return None, None
+        if entry.depth == depth and entry.settles(alpha, beta):
+            return entry.value, entry.action
+        return None, entry.action
+
+    def record(
+        self, key: Hashable, depth: int, value: float, alpha: float, beta: float, action: int | None
+    ) -> None:
+        """Store a fail-soft result of a search with the window ``(alpha, beta)``: exact
+        inside it, else the bound on the side it fell."""
+        flag = UPPER if value <= alpha else LOWER if value >= beta else EXACT
+        self.store(key, Entry(depth, value, flag, action))
+
     def store(self, key: Hashable, entry: Entry) -> None:
         """Record ``entry`` under ``key``, replacing any older one (nothing new once full)."""
         action = 0 if entry.action is None else entry.action + 1
@@ -152,7 +173,8 @@ class SearchResult:
     complete: bool = True
 
 
-def _never() -> bool:
+def never() -> bool:
+    """A clock check that never fires (a search without a time limit)."""
     return False
 
 
@@ -198,7 +220,7 @@ class Search(Generic[S]):
         self.history: dict[Hashable, int] = {}
         self.killers: list[list[int]] = []
         self.nodes = 0
-        self._stop: Callable[[], bool] = _never
+        self._stop: Callable[[], bool] = never
         self._root_best: tuple[float, int] | None = None
 
     # --- public entry points --------------------------------------------------------------
@@ -228,8 +250,7 @@ class Search(Generic[S]):
         self.make_room()
         self.nodes = 0
         self.killers = []
-        entry = self.table.get(self.game.key(state))
-        return entry.action if entry is not None else None
+        return self._planned(self.game.key(state))
 
     def value(self, state: S, depth: int) -> float:
         """The depth-limited expectiminimax value of ``state`` for its player to act.
@@ -241,7 +262,7 @@ class Search(Generic[S]):
             raise ValueError(f"depth must be >= 0, got {depth}")
         if self.game.is_chance(state):
             raise ValueError("the search starts at a decision node or a finished game")
-        self._stop = _never
+        self._stop = never
         return self._search(state, depth, -self.bound, self.bound, 0)
 
     def best(self, state: S, depth: int, first: int | None = None) -> tuple[float, int]:
@@ -274,7 +295,7 @@ class Search(Generic[S]):
         self,
         state: S,
         max_depth: int = 64,
-        stop: Callable[[], bool] = _never,
+        stop: Callable[[], bool] = never,
         first: int | None = None,
         start: int = 1,
         step: int = 1,
@@ -301,7 +322,7 @@ class Search(Generic[S]):
                 value, action = self._root_best
                 yield SearchResult(depth, value, action, self.nodes, complete=False)
         finally:
-            self._stop = _never
+            self._stop = never
             self._root_best = None
 
     # --- the recursion --------------------------------------------------------------------
@@ -331,10 +352,9 @@ class Search(Generic[S]):
     def _decision(self, state: S, depth: int, alpha: float, beta: float, ply: int) -> float:
         game = self.game
         key = game.key(state)
-        entry = self._probe(key)
-        if entry is not None and entry.depth == depth and entry.settles(alpha, beta):
-            return entry.value
-        first = entry.action if entry is not None else None
+        settled, first = self._probe(key, depth, alpha, beta)
+        if settled is not None:
+            return settled
         actions = self._ordered(state, game.legal_actions(state), first, ply)
         player = game.current_player(state)
         best_value, best_action = -self.bound - 1.0, actions[0]
@@ -354,9 +374,9 @@ class Search(Generic[S]):
         if depth <= 0 and self.star1:
             return self._leaf_chance(state, alpha, beta)
         key = game.key(state)
-        entry = self._probe(key)
-        if entry is not None and entry.depth == depth and entry.settles(alpha, beta):
-            return entry.value
+        settled, _ = self._probe(key, depth, alpha, beta)
+        if settled is not None:
+            return settled
         player = game.current_player(state)
         reduced = max(0, depth - self.chance_reduction)
         children = [
@@ -482,8 +502,7 @@ class Search(Generic[S]):
         game = self.game
         self.nodes += 1
         key = game.key(child)
-        entry = self._probe(key)
-        first = entry.action if entry is not None else None
+        first = self._planned(key)
         action = self._ordered(child, game.legal_actions(child), first, ply)[0]
         mover = game.current_player(child)
         grandchild = game.apply(child, action)
@@ -496,11 +515,20 @@ class Search(Generic[S]):
 
     # --- table, ordering, history ---------------------------------------------------------
 
-    def _probe(self, key: Hashable) -> Entry | None:
-        """The table entry of ``key``, if the table is on and holds one."""
+    def _probe(
+        self, key: Hashable, depth: int, alpha: float, beta: float
+    ) -> tuple[float | None, int | None]:
+        """:meth:`Table.probe`, if the table is on (else nothing known)."""
+        if not self.use_table:
+            return None, None
+        return self.table.probe(key, depth, alpha, beta)
+
+    def _planned(self, key: Hashable) -> int | None:
+        """The best action the table holds for ``key``, if the table is on and has one."""
         if not self.use_table:
             return None
-        return self.table.get(key)
+        entry = self.table.get(key)
+        return entry.action if entry is not None else None
 
     def _store(
         self,
@@ -511,11 +539,9 @@ class Search(Generic[S]):
         beta: float,
         action: int | None,
     ) -> None:
-        """Record a fail-soft result: exact inside the window, else a bound."""
-        if not self.use_table:
-            return
-        flag = UPPER if value <= alpha else LOWER if value >= beta else EXACT
-        self.table.store(key, Entry(depth, value, flag, action))
+        """:meth:`Table.record`, if the table is on."""
+        if self.use_table:
+            self.table.record(key, depth, value, alpha, beta, action)
 
     def _ordered(
         self, state: S, actions: Sequence[int], first: int | None, ply: int
