@@ -17,7 +17,7 @@ and its table keys) and builds on these:
 * :func:`choose` takes the deepest answer, starting no iteration past a share of the
   budget (the next costs several times this one).
 
-Example:
+Examples:
     >>> def child(action, depth, alpha, beta):  # action 2 is worth the depth, others 0
     ...     return float(depth) if action == 2 else 0.0
     >>> results = deepen(child, [1, 2], 3, lambda result: False)
