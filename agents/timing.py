@@ -198,10 +198,10 @@ class ClockedAgent:
         thread.
 
         The collector is paused (see :func:`pause_collector`); the decision's own garbage
-        is freed by reference counting. BLAS runs on one thread (as it was after the
-        decision): the CPU clock counts every thread, and a second thread that waits for a
-        busy core spins (the ``mcts`` network's small products ran ten times fewer
-        simulations, over budget, with two threads on a loaded machine).
+        is freed by reference counting. BLAS runs on one thread during the decision (its
+        thread count restored after): the CPU clock counts every thread, and a second
+        thread that waits for a busy core spins (with two threads on a loaded machine the
+        ``mcts`` network's small products ran ten times fewer simulations, over budget).
 
         Raises:
             ValueError: if the state is not a decision of a game in progress.

@@ -267,8 +267,8 @@ NEGLIGIBLE = 1e-30
 """Weights smaller than this in magnitude are multiplied as zero. Training leaves some
 weights subnormal (under 1.2e-38 in float32), or so small that their products are, and x86
 processors multiply subnormal numbers up to a hundred times slower: the shipped Othello
-network's convolutions ran 60 times slower with them. No output moves by more than
-float32's rounding: the activations they multiply are at most in the hundreds."""
+network's convolutions ran 60 times slower with them. A product of such a weight is
+lost in the rounding of any sum it joins, unless the sum itself is that small."""
 
 
 def _without_negligible(weight: FloatArray) -> FloatArray:
