@@ -3,7 +3,7 @@
 The spec ``"exec:COMMAND"`` runs ``COMMAND`` (split as a POSIX shell splits it, with
 :func:`shlex.split`) as an agent of any game on the stack. For each decision the program
 reads one line, the state in its game's one-line notation (``game.to_text``; Trap!'s is
-:func:`trap_env.core.to_text`), and answers one line, the action as an integer (in Trap!,
+:func:`trap_env.trap.core.to_text`), and answers one line, the action as an integer (in Trap!,
 a cell). That is the whole protocol for a minimal program; a program that answers its
 first line with the hello ``trap-protocol 1`` (Trap! only) or ``trap-protocol 2`` (any
 game, named in each new game's line; answers may also be the game's action text) receives

@@ -34,18 +34,18 @@ __all__ = ["AGENT_TABLE", "EVERY_GAME", "agent_names", "make_agent", "register"]
 
 AGENT_TABLE: dict[str, dict[str, str]] = {
     "trap": {
-        "random": "agents.random_agent:RandomAgent",
-        "greedy": "agents.heuristics:greedy",
-        "is": "agents.heuristics:greedy_is",
-        "ais": "agents.heuristics:greedy_ais",
-        "ocls": "agents.heuristics:greedy_ocls",
-        "expectiminimax": "agents.search.agent:ExpectiminimaxAgent",
-        "alphabeta": "agents.search.agent:alphabeta",
-        "minimax": "agents.search.agent:alphabeta",
-        "easy": "agents.search.agent:easy",
-        "medium": "agents.search.agent:medium",
-        "hard": "agents.search.agent:hard",
-        "expert": "agents.search.agent:expert",
+        "random": "agents.trap.random_agent:RandomAgent",
+        "greedy": "agents.trap.heuristics:greedy",
+        "is": "agents.trap.heuristics:greedy_is",
+        "ais": "agents.trap.heuristics:greedy_ais",
+        "ocls": "agents.trap.heuristics:greedy_ocls",
+        "expectiminimax": "agents.trap.search:ExpectiminimaxAgent",
+        "alphabeta": "agents.trap.search:alphabeta",
+        "minimax": "agents.trap.search:alphabeta",
+        "easy": "agents.trap.search:easy",
+        "medium": "agents.trap.search:medium",
+        "hard": "agents.trap.search:hard",
+        "expert": "agents.trap.search:expert",
         "ppo": "agents.rl.ppo:PPOAgent",
         "mcts": "agents.mcts.agent:MCTSAgent",
     },
@@ -119,7 +119,7 @@ def make_agent(
     * ``none`` only where the type allows None; where a float may be None, ``inf`` (or a
       number too large for a float) means None too (no limit);
     * a type with a ``parse(text, base)`` classmethod (such as
-      :class:`~agents.search.evaluation.Weights`): that, with the option's default as base.
+      :class:`~agents.trap.evaluation.Weights`): that, with the option's default as base.
 
     An option without an annotation is read as before types: ``true``/``false``, ``none``,
     an int, a float, or else the text.

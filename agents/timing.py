@@ -21,8 +21,8 @@ from typing import Any, Literal
 import numpy  # noqa: F401  (loads NumPy's BLAS before the controller lists the libraries)
 from threadpoolctl import ThreadpoolController, threadpool_limits
 
-from trap_env import core
-from trap_env.core import Cell, Phase, State
+from trap_env.trap import core
+from trap_env.trap.core import Cell, Phase, State
 
 __all__ = [
     "CLOCKS",

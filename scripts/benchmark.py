@@ -1,7 +1,7 @@
 """Every speed figure of the project in one run, beside a peer measured in the same run.
 
 Rows:
-  * core: random playouts through :mod:`trap_env.core` (a random legal move, a random
+  * core: random playouts through :mod:`trap_env.trap.core` (a random legal move, a random
     legal throw target, a sampled landing), in plies per second, where a ply is one
     ``apply`` (a move, a throw or a landing);
   * PettingZoo ``connect_four_v3`` ``env()`` random play, our AEC env (``trap_env.env()``)
@@ -21,7 +21,7 @@ Rows:
     gate: B = 8192 over the single env, at least 50;
   * training against the reference search: the batched env's learner steps per second
     against ``expectiminimax:depth=2``, its batched twin
-    (:class:`agents.search.batched.BatchedExpectiminimax`) at B = 1024 against the scalar
+    (:class:`agents.trap.batched_search.BatchedExpectiminimax`) at B = 1024 against the scalar
     agent asked game by game at B = 64, and the gate: at least 10 times;
   * the batched peer, where pgx is installed (else a row saying how): pgx's
     ``connect_four`` on the CPU at B = 1024 and 8192, random legal actions, in learner

@@ -1,7 +1,7 @@
 """A stand-in for the course's grading engine (its ``Grid`` and its turn loop), for tests.
 
 It follows ``docs/RULES.md``'s paragraph "The engine's turn, in order" step by step, and it
-is written from the course's interface alone, with no code of ``trap_env.core``, so
+is written from the course's interface alone, with no code of ``trap_env.trap.core``, so
 that it checks the adapter against the engine rather than against our own rules:
 
 1. ``move = player.getMove(grid.clone())``; the move is valid when its cell is empty

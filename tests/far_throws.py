@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trap_env.core import Phase, State, legal_actions
+from trap_env.trap.core import Phase, State, legal_actions
 
 
 def far_target(state: State) -> int | None:

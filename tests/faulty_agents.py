@@ -16,9 +16,9 @@ from typing import ClassVar
 
 from threadpoolctl import threadpool_info
 
-from agents.random_agent import RandomAgent
+from agents.trap.random_agent import RandomAgent
 from trap_env.agent import UnsupportedGameError
-from trap_env.core import Cell, GameConfig, State
+from trap_env.trap.core import Cell, GameConfig, State
 
 
 class _FaultyAgent(RandomAgent):

@@ -3,7 +3,7 @@
 Everything here is written the obvious way, straight from docs/RULES.md: the board is a list of
 lists of characters, cells are ``(row, col)`` pairs, probabilities are exact
 ``Fraction``s. It is slow and that is fine; its only job is to disagree with
-``trap_env.core`` when the core is wrong.
+``trap_env.trap.core`` when the core is wrong.
 
 A grid state is a plain dict (copied on every step, never mutated in place):
 ``grid`` (N lists of N chars: '.' empty, 'x' trap), ``pos`` (two ``(row, col)``),

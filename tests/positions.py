@@ -2,7 +2,7 @@
 whole random game of any game, and Colosseum positions a few turns from their starts.
 
 A playout plays uniform legal decisions and draws each landing with
-:func:`trap_env.core.sample_landing` (one ``rng.random()``), so a seed gives one game.
+:func:`trap_env.trap.core.sample_landing` (one ``rng.random()``), so a seed gives one game.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from trap_env import core
+from trap_env.trap import core
 from trap_env.colosseum import rules as colosseum_rules
 from trap_env.colosseum.rules import ColosseumConfig, ColosseumState
-from trap_env.core import DEFAULT_DECAY, GameConfig, Phase, State
+from trap_env.trap.core import DEFAULT_DECAY, GameConfig, Phase, State
 from trap_env.game import Game
 
 

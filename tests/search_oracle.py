@@ -1,7 +1,7 @@
 """The plain expectimax that the pruned search must agree with, value for value.
 
 Deliberately naive: no pruning, no table, no ordering, every legal throw target, the
-landing distribution exactly as :func:`trap_env.core.chance_outcomes` lists it. Depth
+landing distribution exactly as :func:`trap_env.trap.core.chance_outcomes` lists it. Depth
 counts decisions (a move and a throw are a ply each); chance nodes take no depth.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from agents.search.evaluation import DEFAULT_WEIGHTS, Weights, evaluate
-from trap_env import core, kernel
-from trap_env.core import Phase, State
+from agents.trap.evaluation import DEFAULT_WEIGHTS, Weights, evaluate
+from trap_env.trap import core, kernel
+from trap_env.trap.core import Phase, State
 
 
 def expectimax(
@@ -25,7 +25,7 @@ def expectimax(
     """The depth-limited expectimax value of ``state`` for ``state.player``.
 
     Finished games are worth +1 to the winner and -1 to the loser; positions at depth 0
-    are worth :func:`agents.search.evaluation.evaluate`. With ``deterministic``, every throw lands
+    are worth :func:`agents.trap.evaluation.evaluate`. With ``deterministic``, every throw lands
     on its target. Landings that give the same position (those on traps already there) are
     one outcome; outcomes less likely than one half are searched ``reduction`` plies
     shallower (never below 0). ``actions`` lists the decisions searched (default: every

@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 from positions import random_position
 
 from agents import Agent, SpecError, agent_names, make_agent, parse_spec, register
-from agents.search.agent import ExpectiminimaxAgent, SearchSettings
+from agents.trap.search import ExpectiminimaxAgent, SearchSettings
 from agents.seeded import SeededAgent
 from agents.timing import pause_collector, resume_collector
-from trap_env import core
+from trap_env.trap import core
 from trap_env.agent import UnsupportedGameError, check_supports
-from trap_env.core import GameConfig, Phase, State
+from trap_env.trap.core import GameConfig, Phase, State
 
 FAST_OPTIONS = {
     name: "depth=2,time_limit=1"
@@ -128,9 +128,9 @@ def test_every_documented_spec_builds() -> None:
 
 
 def test_dotted_path_builds_a_user_agent() -> None:
-    agent = make_agent("agents.heuristics.GreedyAgent:heuristic=is", seed=1)
+    agent = make_agent("agents.trap.heuristics.GreedyAgent:heuristic=is", seed=1)
     assert isinstance(agent, Agent)
-    assert isinstance(make_agent("agents.heuristics.greedy:heuristic=is"), Agent)
+    assert isinstance(make_agent("agents.trap.heuristics.greedy:heuristic=is"), Agent)
 
 
 def unannotated_factory(seed=None):  # type: ignore[no-untyped-def]
@@ -286,8 +286,8 @@ def test_parse_spec_fuzz(spec: str) -> None:
 
 
 FUZZ_NAMES = ["random", "greedy", "is", "expectiminimax", "alphabeta", "minimax", "easy",
-              "expert", "os.getcwd", "agents.heuristics.GreedyAgent", "trap_env.agent.Agent",
-              "agents.heuristics.greedy", "nosuch", "no.such.Agent"]  # fmt: skip
+              "expert", "os.getcwd", "agents.trap.heuristics.GreedyAgent", "trap_env.agent.Agent",
+              "agents.trap.heuristics.greedy", "nosuch", "no.such.Agent"]  # fmt: skip
 
 
 @given(

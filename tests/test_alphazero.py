@@ -38,8 +38,8 @@ from agents.rl.alphazero import (
     build_net,
     imitation_samples,
 )
-from trap_env import core
-from trap_env.core import GameConfig
+from trap_env.trap import core
+from trap_env.trap.core import GameConfig
 
 TINY = {"board_size": 5, "channels": 4, "blocks": 1, "hidden": 4, "games": 3,
         "simulations": 6}
@@ -128,7 +128,7 @@ def test_symmetries_keep_moves_legal(symmetry: int) -> None:
         state = core.apply(state, rng.choice(core.legal_actions(state)))
         if state.phase is core.Phase.LANDING:
             state = core.apply(state, core.sample_landing(state, rng))
-    from trap_env.observation import action_mask, observe
+    from trap_env.trap.observation import action_mask, observe
 
     samples = Samples(
         np.stack([observe(s, s.player) for s in rows]),

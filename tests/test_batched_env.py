@@ -15,19 +15,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
-from trap_env import batched_trap, core
+from trap_env.trap import batched as batched_trap, core
 from trap_env.batched_env import TrapVectorEnv
 from trap_env.batched_opponents import AgentOpponent
-from trap_env.core import GameConfig, IllegalActionError, Phase, State
+from trap_env.trap.core import GameConfig, IllegalActionError, Phase, State
 from trap_env.gym_env import OpponentError
-from trap_env.observation import action_mask, observe
+from trap_env.trap.observation import action_mask, observe
 
 
 class OracleGame:
     """One slot of the batched env, played through the core with the same random words.
 
     This restates the single env's turn order (``TrapEnv._play_others``) with core calls;
-    only the draws come from :mod:`trap_env.batched_trap` (whose sampler is checked exactly
+    only the draws come from :mod:`trap_env.trap.batched` (whose sampler is checked exactly
     against the rule in ``test_vector.py``).
     """
 

@@ -10,13 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from positions import random_position
 
-from agents import heuristics
-from agents.batched_heuristics import BATCHED_HEURISTICS, BatchedGreedy, best_actions
-from agents.heuristics import GreedyAgent
-from trap_env import batched_trap, core
+from agents.trap import heuristics
+from agents.trap.batched_heuristics import BATCHED_HEURISTICS, BatchedGreedy, best_actions
+from agents.trap.heuristics import GreedyAgent
+from trap_env.trap import batched as batched_trap, core
 from trap_env.batched_env import TrapVectorEnv
 from trap_env.bits import cells_of
-from trap_env.core import Phase, State
+from trap_env.trap.core import Phase, State
 
 
 def _scalar_best(state: State, heuristic: str) -> list[int]:

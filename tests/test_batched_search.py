@@ -1,6 +1,6 @@
 """The batched fixed-depth search against plain expectimax, the scalar search and agent.
 
-Settings compared (the scalar agent's own, :class:`agents.search.agent.SearchSettings`):
+Settings compared (the scalar agent's own, :class:`agents.trap.search.SearchSettings`):
 the throw filter on (radius 1 or 2) or off, misses searched 0, 1 or 2 plies shallower
 (``chance_reduction``), throws landing as the rules say or always on target
 (``deterministic_throws``), depths 1 to 3 (a turn is two plies); at depth 0 a landed
@@ -19,15 +19,15 @@ from positions import random_position
 from search_oracle import action_values
 
 from agents.registry import make_agent
-from agents.search.agent import ExpectiminimaxAgent, SearchSettings
-from agents.search.batched import TIE_TOLERANCE, BatchedExpectiminimax, BatchedSearch
+from agents.trap.search import ExpectiminimaxAgent, SearchSettings
+from agents.trap.batched_search import TIE_TOLERANCE, BatchedExpectiminimax, BatchedSearch
 from agents.search.expectimax import Search
 from agents.search.game import TrapGame
-from trap_env import batched_trap, core
+from trap_env.trap import batched as batched_trap, core
 from trap_env.batched_env import TrapVectorEnv
 from trap_env.batched_opponents import AgentOpponent
 from trap_env.bits import cells_of
-from trap_env.core import Phase, State
+from trap_env.trap.core import Phase, State
 
 
 def _oracle(state: State, depth: int, filtered: bool, radius: int, reduction: int, sure: bool):

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from positions import playout
 
-from trap_env import batched_trap, core
+from trap_env.trap import batched as batched_trap, core
 from trap_env.batched import select_bits
-from trap_env.core import GameConfig, IllegalActionError, Phase, State
-from trap_env.observation import action_mask, observe
+from trap_env.trap.core import GameConfig, IllegalActionError, Phase, State
+from trap_env.trap.observation import action_mask, observe
 
 
 def _random_action(state: State, rng: random.Random) -> int:
@@ -251,7 +251,7 @@ def test_the_engine_answers_as_the_game_protocol_does(
     seed: int, board_size: int, num_games: int, decay: int
 ) -> None:
     from trap_env.batched import NO_WINNER, batched_engine
-    from trap_env.trap import GAME
+    from trap_env.trap.game import GAME
 
     states = spread_states(board_size, num_games, random.Random(seed), decay)
     engine = batched_engine(GAME, GAME.make_config(board_size=board_size, decay=decay))

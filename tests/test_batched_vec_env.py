@@ -15,7 +15,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 from agents.rl.batched_vec_env import TrapBatchedVecEnv
 from agents.rl.ppo_training import OpponentMix, TrainConfig, make_vec_env, train
-from trap_env import batched_trap
+from trap_env.trap import batched as batched_trap
 
 
 def _random_actions(envs: TrapBatchedVecEnv, rng: np.random.Generator) -> np.ndarray:

@@ -21,7 +21,7 @@ from tests import colosseum_course_engine as engine
 from tests.test_colosseum_rules import TOP_ROW_CUT, board
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import ColosseumConfig, start_state
-from trap_env.core import GameConfig
+from trap_env.trap.core import GameConfig
 
 
 def test_the_module_examples_run() -> None:

@@ -1,4 +1,4 @@
-"""Tests for trap_env.core: every rule of docs/RULES.md as a scenario, exact landing
+"""Tests for trap_env.trap.core: every rule of docs/RULES.md as a scenario, exact landing
 probabilities (for several decays), perft node counts, random playouts against
 tests/grid_oracle.py, large boards, and the text notation under fuzzing.
 """
@@ -22,8 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from positions import playout
 
-import trap_env.core
-from trap_env.core import (
+import trap_env.trap.core
+from trap_env.trap.core import (
     DEFAULT_DECAY,
     NO_PLAYER,
     GameConfig,
@@ -934,7 +934,7 @@ def test_random_playouts_end_and_replay_from_a_seed() -> None:
 
 
 def test_module_docstring_example_runs() -> None:
-    assert doctest.testmod(trap_env.core).failed == 0
+    assert doctest.testmod(trap_env.trap.core).failed == 0
 
 
 # --- Large boards ----------------------------------------------------------------------------
@@ -1074,16 +1074,16 @@ def test_apply_accepts_exactly_the_legal_actions(seed: int, n: int, decay: int) 
 @given(seed=st.integers(0, 2**32), n=st.integers(3, 6), limit=st.integers(1, 30))
 def test_outcome_is_the_rules_winner_or_the_turn_limit(seed: int, n: int, limit: int) -> None:
     for state in playout(initial_state(GameConfig(n)), random.Random(seed), 10 * n * n):
-        ended = trap_env.core.outcome(state, limit)
+        ended = trap_env.trap.core.outcome(state, limit)
         if is_terminal(state):
-            assert ended == trap_env.core.Outcome(state.winner, "trapped")
+            assert ended == trap_env.trap.core.Outcome(state.winner, "trapped")
             assert ended.returns() == returns(state)
         elif state.phase is Phase.MOVE and state.turn >= limit:
-            assert ended == trap_env.core.Outcome(None, "truncated")
+            assert ended == trap_env.trap.core.Outcome(None, "truncated")
             assert ended.returns() == (0.0, 0.0)
         else:
             assert ended is None
-        assert trap_env.core.outcome(state) == (ended if is_terminal(state) else None)
+        assert trap_env.trap.core.outcome(state) == (ended if is_terminal(state) else None)
 
 
 # --- Types at the edges -----------------------------------------------------------------
@@ -1099,7 +1099,7 @@ STATE_FUNCTIONS = [
     to_text,
     validate_state,
     winner,
-    trap_env.core.outcome,
+    trap_env.trap.core.outcome,
 ]
 """The public functions whose first argument is a state, called with it alone (or an action)."""
 
@@ -1140,7 +1140,7 @@ def test_anything_but_a_state_is_refused_naming_the_argument(function, value) ->
         (lambda: neighbour_mask(7, 49), "a cell in 0..board_size**2 - 1, got board_size 7"),
         (lambda: neighbour_mask(0, 0), "needs board_size >= 3"),
         (lambda: default_turn_limit(7.0), "board_size must be an int"),
-        (lambda: trap_env.core.outcome(initial_state(), "9"), "max_turns must be an int or None"),
+        (lambda: trap_env.trap.core.outcome(initial_state(), "9"), "max_turns must be an int or None"),
     ],
 )
 def test_wrong_arguments_are_refused_naming_them(call, words: str) -> None:  # type: ignore[no-untyped-def]

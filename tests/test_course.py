@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from agents import make_agent
 from agents.course import PlayerAI, state_from_grid
-from agents.random_agent import RandomAgent
-from trap_env import core
-from trap_env.core import GameConfig, Phase, State
+from agents.trap.random_agent import RandomAgent
+from trap_env.trap import core
+from trap_env.trap.core import GameConfig, Phase, State
 
 COURSE_TIME_LIMIT = 1.0
 """The grading copy's limit: one CPU second per call."""

@@ -7,7 +7,7 @@ import random
 import pytest
 from positions import playout
 
-from agents.search.evaluation import (
+from agents.trap.evaluation import (
     EVAL_BOUND,
     Evaluator,
     Terms,
@@ -16,8 +16,8 @@ from agents.search.evaluation import (
     raw_score,
     terms,
 )
-from trap_env import core
-from trap_env.kernel import geometry, king_dilate
+from trap_env.trap import core
+from trap_env.trap.kernel import geometry, king_dilate
 
 # (board, terms from player 0's side: mobility, room, voronoi with every cell counted 1)
 TERM_TABLE = [

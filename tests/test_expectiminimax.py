@@ -14,13 +14,13 @@ from positions import random_position
 from search_oracle import expectimax
 
 from agents import make_agent
-from agents.search.agent import MAX_BOARD_SIZE, ExpectiminimaxAgent, SearchSettings, SearchStats
+from agents.trap.search import MAX_BOARD_SIZE, ExpectiminimaxAgent, SearchSettings, SearchStats
 from agents.search.expectimax import Search
 from agents.search.game import TrapGame
 from agents.timing import Clock, check_decision_state, decision_budget, decision_deadline
-from trap_env import core
+from trap_env.trap import core
 from trap_env.agent import UnsupportedGameError
-from trap_env.core import Phase, State
+from trap_env.trap.core import Phase, State
 
 CONFIGS = [
     {},

@@ -18,7 +18,7 @@ from replay_elsewhere import digest_in_another_process
 
 import trap_env
 from trap_env.agent import UnsupportedGameError
-from trap_env.core import (
+from trap_env.trap.core import (
     DEFAULT_DECAY,
     GameConfig,
     IllegalActionError,
@@ -32,8 +32,8 @@ from trap_env.core import (
     validate_state,
 )
 from trap_env.gym_env import GameEnv, OpponentError, TrapEnv
-from trap_env.observation import observe
-from trap_env.trap import GAME as TRAP
+from trap_env.trap.observation import observe
+from trap_env.trap.game import GAME as TRAP
 
 
 def first_legal(state: State) -> int:

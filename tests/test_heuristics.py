@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agents import make_agent
-from agents.heuristics import HEURISTICS, GreedyAgent, ais, is_score, ocls
-from trap_env import core
+from agents.trap.heuristics import HEURISTICS, GreedyAgent, ais, is_score, ocls
+from trap_env.trap import core
 
 # Player 0 at (0,0) with 1 step; player 1 at (4,2) with 5 steps (5x5 board).
 CORNER = "0x.../x..../...../...../..1.. 0 move - 3"

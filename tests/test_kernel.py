@@ -1,4 +1,4 @@
-"""Tests for trap_env.kernel: the geometry against brute force and the grid oracle, the
+"""Tests for trap_env.trap.kernel: the geometry against brute force and the grid oracle, the
 landing rule's numbers, the win test, and the transitions against the checked core."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trap_env import core, kernel
+from trap_env.trap import core, kernel
 from trap_env.bits import cells_of
-from trap_env.kernel import (
+from trap_env.trap.kernel import (
     TABLE_MAX_BOARD_SIZE,
     geometry,
     is_trapped,

@@ -12,7 +12,7 @@ from far_throws import far_target
 
 from agents import make_agent
 from agents.arena.match import FAULTS, REASONS, derive_seed, play_game, replay
-from trap_env.core import (
+from trap_env.trap.core import (
     DEFAULT_DECAY,
     NO_PLAYER,
     GameConfig,

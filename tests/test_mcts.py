@@ -15,12 +15,12 @@ from agents.mcts.agent import DEFAULT_NETWORKS, MCTSAgent
 from agents.mcts.network import IncompatibleNetworkError, Network, encode, load_network
 from agents.mcts.search import ChanceNode, Tree, masked_priors
 from agents.registry import make_agent
-from agents.search.evaluation import Weights
+from agents.trap.evaluation import Weights
 from tests.search_oracle import expectimax
-from trap_env import core
+from trap_env.trap import core
 from trap_env.agent import UnsupportedGameError
-from trap_env.core import GameConfig, Phase, State, from_text
-from trap_env.trap import GAME as TRAP
+from trap_env.trap.core import GameConfig, Phase, State, from_text
+from trap_env.trap.game import GAME as TRAP
 
 ZERO_WEIGHTS = Weights(mobility=0, room=0, voronoi=0)
 """Weights under which the oracle scores every unfinished position 0, like the dummy net."""

@@ -10,9 +10,9 @@ import pytest
 from search_oracle import expectimax
 
 from agents import make_agent
-from agents.search.agent import ExpectiminimaxAgent
-from agents.search.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
-from trap_env import core
+from agents.trap.search import ExpectiminimaxAgent
+from agents.trap.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
+from trap_env.trap import core
 
 
 @pytest.mark.parametrize("name", ["alphabeta", "minimax"])

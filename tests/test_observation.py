@@ -1,4 +1,4 @@
-"""Tests of trap_env.observation: the planes and the mask, against the rules core."""
+"""Tests of trap_env.trap.observation: the planes and the mask, against the rules core."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from positions import playout
 
-from trap_env.core import (
+from trap_env.trap.core import (
     GameConfig,
     Phase,
     apply,
@@ -19,7 +19,7 @@ from trap_env.core import (
     is_terminal,
     legal_action_mask,
 )
-from trap_env.observation import NUM_PLANES, action_mask, bitboard_to_array, observe
+from trap_env.trap.observation import NUM_PLANES, action_mask, bitboard_to_array, observe
 
 # --- Scenario: a position drawn as text ------------------------------------------------
 

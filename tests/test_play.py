@@ -21,7 +21,7 @@ from agents.arena.match import play_game
 def records(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     """Four genuine records of 5x5 games, as trap-evaluate writes them."""
     folder = tmp_path_factory.mktemp("evaluate")
-    argv = ["--agents", "random", "agents.random_agent.RandomAgent", "--games", "4"]
+    argv = ["--agents", "random", "agents.trap.random_agent.RandomAgent", "--games", "4"]
     quick = ["--board-size", "5", "--workers", "0", "--quiet", "--no-plot"]
     assert evaluate.main([*argv, *quick, "--output", str(folder)]) == 0
     lines = (folder / "results.jsonl").read_text().splitlines()
@@ -34,7 +34,7 @@ def variant_records(tmp_path_factory: pytest.TempPathFactory) -> dict[int, list[
     found = {}
     for decay in (0, 1000):
         folder = tmp_path_factory.mktemp(f"decay{decay}")
-        argv = ["random", "agents.random_agent.RandomAgent", "--games", "4", "--decay", str(decay)]
+        argv = ["random", "agents.trap.random_agent.RandomAgent", "--games", "4", "--decay", str(decay)]
         quick = ["--board-size", "5", "--workers", "0", "--quiet", "--no-plot"]
         with contextlib.redirect_stdout(io.StringIO()):
             assert tournament.main([*argv, *quick, "--output", str(folder)]) == 0

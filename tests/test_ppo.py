@@ -30,7 +30,7 @@ from agents.rl.ppo_training import (
 )
 from agents.rl.pretrain import imitation_data, pretrain
 from trap_env.agent import UnsupportedGameError, check_supports
-from trap_env.core import (
+from trap_env.trap.core import (
     GameConfig,
     Phase,
     apply,
@@ -39,7 +39,7 @@ from trap_env.core import (
     legal_actions,
     sample_landing,
 )
-from trap_env.observation import action_mask, observe
+from trap_env.trap.observation import action_mask, observe
 
 TINY = [
     "--timesteps", "2048", "--n-steps", "256", "--batch-size", "128", "--n-epochs", "2",

@@ -40,7 +40,7 @@ from agents.program import (
     ProtocolError,
 )
 from trap_env.agent import UnsupportedGameError, check_supports
-from trap_env.core import (
+from trap_env.trap.core import (
     NO_PLAYER,
     GameConfig,
     Phase,
@@ -562,7 +562,7 @@ def test_the_program_dies_with_the_python_process_that_runs_it(tmp_path, parent_
         f"""
         import sys
         from agents.program import ProgramAgent
-        from trap_env.core import GameConfig, initial_state
+        from trap_env.trap.core import GameConfig, initial_state
         agent = ProgramAgent({command!r})
         agent.select_action(initial_state(GameConfig(5)))
         print(agent._process.pid, flush=True)

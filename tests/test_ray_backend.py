@@ -26,8 +26,8 @@ from agents.arena.tournament import (  # noqa: E402
     round_robin,
     run_games,
 )
-from agents.random_agent import RandomAgent  # noqa: E402
-from trap_env.core import Cell, State  # noqa: E402
+from agents.trap.random_agent import RandomAgent  # noqa: E402
+from trap_env.trap.core import Cell, State  # noqa: E402
 
 TESTS = Path(__file__).parent
 RAY = RunConfig(board_size=5, time_budget=None, workers=2, backend="ray")

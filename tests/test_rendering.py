@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
-from trap_env.core import from_text, initial_state
+from trap_env.trap.core import from_text, initial_state
 from trap_env.rendering import (
     CELL_PIXELS,
     COLOURS,

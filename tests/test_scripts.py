@@ -20,7 +20,7 @@ from trap_scripts.benchmarks import search as search_rows
 
 from agents.arena.tournament import load_results
 
-TWO_RANDOMS = ["random", "agents.random_agent.RandomAgent"]
+TWO_RANDOMS = ["random", "agents.trap.random_agent.RandomAgent"]
 QUICK = ["--games", "2", "--board-size", "5", "--workers", "0", "--quiet"]
 
 

@@ -6,8 +6,8 @@ import random
 
 from agents import make_agent
 from agents.rl.teacher import teacher_game
-from trap_env import core
-from trap_env.core import GameConfig, Phase
+from trap_env.trap import core
+from trap_env.trap.core import GameConfig, Phase
 
 
 def play(seed: int, **options: object):

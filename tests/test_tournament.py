@@ -31,9 +31,9 @@ from agents.arena.tournament import (
     round_robin,
     run_games,
 )
-from agents.random_agent import RandomAgent
+from agents.trap.random_agent import RandomAgent
 from trap_env.agent import UnsupportedGameError
-from trap_env.core import DEFAULT_DECAY, GameConfig
+from trap_env.trap.core import DEFAULT_DECAY, GameConfig
 
 TESTS = Path(__file__).parent
 FAST = RunConfig(board_size=5, workers=2, time_budget=0.3, wall_ceiling=2.0)
@@ -70,7 +70,7 @@ def test_bad_specs_and_settings_fail_before_any_game():
 
 
 def test_workers_and_in_process_play_the_same_games(tmp_path):
-    tasks = round_robin(["random", "agents.random_agent.RandomAgent"], 6, seed=1)
+    tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 6, seed=1)
     parallel = run_games(tasks, tmp_path / "a.jsonl", FAST, progress=False)
     local = run_games(
         tasks, tmp_path / "b.jsonl", RunConfig(board_size=5, workers=0), progress=False
@@ -104,7 +104,7 @@ def test_each_faulty_agent_loses_with_its_reason_and_the_run_goes_on(tmp_path):
         for spec in FAULTY
         for seat, seats in enumerate([(spec, "random"), ("random", spec)])
     ]
-    after = ("random", "agents.random_agent.RandomAgent")
+    after = ("random", "agents.trap.random_agent.RandomAgent")
     tasks.append(GameTask("after", after, after, seed=5))
     records = run_games(tasks, tmp_path / "r.jsonl", FAST, progress=False)
     assert [r["game_id"] for r in records] == [task.game_id for task in tasks]
@@ -133,7 +133,7 @@ def without_timing(records):
 
 
 def test_resume_plays_only_the_missing_games_and_drops_a_torn_line(tmp_path):
-    tasks = round_robin(["random", "agents.random_agent.RandomAgent"], 6, seed=2)
+    tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 6, seed=2)
     path = tmp_path / "r.jsonl"
     config = RunConfig(board_size=5, workers=0)
     full = run_games(tasks, path, config, progress=False)
@@ -144,7 +144,7 @@ def test_resume_plays_only_the_missing_games_and_drops_a_torn_line(tmp_path):
     ids = [r["game_id"] for r in load_results(path)]
     assert sorted(ids) == sorted(task.game_id for task in tasks)
     assert ids[:3] == [r["game_id"] for r in full[:3]]
-    other = round_robin(["random", "agents.random_agent.RandomAgent"], 6, seed=3)
+    other = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 6, seed=3)
     with pytest.raises(ValueError, match="other settings"):
         run_games(other, path, config, resume=True, progress=False)
 
@@ -252,7 +252,7 @@ def test_an_agent_that_cannot_play_the_board_is_refused_before_the_first_game(tm
 
 
 def test_a_folder_with_results_is_resumed_only_with_its_settings_and_never_emptied(tmp_path):
-    tasks = round_robin(["random", "agents.random_agent.RandomAgent"], 2, seed=0)
+    tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     path = tmp_path / "r.jsonl"
     config = RunConfig(board_size=5, workers=0)
     first = run_games(tasks, path, config, progress=False)
@@ -271,7 +271,7 @@ def test_a_folder_with_results_is_resumed_only_with_its_settings_and_never_empti
 
 def test_a_run_into_a_locked_file_is_refused(tmp_path):
     path = tmp_path / "r.jsonl"
-    tasks = round_robin(["random", "agents.random_agent.RandomAgent"], 2, seed=0)
+    tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     with tournament.ResultsLog(path), pytest.raises(ResultsError, match="another run"):
         run_games(tasks, path, RunConfig(board_size=5, workers=0), progress=False)
 
@@ -315,7 +315,7 @@ def test_a_game_the_machine_stalls_every_time_is_left_unplayed_and_reported(tmp_
     notes = []
     tasks = [
         one_game("faulty_agents.SleepyAgent", 0),
-        one_game("agents.random_agent.RandomAgent", 1),
+        one_game("agents.trap.random_agent.RandomAgent", 1),
     ]
     records = run_games(tasks, tmp_path / "r.jsonl", STALL_CONFIG, progress=False,
                         report=notes.append)  # fmt: skip
@@ -330,7 +330,7 @@ def test_a_game_the_machine_stalls_every_time_is_left_unplayed_and_reported(tmp_
 
 
 def test_a_board_size_per_game_is_drawn_from_its_seed_and_recorded(tmp_path):
-    specs = ["random", "agents.random_agent.RandomAgent"]
+    specs = ["random", "agents.trap.random_agent.RandomAgent"]
     tasks = round_robin(specs, 12, seed=4, paired_seeds=True)
     config = RunConfig(workers=0, board_sizes=(4, 6))
     records = run_games(tasks, tmp_path / "r.jsonl", config, progress=False)
@@ -408,7 +408,7 @@ def test_agents_are_asked_about_every_board_size_of_the_run():
 
 
 def test_a_decay_is_a_setting_of_the_run_and_of_each_record(tmp_path):
-    tasks = round_robin(["random", "agents.random_agent.RandomAgent"], 2, seed=0)
+    tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     path = tmp_path / "r.jsonl"
     config = RunConfig(board_size=5, workers=0, decay=0)
     records = run_games(tasks, path, config, progress=False)
@@ -426,7 +426,7 @@ def test_a_decay_is_a_setting_of_the_run_and_of_each_record(tmp_path):
 
 @pytest.mark.parametrize("settings_file", ["kept", "from before decay", "lost"])
 def test_resume_with_another_decay_is_refused_naming_it(tmp_path, settings_file):
-    tasks = round_robin(["random", "agents.random_agent.RandomAgent"], 2, seed=0)
+    tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     path = tmp_path / "r.jsonl"
     run_games(tasks, path, RunConfig(board_size=5, workers=0), progress=False)
     settings = path.with_suffix(".settings.json")
@@ -443,7 +443,7 @@ def test_resume_with_another_decay_is_refused_naming_it(tmp_path, settings_file)
 
 
 def test_a_record_of_another_decay_is_not_resumed(tmp_path):
-    tasks = round_robin(["random", "agents.random_agent.RandomAgent"], 2, seed=0)
+    tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     path = tmp_path / "r.jsonl"
     run_games(tasks, path, RunConfig(board_size=5, workers=0, decay=0), progress=False)
     path.with_suffix(".settings.json").unlink()
@@ -476,7 +476,7 @@ def test_a_full_disk_ends_the_run_with_one_error_and_the_recorded_games_kept(
 ):
     from agents.arena import results
 
-    tasks = round_robin(["random", "agents.random_agent.RandomAgent"], 6, seed=0)
+    tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 6, seed=0)
     path = tmp_path / "r.jsonl"
     write_line = results._write_line
     written = []
@@ -497,7 +497,7 @@ def test_a_full_disk_ends_the_run_with_one_error_and_the_recorded_games_kept(
 
 
 def test_two_different_records_of_one_game_are_refused_and_a_repeated_one_is_not(tmp_path):
-    tasks = round_robin(["random", "agents.random_agent.RandomAgent"], 2, seed=0)
+    tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     path = tmp_path / "r.jsonl"
     config = RunConfig(board_size=5, workers=0)
     full = run_games(tasks, path, config, progress=False)

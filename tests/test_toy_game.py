@@ -15,7 +15,7 @@ from toy_game import GAME, RaceState
 from agents.mcts.search import Tree
 from agents.search.expectimax import Search
 from agents.search.protocol_game import ProtocolSearchGame
-from trap_env.core import IllegalActionError
+from trap_env.trap.core import IllegalActionError
 from trap_env.games import get_game
 
 
@@ -200,7 +200,7 @@ def test_a_run_of_another_game_refuses_trap_rules_and_trap_refuses_rules() -> No
 
 def test_the_mcts_network_reads_the_games_planes_and_refuses_other_actions() -> None:
     from agents.mcts.network import IncompatibleNetworkError, Network, encode, input_planes
-    from trap_env.core import GameConfig
+    from trap_env.trap.core import GameConfig
 
     config = GAME.make_config(goal=4)
     planes = input_planes(GAME, config)

@@ -30,7 +30,7 @@ from trap_scripts import train
 
 from agents.rl.ppo_training import CONFIG_FILE, TrainConfig
 from trap_env.agent import UnsupportedGameError
-from trap_env.core import GameConfig, State, legal_actions
+from trap_env.trap.core import GameConfig, State, legal_actions
 
 QUICK = ["--timesteps", "64", "--n-steps", "32", "--batch-size", "32", "--num-envs", "1",
          "--no-subprocess", "--eval-every", "0", "--no-progress", "--stage", "random"]  # fmt: skip

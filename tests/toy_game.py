@@ -19,7 +19,7 @@ import numpy as np
 
 from agents.seeded import SeededAgent
 from trap_env.batched import num_games
-from trap_env.core import IllegalActionError
+from trap_env.trap.core import IllegalActionError
 from trap_env.game import TRUNCATED, Outcome, RandomSource, config_from_params
 
 WALK, GAMBLE = 0, 1

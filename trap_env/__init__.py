@@ -5,7 +5,7 @@ Importing the package registers the Gymnasium ids ``trap_env/Trap-v0``,
 ``trap_env/Othello-v0`` (Othello: :mod:`trap_env.othello`), ``trap_env/Colosseum-v0``
 (Colosseum Survival!: :mod:`trap_env.colosseum`) and, where the installed
 PettingZoo has a registry, the AEC id ``trap_env/trap_v0``. The environment classes and
-the games' rules load on first use, so ``import trap_env.core`` stays light.
+the games' rules load on first use, so ``import trap_env.trap.core`` stays light.
 
 The environments are thin adapters over the game protocol (:class:`trap_env.game.Game`):
 :class:`trap_env.gym_env.GameEnv` (Gymnasium, one learner against an opponent),
@@ -13,7 +13,7 @@ The environments are thin adapters over the game protocol (:class:`trap_env.game
 :func:`trap_env.openspiel.register_spiel_game` (OpenSpiel) play any registered game
 (:mod:`trap_env.games`); ``TrapEnv``, ``raw_env`` and ``python_trap`` are their Trap!
 instances. A game with a batched engine (:mod:`trap_env.batched`; Trap!'s is
-:mod:`trap_env.batched_trap`) also runs B games at once in
+:mod:`trap_env.trap.batched`) also runs B games at once in
 :class:`trap_env.batched_env.GameVectorEnv` (``gymnasium.make_vec``).
 :func:`register_gym_env` registers ``trap_env/<Title>-v0`` for another game.
 
@@ -36,7 +36,7 @@ from typing import Any
 
 import gymnasium
 
-from trap_env.core import (
+from trap_env.trap.core import (
     GameConfig,
     IllegalActionError,
     Phase,

@@ -15,7 +15,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from trap_env.checks import describe
-from trap_env.core import DEFAULT_DECAY, State
+from trap_env.trap.core import DEFAULT_DECAY, State
 from trap_env.game import TRUNCATED, Game, turn_limit
 from trap_env.games import game_of
 from trap_env.gym_env import check_reset_arguments
@@ -24,7 +24,7 @@ from trap_env.rendering import RENDER_MODES, EnvRenderer, GameRenderer
 __all__ = ["AGENTS", "GameAECEnv", "env", "raw_env", "wrap"]
 
 AGENTS = ("player_0", "player_1")
-"""The agent names; ``player_i`` is player ``i`` of :mod:`trap_env.core`."""
+"""The agent names; ``player_i`` is player ``i`` of :mod:`trap_env.trap.core`."""
 
 Observation = dict[str, np.ndarray]
 
@@ -37,7 +37,7 @@ def env(**kwargs: Any) -> AECEnv:
     (``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``). The wrappers forward every
     attribute read through one ``__getattr__`` per layer, a Python call per layer on every
     read; where throughput matters, step :class:`raw_env` directly (it raises
-    :class:`~trap_env.core.IllegalActionError` for an illegal action and refuses ``step``
+    :class:`~trap_env.trap.core.IllegalActionError` for an illegal action and refuses ``step``
     before ``reset``).
 
     Args:
@@ -245,7 +245,7 @@ class raw_env(GameAECEnv):
     cell) and then a throw: the player names a target cell and a trap lands on it, or, with
     a probability growing with the Manhattan distance, on one of its free neighbours. A
     player who leaves the opponent no legal move wins. The rules are in ``docs/RULES.md``
-    and ``trap_env.core``; this class only translates them. The same agent is selected twice in
+    and ``trap_env.trap.core``; this class only translates them. The same agent is selected twice in
     a row, first to move, then to throw; the landing is drawn inside ``step`` from the
     env's generator, seeded by ``reset(seed=...)``.
 
@@ -257,7 +257,7 @@ class raw_env(GameAECEnv):
     ``Dict(observation=Box(0, 1, (N, N, 4), int8), action_mask=Box(0, 1, (N * N,), int8))``.
     The planes are from the observing agent's point of view: own cell, opponent's cell,
     traps, and a plane of ones in the throw phase (zeros in the move phase); see
-    :mod:`trap_env.observation`. The mask is all zeros for the agent not selected and
+    :mod:`trap_env.trap.observation`. The mask is all zeros for the agent not selected and
     once the game is over.
 
     ## Starting State
@@ -279,7 +279,7 @@ class raw_env(GameAECEnv):
     - ``board_size``: N >= 3, default 7.
     - ``max_turns``: the truncation limit in turns; None means ``4 * N * N``.
     - ``decay``: the throw's accuracy loss per step of distance beyond the first, an
-      integer per mille in 0..1000 (see :class:`trap_env.core.GameConfig`); 50, the game
+      integer per mille in 0..1000 (see :class:`trap_env.trap.core.GameConfig`); 50, the game
       as specified, by default; 0 lands every throw on its target.
     - ``render_mode``: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
 
@@ -306,7 +306,7 @@ class raw_env(GameAECEnv):
 
     @property
     def game_state(self) -> State:
-        """The current game state (a value of :mod:`trap_env.core`)."""
+        """The current game state (a value of :mod:`trap_env.trap.core`)."""
         return self._game_state
 
     def _make_renderer(self, render_mode: str | None) -> GameRenderer | EnvRenderer:

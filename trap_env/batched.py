@@ -1,7 +1,7 @@
 """The optional batched-engine interface: B games of one configuration as NumPy arrays.
 
 A game that offers it (:func:`batched_engine` below; Trap!'s is
-:class:`trap_env.batched_trap.Engine`, Othello's :mod:`trap_env.othello.batched`) runs every
+:class:`trap_env.trap.batched.Engine`, Othello's :mod:`trap_env.othello.batched`) runs every
 transition for a whole batch without a Python loop over games. Code written against
 :class:`BatchedEngine` works for every game that has one: the batched PUCT search
 (:class:`agents.mcts.batched.BatchedTree`), the batched Gymnasium env
@@ -24,7 +24,7 @@ slot), its episode number and the actions played in it: not on B, not on its nei
 in the batch, not on the order of calls.
 
 Example:
-    >>> from trap_env.trap import GAME
+    >>> from trap_env.trap.game import GAME
     >>> engine = batched_engine(GAME, GAME.make_config(board_size=5))
     >>> batch = engine.initial_batch(2)
     >>> engine.legal_masks(batch).sum(axis=1).tolist()

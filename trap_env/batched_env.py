@@ -30,7 +30,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 from numpy.typing import NDArray
 
-from trap_env import batched_trap
+from trap_env.trap import batched as batched_trap
 from trap_env.agent import OpponentError, batched_twin, close_agent, make_agent
 from trap_env.batched import (
     I64,
@@ -56,7 +56,7 @@ from trap_env.batched_opponents import (
     PolicyOpponent,
     VectorOpponent,
 )
-from trap_env.core import IllegalActionError
+from trap_env.trap.core import IllegalActionError
 from trap_env.game import Game, turn_limit
 from trap_env.games import game_of
 from trap_env.gym_env import MAX_RESTARTS, check_learner_options, check_reset_arguments
@@ -499,7 +499,7 @@ class TrapVectorEnv(GameVectorEnv):
 
     ## Description
     The single env ``trap_env/Trap-v0`` (:class:`trap_env.gym_env.TrapEnv`), B times, with
-    every game held in the arrays of :mod:`trap_env.batched_trap` and stepped without a Python
+    every game held in the arrays of :mod:`trap_env.trap.batched` and stepped without a Python
     loop over games (except opponents given as game-by-game agents). One step is one
     learner decision; the landings and the opponent's turn happen inside it.
 
@@ -510,7 +510,7 @@ class TrapVectorEnv(GameVectorEnv):
 
     ## Observation Space
     ``(B, N, N, 4)`` ``int8``, each game's planes as the single env gives them
-    (:mod:`trap_env.observation`) from the learner's side (in ``"self"`` mode, from the side
+    (:mod:`trap_env.trap.observation`) from the learner's side (in ``"self"`` mode, from the side
     to act).
 
     ## Starting State
@@ -531,7 +531,7 @@ class TrapVectorEnv(GameVectorEnv):
     ## Randomness
     Everything (seats, landings, opponents' choices, the choice from a mix) is drawn from
     counter-based streams keyed by ``(seed, slot, episode)``
-    (:func:`trap_env.batched_trap.game_keys`), so a slot's games depend only on the seed given
+    (:func:`trap_env.trap.batched.game_keys`), so a slot's games depend only on the seed given
     to ``reset`` and the learner's actions in that slot, not on B.
 
     ## Arguments
@@ -539,7 +539,7 @@ class TrapVectorEnv(GameVectorEnv):
     - ``opponent``: ``"random"`` and the one-ply agents ``"greedy"`` (with heuristic
       ``is``, ``ais`` or ``ocls``), ``"is"``, ``"ais"``, ``"ocls"`` (computed for the whole
       batch: the scalar agents' sets of best actions, ties broken by the batch's random
-      words; see :mod:`agents.batched_heuristics`), ``"self"`` (the caller
+      words; see :mod:`agents.trap.batched_heuristics`), ``"self"`` (the caller
       plays both seats; ``info["player"]`` is the side that acted, ``info["winner"]`` the
       winner, -1 while none, and ``info["returns"]`` the ``(B, 2)`` results of players 0
       and 1, an illegal action losing), a batched policy ``(observations, masks) -> actions`` (a

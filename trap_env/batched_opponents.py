@@ -3,7 +3,7 @@
 An opponent of :class:`trap_env.batched_env.GameVectorEnv` is a :class:`BatchOpponent`: it
 reads the env's batched engine and the batch, and answers one action per game.
 :class:`BatchedRandom` is Trap!'s ``RandomAgent``'s batched twin (on Trap!'s engine,
-:class:`trap_env.batched_trap.Engine`); a frozen policy on observations and any agent asked
+:class:`trap_env.trap.batched.Engine`); a frozen policy on observations and any agent asked
 game by game serve every game.
 """
 
@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from trap_env import batched_trap
+from trap_env.trap import batched as batched_trap
 from trap_env.agent import Agent, check_supports, close_agent, make_agent
 from trap_env.batched import I64, U64, BatchedEngine, Bool, gather, num_games
 from trap_env.games import DEFAULT_GAME

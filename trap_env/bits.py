@@ -1,7 +1,7 @@
 """Python-int bitboards, the board of every game's rules: bit ``row * N + col`` is cell
 ``(row, col)``.
 
-Each game's rules (:mod:`trap_env.kernel`, :mod:`trap_env.othello.rules`,
+Each game's rules (:mod:`trap_env.trap.kernel`, :mod:`trap_env.othello.rules`,
 :mod:`trap_env.colosseum.rules`) keep sets of cells as one ``int``, any board size. This
 module imports nothing.
 

@@ -9,7 +9,7 @@ game's ``apply`` refuses any other action with :class:`IllegalActionError`
 
 The generic parts (the search, ``mcts``, the match runner, tournaments, results records,
 the ``exec:`` protocol, the Gymnasium, PettingZoo and OpenSpiel adapters) are written
-against :class:`Game`; each game implements it once (Trap!: :mod:`trap_env.trap`) and is
+against :class:`Game`; each game implements it once (Trap!: :mod:`trap_env.trap.game`) and is
 registered by name in :mod:`trap_env.games`.
 
 A game may also offer a batched engine, B games as NumPy arrays

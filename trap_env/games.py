@@ -33,7 +33,7 @@ DEFAULT_GAME = "trap"
 """The game every command, env and agent table means when none is named."""
 
 _GAMES: dict[str, str | Game[Any, Any]] = {
-    "trap": "trap_env.trap:GAME",
+    "trap": "trap_env.trap.game:GAME",
     "othello": "trap_env.othello.game:GAME",
     "colosseum": "trap_env.colosseum.game:GAME",
 }

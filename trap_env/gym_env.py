@@ -17,10 +17,10 @@ from gymnasium.error import ResetNeeded
 
 from trap_env.agent import Opponent, OpponentError, close_agent, resolve_opponent
 from trap_env.checks import describe, is_integral
-from trap_env.core import DEFAULT_DECAY, IllegalActionError, Phase, State, validate_state
+from trap_env.trap.core import DEFAULT_DECAY, IllegalActionError, Phase, State, validate_state
 from trap_env.game import TRUNCATED, Game, Outcome, turn_limit
 from trap_env.games import game_of
-from trap_env.observation import NUM_PLANES
+from trap_env.trap.observation import NUM_PLANES
 from trap_env.rendering import RENDER_MODES, EnvRenderer, GameRenderer
 
 __all__ = [
@@ -383,7 +383,7 @@ class TrapEnv(GameEnv):
     cell) and then a throw: the player names a target cell and a trap lands on it, or, with
     a probability growing with the Manhattan distance, on one of its free neighbours. A
     player who leaves the opponent no legal move wins. The rules are in ``docs/RULES.md``
-    and ``trap_env.core``; this class only translates them. The opponent's decisions and the
+    and ``trap_env.trap.core``; this class only translates them. The opponent's decisions and the
     landings happen inside ``reset`` and ``step``.
 
     ## Action Space
@@ -395,7 +395,7 @@ class TrapEnv(GameEnv):
     ## Observation Space
     ``Box(0, 1, (N, N, 4), int8)`` from the learner's point of view: plane 0 the learner's
     cell, plane 1 the opponent's cell, plane 2 the traps, plane 3 all ones in the throw
-    phase and all zeros in the move phase (see :mod:`trap_env.observation`).
+    phase and all zeros in the move phase (see :mod:`trap_env.trap.observation`).
 
     ## Starting State
     Player 0 on ``(0, N // 2)``, player 1 on ``(N - 1, N // 2)``, no traps; player 0 moves
@@ -433,11 +433,11 @@ class TrapEnv(GameEnv):
     - ``board_size``: N >= 3, default 7.
     - ``max_turns``: the truncation limit in turns; None means ``4 * N * N``.
     - ``decay``: the throw's accuracy loss per step of distance beyond the first, an
-      integer per mille in 0..1000 (see :class:`trap_env.core.GameConfig`); 50, the game
+      integer per mille in 0..1000 (see :class:`trap_env.trap.core.GameConfig`); 50, the game
       as specified, by default; 0 lands every throw on its target.
     - ``render_mode``: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
     - ``illegal_action``: ``"lose"`` (default: reward -1, episode over) or ``"raise"``
-      (raise :class:`trap_env.core.IllegalActionError`).
+      (raise :class:`trap_env.trap.core.IllegalActionError`).
 
     ``info`` holds the same keys after every ``reset`` and ``step``: ``"action_mask"``
     (``int8``, all zeros once the episode is over), ``"phase"`` (0 for a move, 1 for a
@@ -483,7 +483,7 @@ class TrapEnv(GameEnv):
     def set_game_state(self, state: State) -> tuple[np.ndarray, dict[str, Any]]:
         """Continue the episode from ``state``, for search and debugging.
 
-        The state must be valid (:func:`trap_env.core.validate_state`), of this env's board
+        The state must be valid (:func:`trap_env.trap.core.validate_state`), of this env's board
         size and decay, and in phase ``MOVE`` or ``THROW``. If the opponent is to act, it plays (and
         chance lands its throw) until the learner must decide, as in ``reset``.
 
@@ -580,5 +580,5 @@ def check_reset_arguments(seed: object, options: object) -> None:
 
 
 def planes_space(board_size: int) -> spaces.Box:
-    """The space of the observation planes (:func:`trap_env.observation.observe`)."""
+    """The space of the observation planes (:func:`trap_env.trap.observation.observe`)."""
     return spaces.Box(0, 1, (board_size, board_size, NUM_PLANES), dtype=np.int8)

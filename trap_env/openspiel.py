@@ -1,7 +1,7 @@
 """The OpenSpiel adapter: any game of the protocol as a pyspiel game; Trap! is ``python_trap``.
 
 Importing this module registers ``python_trap`` with pyspiel. It is a thin adapter: for
-Trap! every rule, landing probability and win check comes from :mod:`trap_env.core`; this
+Trap! every rule, landing probability and win check comes from :mod:`trap_env.trap.core`; this
 module only translates to OpenSpiel's ``Game``/``State`` API (needs the ``openspiel``
 extra: ``pip install trap_env[openspiel]``).
 
@@ -10,33 +10,33 @@ terminal rewards, two players.
 
 - **Parameters.** ``board_size`` (N, default 7), ``decay`` (the throw's accuracy loss per
   step of distance beyond the first, an integer per mille, default 50: see
-  :class:`trap_env.core.GameConfig`) and ``max_turns`` (the truncation limit in turns, a
+  :class:`trap_env.trap.core.GameConfig`) and ``max_turns`` (the truncation limit in turns, a
   turn being one player's move and throw; the default -1 means
-  :func:`trap_env.core.default_turn_limit`, ``4 * N * N``, as in the environments).
+  :func:`trap_env.trap.core.default_turn_limit`, ``4 * N * N``, as in the environments).
 - **Actions.** A flat cell ``row * N + col``, so ``num_distinct_actions`` is N*N. The
   move and the throw are separate decisions of the same player: the player to act first
   names the cell it steps to, then the cell it throws at.
 - **Chance.** After each throw a chance node lists the landing cells with the exact
-  probabilities of :func:`trap_env.core.chance_outcomes` (sorted by cell, as OpenSpiel
+  probabilities of :func:`trap_env.trap.core.chance_outcomes` (sorted by cell, as OpenSpiel
   lists actions). Outcomes are cells too, so ``max_chance_outcomes`` is N*N.
 - **Length.** ``max_game_length`` counts decisions, as OpenSpiel does: two per turn,
   ``2 * max_turns``; the at most ``max_turns`` chance nodes come on top.
 - **Returns.** +1 for the winner and -1 for the loser; a game cut at the turn limit
   ends with 0 for both. A game is cut when ``max_turns`` turns are complete and nobody
   has won.
-- **Observation.** The environments' planes (:func:`trap_env.observation.observe`) as a
+- **Observation.** The environments' planes (:func:`trap_env.trap.observation.observe`) as a
   ``float32`` tensor of shape ``[N, N, 4]`` (channel last, the environments' layout and
   what OpenSpiel's AlphaZero convolutions read), seen by the player asked for: plane 0
   its own cell, 1 the opponent's cell, 2 the traps, 3 ones in phase ``THROW``. At a
   chance node the planes are those of the throw that it follows. The information state
   tensor is the same (the game has perfect information); the observation and
-  information state strings are :func:`trap_env.core.to_text`.
+  information state strings are :func:`trap_env.trap.core.to_text`.
 - **Text and serialization.** ``str(state)`` is the core's one-line notation
-  (:func:`trap_env.core.to_text`). States serialize through OpenSpiel's default for
+  (:func:`trap_env.trap.core.to_text`). States serialize through OpenSpiel's default for
   Python games (``pyspiel.serialize_game_and_state`` stores the action history and the
   state's attributes) and pickle. Both pickle: deserializing a crafted string runs code
   (OpenSpiel's C++ unpickles the attributes; this adapter cannot change that), so
-  deserialize only your own; exchange positions as text (:func:`trap_env.core.from_text`
+  deserialize only your own; exchange positions as text (:func:`trap_env.trap.core.from_text`
   parses, never executes).
 
 The generic part, :class:`GameSpielGame`, :class:`GameSpielState` and
@@ -65,7 +65,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pyspiel
 
-from trap_env import core
+from trap_env.trap import core
 from trap_env.game import Game, turn_limit
 from trap_env.games import get_game
 
@@ -281,7 +281,7 @@ GAME_TYPE = spiel_game_type(GAME, SHORT_NAME)
 
 
 class SpielState(GameSpielState):
-    """A Trap! position in OpenSpiel; :attr:`game_state` is the :class:`trap_env.core.State`."""
+    """A Trap! position in OpenSpiel; :attr:`game_state` is the :class:`trap_env.trap.core.State`."""
 
     game_state: core.State
 
@@ -295,7 +295,7 @@ class SpielState(GameSpielState):
 
 
 class PlanesObserver(GameObserver):
-    """The Trap! observer: :func:`trap_env.observation.observe`, a pending landing shown
+    """The Trap! observer: :func:`trap_env.trap.observation.observe`, a pending landing shown
     as the throw it follows (no agent sees chance)."""
 
     def _observe(self, state: core.State, player: int) -> Any:

@@ -10,7 +10,7 @@ A *last throw* is a ``(target, landing)`` pair of flat cells, or None before any
 image marks the target with a yellow frame and the landing cell with an orange dot.
 
 Example:
-    >>> from trap_env.core import initial_state
+    >>> from trap_env.trap.core import initial_state
     >>> render_rgb(initial_state(), last_throw=(24, 25)).shape
     (336, 336, 3)
 """
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from gymnasium import logger
 
-from trap_env.core import State, to_ascii
+from trap_env.trap.core import State, to_ascii
 
 __all__ = [
     "CELL_PIXELS",

@@ -31,7 +31,7 @@ from typing import Any
 
 from agents.timing import pause_collector, resume_collector
 from trap_env.agent import Agent
-from trap_env.core import DEFAULT_DECAY, NO_PLAYER, Cell, IllegalActionError, State
+from trap_env.trap.core import DEFAULT_DECAY, NO_PLAYER, Cell, IllegalActionError, State
 from trap_env.game import TRUNCATED, Game, turn_limit
 from trap_env.games import DEFAULT_GAME, get_game
 
@@ -72,7 +72,7 @@ class GameResult:
         board_size: N.
         max_turns: the turn limit that applied.
         decay: the throw's accuracy loss per step of distance beyond the first, per mille
-            (see :class:`trap_env.core.GameConfig`).
+            (see :class:`trap_env.trap.core.GameConfig`).
         winner: the winning seat, or -1 for a draw.
         reason: one of :data:`REASONS`; for a fault, the loser is the seat at fault.
         detail: what went wrong, for a fault; empty otherwise.
@@ -159,7 +159,7 @@ def play_game(
         max_turns: a draw by truncation after this many turns (None: the game's
             ``default_turn_limit``; Trap!: 4 * N * N).
         decay: Trap!'s throw accuracy loss per step of distance beyond the first, per mille
-            (None: 50, the game as specified; see :class:`trap_env.core.GameConfig`).
+            (None: 50, the game as specified; see :class:`trap_env.trap.core.GameConfig`).
         time_budget: CPU seconds per turn, shared by the decisions one player makes in a
             row (Trap!: the move and the throw); None for no limit.
         on_turn: called as ``on_turn(seat, state, actions)`` before each turn (and once

@@ -23,7 +23,7 @@ from agents.arena.match import DEFAULT_TIME_BUDGET, derive_seed
 from agents.arena.results import game_field
 from agents.options import parse_spec
 from agents.program import DEFAULT_MEMORY_LIMIT
-from trap_env.core import DEFAULT_DECAY, GameConfig
+from trap_env.trap.core import DEFAULT_DECAY, GameConfig
 from trap_env.game import turn_limit
 from trap_env.games import DEFAULT_GAME, get_game
 
@@ -90,7 +90,7 @@ class RunConfig:
         board_size: N.
         max_turns: a draw after this many turns; None for 4 * N * N.
         decay: the throw's accuracy loss per step of distance beyond the first, per mille
-            (50, the game as specified, by default; see :class:`trap_env.core.GameConfig`).
+            (50, the game as specified, by default; see :class:`trap_env.trap.core.GameConfig`).
         time_budget: CPU seconds per turn (move and throw); None (or ``math.inf``) for no
             limit.
         wall_ceiling: wall-clock seconds a turn may take before its worker is killed;

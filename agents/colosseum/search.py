@@ -50,7 +50,7 @@ from typing import Any
 from agents.colosseum.evaluation import DEFAULT_WEIGHTS, Weights, evaluate, final_score
 from agents.colosseum.greedy import child
 from agents.colosseum.random_agent import ColosseumAgent
-from agents.search.agent import SearchStats
+from agents.trap.search import SearchStats
 from agents.search.alphabeta import (
     MAX_DEPTH,
     AlphaBetaSearch,

@@ -37,8 +37,11 @@ from trap_env.games import DEFAULT_GAME
 
 __all__ = ["DEFAULT_NETWORKS", "MCTSAgent", "MCTSStats"]
 
-_MODELS = Path(__file__).resolve().parent / "models"
-DEFAULT_NETWORKS = {"trap": _MODELS / "mcts_7x7.npz", "othello": _MODELS / "othello_8x8.npz"}
+_AGENTS = Path(__file__).resolve().parent.parent
+DEFAULT_NETWORKS = {
+    "trap": _AGENTS / "trap" / "models" / "mcts_7x7.npz",
+    "othello": _AGENTS / "othello" / "models" / "mcts_8x8.npz",
+}
 """The bundled network of each game: Trap! on 7x7, Othello on 8x8."""
 
 

@@ -18,7 +18,7 @@ simulation adds at most two nodes (a chance node and the decision node below it)
 ``M = 2 * simulations + 1`` always suffices.
 
 Example:
-    >>> from trap_env import batched_trap
+    >>> from trap_env.trap import batched as batched_trap
     >>> engine = batched_trap.Engine(batched_trap.tables(5))
     >>> tree = BatchedTree(engine, engine.initial_batch(3), simulations=16)
     >>> tree.run(uniform_evaluator(engine))
@@ -73,7 +73,7 @@ class BatchedTree:
 
     Args:
         engine: the batched engine of the games' rules (Trap!'s:
-            :class:`trap_env.batched_trap.Engine`).
+            :class:`trap_env.trap.batched.Engine`).
         roots: B games, each at a decision of a game in progress.
         simulations: simulations per tree (the first expands the root).
         c_puct: the weight of the prior-driven exploration term.

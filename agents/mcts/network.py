@@ -9,7 +9,7 @@ Architecture (channel-last here, channel-first in torch; the weights are stored 
 way, ``(out, in, kh, kw)``):
 
 * input: the game's observation planes (``game.observe``; Trap!'s four of
-  :func:`trap_env.observation.observe`, Othello's four) from the side to act, plus a plane
+  :func:`trap_env.trap.observation.observe`, Othello's four) from the side to act, plus a plane
   of ones, so that the zero padding of the convolutions marks the board's edge; the
   planes' count is ``game.observation_shape(config)[-1] + 1`` (:func:`input_planes`);
 * a 3x3 convolution to ``channels`` features, then ``blocks`` residual blocks of two 3x3
@@ -26,7 +26,7 @@ of ``{"game": NAME, "rules": {...}}``, and the weights by name. Version 1 files 
 only: ``[1, board_size, blocks, decay]``) are read too.
 
 Example:
-    >>> from trap_env.core import GameConfig, initial_state
+    >>> from trap_env.trap.core import GameConfig, initial_state
     >>> net = Network.initial(GameConfig(5), channels=8, blocks=1, hidden=8, seed=0)
     >>> logits, values = net.evaluate([initial_state(GameConfig(5))])
     >>> logits.shape, values.shape
@@ -48,7 +48,7 @@ import numpy as np
 from agents.files import save_npz_atomically
 from trap_env.game import Game
 from trap_env.games import game_names, get_game
-from trap_env.trap import GAME as TRAP
+from trap_env.trap.game import GAME as TRAP
 
 __all__ = [
     "FORMAT_VERSION",

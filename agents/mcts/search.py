@@ -6,7 +6,7 @@ The tree has two kinds of nodes:
   ``Q(a) + c * P(a) * sqrt(N) / (1 + N(a))``, with the network's priors ``P`` over the legal
   actions only (the illegal ones are masked out before the softmax);
 * a :class:`ChanceNode` (a LANDING state) chooses the landing among the exact
-  :func:`trap_env.core.chance_outcomes`: with ``chance="expect"`` the outcome whose share of
+  :func:`trap_env.trap.core.chance_outcomes`: with ``chance="expect"`` the outcome whose share of
   the visits lags its probability most (deterministic; the node's mean converges to the
   expectation over the outcomes), with ``chance="sample"`` one drawn with the exact
   probabilities from the caller's generator.
@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from trap_env.core import Cell
+from trap_env.trap.core import Cell
 from trap_env.game import Game
-from trap_env.trap import GAME as TRAP
+from trap_env.trap.game import GAME as TRAP
 
 __all__ = [
     "CHANCE_MODES",

@@ -50,7 +50,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-import agents.search.agent
+import agents.trap.search
 from agents.options import check_int
 from agents.othello.bitboards import Geometry, geometry
 from agents.othello.evaluation import (
@@ -350,8 +350,8 @@ class SearchSettings(AlphaBetaSettings):
 
 
 @dataclass(frozen=True)
-class SearchStats(agents.search.agent.SearchStats):
-    """What the last decision's search did (:class:`agents.search.agent.SearchStats`'s
+class SearchStats(agents.trap.search.SearchStats):
+    """What the last decision's search did (:class:`agents.trap.search.SearchStats`'s
     fields; ``depth`` is the number of empty cells for an exact solve, and ``value`` past
     :data:`~agents.othello.evaluation.WIN_SCORE` for a won game).
 

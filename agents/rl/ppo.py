@@ -1,7 +1,7 @@
 """The ``ppo`` agent: a MaskablePPO policy trained on ``trap_env/Trap-v0``, played on CPU.
 
 It plays either seat and both phases: the state is turned into the env's observation from
-the acting player's side (:func:`trap_env.observation.observe`) and the policy always
+the acting player's side (:func:`trap_env.trap.observation.observe`) and the policy always
 sees the legal-action mask, so it never picks an illegal move or throw.
 
 Example:
@@ -29,7 +29,7 @@ import numpy as np
 
 from agents.seeded import SeededAgent
 from trap_env.agent import UnsupportedGameError
-from trap_env.core import Cell, GameConfig, Phase, State
+from trap_env.trap.core import Cell, GameConfig, Phase, State
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -41,7 +41,7 @@ __all__ = [
     "read_parameters",
 ]
 
-DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "ppo_7x7.zip"
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "trap" / "models" / "ppo_7x7.zip"
 """The bundled policy for the default 7x7 board."""
 
 
@@ -115,7 +115,7 @@ class PPOAgent(SeededAgent):
         """The masked policy's probability of each flat cell (zero on illegal ones)."""
         import torch
 
-        from trap_env.observation import action_mask, observe
+        from trap_env.trap.observation import action_mask, observe
 
         self._check_state(state)
         observation = observe(state, state.player)

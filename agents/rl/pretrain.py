@@ -26,8 +26,8 @@ from torch.nn import functional
 
 from agents.registry import make_agent
 from agents.rl.teacher import teacher_game
-from trap_env.core import GameConfig, State, initial_state, resolve_turn_limit
-from trap_env.observation import action_mask, observe
+from trap_env.trap.core import GameConfig, State, initial_state, resolve_turn_limit
+from trap_env.trap.observation import action_mask, observe
 
 __all__ = ["ImitationData", "imitation_data", "pretrain"]
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trap_env.game import Game
-from trap_env.trap import GAME as TRAP
+from trap_env.trap.game import GAME as TRAP
 
 __all__ = ["Label", "TeacherGame", "teacher_game", "teacher_value"]
 

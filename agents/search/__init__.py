@@ -1,7 +1,7 @@
 """Game-tree search written against a small game interface (:mod:`agents.search.game`).
 
-The ``expectiminimax`` agent is :mod:`agents.search.agent`, its evaluation
-:mod:`agents.search.evaluation`. The names below load on first use, so importing the
+The ``expectiminimax`` agent is :mod:`agents.trap.search`, its evaluation
+:mod:`agents.trap.evaluation`. The names below load on first use, so importing the
 evaluation (as the ``greedy:heuristic=eval`` agent does) does not load the search.
 """
 

@@ -14,19 +14,19 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Protocol, TypeVar
 
-from agents.search.evaluation import DEFAULT_WEIGHTS, Evaluator, Weights
-from trap_env import core, kernel
+from agents.trap.evaluation import DEFAULT_WEIGHTS, Evaluator, Weights
+from trap_env.trap import core, kernel
 from trap_env.bits import cells_of
 from trap_env.cache import BoundedCache
-from trap_env.core import Cell, Phase, State
-from trap_env.kernel import (
+from trap_env.trap.core import Cell, Phase, State
+from trap_env.trap.kernel import (
     cached_geometry,
     geometry,
     is_trapped,
     king_distance,
     square_mask,
 )
-from trap_env.trap import GAME
+from trap_env.trap.game import GAME
 
 __all__ = ["Game", "TrapGame"]
 
@@ -99,7 +99,7 @@ class Game(Protocol[S]):
 
 
 def _merged_landings(state: State) -> tuple[tuple[Cell, float], ...]:
-    """:func:`trap_env.kernel.landings`, landings on existing traps merged into one."""
+    """:func:`trap_env.trap.kernel.landings`, landings on existing traps merged into one."""
     outcomes: list[tuple[Cell, float]] = []
     wasted = 0.0
     wasted_cell = -1
@@ -116,7 +116,7 @@ def _merged_landings(state: State) -> tuple[tuple[Cell, float], ...]:
 
 
 class TrapGame:
-    """Trap! for the search, on top of :mod:`trap_env.core`.
+    """Trap! for the search, on top of :mod:`trap_env.trap.core`.
 
     Args:
         throw_filter: search only throws at empty cells within ``throw_radius`` king
@@ -168,7 +168,7 @@ class TrapGame:
         return cells_of(near)
 
     apply = staticmethod(kernel.apply)
-    """The next state: :func:`trap_env.kernel.apply`, ``core.apply`` without its checks.
+    """The next state: :func:`trap_env.trap.kernel.apply`, ``core.apply`` without its checks.
 
     The search applies only actions that :meth:`legal_actions` or :meth:`chance_outcomes`
     listed, so the checks would only cost time.
@@ -212,7 +212,7 @@ class TrapGame:
     """Whether a player has won: the rules' own test (the search knows no turn limit)."""
 
     def terminal_value(self, state: State, player: int) -> float:
-        """+1 for the winner, -1 for the loser: :func:`trap_env.core.returns`."""
+        """+1 for the winner, -1 for the loser: :func:`trap_env.trap.core.returns`."""
         return core.returns(state)[player]
 
     def current_player(self, state: State) -> int:
@@ -220,7 +220,7 @@ class TrapGame:
         return state.player
 
     def evaluate(self, state: State, player: int) -> float:
-        """:func:`agents.search.evaluation.evaluate`, cached."""
+        """:func:`agents.trap.evaluation.evaluate`, cached."""
         return self.evaluator(state, player)
 
     def leaf_values(self, state: State, player: int) -> Iterator[tuple[float, float]]:

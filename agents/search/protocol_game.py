@@ -8,7 +8,7 @@ given by the caller, so a new game is searched before it has tuned code of its o
 
 Example:
     >>> from agents.search.expectimax import Search
-    >>> from trap_env.trap import GAME
+    >>> from trap_env.trap.game import GAME
     >>> search = Search(ProtocolSearchGame(GAME))
     >>> state = GAME.initial_state(GAME.make_config(board_size=3))
     >>> search.value(state, 2)

@@ -10,7 +10,7 @@ import numpy as np
 from trap_scripts._cli import CliError
 from trap_scripts.benchmarks._shared import PEER, Figure, timed_loop
 
-from trap_env.core import (
+from trap_env.trap.core import (
     GameConfig,
     Phase,
     apply,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from trap_scripts.benchmarks._shared import Figure, timed_loop
 
-from trap_env.core import (
+from trap_env.trap.core import (
     GameConfig,
     initial_state,
     resolve_turn_limit,
@@ -43,7 +43,7 @@ def batched_tree_rate(num_games: int, seconds: float, board_size: int = 7) -> fl
     """Simulations/s of :class:`agents.mcts.batched.BatchedTree` over ``num_games`` games
     from the start, with a free network."""
     from agents.mcts.batched import BatchedTree, uniform_evaluator
-    from trap_env import batched_trap
+    from trap_env.trap import batched as batched_trap
 
     t = batched_trap.tables(board_size)
     roots = batched_trap.initial_batch(t, num_games)

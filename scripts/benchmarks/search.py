@@ -9,7 +9,7 @@ from typing import Any
 
 from trap_scripts.benchmarks._shared import Figure
 
-from trap_env.core import (
+from trap_env.trap.core import (
     GameConfig,
     Phase,
     State,
@@ -58,7 +58,7 @@ def deepest_iteration(state: State, seconds: float) -> tuple[int, int, float]:
 
     Returns the deepest finished depth, the nodes and the seconds used.
     """
-    from agents.search.agent import ExpectiminimaxAgent
+    from agents.trap.search import ExpectiminimaxAgent
     from agents.search.expectimax import timed_iterations
 
     search = ExpectiminimaxAgent().search

@@ -30,7 +30,7 @@ def search_opponent_figures(seconds: float) -> list[Figure]:
             f"vs search: batched {OPPONENT} B={BATCHED_B}",
             batched,
             "learner-steps/s",
-            "agents.search.batched",
+            "agents.trap.batched_search",
         ),
         Figure(
             f"vs search: {OPPONENT} game by game B={SCALAR_B}",

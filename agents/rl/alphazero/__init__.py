@@ -2,7 +2,7 @@
 
 Any game with a batched engine trains (``game_name``: Trap!, the default, or Othello, with
 its rule parameters in ``rules``). Self-play runs on the game's batched engine
-(:class:`trap_env.batched.BatchedEngine`: :mod:`trap_env.batched_trap`,
+(:class:`trap_env.batched.BatchedEngine`: :mod:`trap_env.trap.batched`,
 :mod:`trap_env.othello.batched`): ``games`` games kept going at once (a finished one is
 replaced at once), searched together by
 :class:`agents.mcts.batched.BatchedTree`, which evaluates the leaves of all the games' trees

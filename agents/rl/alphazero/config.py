@@ -22,7 +22,7 @@ from agents.rl.settings import (
     load_record,
 )
 from trap_env.batched import batched_engine
-from trap_env.core import DEFAULT_DECAY
+from trap_env.trap.core import DEFAULT_DECAY
 from trap_env.game import Game, turn_limit
 from trap_env.games import DEFAULT_GAME, game_names, get_game
 
@@ -61,7 +61,7 @@ class AlphaZeroConfig:
         rules: the rule parameters of a game other than Trap! (Othello:
             ``{"board_size": 8, "end_rule": "standard"}``); None for the game's defaults.
         board_size: Trap!'s N.
-        decay: Trap!'s rule variant (see :class:`trap_env.core.GameConfig`).
+        decay: Trap!'s rule variant (see :class:`trap_env.trap.core.GameConfig`).
         channels, blocks, hidden: the network's size (see :mod:`agents.mcts.network`).
         initial_network: an ``mcts`` network file to start from (a warm start; its size
             must be ``channels``, ``blocks``, ``hidden``), or None for random weights.

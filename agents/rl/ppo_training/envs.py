@@ -17,7 +17,7 @@ from agents.rl.batched_vec_env import TrapBatchedVecEnv
 from agents.rl.ppo_training.config import TrainConfig
 from agents.rl.ppo_training.shaping import MobilityShaping
 from trap_env.agent import Agent
-from trap_env.batched_trap import MAX_BOARD_SIZE
+from trap_env.trap.batched import MAX_BOARD_SIZE
 
 ENV_ID = "trap_env/Trap-v0"
 

@@ -13,7 +13,7 @@ from typing import Any
 from agents.registry import make_agent
 from agents.seeded import SeededAgent
 from trap_env.agent import Agent
-from trap_env.core import Cell, State
+from trap_env.trap.core import Cell, State
 
 
 class OpponentMix(SeededAgent):

@@ -9,7 +9,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from trap_env.core import mobility
+from trap_env.trap.core import mobility
 
 
 class MobilityShaping(gym.Wrapper):

@@ -9,7 +9,7 @@ is worth more than any score). Ties are broken by the agent's seeded generator.
 * ``ais`` (aggressive improved score): my moves minus twice the opponent's.
 * ``ocls`` (one-cell lookahead score): the sum, over my moves, of the moves I would have
   from there, minus the same sum for the opponent.
-* ``eval``: :func:`agents.search.evaluation.evaluate`, the search agents' evaluation.
+* ``eval``: :func:`agents.trap.evaluation.evaluate`, the search agents' evaluation.
 
 ``greedy`` uses ``ais`` unless told otherwise (``"greedy:heuristic=ocls"``).
 """
@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agents.batched_heuristics import BATCHED_HEURISTICS, WIN_SCORE, BatchedGreedy
-from agents.search.evaluation import evaluate
+from agents.trap.batched_heuristics import BATCHED_HEURISTICS, WIN_SCORE, BatchedGreedy
+from agents.trap.evaluation import evaluate
 from agents.seeded import SeededAgent
-from trap_env import core
+from trap_env.trap import core
 from trap_env.bits import cells_of
-from trap_env.core import Cell, Phase, State
-from trap_env.kernel import geometry, square_mask
+from trap_env.trap.core import Cell, Phase, State
+from trap_env.trap.kernel import geometry, square_mask
 
 __all__ = [
     "HEURISTICS",

@@ -1,10 +1,10 @@
-"""Trap! behind the game protocol (:class:`trap_env.game.Game`): the rules of :mod:`trap_env.core`.
+"""Trap! behind the game protocol (:class:`trap_env.game.Game`): the rules of :mod:`trap_env.trap.core`.
 
 Every method translates to the core; none restates a rule. ``GAME`` is the instance that
 :mod:`trap_env.games` registers as ``"trap"``.
 
 Example:
-    >>> from trap_env.trap import GAME
+    >>> from trap_env.trap.game import GAME
     >>> state = GAME.initial_state(GAME.make_config(board_size=5))
     >>> GAME.decision_name(state), GAME.legal_actions(state)
     ('move', [1, 3, 6, 7, 8])
@@ -18,17 +18,17 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from trap_env import core
+from trap_env.trap import core
 from trap_env.bits import cells_of
-from trap_env.core import Cell, GameConfig, Phase, State
+from trap_env.trap.core import Cell, GameConfig, Phase, State
 from trap_env.game import Outcome, RandomSource, config_from_params
 
 __all__ = ["GAME", "Trap"]
 
 
 class Trap:
-    """Trap! as a :class:`trap_env.game.Game`: states are :class:`trap_env.core.State`,
-    the configuration is :class:`trap_env.core.GameConfig`, actions are flat cells."""
+    """Trap! as a :class:`trap_env.game.Game`: states are :class:`trap_env.trap.core.State`,
+    the configuration is :class:`trap_env.trap.core.GameConfig`, actions are flat cells."""
 
     name: str = "trap"
     title: str = "Trap!"
@@ -59,29 +59,29 @@ class Trap:
         return config.board_size * config.board_size
 
     def observation_shape(self, config: GameConfig) -> tuple[int, ...]:
-        """``(N, N, 4)``: see :mod:`trap_env.observation`."""
-        from trap_env.observation import NUM_PLANES
+        """``(N, N, 4)``: see :mod:`trap_env.trap.observation`."""
+        from trap_env.trap.observation import NUM_PLANES
 
         return (config.board_size, config.board_size, NUM_PLANES)
 
     def batched_engine(self, config: GameConfig) -> Any:
-        """:class:`trap_env.batched_trap.Engine` (``board_size`` up to 8).
+        """:class:`trap_env.trap.batched.Engine` (``board_size`` up to 8).
 
         Raises:
             ValueError: for a board the batched engine does not hold.
         """
-        from trap_env import batched_trap  # numpy: only for those who batch
+        from trap_env.trap import batched as batched_trap  # numpy: only for those who batch
 
         return batched_trap.Engine(batched_trap.tables(config.board_size, config.decay))
 
     def default_turn_limit(self, config: GameConfig) -> int:
-        """``4 * N * N`` (:func:`trap_env.core.default_turn_limit`)."""
+        """``4 * N * N`` (:func:`trap_env.trap.core.default_turn_limit`)."""
         return core.default_turn_limit(config.board_size)
 
     # --- Play ---------------------------------------------------------------------------
 
     def initial_state(self, config: GameConfig) -> State:
-        """:func:`trap_env.core.initial_state`."""
+        """:func:`trap_env.trap.core.initial_state`."""
         return core.initial_state(config)
 
     def current_player(self, state: State) -> int:
@@ -93,23 +93,23 @@ class Trap:
         return state.phase is Phase.LANDING and state.winner == core.NO_PLAYER
 
     def legal_actions(self, state: State) -> list[Cell]:
-        """:func:`trap_env.core.legal_actions`."""
+        """:func:`trap_env.trap.core.legal_actions`."""
         return core.legal_actions(state)
 
     def legal_action_mask(self, state: State) -> list[int]:
-        """:func:`trap_env.core.legal_action_mask`."""
+        """:func:`trap_env.trap.core.legal_action_mask`."""
         return core.legal_action_mask(state)
 
     def apply(self, state: State, action: int) -> State:
-        """:func:`trap_env.core.apply`."""
+        """:func:`trap_env.trap.core.apply`."""
         return core.apply(state, action)
 
     def chance_outcomes(self, state: State) -> Sequence[tuple[Cell, float]]:
-        """:func:`trap_env.core.chance_outcomes`: the landing cells, the target first."""
+        """:func:`trap_env.trap.core.chance_outcomes`: the landing cells, the target first."""
         return core.chance_outcomes(state)
 
     def sample_chance(self, state: State, rng: RandomSource) -> Cell:
-        """:func:`trap_env.core.sample_landing`: one ``rng.random()`` per landing."""
+        """:func:`trap_env.trap.core.sample_landing`: one ``rng.random()`` per landing."""
         return core.sample_landing(state, rng)
 
     def turn(self, state: State) -> int:
@@ -117,7 +117,7 @@ class Trap:
         return state.turn
 
     def outcome(self, state: State, max_turns: int | None = None) -> Outcome | None:
-        """:func:`trap_env.core.outcome`."""
+        """:func:`trap_env.trap.core.outcome`."""
         return core.outcome(state, max_turns)
 
     def scores(self, state: State) -> dict[str, Any]:
@@ -131,17 +131,17 @@ class Trap:
     # --- Views --------------------------------------------------------------------------
 
     def observe(self, state: State, player: int) -> Any:
-        """:func:`trap_env.observation.observe`."""
-        from trap_env.observation import observe
+        """:func:`trap_env.trap.observation.observe`."""
+        from trap_env.trap.observation import observe
 
         return observe(state, player)
 
     def to_text(self, state: State) -> str:
-        """:func:`trap_env.core.to_text`."""
+        """:func:`trap_env.trap.core.to_text`."""
         return core.to_text(state)
 
     def from_text(self, text: str) -> State:
-        """:func:`trap_env.core.from_text`."""
+        """:func:`trap_env.trap.core.from_text`."""
         return core.from_text(text)
 
     def action_to_text(self, state: State, action: int) -> str:

@@ -1,6 +1,6 @@
 """Trap!'s rules as unchecked bitboard arithmetic: board geometry, the landing rule, transitions.
 
-This module is the one statement of the rules. :mod:`trap_env.core` validates an action
+This module is the one statement of the rules. :mod:`trap_env.trap.core` validates an action
 and then calls :func:`move`, :func:`throw` or :func:`land`; the search, the evaluation and
 the heuristics take their king-step geometry from :func:`geometry`; :func:`is_trapped` is
 the only test of whether a player has lost. Nothing here checks its input: callers pass
@@ -418,7 +418,7 @@ def land(state: State, cell: Cell) -> State:
 def apply(state: State, action: Cell) -> State:
     """The state after a legal ``action``: :func:`move`, :func:`throw` or :func:`land`, by phase.
 
-    The action is not checked (see ``trap_env.core.apply``).
+    The action is not checked (see ``trap_env.trap.core.apply``).
     """
     phase = state.phase
     if phase is _MOVE:

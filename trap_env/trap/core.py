@@ -1,6 +1,6 @@
 """Trap!'s checked public API over the kernel: states as values, validated transitions, text.
 
-The rules themselves live in :mod:`trap_env.kernel` (the board geometry, the landing rule,
+The rules themselves live in :mod:`trap_env.trap.kernel` (the board geometry, the landing rule,
 the transitions on bitboards); this module is their public, checked face: it validates
 every action and every state it is given (a wrong type is a ``TypeError`` naming the
 argument), names what was wrong when it refuses one, and reads and writes the text
@@ -38,7 +38,7 @@ from trap_env.game import (
     action_index,
     turn_limit,
 )
-from trap_env.kernel import (
+from trap_env.trap.kernel import (
     DEFAULT_DECAY,
     MAX_DECAY,
     NO_PLAYER,
@@ -547,9 +547,9 @@ def validate_state(state: State) -> None:
 
 def _check_state_type(state: object) -> None:
     """Refuse anything but a :class:`State` as the ``state`` of a public function (the
-    searches' inner loops call :mod:`trap_env.kernel` instead, which checks nothing)."""
+    searches' inner loops call :mod:`trap_env.trap.kernel` instead, which checks nothing)."""
     if not isinstance(state, State):  # the check itself only on the way to the error
-        check_type("state", state, State, "a trap_env.core.State, such as from_text(...) gives")
+        check_type("state", state, State, "a trap_env.trap.core.State, such as from_text(...) gives")
 
 
 def to_ascii(state: State) -> str:

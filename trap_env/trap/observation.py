@@ -14,7 +14,7 @@ plane     meaning
 ========  =========================================================
 
 Example:
-    >>> from trap_env.core import initial_state
+    >>> from trap_env.trap.core import initial_state
     >>> planes = observe(initial_state(), player=0)
     >>> planes.shape, planes.dtype, int(planes[0, 3, 0]), int(action_mask(initial_state()).sum())
     ((7, 7, 4), dtype('int8'), 1, 5)
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trap_env.core import Bitboard, Phase, State, legal_actions
+from trap_env.trap.core import Bitboard, Phase, State, legal_actions
 
 __all__ = ["NUM_PLANES", "action_mask", "bitboard_to_array", "observe"]
 

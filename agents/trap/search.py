@@ -46,8 +46,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.options import check_int
-from agents.search.batched import BatchedExpectiminimax
-from agents.search.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
+from agents.trap.batched_search import BatchedExpectiminimax
+from agents.trap.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
 from agents.search.expectimax import Search
 from agents.search.game import TrapGame
 from agents.seeded import SeededAgent
@@ -60,7 +60,7 @@ from agents.timing import (
     decision_deadline,
 )
 from trap_env.agent import UnsupportedGameError
-from trap_env.core import Cell, GameConfig, Phase, State
+from trap_env.trap.core import Cell, GameConfig, Phase, State
 
 __all__ = [
     "ALPHABETA",
@@ -90,7 +90,7 @@ class SearchSettings:
             shallower than the likely one (see :mod:`agents.search.expectimax`).
         move_share: the part of the turn's budget given to planning the move.
         deterministic_throws: pretend throws always land on target (``alphabeta``).
-        weights: the evaluation weights (see :mod:`agents.search.evaluation`); in a spec,
+        weights: the evaluation weights (see :mod:`agents.trap.evaluation`); in a spec,
             a text for :meth:`Weights.parse` that changes the agent's default weights
             (``"expectiminimax:weights=voronoi=0;room=1"``).
         clock: ``"cpu"`` (this process's CPU time, as the course measured a turn) or

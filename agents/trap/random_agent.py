@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agents.seeded import SeededAgent
-from trap_env.core import Cell, Phase, State, legal_actions
+from trap_env.trap.core import Cell, Phase, State, legal_actions
 
 if TYPE_CHECKING:
     from trap_env.batched_opponents import BatchOpponent

@@ -1,6 +1,6 @@
 """``expectiminimax`` to a fixed depth for a whole batch of games, in array operations.
 
-:class:`BatchedSearch` computes, for B games of :mod:`trap_env.batched_trap` at once, the
+:class:`BatchedSearch` computes, for B games of :mod:`trap_env.trap.batched` at once, the
 depth-limited expectiminimax value of every root action that the scalar search
 (:mod:`agents.search.expectimax` over :class:`agents.search.game.TrapGame`) would search,
 under the same settings: depth in plies (a move and a throw are a ply each, chance nodes
@@ -8,7 +8,7 @@ take none), the throw filter (throws at empty cells within ``throw_radius`` king
 the opponent; every legal target when none is), landings on existing traps merged into
 one outcome, outcomes less likely than one half searched ``chance_reduction`` plies
 shallower, won games worth +1, and the positions at depth 0 valued by the same evaluation
-(:mod:`agents.search.batched_evaluation`). The scalar search prunes (alpha-beta,
+(:mod:`agents.trap.batched_evaluation`). The scalar search prunes (alpha-beta,
 Star1/Star2) and keeps a table; neither changes a value, so the two agree on every root
 value, which the tests check to 1e-9 against the plain expectimax oracle and the scalar
 search.
@@ -26,7 +26,7 @@ action, ties broken by the env's random words. Games are searched in chunks whos
 fit in :data:`MAX_LEAVES` (two turns deep, a chunk is a few dozen games).
 
 Example:
-    >>> from trap_env import batched_trap
+    >>> from trap_env.trap import batched as batched_trap
     >>> t = batched_trap.tables(5)
     >>> search = BatchedSearch(t, depth=2)
     >>> values = search.action_values(batched_trap.initial_batch(t, 1))
@@ -43,13 +43,13 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
-from agents.search.batched_evaluation import board_values, king_dilate
-from agents.search.evaluation import DEFAULT_WEIGHTS, Weights
+from agents.trap.batched_evaluation import board_values, king_dilate
+from agents.trap.evaluation import DEFAULT_WEIGHTS, Weights
 from agents.search.expectimax import REDUCE_BELOW
-from trap_env import batched_trap, kernel
+from trap_env.trap import batched as batched_trap, kernel
 from trap_env.batched import I64, U64, Bool, gather, num_games
-from trap_env.batched_trap import MOVE, NO_CELL, PER_MILLE, THROW, Batch, Tables
-from trap_env.core import NO_PLAYER
+from trap_env.trap.batched import MOVE, NO_CELL, PER_MILLE, THROW, Batch, Tables
+from trap_env.trap.core import NO_PLAYER
 
 __all__ = ["MAX_LEAVES", "TIE_TOLERANCE", "BatchedExpectiminimax", "BatchedSearch"]
 
@@ -97,9 +97,9 @@ class BatchedSearch:
     """Fixed-depth expectiminimax over batches of Trap! games (see the module's docstring).
 
     Args:
-        t: the board's tables (:func:`trap_env.batched_trap.tables`).
+        t: the board's tables (:func:`trap_env.trap.batched.tables`).
         depth: plies searched from the root, at least 1.
-        throw_filter: as :class:`agents.search.agent.SearchSettings` (so are the next four).
+        throw_filter: as :class:`agents.trap.search.SearchSettings` (so are the next four).
         throw_radius: the filter's radius.
         chance_reduction: how misses are searched shallower.
         deterministic_throws: whether throws land on their targets.
@@ -325,7 +325,7 @@ class BatchedSearch:
     def _outcomes(self, batch: Batch, node: I64, target: I64) -> tuple[I64, F64, Bool]:
         """The landing slots of each throw (node ``node[i]`` at ``target[i]``), ``(P, 9)``:
         cells, probabilities and which slots are outcomes
-        (:func:`trap_env.kernel.landing_distribution`: the target first, then its
+        (:func:`trap_env.trap.kernel.landing_distribution`: the target first, then its
         neighbours that hold no player, ascending)."""
         t, board = self.t, self.board
         if self.deterministic_throws:
@@ -349,7 +349,7 @@ class BatchedSearch:
 
     def _landed(self, batch: Batch, node: I64, cell: I64, depth: I64) -> F64:
         """The thrower's value of each landing on ``cell`` of the throw pending at ``node``
-        (the engine's own landing, :func:`trap_env.batched_trap.apply_landings`), searched
+        (the engine's own landing, :func:`trap_env.trap.batched.apply_landings`), searched
         to ``depth`` (``(len(node),)``)."""
         parents = gather(batch, node)
         children = batched_trap.apply_landings(self.t, parents, cell, np.ones(len(node), bool))
@@ -370,7 +370,7 @@ class BatchedExpectiminimax:
     depth-``D`` search in every game, ties broken by the env's random words.
 
     Its arguments (``depth``, ``throw_filter``, ``throw_radius``, ``chance_reduction``,
-    ``deterministic_throws``, ``weights``) are :class:`agents.search.agent.SearchSettings`'s.
+    ``deterministic_throws``, ``weights``) are :class:`agents.trap.search.SearchSettings`'s.
     """
 
     checked = False  # the searched actions are legal by construction

@@ -1,16 +1,16 @@
-"""The static evaluation of :mod:`agents.search.evaluation`, for many positions at once.
+"""The static evaluation of :mod:`agents.trap.evaluation`, for many positions at once.
 
-:func:`board_values` restates :meth:`agents.search.evaluation.Evaluator.board_value` for
+:func:`board_values` restates :meth:`agents.trap.evaluation.Evaluator.board_value` for
 arrays of positions on one board (traps as ``uint64`` bitboards, so N <= 8, as in
-:mod:`trap_env.batched_trap`): the same terms (mobility, room, Voronoi territory with its
+:mod:`trap_env.trap.batched`): the same terms (mobility, room, Voronoi territory with its
 decay per step), the same weights, summed with the same floating-point operations in the
 same order, then squashed by ``EVAL_BOUND * tanh(score / scale)``. The tests check it
 against the scalar evaluation position by position (equal up to ``tanh``'s last bit).
 
 Example:
     >>> import numpy as np
-    >>> from agents.search.evaluation import Evaluator
-    >>> from trap_env import batched_trap
+    >>> from agents.trap.evaluation import Evaluator
+    >>> from trap_env.trap import batched as batched_trap
     >>> t = batched_trap.tables(5)
     >>> traps = np.array([0b111, 0], np.uint64)
     >>> values = board_values(t, traps, np.array([12, 0]), np.array([24, 24]))
@@ -26,10 +26,10 @@ import functools
 import numpy as np
 from numpy.typing import NDArray
 
-from agents.search.evaluation import DEFAULT_WEIGHTS, EVAL_BOUND, Weights
-from trap_env import kernel
+from agents.trap.evaluation import DEFAULT_WEIGHTS, EVAL_BOUND, Weights
+from trap_env.trap import kernel
 from trap_env.batched import I64, U64
-from trap_env.batched_trap import Tables
+from trap_env.trap.batched import Tables
 
 __all__ = ["board_values", "king_dilate", "raw_scores"]
 
@@ -54,14 +54,14 @@ def _shifts(board_size: int) -> _Shifts:
 
 
 def _dilate(s: _Shifts, cells: U64) -> U64:
-    """``cells`` and their king-step neighbours (:func:`trap_env.kernel.king_dilate`)."""
+    """``cells`` and their king-step neighbours (:func:`trap_env.trap.kernel.king_dilate`)."""
     row = cells | (cells & s.not_right) << s.one | (cells & s.not_left) >> s.one
     dilated: U64 = (row | row << s.row | row >> s.row) & s.full
     return dilated
 
 
 def king_dilate(board_size: int, cells: U64) -> U64:
-    """Each bitboard's cells and their king-step neighbours (:func:`trap_env.kernel.king_dilate`
+    """Each bitboard's cells and their king-step neighbours (:func:`trap_env.trap.kernel.king_dilate`
     for arrays)."""
     return _dilate(_shifts(board_size), cells)
 
@@ -105,7 +105,7 @@ def _voronoi(s: _Shifts, free: U64, mine: U64, theirs: U64, decay: float) -> F64
 def raw_scores(
     t: Tables, traps: U64, cell0: I64, cell1: I64, weights: Weights = DEFAULT_WEIGHTS
 ) -> F64:
-    """The weighted sum of the terms for player 0 (:func:`agents.search.evaluation.raw_score`)."""
+    """The weighted sum of the terms for player 0 (:func:`agents.trap.evaluation.raw_score`)."""
     s = _shifts(t.board_size)
     bit0, bit1 = t.bits[cell0], t.bits[cell1]
     free = s.full & ~traps & ~bit0 & ~bit1
@@ -124,7 +124,7 @@ def board_values(
     t: Tables, traps: U64, cell0: I64, cell1: I64, weights: Weights = DEFAULT_WEIGHTS
 ) -> F64:
     """The evaluation for player 0 of each position (traps and the players' cells), strictly
-    inside ``±EVAL_BOUND``: :meth:`agents.search.evaluation.Evaluator.board_value` for arrays."""
+    inside ``±EVAL_BOUND``: :meth:`agents.trap.evaluation.Evaluator.board_value` for arrays."""
     if len(traps) == 0:
         return np.zeros(0)
     values: F64 = EVAL_BOUND * np.tanh(raw_scores(t, traps, cell0, cell1, weights) / weights.scale)

@@ -1,14 +1,14 @@
 """The one-ply heuristic agents (``greedy``, ``is``, ``ais``, ``ocls``) for a whole batch.
 
-:class:`agents.heuristics.GreedyAgent` scores every legal move, and every throw target near
+:class:`agents.trap.heuristics.GreedyAgent` scores every legal move, and every throw target near
 the opponent by its expected score over the landing distribution, then picks among the
-best. This module computes the same scores for B games of :mod:`trap_env.batched_trap` at once,
+best. This module computes the same scores for B games of :mod:`trap_env.trap.batched` at once,
 with the same floating-point operations in the same order, so that each game's set of
 best actions is the scalar agent's (the tests check it); ties are broken by the caller's
 random words instead of the agent's generator.
 
 Example:
-    >>> from trap_env import batched_trap
+    >>> from trap_env.trap import batched as batched_trap
     >>> from trap_env.bits import cells_of
     >>> t = batched_trap.tables(5)
     >>> best = best_actions(t, batched_trap.initial_batch(t, 2), "ais")
@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from trap_env import batched_trap, kernel
+from trap_env.trap import batched as batched_trap, kernel
 from trap_env.batched import I64, U64, Bool, num_games
-from trap_env.batched_trap import NO_CELL, PER_MILLE, Batch, Tables
+from trap_env.trap.batched import NO_CELL, PER_MILLE, Batch, Tables
 
 __all__ = ["BATCHED_HEURISTICS", "BatchedGreedy", "best_actions"]
 
@@ -36,7 +36,7 @@ F64 = NDArray[np.float64]
 
 
 class _Extended:
-    """Per-board tables with a padding entry at :data:`trap_env.batched_trap.NO_CELL`."""
+    """Per-board tables with a padding entry at :data:`trap_env.trap.batched.NO_CELL`."""
 
     def __init__(self, t: Tables) -> None:
         self.neighbours = np.zeros(NO_CELL + 1, np.uint64)

@@ -24,7 +24,7 @@ Voronoi decay. ``alphabeta``, the course's baseline, keeps the classic weights, 
 strength stays put while the reference policy's is tuned.
 
 Everything here is bitboard arithmetic on ints over the board geometry of
-:mod:`trap_env.kernel`; :class:`Evaluator` caches scores.
+:mod:`trap_env.trap.kernel`; :class:`Evaluator` caches scores.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from trap_env.cache import BoundedCache
-from trap_env.core import Bitboard, Cell, State
-from trap_env.kernel import Geometry, geometry, king_dilate
+from trap_env.trap.core import Bitboard, Cell, State
+from trap_env.trap.kernel import Geometry, geometry, king_dilate
 
 __all__ = [
     "CLASSIC_WEIGHTS",

@@ -2,10 +2,10 @@
 
 A :class:`Batch` holds B games as arrays (traps as ``uint64`` bitboards, so N <= 8); every
 function here is pure: it reads arrays and returns new ones, with no Python loop over
-games. The rules are :mod:`trap_env.core`'s; this module only restates them for arrays, and
+games. The rules are :mod:`trap_env.trap.core`'s; this module only restates them for arrays, and
 the tests check it against the core state by state. The per-board lookup tables
 (:class:`Tables`) are built from the rules kernel's own geometry and landing rule
-(:func:`trap_env.kernel.geometry`, :func:`trap_env.kernel.on_target_per_mille`).
+(:func:`trap_env.trap.kernel.geometry`, :func:`trap_env.trap.kernel.on_target_per_mille`).
 
 The functional layer, for environments, search and training code:
 
@@ -14,7 +14,7 @@ The functional layer, for environments, search and training code:
 * transitions: :func:`apply` (any mix of phases), or per phase :func:`apply_moves`,
   :func:`apply_throws`, :func:`apply_landings`, each for the games in a ``where`` mask;
 * queries: :func:`legal_bitboards`, :func:`legal_masks`, :func:`is_legal`,
-  :func:`observations` (the same planes as :func:`trap_env.observation.observe`),
+  :func:`observations` (the same planes as :func:`trap_env.trap.observation.observe`),
   :func:`is_truncated`;
 * chance: :func:`landing_weights` (the exact distribution, in integers),
   :func:`sample_landings`;
@@ -47,7 +47,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from trap_env import core, kernel
+from trap_env.trap import core, kernel
 from trap_env.batched import (
     I8,
     I64,
@@ -69,7 +69,7 @@ from trap_env.batched import (
     uniform_below,
 )
 from trap_env.bits import cells_of
-from trap_env.core import NO_PLAYER, IllegalActionError, Phase
+from trap_env.trap.core import NO_PLAYER, IllegalActionError, Phase
 
 __all__ = [
     "DEFAULT_DECAY",
@@ -123,7 +123,7 @@ MOVE, THROW, LANDING = int(Phase.MOVE), int(Phase.THROW), int(Phase.LANDING)
 
 
 class Batch(NamedTuple):
-    """B games; field ``i`` of each array is game ``i``'s (:class:`trap_env.core.State`).
+    """B games; field ``i`` of each array is game ``i``'s (:class:`trap_env.trap.core.State`).
 
     Attributes:
         traps: ``uint64 (B,)``, bit ``row * N + col`` set for a trap.
@@ -179,7 +179,7 @@ def tables(board_size: int = 7, decay: int = DEFAULT_DECAY) -> Tables:
 
     Raises:
         ValueError: if ``board_size`` is not an integer in 3..8 or ``decay`` is not an
-            integer in 0..1000 (as :class:`trap_env.core.GameConfig` requires).
+            integer in 0..1000 (as :class:`trap_env.trap.core.GameConfig` requires).
     """
     if (
         isinstance(board_size, bool)
@@ -189,7 +189,7 @@ def tables(board_size: int = 7, decay: int = DEFAULT_DECAY) -> Tables:
         raise ValueError(
             f"the batched engine plays board sizes {core.MIN_BOARD_SIZE}..{MAX_BOARD_SIZE} "
             f"(a board is one uint64 bitboard), got board_size={board_size!r}; larger boards "
-            "need the scalar engine (trap_env.core, the single Gym env)"
+            "need the scalar engine (trap_env.trap.core, the single Gym env)"
         )
     core.GameConfig(board_size, decay)  # checks decay as every engine does
     return _tables(board_size, decay)
@@ -422,7 +422,7 @@ def move_bitboards(t: Tables, batch: Batch, player: NDArray[Any]) -> U64:
 def legal_bitboards(t: Tables, batch: Batch) -> U64:
     """Each game's legal actions as a bitboard: moves, throw targets or landing cells.
 
-    Zero for a finished game, as :func:`trap_env.core.legal_actions` is empty.
+    Zero for a finished game, as :func:`trap_env.trap.core.legal_actions` is empty.
     """
     moves = move_bitboards(t, batch, batch.player)
     targets = t.all_cells & ~(t.bits[batch.cells[:, 0]] | t.bits[batch.cells[:, 1]])
@@ -448,7 +448,7 @@ def is_legal(t: Tables, batch: Batch, actions: NDArray[Any]) -> Bool:
 
 
 def observations(t: Tables, batch: Batch, players: NDArray[Any]) -> I8:
-    """``(B, N, N, 4)`` ``int8`` planes as :func:`trap_env.observation.observe` gives them.
+    """``(B, N, N, 4)`` ``int8`` planes as :func:`trap_env.trap.observation.observe` gives them.
 
     Plane 0 the observer's cell, 1 the other player's, 2 the traps, 3 ones in ``THROW``;
     ``players`` names each game's observer.

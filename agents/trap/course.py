@@ -1,0 +1,173 @@
+"""Play any agent inside the course's engine: ``PlayerAI`` speaks the course's interface.
+
+The course is the one that set the game, in its handout *AI Squid Game: Trap!*; its
+grading engine behaves as ``docs/RULES.md`` records, and this project matches it.
+Its ``Game.py`` calls ``getMove(grid)`` as a turn begins and ``getTrap(grid)`` after the
+move; it numbers the players 1 and 2 (this project's 0 and 1), and ``grid.map`` is an
+``N x N`` float array (0 empty, 1 and 2 the players, -1 a trap). ``PlayerAI`` rebuilds a
+:class:`trap_env.trap.core.State` from the grid (phase ``MOVE`` for ``getMove``, ``THROW`` for
+``getTrap``) and asks the wrapped agent.
+
+Example (in the course's ``Game.py``)::
+
+    from agents.course import PlayerAI
+    player_1 = PlayerAI("expectiminimax:time_limit=0.9")
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Protocol
+
+from agents.registry import make_agent
+from trap_env.trap import core
+from trap_env.agent import Agent
+from trap_env.checks import describe, is_integral
+from trap_env.trap.core import Cell, Phase, State
+
+__all__ = ["PlayerAI", "state_from_grid"]
+
+_PLAYER_VALUES = (1.0, 2.0)
+_TRAP_VALUE = -1.0
+
+
+class CourseGrid(Protocol):
+    """The part of the course's ``Grid`` that the adapter reads."""
+
+    dim: int
+    map: Any
+
+
+def state_from_grid(grid: CourseGrid, player: int, phase: Phase, turn: int = 0) -> State:
+    """The state of a course grid, with ``player`` (0 or 1) to act in ``phase``.
+
+    Raises:
+        TypeError: if ``grid.dim`` is not an integer or ``grid.map`` not rows of numbers.
+        ValueError: if ``grid.map`` is not ``grid.dim`` rows of as many cells, does not hold
+            each player exactly once, or holds a value other than 0, 1, 2 and -1.
+    """
+    n, values = _grid_cells(grid)
+    unknown = sorted(set(values) - {0.0, _TRAP_VALUE, *_PLAYER_VALUES})
+    if unknown:
+        raise ValueError(f"grid values must be 0, 1, 2 or -1, found {unknown}")
+    cells = []
+    for number, mark in enumerate(_PLAYER_VALUES, start=1):
+        found = [cell for cell, value in enumerate(values) if value == mark]
+        if len(found) != 1:
+            raise ValueError(
+                f"the grid must hold player {number} once, found it {len(found)} times"
+            )
+        cells.append(found[0])
+    traps = sum(1 << cell for cell, value in enumerate(values) if value == _TRAP_VALUE)
+    state = State(n, traps, (cells[0], cells[1]), player, phase, core.NO_PLAYER, turn, -1)
+    core.validate_state(state)
+    return state
+
+
+def _grid_cells(grid: CourseGrid) -> tuple[int, list[float]]:
+    """A course grid's side ``N`` and its cells' values, row by row, checked for shape."""
+    if not (hasattr(grid, "dim") and hasattr(grid, "map")):
+        raise TypeError(f"grid must be the course's Grid, with dim and map, got {describe(grid)}")
+    n = grid.dim
+    if not is_integral(n):
+        raise TypeError(f"grid.dim must be an integer board size, got {describe(n)}")
+    n = int(n)
+    shape = f"{n} rows of {n} numbers (0 empty, 1 and 2 the players, -1 a trap)"
+    try:
+        rows = [list(row) for row in grid.map]
+    except TypeError:
+        raise TypeError(f"grid.map must be {shape}, got {describe(grid.map)}") from None
+    if len(rows) != n or any(len(row) != n for row in rows):
+        lengths = [len(row) for row in rows][:10]
+        raise ValueError(f"grid.map must be {shape}, got rows of lengths {lengths}")
+    values = [value for row in rows for value in row]
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"grid.map must be {shape}, found {describe(value)}")
+    return n, [float(value) for value in values]
+
+
+class PlayerAI:
+    """The course's player interface around any agent (its camelCase method names kept).
+
+    Args:
+        agent: an agent object, or a spec string for :func:`agents.make_agent`.
+        seed: seeds the agent built from a spec.
+        **options: options for the agent built from a spec.
+
+    Raises:
+        TypeError: if ``agent`` is neither a spec string nor an agent (an object with
+            ``select_action`` and ``reset``).
+    """
+
+    def __init__(
+        self,
+        agent: Agent | str = "expectiminimax:time_limit=0.9",
+        seed: int | None = None,
+        **options: Any,
+    ) -> None:
+        if isinstance(agent, str):
+            agent = make_agent(agent, seed=seed, **options)
+        elif not all(callable(getattr(agent, name, None)) for name in ("select_action", "reset")):
+            raise TypeError(
+                "agent must be an agent spec string such as 'random' or an agent (an object "
+                f"with select_action(state) and reset()), got {describe(agent)}"
+            )
+        elif options:
+            raise ValueError(f"options {sorted(options)} apply only to an agent given as a spec")
+        self.agent = agent
+        self.player_num: int | None = None
+        self.position: tuple[int, int] | None = None
+        self._own_turns = 0
+
+    def setPlayerNum(self, num: int) -> None:
+        """Set the course's player number, 1 or 2, as a game begins."""
+        if not is_integral(num):
+            raise TypeError(f"num, the player number, must be 1 or 2, got {describe(num)}")
+        if num not in (1, 2):
+            raise ValueError(f"the player number must be 1 or 2, got {num!r}")
+        self.player_num = int(num)
+        self._own_turns = 0
+        self.agent.reset()  # a new game: forget the last one's tables and trees
+
+    def getPlayerNum(self) -> int | None:
+        """The course's player number, 1 or 2 (None before ``setPlayerNum``)."""
+        return self.player_num
+
+    def setPosition(self, new_position: tuple[int, int]) -> None:
+        """Record the player's ``(row, col)``."""
+        if not (
+            isinstance(new_position, tuple | list)
+            and len(new_position) == 2
+            and all(is_integral(value) for value in new_position)
+        ):
+            raise TypeError(
+                f"new_position must be a (row, col) pair of integers, got {describe(new_position)}"
+            )
+        row, col = new_position
+        self.position = (int(row), int(col))
+
+    def getPosition(self) -> tuple[int, int] | None:
+        """The player's ``(row, col)`` as the engine last set it."""
+        return self.position
+
+    def getMove(self, grid: CourseGrid) -> tuple[int, int]:
+        """The ``(row, col)`` to step to, given the grid as the turn begins."""
+        action = self._ask(grid, Phase.MOVE)
+        # The engine checks the move against getPosition() before it calls setPosition:
+        # the position must stay the old one until then.
+        return divmod(action, int(grid.dim))
+
+    def getTrap(self, grid: CourseGrid) -> tuple[int, int]:
+        """The ``(row, col)`` to throw a trap at, given the grid after the move."""
+        action = self._ask(grid, Phase.THROW)
+        self._own_turns += 1
+        return divmod(action, int(grid.dim))
+
+    def _ask(self, grid: CourseGrid, phase: Phase) -> Cell:
+        if self.player_num is None:
+            raise ValueError("call setPlayerNum(1 or 2) before asking for a move or a trap")
+        # Turns completed by both players: player 1 moves first, in turns 0, 2, 4, ...
+        turn = 2 * self._own_turns + self.player_num - 1
+        state = state_from_grid(grid, self.player_num - 1, phase, turn)
+        return int(self.agent.select_action(state))

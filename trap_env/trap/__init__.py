@@ -1,0 +1,16 @@
+"""Trap! on the stack: the rules (:mod:`trap_env.trap.core`, pure, on Python-int bitboards,
+with the search's inner loops in :mod:`trap_env.trap.kernel`), the game protocol over them
+(:mod:`trap_env.trap.game`, registered as ``"trap"``; Gymnasium id ``trap_env/Trap-v0``),
+the observation planes (:mod:`trap_env.trap.observation`) and the batched engine
+(:mod:`trap_env.trap.batched`, boards up to 8x8).
+
+A turn is a move (one king step) and a throw (a trap at a target), whose landing is a chance
+node with exact odds. See ``docs/RULES.md`` for the rules.
+
+Example:
+    >>> from trap_env.games import get_game
+    >>> game = get_game("trap")
+    >>> state = game.initial_state(game.make_config(board_size=5))
+    >>> game.to_text(state)
+    '..0../...../...../...../..1.. 0 move - 0'
+"""
