@@ -22,7 +22,7 @@ from agents.registry import make_agent
 from agents.trap.search import ExpectiminimaxAgent, SearchSettings
 from agents.trap.batched_search import TIE_TOLERANCE, BatchedExpectiminimax, BatchedSearch
 from agents.search.expectimax import Search
-from agents.search.game import TrapGame
+from agents.trap.search_game import TrapGame
 from trap_env.trap import batched as batched_trap, core
 from trap_env.batched_env import TrapVectorEnv
 from trap_env.batched_opponents import AgentOpponent

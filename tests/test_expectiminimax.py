@@ -16,7 +16,7 @@ from search_oracle import expectimax
 from agents import make_agent
 from agents.trap.search import MAX_BOARD_SIZE, ExpectiminimaxAgent, SearchSettings, SearchStats
 from agents.search.expectimax import Search
-from agents.search.game import TrapGame
+from agents.trap.search_game import TrapGame
 from agents.timing import Clock, check_decision_state, decision_budget, decision_deadline
 from trap_env.trap import core
 from trap_env.agent import UnsupportedGameError
@@ -133,7 +133,7 @@ def test_a_full_landing_memo_keeps_answering_and_is_cleared_only_between_searche
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Clearing a full memo mid-search could overrun the budget between two clock checks.
-    monkeypatch.setattr("agents.search.game.MAX_LANDINGS", 8)
+    monkeypatch.setattr("agents.trap.search_game.MAX_LANDINGS", 8)
     game = TrapGame()
     landings = [
         core.apply(state, target)

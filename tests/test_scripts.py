@@ -255,7 +255,7 @@ def test_benchmark_quick_prints_and_writes_json(tmp_path, capsys):
 
 def test_benchmark_counts_the_full_tree_like_the_search_without_pruning():
     from agents.search.expectimax import Search
-    from agents.search.game import TrapGame
+    from agents.trap.search_game import TrapGame
 
     game, state = TrapGame(), search_rows.middle_game()
     search = Search(game, use_table=False, star1=False, star2=False)

@@ -1,8 +1,9 @@
-"""Game-tree search written against a small game interface (:mod:`agents.search.game`).
-
-The ``expectiminimax`` agent is :mod:`agents.trap.search`, its evaluation
-:mod:`agents.trap.evaluation`. The names below load on first use, so importing the
-evaluation (as the ``greedy:heuristic=eval`` agent does) does not load the search.
+"""Game-tree search of any game, written against the search's game interface
+(:class:`agents.search.game.SearchGame`): expectiminimax with alpha-beta and chance pruning
+(:mod:`agents.search.expectimax`), the alpha-beta driver of the chance-free games
+(:mod:`agents.search.alphabeta`), and any rules-protocol game as a search game
+(:mod:`agents.search.protocol_game`). Each game's reference agent lives in its own package
+(Trap!'s :mod:`agents.trap.search`). The names below load on first use.
 """
 
 from __future__ import annotations
@@ -10,11 +11,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["Game", "Search", "SearchResult", "SearchTimeout", "TrapGame", "timed_iterations"]
+__all__ = ["Search", "SearchGame", "SearchResult", "SearchTimeout", "timed_iterations"]
 
 _LAZY = {
-    "Game": "agents.search.game",
-    "TrapGame": "agents.search.game",
+    "SearchGame": "agents.search.game",
     "Search": "agents.search.expectimax",
     "SearchResult": "agents.search.expectimax",
     "SearchTimeout": "agents.search.expectimax",

@@ -1,6 +1,6 @@
 """Expectiminimax with alpha-beta, Star1/Star2 chance pruning, a table and iterative deepening.
 
-The search is negamax from the side to act over any :class:`~agents.search.game.Game`:
+The search is negamax from the side to act over any :class:`~agents.search.game.SearchGame`:
 a decision node's value is the best of its children's, each seen from the player to act
 (negated only when the child's player differs, since in Trap! the same player moves and
 then throws); a chance node's value is the probability-weighted average of its children's.
@@ -39,7 +39,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, NamedTuple, TypeVar
 
-from agents.search.game import Game
+from agents.search.game import SearchGame
 from trap_env.cache import BoundedCache
 
 __all__ = ["Search", "SearchResult", "SearchTimeout", "never", "timed_iterations"]
@@ -201,7 +201,7 @@ class Search(Generic[S]):
 
     def __init__(
         self,
-        game: Game[S],
+        game: SearchGame[S],
         *,
         use_table: bool = True,
         star1: bool = True,
@@ -408,7 +408,7 @@ class Search(Generic[S]):
 
         The same value as the general case (whose Star2 pass would evaluate every child in
         this order and cut at the same points), without building child states (the game
-        values the outcomes in :meth:`Game.leaf_values`) or probing the table for positions
+        values the outcomes in :meth:`SearchGame.leaf_values`) or probing the table for positions
         the evaluation cache already holds.
         """
         bound = self.bound

@@ -4,7 +4,7 @@ The search (:mod:`agents.search.expectimax`) needs a little more than the rules:
 evaluation, a transposition key and move-ordering hints. This adapter takes them from
 the rules alone (the state is its own key, actions keep their order), with the evaluation
 given by the caller, so a new game is searched before it has tuned code of its own
-(Trap!'s is :class:`agents.search.game.TrapGame`).
+(Trap!'s is :class:`agents.trap.search_game.TrapGame`).
 
 Example:
     >>> from agents.search.expectimax import Search

@@ -2,7 +2,7 @@
 
 :class:`BatchedSearch` computes, for B games of :mod:`trap_env.trap.batched` at once, the
 depth-limited expectiminimax value of every root action that the scalar search
-(:mod:`agents.search.expectimax` over :class:`agents.search.game.TrapGame`) would search,
+(:mod:`agents.search.expectimax` over :class:`agents.trap.search_game.TrapGame`) would search,
 under the same settings: depth in plies (a move and a throw are a ply each, chance nodes
 take none), the throw filter (throws at empty cells within ``throw_radius`` king steps of
 the opponent; every legal target when none is), landings on existing traps merged into

@@ -49,7 +49,7 @@ from agents.options import check_int
 from agents.trap.batched_search import BatchedExpectiminimax
 from agents.trap.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
 from agents.search.expectimax import Search
-from agents.search.game import TrapGame
+from agents.trap.search_game import TrapGame
 from agents.seeded import SeededAgent
 from agents.timing import (
     Clock,

@@ -84,7 +84,7 @@ def plain_expectimax_nodes(game: Any, state: State, depth: int) -> int:
 def pruning_figures(depth: int) -> list[Figure]:
     """Node counts at ``depth`` from the middle-game position, plain against pruned."""
     from agents.search.expectimax import Search
-    from agents.search.game import TrapGame
+    from agents.trap.search_game import TrapGame
 
     game = TrapGame()
     state = middle_game()
