@@ -3,10 +3,12 @@ the numerical libraries on one thread.
 
 The timed agents (``expectiminimax``, ``mcts``) and the match runner share these, so a
 decision is measured and bounded the same way wherever it is made. A turn's budget is
-shared by its two decisions (:func:`decision_budget`); a decision stops at
+shared by the decisions one player makes in a row (:func:`decision_budget`; Trap!'s move and
+throw, :attr:`trap_env.game.Game.decisions_per_turn`); a decision stops at
 :func:`decision_deadline`, a safety margin before its budget runs out. :class:`TimedAgent`
-is what both timed agents build on: it pauses the collector around a decision, holds BLAS
-to one thread and remembers what the move of the turn cost, for the throw's budget.
+is what the timed agents build on, in any game: it pauses the collector around a decision,
+holds BLAS to one thread and remembers what the first decision of the turn cost, for the
+next one's budget.
 """
 
 from __future__ import annotations
@@ -21,8 +23,7 @@ from typing import Any, Literal
 import numpy  # noqa: F401  (loads NumPy's BLAS before the controller lists the libraries)
 from threadpoolctl import ThreadpoolController, threadpool_limits
 
-from trap_env.trap import core
-from trap_env.trap.core import Cell, Phase, State
+from trap_env.game import Game
 
 __all__ = [
     "CLOCKS",
@@ -32,7 +33,6 @@ __all__ = [
     "ClockedAgent",
     "TimedAgent",
     "check_clock",
-    "check_decision_state",
     "check_time_limit",
     "decision_budget",
     "decision_deadline",
@@ -126,39 +126,27 @@ def check_time_limit(time_limit: object, depth: object, bound: str = "depth") ->
         )
 
 
-def check_decision_state(state: State) -> None:
-    """Refuse a state that asks for no decision: a finished game, or a throw in the air.
-
-    Raises:
-        ValueError: if ``state`` is not a MOVE or THROW of a game in progress.
-    """
-    if core.is_terminal(state) or state.phase is Phase.LANDING:
-        raise ValueError(
-            "select_action needs a MOVE or THROW state of a game in progress, got "
-            f"{core.to_text(state)}"
-        )
-
-
 def decision_budget(
-    time_limit: float | None, move_share: float, phase: Phase, move_seconds: float | None
+    time_limit: float | None, move_share: float, is_first: bool, move_seconds: float | None
 ) -> float | None:
-    """Seconds for one of a turn's two decisions, which share ``time_limit`` between them.
+    """Seconds for one of a turn's two decisions (Trap!'s move and throw), which share
+    ``time_limit`` between them.
 
     Args:
         time_limit: the turn's seconds, or None for no limit (the result is then None).
-        move_share: the part of the turn given to the move.
-        phase: the decision's phase.
-        move_seconds: at the throw, the seconds this agent's move of the same turn took,
-            or None if it did not make that move (then the throw gets the rest of the
-            share).
+        move_share: the part of the turn given to the first decision.
+        is_first: whether the decision is the turn's first (Trap!'s move).
+        move_seconds: at the second decision, the seconds this agent's first decision of
+            the same turn took, or None if it did not make it (then the second gets the
+            rest of the share).
 
     Returns:
-        At the move ``move_share * time_limit``; at the throw what the move left, never
-        negative, so the two decisions together stay within ``time_limit``.
+        At the first decision ``move_share * time_limit``; at the second what the first
+        left, never negative, so the two decisions together stay within ``time_limit``.
     """
     if time_limit is None:
         return None
-    if phase is Phase.MOVE:
+    if is_first:
         return time_limit * move_share
     if move_seconds is not None:
         return max(0.0, time_limit - move_seconds)
@@ -230,37 +218,49 @@ class ClockedAgent:
 
 
 class TimedAgent(ClockedAgent):
-    """A Trap! agent on a clock, in turns whose budget the move and the throw share.
+    """An agent on a clock in turns of ``game``: where one player makes two decisions in a
+    row (Trap!'s move and throw, ``game.decisions_per_turn == 2``) they share the turn's
+    budget; in a game of one decision a turn it has it all.
 
     The agent implements ``_decide(state)`` and calls :meth:`_turn_budget` for its budget,
     :meth:`_stopper` for its clock check and :meth:`_end_decision` once it has chosen.
 
     Args:
         clock: ``"cpu"`` or ``"wall"`` (see :data:`CLOCKS`).
+        game: the rules the agent plays (:class:`trap_env.game.Game`).
     """
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Clock, game: Game[Any, Any]) -> None:
         super().__init__(clock)
-        self._turn_spent: tuple[State, float] | None = None
+        self._turn_game = game
+        self._turn_spent: tuple[Any, float] | None = None
 
     def _forget_turn(self) -> None:
-        """Start a new game: no move of this turn is remembered."""
+        """Start a new game: no decision of this turn is remembered."""
         self._turn_spent = None
 
-    def _end_decision(self, state: State, action: Cell, seconds: float) -> None:
-        """Remember a move's seconds and the state it led to, for the throw's budget."""
-        if state.phase is Phase.MOVE:
-            self._turn_spent = (core.apply(state, action), seconds)
+    def _end_decision(self, state: Any, action: int, seconds: float) -> None:
+        """Remember a first decision's seconds and the state it led to, for the next
+        decision's budget."""
+        game = self._turn_game
+        if game.decisions_per_turn > 1 and self._is_first(state):
+            self._turn_spent = (game.apply(state, action), seconds)
 
-    def _is_same_position(self, first: State, second: State) -> bool:
-        """Whether the throw's state is the one the remembered move led to."""
-        return first == second
+    def _is_first(self, state: Any) -> bool:
+        """Whether ``state`` asks for the first decision of a turn (Trap!'s move)."""
+        game = self._turn_game
+        return game.decision_name(state) == game.decision_names[0]
 
-    def _turn_budget(
-        self, state: State, time_limit: float | None, move_share: float
-    ) -> float | None:
-        """Seconds for this decision: a share of the turn at the move, the rest at the throw."""
+    def _is_same_position(self, first: Any, second: Any) -> bool:
+        """Whether the second decision's state is the one the remembered decision led to."""
+        return bool(first == second)
+
+    def _turn_budget(self, state: Any, time_limit: float | None, move_share: float) -> float | None:
+        """Seconds for this decision: all of the turn's in a game of one decision a turn,
+        else a share of it at the first decision and the rest at the second."""
+        if self._turn_game.decisions_per_turn == 1:
+            return time_limit
         spent, move_seconds = self._turn_spent, None
         if spent is not None and self._is_same_position(spent[0], state):
             move_seconds = spent[1]
-        return decision_budget(time_limit, move_share, state.phase, move_seconds)
+        return decision_budget(time_limit, move_share, self._is_first(state), move_seconds)

@@ -15,8 +15,8 @@ from agents.arena.tournament import BACKENDS, MAX_SECONDS, RunConfig, round_robi
 from agents.files import check_writable_folder, write_text_atomically
 from agents.options import other_game_rules, rule_pair
 from agents.program import DEFAULT_MEMORY_LIMIT, MAX_MEMORY_LIMIT
-from trap_env.trap.core import DEFAULT_DECAY, MAX_DECAY
 from trap_env.games import DEFAULT_GAME, game_names, get_game
+from trap_env.trap.core import DEFAULT_DECAY, MAX_DECAY
 
 MAX_GAMES = 1_000_000
 """The most games per pairing a run accepts (the task list is built in memory)."""

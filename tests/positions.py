@@ -10,11 +10,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from trap_env.trap import core
 from trap_env.colosseum import rules as colosseum_rules
 from trap_env.colosseum.rules import ColosseumConfig, ColosseumState
-from trap_env.trap.core import DEFAULT_DECAY, GameConfig, Phase, State
 from trap_env.game import Game
+from trap_env.trap import core
+from trap_env.trap.core import DEFAULT_DECAY, GameConfig, Phase, State
 
 
 def playout(state: State, rng: random.Random, max_steps: int) -> list[State]:

@@ -18,8 +18,8 @@ from replay_elsewhere import digest_in_another_process
 
 import trap_env
 from trap_env.aec_env import AGENTS, GameAECEnv, env, raw_env, wrap
-from trap_env.trap.core import IllegalActionError, Phase, legal_actions, validate_state
 from trap_env.games import get_game
+from trap_env.trap.core import IllegalActionError, Phase, legal_actions, validate_state
 from trap_env.trap.observation import observe
 
 

@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from positions import random_position
 
 from agents import Agent, SpecError, agent_names, make_agent, parse_spec, register
-from agents.trap.search import ExpectiminimaxAgent, SearchSettings
 from agents.seeded import SeededAgent
 from agents.timing import pause_collector, resume_collector
-from trap_env.trap import core
+from agents.trap.search import ExpectiminimaxAgent, SearchSettings
 from trap_env.agent import UnsupportedGameError, check_supports
+from trap_env.trap import core
 from trap_env.trap.core import GameConfig, Phase, State
 
 FAST_OPTIONS = {

@@ -15,11 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
-from trap_env.trap import batched as batched_trap, core
 from trap_env.batched_env import TrapVectorEnv
 from trap_env.batched_opponents import AgentOpponent
-from trap_env.trap.core import GameConfig, IllegalActionError, Phase, State
 from trap_env.gym_env import OpponentError
+from trap_env.trap import batched as batched_trap
+from trap_env.trap import core
+from trap_env.trap.core import GameConfig, IllegalActionError, Phase, State
 from trap_env.trap.observation import action_mask, observe
 
 

@@ -11,7 +11,8 @@ from positions import random_position
 
 from agents.trap.batched_evaluation import board_values, king_dilate, raw_scores
 from agents.trap.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Evaluator, Weights, raw_score
-from trap_env.trap import batched as batched_trap, kernel
+from trap_env.trap import batched as batched_trap
+from trap_env.trap import kernel
 
 WEIGHTS = [DEFAULT_WEIGHTS, CLASSIC_WEIGHTS, Weights(room=1.0, voronoi_decay=0.5, scale=3.0)]
 

@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from positions import playout
 
-from trap_env.trap import batched as batched_trap, core
 from trap_env.batched import select_bits
+from trap_env.trap import batched as batched_trap
+from trap_env.trap import core
 from trap_env.trap.core import GameConfig, IllegalActionError, Phase, State
 from trap_env.trap.observation import action_mask, observe
 

@@ -14,12 +14,18 @@ from positions import random_position
 from search_oracle import expectimax
 
 from agents import make_agent
-from agents.trap.search import MAX_BOARD_SIZE, ExpectiminimaxAgent, SearchSettings, SearchStats
 from agents.search.expectimax import Search
+from agents.timing import Clock, decision_budget, decision_deadline
+from agents.trap.search import (
+    MAX_BOARD_SIZE,
+    ExpectiminimaxAgent,
+    SearchSettings,
+    SearchStats,
+    check_decision_state,
+)
 from agents.trap.search_game import TrapGame
-from agents.timing import Clock, check_decision_state, decision_budget, decision_deadline
-from trap_env.trap import core
 from trap_env.agent import UnsupportedGameError
+from trap_env.trap import core
 from trap_env.trap.core import Phase, State
 
 CONFIGS = [
@@ -439,17 +445,17 @@ def test_the_first_move_on_a_100x100_board_keeps_its_budget() -> None:
 @pytest.mark.parametrize("time_limit", [0.0, 0.05, 0.3, 1.0, 5.0])
 @pytest.mark.parametrize("move_share", [0.1, 0.6, 0.9])
 def test_a_turns_two_decisions_stay_within_its_limit(time_limit: float, move_share: float) -> None:
-    move = decision_budget(time_limit, move_share, Phase.MOVE, None)
+    move = decision_budget(time_limit, move_share, True, None)
     assert move == pytest.approx(time_limit * move_share)
     for move_seconds in (0.0, move, time_limit, 2 * time_limit):
-        throw = decision_budget(time_limit, move_share, Phase.THROW, move_seconds)
+        throw = decision_budget(time_limit, move_share, False, move_seconds)
         assert throw is not None and throw >= 0.0
         assert min(move_seconds, time_limit) + throw <= time_limit + 1e-12  # float rounding
-    unplanned = decision_budget(time_limit, move_share, Phase.THROW, None)
+    unplanned = decision_budget(time_limit, move_share, False, None)
     assert unplanned == pytest.approx(time_limit * (1 - move_share))
     for budget in (move, unplanned):
         assert budget is not None and decision_deadline(10.0, budget) < 10.0 + budget
-    assert decision_budget(None, move_share, Phase.MOVE, None) is None
+    assert decision_budget(None, move_share, True, None) is None
 
 
 def test_a_state_that_asks_no_decision_is_refused() -> None:

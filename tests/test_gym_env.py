@@ -18,6 +18,7 @@ from replay_elsewhere import digest_in_another_process
 
 import trap_env
 from trap_env.agent import UnsupportedGameError
+from trap_env.gym_env import GameEnv, OpponentError, TrapEnv
 from trap_env.trap.core import (
     DEFAULT_DECAY,
     GameConfig,
@@ -31,9 +32,8 @@ from trap_env.trap.core import (
     resolve_turn_limit,
     validate_state,
 )
-from trap_env.gym_env import GameEnv, OpponentError, TrapEnv
-from trap_env.trap.observation import observe
 from trap_env.trap.game import GAME as TRAP
+from trap_env.trap.observation import observe
 
 
 def first_legal(state: State) -> int:

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trap_env.trap import core, kernel
 from trap_env.bits import cells_of
+from trap_env.trap import core, kernel
 from trap_env.trap.kernel import (
     TABLE_MAX_BOARD_SIZE,
     geometry,

@@ -15,7 +15,8 @@ from agents.mcts import batched
 from agents.mcts.batched import BatchedTree, encode_batch, uniform_evaluator
 from agents.mcts.network import encode
 from agents.mcts.search import Tree
-from trap_env.trap import batched as batched_trap, core
+from trap_env.trap import batched as batched_trap
+from trap_env.trap import core
 from trap_env.trap.core import GameConfig, State
 
 

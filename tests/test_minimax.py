@@ -10,8 +10,8 @@ import pytest
 from search_oracle import expectimax
 
 from agents import make_agent
-from agents.trap.search import ExpectiminimaxAgent
 from agents.trap.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
+from agents.trap.search import ExpectiminimaxAgent
 from trap_env.trap import core
 
 

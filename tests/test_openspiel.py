@@ -25,12 +25,9 @@ from open_spiel.python.bots.uniform_random import UniformRandomBot  # noqa: E402
 from search_oracle import expectimax  # noqa: E402
 
 import trap_env.openspiel  # noqa: E402
-from agents.trap.evaluation import evaluate  # noqa: E402
 from agents.search.expectimax import Search  # noqa: E402
+from agents.trap.evaluation import evaluate  # noqa: E402
 from agents.trap.search_game import TrapGame  # noqa: E402
-from trap_env.trap import core  # noqa: E402
-from trap_env.trap.core import Phase, State  # noqa: E402
-from trap_env.trap.observation import observe  # noqa: E402
 from trap_env.openspiel import (  # noqa: E402
     SHORT_NAME,
     GameSpielGame,
@@ -38,6 +35,9 @@ from trap_env.openspiel import (  # noqa: E402
     SpielGame,
     SpielState,
 )
+from trap_env.trap import core  # noqa: E402
+from trap_env.trap.core import Phase, State  # noqa: E402
+from trap_env.trap.observation import observe  # noqa: E402
 
 GameType = pyspiel.GameType
 

@@ -12,9 +12,9 @@ from agents import SpecError, UnsupportedGameError, agent_names, make_agent
 from agents.arena.match import play_game
 from agents.othello import greedy, random_agent
 from agents.othello.greedy import WIN_SCORE, GreedyAgent, Weights, evaluate, score_after
-from trap_env.trap.core import GameConfig
 from trap_env.othello import rules
 from trap_env.othello.rules import OthelloConfig, from_text, initial_state
+from trap_env.trap.core import GameConfig
 
 
 def test_the_module_examples_run() -> None:

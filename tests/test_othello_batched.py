@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 import trap_env
 from trap_env.batched import NO_WINNER, batched_engine
 from trap_env.batched_env import GameVectorEnv
-from trap_env.trap.core import IllegalActionError
 from trap_env.othello import batched
 from trap_env.othello.game import GAME
 from trap_env.othello.rules import OthelloState
+from trap_env.trap.core import IllegalActionError
 
 SIZES = (4, 6, 8)
 END_RULES = ("standard", "course")

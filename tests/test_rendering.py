@@ -10,7 +10,6 @@ import warnings
 import numpy as np
 import pytest
 
-from trap_env.trap.core import from_text, initial_state
 from trap_env.rendering import (
     CELL_PIXELS,
     COLOURS,
@@ -20,6 +19,7 @@ from trap_env.rendering import (
     render_ansi,
     render_rgb,
 )
+from trap_env.trap.core import from_text, initial_state
 
 STATE = from_text("x.0../...../..x../..1.x/..... 1 throw - 3")
 

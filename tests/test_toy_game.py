@@ -15,8 +15,8 @@ from toy_game import GAME, RaceState
 from agents.mcts.search import Tree
 from agents.search.expectimax import Search
 from agents.search.protocol_game import ProtocolSearchGame
-from trap_env.trap.core import IllegalActionError
 from trap_env.games import get_game
+from trap_env.trap.core import IllegalActionError
 
 
 def reachable(goal: int, seed: int, steps: int) -> list[RaceState]:

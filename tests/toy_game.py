@@ -19,8 +19,8 @@ import numpy as np
 
 from agents.seeded import SeededAgent
 from trap_env.batched import num_games
-from trap_env.trap.core import IllegalActionError
 from trap_env.game import TRUNCATED, Outcome, RandomSource, config_from_params
+from trap_env.trap.core import IllegalActionError
 
 WALK, GAMBLE = 0, 1
 GAMBLE_OUTCOMES = ((0, 0.4), (2, 0.6))
@@ -56,6 +56,7 @@ class Race:
     end_reasons = ("finished",)
     has_chance = True
     decision_names = ("step", "chance")
+    decisions_per_turn = 1
 
     def make_config(self, **params: Any) -> RaceConfig:
         return config_from_params(self.title, RaceConfig, params)

@@ -15,11 +15,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from trap_env.checks import describe
-from trap_env.trap.core import DEFAULT_DECAY, State
 from trap_env.game import TRUNCATED, Game, turn_limit
 from trap_env.games import game_of
 from trap_env.gym_env import check_reset_arguments
 from trap_env.rendering import RENDER_MODES, EnvRenderer, GameRenderer
+from trap_env.trap.core import DEFAULT_DECAY, State
 
 __all__ = ["AGENTS", "GameAECEnv", "env", "raw_env", "wrap"]
 

@@ -30,7 +30,6 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 from numpy.typing import NDArray
 
-from trap_env.trap import batched as batched_trap
 from trap_env.agent import OpponentError, batched_twin, close_agent, make_agent
 from trap_env.batched import (
     I64,
@@ -56,10 +55,11 @@ from trap_env.batched_opponents import (
     PolicyOpponent,
     VectorOpponent,
 )
-from trap_env.trap.core import IllegalActionError
 from trap_env.game import Game, turn_limit
 from trap_env.games import game_of
 from trap_env.gym_env import MAX_RESTARTS, check_learner_options, check_reset_arguments
+from trap_env.trap import batched as batched_trap
+from trap_env.trap.core import IllegalActionError
 
 __all__ = [
     "BatchOpponent",

@@ -15,10 +15,10 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from trap_env.trap import batched as batched_trap
 from trap_env.agent import Agent, check_supports, close_agent, make_agent
 from trap_env.batched import I64, U64, BatchedEngine, Bool, gather, num_games
 from trap_env.games import DEFAULT_GAME
+from trap_env.trap import batched as batched_trap
 
 __all__ = [
     "AgentOpponent",

@@ -154,8 +154,12 @@ class Game(Protocol[S, C]):
     has_chance: bool
     """Whether the game has chance nodes at all (Trap!: True; Othello: False)."""
     decision_names: tuple[str, ...]
-    """Every name :meth:`decision_name` gives, in a fixed order; the envs' ``info["phase"]``
-    is the index in it (Trap!: ``("move", "throw", "landing")``)."""
+    """Every name :meth:`decision_name` gives, in a fixed order, a turn's first decision
+    first; the envs' ``info["phase"]`` is the index in it (Trap!: ``("move", "throw",
+    "landing")``)."""
+    decisions_per_turn: int
+    """The decisions one player makes in a row in a turn (Trap!: 2, a move and a throw;
+    Othello: 1); a timed agent shares a turn's budget among them."""
 
     # --- Configuration ----------------------------------------------------------------
 

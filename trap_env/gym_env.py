@@ -17,11 +17,11 @@ from gymnasium.error import ResetNeeded
 
 from trap_env.agent import Opponent, OpponentError, close_agent, resolve_opponent
 from trap_env.checks import describe, is_integral
-from trap_env.trap.core import DEFAULT_DECAY, IllegalActionError, Phase, State, validate_state
 from trap_env.game import TRUNCATED, Game, Outcome, turn_limit
 from trap_env.games import game_of
-from trap_env.trap.observation import NUM_PLANES
 from trap_env.rendering import RENDER_MODES, EnvRenderer, GameRenderer
+from trap_env.trap.core import DEFAULT_DECAY, IllegalActionError, Phase, State, validate_state
+from trap_env.trap.observation import NUM_PLANES
 
 __all__ = [
     "ILLEGAL_ACTION_POLICIES",

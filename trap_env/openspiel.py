@@ -65,9 +65,9 @@ from typing import Any, ClassVar
 import numpy as np
 import pyspiel
 
-from trap_env.trap import core
 from trap_env.game import Game, turn_limit
 from trap_env.games import get_game
+from trap_env.trap import core
 
 __all__ = [
     "DEFAULT_PARAMS",

@@ -31,9 +31,9 @@ from typing import Any
 
 from agents.timing import pause_collector, resume_collector
 from trap_env.agent import Agent
-from trap_env.trap.core import DEFAULT_DECAY, NO_PLAYER, Cell, IllegalActionError, State
 from trap_env.game import TRUNCATED, Game, turn_limit
 from trap_env.games import DEFAULT_GAME, get_game
+from trap_env.trap.core import DEFAULT_DECAY, NO_PLAYER, Cell, IllegalActionError, State
 
 __all__ = [
     "DEFAULT_TIME_BUDGET",

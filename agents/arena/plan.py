@@ -23,9 +23,9 @@ from agents.arena.match import DEFAULT_TIME_BUDGET, derive_seed
 from agents.arena.results import game_field
 from agents.options import parse_spec
 from agents.program import DEFAULT_MEMORY_LIMIT
-from trap_env.trap.core import DEFAULT_DECAY, GameConfig
 from trap_env.game import turn_limit
 from trap_env.games import DEFAULT_GAME, get_game
+from trap_env.trap.core import DEFAULT_DECAY, GameConfig
 
 __all__ = [
     "BACKENDS",

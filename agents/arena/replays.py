@@ -15,9 +15,9 @@ from typing import Any, TypeGuard
 
 from agents.arena.match import FAULTS, LastThrow, replay
 from agents.arena.results import end_reasons, record_decay, record_game
-from trap_env.trap.core import NO_PLAYER, IllegalActionError
 from trap_env.game import TRUNCATED, Game
 from trap_env.games import DEFAULT_GAME, get_game
+from trap_env.trap.core import NO_PLAYER, IllegalActionError
 
 __all__ = ["MAX_REPLAY_BOARD_SIZE", "record_params", "replay_record"]
 

@@ -34,9 +34,9 @@ from typing import Any
 
 from agents.arena.match import FAULTS
 from agents.files import write_text_atomically
-from trap_env.trap.core import DEFAULT_DECAY, MAX_DECAY
 from trap_env.game import TRUNCATED
 from trap_env.games import DEFAULT_GAME, get_game
+from trap_env.trap.core import DEFAULT_DECAY, MAX_DECAY
 
 try:
     import fcntl

@@ -15,8 +15,8 @@ from agents.arena.plan import GameTask, RunConfig, program_limits
 from agents.arena.results import Record
 from agents.timing import limit_threads
 from trap_env.agent import Agent, check_supports, make_agent
-from trap_env.trap.core import DEFAULT_DECAY, NO_PLAYER, Cell, State
 from trap_env.games import DEFAULT_GAME, get_game
+from trap_env.trap.core import DEFAULT_DECAY, NO_PLAYER, Cell, State
 
 __all__ = ["Beat", "BeatSink", "empty_result", "make_record", "play_task", "worker_main"]
 

@@ -50,7 +50,6 @@ from typing import Any
 from agents.colosseum.evaluation import DEFAULT_WEIGHTS, Weights, evaluate, final_score
 from agents.colosseum.greedy import child
 from agents.colosseum.random_agent import ColosseumAgent
-from agents.trap.search import SearchStats
 from agents.search.alphabeta import (
     MAX_DEPTH,
     AlphaBetaSearch,
@@ -61,6 +60,7 @@ from agents.search.alphabeta import (
 )
 from agents.search.expectimax import never
 from agents.timing import ClockedAgent
+from agents.trap.search import SearchStats
 from trap_env.checks import check_type
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import NUM_SIDES, ColosseumState

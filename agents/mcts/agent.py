@@ -103,7 +103,6 @@ class MCTSAgent(TimedAgent, SeededAgent):
     ) -> None:
         SeededAgent.__init__(self, seed)
         _check_options(time_limit, simulations, chance, move_share, clock, c_puct, max_turns)
-        TimedAgent.__init__(self, clock)
         self.time_limit = time_limit
         self.simulations = simulations
         self.path = Path(path) if path is not None else _default_network(game)
@@ -114,9 +113,7 @@ class MCTSAgent(TimedAgent, SeededAgent):
                 f"train one for {game} with trap-train alphazero --game {game}"
             )
         self.rules = self.network.game
-        # Trap!'s turn is a move and a throw, which share its budget; in Othello a turn is
-        # one decision, which has it all.
-        self._shares_turns = self.network.game_name == "trap"
+        TimedAgent.__init__(self, clock, self.rules)
         self.c_puct = c_puct
         self.chance = chance
         self.move_share = move_share
@@ -168,10 +165,7 @@ class MCTSAgent(TimedAgent, SeededAgent):
                 f"{rules.to_text(state)}"
             )
         self.check_game(rules.config_of(state))
-        if self._shares_turns:
-            budget = self._turn_budget(state, self.time_limit, self.move_share)
-        else:
-            budget = self.time_limit
+        budget = self._turn_budget(state, self.time_limit, self.move_share)
         tree = self._tree_for(state)
         before = tree.simulations
         stop = self._stopper(started, budget)
@@ -189,8 +183,7 @@ class MCTSAgent(TimedAgent, SeededAgent):
         self.last_search = MCTSStats(
             tree.simulations - before, tree.max_depth, seconds, value, budget or 0.0
         )
-        if self._shares_turns:
-            self._end_decision(state, action, seconds)
+        self._end_decision(state, action, seconds)
         return action
 
     def _tree_for(self, state: Any) -> Tree:

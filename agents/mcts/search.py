@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from trap_env.trap.core import Cell
 from trap_env.game import Game
+from trap_env.trap.core import Cell
 from trap_env.trap.game import GAME as TRAP
 
 __all__ = [

@@ -27,8 +27,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from agents.trap.evaluation import DEFAULT_WEIGHTS, EVAL_BOUND, Weights
-from trap_env.trap import kernel
 from trap_env.batched import I64, U64
+from trap_env.trap import kernel
 from trap_env.trap.batched import Tables
 
 __all__ = ["board_values", "king_dilate", "raw_scores"]

@@ -21,8 +21,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from trap_env.trap import batched as batched_trap, kernel
 from trap_env.batched import I64, U64, Bool, num_games
+from trap_env.trap import batched as batched_trap
+from trap_env.trap import kernel
 from trap_env.trap.batched import NO_CELL, PER_MILLE, Batch, Tables
 
 __all__ = ["BATCHED_HEURISTICS", "BatchedGreedy", "best_actions"]

@@ -43,11 +43,12 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
+from agents.search.expectimax import REDUCE_BELOW
 from agents.trap.batched_evaluation import board_values, king_dilate
 from agents.trap.evaluation import DEFAULT_WEIGHTS, Weights
-from agents.search.expectimax import REDUCE_BELOW
-from trap_env.trap import batched as batched_trap, kernel
 from trap_env.batched import I64, U64, Bool, gather, num_games
+from trap_env.trap import batched as batched_trap
+from trap_env.trap import kernel
 from trap_env.trap.batched import MOVE, NO_CELL, PER_MILLE, THROW, Batch, Tables
 from trap_env.trap.core import NO_PLAYER
 

@@ -20,9 +20,9 @@ import numbers
 from typing import Any, Protocol
 
 from agents.registry import make_agent
-from trap_env.trap import core
 from trap_env.agent import Agent
 from trap_env.checks import describe, is_integral
+from trap_env.trap import core
 from trap_env.trap.core import Cell, Phase, State
 
 __all__ = ["PlayerAI", "state_from_grid"]

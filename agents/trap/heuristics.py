@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from agents.seeded import SeededAgent
 from agents.trap.batched_heuristics import BATCHED_HEURISTICS, WIN_SCORE, BatchedGreedy
 from agents.trap.evaluation import evaluate
-from agents.seeded import SeededAgent
-from trap_env.trap import core
 from trap_env.bits import cells_of
+from trap_env.trap import core
 from trap_env.trap.core import Cell, Phase, State
 from trap_env.trap.kernel import geometry, square_mask
 

@@ -46,21 +46,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.options import check_int
+from agents.search.expectimax import Search
+from agents.seeded import SeededAgent
+from agents.timing import Clock, TimedAgent, check_clock, check_time_limit, decision_deadline
 from agents.trap.batched_search import BatchedExpectiminimax
 from agents.trap.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
-from agents.search.expectimax import Search
 from agents.trap.search_game import TrapGame
-from agents.seeded import SeededAgent
-from agents.timing import (
-    Clock,
-    TimedAgent,
-    check_clock,
-    check_decision_state,
-    check_time_limit,
-    decision_deadline,
-)
 from trap_env.agent import UnsupportedGameError
+from trap_env.trap import core
 from trap_env.trap.core import Cell, GameConfig, Phase, State
+from trap_env.trap.game import GAME
 
 __all__ = [
     "ALPHABETA",
@@ -68,6 +63,7 @@ __all__ = [
     "ExpectiminimaxAgent",
     "SearchSettings",
     "SearchStats",
+    "check_decision_state",
 ]
 
 MAX_DEPTH = 64
@@ -150,6 +146,19 @@ class SearchStats:
 DEFAULT_SETTINGS = SearchSettings()
 
 
+def check_decision_state(state: State) -> None:
+    """Refuse a state that asks for no decision: a finished game, or a throw in the air.
+
+    Raises:
+        ValueError: if ``state`` is not a MOVE or THROW of a game in progress.
+    """
+    if core.is_terminal(state) or state.phase is Phase.LANDING:
+        raise ValueError(
+            "select_action needs a MOVE or THROW state of a game in progress, got "
+            f"{core.to_text(state)}"
+        )
+
+
 class ExpectiminimaxAgent(TimedAgent, SeededAgent):
     """Iterative-deepening expectiminimax with alpha-beta, Star1/Star2 and a table.
 
@@ -164,7 +173,7 @@ class ExpectiminimaxAgent(TimedAgent, SeededAgent):
         if not isinstance(settings, SearchSettings):
             raise TypeError(f"settings must be a SearchSettings, got {settings!r}")
         SeededAgent.__init__(self, seed)
-        TimedAgent.__init__(self, settings.clock)
+        TimedAgent.__init__(self, settings.clock, GAME)
         self.settings = settings
         self.game = TrapGame(
             settings.throw_filter,

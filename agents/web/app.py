@@ -48,8 +48,8 @@ from agents.web.views import (
     standings,
 )
 from trap_env.agent import SpecError
-from trap_env.trap.core import DEFAULT_DECAY
 from trap_env.games import DEFAULT_GAME, game_names, get_game
+from trap_env.trap.core import DEFAULT_DECAY
 
 __all__ = ["LOOPBACK_HOSTS", "MAX_BOARD_SIZE", "Settings", "check_spec", "create_app"]
 

@@ -58,8 +58,8 @@ def deepest_iteration(state: State, seconds: float) -> tuple[int, int, float]:
 
     Returns the deepest finished depth, the nodes and the seconds used.
     """
-    from agents.trap.search import ExpectiminimaxAgent
     from agents.search.expectimax import timed_iterations
+    from agents.trap.search import ExpectiminimaxAgent
 
     search = ExpectiminimaxAgent().search
     start = time.perf_counter()

@@ -50,6 +50,7 @@ class Colosseum:
     end_reasons: tuple[str, ...] = rules.END_REASONS
     has_chance: bool = True
     decision_names: tuple[str, ...] = ("move", "start")
+    decisions_per_turn: int = 1
     paired_starts: bool = True
     """Tournaments play each start twice, seats swapped (the start is all its chance)."""
 

@@ -48,9 +48,9 @@ from trap_env.batched import (
     select_bits,
     uniform_below,
 )
-from trap_env.trap.core import IllegalActionError
 from trap_env.othello import rules
 from trap_env.othello.rules import DARK, STANDARD, OthelloConfig, OthelloState
+from trap_env.trap.core import IllegalActionError
 
 __all__ = [
     "MAX_BOARD_SIZE",

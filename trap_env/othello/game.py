@@ -44,6 +44,7 @@ class Othello:
     end_reasons: tuple[str, ...] = rules.END_REASONS
     has_chance: bool = False
     decision_names: tuple[str, ...] = ("place", "pass")
+    decisions_per_turn: int = 1
 
     # --- Configuration ----------------------------------------------------------------
 

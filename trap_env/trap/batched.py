@@ -47,7 +47,6 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from trap_env.trap import core, kernel
 from trap_env.batched import (
     I8,
     I64,
@@ -69,6 +68,7 @@ from trap_env.batched import (
     uniform_below,
 )
 from trap_env.bits import cells_of
+from trap_env.trap import core, kernel
 from trap_env.trap.core import NO_PLAYER, IllegalActionError, Phase
 
 __all__ = [

@@ -18,10 +18,10 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from trap_env.trap import core
 from trap_env.bits import cells_of
-from trap_env.trap.core import Cell, GameConfig, Phase, State
 from trap_env.game import Outcome, RandomSource, config_from_params
+from trap_env.trap import core
+from trap_env.trap.core import Cell, GameConfig, Phase, State
 
 __all__ = ["GAME", "Trap"]
 
@@ -35,6 +35,7 @@ class Trap:
     end_reasons: tuple[str, ...] = (core.TRAPPED,)
     has_chance: bool = True
     decision_names: tuple[str, ...] = ("move", "throw", "landing")
+    decisions_per_turn: int = 2
 
     # --- Configuration ----------------------------------------------------------------
 

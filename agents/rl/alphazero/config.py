@@ -22,9 +22,9 @@ from agents.rl.settings import (
     load_record,
 )
 from trap_env.batched import batched_engine
-from trap_env.trap.core import DEFAULT_DECAY
 from trap_env.game import Game, turn_limit
 from trap_env.games import DEFAULT_GAME, game_names, get_game
+from trap_env.trap.core import DEFAULT_DECAY
 
 CONFIG_FILE = "config.json"
 CHECKPOINT_FILE = "checkpoint.pt"
