@@ -43,7 +43,7 @@ def root_value(tree: Tree) -> float:
 def small_network(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A random 5x5 network saved to a file."""
     path = tmp_path_factory.mktemp("nets") / "net5.npz"
-    Network.initial(GameConfig(5), channels=8, blocks=1, hidden=8, seed=0).save(path)
+    Network.initial(GameConfig(5), channels=8, blocks=1, hidden=8, seed=0, game=TRAP).save(path)
     return path
 
 
@@ -67,7 +67,7 @@ def test_root_value_converges_to_expectimax(text: str, depth: int) -> None:
     exact = expectimax(state, depth, ZERO_WEIGHTS)
     errors = []
     for simulations in (200, 2000, 20000):
-        tree = Tree(state, max_turns=state.turn + 2)
+        tree = Tree(state, max_turns=state.turn + 2, game=TRAP)
         tree.run(uniform_zero, simulations, lambda: False)
         errors.append(abs(root_value(tree) - exact))
     assert errors[2] < 0.06
@@ -77,14 +77,14 @@ def test_root_value_converges_to_expectimax(text: str, depth: int) -> None:
 def test_sampled_chance_nodes_converge_too() -> None:
     state = from_text("0.x/..x/x.1 1 throw - 5")
     exact = expectimax(state, 3, ZERO_WEIGHTS)
-    tree = Tree(state, chance="sample", max_turns=state.turn + 2)
+    tree = Tree(state, chance="sample", max_turns=state.turn + 2, game=TRAP)
     tree.run(uniform_zero, 20000, lambda: False)
     assert abs(root_value(tree) - exact) < 0.06
 
 
 def test_one_turn_endgame_on_4x4() -> None:
     state = from_text("0x../.x1./x..x/x... 1 throw - 5")
-    tree = Tree(state, max_turns=state.turn + 1)
+    tree = Tree(state, max_turns=state.turn + 1, game=TRAP)
     tree.run(uniform_zero, 3000, lambda: False)
     assert root_value(tree) == pytest.approx(expectimax(state, 1, ZERO_WEIGHTS), abs=0.01)
 
@@ -110,9 +110,9 @@ def test_masked_priors_ignore_illegal_cells() -> None:
 def test_tree_refuses_a_landing_or_finished_root() -> None:
     state = core.apply(core.apply(core.initial_state(GameConfig(4)), 1), 10)
     with pytest.raises(ValueError, match="starts at a decision of a game in progress"):
-        Tree(state)
+        Tree(state, game=TRAP)
     with pytest.raises(ValueError, match="chance must be one of"):
-        Tree(core.initial_state(), chance="average")
+        Tree(core.initial_state(), chance="average", game=TRAP)
 
 
 # --- The agent ---------------------------------------------------------------------------
@@ -163,7 +163,7 @@ def test_refuses_another_board_size(small_network: Path) -> None:
 
 
 def test_a_network_records_its_rule_variant(tmp_path: Path) -> None:
-    Network.initial(GameConfig(4, decay=80), channels=2, blocks=1, hidden=2).save(
+    Network.initial(GameConfig(4, decay=80), channels=2, blocks=1, hidden=2, game=TRAP).save(
         tmp_path / "d80.npz"
     )
     agent = MCTSAgent(simulations=5, path=tmp_path / "d80.npz")
@@ -269,7 +269,7 @@ def test_tree_is_kept_from_the_move_to_the_throw(small_network: Path) -> None:
 
 
 def test_network_round_trip(tmp_path: Path) -> None:
-    network = Network.initial(GameConfig(4), channels=4, blocks=2, hidden=3, seed=1)
+    network = Network.initial(GameConfig(4), channels=4, blocks=2, hidden=3, seed=1, game=TRAP)
     network.save(tmp_path / "n.npz")
     loaded = load_network(tmp_path / "n.npz")
     states = [core.initial_state(GameConfig(4))]
@@ -278,7 +278,7 @@ def test_network_round_trip(tmp_path: Path) -> None:
 
 
 def test_negligible_weights_are_multiplied_as_zero_and_move_no_output() -> None:
-    network = Network.initial(GameConfig(5), channels=8, blocks=2, hidden=4, seed=3)
+    network = Network.initial(GameConfig(5), channels=8, blocks=2, hidden=4, seed=3, game=TRAP)
     tiny = dict(network.weights)
     for index, (name, weight) in enumerate(sorted(tiny.items())):
         flat = weight.copy().reshape(-1)
@@ -310,7 +310,7 @@ def test_network_files_that_are_not_networks(tmp_path: Path) -> None:
 
 def saved_network(path: Path, **changes: np.ndarray) -> Path:
     """A small network saved to ``path`` with the arrays of ``changes`` put in."""
-    network = Network.initial(GameConfig(4), channels=4, blocks=1, hidden=3, seed=1)
+    network = Network.initial(GameConfig(4), channels=4, blocks=1, hidden=3, seed=1, game=TRAP)
     network.save(path)
     with np.load(path) as data:
         arrays = {name: data[name] for name in data.files}
@@ -365,7 +365,7 @@ def test_numpy_forward_equals_torch_forward() -> None:
         state = core.apply(state, int(rng.choice(core.legal_actions(state))))
         if state.phase is Phase.LANDING:
             state = core.apply(state, core.chance_outcomes(state)[0][0])
-    planes = encode(states)
+    planes = encode(states, TRAP)
     with torch.no_grad():
         logits, values = net(torch.from_numpy(planes))
     np_logits, np_values = net.to_network().forward(planes)
@@ -472,7 +472,7 @@ def test_a_networks_game_record_is_read_strictly(tmp_path: Path, game: bytes, me
 
 
 def test_a_network_of_format_1_is_read_as_trap(tmp_path: Path) -> None:
-    network = Network.initial(GameConfig(4, decay=60), 4, 1, 3)
+    network = Network.initial(GameConfig(4, decay=60), 4, 1, 3, game=TRAP)
     np.savez(tmp_path / "v1.npz", __meta__=np.array([1, 4, 1, 60]), **network.weights)
     loaded = load_network(tmp_path / "v1.npz")
     assert (loaded.game_name, dict(loaded.rules)) == ("trap", {"board_size": 4, "decay": 60})

@@ -18,6 +18,7 @@ from agents.mcts.search import Tree
 from trap_env.trap import batched as batched_trap
 from trap_env.trap import core
 from trap_env.trap.core import GameConfig, State
+from trap_env.trap.game import GAME as TRAP
 
 
 def exact_network(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -32,7 +33,7 @@ def exact_network(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def scalar_network(states: list[State]) -> tuple[np.ndarray, np.ndarray]:
-    return exact_network(encode(states))
+    return exact_network(encode(states, TRAP))
 
 
 @settings(max_examples=60)
@@ -64,7 +65,7 @@ def test_every_tree_equals_the_scalar_search(
     batched.run(exact_network)
     best = batched.best_actions()
     for index, root in enumerate(roots):
-        tree = Tree(root, c_puct, "expect", max_turns)
+        tree = Tree(root, c_puct, "expect", max_turns, game=TRAP)
         tree.run(scalar_network, simulations, lambda: False)
         node = tree.root
         assert batched.root_visits()[index, node.actions].tolist() == node.visits.tolist()
@@ -81,7 +82,7 @@ def test_the_network_input_is_the_scalar_encoding(seed: int, board_size: int, ac
     rng = random.Random(seed)
     states = [random_position(rng, board_size, actions, 50) for _ in range(3)]
     engine = batched_trap.Engine(batched_trap.tables(board_size))
-    assert np.array_equal(encode_batch(engine, batched_trap.from_states(states)), encode(states))
+    assert np.array_equal(encode_batch(engine, batched_trap.from_states(states)), encode(states, TRAP))
 
 
 def test_root_noise_changes_only_the_priors_and_follows_the_seed() -> None:

@@ -201,12 +201,13 @@ def test_a_run_of_another_game_refuses_trap_rules_and_trap_refuses_rules() -> No
 def test_the_mcts_network_reads_the_games_planes_and_refuses_other_actions() -> None:
     from agents.mcts.network import IncompatibleNetworkError, Network, encode, input_planes
     from trap_env.trap.core import GameConfig
+    from trap_env.trap.game import GAME as TRAP
 
     config = GAME.make_config(goal=4)
     planes = input_planes(GAME, config)
     start = GAME.initial_state(config)
     assert encode([start], GAME).shape == (1, 1, 5, planes)
-    network = Network.initial(GameConfig(5), channels=4, blocks=1, hidden=4)
+    network = Network.initial(GameConfig(5), channels=4, blocks=1, hidden=4, game=TRAP)
     assert network.input_planes == 5 != planes
     with pytest.raises(IncompatibleNetworkError, match="Race has 3 input planes and 3 actions"):
         network.check_shapes(GAME, config)

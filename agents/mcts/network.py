@@ -27,7 +27,8 @@ only: ``[1, board_size, blocks, decay]``) are read too.
 
 Example:
     >>> from trap_env.trap.core import GameConfig, initial_state
-    >>> net = Network.initial(GameConfig(5), channels=8, blocks=1, hidden=8, seed=0)
+    >>> from trap_env.trap.game import GAME
+    >>> net = Network.initial(GameConfig(5), channels=8, blocks=1, hidden=8, seed=0, game=GAME)
     >>> logits, values = net.evaluate([initial_state(GameConfig(5))])
     >>> logits.shape, values.shape
     ((1, 25), (1,))
@@ -48,7 +49,6 @@ import numpy as np
 from agents.files import save_npz_atomically
 from trap_env.game import Game
 from trap_env.games import game_names, get_game
-from trap_env.trap.game import GAME as TRAP
 
 __all__ = [
     "FORMAT_VERSION",
@@ -80,7 +80,7 @@ def extra_actions(game: Game[Any, Any], config: Any) -> int:
     return game.num_actions(config) - cells
 
 
-def encode(states: Sequence[Any], game: Game[Any, Any] = TRAP) -> FloatArray:
+def encode(states: Sequence[Any], game: Game[Any, Any]) -> FloatArray:
     """The network's input for decision ``states`` of ``game``: ``(batch, N, N, planes + 1)``
     float32 (Trap!: 5 planes).
 
@@ -118,7 +118,8 @@ class Network:
         blocks: int,
         hidden: int,
         seed: int = 0,
-        game: Game[Any, Any] = TRAP,
+        *,
+        game: Game[Any, Any],
     ) -> Network:
         """A randomly initialised network for ``game`` under ``config`` (for tests and as a
         starting point)."""

@@ -37,8 +37,6 @@ from typing import Any
 import numpy as np
 
 from trap_env.game import Game
-from trap_env.trap.core import Cell
-from trap_env.trap.game import GAME as TRAP
 
 __all__ = [
     "CHANCE_MODES",
@@ -60,7 +58,7 @@ Evaluator = Callable[[list[Any]], tuple[np.ndarray, np.ndarray]]
 """A network: decision states -> (logits ``(batch, num_actions)``, values ``(batch,)``)."""
 
 
-def masked_priors(logits: np.ndarray, actions: list[Cell]) -> np.ndarray:
+def masked_priors(logits: np.ndarray, actions: list[int]) -> np.ndarray:
     """The softmax of ``logits`` over ``actions`` only: one probability per action."""
     # Over the whole row, the illegal cells at -inf: the same sums, bit for bit, as the
     # batched search's rows (agents.mcts.batched).
@@ -177,7 +175,8 @@ class Tree:
         max_turns: int | None = None,
         rng: random.Random | None = None,
         root_noise: tuple[float, float] | None = None,
-        game: Game[Any, Any] = TRAP,
+        *,
+        game: Game[Any, Any],
     ) -> None:
         if chance not in CHANCE_MODES:
             raise ValueError(f"chance must be one of {list(CHANCE_MODES)}, got {chance!r}")

@@ -10,6 +10,7 @@ from trap_env.trap.core import (
     initial_state,
     resolve_turn_limit,
 )
+from trap_env.trap.game import GAME as TRAP
 
 MCTS_SIMULATIONS = 32
 """Simulations per search in the mcts rows (each measurement repeats whole searches)."""
@@ -28,7 +29,8 @@ def scalar_trees_rate(num_trees: int, seconds: float, board_size: int = 7) -> fl
 
     def searches() -> int:
         trees = [
-            Tree(start, max_turns=resolve_turn_limit(None, board_size)) for _ in range(num_trees)
+            Tree(start, max_turns=resolve_turn_limit(None, board_size), game=TRAP)
+            for _ in range(num_trees)
         ]
         for _ in range(MCTS_SIMULATIONS):
             leaves = [(tree, leaf) for tree in trees if (leaf := tree.select()) is not None]
