@@ -39,6 +39,7 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
         "is": "agents.trap.heuristics:greedy_is",
         "ais": "agents.trap.heuristics:greedy_ais",
         "ocls": "agents.trap.heuristics:greedy_ocls",
+        "reference": "agents.trap.search:ExpectiminimaxAgent",
         "expectiminimax": "agents.trap.search:ExpectiminimaxAgent",
         "alphabeta": "agents.trap.search:alphabeta",
         "minimax": "agents.trap.search:alphabeta",
@@ -52,7 +53,8 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
     "othello": {
         "random": "agents.othello.random_agent:RandomAgent",
         "greedy": "agents.othello.greedy:GreedyAgent",
-        "expectiminimax": "agents.othello.search:SearchAgent",
+        "reference": "agents.othello.search:SearchAgent",
+        "expectiminimax": "agents.othello.search:SearchAgent",  # aliases of the reference
         "alphabeta": "agents.othello.search:SearchAgent",
         "minimax": "agents.othello.search:SearchAgent",
         "openspiel-mcts": "agents.othello.openspiel_mcts:OpenSpielMCTSAgent",
@@ -61,13 +63,19 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
     "colosseum": {
         "random": "agents.colosseum.random_agent:RandomAgent",
         "greedy": "agents.colosseum.greedy:GreedyAgent",
-        "expectiminimax": "agents.colosseum.search:SearchAgent",
+        "reference": "agents.colosseum.search:SearchAgent",
+        "expectiminimax": "agents.colosseum.search:SearchAgent",  # aliases of the reference
         "alphabeta": "agents.colosseum.search:SearchAgent",
         "minimax": "agents.colosseum.search:SearchAgent",
         "mcts": "agents.colosseum.mcts:MCTSAgent",
     },
 }
-"""The built-in agents: game -> name -> ``"module:factory"``."""
+"""The built-in agents: game -> name -> ``"module:factory"``.
+
+Every game's strongest search answers to the role name ``reference`` (Trap!'s is
+expectiminimax; Othello's and Colosseum's, which have no chance after the start, alpha-beta),
+and to the names it had before, kept as aliases: ``expectiminimax``, and in the chance-free
+games ``alphabeta`` and ``minimax``."""
 
 EVERY_GAME: dict[str, str] = {EXEC: "agents.program:ProgramAgent"}
 """The built-in agents of every game: name -> ``"module:factory"`` (told their game)."""

@@ -12,6 +12,7 @@ from agents import SpecError, UnsupportedGameError, agent_names, make_agent
 from agents.arena.match import play_game
 from agents.othello import greedy, random_agent
 from agents.othello.greedy import WIN_SCORE, GreedyAgent, Weights, evaluate, score_after
+from agents.othello.search import SearchAgent
 from trap_env.othello import rules
 from trap_env.othello.rules import OthelloConfig, from_text, initial_state
 from trap_env.trap.core import GameConfig
@@ -32,7 +33,9 @@ def test_the_table_lists_othellos_agents_and_names_them_on_a_miss() -> None:
         "minimax",
         "openspiel-mcts",
         "random",
+        "reference",
     ]
+    assert isinstance(make_agent("reference", game="othello"), SearchAgent)
     assert isinstance(make_agent("random", game="othello"), random_agent.RandomAgent)
     built = make_agent("greedy:corners=25,mobility=0", game="othello")
     assert isinstance(built, GreedyAgent)
