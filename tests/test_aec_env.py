@@ -254,7 +254,7 @@ def test_out_of_range_actions_fail_the_bounds_check() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"board_size": 1}, "board_size must be an integer >= 3"),
+        ({"board_size": 1}, "board_size must be an integer from 3 to "),
         ({"max_turns": -5}, "max_turns must be a positive integer"),
         ({"decay": 1001}, r"decay must be an integer per mille in 0\.\.1000"),
         ({"render_mode": "svg"}, "render_mode must be None or one of"),

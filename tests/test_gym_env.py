@@ -400,7 +400,7 @@ def test_an_illegal_action_raises_with_illegal_action_raise() -> None:
     ("kwargs", "message"),
     [
         ({"seat": 2}, "seat must be 0, 1 or None"),
-        ({"board_size": 2}, "board_size must be an integer >= 3"),
+        ({"board_size": 2}, "board_size must be an integer from 3 to "),
         ({"max_turns": 0}, "max_turns must be a positive integer"),
         ({"decay": -1}, r"decay must be an integer per mille in 0\.\.1000"),
         ({"decay": 1001}, r"decay must be an integer per mille in 0\.\.1000"),

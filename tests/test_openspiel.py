@@ -89,7 +89,7 @@ def test_game_sizes_follow_the_board_and_the_turn_limit(
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("python_trap(board_size=2)", "board_size must be an integer >= 3, got 2"),
+        ("python_trap(board_size=2)", "board_size must be an integer from 3 to 1000, got int 2"),
         ("python_trap(max_turns=0)", "max_turns must be a positive integer, or -1"),
         ("python_trap(decay=1001)", "decay must be an integer per mille in 0..1000"),
         ("python_trap(size=5)", "Unknown parameter 'size'"),

@@ -83,8 +83,8 @@ def test_random_games_match_the_scalar_rules_state_by_state(
 
 def test_passes_and_both_end_rules_on_a_crafted_position() -> None:
     # Light (to act) is blocked; dark can still place on d1 (3), so the standard rule
-    # passes and the course rule ends the game (dark 2, light 1: dark wins).
-    text = "xxo./..../..../.... o 7 {}"
+    # passes and the course rule ends the game (dark 9, light 6: dark wins).
+    text = "xxo./xxoo/oxoo/xxxx o 11 {}"
     for end_rule, mask_pass, over, winner in (("standard", 1, False, -1), ("course", 0, True, 0)):
         state = GAME.from_text(text.format(end_rule))
         engine = GAME.batched_engine(GAME.config_of(state))
@@ -148,7 +148,7 @@ def test_random_actions_are_legal_and_uniform() -> None:
     assert sorted(set(chosen.tolist())) == [19, 26, 37, 44]
     assert np.bincount(chosen, minlength=45)[[19, 26, 37, 44]].min() > 900
     small = GAME.batched_engine(GAME.make_config(board_size=4))
-    blocked = small.from_states([GAME.from_text("xxo./..../..../.... o 7 standard")])
+    blocked = small.from_states([GAME.from_text("xxo./xxoo/oxoo/xxxx o 11 standard")])
     assert batched.random_actions(small.tables, blocked, words[:1]).tolist() == [16]
 
 

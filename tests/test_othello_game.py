@@ -8,6 +8,7 @@ from __future__ import annotations
 import doctest
 import json
 import random
+from tests.positions import othello_position
 from pathlib import Path
 
 import numpy as np
@@ -88,7 +89,7 @@ def test_a_turn_is_one_decision_and_scores_count_discs() -> None:
 
 
 def test_the_decision_is_place_or_pass() -> None:
-    state = rules.from_text("ox../..../..../.... x 0 standard")
+    state = othello_position("ox../..../..../.... x 0 standard")
     assert GAME.decision_name(state) == "pass" and GAME.legal_actions(state) == [16]
     assert GAME.decision_name(GAME.initial_state(GAME.make_config())) == "place"
 

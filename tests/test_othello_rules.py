@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.positions import othello_position
 from trap_env.othello import rules
 from trap_env.othello.rules import (
     BOARD_FULL,
@@ -38,9 +39,10 @@ from trap_env.othello.rules import (
 
 
 def board(rows: str, side: str = "x", end_rule: str = STANDARD, turn: int = 0) -> OthelloState:
-    """A state from rows written one per line (``x`` dark, ``o`` light, ``.`` empty)."""
+    """A state from rows written one per line (``x`` dark, ``o`` light, ``.`` empty), any
+    discs (:func:`tests.positions.othello_position`)."""
     lines = "/".join(line.strip() for line in rows.strip().splitlines())
-    return from_text(f"{lines} {side} {turn} {end_rule}")
+    return othello_position(f"{lines} {side} {turn} {end_rule}")
 
 
 def names(state: OthelloState) -> list[str]:
@@ -87,10 +89,12 @@ def test_the_8x8_start_in_algebraic_names() -> None:
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"board_size": 7}, "even integer >= 4"),
-        ({"board_size": 2}, "even integer >= 4"),
-        ({"board_size": True}, "even integer >= 4"),
-        ({"board_size": 8.0}, "even integer >= 4"),
+        ({"board_size": 7}, "even integer from 4 to 26"),
+        ({"board_size": 2}, "even integer from 4 to 26"),
+        ({"board_size": 28}, "even integer from 4 to 26"),
+        ({"board_size": 100}, "even integer from 4 to 26"),
+        ({"board_size": True}, "even integer from 4 to 26"),
+        ({"board_size": 8.0}, "even integer from 4 to 26"),
         ({"end_rule": "csc384"}, r"one of \['standard', 'course'\]"),
     ],
 )
@@ -305,8 +309,8 @@ def test_text_round_trips_and_names_every_field() -> None:
         ("..../..../..../.... x 0", "Othello text is"),
         ("..../..../..../... x 0 standard", "row 4 must be 4"),
         ("..../..../..../...z x 0 standard", "row 4 must be 4 of"),
-        ("..../..../.... x 0 standard", "even number >= 4 of rows, got 3"),
-        ("../.. x 0 standard", "even number >= 4 of rows, got 2"),
+        ("..../..../.... x 0 standard", "even number of rows from 4 to 26, got 3"),
+        ("../.. x 0 standard", "even number of rows from 4 to 26, got 2"),
         ("..../..../..../.... b 0 standard", "'x' \\(dark\\) or 'o' \\(light\\), got 'b'"),
         ("..../..../..../.... x -1 standard", "integer >= 0, got '-1'"),
         ("..../..../..../.... x 0 csc384", "one of \\['standard', 'course'\\], got 'csc384'"),
