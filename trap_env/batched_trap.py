@@ -346,8 +346,12 @@ def from_states(states: Sequence[core.State]) -> Batch:
     The batch goes with ``tables(N, decay)`` of those states.
 
     Raises:
-        ValueError: for an empty sequence, mixed board sizes or decays, or N over the limit.
+        TypeError: for an item that is not a :class:`trap_env.core.State`.
+        ValueError: for an impossible state (:func:`trap_env.core.validate_state`), an
+            empty sequence, mixed board sizes or decays, or N over the limit.
     """
+    for state in states:
+        core.validate_state(state)
     rules = {(state.board_size, state.decay) for state in states}
     if len(rules) != 1:
         raise ValueError(

@@ -135,8 +135,8 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
     def set_game_state(self, state: Any) -> tuple[np.ndarray, dict[str, Any]]:
         """Continue the episode from ``state``, for search and debugging.
 
-        The state must be of this env's rules and not a chance node. If the opponent is to
-        act, it plays (and chance lands its throw) until the learner must decide, as in
+        The state must be possible (``game.check_state``), of this env's rules and not a
+        chance node. If the opponent is to act, it plays (and chance lands its throw) until the learner must decide, as in
         ``reset``.
 
         Returns:
@@ -152,7 +152,9 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         return self._observation(), self._info(info)
 
     def _check_state(self, state: Any) -> None:
-        """Refuse a state of other rules or at a chance node."""
+        """Refuse an impossible state (``game.check_state``), one of other rules, or a
+        chance node."""
+        self.game.check_state(state)
         config = self.game.config_of(state)
         if config != self._config:
             raise ValueError(f"state has rules {config}, this env plays {self._config}")

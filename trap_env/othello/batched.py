@@ -248,8 +248,12 @@ def from_states(t: Tables, states: Sequence[OthelloState]) -> Batch:
     """The batch of the scalar ``states``, which must be of the tables' rules.
 
     Raises:
-        ValueError: for a state of another board size or end rule.
+        TypeError: for an item that is not an :class:`OthelloState`.
+        ValueError: for an impossible state (:func:`trap_env.othello.rules.check_state`)
+            or one of another board size or end rule.
     """
+    for state in states:
+        rules.check_state(state)
     other_rules = {s.config for s in states} - {t.config}
     if other_rules:
         raise ValueError(
