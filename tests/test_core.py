@@ -1146,3 +1146,54 @@ def test_anything_but_a_state_is_refused_naming_the_argument(function, value) ->
 def test_wrong_arguments_are_refused_naming_them(call, words: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises((TypeError, ValueError), match=re.escape(words)):
         call()
+
+
+# --- Sizes and action text --------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(size=st.one_of(st.integers(-2, 12), st.integers(990, 1010)))
+def test_one_size_range_for_the_config_and_the_text(size: int) -> None:
+    """3 to :data:`trap_env.core.MAX_BOARD_SIZE` (1000), in the config and in the text."""
+    allowed = trap_env.core.MIN_BOARD_SIZE <= size <= trap_env.core.MAX_BOARD_SIZE
+    rows = "/".join(["." * size] * size) if size >= 1 else ""
+    text = f"{rows} 0 move - 0"
+    if allowed:
+        GameConfig(size)
+        if size <= 12:  # the text of a 1000-cell-wide board is a megabyte: sizes near 3 only
+            text = to_text(initial_state(GameConfig(size)))
+            assert from_text(text).board_size == size
+        return
+    with pytest.raises(ValueError, match="board_size must be an integer from 3 to 1000"):
+        GameConfig(size)
+    if size >= 1:
+        with pytest.raises(ValueError, match="N from 3 to 1000"):
+            from_text(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.one_of(
+        st.text(max_size=40),
+        st.builds(",".join, st.lists(st.sampled_from(["1", "٣", "²", " ", "9" * 5000]), max_size=3)),
+    )
+)
+def test_any_action_text_gives_a_cell_or_a_clear_value_error(text: str) -> None:
+    from trap_env.trap import GAME
+
+    state = initial_state(GameConfig(5))
+    try:
+        cell = GAME.action_from_text(state, text)
+    except ValueError as error:
+        assert "\n" not in str(error) and len(str(error)) < 300
+        assert "Exceeds the limit" not in str(error)
+    else:
+        assert 0 <= cell < 25
+
+
+@pytest.mark.parametrize("text", ["1,٣", "²", "٣", "1," + "1" * 5000])
+def test_action_numbers_are_ascii_digits_of_at_most_4300(text: str) -> None:
+    from trap_env.trap import GAME
+
+    with pytest.raises(ValueError, match="a cell is 'row,col'"):
+        GAME.action_from_text(initial_state(GameConfig(5)), text)

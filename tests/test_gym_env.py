@@ -696,3 +696,39 @@ def test_an_unknown_keyword_is_a_type_error_naming_the_rule_parameters(game: str
         GameEnv(game, frameskip=1)
     with pytest.raises(ValueError, match="board_size"):
         GameEnv(game, board_size=2)
+
+
+# --- Every state that enters is checked -----------------------------------------------------
+
+
+def _impossible_states() -> list[tuple[str, dict[str, Any], Any, str]]:
+    from trap_env.colosseum import rules as colosseum
+    from trap_env.othello import rules as othello
+
+    start = colosseum.start_state(colosseum.ColosseumConfig(6), 0)
+    othello_start = othello.initial_state(othello.OthelloConfig(6))
+    trap_start = initial_state(GameConfig(5))
+    return [
+        ("colosseum", {"board_size": 6}, start.__class__(6, start.walls, (40, 3), 0, 0),
+         "cells must be two cells"),
+        ("colosseum", {"board_size": 6}, start.__class__(6, (0, 0, 0, 0), start.cells, 0, 0),
+         "border lacks"),
+        ("othello", {"board_size": 6}, othello_start.__class__(6, "standard", 0, 0, 0, 0),
+         "centre cells"),
+        ("othello", {"board_size": 6}, othello_start.__class__(
+            6, "standard", othello_start.dark, othello_start.light, 0, 57), "after 57 plies"),
+        ("trap", {"board_size": 5}, trap_start._replace(cells=(3, 3)), "both players stand"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(("game", "params", "state", "words"), _impossible_states())
+def test_set_game_state_refuses_a_state_no_game_reaches(
+    game: str, params: dict[str, Any], state: Any, words: str
+) -> None:
+    """A Colosseum board without its border walls used to make the zone search loop for
+    good; every game's set_game_state now refuses what no game reaches, at once."""
+    env = GameEnv(game=game, **params)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=words):
+        env.set_game_state(state)
+    env.close()

@@ -212,3 +212,16 @@ def test_maskable_ppo_learns_a_few_hundred_steps_on_the_sb3_vec_env() -> None:
     assert model.num_timesteps >= 512
     assert len(model.ep_info_buffer) > 0
     assert {info["r"] for info in model.ep_info_buffer} <= {-1.0, 0.0, 1.0}
+
+
+def test_from_states_refuses_a_state_no_game_reaches() -> None:
+    engine = GAME.batched_engine(GAME.make_config(board_size=6))
+    start = GAME.initial_state(GAME.make_config(board_size=6))
+    for bad, words in [
+        (start.__class__(6, "standard", 0, 0, 0, 0), "centre cells"),
+        (start.__class__(6, "standard", start.dark, start.light, 0, 57), "after 57 plies"),
+        (start.__class__(6, "standard", start.dark | 1, start.light | 1, 0, 1), "both colours"),
+        (start.__class__(6, "standard", start.dark, start.light, 7, 0), "0 \\(dark\\)"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            engine.from_states([start, bad])
