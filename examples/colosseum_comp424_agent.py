@@ -133,7 +133,8 @@ class TrapEnvAgent(Agent):  # type: ignore[misc]
 
     def step(self, chess_board: Any, my_pos: Any, adv_pos: Any, max_step: int) -> Any:
         """The reference's move as ``((row, col), side)``; if the search (or importing
-        it) fails, the first legal move of the rules."""
+        it) fails, the first legal move of the rules; for a position it cannot read (or
+        one no game reaches), a line on standard error and :func:`fallback_move`."""
         from trap_env.colosseum import rules
 
         self.turns += 1
@@ -147,7 +148,10 @@ class TrapEnvAgent(Agent):  # type: ignore[misc]
         try:
             action = self._searcher().select_action(state)
         except Exception:  # never leave the move to the engine's random walk
-            action = rules.legal_actions(state)[0]
+            legal = rules.legal_actions(state)
+            if not legal:  # the game is over: the engine asks no more
+                return fallback_move(chess_board, my_pos)
+            action = legal[0]
         cell, side = rules.decode_action(action)
         return divmod(cell, state.board_size), side
 

@@ -297,4 +297,5 @@ def test_from_states_refuses_a_state_no_game_reaches() -> None:
         with pytest.raises(ValueError, match=words):
             batched_trap.from_states([start, bad])
     with pytest.raises(TypeError, match="a trap_env.core.State"):
-        batched_trap.from_states(["..0../...../...../...../..1.. 0 move - 0"])  # type: ignore[list-item]
+        text = "..0../...../...../...../..1.. 0 move - 0"
+        batched_trap.from_states([text])  # type: ignore[list-item]

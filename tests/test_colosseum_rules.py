@@ -395,7 +395,7 @@ def _impossible_states() -> list[tuple[object, type, str]]:
         (start.__class__(5, (0, 0, 0, 0), start.cells, 0, 0), ValueError, "border lacks"),
         (start.__class__(5, inner, start.cells, 0, 0), ValueError, "must also be down of"),
         (start.__class__(5, (*border[:3], 1 << 40), start.cells, 0, 0), ValueError, "bitboards"),
-        (start.__class__(5, start.walls[:3], start.cells, 0, 0), ValueError, "bitboards"),  # type: ignore[arg-type]
+        (start.__class__(5, start.walls[:3], start.cells, 0, 0), ValueError, "bitboards"),
         (start.__class__(5, start.walls, start.cells, 7, 0), ValueError, "0 \\(A\\) or 1 \\(B\\)"),
         (start.__class__(5, start.walls, start.cells, 0, -1), ValueError, "turns played"),
         (start.__class__(5, border, (-1, -1), 1, 0), ValueError, "marks the start to draw"),

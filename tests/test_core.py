@@ -1175,7 +1175,9 @@ def test_one_size_range_for_the_config_and_the_text(size: int) -> None:
 @given(
     text=st.one_of(
         st.text(max_size=40),
-        st.builds(",".join, st.lists(st.sampled_from(["1", "٣", "²", " ", "9" * 5000]), max_size=3)),
+        st.builds(
+            ",".join, st.lists(st.sampled_from(["1", "٣", "²", " ", "9" * 5000]), max_size=3)
+        ),
     )
 )
 def test_any_action_text_gives_a_cell_or_a_clear_value_error(text: str) -> None:

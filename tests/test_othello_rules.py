@@ -545,7 +545,7 @@ START = initial_state(OthelloConfig(8))
 @pytest.mark.parametrize(
     ("state", "error", "words"),
     [
-        (OthelloState(8, STANDARD, 0, 0, 0, 0), ValueError, "centre cells d4, e4, d5, e5 are empty"),
+        (OthelloState(8, STANDARD, 0, 0, 0, 0), ValueError, "centre cells d4, e4, d5, e5"),
         (START.__class__(8, STANDARD, START.dark, START.light, 0, 57), ValueError,
          "4 discs after 57 plies"),
         (OthelloState(8, STANDARD, START.dark | 1, START.light | 1, 0, 1), ValueError,

@@ -136,8 +136,8 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         """Continue the episode from ``state``, for search and debugging.
 
         The state must be possible (``game.check_state``), of this env's rules and not a
-        chance node. If the opponent is to act, it plays (and chance lands its throw) until the learner must decide, as in
-        ``reset``.
+        chance node. If the opponent is to act, it plays (and chance lands its throw)
+        until the learner must decide, as in ``reset``.
 
         Returns:
             The observation and info, as ``reset`` returns them.

@@ -1,8 +1,8 @@
 """The rules of Othello as a pure module: states are values, transitions are functions.
 
-The board is N x N (N even, 4 to 26, so that letters a-z name the columns; 8 by default) held as two Python-int bitboards,
-one per colour; cell ``row * N + col`` is bit ``row * N + col``. The start is the usual
-four discs of the CSC384 course engine (``othello_game.py``) and of OpenSpiel: with
+The board is N x N (N even, 4 to 26 so that letters a-z name the columns; 8 by default)
+held as two Python-int bitboards, one per colour; cell ``row * N + col`` is bit
+``row * N + col``. The start is the usual four discs of the CSC384 course engine (``othello_game.py``) and of OpenSpiel: with
 ``m = N // 2 - 1``, light on ``(m, m)`` and ``(m+1, m+1)``, dark on ``(m, m+1)`` and
 ``(m+1, m)`` (on 8x8: light d4 and e5, dark e4 and d5). **Dark moves first**: player 0
 here, colour 1 in the course, black ``x`` in OpenSpiel; light is player 1 (colour 2).
@@ -463,18 +463,24 @@ def check_state(state: OthelloState) -> None:
     full = full_board(n)
     for name, board in (("dark", dark), ("light", light)):
         if not (is_int(board) and 0 <= board <= full):
-            raise ValueError(f"{name} must be a bitboard of the {n * n} cells, got {describe(board)}")
+            raise ValueError(
+                f"{name} must be a bitboard of the {n * n} cells, got {describe(board)}"
+            )
     if dark & light:
         raise ValueError(f"cells {_names(n, dark & light)} hold a disc of both colours")
     if not (is_int(state.player) and state.player in (DARK, LIGHT)):
-        raise ValueError(f"the player to act is 0 (dark) or 1 (light), got {describe(state.player)}")
+        raise ValueError(
+            f"the player to act is 0 (dark) or 1 (light), got {describe(state.player)}"
+        )
     turn = state.turn
     if not (is_int(turn) and turn >= 0):
         raise ValueError(f"the plies played are an integer >= 0, got {describe(turn)}")
     start = initial_state(state.config)
     empty_centre = (start.dark | start.light) & ~(dark | light)
     if empty_centre:
-        raise ValueError(f"the centre cells {_names(n, empty_centre)} are empty; no ply empties one")
+        raise ValueError(
+            f"the centre cells {_names(n, empty_centre)} are empty; no ply empties one"
+        )
     placed = (dark | light).bit_count() - 4
     most = placed if state.end_rule == COURSE else 2 * placed
     if not placed <= turn <= most:
