@@ -156,13 +156,14 @@ def neighbour_mask(board_size: int, cell: Cell) -> Bitboard:
 
     Raises:
         TypeError: if ``board_size`` or ``cell`` is not an int.
-        ValueError: for a board size below 3 or a cell off the board.
+        ValueError: for a board size out of 3..1000 or a cell off the board.
     """
-    check_int("board_size", board_size, f"an int >= {MIN_BOARD_SIZE}")
+    sizes = f"{MIN_BOARD_SIZE}..{MAX_BOARD_SIZE}"
+    check_int("board_size", board_size, f"an int in {sizes}")
     check_int("cell", cell, "an int cell index")
-    if board_size < MIN_BOARD_SIZE or not 0 <= cell < board_size * board_size:
+    if not MIN_BOARD_SIZE <= board_size <= MAX_BOARD_SIZE or not 0 <= cell < board_size**2:
         raise ValueError(
-            f"neighbour_mask needs board_size >= {MIN_BOARD_SIZE} and a cell in "
+            f"neighbour_mask needs board_size in {sizes} and a cell in "
             f"0..board_size**2 - 1, got board_size {board_size} and cell {cell}"
         )
     return geometry(board_size).neighbours[cell]
