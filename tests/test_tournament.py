@@ -622,3 +622,35 @@ def test_no_process_of_a_run_outlives_it_however_it_ends(tmp_path, ending, oppon
         runner.kill()
         for pid in marked_processes(mark):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_resume_imports_a_records_game_path_only_when_it_is_the_runs(tmp_path, planted_game):
+    path = tmp_path / "results.jsonl"
+    path.write_text(json.dumps(planted_game.record) + "\n")
+    tasks = round_robin(["random", "agents.random_agent.RandomAgent"], 1, seed=0)
+    with pytest.raises(ResultsError, match="'game' must be a game's name"):
+        run_games(tasks, path, RunConfig(board_size=5, workers=0), resume=True, progress=False)
+    assert not planted_game.was_imported()
+
+
+def test_a_results_file_replaced_during_a_run_ends_it_with_its_games_kept_beside(
+    tmp_path, monkeypatch
+):
+    tasks = round_robin(["random", "agents.random_agent.RandomAgent"], 5, seed=0)
+    path = tmp_path / "results.jsonl"
+    played = []
+
+    def play_and_edit(*args):
+        if len(played) == 2:  # sed -i: a new file renamed over the results
+            edited = tmp_path / "sedXYZ"
+            edited.write_text(path.read_text())
+            os.replace(edited, path)
+        played.append(real(*args))
+        return played[-1]
+
+    real = tournament.play_task
+    monkeypatch.setattr(tournament, "play_task", play_and_edit)
+    with pytest.raises(ResultsError, match=f"results.{os.getpid()}.jsonl: check them"):
+        run_games(tasks, path, RunConfig(board_size=5, workers=0), progress=False)
+    assert len(load_results(path)) == 2
+    assert load_results(tmp_path / f"results.{os.getpid()}.jsonl") == played

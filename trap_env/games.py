@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import importlib
+from collections.abc import Collection
 from typing import Any
 
 from trap_env.checks import describe
@@ -49,16 +50,26 @@ def game_names() -> list[str]:
     return sorted(_GAMES)
 
 
-def get_game(name: str) -> Game[Any, Any]:
+def get_game(name: str, *, allow_paths: bool | Collection[str] = True) -> Game[Any, Any]:
     """The game registered as ``name``, or the game at the path ``"module:attribute"``.
 
+    Args:
+        name: a registered game's name or a game's path.
+        allow_paths: which paths may be imported: any (a name the user gave), none, or only
+            these (a name read from a file, which imports only a path the user gave too).
+
     Raises:
-        UnknownGameError: naming the games there are.
+        UnknownGameError: naming the games there are, or a path not allowed.
     """
     if not isinstance(name, str) or (name not in _GAMES and not _is_path(name)):
         raise UnknownGameError(
             f"unknown game {name!r}; the games: {', '.join(game_names())}, or a path "
             "such as 'mypackage.mygame:GAME'"
+        )
+    if name not in _GAMES and not (allow_paths is True or (allow_paths and name in allow_paths)):
+        raise UnknownGameError(
+            f"the game {name!r:.80} is a path, which a file may not import; the games: "
+            f"{', '.join(game_names())}, or the same path given as the game to play (--game)"
         )
     found = _GAMES.get(name, name)
     if isinstance(found, str):
