@@ -654,3 +654,21 @@ def test_a_results_file_replaced_during_a_run_ends_it_with_its_games_kept_beside
         run_games(tasks, path, RunConfig(board_size=5, workers=0), progress=False)
     assert len(load_results(path)) == 2
     assert load_results(tmp_path / f"results.{os.getpid()}.jsonl") == played
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        ([], ["--rule", "end_rule=standard"]),
+        (["--rule", "end_rule=standard"], ["--board-size", "8"]),
+        (["--board-size", "8"], ["--rule", "end_rule=standard"]),
+    ],
+)
+def test_resume_with_a_rule_written_out_at_its_default_is_the_same_run(tmp_path, first, then):
+    from trap_scripts import tournament as cli
+
+    argv = ["random", "agents.random_agent.RandomAgent", "--game", "othello", "--games", "1",
+            "--workers", "0", "--output", str(tmp_path), "--quiet", "--no-plot"]  # fmt: skip
+    assert cli.main([*argv, *first]) == 0
+    assert cli.main([*argv, *then, "--resume"]) == 0
+    assert cli.main([*argv, "--rule", "end_rule=course", "--resume"]) == 2

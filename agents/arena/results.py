@@ -29,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import math
@@ -310,11 +311,13 @@ class ResultsLog:
         self.path = Path(path)
         self.report = report
         self._fd: int | None = None
+        self._created = False  # the file is this run's own, removed if it never starts
         self._held: list[Record] = []  # every game the file holds, for a rescue
         self._torn_tail: str | None = None
 
     def __enter__(self) -> ResultsLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._created = not os.path.lexists(self.path)
         self._fd = _open_locked(self.path)
         return self
 
@@ -324,8 +327,12 @@ class ResultsLog:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # closing the descriptor releases the lock
+        if self._fd is None:
+            return
+        if self._created and self._is_in_place():  # refused before it started: leave no file
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+        os.close(self._fd)  # closing the descriptor releases the lock
         self._fd = None
 
     def previous(self, settings: dict[str, Any], *, resume: bool, overwrite: bool) -> list[Record]:
@@ -362,6 +369,7 @@ class ResultsLog:
     def start(self, settings: dict[str, Any], *, keep: bool) -> None:
         """Record the settings and make the file ready for appending (emptied unless ``keep``)."""
         assert self._fd is not None, "enter the log before starting it"
+        self._created = False
         if keep:
             self._finish_last_line()
         else:
@@ -398,14 +406,17 @@ class ResultsLog:
         """
         self._check_in_place([])
 
-    def _check_in_place(self, pending: list[Record]) -> None:
+    def _is_in_place(self) -> bool:
         assert self._fd is not None
         try:
             found = os.stat(self.path, follow_symlinks=False)
         except FileNotFoundError:
-            found = None
+            return False
         held = os.fstat(self._fd)
-        if found is not None and (found.st_ino, found.st_dev) == (held.st_ino, held.st_dev):
+        return (found.st_ino, found.st_dev) == (held.st_ino, held.st_dev)
+
+    def _check_in_place(self, pending: list[Record]) -> None:
+        if self._is_in_place():
             return
         games = [*self._held, *pending]
         rescue = rescue_path(self.path)
@@ -511,8 +522,12 @@ _UNNAMED = {"board_sizes": None, "opening_plies": 0}
 def _check_settings(path: Path, settings: dict[str, Any], records: list[Record]) -> None:
     """Refuse to resume a file recorded with other settings (naming each difference) or
     holding a game of another game."""
+    game = _game_of(settings)
     recorded = _UNNAMED | _recorded_settings(path, records)
     settings = _UNNAMED | settings
+    for side in (recorded, settings):  # a rule written out at its default is the same run
+        if _game_of(side) == game:
+            side["rules"] = _rules_set(game, side.get("rules"))
     differences = [
         f"{name} {_show(recorded[name])} there, {_show(value)} now"
         for name, value in settings.items()
@@ -524,7 +539,6 @@ def _check_settings(path: Path, settings: dict[str, Any], records: list[Record])
             + "; ".join(differences)
             + "); resume with the recorded settings, or use --overwrite or another folder"
         )
-    game = _game_of(settings)
     for number, record in enumerate(records, start=1):
         if record_game(record) != game:
             raise ResultsError(
@@ -532,6 +546,21 @@ def _check_settings(path: Path, settings: dict[str, Any], records: list[Record])
                 f"of {record_game(record)}, this run plays {game}; a results file holds one "
                 "game's games: resume with that game, or use --overwrite or another folder"
             )
+
+
+def _rules_set(game: str, rules: object) -> object:
+    """The ``rules`` of a run of ``game`` that differ from the game's defaults (None: none
+    does); anything but a dict of rules is left as it is, for the comparison to name."""
+    if not isinstance(rules, dict):
+        return rules
+    found = get_game(game, allow_paths=(game,))
+    defaults = found.config_params(found.make_config())
+    changed = {key: value for key, value in rules.items() if defaults.get(key, _NONE) != value}
+    return changed or None
+
+
+_NONE = object()
+"""A default no rule has."""
 
 
 def _recorded_settings(path: Path, records: list[Record]) -> dict[str, Any]:
