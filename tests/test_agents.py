@@ -411,7 +411,11 @@ def test_collector_paused_then_left_as_found(enabled: bool) -> None:
         (gc.enable if was_enabled else gc.disable)()
 
 
-@given(st.text(st.characters(categories=["Nd", "No"]) | st.sampled_from("+-"), min_size=1, max_size=60))
+NUMBER_LIKE = st.characters(categories=["Nd", "No"]) | st.sampled_from("+-")
+"""Characters of numbers in any script, and signs."""
+
+
+@given(st.text(NUMBER_LIKE, min_size=1, max_size=60))
 def test_only_ascii_digits_are_numbers_in_specs_and_rules(text: str) -> None:
     from agents.options import _loose_value, rule_pair
 
