@@ -3,6 +3,8 @@
 Games are imported when first asked for, so naming one loads only its package. A game
 from outside this package joins with :func:`register_game`, or is named by its path,
 ``"mypackage.mygame:GAME"`` (which a runner's worker processes import by themselves).
+A name read from a file is looked up with ``allow_paths``: a path is imported only when
+the user gave the same one, so that reading a file never imports code.
 
 Example:
     >>> from trap_env.games import game_names, get_game
