@@ -358,3 +358,16 @@ def test_an_idle_game_makes_room_and_a_followed_one_does_not() -> None:
     assert first.record is not None and first.record["reason"] == "exception"  # it resigned
     assert list(games.games) == [third.id]
     games.close_all()
+
+
+def test_a_stored_record_never_imports_the_game_path_it_names(
+    tmp_path: Path, planted_game: Any
+) -> None:
+    write_results(tmp_path / "planted", [planted_game.record])
+    with make_client(tmp_path) as client:
+        for path in ("/api/results", "/api/results/game", "/api/tournament"):
+            answer = client.get(f"{path}?folder=planted")
+            assert answer.status_code == 400 and "'game' must be" in answer.json()["error"]
+        assert not planted_game.was_imported()
+    with make_client(tmp_path, allow_exec=True) as client:  # the page allows paths
+        assert client.get("/api/results/game?folder=planted").json()["game"] == planted_game.path

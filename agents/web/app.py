@@ -352,9 +352,9 @@ async def _replay(request: Request) -> dict[str, Any]:
     return _frames_of(record, "the record")
 
 
-def _frames_of(record: Any, what: str) -> dict[str, Any]:
+def _frames_of(record: Any, what: str, allow_paths: bool = False) -> dict[str, Any]:
     try:
-        return record_frames(record)
+        return record_frames(record, allow_paths)
     except ValueError as error:
         raise ApiError(f"{what} is not a valid game: {error}") from None
 
@@ -367,9 +367,9 @@ def _results_file(request: Request, settings: Settings) -> Path:
         raise ApiError(str(error), 404) from None
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
+def _records(path: Path, allow_paths: bool) -> list[dict[str, Any]]:
     try:
-        return read_records(path)
+        return read_records(path, allow_paths)
     except ValueError as error:
         raise ApiError(str(error)) from None
 
@@ -381,7 +381,9 @@ async def _results(request: Request, settings: Settings) -> dict[str, Any]:
         found = await asyncio.to_thread(lambda: sorted(root.glob(f"**/{RESULTS_FILE}"))[:200])
         folders = [str(path.parent.relative_to(root)) for path in found]
         return {"root": str(root), "folders": folders}
-    records = await asyncio.to_thread(_records, _results_file(request, settings))
+    records = await asyncio.to_thread(
+        _records, _results_file(request, settings), settings.allow_exec
+    )
     games = [{"index": i, "seats": r["seats"], "winner": r["winner"], "reason": r["reason"],
               "turns": r["turns"], "game": r.get("game", DEFAULT_GAME)}
              for i, r in enumerate(records)]  # fmt: skip
@@ -394,14 +396,16 @@ async def _result_game(request: Request, settings: Settings) -> dict[str, Any]:
     text = request.query_params.get("index", "0")
     if not text.isdigit():
         raise ApiError(f"index must be a game's number from 0, got {text!r:.20}")
-    records, index = await asyncio.to_thread(_records, path), int(text)
+    records, index = await asyncio.to_thread(_records, path, settings.allow_exec), int(text)
     if index >= len(records):
         raise ApiError(f"{path.name} holds {len(records)} games; no game {index}", 404)
-    return await asyncio.to_thread(_frames_of, records[index], f"game {index}")
+    return await asyncio.to_thread(
+        _frames_of, records[index], f"game {index}", settings.allow_exec
+    )
 
 
 async def _tournament(request: Request, settings: Settings) -> dict[str, Any]:
     """Standings, win rates with intervals and Elo of a folder's results, as they are now."""
     path = _results_file(request, settings)
-    records = await asyncio.to_thread(_records, path)
+    records = await asyncio.to_thread(_records, path, settings.allow_exec)
     return await asyncio.to_thread(standings, records)

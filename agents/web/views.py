@@ -132,17 +132,21 @@ def decision_odds(rules: Game[Any, Any], state: Any) -> dict[int, list[list[floa
     return odds
 
 
-def record_frames(record: Any) -> dict[str, Any]:
+def record_frames(record: Any, allow_paths: bool = False) -> dict[str, Any]:
     """A recorded game as frames, after checking it as ``trap-play --replay`` does.
+
+    A record naming its game by a path is read only with ``allow_paths`` (a page run with
+    ``--allow-exec``), which imports that path.
 
     Raises:
         ValueError: naming what is wrong with the record (its shape, or its actions and
             outcome under its rules).
     """
-    if isinstance(record, dict) and record.get("game", DEFAULT_GAME) not in game_names():
+    is_known = isinstance(record, dict) and record.get("game", DEFAULT_GAME) in game_names()
+    if not allow_paths and isinstance(record, dict) and not is_known:
         # A game's path would import its module: a pasted record names registered games only.
         raise ValueError(f"'game' must be one of {', '.join(game_names())}")
-    check_record(record)
+    check_record(record, allow_paths=allow_paths)
     size = record.get("board_size")
     if size is not None and size > MAX_BOARD_SIZE:
         raise ValueError(
@@ -150,7 +154,7 @@ def record_frames(record: Any) -> dict[str, Any]:
         )
     if len(record["actions"]) > MAX_RECORD_ACTIONS:
         raise ValueError(f"the page replays games of up to {MAX_RECORD_ACTIONS} actions")
-    replay_record(record)
+    replay_record(record, allow_paths=allow_paths)
     builder = FrameBuilder(record_game(record), record_params(record), record["max_turns"])
     builder.follow(record["actions"])
     builder.frames[-1]["outcome"] = record_outcome(record)
@@ -179,16 +183,17 @@ def results_path(root: Path, folder: str) -> Path:
     return path
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
+def read_records(path: Path, allow_paths: bool = False) -> list[dict[str, Any]]:
     """The complete records of a results file (a line being written is left out); read
-    again only when the file has changed.
+    again only when the file has changed. A record naming its game by a path is read
+    only with ``allow_paths`` (a page run with ``--allow-exec``), which imports that path.
 
     Raises:
         ValueError: for a file that cannot be read or a line that is not a record.
     """
     try:
         stat = path.stat()
-        return _read_records(path, stat.st_mtime_ns, stat.st_size)
+        return _read_records(path, stat.st_mtime_ns, stat.st_size, allow_paths)
     except OSError as error:
         raise ValueError(f"cannot read {path.name}: {error.strerror or error}") from None
     except ResultsError as error:
@@ -196,9 +201,11 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 
 
 @functools.lru_cache(maxsize=8)
-def _read_records(path: Path, mtime_ns: int, size: int) -> list[dict[str, Any]]:
+def _read_records(
+    path: Path, mtime_ns: int, size: int, allow_paths: bool
+) -> list[dict[str, Any]]:
     """The records of ``path`` as it was at ``mtime_ns`` and ``size`` (the cache's key)."""
-    return read_results(path).records
+    return read_results(path, allow_paths=allow_paths).records
 
 
 def standings(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
