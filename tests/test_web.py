@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from urllib.parse import quote
 from pathlib import Path
 from typing import Any
 
@@ -358,3 +359,179 @@ def test_an_idle_game_makes_room_and_a_followed_one_does_not() -> None:
     assert first.record is not None and first.record["reason"] == "exception"  # it resigned
     assert list(games.games) == [third.id]
     games.close_all()
+
+
+# --- Sizes, contradictions and heavy work (issue 36) -----------------------------------------
+
+
+def othello_record(size: int = 4, seed: int = 1) -> dict[str, Any]:
+    agents = [make_agent("random", game="othello", seed=seed + i) for i in range(2)]
+    result = play_game(agents, seed=seed, game="othello", params={"board_size": size},
+                       time_budget=None)  # fmt: skip
+    config = RunConfig(game_name="othello", rules={"board_size": size}, time_budget=None)
+    task = GameTask(f"o{seed}", ("random", "random"), ("random", "random"), seed)
+    return make_record(task, result, config)
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"rules": {"board_size": 64}}, "contradict each other"),
+        ({"rules": {"board_size": 400}}, "contradict each other"),
+        ({"rules": {"board_size": 5, "decay": 7}}, "contradict each other"),
+        ({"rules": {"colour": 1}}, "a rule trap does not have"),
+    ],
+)
+def test_a_trap_record_that_contradicts_itself_is_refused(
+    client: TestClient, change: dict[str, Any], words: str
+) -> None:
+    record = {**game_record(("greedy", "random"), 7), **change}
+    answer = post(client, "/api/replay", {"record": record})
+    assert answer.status_code == 400 and words in answer.json()["error"], answer.text
+    assert "\n" not in answer.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"board_size": 4, "rules": {"end_rule": "standard", "board_size": 64}}, "contradict"),
+        ({"rules": {"end_rule": "standard", "board_size": 400}}, "contradict"),
+        ({"decay": 7}, "a rule othello does not have"),
+    ],
+)
+def test_an_othello_record_that_contradicts_itself_is_refused(
+    client: TestClient, change: dict[str, Any], words: str
+) -> None:
+    record = {**othello_record(), **change}
+    answer = post(client, "/api/replay", {"record": record})
+    assert answer.status_code == 400 and words in answer.json()["error"], answer.text
+
+
+@pytest.mark.parametrize("size", [17, 64, 400, 10**12])
+def test_a_board_larger_than_the_page_shows_is_refused_wherever_written(
+    client: TestClient, size: int
+) -> None:
+    record = othello_record()
+    del record["board_size"]
+    record["rules"] = {**record["rules"], "board_size": size}
+    answer = post(client, "/api/replay", {"record": record})
+    assert answer.status_code == 400 and "boards up to 16x16" in answer.json()["error"]
+
+
+def test_the_page_never_shows_a_board_that_a_replay_refuses() -> None:
+    from agents.arena.replays import MAX_REPLAY_BOARD_SIZE
+    from agents.web.views import MAX_BOARD_SIZE
+
+    assert MAX_BOARD_SIZE <= MAX_REPLAY_BOARD_SIZE
+
+
+def test_a_request_is_answered_while_a_heavy_replay_runs(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from agents.web import app
+
+    def slow_frames(record: Any) -> dict[str, Any]:
+        time.sleep(3)  # as a large replay does, holding its thread
+        return {"frames": []}
+
+    monkeypatch.setattr(app, "record_frames", slow_frames)
+    replay = threading.Thread(target=post, args=(client, "/api/replay", {"record": {}}))
+    replay.start()
+    time.sleep(0.3)
+    started = time.monotonic()
+    assert client.get("/api/info").status_code == 200
+    assert time.monotonic() - started < 1.5
+    replay.join()
+
+
+# --- Requests: numbers, nesting, body sizes, origins (issue 36) ------------------------------
+
+
+@pytest.mark.parametrize("text", ["\u0663", "\u00b2", "1\u0663", "-1", "1" * 5000, "+1", " 1"])
+def test_numbers_in_a_query_are_ascii_digits(tmp_path: Path, text: str) -> None:
+    write_results(tmp_path / "runs", [game_record(("greedy", "random"), 1)] * 4)
+    with make_client(tmp_path) as client:
+        started = post(client, "/api/games", {"params": {"board_size": 5},
+                                              "specs": [None, "random"]})  # fmt: skip
+        game = started.json()["id"]
+        for path in ("/api/results/game?folder=runs&index=", f"/api/games/{game}?from=",
+                     f"/api/games/{game}/events?from="):  # fmt: skip
+            answer = client.get(path + quote(text))
+            assert answer.status_code == 400 and "digits 0-9" in answer.json()["error"], path
+        assert client.get("/api/results/game?folder=runs&index=3").status_code == 200
+        post(client, f"/api/games/{game}/close", {})
+
+
+@pytest.mark.parametrize(
+    ("paths", "content", "words"),
+    [
+        (("/api/games", "/api/replay"), b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+        (("/api/games", "/api/replay"), b'{"seed": ' + b"7" * 5000 + b"}", "more than 30 digits"),
+        (("/api/replay",), b'{"record": "' + b"[" * 100_000 + b'"}', "nested too deeply"),
+        (("/api/replay",), b'{"record": "[' + b"1" * 5000 + b']"}', "more than 30 digits"),
+    ],
+)
+def test_a_body_too_deep_or_a_number_too_long_is_a_400(
+    client: TestClient, paths: tuple[str, ...], content: bytes, words: str
+) -> None:
+    for path in paths:
+        answer = client.post(path, content=content, headers=JSON)
+        assert answer.status_code == 400, (path, answer.text)
+        message = answer.json()["error"]
+        assert words in message and "\n" not in message and len(message) < 200
+
+
+async def asgi_post(app: Any, headers: list[tuple[bytes, bytes]], chunks: int) -> tuple[int, int]:
+    """POST ``chunks`` chunks of 64 KiB to ``/api/replay``: the status, and the chunks read."""
+    read, sent = 0, []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal read
+        read += 1
+        return {"type": "http.request", "body": b" " * 65536, "more_body": read < chunks}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/api/replay", "raw_path": b"/api/replay",
+             "query_string": b"", "scheme": "http", "server": ("127.0.0.1", 8000),
+             "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
+                         *headers]}  # fmt: skip
+    await app(scope, receive, send)
+    return sent[0]["status"], read
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    import anyio
+
+    from agents.web.app import MAX_BODY
+
+    app = create_app(Settings(tmp_path, False, allowed_hosts("127.0.0.1", 8000)))
+    declared = [(b"content-length", str(64 * MAX_BODY).encode())]
+    assert anyio.run(asgi_post, app, declared, 64 * MAX_BODY // 65536) == (413, 0)
+    status, read = anyio.run(asgi_post, app, [], 64 * MAX_BODY // 65536)  # chunked
+    assert status == 413 and read == MAX_BODY // 65536 + 1
+
+
+@pytest.mark.parametrize(
+    ("headers", "allowed"),
+    [
+        ({"Origin": "http://testserver"}, True),
+        ({"Origin": "http://testserver:80"}, True),
+        ({"Origin": "https://testserver"}, False),
+        ({"Origin": "http://testserver:8000"}, False),
+        ({"Origin": "http://127.0.0.1:8000"}, False),
+        ({"Origin": "null"}, False),
+        ({"Referer": "http://testserver/static/app.js"}, True),
+        ({"Referer": "http://127.0.0.1:8000/"}, False),
+        ({"Referer": "https://evil.example/"}, False),
+        ({"Origin": "http://testserver:99999"}, False),
+    ],
+)
+def test_without_sec_fetch_site_only_the_server_s_own_origin_is_accepted(
+    client: TestClient, headers: dict[str, str], allowed: bool
+) -> None:
+    answer = client.get("/api/info", headers=headers)
+    assert answer.status_code == (200 if allowed else 403), answer.text

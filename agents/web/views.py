@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.arena.replays import record_params, replay_record
+from agents.arena.replays import MAX_REPLAY_BOARD_SIZE, record_params, replay_record
 from agents.arena.results import ResultsError, check_record, read_results, record_game
 from agents.arena.stats import elo_ratings, summarize_pairings, wilson_interval
 from trap_env.game import Game, Outcome
@@ -32,14 +32,17 @@ __all__ = [
     "outcome_view",
     "read_records",
     "record_frames",
+    "record_rules",
     "record_outcome",
     "results_path",
     "standings",
 ]
 
 Frame = dict[str, Any]
-MAX_BOARD_SIZE = 16
-"""The largest board the page plays or replays on."""
+MAX_BOARD_SIZE = min(16, MAX_REPLAY_BOARD_SIZE)
+"""The largest board the page plays or replays on (never one that a replay refuses)."""
+_RULE_FIELDS = ("board_size", "decay")
+"""A record's own fields that are also rule parameters (Trap!'s rules are these)."""
 MAX_RECORD_ACTIONS = 20_000
 """The most actions of a record the page replays (a 16x16 game of Trap! has about 3,000)."""
 RESULTS_FILE = "results.jsonl"
@@ -143,15 +146,11 @@ def record_frames(record: Any) -> dict[str, Any]:
         # A game's path would import its module: a pasted record names registered games only.
         raise ValueError(f"'game' must be one of {', '.join(game_names())}")
     check_record(record)
-    size = record.get("board_size")
-    if size is not None and size > MAX_BOARD_SIZE:
-        raise ValueError(
-            f"the page shows boards up to {MAX_BOARD_SIZE}x{MAX_BOARD_SIZE}, not {size}"
-        )
+    params = record_rules(record)
     if len(record["actions"]) > MAX_RECORD_ACTIONS:
         raise ValueError(f"the page replays games of up to {MAX_RECORD_ACTIONS} actions")
     replay_record(record)
-    builder = FrameBuilder(record_game(record), record_params(record), record["max_turns"])
+    builder = FrameBuilder(record_game(record), params, record["max_turns"])
     builder.follow(record["actions"])
     builder.frames[-1]["outcome"] = record_outcome(record)
     return {
@@ -159,6 +158,37 @@ def record_frames(record: Any) -> dict[str, Any]:
         "seats": record.get("seats", ["seat 0", "seat 1"]),
         "frames": builder.frames,
     }
+
+
+def record_rules(record: dict[str, Any]) -> dict[str, Any]:
+    """The rule parameters a (shape-checked) record is replayed with, once its fields agree
+    with each other and its game takes them on a board the page shows.
+
+    Raises:
+        ValueError: for a rule written twice with two values (``board_size`` and
+            ``rules.board_size``), a board over :data:`MAX_BOARD_SIZE`, or rules that the
+            record's game refuses (``make_config``).
+    """
+    params = record_params(record)
+    written = [(name, record[name]) for name in _RULE_FIELDS if name in record]
+    for name, value in [*written, *record.get("rules", {}).items()]:
+        if name not in params:
+            raise ValueError(f"the record gives {name}, a rule {record_game(record)} does not have")
+        if params[name] != value:
+            raise ValueError(
+                f"the record's fields contradict each other: {name} is {value!r:.20} and "
+                f"{params[name]!r:.20} (its {name} and its rules' {name} must agree)"
+            )
+    size = params.get("board_size")
+    if size is not None and not (isinstance(size, int) and size <= MAX_BOARD_SIZE):
+        raise ValueError(
+            f"the page shows boards up to {MAX_BOARD_SIZE}x{MAX_BOARD_SIZE}, not {size!r:.20}"
+        )
+    try:
+        get_game(record_game(record)).make_config(**params)
+    except TypeError as error:
+        raise ValueError(str(error)) from None
+    return params
 
 
 def results_path(root: Path, folder: str) -> Path:
