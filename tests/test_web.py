@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import time
-from urllib.parse import quote
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 

@@ -154,7 +154,8 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/games/{id}", _api(settings, lambda r: _snapshot(r, games))),
         Route("/api/games/{id}/events", _api(settings, lambda r: _events(r, games, settings))),
         Route(
-            "/api/games/{id}/action", _api(settings, lambda r: _act(r, settings, games)),
+            "/api/games/{id}/action",
+            _api(settings, lambda r: _act(r, settings, games)),
             methods=["POST"],
         ),
         Route(
@@ -231,8 +232,10 @@ async def _read_body(request: Request) -> bytes:
     ``Content-Length`` says so, else as soon as that many have come."""
     too_large = ApiError(f"the request is larger than {MAX_BODY // 2**20} MiB", 413)
     declared = request.headers.get("content-length", "")
-    if declared.isascii() and declared.isdigit() and (
-        len(declared) > len(str(MAX_BODY)) or int(declared) > MAX_BODY
+    if (
+        declared.isascii()
+        and declared.isdigit()
+        and (len(declared) > len(str(MAX_BODY)) or int(declared) > MAX_BODY)
     ):
         raise too_large
     chunks, size = [], 0

@@ -32,8 +32,8 @@ __all__ = [
     "outcome_view",
     "read_records",
     "record_frames",
-    "record_rules",
     "record_outcome",
+    "record_rules",
     "results_path",
     "standings",
 ]

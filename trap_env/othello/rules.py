@@ -32,11 +32,11 @@ This module imports nothing outside the standard library.
 
 from __future__ import annotations
 
-import functools
 import string
 from dataclasses import dataclass
 
 from trap_env.bits import Bitboard, Cell, cells_of
+from trap_env.cache import per_board_size
 from trap_env.game import TRUNCATED, IllegalActionError, Outcome, action_index
 
 __all__ = [
@@ -150,7 +150,7 @@ class OthelloState:
 # --- Geometry ---------------------------------------------------------------------------
 
 
-@functools.cache
+@per_board_size()
 def _rays(board_size: int) -> tuple[tuple[tuple[Bitboard, ...], ...], ...]:
     """For each cell, the eight rays leading away from it, each as its cells' bits in order."""
     n = board_size
@@ -241,7 +241,7 @@ def _neighbours(board_size: int, board: Bitboard) -> Bitboard:
     return (row | (row << n) | (row >> n)) & full
 
 
-@functools.cache
+@per_board_size(entries_per_size=2)  # its first and last columns
 def _column(board_size: int, col: int) -> Bitboard:
     """The cells of one column."""
     return sum(1 << (row * board_size + col) for row in range(board_size))
