@@ -535,3 +535,136 @@ def test_without_sec_fetch_site_only_the_server_s_own_origin_is_accepted(
 ) -> None:
     answer = client.get("/api/info", headers=headers)
     assert answer.status_code == (200 if allowed else 403), answer.text
+
+
+# --- Processes end with their game (issue 36) ------------------------------------------------
+
+
+def spawning_program(folder: Path) -> tuple[str, str]:
+    """An ``exec:`` spec of an Othello program that first starts a child of its own (a
+    ``sleep`` of a duration no other process has), and that duration, to count them by."""
+    import secrets
+    import shlex
+    import sys
+
+    from game_runs import ROOT, TEXT_PROGRAM
+
+    program = folder / "othello_text.py"
+    answer = "rules.action_name(state.board_size, rules.legal_actions(state)[-1])"
+    program.write_text(TEXT_PROGRAM.format(root=str(ROOT), game="othello", board_size=4,
+                                           answer=answer))  # fmt: skip
+    marker = f"1000.{secrets.randbelow(10**9)}"
+    command = f"sleep {marker} & exec {shlex.quote(sys.executable)} {shlex.quote(str(program))}"
+    return "exec:" + shlex.join(["sh", "-c", command]), marker
+
+
+def processes_running(argument: str) -> list[int]:
+    """The processes with ``argument`` on their command line (zombies have none)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            arguments = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # not a process, or one that has ended
+            continue
+        if argument.encode() in arguments:
+            found.append(int(entry.name))
+    return found
+
+
+def assert_none_left(marker: str, seconds: float = 15) -> None:
+    import os
+    import signal
+
+    deadline = time.monotonic() + seconds
+    while (left := processes_running(marker)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in left:  # not to leave them behind whatever the outcome
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"{len(left)} of the program's children outlived its game"
+
+
+def person_waits(client: TestClient, game_id: str) -> None:
+    deadline = time.monotonic() + 60
+    while client.get(f"/api/games/{game_id}").json()["waiting"] is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def test_a_program_s_children_end_with_its_game(tmp_path: Path) -> None:
+    spec, marker = spawning_program(tmp_path)
+    with make_client(tmp_path, allow_exec=True) as client:
+        started = post(client, "/api/games", {"game": "othello", "params": {"board_size": 4},
+                                              "specs": [spec, "random"], "seed": 1})  # fmt: skip
+        assert started.status_code == 200, started.text
+        record = finished(client, started.json()["id"])["record"]
+        assert record["reason"] in ("board_full", "no_moves"), record
+        assert_none_left(marker)
+
+
+def test_a_program_s_children_end_when_the_page_closes_its_game(tmp_path: Path) -> None:
+    spec, marker = spawning_program(tmp_path)
+    with make_client(tmp_path, allow_exec=True) as client:
+        started = post(client, "/api/games", {"game": "othello", "params": {"board_size": 4},
+                                              "specs": [spec, None], "seed": 1})  # fmt: skip
+        game_id = started.json()["id"]
+        person_waits(client, game_id)
+        assert processes_running(marker)
+        assert post(client, f"/api/games/{game_id}/close", {}).status_code == 200
+        assert_none_left(marker)
+
+
+def test_a_program_s_children_end_when_the_server_is_stopped(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    spec, marker = spawning_program(tmp_path)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "trap_scripts.serve", "--port", "0", "--allow-exec",
+         "--results-root", str(tmp_path)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        address = server.stdout.readline().split("serving on ")[1].split()[0].rstrip("/")
+        body = {"game": "othello", "params": {"board_size": 4}, "specs": [spec, None], "seed": 1}
+        request = urllib.request.Request(f"{address}/api/games", json.dumps(body).encode(), JSON)
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            game_id = json.load(answer)["id"]
+        deadline = time.monotonic() + 60
+        while True:
+            with urllib.request.urlopen(f"{address}/api/games/{game_id}", timeout=10) as answer:
+                if json.load(answer)["waiting"] is not None:
+                    break
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert processes_running(marker)
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)  # uvicorn stops, then raises the signal again: -15
+    finally:
+        server.kill()
+        server.wait()
+    assert_none_left(marker)
+
+
+def test_two_closes_of_one_game_close_its_worker_once_and_keep_its_record() -> None:
+    import threading
+    from unittest import mock
+
+    from agents.web.live import build_seats
+
+    config = RunConfig(board_size=5, time_budget=None)
+    seats = build_seats(["random", None], config, seed=1)
+    conns = [mock.Mock(wraps=seats[0].conn)]
+    seats[0].conn = conns[0]  # type: ignore[attr-defined]
+    game = LiveGame(seats, ["random", "you"], config, seed=1)
+    closers = [threading.Thread(target=game.close) for _ in range(3)]
+    for closer in closers:
+        closer.start()
+    for closer in closers:
+        closer.join()
+    game.thread.join(timeout=30)
+    assert game.record is not None and game.record["reason"] in ("exception", "crash"), game.record
+    assert conns[0].close.call_count == 1
+    assert not seats[0].process.is_alive()  # type: ignore[attr-defined]
