@@ -365,11 +365,12 @@ def test_an_idle_game_makes_room_and_a_followed_one_does_not() -> None:
 
 
 def othello_record(size: int = 4, seed: int = 1) -> dict[str, Any]:
-    agents = [make_agent("random", game="othello", seed=seed + i) for i in range(2)]
+    seats = ("greedy", "random")
+    agents = [make_agent(spec, game="othello", seed=seed) for spec in seats]
     result = play_game(agents, seed=seed, game="othello", params={"board_size": size},
                        time_budget=None)  # fmt: skip
     config = RunConfig(game_name="othello", rules={"board_size": size}, time_budget=None)
-    task = GameTask(f"o{seed}", ("random", "random"), ("random", "random"), seed)
+    task = GameTask(f"o{seed}", seats, seats, seed)
     return make_record(task, result, config)
 
 
@@ -668,3 +669,18 @@ def test_two_closes_of_one_game_close_its_worker_once_and_keep_its_record() -> N
     assert game.record is not None and game.record["reason"] in ("exception", "crash"), game.record
     assert conns[0].close.call_count == 1
     assert not seats[0].process.is_alive()  # type: ignore[attr-defined]
+
+
+def test_the_standings_of_a_file_of_two_games_keep_the_games_apart(tmp_path: Path) -> None:
+    trap = [game_record(seats, seed) for seed, seats in
+            enumerate([("greedy", "random"), ("random", "greedy")] * 2)]  # fmt: skip
+    othello = [othello_record(4, seed) for seed in range(3)]
+    write_results(tmp_path, trap + othello)
+    with make_client(tmp_path) as client:
+        table = client.get("/api/tournament?folder=.").json()
+    assert table["games"] == 7 and table["game_names"] == ["trap", "othello"]
+    rows = {(row["game"], row["spec"]): row["games"] for row in table["agents"]}
+    assert rows == {("trap", "greedy"): 4, ("trap", "random"): 4, ("othello", "greedy"): 3,
+                    ("othello", "random"): 3}  # fmt: skip
+    assert {(p["game"], p["first"], p["second"]) for p in table["pairings"]} == {
+        ("trap", "greedy", "random"), ("othello", "greedy", "random")}  # fmt: skip

@@ -232,8 +232,23 @@ def _read_records(path: Path, mtime_ns: int, size: int) -> list[dict[str, Any]]:
 
 
 def standings(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Per agent: games, wins, draws, losses, score rate with its 95% interval, Elo; and
-    per pairing the first agent's results; agents by Elo, best first."""
+    """Each game's standings apart (an agent of one game is not the same player in another),
+    its rows marked with the game: per agent, games, wins, draws, losses, score rate with
+    its 95% interval, Elo; per pairing the first agent's results; agents by Elo, best first."""
+    by_game: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        by_game.setdefault(record_game(record), []).append(record)
+    agents, pairings = [], []
+    for game, played in by_game.items():
+        table = _standings(played)
+        agents += [{"game": game, **row} for row in table["agents"]]
+        pairings += [{"game": game, **row} for row in table["pairings"]]
+    return {"games": len(records), "game_names": list(by_game), "agents": agents,
+            "pairings": pairings}  # fmt: skip
+
+
+def _standings(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The standings of the games of one game."""
     ratings = elo_ratings(records)
     rows: dict[str, list[int]] = {spec: [0, 0, 0] for spec in ratings}
     pairings = []
@@ -258,4 +273,4 @@ def standings(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
                        "rate": score / games if games else 0.0,
                        "interval": list(wilson_interval(score, games)),
                        "elo": ratings[spec]})  # fmt: skip
-    return {"games": len(records), "agents": agents, "pairings": pairings}
+    return {"agents": agents, "pairings": pairings}
