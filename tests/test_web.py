@@ -16,6 +16,7 @@ pytest.importorskip("httpx", reason="httpx (Starlette's test client) is not inst
 
 from cli_fuzz import check_command, command_lines, raise_run_started
 from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 from trap_scripts.serve import main as serve_main
 
@@ -684,3 +685,73 @@ def test_the_standings_of_a_file_of_two_games_keep_the_games_apart(tmp_path: Pat
                     ("othello", "random"): 3}  # fmt: skip
     assert {(p["game"], p["first"], p["second"]) for p in table["pairings"]} == {
         ("trap", "greedy", "random"), ("othello", "greedy", "random")}  # fmt: skip
+
+
+# --- Fuzzed parameters: a 2xx or a 4xx with a message, never a 500 (issue 36) -------------------
+
+KEYS = ["game", "params", "specs", "seed", "time_budget", "action", "text", "record",
+        "board_size", "decay", "end_rule", "start", "rules", "actions", "winner"]  # fmt: skip
+VALUES = ["trap", "othello", "colosseum", "random", "greedy", "exec:sh", "os:system", "0,0",
+          "\u0663", "\u00b2", "1" * 5000, "[" * 2000, "d3", "pass", -1, 0, 3, 16, 17, 64, 400,
+          10**40, 2**63, True, 1e308, float("nan"), float("inf")]  # fmt: skip
+scalars = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
+           | st.sampled_from(VALUES))  # fmt: skip
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+queries = st.dictionaries(
+    st.sampled_from(["folder", "index", "from"]) | st.text(max_size=4),
+    st.text(max_size=12)
+    | st.sampled_from(["", ".", "..", "/etc", "runs", "0", "\u0663", "\u00b2", "9" * 5000]),
+    max_size=3,
+)
+
+
+def check_answer(answer: Any) -> None:
+    """A 2xx, or a refusal (4xx, or 503 when the server is full) with a one-line message."""
+    assert answer.status_code < 500 or answer.status_code == 503, answer.text
+    if answer.status_code >= 400:
+        message = answer.json()["error"]
+        assert message and "\n" not in message and "Traceback" not in message
+
+
+def test_fuzzed_bodies_and_queries_never_get_a_500(tmp_path: Path) -> None:
+    records = [game_record(("greedy", "random"), 3), othello_record(4)]
+    write_results(tmp_path / "runs", records)
+    with make_client(tmp_path) as client:
+        person = post(client, "/api/games", {"params": {"board_size": 5},
+                                             "specs": [None, "random"]}).json()["id"]  # fmt: skip
+
+        @settings(max_examples=150, deadline=None)
+        @given(path=st.sampled_from(["/api/games", "/api/replay", "/api/replay", "action"]),
+               body=json_values, base=st.sampled_from(records),
+               changes=st.dictionaries(st.sampled_from(KEYS), json_values, max_size=3),
+               raw=st.sampled_from([None, b"[" * 10**5, b'{"seed": ' + b"9" * 5000 + b"}",
+                                    b'{"record": "' + b"[" * 10**5 + b'"}']))  # fmt: skip
+        @example(path="/api/replay", body=None, base=records[1],
+                 changes={"rules": {"board_size": 64}}, raw=None)  # fmt: skip
+        @example(path="/api/games", body={"seed": 1}, base=records[0], changes={},
+                 raw=b"[" * 10**5)  # fmt: skip
+        def post_anything(
+            path: str, body: Any, base: dict[str, Any], changes: dict[str, Any], raw: bytes | None
+        ) -> None:
+            if path == "/api/replay" and changes:
+                body = {"record": {**base, **changes}}
+            target = f"/api/games/{person}/action" if path == "action" else path
+            content = json.dumps(body).encode() if raw is None else raw
+            check_answer(client.post(target, content=content, headers=JSON))
+
+        @settings(max_examples=100, deadline=None)
+        @given(path=st.sampled_from(["/api/results", "/api/results/game", "/api/tournament",
+                                     f"/api/games/{person}", "/api/info"]),
+               query=queries)  # fmt: skip
+        @example(path="/api/results/game", query={"folder": "runs", "index": "\u00b2"})
+        def get_anything(path: str, query: dict[str, str]) -> None:
+            check_answer(client.get(path, params=query))
+
+        post_anything()
+        get_anything()
+        post(client, f"/api/games/{person}/close", {})
