@@ -755,3 +755,31 @@ def test_fuzzed_bodies_and_queries_never_get_a_500(tmp_path: Path) -> None:
         post_anything()
         get_anything()
         post(client, f"/api/games/{person}/close", {})
+
+
+def test_a_long_spec_or_action_text_is_refused_in_one_short_line(client: TestClient) -> None:
+    answer = post(client, "/api/games", {"specs": ["expectiminimax:depth=" + "9" * 5000, None]})
+    assert answer.status_code == 400 and "at most 1000 characters" in answer.json()["error"]
+    started = post(client, "/api/games", {"game": "othello", "params": {"board_size": 4},
+                                          "specs": [None, "random"]})  # fmt: skip
+    game_id = started.json()["id"]
+    for text in ("1" * 5000 + ",0", "a" + "1" * 5000):
+        answer = post(client, f"/api/games/{game_id}/action", {"text": text})
+        message = answer.json()["error"]
+        assert answer.status_code == 400 and "at most 40 characters" in message
+        assert len(message) < 100
+    post(client, f"/api/games/{game_id}/close", {})
+
+
+def test_an_agent_whose_worker_dies_while_building_is_a_400(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agents.web import app
+    from agents.web.seats import SeatFault
+
+    def dying(*args: Any) -> None:
+        raise SeatFault("crash", "the worker process died (building agent 'random')")
+
+    monkeypatch.setattr(app, "build_seats", dying)
+    answer = post(client, "/api/games", {"specs": ["random", None]})
+    assert answer.status_code == 400 and "could not start" in answer.json()["error"]

@@ -46,6 +46,7 @@ from agents.arena.plan import RunConfig
 from agents.options import parse_spec
 from agents.registry import AGENT_TABLE, agent_names
 from agents.web.live import LiveGame, LiveGames, build_seats
+from agents.web.seats import SeatFault
 from agents.web.views import (
     MAX_BOARD_SIZE,
     RESULTS_FILE,
@@ -66,6 +67,10 @@ MAX_TIME_BUDGET = 60.0
 """The most CPU seconds per turn the page gives an agent."""
 MAX_BODY = 4 * 2**20
 """The largest request body read (a pasted record)."""
+MAX_SPEC = 1000
+"""The most characters of an agent spec (a program's command line included)."""
+MAX_ACTION_TEXT = 40
+"""The most characters of an action written as text (``d3``, ``2,3``, ``2,3,up``)."""
 MAX_DIGITS = 30
 """The most digits of an integer in a request (a seed has at most 19)."""
 MAX_INDEX_DIGITS = 9
@@ -122,6 +127,8 @@ def check_spec(spec: object, game: str, allow_exec: bool) -> str:
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ApiError("give an agent spec, such as 'random' or 'expectiminimax:time_limit=1.0'")
+    if len(spec) > MAX_SPEC:
+        raise ApiError(f"an agent spec has at most {MAX_SPEC} characters, got {len(spec)}")
     try:
         name, _ = parse_spec(spec)
     except SpecError as error:
@@ -314,6 +321,8 @@ async def _start(request: Request, settings: Settings, games: LiveGames) -> dict
         seats = await asyncio.to_thread(build_seats, checked, config, seed)
     except SpecError as error:
         raise ApiError(str(error)) from None
+    except SeatFault as error:  # the agent's worker died or hung while building it
+        raise ApiError(f"the agent could not start: {error}") from None
     labels = [spec or "you" for spec in checked]
     game = LiveGame(seats, labels, config, seed)
     try:
@@ -413,6 +422,8 @@ async def _act(request: Request, settings: Settings, games: LiveGames) -> dict[s
     action = str(body["text"]) if "text" in body else body.get("action")
     if isinstance(action, bool) or not isinstance(action, int | str):
         raise ApiError(f"action must be an integer, got {action!r:.20}")
+    if isinstance(action, str) and len(action) > MAX_ACTION_TEXT:
+        raise ApiError(f"an action's text has at most {MAX_ACTION_TEXT} characters: {action:.20}")
     try:
         game.choose(action)
     except ValueError as error:
