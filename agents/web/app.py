@@ -158,7 +158,7 @@ def create_app(settings: Settings) -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         Route("/api/info", _api(settings, lambda request: _info(settings))),
         Route("/api/games", _api(settings, lambda r: _start(r, settings, games)), methods=["POST"]),
-        Route("/api/games/{id}", _api(settings, lambda r: _snapshot(r, games))),
+        Route("/api/games/{id}", _api(settings, lambda r: _snapshot(r, settings, games))),
         Route("/api/games/{id}/events", _api(settings, lambda r: _events(r, games, settings))),
         Route(
             "/api/games/{id}/action",
@@ -388,10 +388,12 @@ def _start_index(request: Request) -> int:
     return _query_number(request, "from", "a frame index")
 
 
-def _snapshot(request: Request, games: LiveGames) -> dict[str, Any]:
-    """The frames from ``from``, what is asked of the person, and the record once over."""
+async def _snapshot(request: Request, settings: Settings, games: LiveGames) -> Response:
+    """The frames from ``from``, what is asked of the person, and the record once over
+    (rendered in a heavy-work thread: a long game's frames are megabytes)."""
     frames, waiting, record = _game(request, games).snapshot(_start_index(request))
-    return {"frames": frames, "waiting": waiting, "record": record}
+    answer = {"frames": frames, "waiting": waiting, "record": record}
+    return await _in_thread(settings, JSONResponse, answer)
 
 
 def _events(request: Request, games: LiveGames, settings: Settings) -> StreamingResponse:
@@ -406,7 +408,7 @@ def _events(request: Request, games: LiveGames, settings: Settings) -> Streaming
             if key != last_key:
                 last_key, sent = key, sent + len(frames)
                 message = {"frames": frames, "waiting": waiting, "record": record}
-                yield f"data: {json.dumps(message)}\n\n"
+                yield f"data: {await _in_thread(settings, json.dumps, message)}\n\n"
             if record is not None:
                 yield "event: end\ndata: {}\n\n"
                 return
