@@ -139,7 +139,8 @@ def record_frames(record: Any) -> dict[str, Any]:
     """A recorded game as frames, after checking it as ``trap-play --replay`` does.
 
     Raises:
-        ValueError: naming what is wrong with the record (its shape, or its actions and
+        ValueError: naming what is wrong with the record (its shape, fields that
+            contradict each other, a board the page does not show, or its actions and
             outcome under its rules).
     """
     if isinstance(record, dict) and record.get("game", DEFAULT_GAME) not in game_names():
