@@ -314,6 +314,17 @@ def test_trap_serve_refuses_a_missing_root(
     assert "is not a folder" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("port", ["\u0663", "\u00b2", "8\u0660\u0660\u0660", "9" * 5000])
+def test_trap_serve_takes_a_port_of_ascii_digits_only(
+    port: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        serve_main(["--port", port])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert "a port is 0 to 65535" in error and len(error) < 300
+
+
 SERVE_VALUES = ["127.0.0.1", "::1", "localhost", "127.0.0.2", "1.2.3", "256.1.1.1", "[::1]",
                 "", " ", "\x00", "0", "65535", "65536", "-1", "x", "8000", ".", "missing",
                 "afile", "localhost:8000", "out/\x00"]  # fmt: skip
