@@ -794,3 +794,12 @@ def test_an_agent_whose_worker_dies_while_building_is_a_400(
     monkeypatch.setattr(app, "build_seats", dying)
     answer = post(client, "/api/games", {"specs": ["random", None]})
     assert answer.status_code == 400 and "could not start" in answer.json()["error"]
+
+
+def test_a_record_whose_scores_are_not_its_actions_is_refused(client: TestClient) -> None:
+    record = othello_record()
+    dark, light = record["scores"]["discs"]
+    changed = {**record, "scores": {"discs": [light + 1, dark]}}
+    answer = post(client, "/api/replay", {"record": changed})
+    assert answer.status_code == 400 and "scores" in answer.json()["error"], answer.text
+    assert post(client, "/api/replay", {"record": record}).status_code == 200

@@ -11,6 +11,7 @@ throws and landings alike.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -153,6 +154,7 @@ def record_frames(record: Any) -> dict[str, Any]:
     replay_record(record)
     builder = FrameBuilder(record_game(record), params, record["max_turns"])
     builder.follow(record["actions"])
+    _check_scores(record, builder.rules.scores(builder.state))
     builder.frames[-1]["outcome"] = record_outcome(record)
     return {
         "game": record_game(record),
@@ -190,6 +192,14 @@ def record_rules(record: dict[str, Any]) -> dict[str, Any]:
     except TypeError as error:
         raise ValueError(str(error)) from None
     return params
+
+
+def _check_scores(record: dict[str, Any], scores: dict[str, Any]) -> None:
+    """Refuse a record whose ``scores`` are not its final position's (as JSON has them)."""
+    if "scores" in record and record["scores"] != json.loads(json.dumps(scores)):
+        raise ValueError(
+            f"the record's scores {record['scores']!r:.60} are not its actions' {scores!r:.60}"
+        )
 
 
 def results_path(root: Path, folder: str) -> Path:
