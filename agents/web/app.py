@@ -254,7 +254,7 @@ async def _read_body(request: Request) -> bytes:
     return b"".join(chunks)
 
 
-def parse_json(text: str | bytes, what: str) -> Any:
+def _parse_json(text: str | bytes, what: str) -> Any:
     """``text`` as JSON, with integers of at most :data:`MAX_DIGITS` digits.
 
     Raises:
@@ -276,7 +276,7 @@ def _parse_int(text: str) -> int:
 
 
 def _object_of(raw: bytes) -> dict[str, Any]:
-    body = parse_json(raw or b"{}", "the request")
+    body = _parse_json(raw or b"{}", "the request")
     if not isinstance(body, dict):
         raise ApiError("the request must be a JSON object")
     return body
@@ -449,7 +449,7 @@ async def _replay(request: Request, settings: Settings) -> Response:
 def _pasted_frames(raw: bytes) -> Response:
     record = _object_of(raw).get("record")
     if isinstance(record, str):
-        record = parse_json(record, "the record")
+        record = _parse_json(record, "the record")
     return _frames_of(record, "the record")
 
 
