@@ -26,7 +26,7 @@ from agents.registry import make_agent
 from trap_env import core
 from trap_env.agent import Agent
 from trap_env.checks import describe, is_integral
-from trap_env.core import Cell, Phase, State
+from trap_env.core import Phase, State
 
 __all__ = ["PlayerAI", "fallback_cell", "state_from_grid"]
 

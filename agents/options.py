@@ -316,7 +316,8 @@ def rule_pair(text: str) -> tuple[str, Any]:
     try:
         return key, _integer(value)
     except ValueError as error:
-        raise argparse.ArgumentTypeError(f"the rule {key!r} takes {error}, got {_shown(value)}")
+        message = f"the rule {key!r} takes {error}, got {_shown(value)}"
+        raise argparse.ArgumentTypeError(message) from None
 
 
 def other_game_rules(

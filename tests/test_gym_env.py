@@ -7,6 +7,7 @@ import hashlib
 import pickle
 import re
 import warnings
+from typing import Any
 
 import gymnasium
 import numpy as np

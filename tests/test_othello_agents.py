@@ -7,15 +7,15 @@ from __future__ import annotations
 import doctest
 
 import pytest
+from positions import othello_position
 
-from tests.positions import othello_position
 from agents import SpecError, UnsupportedGameError, agent_names, make_agent
 from agents.arena.match import play_game
 from agents.othello import greedy, random_agent
 from agents.othello.greedy import WIN_SCORE, GreedyAgent, Weights, evaluate, score_after
 from trap_env.core import GameConfig
 from trap_env.othello import rules
-from trap_env.othello.rules import OthelloConfig, from_text, initial_state
+from trap_env.othello.rules import OthelloConfig, initial_state
 
 
 def test_the_module_examples_run() -> None:

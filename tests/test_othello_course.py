@@ -117,7 +117,7 @@ def test_a_board_it_cannot_read_gets_a_line_on_stderr_and_an_answer(tmp_path: Pa
         text=True, cwd=tmp_path, env=ai_env(), timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode == 0 and "Traceback" not in done.stderr
-    name, *answers = done.stdout.splitlines()
+    _name, *answers = done.stdout.splitlines()
     assert answers[:5] == ["0 0", "0 0", "2 0", "0 0", "0 0"]
     col, row = map(int, answers[5].split())
     assert (col, row) in manager.get_possible_moves(start, 2)

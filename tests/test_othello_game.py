@@ -8,13 +8,12 @@ from __future__ import annotations
 import doctest
 import json
 import random
-from tests.positions import othello_position
 from pathlib import Path
 
 import numpy as np
 import pytest
 from game_runs import play_text_program, tournament_records
-from positions import random_game
+from positions import othello_position, random_game
 
 import trap_env
 from trap_env.games import game_names, get_game

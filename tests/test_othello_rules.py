@@ -13,8 +13,8 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from positions import othello_position
 
-from tests.positions import othello_position
 from trap_env.othello import rules
 from trap_env.othello.rules import (
     BOARD_FULL,
@@ -640,7 +640,7 @@ def test_any_text_gives_a_state_or_a_value_error(text: str) -> None:
 def test_action_numbers_are_ascii_digits_of_at_most_4300(text: str) -> None:
     from trap_env.othello.game import GAME
 
-    with pytest.raises(ValueError, match="a cell is|an action is") as error:
+    with pytest.raises(ValueError, match=r"a cell is|an action is") as error:
         GAME.action_from_text(initial_state(), text)
     assert "Exceeds the limit" not in str(error.value)
     with pytest.raises(ValueError, match="plies played are an integer >= 0 of at most 4300"):

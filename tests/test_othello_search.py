@@ -11,10 +11,9 @@ import random
 import time
 
 import pytest
-from tests.positions import othello_position
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from positions import random_game
+from positions import othello_position, random_game
 
 from agents import SpecError, make_agent
 from agents.arena.match import play_game
@@ -24,7 +23,7 @@ from agents.othello.evaluation import WIN_SCORE, Weights, evaluate, final_score
 from agents.othello.search import AlphaBeta, SearchAgent, SearchSettings
 from trap_env.othello import rules
 from trap_env.othello.game import GAME
-from trap_env.othello.rules import OthelloConfig, OthelloState, from_text, initial_state
+from trap_env.othello.rules import OthelloConfig, OthelloState, initial_state
 
 
 def test_the_module_examples_run() -> None:

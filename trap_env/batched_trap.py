@@ -39,7 +39,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -69,6 +68,7 @@ from trap_env.batched import (
     uniform_below,
 )
 from trap_env.bits import cells_of
+from trap_env.cache import per_board_size
 from trap_env.core import NO_PLAYER, IllegalActionError, Phase
 
 __all__ = [
@@ -195,7 +195,7 @@ def tables(board_size: int = 7, decay: int = DEFAULT_DECAY) -> Tables:
     return _tables(board_size, decay)
 
 
-@functools.cache  # after the checks: 7.0 or True would hit the entries of 7 or 1
+@per_board_size()  # after the checks: 7.0 or True would hit the entries of 7 or 1
 def _tables(board_size: int, decay: int) -> Tables:
     cells = range(board_size * board_size)
     neighbours = np.array(tuple(kernel.geometry(board_size).neighbours), np.uint64)

@@ -20,8 +20,8 @@ from typing import Any
 
 from trap_env import core
 from trap_env.bits import cells_of
-from trap_env.core import Cell, GameConfig, Phase, State
 from trap_env.checks import parse_natural
+from trap_env.core import Cell, GameConfig, Phase, State
 from trap_env.game import Outcome, RandomSource, config_from_params
 
 __all__ = ["GAME", "Trap"]

@@ -49,6 +49,7 @@ from agents.search.expectimax import REDUCE_BELOW
 from trap_env import batched_trap, kernel
 from trap_env.batched import I64, U64, Bool, gather, num_games
 from trap_env.batched_trap import MOVE, NO_CELL, PER_MILLE, THROW, Batch, Tables
+from trap_env.cache import per_board_size
 from trap_env.core import NO_PLAYER
 
 __all__ = ["MAX_LEAVES", "TIE_TOLERANCE", "BatchedExpectiminimax", "BatchedSearch"]
@@ -88,7 +89,7 @@ def _cells_where(rows: Bool, t: Tables) -> U64:
     return bits
 
 
-@functools.cache
+@per_board_size()
 def _board(t: Tables, throw_radius: int) -> _Board:
     return _Board(t, throw_radius)
 

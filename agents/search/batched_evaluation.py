@@ -21,8 +21,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from numpy.typing import NDArray
 
@@ -30,6 +28,7 @@ from agents.search.evaluation import DEFAULT_WEIGHTS, EVAL_BOUND, Weights
 from trap_env import kernel
 from trap_env.batched import I64, U64
 from trap_env.batched_trap import Tables
+from trap_env.cache import per_board_size
 
 __all__ = ["board_values", "king_dilate", "raw_scores"]
 
@@ -48,7 +47,7 @@ class _Shifts:
         self.row = np.uint64(board_size)
 
 
-@functools.cache
+@per_board_size()
 def _shifts(board_size: int) -> _Shifts:
     return _Shifts(board_size)
 

@@ -20,9 +20,9 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from trap_env.checks import parse_natural
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import NUM_SIDES, ColosseumConfig, ColosseumState
-from trap_env.checks import parse_natural
 from trap_env.game import Outcome, RandomSource, config_from_params
 
 __all__ = ["GAME", "NUM_PLANES", "Colosseum"]

@@ -46,6 +46,7 @@ import random
 from dataclasses import dataclass
 
 from trap_env.bits import Bitboard, Cell, cells_of
+from trap_env.cache import per_board_size
 from trap_env.checks import check_type, describe, is_int, parse_natural
 from trap_env.game import TRUNCATED, IllegalActionError, Outcome, RandomSource, action_index
 
@@ -201,7 +202,7 @@ def max_steps(board_size: int) -> int:
     return (board_size + 1) // 2
 
 
-@functools.cache
+@per_board_size()
 def border_walls(board_size: int) -> Walls:
     """The border: the top row's up sides, the right column's right sides, and so on."""
     n = board_size

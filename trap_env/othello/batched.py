@@ -28,7 +28,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -48,6 +47,7 @@ from trap_env.batched import (
     select_bits,
     uniform_below,
 )
+from trap_env.cache import per_board_size
 from trap_env.core import IllegalActionError
 from trap_env.othello import rules
 from trap_env.othello.rules import DARK, STANDARD, OthelloConfig, OthelloState
@@ -145,7 +145,7 @@ def tables(config: OthelloConfig) -> Tables:
     return _tables(config)
 
 
-@functools.cache
+@per_board_size()
 def _tables(config: OthelloConfig) -> Tables:
     n = config.board_size
     full = rules.full_board(n)

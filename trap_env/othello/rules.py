@@ -2,7 +2,8 @@
 
 The board is N x N (N even, 4 to 26 so that letters a-z name the columns; 8 by default)
 held as two Python-int bitboards, one per colour; cell ``row * N + col`` is bit
-``row * N + col``. The start is the usual four discs of the CSC384 course engine (``othello_game.py``) and of OpenSpiel: with
+``row * N + col``. The start is the usual four discs of the CSC384 course engine
+(``othello_game.py``) and of OpenSpiel: with
 ``m = N // 2 - 1``, light on ``(m, m)`` and ``(m+1, m+1)``, dark on ``(m, m+1)`` and
 ``(m+1, m)`` (on 8x8: light d4 and e5, dark e4 and d5). **Dark moves first**: player 0
 here, colour 1 in the course, black ``x`` in OpenSpiel; light is player 1 (colour 2).
@@ -32,11 +33,11 @@ This module imports nothing outside the standard library.
 
 from __future__ import annotations
 
-import functools
 import string
 from dataclasses import dataclass
 
 from trap_env.bits import Bitboard, Cell, cells_of
+from trap_env.cache import per_board_size
 from trap_env.checks import check_type, describe, is_int, parse_natural
 from trap_env.game import TRUNCATED, IllegalActionError, Outcome, action_index
 
@@ -160,7 +161,7 @@ class OthelloState:
 # --- Geometry ---------------------------------------------------------------------------
 
 
-@functools.cache
+@per_board_size()
 def _rays(board_size: int) -> tuple[tuple[tuple[Bitboard, ...], ...], ...]:
     """For each cell, the eight rays leading away from it, each as its cells' bits in order."""
     n = board_size
@@ -251,7 +252,7 @@ def _neighbours(board_size: int, board: Bitboard) -> Bitboard:
     return (row | (row << n) | (row >> n)) & full
 
 
-@functools.cache
+@per_board_size(entries_per_size=2)  # its first and last columns
 def _column(board_size: int, col: int) -> Bitboard:
     """The cells of one column."""
     return sum(1 << (row * board_size + col) for row in range(board_size))

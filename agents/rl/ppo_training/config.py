@@ -18,8 +18,7 @@ from agents.files import write_text_atomically
 from agents.registry import make_agent
 from agents.rl.settings import Rule, check_fields, is_number, is_text, load_record
 from trap_env.agent import check_supports
-from trap_env.core import MAX_BOARD_SIZE, MIN_BOARD_SIZE
-from trap_env.core import GameConfig
+from trap_env.core import MAX_BOARD_SIZE, MIN_BOARD_SIZE, GameConfig
 
 CONFIG_FILE = "config.json"
 
