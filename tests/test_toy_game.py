@@ -321,7 +321,8 @@ def test_the_envs_keep_the_env_contract_with_race() -> None:
         endings.add(play_gym_episode(env, keys, seed, illegal=seed == 2))
     assert endings == {"terminated", "truncated", "illegal action"}
     for seed in range(3):
-        play_aec_game(wrap(GameAECEnv(GAME, goal=4)), frozenset({"player", "chance", "positions"}), seed)
+        aec_keys = frozenset({"player", "chance", "positions"})
+        play_aec_game(wrap(GameAECEnv(GAME, goal=4)), aec_keys, seed)
     envs = GameVectorEnv("toy_game:GAME", num_envs=6, opponent=toy_game.RandomRacer(), goal=3)
     _, info = envs.reset(seed=0)
     for _ in range(30):

@@ -554,16 +554,19 @@ class TrapVectorEnv(GameVectorEnv):
       any other agent spec string, agent object or ``state -> action`` callable, played game
       by game (slower). A mapping ``{opponent: probability}`` or a sequence of
       ``(opponent, probability)`` pairs draws one per episode and game.
-    - ``seat``, ``board_size`` (3..8), ``max_turns``, ``illegal_action``: as the single env.
+    - ``seat``, ``board_size`` (3..8), ``max_turns``, ``illegal_action``: as the single env
+      (``max_turns=1`` needs ``seat=0`` or ``"self"``).
     - ``decay``: the throw's accuracy loss per step of distance, per mille (default 50).
     - ``render_mode``: only None; for rendering use ``vectorization_mode="sync"``.
     - ``autoreset_mode``: ``"next_step"`` (default) or ``"disabled"``.
 
     ``info`` holds the same keys after every ``reset`` and ``step``, each set for every game
-    (its ``"_key"`` mask all True): ``"action_mask"``, ``"seat"``, ``"turn"``,
-    ``"illegal_action"`` and ``"opponent_fault"`` (booleans: the game ended on one), and in
-    ``"self"`` mode ``"player"``, ``"winner"`` and ``"returns"`` (-1, -1 and zeros after a
-    reset).
+    (its ``"_key"`` mask all True), NumPy arrays in every game (the env contract of
+    ``docs/environments.md``): ``"action_mask"`` (all ones in a game whose episode is over,
+    until it restarts, as ``action_masks()``: a masked sampler always has an action; the
+    engine's ``legal_masks`` stay exact), ``"seat"``, ``"turn"``, ``"illegal_action"`` and
+    ``"opponent_fault"`` (booleans: the game ended on one), and in ``"self"`` mode
+    ``"player"``, ``"winner"`` and ``"returns"`` (-1, -1 and zeros after a reset).
 
     ## Version History
     - v0: first version.

@@ -85,10 +85,15 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         game: a :class:`trap_env.game.Game` or its registered name.
         opponent: an agent spec of that game, an agent object or a callable.
         seat: 0 or 1 to fix the learner's seat; None draws it at each reset.
-        max_turns: the truncation limit in turns; None means the game's default.
+        max_turns: the truncation limit in turns; None means the game's default; 1 only
+            with the first player's seat (:func:`check_turn_limit`).
         render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
         illegal_action: ``"lose"`` or ``"raise"``.
         **params: the game's rule parameters (``game.make_config``).
+
+    Raises:
+        ValueError: for a turn limit that leaves the learner no decision, and for every
+            argument out of range.
     """
 
     metadata = {  # noqa: RUF012  (Gymnasium declares it a plain attribute)
