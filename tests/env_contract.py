@@ -62,7 +62,7 @@ def play_aec_game(env: Any, keys: frozenset[str], seed: int) -> None:
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     raw = env.unwrapped
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         for name in env.agents:
             assert set(env.infos[name]) == keys
             check_values_are_numpy(env.infos[name])

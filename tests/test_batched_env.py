@@ -9,11 +9,11 @@ from typing import Any
 import gymnasium
 import numpy as np
 import pytest
+from env_contract import BATCHED_KEYS, check_values_are_numpy
 from gymnasium.error import ResetNeeded
 from gymnasium.vector import AutoresetMode
 from gymnasium.wrappers.vector import RecordEpisodeStatistics
 from hypothesis import given, settings
-from env_contract import BATCHED_KEYS, check_values_are_numpy
 from hypothesis import strategies as st
 
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)

@@ -12,10 +12,10 @@ from typing import Any
 import gymnasium
 import numpy as np
 import pytest
+from env_contract import CHANCE_KEYS, GYM_KEYS, play_gym_episode
 from far_throws import far_target
 from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
-from env_contract import CHANCE_KEYS, GYM_KEYS, play_gym_episode
 from replay_elsewhere import digest_in_another_process
 
 import trap_env
