@@ -331,5 +331,5 @@ def test_the_envs_keep_the_env_contract_with_race() -> None:
         _, _, terminated, truncated, info = envs.step(envs.action_masks().argmax(axis=1))
         ended = terminated | truncated
         assert envs.action_masks()[ended].all() and info["action_mask"][ended].all()
-    with pytest.raises(ValueError, match="max_turns=1 .* seat 1"):
+    with pytest.raises(ValueError, match=r"max_turns=1 .* seat 1"):
         GameEnv(GAME, opponent=toy_game.RandomRacer(), max_turns=1, goal=4)
