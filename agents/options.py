@@ -181,7 +181,16 @@ def option_value(agent: str, key: str, text: str, options: Options) -> Any:
     try:
         return _read_value(text, options.types.get(key, _UNTYPED), options.defaults.get(key))
     except ValueError as error:
-        raise SpecError(f"option {key!r} of agent {agent!r} takes {error}, got {text!r}") from None
+        raise SpecError(
+            f"option {key!r} of agent {agent!r} takes {error}, got {_shown(text)}"
+        ) from None
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted, its middle left out past 40 characters (a 5,000-digit number)."""
+    if len(text) <= 40:
+        return repr(text)
+    return f"{text[:20]!r}...{text[-8:]!r} ({len(text)} characters)"
 
 
 def _read_value(text: str, annotation: Any, default: Any = None) -> Any:
@@ -228,12 +237,10 @@ def _read_one(text: str, kind: Any, default: Any) -> Any:
             raise ValueError("true or false")
         return text.lower() == "true"
     if kind is int:
-        if not _INTEGER.fullmatch(text):
-            raise ValueError("an integer")
-        return int(text)
+        return _integer(text)
     if kind is float:
         try:
-            number = float(text)
+            number = float(text) if text.isascii() else math.nan
         except ValueError:
             number = math.nan
         if math.isnan(number):
@@ -255,6 +262,21 @@ def _read_one(text: str, kind: Any, default: Any) -> Any:
 
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+MAX_DIGITS = 100
+"""The most digits an integer of a spec or a rule may have."""
+
+
+def _integer(text: str) -> int:
+    """``text`` as an integer: ASCII digits, an optional sign, at most :data:`MAX_DIGITS`.
+
+    Raises:
+        ValueError: saying what an integer may be.
+    """
+    if not _INTEGER.fullmatch(text):
+        raise ValueError("an integer")
+    if len(text.lstrip("+-")) > MAX_DIGITS:
+        raise ValueError(f"an integer of at most {MAX_DIGITS} digits")
+    return int(text)
 
 
 def _read_literal(text: str, allowed: tuple[Any, ...]) -> Any:
@@ -271,12 +293,12 @@ def _loose_value(text: str) -> Any:
         return lowered == "true"
     if lowered == "none":
         return None
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
+    if _INTEGER.fullmatch(text):
+        return _integer(text)
+    try:
+        return float(text) if text.isascii() else text
+    except ValueError:
+        return text
 
 
 def rule_pair(text: str) -> tuple[str, Any]:
@@ -288,9 +310,14 @@ def rule_pair(text: str) -> tuple[str, Any]:
     """
     key, sep, value = text.partition("=")
     if not sep or not key.isidentifier() or not value:
-        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE, e.g. end_rule=course")
-    number = value.lstrip("-")
-    return key, int(value) if number.isascii() and number.isdigit() else value
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not KEY=VALUE, e.g. end_rule=course")
+    if not _INTEGER.fullmatch(value):
+        return key, value
+    try:
+        return key, _integer(value)
+    except ValueError as error:
+        message = f"the rule {key!r} takes {error}, got {_shown(value)}"
+        raise argparse.ArgumentTypeError(message) from None
 
 
 def other_game_rules(

@@ -1,7 +1,8 @@
 """A program agent's child process under its limits: started in its own process group with
 an address-space cap, its CPU time read from ``/proc``, lines written and read within a
 turn's budget, the tail of its standard error kept, killed as a group (and with this
-process: ``PR_SET_PDEATHSIG``, and at exit).
+process, however it ends: the program by ``PR_SET_PDEATHSIG``, its group by a watchdog
+shell that kills it when this process's end closes its input).
 
 :class:`agents.program.ProgramAgent` speaks the protocol over it; the errors here are the
 faults it reports.
@@ -34,6 +35,7 @@ __all__ = [
     "ProgramError",
     "ProgramTimeout",
     "ProtocolError",
+    "die_with_parent",
 ]
 
 MAX_LINE = 4096
@@ -150,6 +152,7 @@ class ChildProcess:
         os.set_blocking(self.stdout_fd, False)
         self.buffer = bytearray()
         self.last_cpu = 0.0
+        self.watchdog = _start_watchdog(self.popen.pid)
         _LIVE.add(self)
 
     @property
@@ -289,6 +292,10 @@ class ChildProcess:
 
     def kill(self) -> None:
         """Kill the program's whole process group and reap the program."""
+        if self.watchdog is not None:  # first: it must not kill the group id once reused
+            self.watchdog.kill()
+            self.watchdog.wait()
+            self.watchdog = None
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
@@ -332,10 +339,40 @@ class _ChildLimits:
             )
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if _LIBC is not None:
-            _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-            if os.getppid() != self.parent_pid:  # the parent died before prctl took effect
-                os._exit(1)
+        die_with_parent(self.parent_pid)
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Have the kernel kill this process when its parent ``parent_pid`` ends, however it ends
+    (SIGKILL included), or exit now if it has ended already (Linux: ``PR_SET_PDEATHSIG``;
+    elsewhere nothing).
+
+    The signal comes when the parent's thread that started this process ends: start it
+    from a thread that lives as long as the parent needs it.
+    """
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent_pid:  # the parent died before prctl took effect
+            os._exit(1)
+
+
+_WATCHDOG = 'read _; kill -s KILL -- "-$1"'
+"""Waits for the end of its input, then kills the process group given as its argument."""
+
+
+def _start_watchdog(group: int) -> subprocess.Popen[bytes] | None:
+    """A shell that kills the process group ``group`` (a program and whatever it started)
+    once this process ends, however it ends: the end of its input, whose other end only this
+    process holds, wakes it. None where there is no POSIX shell."""
+    if not os.path.exists("/bin/sh"):
+        return None
+    return subprocess.Popen(
+        ["/bin/sh", "-c", _WATCHDOG, "watchdog", str(group)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # a signal to this process's group does not end it first
+    )
 
 
 @atexit.register

@@ -18,7 +18,9 @@ engine's modules set aside meanwhile and put back after (:func:`import_reference
 The search runs :data:`TIME_LIMIT` seconds of wall-clock time per move (the course's
 tournament allowed 2 s; the environment variable ``COLOSSEUM_AGENT_TIME_LIMIT``
 overrides it). If anything fails, it answers the first legal move of the rules rather
-than leave the engine to walk at random.
+than leave the engine to walk at random; given a board it cannot read (or a position no
+game reaches), it says so on standard error and stays where it is, with a barrier on a
+free side of its cell (:func:`fallback_move`).
 """
 
 from __future__ import annotations
@@ -85,15 +87,37 @@ def import_reference() -> tuple[Any, Any, Any]:
 
 def to_state(rules: Any, chess_board: Any, my_pos: Any, adv_pos: Any, turn: int) -> Any:
     """The engine's arguments as a state of :mod:`trap_env.colosseum.rules`, this agent
-    (whichever player it is) to act as player 0."""
+    (whichever player it is) to act as player 0.
+
+    Raises:
+        ValueError: for a position no game reaches (``rules.check_state``), or arguments
+            of another shape.
+    """
     n = int(chess_board.shape[0])
+    if tuple(chess_board.shape) != (n, n, 4):
+        raise ValueError(f"the board must be (M, M, 4), got shape {tuple(chess_board.shape)}")
     sides = []
     for side in range(4):
         flags = chess_board[:, :, side].reshape(-1).tolist()
         sides.append(sum(1 << cell for cell, flag in enumerate(flags) if flag))
     me = int(my_pos[0]) * n + int(my_pos[1])
     other = int(adv_pos[0]) * n + int(adv_pos[1])
-    return rules.ColosseumState(n, tuple(sides), (me, other), 0, turn)
+    if not all(0 <= int(value) < n for value in (*my_pos, *adv_pos)):
+        raise ValueError(f"the positions {my_pos} and {adv_pos} must be on the {n}x{n} board")
+    state = rules.ColosseumState(n, tuple(sides), (me, other), 0, turn)
+    rules.check_state(state)
+    return state
+
+
+def fallback_move(chess_board: Any, my_pos: Any) -> Any:
+    """Stay, with a barrier on the first side of the cell that has none: legal whenever
+    the cell has a free side; ``((0, 0), 0)`` if not even the position can be read."""
+    try:
+        row, col = int(my_pos[0]), int(my_pos[1])
+        free = [side for side in range(4) if not chess_board[row, col, side]]
+    except Exception:  # an answer in any case, never a traceback
+        return (0, 0), 0
+    return (row, col), (free[0] if free else 0)
 
 
 @register_agent(NAME)
@@ -109,15 +133,25 @@ class TrapEnvAgent(Agent):  # type: ignore[misc]
 
     def step(self, chess_board: Any, my_pos: Any, adv_pos: Any, max_step: int) -> Any:
         """The reference's move as ``((row, col), side)``; if the search (or importing
-        it) fails, the first legal move of the rules."""
+        it) fails, the first legal move of the rules; for a position it cannot read (or
+        one no game reaches), a line on standard error and :func:`fallback_move`."""
         from trap_env.colosseum import rules
 
-        state = to_state(rules, chess_board, my_pos, adv_pos, self.turns)
         self.turns += 1
+        try:
+            state = to_state(rules, chess_board, my_pos, adv_pos, self.turns - 1)
+        except Exception as error:  # an answer in any case, never a traceback
+            message = str(error)[:200]
+            print(f"{NAME}: cannot read the engine's position ({message}); staying put",
+                  file=sys.stderr, flush=True)  # fmt: skip
+            return fallback_move(chess_board, my_pos)
         try:
             action = self._searcher().select_action(state)
         except Exception:  # never leave the move to the engine's random walk
-            action = rules.legal_actions(state)[0]
+            legal = rules.legal_actions(state)
+            if not legal:  # the game is over: the engine asks no more
+                return fallback_move(chess_board, my_pos)
+            action = legal[0]
         cell, side = rules.decode_action(action)
         return divmod(cell, state.board_size), side
 

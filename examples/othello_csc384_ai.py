@@ -11,7 +11,9 @@ The manager launches it as ``python3 FILE`` and talks over stdin/stdout:
    in Columbia's original as the colour alone; both are accepted;
 3. on each of its turns the manager sends ``SCORE dark light`` and then the board as the
    text of a Python list (or tuple) of rows, 0 empty, 1 dark, 2 light, ``board[row][col]``;
-   the AI answers two integers, **the column, then the row**;
+   the AI answers two integers, **the column, then the row**; a board it cannot read, or
+   a position no game reaches, gets a line on standard error and the first cell where
+   its discs may be placed as they stand (``0 0`` if none), never a traceback;
 4. ``FINAL dark light`` comes before the manager ends the process (it may kill the process
    without sending it); the AI then exits.
 
@@ -86,7 +88,8 @@ def parse_board(text: str) -> list[list[int]]:
 
 
 def to_state(rules: Any, board: list[list[int]], colour: int) -> Any:
-    """The position in the rules module's terms, the course's end rule, ``colour`` to act."""
+    """The position in the rules module's terms, the course's end rule, ``colour`` to act
+    (not checked: see ``rules.check_state``)."""
     n = len(board)
     dark = light = 0
     for row, cells in enumerate(board):
@@ -108,6 +111,41 @@ def time_limit() -> float:
     return value
 
 
+def answer(agent: Any, rules: Any, text: str, colour: int) -> str:
+    """The answer line, ``"column row"``, to the board ``text``: the search's move, or for
+    a board it cannot read (or a position no game reaches) a line on standard error and
+    :func:`fallback_answer`."""
+    try:
+        state = to_state(rules, parse_board(text), colour)
+        rules.check_state(state)
+    except Exception as error:  # an answer in any case, never a traceback
+        eprint(f"othello_csc384_ai.py cannot read the board ({str(error)[:200]}); {text[:80]!r}")
+        return fallback_answer(rules, text, colour)
+    try:
+        action = agent.select_action(state)
+    except Exception as error:  # the rules' first move rather than none
+        eprint(f"othello_csc384_ai.py: the search failed ({str(error)[:200]})")
+        return fallback_answer(rules, text, colour)
+    row, col = divmod(action, state.board_size)
+    return f"{col} {row}"
+
+
+def fallback_answer(rules: Any, text: str, colour: int) -> str:
+    """The first cell where ``colour`` may place on the discs as they stand, as
+    ``"column row"``, even in a position no game reaches; ``"0 0"`` if the board cannot
+    be read or allows no placement."""
+    try:
+        board = parse_board(text)
+        rules.check_board_size(len(board))
+        state = to_state(rules, board, colour)
+        own, other = rules.sides_of(state, colour - 1)
+        cell = rules.cells_of(rules.placements(state.board_size, own, other))[0]
+    except Exception:  # an answer in any case, never a traceback
+        return "0 0"
+    row, col = divmod(cell, state.board_size)
+    return f"{col} {row}"
+
+
 def run_ai() -> int:
     """Talk to the manager until ``FINAL`` or the end of input."""
     search_agent, search_settings, rules = import_engine()
@@ -123,12 +161,9 @@ def run_ai() -> int:
         if status == ["FINAL"]:
             return 0
         if status != ["SCORE"]:
-            raise ValueError(f"expected 'SCORE dark light' or 'FINAL dark light', got {line!r}")
-        board = parse_board(sys.stdin.readline())
-        state = to_state(rules, board, colour)
-        action = agent.select_action(state)
-        row, col = divmod(action, state.board_size)
-        print(f"{col} {row}", flush=True)
+            eprint(f"expected 'SCORE dark light' or 'FINAL dark light', got {line[:80]!r}")
+            continue
+        print(answer(agent, rules, sys.stdin.readline(), colour), flush=True)
 
 
 if __name__ == "__main__":

@@ -192,7 +192,8 @@ def build_parser() -> Parser:
         default=None,
         metavar="NAME",
         help=f"the game played: {', '.join(game_names())} (default {DEFAULT_GAME}); with "
-        "--replay, the record's game",
+        "--replay, the record's game (a record naming its game by a path is replayed only "
+        "when the same path is given here)",
     )
     return parser
 
@@ -318,12 +319,13 @@ def _outcome_text(record: dict[str, Any], seats: list[str]) -> str:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    record = _load_game(args.replay, args.index)
+    given = (args.game,)  # a record's game path is imported only if it is the one given
+    record = _load_game(args.replay, args.index, given)
     try:
-        frames = replay_record(record)
+        frames = replay_record(record, allow_paths=given)
     except ValueError as error:
         raise CliError(f"game {args.index} of {args.replay} is not a valid game: {error}") from None
-    rules = get_game(record_game(record))
+    rules = get_game(record_game(record), allow_paths=given)
     if args.gif is not None:
         _write_gif(rules, frames, args.gif, args.frame_seconds)
     else:
@@ -336,9 +338,9 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load_game(path: Path, index: int) -> dict[str, Any]:
+def _load_game(path: Path, index: int, allow_paths: tuple[str, ...]) -> dict[str, Any]:
     try:
-        records = read_results(path).records
+        records = read_results(path, allow_paths=allow_paths).records
     except OSError as error:
         raise CliError(f"cannot read {str(path)!r}: {error.strerror or error}") from None
     except ResultsError as error:

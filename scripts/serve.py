@@ -70,8 +70,10 @@ def _host(text: str) -> str:
 
 
 def _port(text: str) -> int:
-    if not text.isdigit() or int(text) > 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0 to 65535 (0: any free one), got {text!r}")
+    if not (text.isascii() and text.isdigit()) or len(text) > 5 or int(text) > 65535:
+        raise argparse.ArgumentTypeError(
+            f"a port is 0 to 65535 (0: any free one), got {text!r:.20}"
+        )
     return int(text)
 
 

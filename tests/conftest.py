@@ -5,8 +5,11 @@ Set HYPOTHESIS_PROFILE=explore for a longer, randomized search.
 
 import gc
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -45,3 +48,53 @@ def collection_watch() -> Iterator[CollectionWatch]:
         gc.callbacks.remove(record)
         gc.set_threshold(*threshold)
         (gc.enable if enabled else gc.disable)()
+
+
+PLANTED = "planted_game"
+"""The module of :func:`planted_game`."""
+
+
+@dataclass
+class PlantedGame:
+    """A game's path whose module leaves a marker file when it is imported.
+
+    Attributes:
+        path: the game's path, ``planted_game:GAME`` (the toy race of ``toy_game``).
+        marker: the file its import creates.
+        record: a genuine record of a game of it, naming its game by the path.
+    """
+
+    path: str
+    marker: Path
+    record: dict[str, Any]
+
+    def was_imported(self) -> bool:
+        """Whether anything imported the module."""
+        return self.marker.exists() or PLANTED in sys.modules
+
+
+@pytest.fixture
+def planted_game(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[PlantedGame]:
+    """A module on ``sys.path`` that no reading of a file may import (see :class:`PlantedGame`)."""
+    import toy_game
+
+    from agents.arena.match import play_game
+
+    folder = tmp_path_factory.mktemp("planted")
+    marker = folder / "imported"
+    (folder / f"{PLANTED}.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\nfrom toy_game import GAME\n"
+    )
+    monkeypatch.syspath_prepend(str(folder))
+    paths = [str(folder), os.environ.get("PYTHONPATH", "")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))  # for the tests' subprocesses
+    path = f"{PLANTED}:GAME"
+    result = play_game([toy_game.RandomRacer(), toy_game.Walker()], seed=1, game="toy_game:GAME")
+    seats = ["toy_game.RandomRacer", "toy_game.Walker"]
+    record = {"game_id": "race #0", "pairing": seats, "seats": seats,
+              "winner_spec": None if result.winner < 0 else seats[result.winner],
+              **result.to_dict(), "game": path}  # fmt: skip
+    yield PlantedGame(path, marker, record)
+    sys.modules.pop(PLANTED, None)

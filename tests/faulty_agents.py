@@ -43,6 +43,19 @@ class SleepyAgent(_FaultyAgent):
         return super().select_action(state)
 
 
+class MarkedSleepyAgent(SleepyAgent):
+    """A :class:`SleepyAgent` that creates the file ``mark`` as it starts its sleep."""
+
+    def __init__(self, mark: str = "", after: int = 0, seed: int | None = None) -> None:
+        super().__init__(after, seed)
+        self.mark = mark
+
+    def fault(self, state: State) -> Cell:
+        with open(self.mark, "w"):
+            pass
+        return super().fault(state)
+
+
 class SpinningAgent(_FaultyAgent):
     """Burns CPU for ``seconds`` and then answers legally."""
 

@@ -1,5 +1,6 @@
 """Random positions for the tests: Trap!'s playouts and the positions taken from them, a
-whole random game of any game, and Colosseum positions a few turns from their starts.
+whole random game of any game, Colosseum positions a few turns from their starts, and
+Othello positions written freely (:func:`othello_position`).
 
 A playout plays uniform legal decisions and draws each landing with
 :func:`trap_env.trap.core.sample_landing` (one ``rng.random()``), so a seed gives one game.
@@ -13,6 +14,8 @@ from typing import Any
 from trap_env.colosseum import rules as colosseum_rules
 from trap_env.colosseum.rules import ColosseumConfig, ColosseumState
 from trap_env.game import Game
+from trap_env.othello import rules as othello_rules
+from trap_env.othello.rules import OthelloState
 from trap_env.trap import core
 from trap_env.trap.core import DEFAULT_DECAY, GameConfig, Phase, State
 
@@ -80,3 +83,20 @@ def colosseum_positions(board_size: int, count: int, seed: int) -> list[Colosseu
         if colosseum_rules.outcome(state) is None:
             found.append(state)
     return found
+
+
+def othello_position(text: str) -> OthelloState:
+    """An Othello position in ``to_text``'s notation, reachable or not.
+
+    Built directly, not read: a rule or a heuristic is tested on any discs, while
+    ``from_text`` and every other entrance refuse a position no game reaches
+    (:func:`trap_env.othello.rules.check_state`).
+    """
+    rows, side, turn, end_rule = text.split()
+    cells = rows.replace("/", "")
+    n = rows.count("/") + 1
+    dark, light = (
+        sum(1 << cell for cell, char in enumerate(cells) if char == mark)
+        for mark in othello_rules.SYMBOLS
+    )
+    return OthelloState(n, end_rule, dark, light, othello_rules.SYMBOLS.index(side), int(turn))

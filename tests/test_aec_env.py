@@ -7,10 +7,12 @@ import hashlib
 import pickle
 import random
 import warnings
+from typing import Any
 
 import numpy as np
 import pettingzoo
 import pytest
+from env_contract import play_aec_game
 from far_throws import far_target
 from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils import wrappers
@@ -140,12 +142,13 @@ def test_infos_carry_the_target_and_the_landing() -> None:
     game_env = env(board_size=7)
     game_env.reset(seed=0)
     game_env.step(2)  # player_0 moves from (0, 3) to (0, 2)
-    assert game_env.infos == {"player_0": {}, "player_1": {}}
+    none = {"thrower": -1, "target": -1, "landing": -1}
+    assert game_env.infos == {"player_0": none, "player_1": none}
     game_env.step(42)  # and throws at (6, 0), 8 steps away
     expected_cells = {42, 35, 36, 43}
     for agent in AGENTS:
         info = game_env.infos[agent]
-        assert info["thrower"] == "player_0" and info["target"] == 42
+        assert info["thrower"] == 0 and info["target"] == 42
         assert info["landing"] in expected_cells
     assert game_env.unwrapped.game_state.traps >> info["landing"] & 1
 
@@ -193,7 +196,7 @@ def test_decay_decides_where_far_throws_land(decay: int, lands_on_target: bool) 
             if is_throw:
                 num_throws += 1
                 info = game_env.infos[agent]
-                assert (info["landing"] == info["target"] == action) is lands_on_target
+                assert bool(info["landing"] == info["target"] == action) is lands_on_target
     assert num_throws > 10
 
 
@@ -254,7 +257,7 @@ def test_out_of_range_actions_fail_the_bounds_check() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"board_size": 1}, "board_size must be an integer >= 3"),
+        ({"board_size": 1}, "board_size must be an integer from 3 to "),
         ({"max_turns": -5}, "max_turns must be a positive integer"),
         ({"decay": 1001}, r"decay must be an integer per mille in 0\.\.1000"),
         ({"render_mode": "svg"}, "render_mode must be None or one of"),
@@ -359,7 +362,8 @@ def test_seeded_trap_game_replays_the_recorded_one() -> None:
     while not (raw.terminations[raw.agent_selection] or raw.truncations[raw.agent_selection]):
         agent = raw.agent_selection
         raw.step(int(np.flatnonzero(raw.observe(agent)["action_mask"])[0]))
-        landings.append(raw.infos[agent].get("landing"))
+        landing = int(raw.infos[agent]["landing"])
+        landings.append(None if landing == -1 else landing)  # as recorded: None before a throw
     assert len(landings) == 200
     assert [i for i, cell in enumerate(landings) if cell not in (None, 0)] == [
         43,
@@ -417,4 +421,42 @@ def test_every_game_plays_to_its_end_with_its_scores_in_the_infos(name: str, sco
     assert sorted(game_env.rewards.values()) in ([-1.0, 1.0], [0.0, 0.0])
     assert game.outcome(game_env.game_state) is not None
     for info in game_env.infos.values():
-        assert info[score] == game.scores(game_env.game_state)[score]
+        assert info[score].tolist() == game.scores(game_env.game_state)[score]
+
+
+# --- One env contract in every game (docs/environments.md) ------------------------------
+
+AEC_KEYS = [
+    ("trap", {"board_size": 5}, frozenset({"thrower", "target", "landing"})),
+    ("othello", {"board_size": 6}, frozenset({"discs"})),
+    ("colosseum", {"board_size": 5}, frozenset({"player", "chance", "zones"})),
+]
+
+
+@pytest.mark.parametrize(("game", "params", "keys"), AEC_KEYS)
+@pytest.mark.parametrize("max_turns", [None, 3])
+def test_every_game_end_masks_all_ones_with_the_same_numpy_infos(
+    game: str, params: dict, keys: frozenset[str], max_turns: int | None
+) -> None:
+    for seed in range(3):
+        play_aec_game(wrap(_raw_env(game, max_turns=max_turns, **params)), keys, seed)
+
+
+def _raw_env(game: str, **kwargs: Any) -> GameAECEnv:
+    """The game's registered AEC env (Trap!'s ``raw_env``, with its throw keys)."""
+    return raw_env(**kwargs) if game == "trap" else GameAECEnv(game, **kwargs)
+
+
+@pytest.mark.parametrize(("game", "params", "keys"), AEC_KEYS)
+def test_an_illegal_action_ends_the_game_with_all_ones_masks(
+    game: str, params: dict, keys: frozenset[str]
+) -> None:
+    wrapped = wrap(_raw_env(game, **params))
+    wrapped.reset(seed=0)
+    mask = wrapped.observe(wrapped.agent_selection)["action_mask"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo's warning about the illegal move
+        wrapped.step(int(np.flatnonzero(mask == 0)[0]))
+    assert all(wrapped.terminations.values())
+    for agent in AGENTS:
+        assert wrapped.unwrapped.observe(agent)["action_mask"].all()

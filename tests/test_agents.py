@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -212,6 +213,11 @@ def test_users_agents_are_parsed_by_their_annotations(
         ("count=none", "takes an integer, got 'none'"),
         ("limit=soon", "takes a number or none \\(or inf\\), got 'soon'"),
         ("mode=medium", "takes one of 'fast', 'slow', got 'medium'"),
+        ("count=" + "7" * 5000, "takes an integer of at most 100 digits, got '7777.* characters"),
+        ("loose=" + "7" * 5000, "takes an integer of at most 100 digits"),
+        ("count=\u0663", "takes an integer, got '\u0663'"),  # an Arabic-Indic three
+        ("count=\u00b2", "takes an integer, got '\u00b2'"),
+        ("limit=\u0663", "takes a number or none"),
     ],
 )
 def test_users_agents_refuse_values_their_types_do_not_allow(options: str, message: str) -> None:
@@ -403,3 +409,29 @@ def test_collector_paused_then_left_as_found(enabled: bool) -> None:
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was_enabled else gc.disable)()
+
+
+NUMBER_LIKE = st.characters(categories=["Nd", "No"]) | st.sampled_from("+-")
+"""Characters of numbers in any script, and signs."""
+
+
+@given(st.text(NUMBER_LIKE, min_size=1, max_size=60))
+def test_only_ascii_digits_are_numbers_in_specs_and_rules(text: str) -> None:
+    from agents.options import _loose_value, rule_pair
+
+    is_integer = re.fullmatch(r"[+-]?[0-9]{1,100}", text) is not None
+    loose = _loose_value(text)
+    assert isinstance(loose, int) == is_integer
+    assert not isinstance(loose, float) or text.isascii()
+    assert isinstance(rule_pair(f"size={text}")[1], int) == is_integer
+
+
+def test_a_rule_with_too_many_digits_is_one_line_naming_the_limit() -> None:
+    import argparse
+
+    from agents.options import rule_pair
+
+    with pytest.raises(argparse.ArgumentTypeError) as caught:
+        rule_pair("board_size=" + "9" * 5000)
+    message = str(caught.value)
+    assert "'board_size' takes an integer of at most 100 digits" in message and len(message) < 200

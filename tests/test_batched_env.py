@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Any
 
 import gymnasium
 import numpy as np
 import pytest
+from env_contract import BATCHED_KEYS, check_values_are_numpy
 from gymnasium.error import ResetNeeded
 from gymnasium.vector import AutoresetMode
 from gymnasium.wrappers.vector import RecordEpisodeStatistics
@@ -15,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
-from trap_env.batched_env import TrapVectorEnv
+from trap_env.batched_env import GameVectorEnv, TrapVectorEnv
 from trap_env.batched_opponents import AgentOpponent
 from trap_env.gym_env import OpponentError
 from trap_env.trap import batched as batched_trap
@@ -102,8 +104,9 @@ class OracleGame:
         return observe(self.state, self.seat)
 
     def mask(self) -> np.ndarray:
-        if self.illegal:
-            return np.zeros(self.tables.num_cells, bool)
+        """The legal actions; all of them once the episode is over (the env contract)."""
+        if self.illegal or self.truncated or core.is_terminal(self.state):
+            return np.ones(self.tables.num_cells, bool)
         return action_mask(self.state).astype(bool)
 
 
@@ -220,7 +223,7 @@ def test_illegal_actions_lose_or_raise() -> None:
     _, rewards, terminated, _, info = envs.step(np.array([legal, 24]))
     assert rewards.tolist() == [0.0, -1.0] and terminated.tolist() == [False, True]
     assert info["illegal_action"].tolist() == [False, True]
-    assert not envs.action_masks()[1].any()
+    assert envs.action_masks()[1].all()  # the episode is over: all ones
     raising = TrapVectorEnv(2, board_size=5, seat=0, illegal_action="raise")
     raising.reset(seed=0)
     with pytest.raises(IllegalActionError, match="game 1: illegal action 24"):
@@ -376,7 +379,7 @@ def test_an_opponent_fault_truncates_only_its_games_with_a_warning() -> None:
     assert truncated.tolist() == faulty.tolist()
     assert info["opponent_fault"].tolist() == faulty.tolist()
     assert not terminated.any() and (rewards == 0).all()
-    assert not envs.action_masks()[faulty].any()
+    assert envs.action_masks()[faulty].all()  # the episodes are over: all ones
     envs.step(np.zeros(6, np.int64))  # the faulted games restart
     assert envs.batch.turn[faulty].tolist() == [0] * int(faulty.sum())
 
@@ -419,28 +422,42 @@ def _trajectory_hash(opponent, seat, board, decay, mode, steps, num_envs) -> str
     observations, _ = env.reset(seed=7)
     digest.update(observations.tobytes())
     rng = np.random.default_rng(3)
+    aborted = np.zeros(num_envs, bool)
     for step in range(steps):
-        masks = env.action_masks()
+        masks = _masks_as_recorded(env, aborted)
         actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
         if step % 17 == 5:
             actions[0] = 0  # maybe illegal
         observations, rewards, terminated, truncated, info = env.step(actions)
+        aborted = info["illegal_action"] | info["opponent_fault"]
+        recorded = _info_as_recorded(info, _masks_as_recorded(env, aborted))
         if mode == "disabled" and (terminated | truncated).any():
             env.reset(options={"reset_mask": terminated | truncated})
+            aborted[:] = False  # every ended game restarted
         for array in (observations, rewards, terminated, truncated):
             digest.update(array.tobytes())
-        recorded = _info_as_recorded(info)
         for key in sorted(recorded):
             digest.update(key.encode())
             digest.update(np.asarray(recorded[key]).tobytes())
     return digest.hexdigest()[:16]
 
 
-def _info_as_recorded(info: dict) -> dict:
-    """``info`` as the env gave it when the runs were recorded: the fault flags only in a
-    step where some game had one, masked where they were True."""
+def _masks_as_recorded(env: TrapVectorEnv, aborted: np.ndarray) -> np.ndarray:
+    """The masks as the env gave them when the runs were recorded, before the env contract
+    made an ended episode's mask all ones: the rules' masks, with none legal in a game that
+    ended on an illegal action or a fault (``aborted``) and has not restarted."""
+    masks: np.ndarray = env.engine.legal_masks(env.batch)
+    masks[aborted] = False
+    return masks
+
+
+def _info_as_recorded(info: dict, masks: np.ndarray) -> dict:
+    """``info`` as the env gave it when the runs were recorded: the masks as they were
+    (:func:`_masks_as_recorded`), the fault flags only in a step where some game had one,
+    masked where they were True."""
     flags = ("illegal_action", "opponent_fault")
     recorded = {key: value for key, value in info.items() if key.lstrip("_") not in flags}
+    recorded["action_mask"] = masks.view(np.int8)
     for key in flags:
         if info[key].any():
             recorded[key] = recorded[f"_{key}"] = info[key]
@@ -487,7 +504,7 @@ def test_the_batched_env_replays_the_runs_recorded_before_the_engine_protocol(
 def test_what_the_single_env_refuses_the_batched_env_refuses_too() -> None:
     from gymnasium.error import ClosedEnvironmentError
 
-    from trap_env.batched_env import MAX_NUM_ENVS
+    from trap_env.gym_env import MAX_NUM_ENVS
 
     for num_envs in (0, MAX_NUM_ENVS + 1, 2.0, True):
         with pytest.raises(ValueError, match=r"num_envs must be an integer 1\.\."):
@@ -556,3 +573,76 @@ def test_the_single_and_batched_envs_refuse_the_same_arguments_naming_them(
     }
     single = _outcome(lambda **kwargs: gymnasium.make("trap_env/Trap-v0", **kwargs), arguments)
     assert _outcome(lambda **kwargs: TrapVectorEnv(2, **kwargs), arguments) is single
+
+
+# --- One env contract in every game (docs/environments.md) ------------------------------
+
+
+class _IllegalNow:
+    """A batched policy that answers an illegal action (an action out of range)."""
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return np.full(len(masks), 10**6)
+
+
+@pytest.mark.parametrize(("game", "params"), [("trap", {"board_size": 5}), ("othello", {})])
+@pytest.mark.parametrize("mode", ["next_step", "disabled"])
+@pytest.mark.parametrize(
+    "end", ["terminated", "truncated", "illegal_action", "opponent_fault"]
+)
+def test_every_episode_end_masks_all_ones_with_the_same_numpy_keys(
+    game: str, params: dict, mode: str, end: str
+) -> None:
+    options: dict[str, Any] = {"seat": 0, "autoreset_mode": mode}
+    if end == "truncated":
+        options["max_turns"] = 3
+    if end == "opponent_fault":
+        options["opponent"] = {"random": 0.5, _IllegalNow(): 0.5}
+    envs = GameVectorEnv(game, 8, **options, **params)
+    _, info = envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    seen = np.zeros(8, bool)
+    for step in range(200):
+        assert {key for key in info if not key.startswith("_")} == BATCHED_KEYS
+        check_values_are_numpy(info)
+        masks = envs.action_masks()
+        assert masks.any(axis=1).all() and np.array_equal(masks, info["action_mask"] > 0)
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        if end == "illegal_action" and step % 5 == 4:
+            actions[:] = envs.engine.num_actions  # illegal everywhere
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            _, _, terminated, truncated, info = envs.step(actions)
+        ended = terminated | truncated
+        assert info["action_mask"][ended].all() and envs.action_masks()[ended].all()
+        kind = truncated & ~info["opponent_fault"] if end == "truncated" else terminated
+        if end in ("illegal_action", "opponent_fault"):
+            kind = info[end]
+        seen |= kind
+        if mode == "disabled" and ended.any():
+            _, info = envs.reset(options={"reset_mask": ended})
+    assert seen.any()
+    rules = envs.engine.legal_masks(envs.batch)
+    over = envs.engine.is_over(envs.batch)
+    assert not rules[over].any()  # the rules' masks stay exact
+
+
+@pytest.mark.parametrize("seat", [None, 1])
+def test_a_turn_limit_that_leaves_the_learner_no_decision_is_refused(seat: int | None) -> None:
+    with pytest.raises(ValueError, match=r"max_turns=1 .* seat 1.*max_turns >= 2 or seat=0"):
+        TrapVectorEnv(4, seat=seat, max_turns=1)
+    TrapVectorEnv(4, opponent="self", max_turns=1)  # the caller plays both seats: fine
+
+
+@pytest.mark.parametrize(("seat", "max_turns"), [(0, 1), (None, 2), (1, 2)])
+def test_every_episode_begins_at_a_decision_of_the_learner(
+    seat: int | None, max_turns: int
+) -> None:
+    envs = TrapVectorEnv(32, board_size=4, seat=seat, max_turns=max_turns)
+    envs.reset(seed=0)
+    playing = np.ones(32, bool)
+    for _ in range(12):
+        assert (envs.batch.player == envs.seats)[playing].all()
+        assert not envs.engine.is_over(envs.batch)[playing].any()
+        _, _, terminated, truncated, _ = envs.step(envs.action_masks().argmax(axis=1))
+        playing = ~(terminated | truncated)  # the others restart at the next step

@@ -286,3 +286,17 @@ def test_a_game_without_a_batched_engine_says_so() -> None:
     plain = SimpleNamespace(name="plain")  # a game that offers no batched_engine
     with pytest.raises(ValueError, match="the game 'plain' has no batched engine"):
         batched_engine(plain, None)  # type: ignore[arg-type]
+
+
+def test_from_states_refuses_a_state_no_game_reaches() -> None:
+    start = core.initial_state(core.GameConfig(5))
+    for bad, words in [
+        (start._replace(cells=(3, 3)), "both players stand on cell 3"),
+        (start._replace(traps=1 << 40), "traps must be a bitboard of 25 bits"),
+        (start._replace(player=7), "player must be 0 or 1"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            batched_trap.from_states([start, bad])
+    with pytest.raises(TypeError, match=r"a trap_env\.core\.State"):
+        text = "..0../...../...../...../..1.. 0 move - 0"
+        batched_trap.from_states([text])  # type: ignore[list-item]

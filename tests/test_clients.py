@@ -48,6 +48,18 @@ def test_torchrl_runs_the_env_in_process_workers_reading_every_info_key(gym_id: 
     assert ((rollout["next", "phase"] == 0) | (rollout["next", "phase"] == 1)).all()
 
 
+@pytest.mark.parametrize("gym_id", GYM_IDS)
+def test_torchrl_registers_every_info_key_of_every_game(gym_id: str) -> None:
+    """TorchRL's ``auto_register_info_dict`` reads each value's ``dtype``: NumPy values
+    only, the same keys in every step (the env contract of docs/environments.md)."""
+    env = torchrl_envs.GymEnv(gym_id).auto_register_info_dict()
+    rollout = env.rollout(60, break_when_any_done=False)
+    assert {"action_mask", "phase", "seat", "turn", "illegal_action", "opponent_fault"} <= set(
+        rollout["next"].keys()
+    )
+    env.close()
+
+
 def test_torchrl_wraps_the_pettingzoo_env_with_its_masks() -> None:
     env = torchrl_envs.PettingZooWrapper(trap_env.env(board_size=5), use_mask=True)
     check_env_specs(env)

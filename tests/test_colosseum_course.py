@@ -12,6 +12,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -125,4 +126,31 @@ def test_the_agent_answers_a_legal_move_when_its_search_fails() -> None:
     agent = module.TrapEnvAgent()
     agent._search = Broken()
     (row, col), side = agent.step(world.chess_board, tuple(world.p0_pos), tuple(world.p1_pos), 3)
+    assert world.check_valid_step(world.p0_pos, np.array((row, col)), side)
+
+
+def test_the_agent_answers_a_legal_move_for_a_board_it_cannot_read(capsys: Any) -> None:
+    """A board without its border walls, a player off the board, another shape: a line on
+    standard error and a move that stays put with a free side (the zone search never runs
+    on such a board: it used to loop for good)."""
+    module = load_module(AGENT_FILE)
+    state = rules.start_state(ColosseumConfig(6), 1)
+    world = a_world(state)
+    me, other = tuple(world.p0_pos), tuple(world.p1_pos)
+    no_border = world.chess_board.copy()
+    no_border[-1, :, 2] = False  # the bottom row's down sides
+    agent = module.TrapEnvAgent()
+    (row, col), side = agent.step(no_border, me, other, 3)
+    assert (row, col) == me and not no_border[row, col, side]
+    assert "cannot read the engine's position" in capsys.readouterr().err
+    for board, mine, theirs in [
+        (world.chess_board, (9, 9), other),
+        (world.chess_board, me, me),
+        (world.chess_board[:, :, :3], me, other),
+        (world.chess_board, "junk", other),
+    ]:
+        answer = agent.step(board, mine, theirs, 3)
+        assert isinstance(answer, tuple) and len(answer) == 2
+        assert "cannot read" in capsys.readouterr().err
+    (row, col), side = agent.step(world.chess_board, me, me, 3)
     assert world.check_valid_step(world.p0_pos, np.array((row, col)), side)

@@ -173,8 +173,11 @@ def test_the_gymnasium_env_draws_its_start_from_its_seed() -> None:
     observation, info = env.unwrapped.set_game_state(position)  # type: ignore[attr-defined]
     assert info["turn"] in (3, 4) and observation.shape == (6, 6, 7)  # the opponent may play
     fixed = gymnasium.make(trap_env.COLOSSEUM_GYM_ID, board_size=6, start=5, seat=0)
+    # A state does not say how its start came about (config_of): the start only draws.
+    fixed.unwrapped.set_game_state(position)  # type: ignore[attr-defined]
+    other_board = random_game(GAME, 0, board_size=7)[3]
     with pytest.raises(ValueError, match="state has rules"):
-        fixed.unwrapped.set_game_state(position)  # type: ignore[attr-defined]
+        fixed.unwrapped.set_game_state(other_board)  # type: ignore[attr-defined]
     fixed.reset(seed=0)
     assert fixed.unwrapped.game_state == rules.start_state(rules.ColosseumConfig(6), 5)  # type: ignore[attr-defined]
 

@@ -270,7 +270,7 @@ def test_the_start_is_one_chance_node_over_start_numbers() -> None:
 
 
 def test_the_config_refuses_bad_sizes_and_starts() -> None:
-    with pytest.raises(ValueError, match="board_size must be an integer >= 3"):
+    with pytest.raises(ValueError, match="board_size must be an integer from 3 to "):
         ColosseumConfig(board_size=2)
     with pytest.raises(ValueError, match="start must be -1"):
         ColosseumConfig(start=NUM_STARTS)
@@ -379,3 +379,113 @@ def test_random_playouts_agree_with_the_oracles(board_size: int, start: int, see
         assert from_text(to_text(state)) == state
         state = apply(state, rng.choice(legal_actions(state)))
         assert state.turn < limit
+
+
+# --- Impossible states, sizes and any text --------------------------------------------------
+
+
+def _impossible_states() -> list[tuple[object, type, str]]:
+    start = start_state(ColosseumConfig(5), 0)
+    border = rules.border_walls(5)
+    inner = (start.walls[0] | 1 << 12, *start.walls[1:])  # (2, 2) up, not (1, 2) down
+    return [
+        (start.__class__(5, start.walls, (25, 3), 0, 0), ValueError, "cells must be two cells"),
+        (start.__class__(5, start.walls, (-5, 3), 0, 0), ValueError, "cells must be two cells"),
+        (start.__class__(5, start.walls, (3, 3), 0, 0), ValueError, "cannot share the cell"),
+        (start.__class__(5, (0, 0, 0, 0), start.cells, 0, 0), ValueError, "border lacks"),
+        (start.__class__(5, inner, start.cells, 0, 0), ValueError, "must also be down of"),
+        (start.__class__(5, (*border[:3], 1 << 40), start.cells, 0, 0), ValueError, "bitboards"),
+        (start.__class__(5, start.walls[:3], start.cells, 0, 0), ValueError, "bitboards"),
+        (start.__class__(5, start.walls, start.cells, 7, 0), ValueError, "0 \\(A\\) or 1 \\(B\\)"),
+        (start.__class__(5, start.walls, start.cells, 0, -1), ValueError, "turns played"),
+        (start.__class__(5, border, (-1, -1), 1, 0), ValueError, "marks the start to draw"),
+        (start.__class__(40, start.walls, start.cells, 0, 0), ValueError, "from 3 to 32"),
+        ("913/802/c46 0,0 2,2 A 0", TypeError, "a ColosseumState"),
+    ]
+
+
+@pytest.mark.parametrize(("state", "error", "words"), _impossible_states())
+def test_check_state_refuses_what_no_game_reaches(state: object, error: type, words: str) -> None:
+    with pytest.raises(error, match=words):
+        rules.check_state(state)  # type: ignore[arg-type]
+    with pytest.raises(error, match=words):
+        GAME.check_state(state)  # type: ignore[arg-type]
+
+
+def test_check_state_passes_every_position_of_a_game() -> None:
+    state = initial_state(ColosseumConfig(6))
+    rules.check_state(state)
+    state = apply(state, 4)
+    while legal_actions(state):
+        rules.check_state(state)
+        state = apply(state, legal_actions(state)[-1])
+    rules.check_state(state)
+
+
+def test_the_zone_searches_end_on_a_board_without_border_walls() -> None:
+    """They used to grow past the board's last row for good; now at most M*M spreads."""
+    from agents.colosseum.evaluation import areas
+
+    walls = (0, 0, 0, 0)
+    assert rules.zone(5, walls, 12) >> 25 != 0  # garbage, but an answer
+    assert areas(5, walls, 0, 24)
+    unchecked = ColosseumState(5, walls, (0, 24), 0, 0)
+    assert zone_sizes(unchecked) is None or zone_sizes(unchecked)
+
+
+@settings(max_examples=60, deadline=None)
+@given(size=st.integers(-2, 40))
+def test_one_size_range_for_the_config_and_the_text(size: int) -> None:
+    allowed = rules.MIN_BOARD_SIZE <= size <= rules.MAX_BOARD_SIZE
+    if allowed:
+        config = ColosseumConfig(size)
+        assert from_text(to_text(initial_state(config))).board_size == size
+        return
+    with pytest.raises(ValueError, match="from 3 to 32"):
+        ColosseumConfig(size)
+    if size >= 1:  # a board of side 0 is no text: no rows field at all
+        rows = "/".join(["0" * size] * size)
+        with pytest.raises(ValueError, match="3 to 32 rows"):
+            from_text(f"{rows} - - A 0")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.one_of(
+        st.text(max_size=60),
+        st.builds(
+            " ".join,
+            st.lists(st.sampled_from(["913/802/c46", "0,0", "2,2", "A", "0", "-", "٣", "²",
+                                      "1,٣", "9" * 5000, "B", "x"]), max_size=6),
+        ),
+    )
+)  # fmt: skip
+def test_any_text_gives_a_state_or_a_value_error(text: str) -> None:
+    try:
+        state = from_text(text)
+    except ValueError as error:
+        assert "\n" not in str(error) and len(str(error)) < 300
+    else:
+        rules.check_state(state)
+    start = start_state(ColosseumConfig(5), 0)
+    for position in (start, initial_state(ColosseumConfig(5))):
+        try:
+            action = GAME.action_from_text(position, text)
+        except ValueError as error:
+            assert "\n" not in str(error) and len(str(error)) < 300
+        else:
+            assert isinstance(action, int) and action >= 0
+
+
+@pytest.mark.parametrize("text", ["0,0,٣", "0,0,²", "٣", "0,٣,1", "0,0," + "1" * 5000])
+def test_action_numbers_are_ascii_digits(text: str) -> None:
+    with pytest.raises(ValueError, match="an action is 'row,col,side'") as error:
+        GAME.action_from_text(start_state(ColosseumConfig(5), 0), text)
+    assert "\n" not in str(error.value) and "int" not in str(error.value)
+
+
+def test_a_number_of_5000_digits_in_the_text_is_a_one_line_error() -> None:
+    with pytest.raises(ValueError, match="turns played are an integer >= 0 of at most 4300"):
+        from_text("913/802/c46 0,0 2,2 A " + "7" * 5000)
+    with pytest.raises(ValueError, match="A's cell is 'row,col'"):
+        from_text("913/802/c46 0,٣ 2,2 A 0")

@@ -149,7 +149,7 @@ def test_initial_state_places_players_mid_top_and_mid_bottom(n: int) -> None:
 
 @pytest.mark.parametrize("bad", [2, 1, 0, -7, True, False, 7.0, "7", None])
 def test_game_config_rejects_bad_board_sizes(bad: object) -> None:
-    with pytest.raises(ValueError, match=r"board_size must be an integer >= 3"):
+    with pytest.raises(ValueError, match=r"board_size must be an integer from 3 to "):
         GameConfig(board_size=bad)  # type: ignore[arg-type]
 
 
@@ -1135,14 +1135,71 @@ def test_anything_but_a_state_is_refused_naming_the_argument(function, value) ->
         (lambda: sample_landing(None, random.Random(0)), "state must be"),
         (lambda: move_mask(initial_state(), "0"), "player must be 0 or 1, got str '0'"),
         (lambda: mobility(initial_state(), 1.0), "player must be 0 or 1, got float 1.0"),
-        (lambda: neighbour_mask("7", 3), "board_size must be an int >= 3, got str '7'"),
+        (lambda: neighbour_mask("7", 3), "board_size must be an int in 3..1000, got str '7'"),
         (lambda: neighbour_mask(7, 3.0), "cell must be an int"),
         (lambda: neighbour_mask(7, 49), "a cell in 0..board_size**2 - 1, got board_size 7"),
-        (lambda: neighbour_mask(0, 0), "needs board_size >= 3"),
+        (lambda: neighbour_mask(0, 0), "needs board_size in 3..1000"),
+        (lambda: neighbour_mask(1001, 0), "needs board_size in 3..1000"),
         (lambda: default_turn_limit(7.0), "board_size must be an int"),
-        (lambda: trap_env.trap.core.outcome(initial_state(), "9"), "max_turns must be an int or None"),
+        (
+            lambda: trap_env.trap.core.outcome(initial_state(), "9"),
+            "max_turns must be an int or None",
+        ),
     ],
 )
 def test_wrong_arguments_are_refused_naming_them(call, words: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises((TypeError, ValueError), match=re.escape(words)):
         call()
+
+
+# --- Sizes and action text --------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(size=st.one_of(st.integers(-2, 12), st.integers(990, 1010)))
+def test_one_size_range_for_the_config_and_the_text(size: int) -> None:
+    """3 to :data:`trap_env.trap.core.MAX_BOARD_SIZE` (1000), in the config and in the text."""
+    allowed = trap_env.trap.core.MIN_BOARD_SIZE <= size <= trap_env.trap.core.MAX_BOARD_SIZE
+    rows = "/".join(["." * size] * size) if size >= 1 else ""
+    text = f"{rows} 0 move - 0"
+    if allowed:
+        GameConfig(size)
+        if size <= 12:  # the text of a 1000-cell-wide board is a megabyte: sizes near 3 only
+            text = to_text(initial_state(GameConfig(size)))
+            assert from_text(text).board_size == size
+        return
+    with pytest.raises(ValueError, match="board_size must be an integer from 3 to 1000"):
+        GameConfig(size)
+    if size >= 1:
+        with pytest.raises(ValueError, match="N from 3 to 1000"):
+            from_text(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.one_of(
+        st.text(max_size=40),
+        st.builds(
+            ",".join, st.lists(st.sampled_from(["1", "٣", "²", " ", "9" * 5000]), max_size=3)
+        ),
+    )
+)
+def test_any_action_text_gives_a_cell_or_a_clear_value_error(text: str) -> None:
+    from trap_env.trap.game import GAME
+
+    state = initial_state(GameConfig(5))
+    try:
+        cell = GAME.action_from_text(state, text)
+    except ValueError as error:
+        assert "\n" not in str(error) and len(str(error)) < 300
+        assert "Exceeds the limit" not in str(error)
+    else:
+        assert 0 <= cell < 25
+
+
+@pytest.mark.parametrize("text", ["1,٣", "²", "٣", "1," + "1" * 5000])
+def test_action_numbers_are_ascii_digits_of_at_most_4300(text: str) -> None:
+    from trap_env.trap.game import GAME
+
+    with pytest.raises(ValueError, match="a cell is 'row,col'"):
+        GAME.action_from_text(initial_state(GameConfig(5)), text)

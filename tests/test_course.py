@@ -278,12 +278,33 @@ def opening_rows(n: int = 4) -> list[list[float]]:
     ],
 )
 def test_a_malformed_grid_is_refused_naming_what_is_wrong(
-    grid: Any, error: type, words: str
+    grid: Any, error: type, words: str, capsys: Any
 ) -> None:
+    with pytest.raises(error, match=re.escape(words)):
+        state_from_grid(grid, 0, Phase.MOVE)
+    player = PlayerAI("random")  # in the engine: a line on stderr and an answer
+    player.setPlayerNum(1)
+    player.setPosition((0, 1))
+    answer = player.getMove(grid)
+    assert isinstance(answer, tuple) and len(answer) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_a_grid_no_game_reaches_gets_an_answer_the_engine_accepts(capsys: Any) -> None:
+    """Through the engine's own calls: a grid holding player 2 twice is no position; it is
+    told on stderr and answered with a free neighbour and a free cell."""
     player = PlayerAI("random")
     player.setPlayerNum(1)
-    with pytest.raises(error, match=re.escape(words)):
-        player.getMove(grid)
+    player.setPosition((0, 1))
+    grid = Grid(4)
+    grid.map[:] = 0
+    grid.map[0, 1], grid.map[3, 1], grid.map[0, 0] = 1, 2, -1
+    grid.map[3, 3] = 2  # player 2 twice
+    move = player.getMove(grid.clone())
+    assert move in grid.get_neighbors((0, 1), only_available=True)
+    target = player.getTrap(grid.clone())
+    assert grid.map[target] not in (1, 2)
+    assert capsys.readouterr().err.count("PlayerAI cannot read the grid") == 2
 
 
 @pytest.mark.parametrize("agent", [123, None, 1.5, b"random"])

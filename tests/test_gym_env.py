@@ -7,10 +7,12 @@ import hashlib
 import pickle
 import re
 import warnings
+from typing import Any
 
 import gymnasium
 import numpy as np
 import pytest
+from env_contract import CHANCE_KEYS, GYM_KEYS, play_gym_episode
 from far_throws import far_target
 from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
@@ -66,7 +68,9 @@ def play_digest(num_games: int = 6, board_size: int = 5, **kwargs: int) -> str:
             digest.update(observation.tobytes() + info["action_mask"].tobytes())
             action = int(rng.choice(np.flatnonzero(info["action_mask"])))
             observation, reward, terminated, truncated, info = env.step(action)
-            digest.update(repr((action, reward, terminated, truncated, info["turn"])).encode())
+            # The turn as it was recorded, a Python int (NumPy's np.int64 now).
+            turn = int(info["turn"])
+            digest.update(repr((action, reward, terminated, truncated, turn)).encode())
             done = terminated or truncated
     return digest.hexdigest()
 
@@ -192,7 +196,7 @@ def test_random_masked_rollouts_keep_every_invariant(board_size: int, num_games:
             assert reward == expected
             assert env.game_state.turn <= env.max_turns
         outcomes.add(reward)
-        assert not info["action_mask"].any()
+        assert info["action_mask"].all()  # the episode is over: all ones
     assert outcomes >= {-1.0, 1.0}
 
 
@@ -314,7 +318,7 @@ def test_an_opponent_failing_in_step_truncates_the_episode(how: str, seat: int) 
             assert not (terminated or truncated)
     assert (reward, terminated, truncated) == (0.0, False, True)
     assert ("ZeroDivisionError" if how == "raise" else "illegal action") in str(caught[0].message)
-    assert not info["action_mask"].any() and observation in env.observation_space
+    assert info["action_mask"].all() and observation in env.observation_space
     before = env.game_state
     with pytest.raises(RuntimeError, match="the opponent failed"):
         env.step(legal_actions(before)[0] if legal_actions(before) else 0)
@@ -384,7 +388,7 @@ def test_an_illegal_action_loses_by_default(action: int) -> None:
     env.reset(seed=0)
     observation, reward, terminated, truncated, info = env.step(action)
     assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
-    assert observation in env.observation_space and not info["action_mask"].any()
+    assert observation in env.observation_space and info["action_mask"].all()
     with pytest.raises(RuntimeError, match="reset"):
         env.step(1)
 
@@ -400,7 +404,7 @@ def test_an_illegal_action_raises_with_illegal_action_raise() -> None:
     ("kwargs", "message"),
     [
         ({"seat": 2}, "seat must be 0, 1 or None"),
-        ({"board_size": 2}, "board_size must be an integer >= 3"),
+        ({"board_size": 2}, "board_size must be an integer from 3 to "),
         ({"max_turns": 0}, "max_turns must be a positive integer"),
         ({"decay": -1}, r"decay must be an integer per mille in 0\.\.1000"),
         ({"decay": 1001}, r"decay must be an integer per mille in 0\.\.1000"),
@@ -479,7 +483,7 @@ def test_decay_decides_where_far_throws_land(decay: int, lands_on_target: bool) 
             _, _, terminated, truncated, info = env.step(action)
             if info["target"] != -1:
                 num_throws += 1
-                assert (info["landing"] == info["target"]) is lands_on_target
+                assert bool(info["landing"] == info["target"]) is lands_on_target
             done = terminated or truncated
     assert num_throws > 10
 
@@ -696,3 +700,130 @@ def test_an_unknown_keyword_is_a_type_error_naming_the_rule_parameters(game: str
         GameEnv(game, frameskip=1)
     with pytest.raises(ValueError, match="board_size"):
         GameEnv(game, board_size=2)
+
+
+# --- Every state that enters is checked -----------------------------------------------------
+
+
+def _impossible_states() -> list[tuple[str, dict[str, Any], Any, str]]:
+    from trap_env.colosseum import rules as colosseum
+    from trap_env.othello import rules as othello
+
+    start = colosseum.start_state(colosseum.ColosseumConfig(6), 0)
+    othello_start = othello.initial_state(othello.OthelloConfig(6))
+    trap_start = initial_state(GameConfig(5))
+    return [
+        ("colosseum", {"board_size": 6}, start.__class__(6, start.walls, (40, 3), 0, 0),
+         "cells must be two cells"),
+        ("colosseum", {"board_size": 6}, start.__class__(6, (0, 0, 0, 0), start.cells, 0, 0),
+         "border lacks"),
+        ("othello", {"board_size": 6}, othello_start.__class__(6, "standard", 0, 0, 0, 0),
+         "centre cells"),
+        ("othello", {"board_size": 6}, othello_start.__class__(
+            6, "standard", othello_start.dark, othello_start.light, 0, 57), "after 57 plies"),
+        ("trap", {"board_size": 5}, trap_start._replace(cells=(3, 3)), "both players stand"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(("game", "params", "state", "words"), _impossible_states())
+def test_set_game_state_refuses_a_state_no_game_reaches(
+    game: str, params: dict[str, Any], state: Any, words: str
+) -> None:
+    """A Colosseum board without its border walls used to make the zone search loop for
+    good; every game's set_game_state now refuses what no game reaches, at once."""
+    env = GameEnv(game=game, **params)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=words):
+        env.set_game_state(state)
+    env.close()
+
+
+# --- One env contract in every game (docs/environments.md) ------------------------------
+
+TRAP_KEYS = GYM_KEYS | {"target", "landing", "opponent_target", "opponent_landing"}
+GAME_KEYS = [
+    ("Trap-v0", {"board_size": 5}, TRAP_KEYS),
+    ("Othello-v0", {"board_size": 6}, GYM_KEYS | {"discs"}),
+    ("Colosseum-v0", {"board_size": 5}, GYM_KEYS | CHANCE_KEYS | {"zones"}),
+]
+
+
+class _Illegal:
+    """An opponent that answers an action out of range."""
+
+    def select_action(self, state: object) -> int:
+        return 10**6
+
+
+@pytest.mark.parametrize(("env_id", "params", "keys"), GAME_KEYS)
+@pytest.mark.parametrize("end", ["terminated", "truncated", "illegal action", "opponent fault"])
+def test_every_episode_end_masks_all_ones_with_the_same_numpy_keys(
+    env_id: str, params: dict, keys: frozenset[str], end: str
+) -> None:
+    options: dict[str, object] = {"seat": 0}
+    if end == "truncated":
+        options["max_turns"] = 3
+    if end == "opponent fault":
+        options["opponent"] = _Illegal()
+    env = gymnasium.make(f"trap_env/{env_id}", **params, **options).unwrapped
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        endings = {play_gym_episode(env, keys, seed, end == "illegal action") for seed in range(4)}
+    assert end in endings
+
+
+@pytest.mark.parametrize("env_id", ["Trap-v0", "Othello-v0", "Colosseum-v0"])
+def test_no_time_limit_wrapper_can_cut_a_game_the_rules_have_not_ended(env_id: str) -> None:
+    """The longest episode depends on ``max_turns`` and the board, which ``make`` takes as
+    arguments: a fixed ``max_episode_steps`` would cut some games; the docs state it."""
+    assert gymnasium.spec(f"trap_env/{env_id}").max_episode_steps is None
+
+
+@pytest.mark.parametrize("game", ["trap", "othello", "colosseum"])
+@pytest.mark.parametrize("seat", [None, 1])
+def test_a_turn_limit_that_leaves_the_learner_no_decision_is_refused(
+    game: str, seat: int | None
+) -> None:
+    with pytest.raises(ValueError, match=r"max_turns=1 .* seat 1.*max_turns >= 2 or seat=0"):
+        GameEnv(game, seat=seat, max_turns=1)
+
+
+@pytest.mark.parametrize("game", ["trap", "othello", "colosseum"])
+@pytest.mark.parametrize(("seat", "max_turns"), [(0, 1), (None, 2), (1, 2)])
+def test_every_episode_begins_at_a_decision_of_the_learner(
+    game: str, seat: int | None, max_turns: int
+) -> None:
+    env = GameEnv(game, seat=seat, max_turns=max_turns, board_size=6)
+    for seed in range(12):
+        _, info = env.reset(seed=seed)
+        assert info["action_mask"].any() and env.game.current_player(env.game_state) == env.seat
+        env.step(int(np.flatnonzero(env.action_masks())[0]))  # never "the episode is over"
+
+
+def test_a_colosseum_env_with_a_fixed_start_accepts_its_own_state() -> None:
+    env = GameEnv("colosseum", start=5, seat=0, board_size=6)
+    env.reset(seed=0)
+    state = env.game_state
+    env.set_game_state(state)
+    assert env.game_state == state
+    other = GameEnv("colosseum", start=5, seat=0, board_size=7)
+    other.reset(seed=0)
+    with pytest.raises(ValueError, match="rules"):
+        env.set_game_state(other.game_state)  # another board: refused still
+
+
+@pytest.mark.parametrize("env_id", ["Trap-v0", "Othello-v0", "Colosseum-v0"])
+@pytest.mark.parametrize("num_envs", [0, -1])
+def test_make_vec_refuses_a_number_of_envs_in_one_line(env_id: str, num_envs: int) -> None:
+    with pytest.raises(ValueError, match=r"^num_envs must be an integer 1\.\.[0-9,]+, got "):
+        gymnasium.make_vec(f"trap_env/{env_id}", num_envs=num_envs)
+
+
+@pytest.mark.parametrize(("game", "params"), [("othello", {"board_size": 6}), ("colosseum", {})])
+def test_sb3_check_env_passes_for_every_game(game: str, params: dict) -> None:
+    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sb3_checker.check_env(GameEnv(game, **params), warn=True)
+    unexpected = [str(w.message) for w in caught if "image" not in str(w.message)]
+    assert unexpected == []

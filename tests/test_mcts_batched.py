@@ -82,7 +82,8 @@ def test_the_network_input_is_the_scalar_encoding(seed: int, board_size: int, ac
     rng = random.Random(seed)
     states = [random_position(rng, board_size, actions, 50) for _ in range(3)]
     engine = batched_trap.Engine(batched_trap.tables(board_size))
-    assert np.array_equal(encode_batch(engine, batched_trap.from_states(states)), encode(states, TRAP))
+    batch = batched_trap.from_states(states)
+    assert np.array_equal(encode_batch(engine, batch), encode(states, TRAP))
 
 
 def test_root_noise_changes_only_the_priors_and_follows_the_seed() -> None:

@@ -89,7 +89,7 @@ def test_game_sizes_follow_the_board_and_the_turn_limit(
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("python_trap(board_size=2)", "board_size must be an integer >= 3, got 2"),
+        ("python_trap(board_size=2)", "board_size must be an integer from 3 to 1000, got int 2"),
         ("python_trap(max_turns=0)", "max_turns must be a positive integer, or -1"),
         ("python_trap(decay=1001)", "decay must be an integer per mille in 0..1000"),
         ("python_trap(size=5)", "Unknown parameter 'size'"),
@@ -359,3 +359,39 @@ def test_seeded_spiel_game_replays_the_env_game() -> None:
         state = core.apply(state, action)
     assert spiel.game_state == state
     assert spiel.returns() == list(core.returns(state))
+
+
+# --- States that enter are checked --------------------------------------------------------
+
+
+def _with_state(serialized: str, state: State) -> str:
+    """``serialized`` with its state's attributes replaced, as a crafted file would be."""
+    import base64
+    import re
+
+    attributes = {"game": trap_env.openspiel.GAME, "game_state": state, "max_turns": 100}
+    encoded = base64.b64encode(pickle.dumps(attributes)).decode()
+    return re.sub(r"__dict__=.*", lambda _: f"__dict__={encoded}", serialized)
+
+
+def test_an_imported_state_is_checked_by_the_game() -> None:
+    game = pyspiel.load_game("python_trap(board_size=5)")
+    state = game.new_initial_state()
+    state.apply_action(7)
+    serialized = pyspiel.serialize_game_and_state(game, state)
+    bad = state.game_state._replace(cells=(3, 3))
+    with pytest.raises(ValueError, match="both players stand on cell 3"):
+        pyspiel.deserialize_game_and_state(_with_state(serialized, bad))
+    with pytest.raises(ValueError, match="both players stand on cell 3"):
+        state.game_state = bad
+    assert str(state) == str(pyspiel.deserialize_game_and_state(serialized)[1])
+
+
+def test_action_to_string_refuses_an_action_out_of_range() -> None:
+    state = pyspiel.load_game("python_trap(board_size=5)").new_initial_state()
+    for action in (25, -1, 10**6):
+        with pytest.raises(ValueError, match=r"action .* is out of range 0\.\.24"):
+            state.action_to_string(0, action)
+    with pytest.raises(ValueError, match=r"chance outcome 25 is out of range 0\.\.24"):
+        state.action_to_string(pyspiel.PlayerId.CHANCE, 25)
+    assert state.action_to_string(0, 24) == "move 4,4"

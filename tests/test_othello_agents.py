@@ -7,6 +7,7 @@ from __future__ import annotations
 import doctest
 
 import pytest
+from positions import othello_position
 
 from agents import SpecError, UnsupportedGameError, agent_names, make_agent
 from agents.arena.match import play_game
@@ -14,7 +15,7 @@ from agents.othello import greedy, random_agent
 from agents.othello.greedy import WIN_SCORE, GreedyAgent, Weights, evaluate, score_after
 from agents.othello.search import SearchAgent
 from trap_env.othello import rules
-from trap_env.othello.rules import OthelloConfig, from_text, initial_state
+from trap_env.othello.rules import OthelloConfig, initial_state
 from trap_env.trap.core import GameConfig
 
 
@@ -92,7 +93,7 @@ def play_states(seed: int) -> list[rules.OthelloState]:
 
 
 def test_the_evaluation_is_zero_sum_and_counts_each_term() -> None:
-    state = from_text("xo...x/.xo.../..xo../...x../....../.....o o 3 standard")
+    state = othello_position("xo...x/.xo.../..xo../...x../....../.....o o 3 standard")
     assert evaluate(state, 0) == -evaluate(state, 1)
     discs, corner = Weights(1, 0, 0), Weights(0, 0, 1)
     assert evaluate(state, 0, discs) == 5 - 4
@@ -108,7 +109,7 @@ CORNER_OR_DISCS = ".ox.../....../....../xooo../....../...... x 8 standard"
 
 
 def test_greedy_takes_a_corner_over_more_discs() -> None:
-    state = from_text(CORNER_OR_DISCS)
+    state = othello_position(CORNER_OR_DISCS)
     a1, e4 = rules.cell_from_name(6, "a1"), rules.cell_from_name(6, "e4")
     assert rules.legal_actions(state) == [a1, e4]
     assert GreedyAgent(seed=0).select_action(state) == a1
@@ -116,11 +117,11 @@ def test_greedy_takes_a_corner_over_more_discs() -> None:
 
 
 def test_a_finished_position_scores_beyond_any_heuristic() -> None:
-    won = from_text("xxx./..../..../.... o 3 standard")  # light wiped out
+    won = othello_position("xxx./..../..../.... o 3 standard")  # light wiped out
     assert rules.outcome(won) is not None
     assert score_after(won, 0, Weights()) == WIN_SCORE + 3
     assert score_after(won, 1, Weights()) == -WIN_SCORE - 3
-    drawn = from_text("x.o./..../..../.... x 3 standard")
+    drawn = othello_position("x.o./..../..../.... x 3 standard")
     assert score_after(drawn, 0, Weights()) == 0.0
 
 
@@ -137,7 +138,7 @@ def test_greedy_beats_random_on_6x6() -> None:
 
 
 def test_random_agent_passes_when_it_must() -> None:
-    state = from_text("ox../..../..../.... x 0 standard")
+    state = othello_position("ox../..../..../.... x 0 standard")
     assert random_agent.RandomAgent(seed=0).select_action(state) == 16
     assert GreedyAgent(seed=0).select_action(state) == 16
     assert initial_state(OthelloConfig(4)).player == 0

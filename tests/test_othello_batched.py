@@ -83,8 +83,8 @@ def test_random_games_match_the_scalar_rules_state_by_state(
 
 def test_passes_and_both_end_rules_on_a_crafted_position() -> None:
     # Light (to act) is blocked; dark can still place on d1 (3), so the standard rule
-    # passes and the course rule ends the game (dark 2, light 1: dark wins).
-    text = "xxo./..../..../.... o 7 {}"
+    # passes and the course rule ends the game (dark 9, light 6: dark wins).
+    text = "xxo./xxoo/oxoo/xxxx o 11 {}"
     for end_rule, mask_pass, over, winner in (("standard", 1, False, -1), ("course", 0, True, 0)):
         state = GAME.from_text(text.format(end_rule))
         engine = GAME.batched_engine(GAME.config_of(state))
@@ -148,7 +148,7 @@ def test_random_actions_are_legal_and_uniform() -> None:
     assert sorted(set(chosen.tolist())) == [19, 26, 37, 44]
     assert np.bincount(chosen, minlength=45)[[19, 26, 37, 44]].min() > 900
     small = GAME.batched_engine(GAME.make_config(board_size=4))
-    blocked = small.from_states([GAME.from_text("xxo./..../..../.... o 7 standard")])
+    blocked = small.from_states([GAME.from_text("xxo./xxoo/oxoo/xxxx o 11 standard")])
     assert batched.random_actions(small.tables, blocked, words[:1]).tolist() == [16]
 
 
@@ -212,3 +212,16 @@ def test_maskable_ppo_learns_a_few_hundred_steps_on_the_sb3_vec_env() -> None:
     assert model.num_timesteps >= 512
     assert len(model.ep_info_buffer) > 0
     assert {info["r"] for info in model.ep_info_buffer} <= {-1.0, 0.0, 1.0}
+
+
+def test_from_states_refuses_a_state_no_game_reaches() -> None:
+    engine = GAME.batched_engine(GAME.make_config(board_size=6))
+    start = GAME.initial_state(GAME.make_config(board_size=6))
+    for bad, words in [
+        (start.__class__(6, "standard", 0, 0, 0, 0), "centre cells"),
+        (start.__class__(6, "standard", start.dark, start.light, 0, 57), "after 57 plies"),
+        (start.__class__(6, "standard", start.dark | 1, start.light | 1, 0, 1), "both colours"),
+        (start.__class__(6, "standard", start.dark, start.light, 7, 0), "0 \\(dark\\)"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            engine.from_states([start, bad])

@@ -94,3 +94,31 @@ def test_without_the_package_it_says_how_to_install_it(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 1 and done.stdout == b""
     assert b"needs the trap_env package" in done.stderr and b"pip install" in done.stderr
+
+
+def test_a_board_it_cannot_read_gets_a_line_on_stderr_and_an_answer(tmp_path: Path) -> None:
+    """The manager's sequence with boards that are no position (another shape, not a
+    list, no centre discs, no discs, a 40x40 board) and a stray line: each answered, the
+    first placement the discs allow where there is one, ``0 0`` where there is none."""
+    start = manager.initial_board(4)
+    lines = [
+        "2,4,0,1,1",
+        "SCORE 0 0", "[[0, 0], [0]]",
+        "SCORE 0 0", "__import__('os')",
+        "SCORE 1 1", str([[2, 1, 0, 0]] + [[0] * 4] * 3),  # light may place on c1 only
+        "SCORE 0 0", str([[0] * 4] * 4),
+        "SCORE 0 0", str([[0] * 40] * 40),
+        "HELLO",
+        "SCORE 2 2", str(start),
+        "FINAL 2 2",
+    ]  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, str(AI_FILE)], input="\n".join(lines) + "\n", capture_output=True,
+        text=True, cwd=tmp_path, env=ai_env(), timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    _name, *answers = done.stdout.splitlines()
+    assert answers[:5] == ["0 0", "0 0", "2 0", "0 0", "0 0"]
+    col, row = map(int, answers[5].split())
+    assert (col, row) in manager.get_possible_moves(start, 2)
+    assert done.stderr.count("cannot read the board") == 5 and "got 'HELLO" in done.stderr

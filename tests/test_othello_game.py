@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from game_runs import play_text_program, tournament_records
-from positions import random_game
+from positions import othello_position, random_game
 
 import trap_env
 from trap_env.games import game_names, get_game
@@ -88,7 +88,7 @@ def test_a_turn_is_one_decision_and_scores_count_discs() -> None:
 
 
 def test_the_decision_is_place_or_pass() -> None:
-    state = rules.from_text("ox../..../..../.... x 0 standard")
+    state = othello_position("ox../..../..../.... x 0 standard")
     assert GAME.decision_name(state) == "pass" and GAME.legal_actions(state) == [16]
     assert GAME.decision_name(GAME.initial_state(GAME.make_config())) == "place"
 

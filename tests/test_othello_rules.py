@@ -13,6 +13,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from positions import othello_position
 
 from trap_env.othello import rules
 from trap_env.othello.rules import (
@@ -38,9 +39,10 @@ from trap_env.othello.rules import (
 
 
 def board(rows: str, side: str = "x", end_rule: str = STANDARD, turn: int = 0) -> OthelloState:
-    """A state from rows written one per line (``x`` dark, ``o`` light, ``.`` empty)."""
+    """A state from rows written one per line (``x`` dark, ``o`` light, ``.`` empty), any
+    discs (:func:`tests.positions.othello_position`)."""
     lines = "/".join(line.strip() for line in rows.strip().splitlines())
-    return from_text(f"{lines} {side} {turn} {end_rule}")
+    return othello_position(f"{lines} {side} {turn} {end_rule}")
 
 
 def names(state: OthelloState) -> list[str]:
@@ -87,10 +89,12 @@ def test_the_8x8_start_in_algebraic_names() -> None:
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"board_size": 7}, "even integer >= 4"),
-        ({"board_size": 2}, "even integer >= 4"),
-        ({"board_size": True}, "even integer >= 4"),
-        ({"board_size": 8.0}, "even integer >= 4"),
+        ({"board_size": 7}, "even integer from 4 to 26"),
+        ({"board_size": 2}, "even integer from 4 to 26"),
+        ({"board_size": 28}, "even integer from 4 to 26"),
+        ({"board_size": 100}, "even integer from 4 to 26"),
+        ({"board_size": True}, "even integer from 4 to 26"),
+        ({"board_size": 8.0}, "even integer from 4 to 26"),
         ({"end_rule": "csc384"}, r"one of \['standard', 'course'\]"),
     ],
 )
@@ -305,8 +309,8 @@ def test_text_round_trips_and_names_every_field() -> None:
         ("..../..../..../.... x 0", "Othello text is"),
         ("..../..../..../... x 0 standard", "row 4 must be 4"),
         ("..../..../..../...z x 0 standard", "row 4 must be 4 of"),
-        ("..../..../.... x 0 standard", "even number >= 4 of rows, got 3"),
-        ("../.. x 0 standard", "even number >= 4 of rows, got 2"),
+        ("..../..../.... x 0 standard", "even number of rows from 4 to 26, got 3"),
+        ("../.. x 0 standard", "even number of rows from 4 to 26, got 2"),
         ("..../..../..../.... b 0 standard", "'x' \\(dark\\) or 'o' \\(light\\), got 'b'"),
         ("..../..../..../.... x -1 standard", "integer >= 0, got '-1'"),
         ("..../..../..../.... x 0 csc384", "one of \\['standard', 'course'\\], got 'csc384'"),
@@ -530,3 +534,114 @@ def test_random_playouts_keep_every_invariant(board_size: int, end_rule: str, se
     dark, light = disc_counts(final)
     assert ended.winner == (None if dark == light else int(light > dark))
     assert (ended.reason == BOARD_FULL) == (dark + light == n * n)
+
+
+# --- Impossible states, sizes and any text --------------------------------------------------
+
+
+START = initial_state(OthelloConfig(8))
+
+
+@pytest.mark.parametrize(
+    ("state", "error", "words"),
+    [
+        (OthelloState(8, STANDARD, 0, 0, 0, 0), ValueError, "centre cells d4, e4, d5, e5"),
+        (START.__class__(8, STANDARD, START.dark, START.light, 0, 57), ValueError,
+         "4 discs after 57 plies"),
+        (OthelloState(8, STANDARD, START.dark | 1, START.light | 1, 0, 1), ValueError,
+         "a1 hold a disc of both colours"),
+        (OthelloState(8, STANDARD, START.dark, START.light, 7, 0), ValueError, "0 \\(dark\\)"),
+        (OthelloState(8, STANDARD, START.dark | 1 << 200, START.light, 0, 1), ValueError,
+         "bitboard of the 64 cells"),
+        (OthelloState(8, STANDARD, START.dark | 1, START.light, 1, 0), ValueError,
+         "5 discs after 0 plies"),
+        (OthelloState(8, COURSE, START.dark | 1, START.light, 1, 2), ValueError,
+         "course end rule .* plies are 1..1"),
+        (OthelloState(8, STANDARD, START.dark, START.light, 0, -1), ValueError, "plies played"),
+        (OthelloState(100, STANDARD, 0, 0, 0, 0), ValueError, "even integer from 4 to 26"),
+        (OthelloState(8, "csc384", START.dark, START.light, 0, 0), ValueError, "end_rule"),
+        (to_text(START), TypeError, "an OthelloState"),
+    ],
+)  # fmt: skip
+def test_check_state_refuses_what_no_game_reaches(state: object, error: type, words: str) -> None:
+    with pytest.raises(error, match=words):
+        rules.check_state(state)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("..../..../..../.... x 0 standard", "centre cells b2, c2, b3, c3 are empty"),
+        ("..../.ox./.xo./.... o 57 standard", "4 discs after 57 plies"),
+        ("x.../.ox./.xo./.... o 2 course", "5 discs after 2 plies"),
+    ],
+)
+def test_text_of_a_position_no_game_reaches_is_refused(text: str, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        from_text(text)
+
+
+@pytest.mark.parametrize(("board_size", "end_rule"), [(4, STANDARD), (6, STANDARD), (6, COURSE)])
+def test_check_state_passes_every_position_of_random_games(board_size: int, end_rule: str) -> None:
+    for seed in range(20):
+        for state in playout(board_size, end_rule, seed):
+            rules.check_state(state)
+            assert from_text(to_text(state)) == state
+
+
+@settings(max_examples=60, deadline=None)
+@given(size=st.integers(1, 40))
+def test_one_size_range_for_the_config_the_text_and_the_drawings(size: int) -> None:
+    if rules.MIN_BOARD_SIZE <= size <= rules.MAX_BOARD_SIZE and size % 2 == 0:
+        state = initial_state(OthelloConfig(size))
+        assert from_text(to_text(state)) == state
+        from trap_env.othello.game import GAME
+
+        assert GAME.render_text(state) and GAME.describe(state)["board_size"] == size
+        last = rules.cell_name(size, size * size - 1)
+        assert cell_from_name(size, last) == size * size - 1
+        return
+    with pytest.raises(ValueError, match="even integer from 4 to 26"):
+        OthelloConfig(size)
+    rows = "/".join(["." * size] * size)
+    with pytest.raises(ValueError, match="even number of rows from 4 to 26"):
+        from_text(f"{rows} x 0 standard")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.one_of(
+        st.text(max_size=60),
+        st.builds(
+            " ".join,
+            st.lists(st.sampled_from(["..../.ox./.xo./....", "x", "o", "0", "٣", "²", "4" * 5000,
+                                      "standard", "course", "d3", "pass", "1,٣"]), max_size=5),
+        ),
+    )
+)  # fmt: skip
+def test_any_text_gives_a_state_or_a_value_error(text: str) -> None:
+    from trap_env.othello.game import GAME
+
+    try:
+        state = from_text(text)
+    except ValueError as error:
+        assert "\n" not in str(error) and len(str(error)) < 300
+    else:
+        rules.check_state(state)
+    try:
+        action = GAME.action_from_text(initial_state(OthelloConfig(4)), text)
+    except ValueError as error:
+        assert "\n" not in str(error) and len(str(error)) < 300
+    else:
+        assert 0 <= action <= 16
+
+
+@pytest.mark.parametrize("text", ["d٣", "d²", "٣", "1,٣", "d" + "3" * 5000, "9" * 5000])
+def test_action_numbers_are_ascii_digits_of_at_most_4300(text: str) -> None:
+    from trap_env.othello.game import GAME
+
+    with pytest.raises(ValueError, match=r"a cell is|an action is") as error:
+        GAME.action_from_text(initial_state(), text)
+    assert "Exceeds the limit" not in str(error.value)
+    with pytest.raises(ValueError, match="plies played are an integer >= 0 of at most 4300"):
+        from_text("..../.ox./.xo./.... x " + "1" * 5000 + " standard")

@@ -13,7 +13,7 @@ import time
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from positions import random_game
+from positions import othello_position, random_game
 
 from agents import SpecError, make_agent
 from agents.arena.match import play_game
@@ -23,7 +23,7 @@ from agents.othello.evaluation import WIN_SCORE, Weights, evaluate, final_score
 from agents.othello.search import AlphaBeta, SearchAgent, SearchSettings
 from trap_env.othello import rules
 from trap_env.othello.game import GAME
-from trap_env.othello.rules import OthelloConfig, OthelloState, from_text, initial_state
+from trap_env.othello.rules import OthelloConfig, OthelloState, initial_state
 
 
 def test_the_module_examples_run() -> None:
@@ -95,7 +95,7 @@ def test_stable_discs_never_flip_in_random_continuations_on_8x8() -> None:
 
 def test_stable_discs_grow_from_the_corners_along_lines() -> None:
     geo = geometry(6)
-    state = from_text("xxxo../xx..../x...../....../....../...... o 9 standard")
+    state = othello_position("xxxo../xx..../x...../....../....../...... o 9 standard")
     # a1 anchors the edge a1..c1 and the column; b2 is shielded on all four lines.
     cells = [rules.cell_name(6, cell) for cell in rules.cells_of(geo.stable(state.dark))]
     assert cells == ["a1", "b1", "c1", "a2", "b2", "a3"]
@@ -108,7 +108,7 @@ def test_stable_discs_grow_from_the_corners_along_lines() -> None:
 def test_the_evaluation_is_zero_sum_and_weights_each_term() -> None:
     for state in random_game(GAME, 3, board_size=6)[:-1]:
         assert evaluate(state, 0) == -evaluate(state, 1)
-    state = from_text("x...../.xo.../.oxo../...x../....../...... o 5 standard")
+    state = othello_position("x...../.xo.../.oxo../...x../....../...... o 5 standard")
     only = {name: Weights(**{**dict.fromkeys(ZERO, 0.0), name: 1.0}) for name in ZERO}
     assert evaluate(state, 0, only["corners"]) == 1.0
     assert evaluate(state, 0, only["discs"]) == 4 - 3
@@ -124,7 +124,7 @@ ZERO = ("discs", "mobility", "frontier", "corners", "stability", "x_squares")
 
 
 def test_an_x_square_next_to_an_empty_corner_counts_against() -> None:
-    state = from_text("....../.x..../..xo../..ox../....../...... o 1 standard")
+    state = othello_position("....../.x..../..xo../..ox../....../...... o 1 standard")
     weights = Weights(**{**dict.fromkeys(ZERO, 0.0), "x_squares": 1.0})
     assert evaluate(state, 0, weights) == -1.0
 
@@ -257,12 +257,12 @@ def test_a_fixed_depth_is_deterministic_and_reports_its_search() -> None:
 
 
 def test_a_forced_action_is_answered_without_search() -> None:
-    state = from_text("ox../..../..../.... x 0 standard")
+    state = othello_position("ox../..../..../.... x 0 standard")
     agent = SearchAgent(SearchSettings(time_limit=None, depth=4))
     assert agent.select_action(state) == 16  # the pass
     assert agent.last_search is not None and agent.last_search.depth == 0
     with pytest.raises(ValueError, match="a game in progress"):
-        agent.select_action(from_text("xxx./..../..../.... o 3 standard"))
+        agent.select_action(othello_position("xxx./..../..../.... o 3 standard"))
 
 
 def test_the_endgame_is_solved_exactly() -> None:

@@ -34,7 +34,8 @@ def variant_records(tmp_path_factory: pytest.TempPathFactory) -> dict[int, list[
     found = {}
     for decay in (0, 1000):
         folder = tmp_path_factory.mktemp(f"decay{decay}")
-        argv = ["random", "agents.trap.random_agent.RandomAgent", "--games", "4", "--decay", str(decay)]
+        argv = ["random", "agents.trap.random_agent.RandomAgent"]
+        argv += ["--games", "4", "--decay", str(decay)]
         quick = ["--board-size", "5", "--workers", "0", "--quiet", "--no-plot"]
         with contextlib.redirect_stdout(io.StringIO()):
             assert tournament.main([*argv, *quick, "--output", str(folder)]) == 0
@@ -253,3 +254,14 @@ def test_game_trap_plays_as_without_it(capsys: pytest.CaptureFixture[str]) -> No
     plain = capsys.readouterr().out
     assert play.main([*argv, "--game", "trap"]) == 0
     assert capsys.readouterr().out == plain
+
+
+def test_a_replay_imports_a_records_game_path_only_when_it_is_given(
+    tmp_path: Path, planted_game: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "results.jsonl"
+    status, err = replay_status(path, planted_game.record, capsys)
+    assert status == 2 and err.count("\n") == 1 and "'planted_game:GAME'" in err
+    assert not planted_game.was_imported()
+    assert play.main(["--replay", str(path), "--game", planted_game.path]) == 0
+    assert planted_game.was_imported()

@@ -422,3 +422,10 @@ def test_the_batched_twin_plays_the_policy_for_every_game_from_its_own_stream() 
     assert sampled.tolist() == again.tolist()
     masks = envs.action_masks()
     assert masks[np.arange(16), sampled].all()
+
+
+@pytest.mark.parametrize("board_size", [2, 1001])
+def test_a_training_board_is_one_trap_takes(board_size: int) -> None:
+    """The run's settings refuse what :class:`trap_env.trap.core.GameConfig` refuses, by name."""
+    with pytest.raises(ValueError, match="board_size must be an integer from 3 to 1000"):
+        TrainConfig("run", board_size=board_size)

@@ -11,6 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agents import make_agent
+from agents.arena.match import play_game
+from agents.arena.replays import replay_record
 from agents.arena.results import (
     ResultsError,
     ResultsLog,
@@ -234,3 +237,84 @@ def test_a_record_names_its_game_and_one_without_is_trap():
         check_record({**record, "game": "chess"})
     with pytest.raises(ResultsError, match="'reason' must be one of trapped, truncated"):
         check_record({**record, "reason": "checkmate"})
+
+
+def test_reading_a_file_never_imports_the_game_path_it_names(tmp_path, planted_game):
+    path = tmp_path / "results.jsonl"
+    path.write_text(json.dumps(planted_game.record) + "\n")
+    refused = "'game' must be a game's name .*got 'planted_game:GAME'"
+    for read in (read_results, load_results, lambda _: check_record(planted_game.record)):
+        with pytest.raises(ResultsError, match=refused):
+            read(path)
+    with pytest.raises(ValueError, match="'planted_game:GAME' is a path"):
+        replay_record(planted_game.record)
+    with ResultsLog(path) as log, pytest.raises(ResultsError, match=refused):
+        log.previous(SETTINGS, resume=True, overwrite=False)  # a run of Trap!
+    assert not planted_game.was_imported()
+    given = (planted_game.path,)  # the same path given as the game: read, and imported
+    assert read_results(path, allow_paths=given).records == [planted_game.record]
+    assert planted_game.was_imported()
+
+
+def test_resume_over_a_record_of_another_game_is_refused(tmp_path):
+    path = tmp_path / "r.jsonl"
+    recorded(path)
+    seats = [make_agent("random", game="othello", seed=seat) for seat in (0, 1)]
+    othello = {**RECORD, "winner_spec": None, **play_game(seats, seed=0, game="othello").to_dict()}
+    othello["winner_spec"] = None if othello["winner"] < 0 else othello["seats"][othello["winner"]]
+    with open(path, "a") as file:
+        file.write(json.dumps(othello) + "\n")
+    with ResultsLog(path) as log, pytest.raises(ResultsError) as caught:
+        log.previous(SETTINGS, resume=True, overwrite=False)
+    assert "game 3 ('a vs b #0') is a game of othello, this run plays trap" in str(caught.value)
+
+
+@pytest.mark.parametrize("linked", ["r.jsonl", "r.settings.json"])
+def test_a_results_or_settings_file_that_is_a_link_is_refused(tmp_path, linked):
+    target = tmp_path / "precious.txt"
+    target.write_text("precious\n")
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / linked).symlink_to(target)
+    with pytest.raises(ResultsError) as caught, ResultsLog(folder / "r.jsonl") as log:
+        log.previous(SETTINGS, resume=False, overwrite=True)
+        log.start(SETTINGS, keep=False)
+    assert f"{folder / linked} is a symbolic link" in str(caught.value)
+    assert "\n" not in str(caught.value) and target.read_text() == "precious\n"
+
+
+def test_a_run_leaves_no_lock_file_and_follows_no_old_one(tmp_path):
+    target = tmp_path / "precious.txt"
+    target.write_text("precious\n")
+    linked = tmp_path / "linked"
+    linked.symlink_to(tmp_path / "out", target_is_directory=True)
+    (tmp_path / "out").mkdir()
+    recorded(linked / "r.jsonl")  # a linked output folder is fine
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["r.jsonl", "r.settings.json"]
+    (tmp_path / "out" / "r.lock").symlink_to(target)  # an old run's lock, or a planted link
+    with ResultsLog(linked / "r.jsonl") as log:
+        assert len(log.previous(SETTINGS, resume=True, overwrite=False)) == 2
+        log.start(SETTINGS, keep=True)
+        log.append({**RECORD, "game_id": "2"})
+    assert target.read_text() == "precious\n" and len(load_results(linked / "r.jsonl")) == 3
+
+
+def test_a_results_file_replaced_during_a_run_is_noticed_and_its_games_kept(tmp_path):
+    path = tmp_path / "r.jsonl"
+    with ResultsLog(path) as log:
+        log.previous(SETTINGS, resume=False, overwrite=False)
+        log.start(SETTINGS, keep=False)
+        for i in range(2):
+            log.append({**RECORD, "game_id": str(i)})
+        log.check_in_place()
+        saved = tmp_path / "r.jsonl.edited"  # an editor's save: a new file renamed over it
+        saved.write_text(path.read_text()[:-1])
+        os.replace(saved, path)
+        with pytest.raises(ResultsError) as caught:
+            log.check_in_place()
+        with pytest.raises(ResultsError):
+            log.append({**RECORD, "game_id": "2"})
+    rescue = tmp_path / f"r.{os.getpid()}.jsonl"
+    message = str(caught.value)
+    assert f"{path} was replaced" in message and str(rescue) in message and "\n" not in message
+    assert [r["game_id"] for r in load_results(rescue)] == ["0", "1", "2"]

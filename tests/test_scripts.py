@@ -191,11 +191,12 @@ def test_play_draws_watches_and_replays_another_game(tmp_path, capsys):
     folder = tmp_path / "race"
     assert tournament.main([*argv, "--games", "2", "--time-budget", "none", "--workers", "1",
                             "--out", str(folder), "--no-plot", "--quiet"]) == 0  # fmt: skip
-    assert play.main(["--replay", str(folder / "results.jsonl"), "--index", "1"]) == 0
-    assert (
-        play.main(["--replay", str(folder / "results.jsonl"), "--gif", str(tmp_path / "r.gif")])
-        == 0
-    )
+    replay = ["--replay", str(folder / "results.jsonl"), "--game", "toy_game:GAME"]
+    assert play.main([*replay, "--index", "1"]) == 0
+    assert play.main([*replay, "--gif", str(tmp_path / "r.gif")]) == 0
+    capsys.readouterr()
+    assert exit_status(play.main, replay[:2]) == 2  # a game's path is imported only when given
+    assert "'toy_game:GAME'" in capsys.readouterr().err
     assert (tmp_path / "r.gif").stat().st_size > 0
 
 

@@ -7,6 +7,7 @@ import errno
 import json
 import math
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -547,3 +548,127 @@ def test_the_arena_modules_import_without_a_circle():
 def test_backends_name_their_pools_as_data():
     assert set(tournament.BACKENDS) == {"process", "ray"}
     assert tournament.backend_pool("process") is pool.WorkerPool
+
+
+HANGING_PROGRAM = """
+import subprocess, sys, time
+subprocess.Popen(["sleep", "300"])  # a child of its own, in the program's process group
+print("trap-protocol 1", flush=True)
+sys.stdin.readline(), sys.stdin.readline()  # the greeting, then a game's first line
+open(sys.argv[1], "w").close()
+time.sleep(300)  # never answers
+"""
+
+
+def marked_processes(mark: bytes) -> list[int]:
+    """The live processes whose environment holds ``mark`` (zombies show none)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/environ", "rb") as environ:
+                    if mark in environ.read().split(b"\0"):
+                        found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def wait_for(condition, seconds):
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return condition()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize(
+    ("ending", "opponent", "options"),
+    [
+        ("normal end", "random", []),
+        ("SIGTERM", "faulty_agents.MarkedSleepyAgent:mark={mark}", ["--time-budget", "none"]),
+        ("SIGKILL", "faulty_agents.MarkedSleepyAgent:mark={mark}", ["--time-budget", "none"]),
+        ("an agent that hangs", "faulty_agents.SleepyAgent", ["--time-budget", "0.2"]),
+        ("SIGKILL", "exec:{program}", ["--time-budget", "none"]),
+        ("SIGTERM", "exec:{program}", ["--time-budget", "none"]),
+    ],
+)
+def test_no_process_of_a_run_outlives_it_however_it_ends(tmp_path, ending, opponent, options):
+    program = tmp_path / "hanging.py"
+    program.write_text(HANGING_PROGRAM)
+    hung = tmp_path / "hung"  # created when an agent starts its hang
+    spec = opponent.format(program=shlex.join([sys.executable, str(program), str(hung)]), mark=hung)
+    mark = f"TRAP_LIFETIME_TEST={tmp_path.name}".encode()
+    key, _, value = mark.decode().partition("=")
+    env = {
+        **os.environ,
+        key: value,
+        "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
+    }
+    command = [
+        sys.executable, "-m", "trap_scripts.tournament", "random", spec,
+        "--games", "2", "--board-size", "5", "--workers", "2", *options,
+        "--output", str(tmp_path / "out"), "--quiet", "--no-plot",
+    ]  # fmt: skip
+    runner = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        if ending in ("SIGTERM", "SIGKILL"):
+            assert wait_for(hung.exists, 60), "no agent hung"
+            runner.send_signal(getattr(signal, ending))
+        runner.wait(timeout=60)
+        assert wait_for(lambda: not marked_processes(mark), 10), marked_processes(mark)
+    finally:
+        runner.kill()
+        for pid in marked_processes(mark):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_resume_imports_a_records_game_path_only_when_it_is_the_runs(tmp_path, planted_game):
+    path = tmp_path / "results.jsonl"
+    path.write_text(json.dumps(planted_game.record) + "\n")
+    tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 1, seed=0)
+    with pytest.raises(ResultsError, match="'game' must be a game's name"):
+        run_games(tasks, path, RunConfig(board_size=5, workers=0), resume=True, progress=False)
+    assert not planted_game.was_imported()
+
+
+def test_a_results_file_replaced_during_a_run_ends_it_with_its_games_kept_beside(
+    tmp_path, monkeypatch
+):
+    tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 5, seed=0)
+    path = tmp_path / "results.jsonl"
+    played = []
+
+    def play_and_edit(*args):
+        if len(played) == 2:  # sed -i: a new file renamed over the results
+            edited = tmp_path / "sedXYZ"
+            edited.write_text(path.read_text())
+            os.replace(edited, path)
+        played.append(real(*args))
+        return played[-1]
+
+    real = tournament.play_task
+    monkeypatch.setattr(tournament, "play_task", play_and_edit)
+    with pytest.raises(ResultsError, match=f"results.{os.getpid()}.jsonl: check them"):
+        run_games(tasks, path, RunConfig(board_size=5, workers=0), progress=False)
+    assert len(load_results(path)) == 2
+    assert load_results(tmp_path / f"results.{os.getpid()}.jsonl") == played
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        ([], ["--rule", "end_rule=standard"]),
+        (["--rule", "end_rule=standard"], ["--board-size", "8"]),
+        (["--board-size", "8"], ["--rule", "end_rule=standard"]),
+    ],
+)
+def test_resume_with_a_rule_written_out_at_its_default_is_the_same_run(tmp_path, first, then):
+    from trap_scripts import tournament as cli
+
+    argv = ["random", "agents.trap.random_agent.RandomAgent", "--game", "othello", "--games", "1",
+            "--workers", "0", "--output", str(tmp_path), "--quiet", "--no-plot"]  # fmt: skip
+    assert cli.main([*argv, *first]) == 0
+    assert cli.main([*argv, *then, "--resume"]) == 0
+    assert cli.main([*argv, "--rule", "end_rule=course", "--resume"]) == 2

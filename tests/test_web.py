@@ -7,6 +7,7 @@ import json
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -15,6 +16,7 @@ pytest.importorskip("httpx", reason="httpx (Starlette's test client) is not inst
 
 from cli_fuzz import check_command, command_lines, raise_run_started
 from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 from trap_scripts.serve import main as serve_main
 
@@ -312,6 +314,17 @@ def test_trap_serve_refuses_a_missing_root(
     assert "is not a folder" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("port", ["\u0663", "\u00b2", "8\u0660\u0660\u0660", "9" * 5000])
+def test_trap_serve_takes_a_port_of_ascii_digits_only(
+    port: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        serve_main(["--port", port])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert "a port is 0 to 65535" in error and len(error) < 300
+
+
 SERVE_VALUES = ["127.0.0.1", "::1", "localhost", "127.0.0.2", "1.2.3", "256.1.1.1", "[::1]",
                 "", " ", "\x00", "0", "65535", "65536", "-1", "x", "8000", ".", "missing",
                 "afile", "localhost:8000", "out/\x00"]  # fmt: skip
@@ -358,3 +371,448 @@ def test_an_idle_game_makes_room_and_a_followed_one_does_not() -> None:
     assert first.record is not None and first.record["reason"] == "exception"  # it resigned
     assert list(games.games) == [third.id]
     games.close_all()
+
+
+def test_a_stored_record_never_imports_the_game_path_it_names(
+    tmp_path: Path, planted_game: Any
+) -> None:
+    write_results(tmp_path / "planted", [planted_game.record])
+    with make_client(tmp_path) as client:
+        for path in ("/api/results", "/api/results/game", "/api/tournament"):
+            answer = client.get(f"{path}?folder=planted")
+            assert answer.status_code == 400 and "'game' must be" in answer.json()["error"]
+        assert not planted_game.was_imported()
+    with make_client(tmp_path, allow_exec=True) as client:  # the page allows paths
+        assert client.get("/api/results/game?folder=planted").json()["game"] == planted_game.path
+
+
+# --- Sizes, contradictions and heavy work (issue 36) -----------------------------------------
+
+
+def othello_record(size: int = 4, seed: int = 1) -> dict[str, Any]:
+    seats = ("greedy", "random")
+    agents = [make_agent(spec, game="othello", seed=seed) for spec in seats]
+    result = play_game(agents, seed=seed, game="othello", params={"board_size": size},
+                       time_budget=None)  # fmt: skip
+    config = RunConfig(game_name="othello", rules={"board_size": size}, time_budget=None)
+    task = GameTask(f"o{seed}", seats, seats, seed)
+    return make_record(task, result, config)
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"rules": {"board_size": 64}}, "contradict each other"),
+        ({"rules": {"board_size": 400}}, "contradict each other"),
+        ({"rules": {"board_size": 5, "decay": 7}}, "contradict each other"),
+        ({"rules": {"colour": 1}}, "a rule trap does not have"),
+    ],
+)
+def test_a_trap_record_that_contradicts_itself_is_refused(
+    client: TestClient, change: dict[str, Any], words: str
+) -> None:
+    record = {**game_record(("greedy", "random"), 7), **change}
+    answer = post(client, "/api/replay", {"record": record})
+    assert answer.status_code == 400 and words in answer.json()["error"], answer.text
+    assert "\n" not in answer.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"board_size": 4, "rules": {"end_rule": "standard", "board_size": 64}}, "contradict"),
+        ({"rules": {"end_rule": "standard", "board_size": 400}}, "contradict"),
+        ({"decay": 7}, "a rule othello does not have"),
+    ],
+)
+def test_an_othello_record_that_contradicts_itself_is_refused(
+    client: TestClient, change: dict[str, Any], words: str
+) -> None:
+    record = {**othello_record(), **change}
+    answer = post(client, "/api/replay", {"record": record})
+    assert answer.status_code == 400 and words in answer.json()["error"], answer.text
+
+
+@pytest.mark.parametrize("size", [17, 64, 400, 10**12])
+def test_a_board_larger_than_the_page_shows_is_refused_wherever_written(
+    client: TestClient, size: int
+) -> None:
+    record = othello_record()
+    del record["board_size"]
+    record["rules"] = {**record["rules"], "board_size": size}
+    answer = post(client, "/api/replay", {"record": record})
+    assert answer.status_code == 400 and "boards up to 16x16" in answer.json()["error"]
+
+
+def test_the_page_never_shows_a_board_that_a_replay_refuses() -> None:
+    from agents.arena.replays import MAX_REPLAY_BOARD_SIZE
+    from agents.web.views import MAX_BOARD_SIZE
+
+    assert MAX_BOARD_SIZE <= MAX_REPLAY_BOARD_SIZE
+
+
+def test_a_request_is_answered_while_a_heavy_replay_runs(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from agents.web import app
+
+    def slow_frames(record: Any) -> dict[str, Any]:
+        time.sleep(3)  # as a large replay does, holding its thread
+        return {"frames": []}
+
+    monkeypatch.setattr(app, "record_frames", slow_frames)
+    replay = threading.Thread(target=post, args=(client, "/api/replay", {"record": {}}))
+    replay.start()
+    time.sleep(0.3)
+    started = time.monotonic()
+    assert client.get("/api/info").status_code == 200
+    assert time.monotonic() - started < 1.5
+    replay.join()
+
+
+# --- Requests: numbers, nesting, body sizes, origins (issue 36) ------------------------------
+
+
+@pytest.mark.parametrize("text", ["\u0663", "\u00b2", "1\u0663", "-1", "1" * 5000, "+1", " 1"])
+def test_numbers_in_a_query_are_ascii_digits(tmp_path: Path, text: str) -> None:
+    write_results(tmp_path / "runs", [game_record(("greedy", "random"), 1)] * 4)
+    with make_client(tmp_path) as client:
+        started = post(client, "/api/games", {"params": {"board_size": 5},
+                                              "specs": [None, "random"]})  # fmt: skip
+        game = started.json()["id"]
+        for path in ("/api/results/game?folder=runs&index=", f"/api/games/{game}?from=",
+                     f"/api/games/{game}/events?from="):  # fmt: skip
+            answer = client.get(path + quote(text))
+            assert answer.status_code == 400 and "digits 0-9" in answer.json()["error"], path
+        assert client.get("/api/results/game?folder=runs&index=3").status_code == 200
+        post(client, f"/api/games/{game}/close", {})
+
+
+@pytest.mark.parametrize(
+    ("paths", "content", "words"),
+    [
+        (("/api/games", "/api/replay"), b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+        (("/api/games", "/api/replay"), b'{"seed": ' + b"7" * 5000 + b"}", "more than 30 digits"),
+        (("/api/replay",), b'{"record": "' + b"[" * 100_000 + b'"}', "nested too deeply"),
+        (("/api/replay",), b'{"record": "[' + b"1" * 5000 + b']"}', "more than 30 digits"),
+    ],
+)
+def test_a_body_too_deep_or_a_number_too_long_is_a_400(
+    client: TestClient, paths: tuple[str, ...], content: bytes, words: str
+) -> None:
+    for path in paths:
+        answer = client.post(path, content=content, headers=JSON)
+        assert answer.status_code == 400, (path, answer.text)
+        message = answer.json()["error"]
+        assert words in message and "\n" not in message and len(message) < 200
+
+
+async def asgi_post(app: Any, headers: list[tuple[bytes, bytes]], chunks: int) -> tuple[int, int]:
+    """POST ``chunks`` chunks of 64 KiB to ``/api/replay``: the status, and the chunks read."""
+    read, sent = 0, []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal read
+        read += 1
+        return {"type": "http.request", "body": b" " * 65536, "more_body": read < chunks}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/api/replay", "raw_path": b"/api/replay",
+             "query_string": b"", "scheme": "http", "server": ("127.0.0.1", 8000),
+             "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
+                         *headers]}  # fmt: skip
+    await app(scope, receive, send)
+    return sent[0]["status"], read
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    import anyio
+
+    from agents.web.app import MAX_BODY
+
+    app = create_app(Settings(tmp_path, False, allowed_hosts("127.0.0.1", 8000)))
+    declared = [(b"content-length", str(64 * MAX_BODY).encode())]
+    assert anyio.run(asgi_post, app, declared, 64 * MAX_BODY // 65536) == (413, 0)
+    status, read = anyio.run(asgi_post, app, [], 64 * MAX_BODY // 65536)  # chunked
+    assert status == 413 and read == MAX_BODY // 65536 + 1
+
+
+@pytest.mark.parametrize(
+    ("headers", "allowed"),
+    [
+        ({"Origin": "http://testserver"}, True),
+        ({"Origin": "http://testserver:80"}, True),
+        ({"Origin": "https://testserver"}, False),
+        ({"Origin": "http://testserver:8000"}, False),
+        ({"Origin": "http://127.0.0.1:8000"}, False),
+        ({"Origin": "null"}, False),
+        ({"Referer": "http://testserver/static/app.js"}, True),
+        ({"Referer": "http://127.0.0.1:8000/"}, False),
+        ({"Referer": "https://evil.example/"}, False),
+        ({"Origin": "http://testserver:99999"}, False),
+    ],
+)
+def test_without_sec_fetch_site_only_the_server_s_own_origin_is_accepted(
+    client: TestClient, headers: dict[str, str], allowed: bool
+) -> None:
+    answer = client.get("/api/info", headers=headers)
+    assert answer.status_code == (200 if allowed else 403), answer.text
+
+
+# --- Processes end with their game (issue 36) ------------------------------------------------
+
+
+def spawning_program(folder: Path) -> tuple[str, str]:
+    """An ``exec:`` spec of an Othello program that first starts a child of its own (a
+    ``sleep`` of a duration no other process has), and that duration, to count them by."""
+    import secrets
+    import shlex
+    import sys
+
+    from game_runs import ROOT, TEXT_PROGRAM
+
+    program = folder / "othello_text.py"
+    answer = "rules.action_name(state.board_size, rules.legal_actions(state)[-1])"
+    program.write_text(TEXT_PROGRAM.format(root=str(ROOT), game="othello", board_size=4,
+                                           answer=answer))  # fmt: skip
+    marker = f"1000.{secrets.randbelow(10**9)}"
+    command = f"sleep {marker} & exec {shlex.quote(sys.executable)} {shlex.quote(str(program))}"
+    return "exec:" + shlex.join(["sh", "-c", command]), marker
+
+
+def processes_running(argument: str) -> list[int]:
+    """The processes with ``argument`` on their command line (zombies have none)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            arguments = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # not a process, or one that has ended
+            continue
+        if argument.encode() in arguments:
+            found.append(int(entry.name))
+    return found
+
+
+def assert_none_left(marker: str, seconds: float = 15) -> None:
+    import os
+    import signal
+
+    deadline = time.monotonic() + seconds
+    while (left := processes_running(marker)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in left:  # not to leave them behind whatever the outcome
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"{len(left)} of the program's children outlived its game"
+
+
+def person_waits(client: TestClient, game_id: str) -> None:
+    deadline = time.monotonic() + 60
+    while client.get(f"/api/games/{game_id}").json()["waiting"] is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def test_a_program_s_children_end_with_its_game(tmp_path: Path) -> None:
+    spec, marker = spawning_program(tmp_path)
+    with make_client(tmp_path, allow_exec=True) as client:
+        started = post(client, "/api/games", {"game": "othello", "params": {"board_size": 4},
+                                              "specs": [spec, "random"], "seed": 1})  # fmt: skip
+        assert started.status_code == 200, started.text
+        record = finished(client, started.json()["id"])["record"]
+        assert record["reason"] in ("board_full", "no_moves"), record
+        assert_none_left(marker)
+
+
+def test_a_program_s_children_end_when_the_page_closes_its_game(tmp_path: Path) -> None:
+    spec, marker = spawning_program(tmp_path)
+    with make_client(tmp_path, allow_exec=True) as client:
+        started = post(client, "/api/games", {"game": "othello", "params": {"board_size": 4},
+                                              "specs": [spec, None], "seed": 1})  # fmt: skip
+        game_id = started.json()["id"]
+        person_waits(client, game_id)
+        assert processes_running(marker)
+        assert post(client, f"/api/games/{game_id}/close", {}).status_code == 200
+        assert_none_left(marker)
+
+
+def test_a_program_s_children_end_when_the_server_is_stopped(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    spec, marker = spawning_program(tmp_path)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "trap_scripts.serve", "--port", "0", "--allow-exec",
+         "--results-root", str(tmp_path)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        address = server.stdout.readline().split("serving on ")[1].split()[0].rstrip("/")
+        body = {"game": "othello", "params": {"board_size": 4}, "specs": [spec, None], "seed": 1}
+        request = urllib.request.Request(f"{address}/api/games", json.dumps(body).encode(), JSON)
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            game_id = json.load(answer)["id"]
+        deadline = time.monotonic() + 60
+        while True:
+            with urllib.request.urlopen(f"{address}/api/games/{game_id}", timeout=10) as answer:
+                if json.load(answer)["waiting"] is not None:
+                    break
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert processes_running(marker)
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)  # uvicorn stops, then raises the signal again: -15
+    finally:
+        server.kill()
+        server.wait()
+    assert_none_left(marker)
+
+
+def test_two_closes_of_one_game_close_its_worker_once_and_keep_its_record() -> None:
+    import threading
+    from unittest import mock
+
+    from agents.web.live import build_seats
+
+    config = RunConfig(board_size=5, time_budget=None)
+    seats = build_seats(["random", None], config, seed=1)
+    conns = [mock.Mock(wraps=seats[0].conn)]
+    seats[0].conn = conns[0]  # type: ignore[attr-defined]
+    game = LiveGame(seats, ["random", "you"], config, seed=1)
+    closers = [threading.Thread(target=game.close) for _ in range(3)]
+    for closer in closers:
+        closer.start()
+    for closer in closers:
+        closer.join()
+    game.thread.join(timeout=30)
+    assert game.record is not None and game.record["reason"] in ("exception", "crash"), game.record
+    assert conns[0].close.call_count == 1
+    assert not seats[0].process.is_alive()  # type: ignore[attr-defined]
+
+
+def test_the_standings_of_a_file_of_two_games_keep_the_games_apart(tmp_path: Path) -> None:
+    trap = [game_record(seats, seed) for seed, seats in
+            enumerate([("greedy", "random"), ("random", "greedy")] * 2)]  # fmt: skip
+    othello = [othello_record(4, seed) for seed in range(3)]
+    write_results(tmp_path, trap + othello)
+    with make_client(tmp_path) as client:
+        table = client.get("/api/tournament?folder=.").json()
+    assert table["games"] == 7 and table["game_names"] == ["trap", "othello"]
+    rows = {(row["game"], row["spec"]): row["games"] for row in table["agents"]}
+    assert rows == {("trap", "greedy"): 4, ("trap", "random"): 4, ("othello", "greedy"): 3,
+                    ("othello", "random"): 3}  # fmt: skip
+    assert {(p["game"], p["first"], p["second"]) for p in table["pairings"]} == {
+        ("trap", "greedy", "random"), ("othello", "greedy", "random")}  # fmt: skip
+
+
+# --- Fuzzed parameters: a 2xx or a 4xx with a message, never a 500 (issue 36) -------------------
+
+KEYS = ["game", "params", "specs", "seed", "time_budget", "action", "text", "record",
+        "board_size", "decay", "end_rule", "start", "rules", "actions", "winner"]  # fmt: skip
+VALUES = ["trap", "othello", "colosseum", "random", "greedy", "exec:sh", "os:system", "0,0",
+          "\u0663", "\u00b2", "1" * 5000, "[" * 2000, "d3", "pass", -1, 0, 3, 16, 17, 64, 400,
+          10**40, 2**63, True, 1e308, float("nan"), float("inf")]  # fmt: skip
+scalars = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
+           | st.sampled_from(VALUES))  # fmt: skip
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+queries = st.dictionaries(
+    st.sampled_from(["folder", "index", "from"]) | st.text(max_size=4),
+    st.text(max_size=12)
+    | st.sampled_from(["", ".", "..", "/etc", "runs", "0", "\u0663", "\u00b2", "9" * 5000]),
+    max_size=3,
+)
+
+
+def check_answer(answer: Any) -> None:
+    """A 2xx, or a refusal (4xx, or 503 when the server is full) with a one-line message."""
+    assert answer.status_code < 500 or answer.status_code == 503, answer.text
+    if answer.status_code >= 400:
+        message = answer.json()["error"]
+        assert message and "\n" not in message and "Traceback" not in message
+
+
+def test_fuzzed_bodies_and_queries_never_get_a_500(tmp_path: Path) -> None:
+    records = [game_record(("greedy", "random"), 3), othello_record(4)]
+    write_results(tmp_path / "runs", records)
+    with make_client(tmp_path) as client:
+        person = post(client, "/api/games", {"params": {"board_size": 5},
+                                             "specs": [None, "random"]}).json()["id"]  # fmt: skip
+
+        @settings(max_examples=150, deadline=None)
+        @given(path=st.sampled_from(["/api/games", "/api/replay", "/api/replay", "action"]),
+               body=json_values, base=st.sampled_from(records),
+               changes=st.dictionaries(st.sampled_from(KEYS), json_values, max_size=3),
+               raw=st.sampled_from([None, b"[" * 10**5, b'{"seed": ' + b"9" * 5000 + b"}",
+                                    b'{"record": "' + b"[" * 10**5 + b'"}']))  # fmt: skip
+        @example(path="/api/replay", body=None, base=records[1],
+                 changes={"rules": {"board_size": 64}}, raw=None)  # fmt: skip
+        @example(path="/api/games", body={"seed": 1}, base=records[0], changes={},
+                 raw=b"[" * 10**5)  # fmt: skip
+        def post_anything(
+            path: str, body: Any, base: dict[str, Any], changes: dict[str, Any], raw: bytes | None
+        ) -> None:
+            if path == "/api/replay" and changes:
+                body = {"record": {**base, **changes}}
+            target = f"/api/games/{person}/action" if path == "action" else path
+            content = json.dumps(body).encode() if raw is None else raw
+            check_answer(client.post(target, content=content, headers=JSON))
+
+        @settings(max_examples=100, deadline=None)
+        @given(path=st.sampled_from(["/api/results", "/api/results/game", "/api/tournament",
+                                     f"/api/games/{person}", "/api/info"]),
+               query=queries)  # fmt: skip
+        @example(path="/api/results/game", query={"folder": "runs", "index": "\u00b2"})
+        def get_anything(path: str, query: dict[str, str]) -> None:
+            check_answer(client.get(path, params=query))
+
+        post_anything()
+        get_anything()
+        post(client, f"/api/games/{person}/close", {})
+
+
+def test_a_long_spec_or_action_text_is_refused_in_one_short_line(client: TestClient) -> None:
+    answer = post(client, "/api/games", {"specs": ["expectiminimax:depth=" + "9" * 5000, None]})
+    assert answer.status_code == 400 and "at most 1000 characters" in answer.json()["error"]
+    started = post(client, "/api/games", {"game": "othello", "params": {"board_size": 4},
+                                          "specs": [None, "random"]})  # fmt: skip
+    game_id = started.json()["id"]
+    for text in ("1" * 5000 + ",0", "a" + "1" * 5000):
+        answer = post(client, f"/api/games/{game_id}/action", {"text": text})
+        message = answer.json()["error"]
+        assert answer.status_code == 400 and "at most 40 characters" in message
+        assert len(message) < 100
+    post(client, f"/api/games/{game_id}/close", {})
+
+
+def test_an_agent_whose_worker_dies_while_building_is_a_400(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agents.web import app
+    from agents.web.seats import SeatFault
+
+    def dying(*args: Any) -> None:
+        raise SeatFault("crash", "the worker process died (building agent 'random')")
+
+    monkeypatch.setattr(app, "build_seats", dying)
+    answer = post(client, "/api/games", {"specs": ["random", None]})
+    assert answer.status_code == 400 and "could not start" in answer.json()["error"]
+
+
+def test_a_record_whose_scores_are_not_its_actions_is_refused(client: TestClient) -> None:
+    record = othello_record()
+    dark, light = record["scores"]["discs"]
+    changed = {**record, "scores": {"discs": [light + 1, dark]}}
+    answer = post(client, "/api/replay", {"record": changed})
+    assert answer.status_code == 400 and "scores" in answer.json()["error"], answer.text
+    assert post(client, "/api/replay", {"record": record}).status_code == 200

@@ -19,6 +19,7 @@ import numpy as np
 
 from agents.seeded import SeededAgent
 from trap_env.batched import num_games
+from trap_env.checks import is_int, parse_natural
 from trap_env.game import TRUNCATED, Outcome, RandomSource, config_from_params
 from trap_env.trap.core import IllegalActionError
 
@@ -148,8 +149,23 @@ class Race:
         fields = text.split()
         if len(fields) != 6 or not fields[5].startswith("goal="):
             raise ValueError(f"race text is 'a b player gambling turn goal=G', got {text!r}")
-        a, b, player, gambling, turn = (int(field) for field in fields[:5])
-        return RaceState(int(fields[5][5:]), (a, b), player, bool(gambling), turn)
+        problem = "race text has numbers in ASCII digits"
+        a, b, player, gambling, turn = (parse_natural(field, problem) for field in fields[:5])
+        state = RaceState(parse_natural(fields[5][5:], problem), (a, b), player, gambling == 1,
+                          turn)  # fmt: skip
+        self.check_state(state)
+        return state
+
+    def check_state(self, state: RaceState) -> None:
+        if not isinstance(state, RaceState):
+            raise TypeError(f"state must be a RaceState, got {type(state).__name__}")
+        goal = self.config_of(state).goal
+        if not all(is_int(p) and 0 <= p <= goal for p in state.positions):
+            raise ValueError(f"positions must be in 0..{goal}, got {state.positions}")
+        if state.positions[0] == state.positions[1] == goal:
+            raise ValueError("only one player reaches the goal")
+        if state.player not in (0, 1) or not is_int(state.turn) or state.turn < 0:
+            raise ValueError(f"player 0 or 1 and turn >= 0, got {state.player}, {state.turn}")
 
     def action_to_text(self, state: RaceState, action: int) -> str:
         return str(action) if state.gambling else NAMES[action]
@@ -203,6 +219,8 @@ class RaceEngine:
                          np.zeros(num_games, np.bool_), np.zeros(num_games, np.int64))  # fmt: skip
 
     def from_states(self, states: Sequence[RaceState]) -> RaceBatch:
+        for state in states:
+            Race().check_state(state)
         return RaceBatch(np.array([s.positions for s in states], np.int64).reshape(-1, 2),
                          np.array([s.player for s in states], np.int8),
                          np.array([s.gambling for s in states], np.bool_),

@@ -97,7 +97,9 @@ def register_gym_env(game: str) -> str:
     """Register the Gymnasium id of a registered game, ``trap_env/<Title>-v0``, and return it.
 
     The id makes a :class:`trap_env.gym_env.GameEnv` of that game, and with ``make_vec`` a
-    :class:`trap_env.batched_env.GameVectorEnv` when the game has a batched engine; Trap!'s
+    :class:`trap_env.batched_env.GameVectorEnv` when the game has a batched engine
+    (Gymnasium's ``SyncVectorEnv`` otherwise, :func:`trap_env.gym_env.make_sync_vector_env`,
+    which checks ``num_envs`` as the batched env does); Trap!'s
     is :data:`GYM_ID`, registered on import with its batched twin. Registering twice is fine.
 
     Raises:
@@ -113,7 +115,11 @@ def register_gym_env(game: str) -> str:
         gymnasium.register(
             id=gym_id,
             entry_point="trap_env.gym_env:GameEnv",
-            vector_entry_point="trap_env.batched_env:GameVectorEnv" if batched else None,
+            vector_entry_point=(
+                "trap_env.batched_env:GameVectorEnv"
+                if batched
+                else "trap_env.gym_env:make_sync_vector_env"
+            ),
             kwargs={"game": game},
         )
     return gym_id
@@ -139,6 +145,7 @@ def _register() -> None:
         gymnasium.register(
             id=COLOSSEUM_GYM_ID,
             entry_point="trap_env.gym_env:GameEnv",
+            vector_entry_point="trap_env.gym_env:make_sync_vector_env",
             kwargs={"game": "colosseum"},
         )
     try:

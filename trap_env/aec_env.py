@@ -17,7 +17,7 @@ from pettingzoo.utils import wrappers
 from trap_env.checks import describe
 from trap_env.game import TRUNCATED, Game, turn_limit
 from trap_env.games import game_of
-from trap_env.gym_env import check_reset_arguments
+from trap_env.gym_env import check_reset_arguments, count_info
 from trap_env.rendering import RENDER_MODES, EnvRenderer, GameRenderer
 from trap_env.trap.core import DEFAULT_DECAY, State
 
@@ -63,6 +63,18 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
     ``game.legal_action_mask``; chance drawn inside ``step`` by ``game.sample_chance`` from
     the env's generator (seeded by ``reset(seed=...)``); the end from ``game.outcome`` and
     rewards from :meth:`trap_env.game.Outcome.returns`. ``raw_env`` documents the rest.
+
+    The env contract of ``docs/environments.md``: ``infos`` of both agents hold the same
+    keys from ``reset`` on, NumPy values only: in a game with chance the latest chance
+    outcome, ``"player"`` (the player whose decision it followed; -1 for a start drawn by
+    chance, and before any) and ``"chance"`` (-1 before any; Trap! says
+    ``thrower``/``target``/``landing``), and the game's counts (``"discs"``, ``"zones"``).
+    ``observe(agent)["action_mask"]`` marks the selected agent's legal actions, zeros for
+    the other, and all ones for both once the game is over (terminated, truncated, or an
+    illegal action under :func:`wrap`'s ``TerminateIllegalWrapper``, which empties
+    ``infos``), so that a masked sampler always has an action; the rules'
+    ``game.legal_action_mask`` stays exact. A game lasts at most ``d * max_turns`` steps,
+    ``d`` the decisions in one of the game's turns (Trap!: 2; Othello, Colosseum: 1).
 
     Args:
         game: a :class:`trap_env.game.Game` or its registered name.
@@ -157,7 +169,9 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
             raise ValueError(f"agent must be one of {list(AGENTS)}, got {describe(agent)}")
         player = AGENTS.index(agent)
         state = self._game_state
-        if agent == self.agent_selection and not self._is_over():
+        if self._is_over():
+            mask = np.ones(self._num_actions, dtype=np.int8)  # the env contract
+        elif agent == self.agent_selection:
             mask = np.array(self.game.legal_action_mask(state), dtype=np.int8)
         else:
             mask = np.zeros(self._num_actions, dtype=np.int8)
@@ -181,8 +195,7 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         state = self.game.apply(self._game_state, action)  # type: ignore[arg-type]
         if self.game.is_chance(state):
             landing = self.game.sample_chance(state, self._rng)
-            throw = self._chance_info(agent, state, landing)
-            self.infos = {name: dict(throw) for name in self.agents}
+            self._chance = self._chance_info(AGENTS.index(agent), state, landing)
             state = self.game.apply(state, landing)
         self._game_state = state
         self._update_ends()
@@ -201,30 +214,39 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
 
     # --- Internals -------------------------------------------------------------------
 
-    def _chance_info(self, agent: str, before: Any, outcome: int) -> dict[str, Any]:
-        """The ``infos`` of both agents after a chance outcome; a game's env may say more."""
-        return {"player": agent, "chance": outcome}
+    def _chance_info(self, player: int, before: Any, outcome: int) -> dict[str, np.int64]:
+        """The chance keys of both agents' ``infos`` after a chance outcome that followed
+        ``player``'s decision (-1: none); a game's env may say more (then it overrides
+        :attr:`_NO_CHANCE` too)."""
+        return {"player": np.int64(player), "chance": np.int64(outcome)}
+
+    _NO_CHANCE: ClassVar[dict[str, np.int64]] = {"player": np.int64(-1), "chance": np.int64(-1)}
+    """The chance keys of ``infos`` before any outcome (a game with chance only)."""
 
     def _start_game(self) -> None:
         self._game_state = self.game.initial_state(self._config)
+        self._last_throw = None
+        self._chance = dict(self._NO_CHANCE) if self.game.has_chance else {}
         while self.game.is_chance(self._game_state):  # a start drawn by chance (Colosseum's)
             start = self.game.sample_chance(self._game_state, self._rng)
+            self._chance = self._chance_info(-1, self._game_state, start)
             self._game_state = self.game.apply(self._game_state, start)
-        self._last_throw = None
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos = {agent: {} for agent in AGENTS}
+        self._set_infos()
         self.agent_selection = AGENTS[self.game.current_player(self._game_state)]
 
+    def _set_infos(self) -> None:
+        """Both agents' ``infos``: the latest chance outcome and the game's counts."""
+        counts = count_info(self.game.scores(self._game_state))
+        self.infos = {agent: {**self._chance, **counts} for agent in AGENTS}
+
     def _update_ends(self) -> None:
-        """Set the rewards, terminations, truncations and scores the new state implies."""
-        scores = self.game.scores(self._game_state)
-        if scores:
-            for agent in AGENTS:
-                self.infos[agent] = {**self.infos[agent], **scores}
+        """Set the rewards, terminations, truncations and infos the new state implies."""
+        self._set_infos()
         ended = self.game.outcome(self._game_state, self.max_turns)
         self.rewards = dict(zip(AGENTS, ended.returns() if ended else (0.0, 0.0), strict=True))
         if ended is not None and ended.reason == TRUNCATED:
@@ -257,8 +279,9 @@ class raw_env(GameAECEnv):
     ``Dict(observation=Box(0, 1, (N, N, 4), int8), action_mask=Box(0, 1, (N * N,), int8))``.
     The planes are from the observing agent's point of view: own cell, opponent's cell,
     traps, and a plane of ones in the throw phase (zeros in the move phase); see
-    :mod:`trap_env.trap.observation`. The mask is all zeros for the agent not selected and
-    once the game is over.
+    :mod:`trap_env.trap.observation`. The mask is all zeros for the agent not selected, and
+    all ones for both once the game is over (so that a masked sampler always has an
+    action; ``trap_env.trap.core.legal_action_mask`` stays exact).
 
     ## Starting State
     Player 0 on ``(0, N // 2)``, player 1 on ``(N - 1, N // 2)``, no traps; ``player_0``
@@ -271,9 +294,10 @@ class raw_env(GameAECEnv):
 
     ## Episode End
     Termination when a player has no legal move. Truncation of both agents when
-    ``max_turns`` turns (one player's move and throw each) are complete. ``infos`` of both
-    agents hold the latest throw: ``{"thrower", "target", "landing"}`` (the intended target
-    and the cell the trap landed on).
+    ``max_turns`` turns (one player's move and throw each) are complete: a game is at most
+    ``2 * max_turns`` steps. ``infos`` of both agents hold the latest throw from ``reset``
+    on, as ``np.int64``: ``{"thrower", "target", "landing"}`` (the thrower's player number,
+    the intended target and the cell the trap landed on; -1 before the first throw).
 
     ## Arguments
     - ``board_size``: N >= 3, default 7.
@@ -312,7 +336,17 @@ class raw_env(GameAECEnv):
     def _make_renderer(self, render_mode: str | None) -> GameRenderer | EnvRenderer:
         return EnvRenderer(render_mode, self.metadata["render_fps"])
 
-    def _chance_info(self, agent: str, before: State, outcome: int) -> dict[str, Any]:
+    _NO_CHANCE: ClassVar[dict[str, np.int64]] = {
+        "thrower": np.int64(-1),
+        "target": np.int64(-1),
+        "landing": np.int64(-1),
+    }
+
+    def _chance_info(self, player: int, before: State, outcome: int) -> dict[str, np.int64]:
         """``{"thrower", "target", "landing"}``: the throw's author, its target, its landing."""
         self._last_throw = (before.target, outcome)
-        return {"thrower": agent, "target": before.target, "landing": outcome}
+        return {
+            "thrower": np.int64(player),
+            "target": np.int64(before.target),
+            "landing": np.int64(outcome),
+        }

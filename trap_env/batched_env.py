@@ -57,7 +57,13 @@ from trap_env.batched_opponents import (
 )
 from trap_env.game import Game, turn_limit
 from trap_env.games import game_of
-from trap_env.gym_env import MAX_RESTARTS, check_learner_options, check_reset_arguments
+from trap_env.gym_env import (
+    MAX_RESTARTS,
+    check_learner_options,
+    check_num_envs,
+    check_reset_arguments,
+    check_turn_limit,
+)
 from trap_env.trap import batched as batched_trap
 from trap_env.trap.core import IllegalActionError
 
@@ -126,6 +132,8 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         # The single env's order of checks, so that both name the same fault first.
         self.max_turns = turn_limit(max_turns, game.default_turn_limit(config))
         check_learner_options(seat, illegal_action)
+        if not (isinstance(opponent, str) and opponent == "self"):  # "self" plays both seats
+            check_turn_limit(game, config, self.max_turns, seat)
         self.engine: BatchedEngine[Any] = batched_engine(game, config)
         mode = _AUTORESET_MODES.get(autoreset_mode)
         if mode is None:
@@ -156,7 +164,6 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         self._keys = np.zeros(num_envs, np.uint64)
         self._seat = np.zeros(num_envs, np.int8)
         self._kind = np.zeros(num_envs, np.int64)
-        self._aborted = np.zeros(num_envs, np.bool_)
         self._done = np.zeros(num_envs, np.bool_)
         self._faulted = np.zeros(num_envs, np.bool_)
         self._fault_messages: list[str] = []
@@ -180,7 +187,9 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         return seats
 
     def action_masks(self) -> NDArray[np.bool_]:
-        """The legal actions now, ``(B, actions)`` bool (all False for a game that just ended)."""
+        """The legal actions now, ``(B, actions)`` bool; all True in a game whose episode
+        is over (the env contract: a masked sampler always has an action), until it
+        restarts. ``engine.legal_masks(env.batch)`` stays the rules' exact masks."""
         masks: NDArray[np.bool_] = self._masks.copy()
         return masks
 
@@ -281,7 +290,6 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         rewards = np.where(ended, result, 0.0)
         rewards[illegal] = -1.0
         terminated = ended | illegal
-        self._aborted |= illegal | self._faulted
         info_extra = self._step_info(illegal, acted_for, batch)
         if self._faulted.any():
             faulted = self._faulted.copy()
@@ -330,7 +338,6 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
             coin = random_words(keys, 0, STREAM_SEAT) & np.uint64(1)
             self._seat[games] = coin.astype(np.int8)
         self._draw_opponents(games, keys)
-        self._aborted[games] = False
         self._done[games] = False
         if opponents_play:
             batch, _ = self._opponents_play(batch, mask)
@@ -456,7 +463,7 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
     def _observe(self) -> NDArray[np.int8]:
         batch = self._batch
         masks = self.engine.legal_masks(batch)
-        masks[self._aborted] = False
+        masks[self._done] = True  # an ended episode's mask: all ones (the env contract)
         self._masks = masks
         seen: NDArray[np.int8] = self.engine.observations(batch, self._seat)
         return seen
@@ -547,16 +554,19 @@ class TrapVectorEnv(GameVectorEnv):
       any other agent spec string, agent object or ``state -> action`` callable, played game
       by game (slower). A mapping ``{opponent: probability}`` or a sequence of
       ``(opponent, probability)`` pairs draws one per episode and game.
-    - ``seat``, ``board_size`` (3..8), ``max_turns``, ``illegal_action``: as the single env.
+    - ``seat``, ``board_size`` (3..8), ``max_turns``, ``illegal_action``: as the single env
+      (``max_turns=1`` needs ``seat=0`` or ``"self"``).
     - ``decay``: the throw's accuracy loss per step of distance, per mille (default 50).
     - ``render_mode``: only None; for rendering use ``vectorization_mode="sync"``.
     - ``autoreset_mode``: ``"next_step"`` (default) or ``"disabled"``.
 
     ``info`` holds the same keys after every ``reset`` and ``step``, each set for every game
-    (its ``"_key"`` mask all True): ``"action_mask"``, ``"seat"``, ``"turn"``,
-    ``"illegal_action"`` and ``"opponent_fault"`` (booleans: the game ended on one), and in
-    ``"self"`` mode ``"player"``, ``"winner"`` and ``"returns"`` (-1, -1 and zeros after a
-    reset).
+    (its ``"_key"`` mask all True), NumPy arrays in every game (the env contract of
+    ``docs/environments.md``): ``"action_mask"`` (all ones in a game whose episode is over,
+    until it restarts, as ``action_masks()``: a masked sampler always has an action; the
+    engine's ``legal_masks`` stay exact), ``"seat"``, ``"turn"``, ``"illegal_action"`` and
+    ``"opponent_fault"`` (booleans: the game ended on one), and in ``"self"`` mode
+    ``"player"``, ``"winner"`` and ``"returns"`` (-1, -1 and zeros after a reset).
 
     ## Version History
     - v0: first version.
@@ -600,17 +610,8 @@ def _as_actions(actions: Any, num_envs: int) -> I64:
     return cells
 
 
-MAX_NUM_ENVS = 1 << 24
-"""The most games one batched env holds (16,777,216; a few GB of arrays for Trap!)."""
-
-
 def _check_supported(num_envs: int, render_mode: str | None) -> None:
-    if (
-        isinstance(num_envs, bool)
-        or not isinstance(num_envs, int | np.integer)
-        or not 1 <= num_envs <= MAX_NUM_ENVS
-    ):
-        raise ValueError(f"num_envs must be an integer 1..{MAX_NUM_ENVS:,}, got {num_envs!r}")
+    check_num_envs(num_envs)
     if render_mode is not None:
         raise ValueError(
             f"the batched env does not render (got render_mode={render_mode!r}); use "

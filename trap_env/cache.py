@@ -1,7 +1,11 @@
-"""The one bounded cache of the project: a dict that stops growing at a fixed size.
+"""The project's bounded caches: a dict that stops growing at a fixed size, and the LRU
+cache of tables built per board size.
 
-Used by the rules core (landing distributions, board geometries) and by the search (its
-transposition table, its landing memo and its evaluation cache).
+:class:`BoundedCache` is used by the rules core (landing distributions, board geometries)
+and by the search (its transposition table, its landing memo and its evaluation cache).
+:func:`per_board_size` caches what a function builds for a board size (Othello's rays,
+Colosseum's border, the batched engines' tables), for the :data:`MAX_BOARD_SIZES` sizes
+used last: a table can grow as fast as N^5, and a server replays whatever size it is sent.
 
 Why not an LRU cache: an eviction policy costs time on every hit, and hits are what a
 search does most. Why not clear when full: emptying a dict of a few hundred thousand
@@ -19,13 +23,43 @@ This module imports nothing outside the standard library.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-__all__ = ["BoundedCache"]
+__all__ = ["MAX_BOARD_SIZES", "SIZE_CACHES", "BoundedCache", "per_board_size"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+
+MAX_BOARD_SIZES = 8
+"""How many board sizes a :func:`per_board_size` cache keeps tables of (those used last)."""
+SIZE_CACHES: list[functools._lru_cache_wrapper[Any]] = []
+"""Every :func:`per_board_size` cache, for tests to see that each stays bounded."""
+
+
+def per_board_size(
+    entries_per_size: int = 1,
+) -> Callable[[Callable[..., V]], functools._lru_cache_wrapper[V]]:
+    """A decorator: an LRU cache of what a function builds for a board size, holding
+    ``entries_per_size`` entries for each of :data:`MAX_BOARD_SIZES` sizes.
+
+    A hit costs what ``functools.cache``'s does (both are the C ``lru_cache``).
+
+    Example:
+        >>> @per_board_size()
+        ... def full_board(board_size: int) -> int:
+        ...     return (1 << board_size * board_size) - 1
+        >>> full_board.cache_info().maxsize
+        8
+    """
+
+    def decorate(function: Callable[..., V]) -> functools._lru_cache_wrapper[V]:
+        cached = functools.lru_cache(maxsize=MAX_BOARD_SIZES * entries_per_size)(function)
+        SIZE_CACHES.append(cached)
+        return cached
+
+    return decorate
 
 
 class BoundedCache(Generic[K, V]):

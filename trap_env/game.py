@@ -5,7 +5,8 @@ as explicit nodes whose :meth:`Game.chance_outcomes` lists exact ``(outcome, pro
 pairs. States are immutable values; :meth:`Game.apply` returns a new one. Actions are
 integers in ``range(num_actions(config))``; a chance outcome is an integer too. Every
 game's ``apply`` refuses any other action with :class:`IllegalActionError`
-(:func:`action_index` is the one test of an action's type).
+(:func:`action_index` is the one test of an action's type), and every entrance of a
+state from outside checks it with :meth:`Game.check_state`.
 
 The generic parts (the search, ``mcts``, the match runner, tournaments, results records,
 the ``exec:`` protocol, the Gymnasium, PettingZoo and OpenSpiel adapters) are written
@@ -270,10 +271,23 @@ class Game(Protocol[S, C]):
         ...
 
     def from_text(self, text: str) -> S:
-        """Parse :meth:`to_text`'s notation.
+        """Parse :meth:`to_text`'s notation; the state read passes :meth:`check_state`.
 
         Raises:
             ValueError: naming the first problem in the text.
+        """
+        ...
+
+    def check_state(self, state: S) -> None:
+        """Refuse a state that no game of these rules reaches.
+
+        Every entrance of a state from outside (text, the environments'
+        ``set_game_state``, the OpenSpiel adapter, a batched engine's ``from_states``, the
+        course adapters) checks here, so that no search ever runs on an impossible one.
+
+        Raises:
+            TypeError: if ``state`` is not of the game's state type.
+            ValueError: naming what is wrong and what is allowed.
         """
         ...
 

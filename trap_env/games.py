@@ -3,6 +3,8 @@
 Games are imported when first asked for, so naming one loads only its package. A game
 from outside this package joins with :func:`register_game`, or is named by its path,
 ``"mypackage.mygame:GAME"`` (which a runner's worker processes import by themselves).
+A name read from a file is looked up with ``allow_paths``: a path is imported only when
+the user gave the same one, so that reading a file never imports code.
 
 Example:
     >>> from trap_env.games import game_names, get_game
@@ -15,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import importlib
+from collections.abc import Collection
 from typing import Any
 
 from trap_env.checks import describe
@@ -49,16 +52,26 @@ def game_names() -> list[str]:
     return sorted(_GAMES)
 
 
-def get_game(name: str) -> Game[Any, Any]:
+def get_game(name: str, *, allow_paths: bool | Collection[str] = True) -> Game[Any, Any]:
     """The game registered as ``name``, or the game at the path ``"module:attribute"``.
 
+    Args:
+        name: a registered game's name or a game's path.
+        allow_paths: which paths may be imported: any (a name the user gave), none, or only
+            these (a name read from a file, which imports only a path the user gave too).
+
     Raises:
-        UnknownGameError: naming the games there are.
+        UnknownGameError: naming the games there are, or a path not allowed.
     """
     if not isinstance(name, str) or (name not in _GAMES and not _is_path(name)):
         raise UnknownGameError(
             f"unknown game {name!r}; the games: {', '.join(game_names())}, or a path "
             "such as 'mypackage.mygame:GAME'"
+        )
+    if name not in _GAMES and not (allow_paths is True or (allow_paths and name in allow_paths)):
+        raise UnknownGameError(
+            f"the game {name!r:.80} is a path, which a file may not import; the games: "
+            f"{', '.join(game_names())}, or the same path given as the game to play (--game)"
         )
     found = _GAMES.get(name, name)
     if isinstance(found, str):

@@ -6,6 +6,7 @@ and restates no rule. :class:`TrapEnv` is its Trap! instance (``trap_env/Trap-v0
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Mapping
 from typing import Any, ClassVar, SupportsInt
@@ -30,13 +31,19 @@ __all__ = [
     "OpponentError",
     "TrapEnv",
     "check_learner_options",
+    "check_num_envs",
     "check_reset_arguments",
+    "check_turn_limit",
     "close_agent",
+    "count_info",
+    "make_sync_vector_env",
     "planes_space",
 ]
 
 MAX_RESTARTS = 1000
 """Games ``reset`` plays before giving up when each ends before the learner's first decision."""
+MAX_NUM_ENVS = 1 << 24
+"""The most games one vector env holds (16,777,216; a few GB of arrays for batched Trap!)."""
 ILLEGAL_ACTION_POLICIES = ("lose", "raise")
 """What an illegal learner action does: end the episode with reward -1, or raise."""
 
@@ -56,23 +63,37 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
     in ``info`` at every step, each count under its own name (``info["discs"]``,
     ``info["zones"]``); the rewards stay +1, 0 and -1.
 
-    ``info`` holds the same keys after every ``reset`` and ``step``, numbers and arrays only
-    (as vectorizing clients such as TorchRL's ``GymEnv(..., num_envs)`` need them), each
-    with a neutral value where it does not apply: ``"action_mask"``, ``"phase"`` (the index
-    of the decision in ``game.decision_names``), ``"seat"``, ``"turn"``, ``"chance"`` and
-    ``"opponent_chance"`` (the outcome after the learner's and after the opponent's
-    decision; -1 when there was none; Trap! says ``target``/``landing`` instead),
-    ``"illegal_action"`` and ``"opponent_fault"`` (booleans; the fault's message is in the
-    ``RuntimeWarning``), and the counts of games that count.
+    ``info`` holds the same keys after every ``reset`` and ``step`` (the env contract of
+    ``docs/environments.md``), NumPy values only (``np.int64``, ``np.bool_``, arrays: what
+    vectorizing clients such as TorchRL's ``GymEnv`` need), each with a neutral value where
+    it does not apply: ``"action_mask"`` (``int8``), ``"phase"`` (the index of the decision
+    in ``game.decision_names``), ``"seat"``, ``"turn"``, ``"illegal_action"`` and
+    ``"opponent_fault"`` (the fault's message is in the ``RuntimeWarning``); in a game with
+    chance (``game.has_chance``) ``"chance"`` and ``"opponent_chance"`` (the outcome after
+    the learner's and after the opponent's decision, -1 when there was none; Trap! says
+    ``target``/``landing`` instead); and the counts of games that count.
+
+    At every episode end (terminated, truncated, an illegal action, an opponent's fault)
+    ``info["action_mask"]`` and :meth:`action_masks` are all ones (pgx's convention: a
+    masked sampler never gets a mask with no legal action); the rules' own
+    ``game.legal_action_mask(env.game_state)`` stays exact. The longest episode is
+    ``d * ceil(max_turns / 2)`` learner steps, ``d`` the decisions in one of the game's
+    turns (Trap!: 2; Othello, Colosseum: 1); the registered ids set no
+    ``max_episode_steps``, so no Gymnasium ``TimeLimit`` cuts a game the rules go on with.
 
     Args:
         game: a :class:`trap_env.game.Game` or its registered name.
         opponent: an agent spec of that game, an agent object or a callable.
         seat: 0 or 1 to fix the learner's seat; None draws it at each reset.
-        max_turns: the truncation limit in turns; None means the game's default.
+        max_turns: the truncation limit in turns; None means the game's default; 1 only
+            with the first player's seat (:func:`check_turn_limit`).
         render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
         illegal_action: ``"lose"`` or ``"raise"``.
         **params: the game's rule parameters (``game.make_config``).
+
+    Raises:
+        ValueError: for a turn limit that leaves the learner no decision, and for every
+            argument out of range.
     """
 
     metadata = {  # noqa: RUF012  (Gymnasium declares it a plain attribute)
@@ -98,11 +119,16 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         self._config = config = game.make_config(**params)
         self.max_turns = turn_limit(max_turns, game.default_turn_limit(config))
         check_learner_options(seat, illegal_action)
+        check_turn_limit(game, config, self.max_turns, seat)
         self.fixed_seat = seat
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.observation_space = spaces.Box(0, 1, game.observation_shape(config), dtype=np.int8)
         self._num_actions = game.num_actions(config)
+        self._no_chance = self._NO_CHANCE if game.has_chance else {}
+        self._state_rules = game.config_of(game.initial_state(config))
+        """The rules as a state of this env says them (``game.config_of``): a rule parameter
+        that only draws the start (Colosseum's ``start``) is no part of them."""
         self.action_space = spaces.Discrete(self._num_actions)
         self._opponent, self._owns_opponent = self._resolve(opponent)
         self._game_state = game.initial_state(config)
@@ -135,9 +161,9 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
     def set_game_state(self, state: Any) -> tuple[np.ndarray, dict[str, Any]]:
         """Continue the episode from ``state``, for search and debugging.
 
-        The state must be of this env's rules and not a chance node. If the opponent is to
-        act, it plays (and chance lands its throw) until the learner must decide, as in
-        ``reset``.
+        The state must be possible (``game.check_state``), of this env's rules and not a
+        chance node. If the opponent is to act, it plays (and chance lands its throw)
+        until the learner must decide, as in ``reset``.
 
         Returns:
             The observation and info, as ``reset`` returns them.
@@ -152,9 +178,11 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         return self._observation(), self._info(info)
 
     def _check_state(self, state: Any) -> None:
-        """Refuse a state of other rules or at a chance node."""
+        """Refuse an impossible state (``game.check_state``), one of other rules, or a
+        chance node."""
+        self.game.check_state(state)
         config = self.game.config_of(state)
-        if config != self._config:
+        if config != self._state_rules:
             raise ValueError(f"state has rules {config}, this env plays {self._config}")
         if self.game.is_chance(state):
             raise ValueError(
@@ -173,7 +201,10 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         self._opponent, self._owns_opponent = new, owned
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions now, as a bool array over the actions."""
+        """The learner's legal actions now, as a bool array over the actions; all True once
+        the episode is over (the env contract: a masked sampler always has an action)."""
+        if self._has_started and self._is_over():
+            return np.ones(self._num_actions, dtype=bool)
         return np.array(self.game.legal_action_mask(self._game_state), dtype=bool)
 
     # --- Gymnasium API ---------------------------------------------------------------
@@ -242,7 +273,8 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         ended = self.game.outcome(self._game_state, self.max_turns)
         terminated = ended is not None and ended.reason != TRUNCATED
         reward = ended.returns()[self._seat] if terminated else 0.0  # type: ignore[union-attr]
-        return self._observation(), reward, terminated, self._truncated, self._info(info)
+        info = self._info(info, over=ended is not None)
+        return self._observation(), reward, terminated, self._truncated, info
 
     def render(self) -> str | np.ndarray | None:
         """Draw the board as ``render_mode`` says: text, an RGB array, or a pygame window."""
@@ -266,14 +298,14 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         if self.illegal_action == "raise":
             raise error
         self._illegal = True
-        info = self._info({"illegal_action": True})
+        info = self._info({"illegal_action": np.True_}, over=True)
         return self._observation(), -1.0, True, False, info
 
     def _on_opponent_fault(self, error: OpponentError, info: dict[str, Any]) -> Step:
         """The one place that decides what an opponent's failure during ``step`` does."""
         self._fault = str(error)
         warnings.warn(f"{error}; the episode is truncated", RuntimeWarning, stacklevel=3)
-        info = self._info(info | {"opponent_fault": True})
+        info = self._info(info | {"opponent_fault": np.True_}, over=True)
         return self._observation(), 0.0, False, True, info
 
     def _start(self, state: Any) -> None:
@@ -305,21 +337,24 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         self._truncated = self._ending() == TRUNCATED
         return info
 
-    def _land(self, *, own: bool) -> dict[str, int]:
+    def _land(self, *, own: bool) -> dict[str, np.int64]:
         """Draw the pending chance outcome from ``np_random`` (one ``random()``), apply it."""
         before = self._game_state
         landing = self.game.sample_chance(before, self.np_random)
         self._game_state = self.game.apply(before, landing)
         return self._chance_info(before, landing, own=own)
 
-    def _chance_info(self, before: Any, outcome: int, *, own: bool) -> dict[str, int]:
+    def _chance_info(self, before: Any, outcome: int, *, own: bool) -> dict[str, np.int64]:
         """The ``info`` keys of a chance outcome after the learner's (``own``) or the
         opponent's decision; a game's env may say more (then it overrides
         :attr:`_NO_CHANCE` too)."""
-        return {"chance" if own else "opponent_chance": outcome}
+        return {"chance" if own else "opponent_chance": np.int64(outcome)}
 
-    _NO_CHANCE: ClassVar[dict[str, int]] = {"chance": -1, "opponent_chance": -1}
-    """The chance keys of ``info`` when no outcome was drawn."""
+    _NO_CHANCE: ClassVar[dict[str, np.int64]] = {
+        "chance": np.int64(-1),
+        "opponent_chance": np.int64(-1),
+    }
+    """The chance keys of ``info`` when no outcome was drawn (a game with chance only)."""
 
     def _apply_opponent_action(self, state: Any) -> Any:
         """The opponent's action applied; any failure of the opponent is an OpponentError."""
@@ -355,22 +390,22 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
     def _observation(self) -> np.ndarray:
         return self.game.observe(self._game_state, self._seat)  # type: ignore[no-any-return]
 
-    def _info(self, extra: dict[str, Any]) -> dict[str, Any]:
-        state = self._game_state
-        if self._illegal or self._fault is not None:
-            mask = np.zeros(self._num_actions, np.int8)
+    def _info(self, extra: dict[str, Any], over: bool | None = None) -> dict[str, Any]:
+        """The contract's ``info``; ``over`` says whether the episode is over (None: ask)."""
+        state, game = self._game_state, self.game
+        if self._is_over() if over is None else over:
+            mask = np.ones(self._num_actions, np.int8)
         else:
-            mask = np.array(self.game.legal_action_mask(state), dtype=np.int8)
-        scores = self.game.scores(state)
+            mask = np.array(game.legal_action_mask(state), dtype=np.int8)
         return {
             "action_mask": mask,
-            "phase": self.game.decision_names.index(self.game.decision_name(state)),
-            "seat": self._seat,
-            "turn": self.game.turn(state),
-            **_count_info(scores),
-            **self._NO_CHANCE,
-            "illegal_action": False,
-            "opponent_fault": False,
+            "phase": np.int64(game.decision_names.index(game.decision_name(state))),
+            "seat": np.int64(self._seat),
+            "turn": np.int64(game.turn(state)),
+            **count_info(game.scores(state)),
+            **self._no_chance,
+            "illegal_action": np.False_,
+            "opponent_fault": np.False_,
             **extra,
         }
 
@@ -431,7 +466,10 @@ class TrapEnv(GameEnv):
       raise :class:`trap_env.agent.UnsupportedGameError` (a ``ValueError``) if not.
     - ``seat``: 0 or 1 to fix the learner's seat; None (default) draws it at each reset.
     - ``board_size``: N >= 3, default 7.
-    - ``max_turns``: the truncation limit in turns; None means ``4 * N * N``.
+    - ``max_turns``: the truncation limit in turns; None means ``4 * N * N``. An episode
+      is at most ``2 * ceil(max_turns / 2)`` learner steps (a move and a throw per turn).
+      1 is refused unless ``seat=0``: player 0's first turn would end the game before
+      the learner in seat 1 decides.
     - ``decay``: the throw's accuracy loss per step of distance beyond the first, an
       integer per mille in 0..1000 (see :class:`trap_env.trap.core.GameConfig`); 50, the game
       as specified, by default; 0 lands every throw on its target.
@@ -439,8 +477,10 @@ class TrapEnv(GameEnv):
     - ``illegal_action``: ``"lose"`` (default: reward -1, episode over) or ``"raise"``
       (raise :class:`trap_env.trap.core.IllegalActionError`).
 
-    ``info`` holds the same keys after every ``reset`` and ``step``: ``"action_mask"``
-    (``int8``, all zeros once the episode is over), ``"phase"`` (0 for a move, 1 for a
+    ``info`` holds the same keys after every ``reset`` and ``step``, NumPy values only:
+    ``"action_mask"`` (``int8``; all ones once the episode is over, as ``action_masks()``,
+    so that a masked sampler always has an action; ``trap_env.trap.core.legal_action_mask``
+    stays exact), ``"phase"`` (0 for a move, 1 for a
     throw: the index in ``Trap.decision_names``), ``"seat"``, ``"turn"``; ``"target"`` and
     ``"landing"`` of the learner's throw in this step, ``"opponent_target"`` and
     ``"opponent_landing"`` of the opponent's last throw (each -1 when there was none);
@@ -514,24 +554,23 @@ class TrapEnv(GameEnv):
     def _make_renderer(self, render_mode: str | None) -> GameRenderer | EnvRenderer:
         return EnvRenderer(render_mode, self.metadata["render_fps"])
 
-    _NO_CHANCE: ClassVar[dict[str, int]] = {
-        "target": -1,
-        "landing": -1,
-        "opponent_target": -1,
-        "opponent_landing": -1,
+    _NO_CHANCE: ClassVar[dict[str, np.int64]] = {
+        "target": np.int64(-1),
+        "landing": np.int64(-1),
+        "opponent_target": np.int64(-1),
+        "opponent_landing": np.int64(-1),
     }
 
-    def _chance_info(self, before: State, outcome: int, *, own: bool) -> dict[str, int]:
+    def _chance_info(self, before: State, outcome: int, *, own: bool) -> dict[str, np.int64]:
         """``target``/``landing`` (the opponent's: ``opponent_target``/``opponent_landing``)."""
         self._last_throw = (before.target, outcome)
-        if own:
-            return {"target": before.target, "landing": outcome}
-        return {"opponent_target": before.target, "opponent_landing": outcome}
+        prefix = "" if own else "opponent_"
+        return {f"{prefix}target": np.int64(before.target), f"{prefix}landing": np.int64(outcome)}
 
 
-def _count_info(scores: dict[str, Any]) -> dict[str, np.ndarray]:
+def count_info(scores: dict[str, Any]) -> dict[str, np.ndarray]:
     """The ``info`` keys of a game's counts (``game.scores``): each an ``int64`` array, so
-    that vectorized envs stack them."""
+    that vectorized envs stack them (the single and the PettingZoo envs' alike)."""
     return {name: np.asarray(counts, np.int64) for name, counts in scores.items()}
 
 
@@ -564,6 +603,53 @@ def check_learner_options(seat: int | None, illegal_action: str) -> None:
         raise ValueError(
             f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}"
         )
+
+
+def check_turn_limit(game: Game[Any, Any], config: Any, max_turns: int, seat: int | None) -> None:
+    """Refuse a turn limit that can end a game before the learner's first decision.
+
+    The first player's first turn is turn 1, so a learner that may sit in the other seat
+    (``seat`` None or that seat) needs ``max_turns >= 2``; every other limit leaves each
+    episode at least one decision of the learner.
+
+    Raises:
+        ValueError: for ``max_turns=1`` with a seat that is not the first player's.
+    """
+    first = game.current_player(game.initial_state(config))
+    if max_turns < 2 and seat != first:
+        other = 1 - first
+        raise ValueError(
+            f"max_turns={max_turns} ends the game after player {first}'s first turn, before "
+            f"the learner in seat {other} decides; use max_turns >= 2 or seat={first}"
+        )
+
+
+def check_num_envs(num_envs: object) -> None:
+    """Check a vector env's number of games, as every vector env of the stack does.
+
+    Raises:
+        ValueError: unless ``num_envs`` is an integer in ``1..MAX_NUM_ENVS``.
+    """
+    if (
+        isinstance(num_envs, bool)
+        or not isinstance(num_envs, int | np.integer)
+        or not 1 <= num_envs <= MAX_NUM_ENVS
+    ):
+        raise ValueError(f"num_envs must be an integer 1..{MAX_NUM_ENVS:,}, got {num_envs!r}")
+
+
+def make_sync_vector_env(
+    game: Game[Any, Any] | str, num_envs: int = 1, **kwargs: Any
+) -> gym.vector.SyncVectorEnv:
+    """Gymnasium's ``SyncVectorEnv`` over ``num_envs`` :class:`GameEnv` of ``game``: the
+    ``vector_entry_point`` of a game without a batched engine, so that ``make_vec`` checks
+    ``num_envs`` as the batched env does.
+
+    Raises:
+        ValueError: for a ``num_envs`` out of range, and what :class:`GameEnv` refuses.
+    """
+    check_num_envs(num_envs)
+    return gym.vector.SyncVectorEnv([functools.partial(GameEnv, game, **kwargs)] * num_envs)
 
 
 def check_reset_arguments(seed: object, options: object) -> None:

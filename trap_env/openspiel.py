@@ -118,8 +118,23 @@ class GameSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
     def __init__(self, game: GameSpielGame) -> None:
         super().__init__(game)
         self.game = game.game
-        self.game_state = self.game.initial_state(game.config)
+        self._store(self.game.initial_state(game.config))
         self.max_turns = game.max_turns
+
+    @property
+    def game_state(self) -> Any:
+        """The game's own state (a value). Setting it, as deserializing does, checks it
+        (``game.check_state``: a ``ValueError`` for a state no game reaches)."""
+        return self.__dict__["game_state"]
+
+    @game_state.setter
+    def game_state(self, state: Any) -> None:
+        self.game.check_state(state)
+        self._store(state)
+
+    def _store(self, state: Any) -> None:
+        """Keep a state the rules made (unchecked), where serialization finds it."""
+        self.__dict__["game_state"] = state
 
     def current_player(self) -> int:
         """The player to act, ``CHANCE`` at a chance node, ``TERMINAL`` at the end."""
@@ -142,11 +157,27 @@ class GameSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
         return sorted(self.game.chance_outcomes(self.game_state))
 
     def _apply_action(self, action: int) -> None:
-        self.game_state = self.game.apply(self.game_state, int(action))
+        self._store(self.game.apply(self.game_state, int(action)))
 
     def _action_to_string(self, player: int, action: int) -> str:
         state = self.game_state
-        return f"{self.game.decision_name(state)} {self.game.action_to_text(state, int(action))}"
+        action = self._checked_action(player, action)
+        return f"{self.game.decision_name(state)} {self.game.action_to_text(state, action)}"
+
+    def _checked_action(self, player: int, action: int) -> int:
+        """``action`` as an int if it is in the range of ``player``'s actions (chance's
+        outcomes for ``CHANCE``).
+
+        Raises:
+            ValueError: naming the action and the range.
+        """
+        game = self.get_game()
+        chance = player == pyspiel.PlayerId.CHANCE
+        limit = game.max_chance_outcomes() if chance else game.num_distinct_actions()
+        if not 0 <= int(action) < limit:
+            kind = "chance outcome" if chance else "action"
+            raise ValueError(f"{kind} {action} is out of range 0..{limit - 1}")
+        return int(action)
 
     def returns(self) -> list[float]:
         """+1 for the winner, -1 for the loser; 0 for both while playing or when cut."""
@@ -281,7 +312,8 @@ GAME_TYPE = spiel_game_type(GAME, SHORT_NAME)
 
 
 class SpielState(GameSpielState):
-    """A Trap! position in OpenSpiel; :attr:`game_state` is the :class:`trap_env.trap.core.State`."""
+    """A Trap! position in OpenSpiel; :attr:`game_state` is a
+    :class:`trap_env.trap.core.State`."""
 
     game_state: core.State
 
@@ -290,7 +322,7 @@ class SpielState(GameSpielState):
             verb = "land"
         else:
             verb = "move" if self.game_state.phase is core.Phase.MOVE else "throw"
-        row, col = divmod(int(action), self.game_state.board_size)
+        row, col = divmod(self._checked_action(player, action), self.game_state.board_size)
         return f"{verb} {row},{col}"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import math
 import multiprocessing
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -91,7 +92,7 @@ class WorkerPool:
     def _start(self) -> _Worker:
         parent_end, child_end = self.context.Pipe()
         process = self.context.Process(  # type: ignore[attr-defined]
-            target=worker_main, args=(child_end, self.config), daemon=True
+            target=worker_main, args=(child_end, self.config, os.getpid()), daemon=True
         )
         process.start()
         child_end.close()

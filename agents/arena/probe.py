@@ -7,6 +7,7 @@ agent is asked whether it can play the run's board (:func:`trap_env.agent.check_
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Iterable
 from multiprocessing.connection import Connection
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from agents.arena.match import interface_problem
 from agents.arena.plan import DEFAULT_RUN, RunConfig, program_limits
 from agents.arena.processes import describe_exit
+from agents.program_process import die_with_parent
 from trap_env.agent import SpecError, UnsupportedGameError, check_supports, make_agent
 
 __all__ = ["check_specs", "probe_specs"]
@@ -53,7 +55,9 @@ def _probe_in_child(
 ) -> dict[str, SpecError | UnsupportedGameError | None]:
     """Probe ``specs`` in one child; one that dies or hangs ends it with that spec's problem."""
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_probe_main, args=(sender, specs, config), daemon=True)
+    process = context.Process(
+        target=_probe_main, args=(sender, specs, config, os.getpid()), daemon=True
+    )
     process.start()
     sender.close()
     found: dict[str, SpecError | UnsupportedGameError | None] = {}
@@ -96,8 +100,10 @@ _PROBLEMS: dict[str, type[SpecError | UnsupportedGameError]] = {
 }
 
 
-def _probe_main(conn: Connection, specs: list[str], config: RunConfig) -> None:
-    """The probing child: for each spec, announce it, then send its problem (or None)."""
+def _probe_main(conn: Connection, specs: list[str], config: RunConfig, parent_pid: int) -> None:
+    """The probing child: for each spec, announce it, then send its problem (or None); it
+    dies with its parent ``parent_pid``."""
+    die_with_parent(parent_pid)
     for spec in specs:
         conn.send(("start", spec, None))
         conn.send(_probe_one(spec, config))

@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, TypeGuard
 
 from agents.arena.match import FAULTS, LastThrow, replay
@@ -25,7 +26,9 @@ MAX_REPLAY_BOARD_SIZE = 100
 """The largest board a record may be replayed on (the rules tables grow as N * N)."""
 
 
-def replay_record(record: dict[str, Any]) -> list[tuple[Any, LastThrow]]:
+def replay_record(
+    record: dict[str, Any], *, allow_paths: bool | Collection[str] = ()
+) -> list[tuple[Any, LastThrow]]:
     """Replay a game record through its game's rules and check its stored outcome.
 
     The record's ``actions`` must be a legal game of its game (Trap! when it names none)
@@ -34,6 +37,9 @@ def replay_record(record: dict[str, Any]) -> list[tuple[Any, LastThrow]]:
     ``winner``, ``reason`` and ``turns`` must be what those actions lead to: a trapped
     player, the turn limit, or a fault of the seat to act (before any action, a fault of
     either seat: its ``reset`` failed).
+
+    A record naming its game by a path is replayed only when ``allow_paths`` allows that
+    path (:func:`trap_env.games.get_game`): reading a record never imports other code.
 
     Returns:
         The states at the start of each turn and the final one, with the last throw.
@@ -54,14 +60,14 @@ def replay_record(record: dict[str, Any]) -> list[tuple[Any, LastThrow]]:
         )
     if not isinstance(actions, list) or not all(_is_int(action) for action in actions):
         raise ValueError(f"actions must be a list of actions (integers), got {actions!r:.60}")
-    rules, params = get_game(game), record_params(record)
+    rules, params = get_game(game, allow_paths=allow_paths), record_params(record)
     state = rules.initial_state(rules.make_config(**params))
     for index, action in enumerate(actions):
         try:
             state = rules.apply(state, action)
         except IllegalActionError as error:
             raise ValueError(f"action {index} of the record: {error}") from None
-    _check_outcome(record, state, has_actions=bool(actions))
+    _check_outcome(rules, record, state, has_actions=bool(actions))
     return list(replay(None, actions, game=game, params=params))
 
 
@@ -74,9 +80,10 @@ def record_params(record: dict[str, Any]) -> dict[str, Any]:
     return {**({} if size is None else {"board_size": size}), **record.get("rules", {})}
 
 
-def _check_outcome(record: dict[str, Any], state: Any, has_actions: bool) -> None:
+def _check_outcome(
+    rules: Game[Any, Any], record: dict[str, Any], state: Any, has_actions: bool
+) -> None:
     """Check the record's ``winner``, ``reason`` and ``turns`` against its final ``state``."""
-    rules = get_game(record_game(record))
     winner, turns = record.get("winner"), record.get("turns")
     max_turns, played = record.get("max_turns"), rules.turn(state)
     if not _is_int(turns) or turns != played:
@@ -120,7 +127,7 @@ def _expected_winner(
         if has_actions or winner not in (0, 1):
             return 1 - rules.current_player(state)
         return int(winner)
-    reasons = end_reasons(rules.name)
+    reasons = end_reasons(record_game(record))  # a game already allowed (and imported)
     raise ValueError(f"reason must be one of {', '.join(reasons)}; got {reason!r:.30}")
 
 

@@ -1,10 +1,17 @@
-"""The results file of a run: one JSON line per game, its settings beside it, a lock on both.
+"""The results file of a run: one JSON line per game, its settings beside it, locked while written.
 
 A run writes ``results.jsonl`` and, beside it, ``results.settings.json`` (the settings
-every game was played with) and ``results.lock`` (held while the run writes).
-:class:`ResultsLog` enforces the rules that keep a results file honest:
+every game was played with); it holds a lock on ``results.jsonl`` itself while it writes
+(a ``results.lock`` that older runs left is not used). :class:`ResultsLog` enforces the
+rules that keep a results file honest:
 
 - one run at a time: a second run into the same file is refused while the lock is held;
+- its own files only: a results or settings file that is a symbolic link is refused
+  (a write would go to the link's target), and a results file replaced while the run
+  writes it (an editor's save) is noticed: the run's games go to ``results.<pid>.jsonl``
+  beside it, named in the error, rather than into a file no longer at the path;
+- no code from a file: a record's game is a registered game, or a game's path only when
+  it is the path of the run's own game (see :func:`check_record`);
 - one set of settings per file: a resumed run must have the recorded settings, and the
   message names each one that differs;
 - no game lost by accident: a file holding games is only continued (``resume``) or
@@ -22,11 +29,14 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import math
 import os
+import stat
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -35,7 +45,7 @@ from typing import Any
 from agents.arena.match import FAULTS
 from agents.files import write_text_atomically
 from trap_env.game import TRUNCATED
-from trap_env.games import DEFAULT_GAME, get_game
+from trap_env.games import DEFAULT_GAME, UnknownGameError, game_names, get_game
 from trap_env.trap.core import DEFAULT_DECAY, MAX_DECAY
 
 try:
@@ -86,11 +96,17 @@ class Results:
 # --- Reading ---------------------------------------------------------------------------
 
 
-def read_results(path: str | os.PathLike[str]) -> Results:
+def read_results(
+    path: str | os.PathLike[str], *, allow_paths: bool | Collection[str] = ()
+) -> Results:
     """The game records of a results file, each checked with :func:`check_record`.
 
     A last line without its newline that is not a valid record is the trace of a run
     killed while writing; it is returned as ``torn_tail``, not raised.
+
+    Args:
+        path: the results file.
+        allow_paths: the game paths a record may name (see :func:`check_record`).
 
     Raises:
         OSError: if the file cannot be read.
@@ -103,7 +119,7 @@ def read_results(path: str | os.PathLike[str]) -> Results:
             if not raw.strip():
                 continue
             try:
-                records.append(_parse_line(raw))
+                records.append(_parse_line(raw, allow_paths))
             except ResultsError as error:
                 if not raw.endswith(b"\n"):
                     return Results(records, raw.decode("utf-8", "replace"))
@@ -115,14 +131,18 @@ def read_results(path: str | os.PathLike[str]) -> Results:
     return Results(records)
 
 
-def load_results(path: str | os.PathLike[str]) -> list[Record]:
+def load_results(
+    path: str | os.PathLike[str], *, allow_paths: bool | Collection[str] = ()
+) -> list[Record]:
     """The game records of a results file; an unfinished last line is skipped with a warning.
+
+    ``allow_paths``: the game paths a record may name (see :func:`check_record`).
 
     Raises:
         OSError: if the file cannot be read.
         ResultsError: for a line that is not a game record (see :func:`read_results`).
     """
-    results = read_results(path)
+    results = read_results(path, allow_paths=allow_paths)
     if results.torn_tail is not None:
         warnings.warn(_torn_message(path, results.torn_tail), ResultsWarning, stacklevel=2)
     return results.records
@@ -133,7 +153,7 @@ def _torn_message(path: str | os.PathLike[str], tail: str) -> str:
     return f"{path}: skipped an unfinished last line (a run killed while writing it): {shown!r}"
 
 
-def _parse_line(raw: bytes) -> Record:
+def _parse_line(raw: bytes, allow_paths: bool | Collection[str]) -> Record:
     try:
         record = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -142,7 +162,7 @@ def _parse_line(raw: bytes) -> Record:
         raise ResultsError(f"not JSON ({error.msg} at column {error.colno})") from None
     except RecursionError:
         raise ResultsError("JSON nested too deeply") from None
-    check_record(record)
+    check_record(record, allow_paths=allow_paths)
     return record  # type: ignore[no-any-return]
 
 
@@ -184,21 +204,13 @@ _OPTIONAL_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
         f"an integer per mille in 0..{MAX_DECAY}",
     ),
     "replays": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),  # type: ignore[operator]
-    "game": (lambda v: _is_game(v), "a game's name (one of trap_env.games.game_names()) or path"),
+    "game": (lambda v: isinstance(v, str), "a game's name"),
     "board_size": (lambda v: _is_int(v) and v >= 3, "an integer >= 3"),  # type: ignore[operator]
     "rules": (lambda v: isinstance(v, dict), "an object of rule parameters"),
     "scores": (lambda v: isinstance(v, dict), "an object of the game's counts"),
 }
 """Fields a game record may leave out: the decay when it is the default, older runs' replays,
 the game when it is Trap!."""
-
-
-def _is_game(name: object) -> bool:
-    try:
-        get_game(name)  # type: ignore[arg-type]
-    except ValueError:
-        return False
-    return True
 
 
 def game_field(game: str) -> dict[str, str]:
@@ -211,9 +223,12 @@ def record_game(record: Record) -> str:
     return record.get("game", DEFAULT_GAME)  # type: ignore[no-any-return]
 
 
-def end_reasons(game: str) -> tuple[str, ...]:
-    """Every way a game of ``game`` can end: its own reasons, the turn limit, or a fault."""
-    return (*get_game(game).end_reasons, TRUNCATED, *FAULTS)
+def end_reasons(game: str, *, allow_paths: bool | Collection[str] = True) -> tuple[str, ...]:
+    """Every way a game of ``game`` can end: its own reasons, the turn limit, or a fault.
+
+    ``allow_paths``: which game paths ``game`` may be (:func:`trap_env.games.get_game`).
+    """
+    return (*get_game(game, allow_paths=allow_paths).end_reasons, TRUNCATED, *FAULTS)
 
 
 def record_decay(record: Record) -> int:
@@ -221,11 +236,17 @@ def record_decay(record: Record) -> int:
     return record.get("decay", DEFAULT_DECAY)  # type: ignore[no-any-return]
 
 
-def check_record(record: object) -> None:
+def check_record(record: object, *, allow_paths: bool | Collection[str] = ()) -> None:
     """Check that ``record`` has the fields and types of a game record, and agrees with itself.
 
     This checks the record's shape (the fields :mod:`agents.arena.stats` and the replay
     read), not the game: replay its ``actions`` through the core for that.
+
+    Args:
+        record: the record, as read from JSON.
+        allow_paths: the game paths the record may name, which are imported: none (a record
+            names a registered game), the path of the game the user gave (``--game PATH``),
+            or any (``True``: a page run with ``--allow-exec``).
 
     Raises:
         ResultsError: naming the first field that is missing or wrong.
@@ -242,7 +263,14 @@ def check_record(record: object) -> None:
             raise ResultsError(f"{name!r} must be {expected}, got {record[name]!r:.80}")
     if record_game(record) == DEFAULT_GAME and "board_size" not in record:
         raise ResultsError("the record has no 'board_size'")
-    reasons = end_reasons(record_game(record))
+    try:
+        reasons = end_reasons(record_game(record), allow_paths=allow_paths)
+    except UnknownGameError:
+        raise ResultsError(
+            f"'game' must be a game's name (one of {', '.join(game_names())}) or the path of "
+            f"the game given to play (a path in a file is not imported otherwise), got "
+            f"{record_game(record)!r:.80}"
+        ) from None
     if record["reason"] not in reasons:
         raise ResultsError(
             f"'reason' must be one of {', '.join(reasons)}, got {record['reason']!r:.80}"
@@ -266,27 +294,31 @@ def settings_path(results_path: Path) -> Path:
     return results_path.with_suffix(".settings.json")
 
 
-def lock_path(results_path: Path) -> Path:
-    """The file a run writing ``results_path`` holds locked."""
-    return results_path.with_suffix(".lock")
+def rescue_path(results_path: Path) -> Path:
+    """Where this process writes its games if ``results_path`` is replaced under it."""
+    return results_path.with_suffix(f".{os.getpid()}.jsonl")
 
 
 class ResultsLog:
     """A results file, locked against other runs while this one uses it (a context manager).
 
     Use :meth:`previous` to learn which games to keep (it refuses what the run may not
-    do), then :meth:`start` to commit to the file, then :meth:`append` for each game.
+    do), then :meth:`start` to commit to the file, then :meth:`append` for each game, and
+    :meth:`check_in_place` once the last is appended.
     """
 
     def __init__(self, path: str | os.PathLike[str], report: Callable[[str], None] = print) -> None:
         self.path = Path(path)
         self.report = report
-        self._lock_fd: int | None = None
         self._fd: int | None = None
+        self._created = False  # the file is this run's own, removed if it never starts
+        self._held: list[Record] = []  # every game the file holds, for a rescue
+        self._torn_tail: str | None = None
 
     def __enter__(self) -> ResultsLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock_fd = _take_lock(lock_path(self.path), self.path)
+        self._created = not os.path.lexists(self.path)
+        self._fd = _open_locked(self.path)
         return self
 
     def __exit__(
@@ -295,27 +327,33 @@ class ResultsLog:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        for fd in (self._fd, self._lock_fd):
-            if fd is not None:
-                os.close(fd)  # closing the lock's descriptor releases the lock
-        self._fd = self._lock_fd = None
+        if self._fd is None:
+            return
+        if self._created and self._is_in_place():  # refused before it started: leave no file
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+        os.close(self._fd)  # closing the descriptor releases the lock
+        self._fd = None
 
     def previous(self, settings: dict[str, Any], *, resume: bool, overwrite: bool) -> list[Record]:
         """The recorded games this run keeps, after checking that it may use the file.
 
         Args:
             settings: the run's settings (JSON values), compared with the recorded ones.
-            resume: continue the file: keep its games (the settings must match).
+            resume: continue the file: keep its games (the settings must match, and every
+                game must be of the settings' game).
             overwrite: replace the file's games (ignored with ``resume``).
 
         Raises:
             ResultsError: the file holds games and neither ``resume`` nor ``overwrite`` was
                 asked; or ``resume`` with settings that differ from the recorded ones (each
-                difference named); or an unreadable line.
+                difference named) or over a game of another game; or an unreadable line;
+                or a settings file that is a symbolic link.
         """
-        if not self.path.exists() or (overwrite and not resume):
+        _check_not_linked(settings_path(self.path))
+        if overwrite and not resume:
             return []
-        results = read_results(self.path)
+        results = read_results(self.path, allow_paths=(_game_of(settings),))
         if not resume:
             if results.records:
                 raise ResultsError(
@@ -325,46 +363,87 @@ class ResultsLog:
                 )
             return []
         _check_settings(self.path, settings, results.records)
+        self._held, self._torn_tail = list(results.records), results.torn_tail
         return results.records
 
     def start(self, settings: dict[str, Any], *, keep: bool) -> None:
-        """Record the settings and open the file for appending (emptied unless ``keep``)."""
-        if keep and self.path.exists():
+        """Record the settings and make the file ready for appending (emptied unless ``keep``)."""
+        assert self._fd is not None, "enter the log before starting it"
+        self._created = False
+        if keep:
             self._finish_last_line()
         else:
-            self.path.write_bytes(b"")
+            os.ftruncate(self._fd, 0)
+            self._held = []
         write_text_atomically(settings_path(self.path), json.dumps(settings, indent=2) + "\n")
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def append(self, record: Record) -> None:
         """Append one game as a whole line and flush it to disk.
 
         Raises:
-            ResultsError: if the line cannot be written (a full disk, say), saying that the
-                games recorded before it are kept and how to go on.
+            ResultsError: if the file is no longer the one at its path (see
+                :meth:`check_in_place`), or if the line cannot be written (a full disk,
+                say), saying that the games recorded before it are kept and how to go on.
         """
         assert self._fd is not None, "start() the log before appending"
-        data = memoryview((json.dumps(record) + "\n").encode())
+        self._check_in_place([record])
         try:
-            _write_line(self._fd, data)
+            _write_line(self._fd, memoryview(_line(record)))
         except OSError as error:
             raise ResultsError(
                 f"{self.path}: cannot record game {record.get('game_id')!r} "
                 f"({error.strerror or error}); the games recorded before it are kept: make "
                 "room and run again with --resume"
             ) from None
+        self._held.append(record)
+
+    def check_in_place(self) -> None:
+        """Check that the file this run writes is still the file at its path.
+
+        Raises:
+            ResultsError: if it was replaced or removed (an editor's save, ``sed -i``): the
+                games the run holds are written to :func:`rescue_path`, which it names.
+        """
+        self._check_in_place([])
+
+    def _is_in_place(self) -> bool:
+        assert self._fd is not None
+        try:
+            found = os.stat(self.path, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        held = os.fstat(self._fd)
+        return (found.st_ino, found.st_dev) == (held.st_ino, held.st_dev)
+
+    def _check_in_place(self, pending: list[Record]) -> None:
+        if self._is_in_place():
+            return
+        games = [*self._held, *pending]
+        rescue = rescue_path(self.path)
+        fd = os.open(rescue, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW, 0o644)
+        try:
+            _write_line(fd, memoryview(b"".join(map(_line, games))))
+        finally:
+            os.close(fd)
+        raise ResultsError(
+            f"{self.path} was replaced or removed while this run wrote it (an editor's save?); "
+            f"the {len(games)} games this run holds are in {rescue}: check them, put them at "
+            "the results file's path and run again with --resume"
+        )
 
     def _finish_last_line(self) -> None:
         """Cut an unfinished last line (reporting it), or end a complete one with its newline."""
-        results = read_results(self.path)
+        assert self._fd is not None
         data = self.path.read_bytes()
-        if results.torn_tail is not None:
-            self.report(_torn_message(self.path, results.torn_tail))
-            with open(self.path, "r+b") as file:
-                file.truncate(data.rfind(b"\n") + 1)
+        if self._torn_tail is not None:
+            self.report(_torn_message(self.path, self._torn_tail))
+            os.ftruncate(self._fd, data.rfind(b"\n") + 1)
         elif data and not data.endswith(b"\n"):
-            with open(self.path, "ab") as file:
-                file.write(b"\n")
+            _write_line(self._fd, memoryview(b"\n"))
+
+
+def _line(record: Record) -> bytes:
+    return (json.dumps(record) + "\n").encode()
 
 
 def _write_line(fd: int, data: memoryview) -> None:
@@ -374,22 +453,66 @@ def _write_line(fd: int, data: memoryview) -> None:
     os.fsync(fd)
 
 
-def _take_lock(path: Path, results: Path) -> int:
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+"""Open a file only if it is not a symbolic link (where the system can say so)."""
+
+
+def _open_locked(path: Path) -> int:
+    """The results file, opened for appending (created if need be) and locked.
+
+    Raises:
+        ResultsError: for a symbolic link or anything but a file, or a file another run
+            holds (naming its process where the system says it).
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW, 0o644)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise ResultsError(_linked_message(path)) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ResultsError(f"{path} is not a file; remove it, or choose another output folder")
     if fcntl is None:
         return fd
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+        holder = _lock_holder(os.fstat(fd).st_ino)
         os.close(fd)
         raise ResultsError(
-            f"another run (process {holder}) is writing to {results}; wait for it to end, "
+            f"another run (process {holder}) is writing to {path}; wait for it to end, "
             "or choose another output folder"
         ) from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
     return fd
+
+
+def _lock_holder(inode: int) -> str:
+    """The process that holds a lock on the file ``inode``, from ``/proc/locks`` (Linux)."""
+    try:
+        with open("/proc/locks", encoding="ascii") as locks:
+            for fields in map(str.split, locks):
+                if fields[1:2] == ["FLOCK"] and fields[5].rsplit(":", 1)[-1] == str(inode):
+                    return fields[4]
+    except (OSError, IndexError):
+        pass
+    return "unknown"
+
+
+def _check_not_linked(path: Path) -> None:
+    if path.is_symlink():
+        raise ResultsError(_linked_message(path))
+
+
+def _linked_message(path: Path) -> str:
+    return (
+        f"{path} is a symbolic link, and a run writes only its own files, never through a "
+        "link; remove the link, or choose another output folder"
+    )
+
+
+def _game_of(settings: dict[str, Any]) -> str:
+    return settings.get("game", DEFAULT_GAME)  # type: ignore[no-any-return]
 
 
 _UNNAMED = {"board_sizes": None, "opening_plies": 0}
@@ -397,9 +520,14 @@ _UNNAMED = {"board_sizes": None, "opening_plies": 0}
 
 
 def _check_settings(path: Path, settings: dict[str, Any], records: list[Record]) -> None:
-    """Refuse to resume a file recorded with other settings, naming each difference."""
+    """Refuse to resume a file recorded with other settings (naming each difference) or
+    holding a game of another game."""
+    game = _game_of(settings)
     recorded = _UNNAMED | _recorded_settings(path, records)
     settings = _UNNAMED | settings
+    for side in (recorded, settings):  # a rule written out at its default is the same run
+        if _game_of(side) == game:
+            side["rules"] = _rules_set(game, side.get("rules"))
     differences = [
         f"{name} {_show(recorded[name])} there, {_show(value)} now"
         for name, value in settings.items()
@@ -411,6 +539,28 @@ def _check_settings(path: Path, settings: dict[str, Any], records: list[Record])
             + "; ".join(differences)
             + "); resume with the recorded settings, or use --overwrite or another folder"
         )
+    for number, record in enumerate(records, start=1):
+        if record_game(record) != game:
+            raise ResultsError(
+                f"cannot resume {path}: its game {number} ({record['game_id']!r:.60}) is a game "
+                f"of {record_game(record)}, this run plays {game}; a results file holds one "
+                "game's games: resume with that game, or use --overwrite or another folder"
+            )
+
+
+def _rules_set(game: str, rules: object) -> object:
+    """The ``rules`` of a run of ``game`` that differ from the game's defaults (None: none
+    does); anything but a dict of rules is left as it is, for the comparison to name."""
+    if not isinstance(rules, dict):
+        return rules
+    found = get_game(game, allow_paths=(game,))
+    defaults = found.config_params(found.make_config())
+    changed = {key: value for key, value in rules.items() if defaults.get(key, _NONE) != value}
+    return changed or None
+
+
+_NONE = object()
+"""A default no rule has."""
 
 
 def _recorded_settings(path: Path, records: list[Record]) -> dict[str, Any]:

@@ -134,6 +134,7 @@ def run_games(
                     finish(play_task(task, config, {}, None))
             else:
                 backend_pool(config.backend)(config, finish, say).run(todo)
+        log.check_in_place()  # replaced after the last game: report no game that is not there
     return [done[task.game_id] for task in tasks if task.game_id in done]
 
 

@@ -13,6 +13,7 @@ from typing import NamedTuple
 from agents.arena.match import GameResult, derive_seed, interface_problem, play_game
 from agents.arena.plan import GameTask, RunConfig, program_limits
 from agents.arena.results import Record
+from agents.program_process import die_with_parent
 from agents.timing import limit_threads
 from trap_env.agent import Agent, check_supports, make_agent
 from trap_env.games import DEFAULT_GAME, get_game
@@ -130,8 +131,10 @@ def _turn_beats(beat: BeatSink, config: RunConfig) -> Callable[[int, State, list
     return on_turn
 
 
-def worker_main(conn: Connection, config: RunConfig) -> None:
-    """A worker: play the tasks received on ``conn`` until it receives None."""
+def worker_main(conn: Connection, config: RunConfig, parent_pid: int) -> None:
+    """A worker: play the tasks received on ``conn`` until it receives None; it dies with
+    its parent ``parent_pid``, however the parent ends (even with its agent hung)."""
+    die_with_parent(parent_pid)
     # One worker per core: numerical libraries (torch, BLAS) on one thread each, so that
     # workers do not compete for cores and the CPU time per turn stays one core's.
     limit_threads()

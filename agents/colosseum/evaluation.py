@@ -61,17 +61,18 @@ def areas(board_size: int, walls: Walls, first: int, second: int) -> tuple[int, 
     mine, theirs = 1 << first, 1 << second
     seen = mine | theirs
     own_count = other_count = 0
-    while True:
+    for _ in range(board_size * board_size):  # each round reaches a new cell, or stops
         new_mine = rules.spread(board_size, walls, mine) & ~seen
         new_theirs = rules.spread(board_size, walls, theirs) & ~seen
         if not (new_mine or new_theirs):
-            return own_count + 1, other_count + 1
+            break
         contested = new_mine & new_theirs
         own_count += (new_mine & ~contested).bit_count()
         other_count += (new_theirs & ~contested).bit_count()
         mine |= new_mine & ~contested
         theirs |= new_theirs & ~contested
         seen |= new_mine | new_theirs
+    return own_count + 1, other_count + 1
 
 
 def mobility(board_size: int, walls: Walls, cell: int, other: int) -> Bitboard:

@@ -53,9 +53,9 @@ def random_walk(state: ColosseumState, rng: random.Random) -> int:
             row, col = start
             break
         row, col = _step(row, col, side)
-    side = rng.randrange(NUM_SIDES)
-    while rules.has_wall(walls, row * n + col, side):
-        side = rng.randrange(NUM_SIDES)
+    side, redraws = rng.randrange(NUM_SIDES), 0
+    while rules.has_wall(walls, row * n + col, side) and redraws < MAX_REDRAWS:
+        side, redraws = rng.randrange(NUM_SIDES), redraws + 1  # no end on a walled-in cell
     return rules.action_of(row * n + col, side)
 
 

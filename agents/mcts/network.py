@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from agents.files import save_npz_atomically
+from trap_env.cache import per_board_size
 from trap_env.game import Game
 from trap_env.games import game_names, get_game
 
@@ -284,7 +285,7 @@ def _relu(x: FloatArray) -> FloatArray:
     return np.asarray(np.maximum(x, np.float32(0.0)))
 
 
-@functools.cache
+@per_board_size()
 def _window_indices(board_size: int) -> np.ndarray:
     """For each cell, the flat indices of its 3x3 window in the zero-padded board."""
     side = board_size + 2

@@ -15,8 +15,7 @@ Example:
 
 from __future__ import annotations
 
-import functools
-
+from trap_env.cache import per_board_size
 from trap_env.othello.rules import Bitboard, Cell, check_board_size, full_board
 
 __all__ = ["Geometry", "geometry"]
@@ -183,7 +182,7 @@ def _square_values(n: int, corners: set[int], x_squares: set[int]) -> tuple[int,
     return tuple(values)
 
 
-@functools.cache
+@per_board_size()
 def geometry(board_size: int) -> Geometry:
     """The :class:`Geometry` of an N x N board, built once per N."""
     return Geometry(board_size)

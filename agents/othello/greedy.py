@@ -14,10 +14,10 @@ Example:
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 from agents.othello.random_agent import OthelloAgent
+from trap_env.cache import per_board_size
 from trap_env.othello import rules
 from trap_env.othello.rules import Bitboard, OthelloState
 
@@ -36,7 +36,7 @@ class Weights:
     corners: float = 10.0
 
 
-@functools.cache
+@per_board_size()
 def corners(board_size: int) -> Bitboard:
     """The four corner cells.
 

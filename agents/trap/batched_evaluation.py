@@ -21,13 +21,12 @@ Example:
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from numpy.typing import NDArray
 
 from agents.trap.evaluation import DEFAULT_WEIGHTS, EVAL_BOUND, Weights
 from trap_env.batched import I64, U64
+from trap_env.cache import per_board_size
 from trap_env.trap import kernel
 from trap_env.trap.batched import Tables
 
@@ -48,7 +47,7 @@ class _Shifts:
         self.row = np.uint64(board_size)
 
 
-@functools.cache
+@per_board_size()
 def _shifts(board_size: int) -> _Shifts:
     return _Shifts(board_size)
 
@@ -61,8 +60,8 @@ def _dilate(s: _Shifts, cells: U64) -> U64:
 
 
 def king_dilate(board_size: int, cells: U64) -> U64:
-    """Each bitboard's cells and their king-step neighbours (:func:`trap_env.trap.kernel.king_dilate`
-    for arrays)."""
+    """Each bitboard's cells and their king-step neighbours
+    (:func:`trap_env.trap.kernel.king_dilate` for arrays)."""
     return _dilate(_shifts(board_size), cells)
 
 

@@ -47,6 +47,7 @@ from agents.search.expectimax import REDUCE_BELOW
 from agents.trap.batched_evaluation import board_values, king_dilate
 from agents.trap.evaluation import DEFAULT_WEIGHTS, Weights
 from trap_env.batched import I64, U64, Bool, gather, num_games
+from trap_env.cache import per_board_size
 from trap_env.trap import batched as batched_trap
 from trap_env.trap import kernel
 from trap_env.trap.batched import MOVE, NO_CELL, PER_MILLE, THROW, Batch, Tables
@@ -89,7 +90,7 @@ def _cells_where(rows: Bool, t: Tables) -> U64:
     return bits
 
 
-@functools.cache
+@per_board_size()
 def _board(t: Tables, throw_radius: int) -> _Board:
     return _Board(t, throw_radius)
 

@@ -6,7 +6,9 @@ Its ``Game.py`` calls ``getMove(grid)`` as a turn begins and ``getTrap(grid)`` a
 move; it numbers the players 1 and 2 (this project's 0 and 1), and ``grid.map`` is an
 ``N x N`` float array (0 empty, 1 and 2 the players, -1 a trap). ``PlayerAI`` rebuilds a
 :class:`trap_env.trap.core.State` from the grid (phase ``MOVE`` for ``getMove``, ``THROW`` for
-``getTrap``) and asks the wrapped agent.
+``getTrap``) and asks the wrapped agent. A grid it cannot read, or a position no game
+reaches, gets a line on standard error and an answer the engine accepts where one exists
+(a free neighbour to step to, a free cell to throw at), never a traceback.
 
 Example (in the course's ``Game.py``)::
 
@@ -17,15 +19,16 @@ Example (in the course's ``Game.py``)::
 from __future__ import annotations
 
 import numbers
+import sys
 from typing import Any, Protocol
 
 from agents.registry import make_agent
 from trap_env.agent import Agent
 from trap_env.checks import describe, is_integral
 from trap_env.trap import core
-from trap_env.trap.core import Cell, Phase, State
+from trap_env.trap.core import Phase, State
 
-__all__ = ["PlayerAI", "state_from_grid"]
+__all__ = ["PlayerAI", "fallback_cell", "state_from_grid"]
 
 _PLAYER_VALUES = (1.0, 2.0)
 _TRAP_VALUE = -1.0
@@ -85,6 +88,25 @@ def _grid_cells(grid: CourseGrid) -> tuple[int, list[float]]:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"grid.map must be {shape}, found {describe(value)}")
     return n, [float(value) for value in values]
+
+
+def fallback_cell(grid: Any, phase: Phase, position: tuple[int, int] | None) -> tuple[int, int]:
+    """An answer the engine accepts, read from a grid as far as it can be: for a move, an
+    empty neighbour of ``position``; for a throw, an empty cell; else ``position`` (or
+    ``(0, 0)``), when no such cell can be read."""
+    try:
+        rows = [list(row) for row in grid.map]
+        if phase is Phase.MOVE and position is not None:
+            row, col = position
+            cells = [(row + dr, col + dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
+        else:
+            cells = [(row, col) for row in range(len(rows)) for col in range(len(rows[row]))]
+        for row, col in cells:
+            if 0 <= row < len(rows) and 0 <= col < len(rows[row]) and rows[row][col] == 0:
+                return row, col
+    except Exception:  # an answer in any case, never a traceback
+        pass
+    return position or (0, 0)
 
 
 class PlayerAI:
@@ -153,21 +175,26 @@ class PlayerAI:
 
     def getMove(self, grid: CourseGrid) -> tuple[int, int]:
         """The ``(row, col)`` to step to, given the grid as the turn begins."""
-        action = self._ask(grid, Phase.MOVE)
         # The engine checks the move against getPosition() before it calls setPosition:
         # the position must stay the old one until then.
-        return divmod(action, int(grid.dim))
+        return self._ask(grid, Phase.MOVE)
 
     def getTrap(self, grid: CourseGrid) -> tuple[int, int]:
         """The ``(row, col)`` to throw a trap at, given the grid after the move."""
-        action = self._ask(grid, Phase.THROW)
+        cell = self._ask(grid, Phase.THROW)
         self._own_turns += 1
-        return divmod(action, int(grid.dim))
+        return cell
 
-    def _ask(self, grid: CourseGrid, phase: Phase) -> Cell:
+    def _ask(self, grid: CourseGrid, phase: Phase) -> tuple[int, int]:
         if self.player_num is None:
             raise ValueError("call setPlayerNum(1 or 2) before asking for a move or a trap")
         # Turns completed by both players: player 1 moves first, in turns 0, 2, 4, ...
         turn = 2 * self._own_turns + self.player_num - 1
-        state = state_from_grid(grid, self.player_num - 1, phase, turn)
-        return int(self.agent.select_action(state))
+        try:
+            state = state_from_grid(grid, self.player_num - 1, phase, turn)
+        except (TypeError, ValueError) as error:
+            what = phase.name.lower()
+            print(f"PlayerAI cannot read the grid ({error}); a fallback {what}", file=sys.stderr)
+            return fallback_cell(grid, phase, self.position)
+        row, col = divmod(int(self.agent.select_action(state)), state.board_size)
+        return row, col

@@ -5,10 +5,15 @@ Safe by default, since any web page the user visits may send requests to 127.0.0
 
 - every ``/api/`` request must name an allowed ``Host`` (the loopback names and the
   address listened on: a page from elsewhere that rebinds its name to 127.0.0.1 is
-  refused) and, when the browser sends one, an ``Origin`` of this server and a
-  ``Sec-Fetch-Site`` that is not another site's;
+  refused) and, when the browser sends them, a ``Sec-Fetch-Site`` that is not another
+  site's and an ``Origin`` (without one, a ``Referer``) of this server's own scheme, host
+  and port;
 - requests that change anything are ``POST`` with a JSON body (a form on another site
-  cannot send one without asking first, and the server never says yes);
+  cannot send one without asking first, and the server never says yes) of at most
+  :data:`MAX_BODY` bytes, refused before it is read when it says it is larger;
+- heavy work (records checked and replayed, frames and standings built, bodies parsed)
+  runs in at most :data:`HEAVY_THREADS` threads, never in the event loop, so that the
+  server answers other requests meanwhile;
 - agent specs are the games' built-in agents, unless the server was started with
   ``allow_exec`` (then ``exec:`` programs and dotted paths too);
 - results files are read only under the results root.
@@ -26,8 +31,10 @@ import random
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
+import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
@@ -39,6 +46,7 @@ from agents.arena.plan import RunConfig
 from agents.options import parse_spec
 from agents.registry import AGENT_TABLE, agent_names
 from agents.web.live import LiveGame, LiveGames, build_seats
+from agents.web.seats import SeatFault
 from agents.web.views import (
     MAX_BOARD_SIZE,
     RESULTS_FILE,
@@ -59,6 +67,18 @@ MAX_TIME_BUDGET = 60.0
 """The most CPU seconds per turn the page gives an agent."""
 MAX_BODY = 4 * 2**20
 """The largest request body read (a pasted record)."""
+MAX_SPEC = 1000
+"""The most characters of an agent spec (a program's command line included)."""
+MAX_ACTION_TEXT = 40
+"""The most characters of an action written as text (``d3``, ``2,3``, ``2,3,up``)."""
+MAX_DIGITS = 30
+"""The most digits of an integer in a request (a seed has at most 19)."""
+MAX_INDEX_DIGITS = 9
+"""The most digits of a game's or a frame's number in a query."""
+HEAVY_THREADS = 2
+"""Threads that heavy work runs in at once (the machine's cores are the agents')."""
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+T = TypeVar("T")
 
 
 class Settings:
@@ -71,6 +91,7 @@ class Settings:
 
     Attributes:
         stopping: set when the server stops, so that the event streams end at once.
+        heavy: the threads heavy work runs in, :data:`HEAVY_THREADS` at most.
     """
 
     def __init__(self, results_root: Path, allow_exec: bool, hosts: Iterable[str]) -> None:
@@ -78,6 +99,7 @@ class Settings:
         self.allow_exec = allow_exec
         self.hosts = set(hosts)
         self.stopping = threading.Event()
+        self.heavy = anyio.CapacityLimiter(HEAVY_THREADS)
 
 
 class ApiError(Exception):
@@ -105,6 +127,8 @@ def check_spec(spec: object, game: str, allow_exec: bool) -> str:
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ApiError("give an agent spec, such as 'random' or 'expectiminimax:time_limit=1.0'")
+    if len(spec) > MAX_SPEC:
+        raise ApiError(f"an agent spec has at most {MAX_SPEC} characters, got {len(spec)}")
     try:
         name, _ = parse_spec(spec)
     except SpecError as error:
@@ -134,13 +158,17 @@ def create_app(settings: Settings) -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
         Route("/api/info", _api(settings, lambda request: _info(settings))),
         Route("/api/games", _api(settings, lambda r: _start(r, settings, games)), methods=["POST"]),
-        Route("/api/games/{id}", _api(settings, lambda r: _snapshot(r, games))),
+        Route("/api/games/{id}", _api(settings, lambda r: _snapshot(r, settings, games))),
         Route("/api/games/{id}/events", _api(settings, lambda r: _events(r, games, settings))),
-        Route("/api/games/{id}/action", _api(settings, lambda r: _act(r, games)), methods=["POST"]),
+        Route(
+            "/api/games/{id}/action",
+            _api(settings, lambda r: _act(r, settings, games)),
+            methods=["POST"],
+        ),
         Route(
             "/api/games/{id}/close", _api(settings, lambda r: _close(r, games)), methods=["POST"]
         ),
-        Route("/api/replay", _api(settings, _replay), methods=["POST"]),
+        Route("/api/replay", _api(settings, lambda r: _replay(r, settings)), methods=["POST"]),
         Route("/api/results", _api(settings, lambda r: _results(r, settings))),
         Route("/api/results/game", _api(settings, lambda r: _result_game(r, settings))),
         Route("/api/tournament", _api(settings, lambda r: _tournament(r, settings))),
@@ -177,26 +205,86 @@ def _check_headers(request: Request, settings: Settings) -> None:
     host = request.headers.get("host", "")
     if host not in settings.hosts:
         raise ApiError(f"refused: the Host {host!r:.60} is not this server's", 403)
-    origin = request.headers.get("origin")
-    if origin is not None and origin.partition("://")[2] not in settings.hosts:
-        raise ApiError(f"refused: a request from another origin ({origin:.60})", 403)
-    if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+    fetch_site = request.headers.get("sec-fetch-site")
+    if fetch_site not in (None, "same-origin", "none"):
         raise ApiError("refused: a request from another site", 403)
+    origin = request.headers.get("origin")
+    if origin is None and fetch_site is None:
+        origin = request.headers.get("referer")
+    own = f"{request.url.scheme}://{host}"
+    if origin is not None and _origin_of(origin) != _origin_of(own):
+        raise ApiError(f"refused: a request from another origin ({origin:.60}), not {own}", 403)
     if request.method == "POST" and request.headers.get("content-type") != "application/json":
         raise ApiError("a POST's body must be JSON (Content-Type: application/json)", 415)
 
 
-async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise ApiError(f"the request is larger than {MAX_BODY // 2**20} MiB", 413)
+def _origin_of(url: str) -> tuple[str, str | None, int | None] | None:
+    """The scheme, host and port (the default one where none is written) of ``url``; None
+    for a URL that has none (``null``, a path)."""
+    parts = urlsplit(url)
     try:
-        body = json.loads(raw or b"{}")
+        port = parts.port or _DEFAULT_PORTS.get(parts.scheme)
+    except ValueError:  # a port that is not a number from 0 to 65535
+        return None
+    return (parts.scheme, parts.hostname, port) if parts.hostname else None
+
+
+async def _in_thread(settings: Settings, function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)`` in one of the heavy-work threads (the event loop serves on)."""
+    return await anyio.to_thread.run_sync(function, *args, limiter=settings.heavy)
+
+
+async def _read_body(request: Request) -> bytes:
+    """The body, refused (413) past :data:`MAX_BODY` bytes: at once when its
+    ``Content-Length`` says so, else as soon as that many have come."""
+    too_large = ApiError(f"the request is larger than {MAX_BODY // 2**20} MiB", 413)
+    declared = request.headers.get("content-length", "")
+    if (
+        declared.isascii()
+        and declared.isdigit()
+        and (len(declared) > len(str(MAX_BODY)) or int(declared) > MAX_BODY)
+    ):
+        raise too_large
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _parse_json(text: str | bytes, what: str) -> Any:
+    """``text`` as JSON, with integers of at most :data:`MAX_DIGITS` digits.
+
+    Raises:
+        ApiError: naming ``what`` and what is wrong with it (not JSON, nested too deep, a
+            number too long).
+    """
+    try:
+        return json.loads(text, parse_int=_parse_int)
+    except RecursionError:
+        raise ApiError(f"{what} is nested too deeply to read") from None
     except ValueError as error:
-        raise ApiError(f"the request is not JSON: {error}") from None
+        raise ApiError(f"{what} is not JSON: {error}") from None
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ApiError(f"a number has more than {MAX_DIGITS} digits: {text:.20}...")
+    return int(text)
+
+
+def _object_of(raw: bytes) -> dict[str, Any]:
+    body = _parse_json(raw or b"{}", "the request")
     if not isinstance(body, dict):
         raise ApiError("the request must be a JSON object")
     return body
+
+
+async def _body(request: Request, settings: Settings) -> dict[str, Any]:
+    """The request's JSON object, read and parsed (in a heavy-work thread)."""
+    return await _in_thread(settings, _object_of, await _read_body(request))
 
 
 def _info(settings: Settings) -> dict[str, Any]:
@@ -217,7 +305,7 @@ def _info(settings: Settings) -> dict[str, Any]:
 
 async def _start(request: Request, settings: Settings, games: LiveGames) -> dict[str, Any]:
     """Start a game: ``specs`` by seat, None for the person's seat (Play) or none (Watch)."""
-    body = await _body(request)
+    body = await _body(request, settings)
     config = _run_config(body)
     specs = body.get("specs")
     if not isinstance(specs, list) or len(specs) != 2 or specs.count(None) > 1:
@@ -233,6 +321,8 @@ async def _start(request: Request, settings: Settings, games: LiveGames) -> dict
         seats = await asyncio.to_thread(build_seats, checked, config, seed)
     except SpecError as error:
         raise ApiError(str(error)) from None
+    except SeatFault as error:  # the agent's worker died or hung while building it
+        raise ApiError(f"the agent could not start: {error}") from None
     labels = [spec or "you" for spec in checked]
     game = LiveGame(seats, labels, config, seed)
     try:
@@ -284,17 +374,26 @@ def _game(request: Request, games: LiveGames) -> LiveGame:
         ) from None
 
 
-def _start_index(request: Request) -> int:
-    text = request.query_params.get("from", "0")
-    if not text.isdigit():
-        raise ApiError(f"from must be a frame index, got {text!r:.20}")
+def _query_number(request: Request, name: str, what: str) -> int:
+    """The query's ``name`` (0 if absent): ASCII digits, at most :data:`MAX_INDEX_DIGITS`."""
+    text = request.query_params.get(name, "0")
+    if not (text.isascii() and text.isdigit()) or len(text) > MAX_INDEX_DIGITS:
+        raise ApiError(
+            f"{name} must be {what}, at most {MAX_INDEX_DIGITS} digits 0-9, got {text!r:.20}"
+        )
     return int(text)
 
 
-def _snapshot(request: Request, games: LiveGames) -> dict[str, Any]:
-    """The frames from ``from``, what is asked of the person, and the record once over."""
+def _start_index(request: Request) -> int:
+    return _query_number(request, "from", "a frame index")
+
+
+async def _snapshot(request: Request, settings: Settings, games: LiveGames) -> Response:
+    """The frames from ``from``, what is asked of the person, and the record once over
+    (rendered in a heavy-work thread: a long game's frames are megabytes)."""
     frames, waiting, record = _game(request, games).snapshot(_start_index(request))
-    return {"frames": frames, "waiting": waiting, "record": record}
+    answer = {"frames": frames, "waiting": waiting, "record": record}
+    return await _in_thread(settings, JSONResponse, answer)
 
 
 def _events(request: Request, games: LiveGames, settings: Settings) -> StreamingResponse:
@@ -309,7 +408,7 @@ def _events(request: Request, games: LiveGames, settings: Settings) -> Streaming
             if key != last_key:
                 last_key, sent = key, sent + len(frames)
                 message = {"frames": frames, "waiting": waiting, "record": record}
-                yield f"data: {json.dumps(message)}\n\n"
+                yield f"data: {await _in_thread(settings, json.dumps, message)}\n\n"
             if record is not None:
                 yield "event: end\ndata: {}\n\n"
                 return
@@ -319,12 +418,14 @@ def _events(request: Request, games: LiveGames, settings: Settings) -> Streaming
     return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
 
 
-async def _act(request: Request, games: LiveGames) -> dict[str, Any]:
+async def _act(request: Request, settings: Settings, games: LiveGames) -> dict[str, Any]:
     """The person's choice: an ``action`` (an integer) or its ``text`` in the game's form."""
-    game, body = _game(request, games), await _body(request)
+    game, body = _game(request, games), await _body(request, settings)
     action = str(body["text"]) if "text" in body else body.get("action")
     if isinstance(action, bool) or not isinstance(action, int | str):
         raise ApiError(f"action must be an integer, got {action!r:.20}")
+    if isinstance(action, str) and len(action) > MAX_ACTION_TEXT:
+        raise ApiError(f"an action's text has at most {MAX_ACTION_TEXT} characters: {action:.20}")
     try:
         game.choose(action)
     except ValueError as error:
@@ -340,21 +441,22 @@ def _close(request: Request, games: LiveGames) -> dict[str, Any]:
 # --- Records and results files ------------------------------------------------------------
 
 
-async def _replay(request: Request) -> dict[str, Any]:
+async def _replay(request: Request, settings: Settings) -> Response:
     """A pasted record, checked as ``trap-play --replay`` checks it, as frames."""
-    body = await _body(request)
-    record = body.get("record")
+    return await _in_thread(settings, _pasted_frames, await _read_body(request))
+
+
+def _pasted_frames(raw: bytes) -> Response:
+    record = _object_of(raw).get("record")
     if isinstance(record, str):
-        try:
-            record = json.loads(record)
-        except ValueError as error:
-            raise ApiError(f"the record is not JSON: {error}") from None
+        record = _parse_json(record, "the record")
     return _frames_of(record, "the record")
 
 
-def _frames_of(record: Any, what: str) -> dict[str, Any]:
+def _frames_of(record: Any, what: str, allow_paths: bool = False) -> Response:
+    """The frames of ``record`` as a response, rendered here (in a heavy-work thread)."""
     try:
-        return record_frames(record)
+        return JSONResponse(record_frames(record, allow_paths))
     except ValueError as error:
         raise ApiError(f"{what} is not a valid game: {error}") from None
 
@@ -367,9 +469,9 @@ def _results_file(request: Request, settings: Settings) -> Path:
         raise ApiError(str(error), 404) from None
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
+def _records(path: Path, allow_paths: bool) -> list[dict[str, Any]]:
     try:
-        return read_records(path)
+        return read_records(path, allow_paths)
     except ValueError as error:
         raise ApiError(str(error)) from None
 
@@ -378,30 +480,32 @@ async def _results(request: Request, settings: Settings) -> dict[str, Any]:
     """The results folders under the root, or with ``folder`` the games of its file."""
     if "folder" not in request.query_params:
         root = settings.results_root
-        found = await asyncio.to_thread(lambda: sorted(root.glob(f"**/{RESULTS_FILE}"))[:200])
+        found = await _in_thread(settings, lambda: sorted(root.glob(f"**/{RESULTS_FILE}"))[:200])
         folders = [str(path.parent.relative_to(root)) for path in found]
         return {"root": str(root), "folders": folders}
-    records = await asyncio.to_thread(_records, _results_file(request, settings))
+    records = await _in_thread(settings, _records, _results_file(request, settings),
+                               settings.allow_exec)  # fmt: skip
     games = [{"index": i, "seats": r["seats"], "winner": r["winner"], "reason": r["reason"],
               "turns": r["turns"], "game": r.get("game", DEFAULT_GAME)}
              for i, r in enumerate(records)]  # fmt: skip
     return {"games": games}
 
 
-async def _result_game(request: Request, settings: Settings) -> dict[str, Any]:
+async def _result_game(request: Request, settings: Settings) -> Response:
     """Game ``index`` of a folder's results file, checked, as frames."""
     path = _results_file(request, settings)
-    text = request.query_params.get("index", "0")
-    if not text.isdigit():
-        raise ApiError(f"index must be a game's number from 0, got {text!r:.20}")
-    records, index = await asyncio.to_thread(_records, path), int(text)
+    index = _query_number(request, "index", "a game's number from 0")
+    records = await _in_thread(settings, _records, path, settings.allow_exec)
     if index >= len(records):
         raise ApiError(f"{path.name} holds {len(records)} games; no game {index}", 404)
-    return await asyncio.to_thread(_frames_of, records[index], f"game {index}")
+    return await _in_thread(
+        settings, _frames_of, records[index], f"game {index}", settings.allow_exec
+    )
 
 
 async def _tournament(request: Request, settings: Settings) -> dict[str, Any]:
-    """Standings, win rates with intervals and Elo of a folder's results, as they are now."""
+    """Standings, win rates with intervals and Elo of a folder's results, as they are now,
+    each game's apart."""
     path = _results_file(request, settings)
-    records = await asyncio.to_thread(_records, path)
-    return await asyncio.to_thread(standings, records)
+    records = await _in_thread(settings, _records, path, settings.allow_exec)
+    return await _in_thread(settings, standings, records)

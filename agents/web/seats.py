@@ -7,7 +7,9 @@ them: the CPU seconds of a turn are measured in the worker against the budget, a
 decision that takes longer than the wall-clock ceiling gets the worker killed (unless the
 machine, not the agent, stalled it: then it waits longer). Its faults are raised with a
 ``reason`` of :data:`~agents.arena.match.FAULTS`, which ``play_game`` records as that
-seat's loss. :class:`PersonSeat` waits for the person's choice.
+seat's loss. Closing the seat ends the worker through its agent's ``close``, so that a
+program agent's whole process group ends with it. :class:`PersonSeat` waits for the
+person's choice.
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ from __future__ import annotations
 import math
 import multiprocessing
 import queue
+import signal
+import threading
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
+from types import FrameType
 from typing import Any
 
 from agents.arena.match import FAULTS, interface_problem
@@ -27,11 +32,13 @@ from agents.timing import limit_threads
 from trap_env.agent import SpecError, UnsupportedGameError, check_supports, close_agent, make_agent
 from trap_env.games import get_game
 
-__all__ = ["MAX_STALL_WAITS", "PersonSeat", "Resigned", "SeatFault", "WorkerSeat"]
+__all__ = ["CLOSE_SECONDS", "MAX_STALL_WAITS", "PersonSeat", "Resigned", "SeatFault", "WorkerSeat"]
 
 MAX_STALL_WAITS = 3
 """How many more ceilings a decision may wait while the machine, not the agent, stalls it
 (where the match runner replays such a game, a live game waits)."""
+CLOSE_SECONDS = 5.0
+"""How long a worker told to stop may take to close its agent before it is killed."""
 
 
 class SeatFault(Exception):
@@ -69,6 +76,7 @@ class WorkerSeat:
         )
         self.process.start()
         child_end.close()
+        self._closing, self._closed = threading.Lock(), False
         self._turn, self._spent = -1, 0.0
         kind, payload = self._ask(None, config.setup_seconds, f"building agent {spec!r}")
         if kind == "refused":
@@ -100,11 +108,20 @@ class WorkerSeat:
         return action  # type: ignore[no-any-return]
 
     def close(self) -> None:
-        """End the worker (at once: it may be stuck in a decision)."""
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join()
-        self.conn.close()
+        """End the worker: ``SIGTERM``, on which it closes its agent (a program agent kills
+        its process group) and exits, even in the middle of a decision; killed if it has
+        not after :data:`CLOSE_SECONDS`. Once only, whichever thread calls it first."""
+        with self._closing:
+            if self._closed:
+                return
+            self._closed = True
+            if self.process.is_alive():
+                self.process.terminate()
+                self.process.join(CLOSE_SECONDS)
+            if self.process.is_alive():  # stuck where no signal handler runs
+                self.process.kill()
+            self.process.join()
+            self.conn.close()
 
     def _ask(self, message: Any, limit: float | None, what: str) -> tuple[str, Any]:
         """Send ``message`` (None: only wait) and wait at most ``limit`` seconds for the answer."""
@@ -142,7 +159,9 @@ class WorkerSeat:
 
 
 def _worker_main(conn: Connection, spec: str, seed: int, config: RunConfig) -> None:
-    """A seat's worker: build the agent, then answer resets and decisions until None."""
+    """A seat's worker: build the agent, then answer resets and decisions until None or
+    ``SIGTERM``, and close the agent."""
+    signal.signal(signal.SIGTERM, _exit_on_signal)
     limit_threads()
     try:
         agent = make_agent(spec, game=config.game_name, seed=seed, **program_limits(spec, config))
@@ -164,6 +183,11 @@ def _worker_main(conn: Connection, spec: str, seed: int, config: RunConfig) -> N
         pass  # the server is gone: nothing left to answer
     finally:
         close_agent(agent)
+
+
+def _exit_on_signal(number: int, frame: FrameType | None) -> None:
+    """Unwind the worker, its ``finally`` (the agent's close) run, whatever it was doing."""
+    raise SystemExit(128 + number)
 
 
 def _answer(agent: Any, kind: str, payload: Any) -> tuple[str, Any]:

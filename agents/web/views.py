@@ -11,11 +11,12 @@ throws and landings alike.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.arena.replays import record_params, replay_record
+from agents.arena.replays import MAX_REPLAY_BOARD_SIZE, record_params, replay_record
 from agents.arena.results import ResultsError, check_record, read_results, record_game
 from agents.arena.stats import elo_ratings, summarize_pairings, wilson_interval
 from trap_env.game import Game, Outcome
@@ -33,13 +34,16 @@ __all__ = [
     "read_records",
     "record_frames",
     "record_outcome",
+    "record_rules",
     "results_path",
     "standings",
 ]
 
 Frame = dict[str, Any]
-MAX_BOARD_SIZE = 16
-"""The largest board the page plays or replays on."""
+MAX_BOARD_SIZE = min(16, MAX_REPLAY_BOARD_SIZE)
+"""The largest board the page plays or replays on (never one that a replay refuses)."""
+_RULE_FIELDS = ("board_size", "decay")
+"""A record's own fields that are also rule parameters (Trap!'s rules are these)."""
 MAX_RECORD_ACTIONS = 20_000
 """The most actions of a record the page replays (a 16x16 game of Trap! has about 3,000)."""
 RESULTS_FILE = "results.jsonl"
@@ -132,33 +136,74 @@ def decision_odds(rules: Game[Any, Any], state: Any) -> dict[int, list[list[floa
     return odds
 
 
-def record_frames(record: Any) -> dict[str, Any]:
+def record_frames(record: Any, allow_paths: bool = False) -> dict[str, Any]:
     """A recorded game as frames, after checking it as ``trap-play --replay`` does.
 
+    A record naming its game by a path is read only with ``allow_paths`` (a page run with
+    ``--allow-exec``), which imports that path.
+
     Raises:
-        ValueError: naming what is wrong with the record (its shape, or its actions and
+        ValueError: naming what is wrong with the record (its shape, fields that
+            contradict each other, a board the page does not show, or its actions and
             outcome under its rules).
     """
-    if isinstance(record, dict) and record.get("game", DEFAULT_GAME) not in game_names():
+    is_known = isinstance(record, dict) and record.get("game", DEFAULT_GAME) in game_names()
+    if not allow_paths and isinstance(record, dict) and not is_known:
         # A game's path would import its module: a pasted record names registered games only.
         raise ValueError(f"'game' must be one of {', '.join(game_names())}")
-    check_record(record)
-    size = record.get("board_size")
-    if size is not None and size > MAX_BOARD_SIZE:
-        raise ValueError(
-            f"the page shows boards up to {MAX_BOARD_SIZE}x{MAX_BOARD_SIZE}, not {size}"
-        )
+    check_record(record, allow_paths=allow_paths)
+    params = record_rules(record)
     if len(record["actions"]) > MAX_RECORD_ACTIONS:
         raise ValueError(f"the page replays games of up to {MAX_RECORD_ACTIONS} actions")
-    replay_record(record)
-    builder = FrameBuilder(record_game(record), record_params(record), record["max_turns"])
+    replay_record(record, allow_paths=allow_paths)
+    builder = FrameBuilder(record_game(record), params, record["max_turns"])
     builder.follow(record["actions"])
+    _check_scores(record, builder.rules.scores(builder.state))
     builder.frames[-1]["outcome"] = record_outcome(record)
     return {
         "game": record_game(record),
         "seats": record.get("seats", ["seat 0", "seat 1"]),
         "frames": builder.frames,
     }
+
+
+def record_rules(record: dict[str, Any]) -> dict[str, Any]:
+    """The rule parameters a (shape-checked) record is replayed with, once its fields agree
+    with each other and its game takes them on a board the page shows.
+
+    Raises:
+        ValueError: for a rule written twice with two values (``board_size`` and
+            ``rules.board_size``), a board over :data:`MAX_BOARD_SIZE`, or rules that the
+            record's game refuses (``make_config``).
+    """
+    params = record_params(record)
+    written = [(name, record[name]) for name in _RULE_FIELDS if name in record]
+    for name, value in [*written, *record.get("rules", {}).items()]:
+        if name not in params:
+            raise ValueError(f"the record gives {name}, a rule {record_game(record)} does not have")
+        if params[name] != value:
+            raise ValueError(
+                f"the record's fields contradict each other: {name} is {value!r:.20} and "
+                f"{params[name]!r:.20} (its {name} and its rules' {name} must agree)"
+            )
+    size = params.get("board_size")
+    if size is not None and not (isinstance(size, int) and size <= MAX_BOARD_SIZE):
+        raise ValueError(
+            f"the page shows boards up to {MAX_BOARD_SIZE}x{MAX_BOARD_SIZE}, not {size!r:.20}"
+        )
+    try:
+        get_game(record_game(record)).make_config(**params)
+    except TypeError as error:
+        raise ValueError(str(error)) from None
+    return params
+
+
+def _check_scores(record: dict[str, Any], scores: dict[str, Any]) -> None:
+    """Refuse a record whose ``scores`` are not its final position's (as JSON has them)."""
+    if "scores" in record and record["scores"] != json.loads(json.dumps(scores)):
+        raise ValueError(
+            f"the record's scores {record['scores']!r:.60} are not its actions' {scores!r:.60}"
+        )
 
 
 def results_path(root: Path, folder: str) -> Path:
@@ -179,16 +224,17 @@ def results_path(root: Path, folder: str) -> Path:
     return path
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
+def read_records(path: Path, allow_paths: bool = False) -> list[dict[str, Any]]:
     """The complete records of a results file (a line being written is left out); read
-    again only when the file has changed.
+    again only when the file has changed. A record naming its game by a path is read
+    only with ``allow_paths`` (a page run with ``--allow-exec``), which imports that path.
 
     Raises:
         ValueError: for a file that cannot be read or a line that is not a record.
     """
     try:
         stat = path.stat()
-        return _read_records(path, stat.st_mtime_ns, stat.st_size)
+        return _read_records(path, stat.st_mtime_ns, stat.st_size, allow_paths)
     except OSError as error:
         raise ValueError(f"cannot read {path.name}: {error.strerror or error}") from None
     except ResultsError as error:
@@ -196,14 +242,31 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 
 
 @functools.lru_cache(maxsize=8)
-def _read_records(path: Path, mtime_ns: int, size: int) -> list[dict[str, Any]]:
+def _read_records(
+    path: Path, mtime_ns: int, size: int, allow_paths: bool
+) -> list[dict[str, Any]]:
     """The records of ``path`` as it was at ``mtime_ns`` and ``size`` (the cache's key)."""
-    return read_results(path).records
+    return read_results(path, allow_paths=allow_paths).records
 
 
 def standings(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Per agent: games, wins, draws, losses, score rate with its 95% interval, Elo; and
-    per pairing the first agent's results; agents by Elo, best first."""
+    """Each game's standings apart (an agent of one game is not the same player in another),
+    its rows marked with the game: per agent, games, wins, draws, losses, score rate with
+    its 95% interval, Elo; per pairing the first agent's results; agents by Elo, best first."""
+    by_game: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        by_game.setdefault(record_game(record), []).append(record)
+    agents, pairings = [], []
+    for game, played in by_game.items():
+        table = _standings(played)
+        agents += [{"game": game, **row} for row in table["agents"]]
+        pairings += [{"game": game, **row} for row in table["pairings"]]
+    return {"games": len(records), "game_names": list(by_game), "agents": agents,
+            "pairings": pairings}  # fmt: skip
+
+
+def _standings(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The standings of the games of one game."""
     ratings = elo_ratings(records)
     rows: dict[str, list[int]] = {spec: [0, 0, 0] for spec in ratings}
     pairings = []
@@ -228,4 +291,4 @@ def standings(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
                        "rate": score / games if games else 0.0,
                        "interval": list(wilson_interval(score, games)),
                        "elo": ratings[spec]})  # fmt: skip
-    return {"games": len(records), "agents": agents, "pairings": pairings}
+    return {"agents": agents, "pairings": pairings}

@@ -20,6 +20,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from trap_env.checks import parse_natural
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import NUM_SIDES, ColosseumConfig, ColosseumState
 from trap_env.game import Outcome, RandomSource, config_from_params
@@ -176,6 +177,10 @@ class Colosseum:
         """:func:`trap_env.colosseum.rules.from_text`."""
         return rules.from_text(text)
 
+    def check_state(self, state: ColosseumState) -> None:
+        """:func:`trap_env.colosseum.rules.check_state`."""
+        rules.check_state(state)
+
     def action_to_text(self, state: ColosseumState, action: int) -> str:
         """``"row,col,side"`` with the engine's side numbers (``"2,3,1"``); a start number
         at the chance node."""
@@ -194,20 +199,23 @@ class Colosseum:
         fields = text.replace(",", " ").lower().split()
         form = (
             f"an action is 'row,col,side' (side 0-3 or up/right/down/left, rows and columns "
-            f"0..{n - 1}) or a flat index 0..{n * n * NUM_SIDES - 1}; got {text[:40]!r}"
+            f"0..{n - 1}) or a flat index 0..{n * n * NUM_SIDES - 1}"
         )
-        if len(fields) == 1 and fields[0].isascii() and fields[0].isdigit():
-            action = int(fields[0])
+        wrong = ValueError(f"{form}; got {text[:40]!r}")
+        if len(fields) == 1 and _is_number(fields[0]):
+            action = parse_natural(fields[0], form)
             limit = rules.NUM_STARTS if rules.is_chance(state) else n * n * NUM_SIDES
             if action >= limit:
-                raise ValueError(form)
+                raise wrong
             return action
-        if len(fields) != 3 or not all(f.isascii() and f.isdigit() for f in fields[:2]):
-            raise ValueError(form)
-        row, col = int(fields[0]), int(fields[1])
-        side = _SIDE_WORDS.get(fields[2], int(fields[2]) if fields[2].isdigit() else -1)
-        if not (0 <= row < n and 0 <= col < n and 0 <= side < NUM_SIDES):
-            raise ValueError(form)
+        if len(fields) != 3:
+            raise wrong
+        row, col = parse_natural(fields[0], form), parse_natural(fields[1], form)
+        side = _SIDE_WORDS.get(fields[2], -1)
+        if _is_number(fields[2]):
+            side = parse_natural(fields[2], form)
+        if not (row < n and col < n and side in range(NUM_SIDES)):
+            raise wrong
         return rules.action_of(row * n + col, side)
 
     def render_text(self, state: ColosseumState, last_chance: tuple[int, int] | None = None) -> str:
@@ -285,6 +293,11 @@ class Colosseum:
             "over": ended is not None,
             "winner": None if ended is None else ended.winner,
         }
+
+
+def _is_number(text: str) -> bool:
+    """Whether ``text`` is ASCII digits (``str.isdigit`` takes ``'٣'`` too)."""
+    return text.isascii() and text.isdigit()
 
 
 def _occupant(state: ColosseumState, cell: int) -> str:

@@ -1,6 +1,6 @@
 """The rules of Colosseum Survival! (McGill COMP 424, Winter 2022) as a pure module.
 
-An M x M board (M >= 3; 8 by default) of cells ``row * M + col``, with barriers on the
+An M x M board (3 <= M <= 32; 8 by default) of cells ``row * M + col``, with barriers on the
 sides of cells. A barrier is one wall seen from both cells it separates: a barrier on the
 right of ``(r, c)`` is the left of ``(r, c + 1)``; the board's border counts as barriers
 all round. Sides are numbered as in the course engine (``constants.py``): up 0, right 1,
@@ -46,12 +46,15 @@ import random
 from dataclasses import dataclass
 
 from trap_env.bits import Bitboard, Cell, cells_of
+from trap_env.cache import per_board_size
+from trap_env.checks import check_type, describe, is_int, parse_natural
 from trap_env.game import TRUNCATED, IllegalActionError, Outcome, RandomSource, action_index
 
 __all__ = [
     "DOWN",
     "END_REASONS",
     "LEFT",
+    "MAX_BOARD_SIZE",
     "MIN_BOARD_SIZE",
     "MOVES",
     "NO_CELL",
@@ -77,6 +80,7 @@ __all__ = [
     "cells_of",
     "chance_outcomes",
     "check_board_size",
+    "check_state",
     "decode_action",
     "draw_start",
     "from_text",
@@ -122,20 +126,25 @@ NO_CELL = -1
 """The players' cells at the chance node, before the start is drawn."""
 MIN_BOARD_SIZE = 3
 """The smallest board side (the handout's game is 6 to 12, the engine's 5 to 9)."""
+MAX_BOARD_SIZE = 32
+"""The largest board side: four times the handout's largest, and small enough that the
+cache of :func:`zone_sizes` (65,536 positions of four M*M-bit boards) stays small."""
 _ACTIONS = "an int, cell * 4 + side (cell = row * M + col)"
 """What an action is, for the message that refuses another type."""
 
 
 def check_board_size(board_size: object) -> None:
-    """Refuse a board side that is not an integer of at least 3.
+    """Refuse a board side that is not an integer from 3 to :data:`MAX_BOARD_SIZE`.
 
     Raises:
-        ValueError: naming the value and what is allowed.
+        ValueError: naming the value and the range allowed.
     """
-    if isinstance(board_size, bool) or not isinstance(board_size, int):
-        raise ValueError(f"board_size must be an integer >= {MIN_BOARD_SIZE}, got {board_size!r}")
-    if board_size < MIN_BOARD_SIZE:
-        raise ValueError(f"board_size must be an integer >= {MIN_BOARD_SIZE}, got {board_size}")
+    size = board_size if is_int(board_size) else None
+    if not (isinstance(size, int) and MIN_BOARD_SIZE <= size <= MAX_BOARD_SIZE):
+        raise ValueError(
+            f"board_size must be an integer from {MIN_BOARD_SIZE} to {MAX_BOARD_SIZE}, "
+            f"got {describe(board_size)}"
+        )
 
 
 @dataclass(frozen=True)
@@ -193,7 +202,7 @@ def max_steps(board_size: int) -> int:
     return (board_size + 1) // 2
 
 
-@functools.cache
+@per_board_size()
 def border_walls(board_size: int) -> Walls:
     """The border: the top row's up sides, the right column's right sides, and so on."""
     n = board_size
@@ -242,10 +251,16 @@ def spread(board_size: int, walls: Walls, region: Bitboard) -> Bitboard:
 
 
 def zone(board_size: int, walls: Walls, cell: Cell) -> Bitboard:
-    """The cells connected to ``cell`` without crossing a barrier (players block nothing)."""
-    region, grown = 0, 1 << cell
-    while grown != region:
-        region, grown = grown, spread(board_size, walls, grown)
+    """The cells connected to ``cell`` without crossing a barrier (players block nothing).
+
+    At most M * M spreads, whatever ``walls`` hold (a zone has at most M * M cells).
+    """
+    region = 1 << cell
+    for _ in range(board_size * board_size):
+        grown = spread(board_size, walls, region)
+        if grown == region:
+            break
+        region = grown
     return region
 
 
@@ -517,11 +532,12 @@ def to_text(state: ColosseumState) -> str:
 
 
 def from_text(text: str) -> ColosseumState:
-    """Parse :func:`to_text`'s notation.
+    """Parse :func:`to_text`'s notation; the position must pass :func:`check_state`.
 
     Raises:
-        ValueError: naming the first problem: the form, a barrier seen from one side
-            only, a missing border, cells off the board or shared, a start with a turn.
+        ValueError: naming the first problem: the form, a board over
+            :data:`MAX_BOARD_SIZE`, a barrier seen from one side only, a missing border,
+            cells off the board or shared, a start with a turn.
     """
     form = "'ROWS A_CELL B_CELL PLAYER TURN' such as '913/802/c46 0,0 2,2 A 0'"
     fields = text.split() if isinstance(text, str) else []
@@ -530,23 +546,67 @@ def from_text(text: str) -> ColosseumState:
     rows_text, first, second, side, turn = fields
     n, walls = _parse_rows(rows_text)
     if side not in PLAYER_NAMES:
-        raise ValueError(f"the player to act is 'A' or 'B', got {side!r}")
-    if not (turn.isascii() and turn.isdigit()):
-        raise ValueError(f"the turns played are an integer >= 0, got {turn!r}")
+        raise ValueError(f"the player to act is 'A' or 'B', got {side[:40]!r}")
+    turns = parse_natural(turn, "the turns played are an integer >= 0")
     cells = (_parse_cell(n, first, "A"), _parse_cell(n, second, "B"))
-    state = ColosseumState(n, walls, cells, PLAYER_NAMES.index(side), int(turn))
-    if NO_CELL in cells and state != initial_state(ColosseumConfig(n)):
-        raise ValueError("'-' for the cells marks the start to draw: both '-', border only, A, 0")
-    if NO_CELL not in cells and cells[0] == cells[1]:
-        raise ValueError(f"A and B cannot share the cell {first}")
+    state = ColosseumState(n, walls, cells, PLAYER_NAMES.index(side), turns)
+    check_state(state)
     return state
+
+
+def check_state(state: ColosseumState) -> None:
+    """Refuse a position that no game reaches, naming what is wrong: every entrance of a
+    state (text, the environments, the adapters) checks here, so that the searches over
+    a position (:func:`zone`, :func:`reachable`) only ever see boards they are made for.
+
+    Raises:
+        TypeError: if ``state`` is not a :class:`ColosseumState`.
+        ValueError: for a board size out of range, barriers off the board or seen from
+            one side only, a border with a gap, cells off the board or shared, a player
+            other than 0 and 1, a negative turn, or cells ``-1`` (the start to draw)
+            anywhere but at :func:`initial_state`.
+    """
+    check_type("state", state, ColosseumState, "a ColosseumState, such as from_text(...) gives")
+    check_board_size(state.board_size)
+    n, walls, cells = state.board_size, state.walls, state.cells
+    if not (
+        isinstance(walls, tuple)
+        and len(walls) == NUM_SIDES
+        and all(is_int(side) and 0 <= side < 1 << n * n for side in walls)
+    ):
+        raise ValueError(
+            f"walls must be 4 bitboards (up, right, down, left) of {n * n} bits, "
+            f"got {describe(walls)}"
+        )
+    _check_walls(n, walls)
+    if not (
+        isinstance(cells, tuple)
+        and len(cells) == 2
+        and all(is_int(cell) and NO_CELL <= cell < n * n for cell in cells)
+    ):
+        raise ValueError(
+            f"cells must be two cells in 0..{n * n - 1} (both -1 before the start), "
+            f"got {describe(cells)}"
+        )
+    if not (is_int(state.player) and state.player in (0, 1)):
+        raise ValueError(f"the player to act is 0 (A) or 1 (B), got {describe(state.player)}")
+    if not (is_int(state.turn) and state.turn >= 0):
+        raise ValueError(f"the turns played are an integer >= 0, got {describe(state.turn)}")
+    if NO_CELL in cells and state != initial_state(ColosseumConfig(n)):
+        raise ValueError(
+            "'-' for the cells (-1) marks the start to draw: both '-', border only, A, 0"
+        )
+    if NO_CELL not in cells and cells[0] == cells[1]:
+        raise ValueError(f"A and B cannot share the cell {_cell_name(n, cells[0])}")
 
 
 def _parse_rows(text: str) -> tuple[int, Walls]:
     rows = text.split("/")
     n = len(rows)
-    if n < MIN_BOARD_SIZE:
-        raise ValueError(f"the board needs at least {MIN_BOARD_SIZE} rows, got {n}")
+    if not MIN_BOARD_SIZE <= n <= MAX_BOARD_SIZE:
+        raise ValueError(
+            f"the board needs {MIN_BOARD_SIZE} to {MAX_BOARD_SIZE} rows (its side), got {n}"
+        )
     sides = [0, 0, 0, 0]
     for row, line in enumerate(rows):
         if len(line) != n or any(char not in "0123456789abcdef" for char in line):
@@ -557,9 +617,7 @@ def _parse_rows(text: str) -> tuple[int, Walls]:
             for side in range(NUM_SIDES):
                 if int(char, 16) >> side & 1:
                     sides[side] |= 1 << (row * n + col)
-    walls: Walls = (sides[0], sides[1], sides[2], sides[3])
-    _check_walls(n, walls)
-    return n, walls
+    return n, (sides[0], sides[1], sides[2], sides[3])
 
 
 def _check_walls(n: int, walls: Walls) -> None:
@@ -583,9 +641,11 @@ def _check_walls(n: int, walls: Walls) -> None:
 def _parse_cell(n: int, text: str, name: str) -> Cell:
     if text == "-":
         return NO_CELL
-    row, sep, col = text.partition(",")
-    if not (sep and row.isascii() and row.isdigit() and col.isascii() and col.isdigit()):
-        raise ValueError(f"{name}'s cell is 'row,col' (or '-' before the start), got {text!r}")
-    if int(row) >= n or int(col) >= n:
-        raise ValueError(f"{name}'s cell {text} is off the {n}x{n} board")
-    return int(row) * n + int(col)
+    row_text, sep, col_text = text.partition(",")
+    problem = f"{name}'s cell is 'row,col' (or '-' before the start)"
+    if not sep:
+        raise ValueError(f"{problem}, got {text[:40]!r}")
+    row, col = parse_natural(row_text, problem), parse_natural(col_text, problem)
+    if row >= n or col >= n:
+        raise ValueError(f"{name}'s cell {text[:40]} is off the {n}x{n} board")
+    return row * n + col

@@ -28,7 +28,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -48,6 +47,7 @@ from trap_env.batched import (
     select_bits,
     uniform_below,
 )
+from trap_env.cache import per_board_size
 from trap_env.othello import rules
 from trap_env.othello.rules import DARK, STANDARD, OthelloConfig, OthelloState
 from trap_env.trap.core import IllegalActionError
@@ -145,7 +145,7 @@ def tables(config: OthelloConfig) -> Tables:
     return _tables(config)
 
 
-@functools.cache
+@per_board_size()
 def _tables(config: OthelloConfig) -> Tables:
     n = config.board_size
     full = rules.full_board(n)
@@ -248,8 +248,12 @@ def from_states(t: Tables, states: Sequence[OthelloState]) -> Batch:
     """The batch of the scalar ``states``, which must be of the tables' rules.
 
     Raises:
-        ValueError: for a state of another board size or end rule.
+        TypeError: for an item that is not an :class:`OthelloState`.
+        ValueError: for an impossible state (:func:`trap_env.othello.rules.check_state`)
+            or one of another board size or end rule.
     """
+    for state in states:
+        rules.check_state(state)
     other_rules = {s.config for s in states} - {t.config}
     if other_rules:
         raise ValueError(

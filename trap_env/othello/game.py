@@ -19,6 +19,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from trap_env.checks import parse_natural
 from trap_env.game import Outcome, RandomSource, config_from_params
 from trap_env.othello import rules
 from trap_env.othello.rules import OthelloConfig, OthelloState
@@ -172,6 +173,10 @@ class Othello:
         """:func:`trap_env.othello.rules.from_text`."""
         return rules.from_text(text)
 
+    def check_state(self, state: OthelloState) -> None:
+        """:func:`trap_env.othello.rules.check_state`."""
+        rules.check_state(state)
+
     def action_to_text(self, state: OthelloState, action: int) -> str:
         """A cell as ``d3`` (column letter, row from 1), or ``"pass"``."""
         return rules.action_name(state.board_size, action)
@@ -189,15 +194,14 @@ class Othello:
         if text[:1].isalpha():
             return rules.cell_from_name(n, text)
         row, sep, col = text.replace(" ", "").partition(",")
-        fields = (row, col) if sep else (row,)
-        if not all(field.isascii() and field.isdigit() for field in fields):
-            raise ValueError(
-                f"an action is a cell such as 'd3', 'row,col' from 0, a flat index "
-                f"0..{n * n}, or 'pass'; got {text[:40]!r}"
-            )
-        if sep and (int(row) >= n or int(col) >= n):
+        problem = (
+            f"an action is a cell such as 'd3', 'row,col' from 0, a flat index 0..{n * n}, "
+            "or 'pass'"
+        )
+        fields = [parse_natural(field, problem) for field in ((row, col) if sep else (row,))]
+        if sep and (fields[0] >= n or fields[1] >= n):
             raise ValueError(f"cell {text[:40]!r} is off the {n}x{n} board")
-        action = int(row) * n + int(col) if sep else int(row)
+        action = fields[0] * n + fields[1] if sep else fields[0]
         if action > n * n:
             raise ValueError(f"action {action} is out of range 0..{n * n} ({n * n}: pass)")
         return action

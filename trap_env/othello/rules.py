@@ -1,8 +1,9 @@
 """The rules of Othello as a pure module: states are values, transitions are functions.
 
-The board is N x N (N even, at least 4; 8 by default) held as two Python-int bitboards,
-one per colour; cell ``row * N + col`` is bit ``row * N + col``. The start is the usual
-four discs of the CSC384 course engine (``othello_game.py``) and of OpenSpiel: with
+The board is N x N (N even, 4 to 26 so that letters a-z name the columns; 8 by default)
+held as two Python-int bitboards, one per colour; cell ``row * N + col`` is bit
+``row * N + col``. The start is the usual four discs of the CSC384 course engine
+(``othello_game.py``) and of OpenSpiel: with
 ``m = N // 2 - 1``, light on ``(m, m)`` and ``(m+1, m+1)``, dark on ``(m, m+1)`` and
 ``(m+1, m)`` (on 8x8: light d4 and e5, dark e4 and d5). **Dark moves first**: player 0
 here, colour 1 in the course, black ``x`` in OpenSpiel; light is player 1 (colour 2).
@@ -32,11 +33,12 @@ This module imports nothing outside the standard library.
 
 from __future__ import annotations
 
-import functools
 import string
 from dataclasses import dataclass
 
 from trap_env.bits import Bitboard, Cell, cells_of
+from trap_env.cache import per_board_size
+from trap_env.checks import check_type, describe, is_int, parse_natural
 from trap_env.game import TRUNCATED, IllegalActionError, Outcome, action_index
 
 __all__ = [
@@ -47,6 +49,8 @@ __all__ = [
     "END_REASONS",
     "END_RULES",
     "LIGHT",
+    "MAX_BOARD_SIZE",
+    "MIN_BOARD_SIZE",
     "NO_MOVES",
     "STANDARD",
     "SYMBOLS",
@@ -61,6 +65,7 @@ __all__ = [
     "cell_name",
     "cells_of",
     "check_board_size",
+    "check_state",
     "disc_counts",
     "flips",
     "from_text",
@@ -91,6 +96,10 @@ for both players (standard) or for the player to act (course)."""
 SYMBOLS = ("x", "o")
 """Each player's disc in text: dark ``x``, light ``o`` (OpenSpiel's letters)."""
 EMPTY = "."
+MIN_BOARD_SIZE = 4
+"""The smallest board side (even, as every side is)."""
+MAX_BOARD_SIZE = 26
+"""The largest board side: the letters a-z name the columns (:func:`cell_name`)."""
 
 _ACTIONS = "a cell index row*N+col or the pass N*N (an int)"
 """What an action is, for the message that refuses another type."""
@@ -115,15 +124,17 @@ class OthelloConfig:
 
 
 def check_board_size(board_size: object) -> None:
-    """Refuse a board side that is not an even integer of at least 4.
+    """Refuse a board side that is not an even integer from 4 to :data:`MAX_BOARD_SIZE`.
 
     Raises:
-        ValueError: naming the value and what is allowed.
+        ValueError: naming the value and the sizes allowed.
     """
-    if isinstance(board_size, bool) or not isinstance(board_size, int):
-        raise ValueError(f"board_size must be an even integer >= 4, got {board_size!r}")
-    if board_size < 4 or board_size % 2:
-        raise ValueError(f"board_size must be an even integer >= 4, got {board_size}")
+    size = board_size if is_int(board_size) else None
+    if not (isinstance(size, int) and MIN_BOARD_SIZE <= size <= MAX_BOARD_SIZE and size % 2 == 0):
+        raise ValueError(
+            f"board_size must be an even integer from {MIN_BOARD_SIZE} to {MAX_BOARD_SIZE}, "
+            f"got {describe(board_size)}"
+        )
 
 
 @dataclass(frozen=True)
@@ -150,7 +161,7 @@ class OthelloState:
 # --- Geometry ---------------------------------------------------------------------------
 
 
-@functools.cache
+@per_board_size()
 def _rays(board_size: int) -> tuple[tuple[tuple[Bitboard, ...], ...], ...]:
     """For each cell, the eight rays leading away from it, each as its cells' bits in order."""
     n = board_size
@@ -241,7 +252,7 @@ def _neighbours(board_size: int, board: Bitboard) -> Bitboard:
     return (row | (row << n) | (row >> n)) & full
 
 
-@functools.cache
+@per_board_size(entries_per_size=2)  # its first and last columns
 def _column(board_size: int, col: int) -> Bitboard:
     """The cells of one column."""
     return sum(1 << (row * board_size + col) for row in range(board_size))
@@ -381,12 +392,10 @@ def cell_from_name(board_size: int, text: str) -> Cell:
     """
     letter, digits = text[:1].lower(), text[1:]
     letters = string.ascii_lowercase[:board_size]
-    if not (letter and letter in letters and digits.isascii() and digits.isdigit()):
-        raise ValueError(
-            f"a cell is a column letter a..{letters[-1]} and a row 1..{board_size}, "
-            f"such as 'd3'; got {text[:40]!r}"
-        )
-    row = int(digits) - 1
+    problem = f"a cell is a column letter a..{letters[-1]} and a row 1..{board_size}, such as 'd3'"
+    if not (letter and letter in letters):
+        raise ValueError(f"{problem}; got {text[:40]!r}")
+    row = parse_natural(digits, problem) - 1
     if not 0 <= row < board_size:
         raise ValueError(f"row {row + 1} of {text[:40]!r} is off the board (1..{board_size})")
     return row * board_size + letters.index(letter)
@@ -424,12 +433,68 @@ def from_text(text: str) -> OthelloState:
     rows_text, side, turn, end_rule = fields
     dark, light, n = _parse_rows(rows_text)
     if side not in SYMBOLS:
-        raise ValueError(f"the player to act is 'x' (dark) or 'o' (light), got {side!r}")
-    if not (turn.isascii() and turn.isdigit()):
-        raise ValueError(f"the plies played are an integer >= 0, got {turn!r}")
+        raise ValueError(f"the player to act is 'x' (dark) or 'o' (light), got {side[:40]!r}")
+    plies = parse_natural(turn, "the plies played are an integer >= 0")
     if end_rule not in END_RULES:
-        raise ValueError(f"the end rule is one of {list(END_RULES)}, got {end_rule!r}")
-    return OthelloState(n, end_rule, dark, light, SYMBOLS.index(side), int(turn))
+        raise ValueError(f"the end rule is one of {list(END_RULES)}, got {end_rule[:40]!r}")
+    state = OthelloState(n, end_rule, dark, light, SYMBOLS.index(side), plies)
+    check_state(state)
+    return state
+
+
+def check_state(state: OthelloState) -> None:
+    """Refuse a position that no game reaches, naming what is wrong; every entrance of a
+    state (text, the environments, the adapters, the batched engine) checks here.
+
+    A game starts with the four centre discs and never empties a cell; each ply places
+    one disc or passes; a pass only follows a placement (the opponent of a player who
+    passes can place), and the course's end rule never passes. So, with ``placed`` the
+    discs beyond the first four: ``placed <= turn <= 2 * placed`` (standard) or
+    ``turn == placed`` (course).
+
+    Raises:
+        TypeError: if ``state`` is not an :class:`OthelloState`.
+        ValueError: for a size or end rule out of range, discs off the board or on both
+            colours, an empty centre cell, a player other than 0 and 1, or plies that
+            the discs contradict.
+    """
+    check_type("state", state, OthelloState, "an OthelloState, such as from_text(...) gives")
+    OthelloConfig(state.board_size, state.end_rule)
+    n, dark, light = state.board_size, state.dark, state.light
+    full = full_board(n)
+    for name, board in (("dark", dark), ("light", light)):
+        if not (is_int(board) and 0 <= board <= full):
+            raise ValueError(
+                f"{name} must be a bitboard of the {n * n} cells, got {describe(board)}"
+            )
+    if dark & light:
+        raise ValueError(f"cells {_names(n, dark & light)} hold a disc of both colours")
+    if not (is_int(state.player) and state.player in (DARK, LIGHT)):
+        raise ValueError(
+            f"the player to act is 0 (dark) or 1 (light), got {describe(state.player)}"
+        )
+    turn = state.turn
+    if not (is_int(turn) and turn >= 0):
+        raise ValueError(f"the plies played are an integer >= 0, got {describe(turn)}")
+    start = initial_state(state.config)
+    empty_centre = (start.dark | start.light) & ~(dark | light)
+    if empty_centre:
+        raise ValueError(
+            f"the centre cells {_names(n, empty_centre)} are empty; no ply empties one"
+        )
+    placed = (dark | light).bit_count() - 4
+    most = placed if state.end_rule == COURSE else 2 * placed
+    if not placed <= turn <= most:
+        passes = "" if state.end_rule == COURSE else ", or passes right after a placement"
+        raise ValueError(
+            f"{placed + 4} discs after {turn} plies: under the {state.end_rule} end rule each "
+            f"ply places one disc{passes}, so the plies are {placed}..{most}"
+        )
+
+
+def _names(board_size: int, board: Bitboard) -> str:
+    """The cells of ``board`` by name, for a message."""
+    return ", ".join(cell_name(board_size, cell) for cell in cells_of(board)[:10])
 
 
 def _parse_rows(text: str) -> tuple[Bitboard, Bitboard, int]:
@@ -439,7 +504,10 @@ def _parse_rows(text: str) -> tuple[Bitboard, Bitboard, int]:
     try:
         check_board_size(n)
     except ValueError:
-        raise ValueError(f"the board needs an even number >= 4 of rows, got {n}") from None
+        raise ValueError(
+            f"the board needs an even number of rows from {MIN_BOARD_SIZE} to {MAX_BOARD_SIZE}, "
+            f"got {n}"
+        ) from None
     dark = light = 0
     for row, line in enumerate(rows):
         if len(line) != n or set(line) - {EMPTY, *SYMBOLS}:

@@ -39,7 +39,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -68,6 +67,7 @@ from trap_env.batched import (
     uniform_below,
 )
 from trap_env.bits import cells_of
+from trap_env.cache import per_board_size
 from trap_env.trap import core, kernel
 from trap_env.trap.core import NO_PLAYER, IllegalActionError, Phase
 
@@ -195,7 +195,7 @@ def tables(board_size: int = 7, decay: int = DEFAULT_DECAY) -> Tables:
     return _tables(board_size, decay)
 
 
-@functools.cache  # after the checks: 7.0 or True would hit the entries of 7 or 1
+@per_board_size()  # after the checks: 7.0 or True would hit the entries of 7 or 1
 def _tables(board_size: int, decay: int) -> Tables:
     cells = range(board_size * board_size)
     neighbours = np.array(tuple(kernel.geometry(board_size).neighbours), np.uint64)
@@ -346,8 +346,12 @@ def from_states(states: Sequence[core.State]) -> Batch:
     The batch goes with ``tables(N, decay)`` of those states.
 
     Raises:
-        ValueError: for an empty sequence, mixed board sizes or decays, or N over the limit.
+        TypeError: for an item that is not a :class:`trap_env.trap.core.State`.
+        ValueError: for an impossible state (:func:`trap_env.trap.core.validate_state`), an
+            empty sequence, mixed board sizes or decays, or N over the limit.
     """
+    for state in states:
+        core.validate_state(state)
     rules = {(state.board_size, state.decay) for state in states}
     if len(rules) != 1:
         raise ValueError(

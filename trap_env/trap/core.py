@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from trap_env.bits import Bitboard, Cell, cells_of
-from trap_env.checks import check_int, check_type, is_int
+from trap_env.checks import check_int, check_type, describe, is_int, parse_natural
 from trap_env.game import (
     TRUNCATED,
     IllegalActionError,
@@ -55,7 +55,9 @@ from trap_env.trap.kernel import (
 
 __all__ = [
     "DEFAULT_DECAY",
+    "MAX_BOARD_SIZE",
     "MAX_DECAY",
+    "MIN_BOARD_SIZE",
     "NO_PLAYER",
     "TRAPPED",
     "Bitboard",
@@ -87,6 +89,10 @@ __all__ = [
 ]
 
 MIN_BOARD_SIZE = 3
+"""The smallest board side."""
+MAX_BOARD_SIZE = 1000
+"""The largest board side: the rules keep no per-cell table that grows as N**4, and are
+tested on this board (the batched engine plays up to 8, the search agent up to 100)."""
 TRAPPED = "trapped"
 """Trap!'s one end reason: a player has no step left (see :func:`outcome`)."""
 # Module names for the phases: reading an enum member off its class is slow in the hot paths.
@@ -98,7 +104,8 @@ class GameConfig:
     """The parameters of a game.
 
     Attributes:
-        board_size: N, the side of the square board; any integer N >= 3.
+        board_size: N, the side of the square board; an integer from 3 to
+            :data:`MAX_BOARD_SIZE` (1000).
         decay: the throw's accuracy loss per step of Manhattan distance beyond the first,
             an integer in per mille from 0 to 1000: a throw at distance ``a`` lands on its
             target with probability ``1 - (a - 1) * decay / 1000`` (clamped to ``[0, 1]``).
@@ -110,8 +117,11 @@ class GameConfig:
 
     def __post_init__(self) -> None:
         size = self.board_size
-        if not is_int(size) or size < MIN_BOARD_SIZE:
-            raise ValueError(f"board_size must be an integer >= {MIN_BOARD_SIZE}, got {size!r}")
+        if not (is_int(size) and MIN_BOARD_SIZE <= size <= MAX_BOARD_SIZE):
+            raise ValueError(
+                f"board_size must be an integer from {MIN_BOARD_SIZE} to {MAX_BOARD_SIZE}, "
+                f"got {describe(size)}"
+            )
         if not is_int(self.decay) or not 0 <= self.decay <= MAX_DECAY:
             raise ValueError(
                 f"decay must be an integer per mille in 0..{MAX_DECAY} ({DEFAULT_DECAY} is "
@@ -146,13 +156,14 @@ def neighbour_mask(board_size: int, cell: Cell) -> Bitboard:
 
     Raises:
         TypeError: if ``board_size`` or ``cell`` is not an int.
-        ValueError: for a board size below 3 or a cell off the board.
+        ValueError: for a board size out of 3..1000 or a cell off the board.
     """
-    check_int("board_size", board_size, f"an int >= {MIN_BOARD_SIZE}")
+    sizes = f"{MIN_BOARD_SIZE}..{MAX_BOARD_SIZE}"
+    check_int("board_size", board_size, f"an int in {sizes}")
     check_int("cell", cell, "an int cell index")
-    if board_size < MIN_BOARD_SIZE or not 0 <= cell < board_size * board_size:
+    if not MIN_BOARD_SIZE <= board_size <= MAX_BOARD_SIZE or not 0 <= cell < board_size**2:
         raise ValueError(
-            f"neighbour_mask needs board_size >= {MIN_BOARD_SIZE} and a cell in "
+            f"neighbour_mask needs board_size in {sizes} and a cell in "
             f"0..board_size**2 - 1, got board_size {board_size} and cell {cell}"
         )
     return geometry(board_size).neighbours[cell]
@@ -407,7 +418,7 @@ def from_text(text: str) -> State:
     player = _parse_choice(player_text, "player", ("0", "1"))
     phase = Phase[_parse_choice(phase_text, "phase", ("move", "throw", "landing")).upper()]
     target = _parse_target(target_text, n, phase)
-    turn = _parse_count(turn_text, "turn must be a non-negative integer")
+    turn = parse_natural(turn_text, "turn must be a non-negative integer")
     decay = _parse_decay(fields[5]) if len(fields) == 6 else DEFAULT_DECAY
     state = State(n, traps, cells, int(player), phase, target, turn, NO_PLAYER, decay)
     state = state._replace(winner=decided_winner(state))
@@ -415,38 +426,24 @@ def from_text(text: str) -> State:
     return state
 
 
-def _parse_count(text: str, problem: str) -> int:
-    """A non-negative decimal integer, or a ``ValueError`` that starts with ``problem``."""
-    if not _is_digits(text):
-        raise ValueError(f"{problem}, got {text[:40]!r}")
-    try:
-        return int(text)
-    except ValueError:  # more digits than int() accepts
-        raise ValueError(f"{problem} of at most 4300 digits, got {len(text)} digits") from None
-
-
 def _parse_decay(text: str) -> int:
     problem = f"the 6th field must be {_DECAY_FIELD}D with D an integer in 0..{MAX_DECAY}"
     name, sep, value = text.partition("=")
     if not sep or name != _DECAY_FIELD[:-1]:
         raise ValueError(f"{problem}, got {text[:40]!r}")
-    decay = _parse_count(value, problem)
+    decay = parse_natural(value, problem)
     if decay > MAX_DECAY:
         raise ValueError(f"{problem}, got {text[:40]!r}")
     return decay
 
 
-def _is_digits(text: str) -> bool:
-    # str.isdigit() accepts '²' and other characters that int() rejects.
-    return text.isascii() and text.isdigit()
-
-
 def _parse_board(board: str) -> tuple[int, Bitboard, tuple[Cell, Cell]]:
     rows = board.split("/")
     n = len(rows)
-    if n < MIN_BOARD_SIZE or any(len(row) != n for row in rows):
+    if not MIN_BOARD_SIZE <= n <= MAX_BOARD_SIZE or any(len(row) != n for row in rows):
         raise ValueError(
-            f"the board must be N >= {MIN_BOARD_SIZE} rows of N characters joined by '/', "
+            f"the board must be N rows of N characters joined by '/', N from {MIN_BOARD_SIZE} "
+            f"to {MAX_BOARD_SIZE}, "
             f"got row lengths {_some([len(row) for row in rows])}"
         )
     flat = "".join(rows)
@@ -482,11 +479,11 @@ def _parse_target(text: str, n: int, phase: Phase) -> Cell:
         if text != "-":
             raise ValueError(f"the target must be '-' outside phase landing, got {text[:40]!r}")
         return NO_PLAYER
-    row_text, _, col_text = text.partition(",")
-    if not (_is_digits(row_text) and _is_digits(col_text)):
-        raise ValueError(f"the target must be 'row,col' in phase landing, got {text[:40]!r}")
-    row = _parse_count(row_text, "the target's row must be an integer")
-    col = _parse_count(col_text, "the target's column must be an integer")
+    row_text, sep, col_text = text.partition(",")
+    problem = "the target must be 'row,col' in phase landing"
+    if not sep:
+        raise ValueError(f"{problem}, got {text[:40]!r}")
+    row, col = parse_natural(row_text, problem), parse_natural(col_text, problem)
     if not (row < n and col < n):
         raise ValueError(f"the target {text[:40]} is off the {n}x{n} board")
     return row * n + col
@@ -549,7 +546,8 @@ def _check_state_type(state: object) -> None:
     """Refuse anything but a :class:`State` as the ``state`` of a public function (the
     searches' inner loops call :mod:`trap_env.trap.kernel` instead, which checks nothing)."""
     if not isinstance(state, State):  # the check itself only on the way to the error
-        check_type("state", state, State, "a trap_env.trap.core.State, such as from_text(...) gives")
+        wanted = "a trap_env.trap.core.State, such as from_text(...) gives"
+        check_type("state", state, State, wanted)
 
 
 def to_ascii(state: State) -> str:

@@ -1,4 +1,5 @@
-"""Trap! behind the game protocol (:class:`trap_env.game.Game`): the rules of :mod:`trap_env.trap.core`.
+"""Trap! behind the game protocol (:class:`trap_env.game.Game`): the rules of
+:mod:`trap_env.trap.core`.
 
 Every method translates to the core; none restates a rule. ``GAME`` is the instance that
 :mod:`trap_env.games` registers as ``"trap"``.
@@ -19,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trap_env.bits import cells_of
+from trap_env.checks import parse_natural
 from trap_env.game import Outcome, RandomSource, config_from_params
 from trap_env.trap import core
 from trap_env.trap.core import Cell, GameConfig, Phase, State
@@ -145,6 +147,10 @@ class Trap:
         """:func:`trap_env.trap.core.from_text`."""
         return core.from_text(text)
 
+    def check_state(self, state: State) -> None:
+        """:func:`trap_env.trap.core.validate_state`."""
+        core.validate_state(state)
+
     def action_to_text(self, state: State, action: int) -> str:
         """``"row,col"``."""
         return "{},{}".format(*divmod(action, state.board_size))
@@ -157,14 +163,11 @@ class Trap:
         """
         n = state.board_size
         row, sep, col = text.replace(" ", "").partition(",")
-        fields = (row, col) if sep else (row,)
-        if not all(field.isascii() and field.isdigit() for field in fields):
-            raise ValueError(
-                f"a cell is 'row,col' or a flat index row*{n}+col, got {text[:40]!r}"
-            )
-        if sep and (int(row) >= n or int(col) >= n):
+        problem = f"a cell is 'row,col' or a flat index row*{n}+col"
+        fields = [parse_natural(field, problem) for field in ((row, col) if sep else (row,))]
+        if sep and (fields[0] >= n or fields[1] >= n):
             raise ValueError(f"cell {text[:40]!r} is off the {n}x{n} board")
-        cell = int(row) * n + int(col) if sep else int(row)
+        cell = fields[0] * n + fields[1] if sep else fields[0]
         if cell >= n * n:
             raise ValueError(f"cell {cell} is off the {n}x{n} board (0..{n * n - 1})")
         return cell

@@ -61,7 +61,8 @@ def evaluate_ladder(
     # A resumed run may evaluate an iteration again (it was evaluated after the checkpoint
     # it resumes from): the new games replace the old.
     run_games(tasks, eval_file, settings, overwrite=True, progress=False)
-    records = load_results(ladder_file) if ladder_file.exists() else []
+    given = (config.game_name,)  # the run's game, the only path a record may import
+    records = load_results(ladder_file, allow_paths=given) if ladder_file.exists() else []
     for path in sorted(run.glob("eval_*.jsonl")):
-        records += load_results(path)
+        records += load_results(path, allow_paths=given)
     return elo_ratings(records)

@@ -18,7 +18,7 @@ from agents.files import write_text_atomically
 from agents.registry import make_agent
 from agents.rl.settings import Rule, check_fields, is_number, is_text, load_record
 from trap_env.agent import check_supports
-from trap_env.trap.core import GameConfig
+from trap_env.trap.core import MAX_BOARD_SIZE, MIN_BOARD_SIZE, GameConfig
 
 CONFIG_FILE = "config.json"
 
@@ -203,7 +203,11 @@ _FIELD_RULES: dict[str, Rule] = {
     "pretrain_learning_rate": (float, lambda v: v > 0, "a number > 0"),
     "snapshot_every": (int, lambda v: v >= 1, "an integer >= 1"),
     "pool_size": (int, lambda v: v >= 1, "an integer >= 1"),
-    "board_size": (int, lambda v: v >= 3, "an integer >= 3"),
+    "board_size": (
+        int,
+        lambda v: MIN_BOARD_SIZE <= v <= MAX_BOARD_SIZE,
+        f"an integer from {MIN_BOARD_SIZE} to {MAX_BOARD_SIZE}",
+    ),
     "max_turns": (int, lambda v: v >= 1, "an integer >= 1 or null (4 * N * N)"),
     "num_envs": (int, lambda v: v >= 1, "an integer >= 1"),
     "batched": (bool, lambda v: True, "true or false"),

@@ -451,9 +451,11 @@ async function showTournament() {
       body.append(row);
     }
   };
-  rows("#standings", answer.agents, (a) => [a.spec, a.games, a.results.join("-"),
+  // A file of several games: each row names its game (standings are kept per game).
+  const named = (row, spec) => (answer.game_names.length > 1 ? `${row.game}: ${spec}` : spec);
+  rows("#standings", answer.agents, (a) => [named(a, a.spec), a.games, a.results.join("-"),
     `${percent(a.rate)} [${percent(a.interval[0])}, ${percent(a.interval[1])}]`, a.elo.toFixed(0)]);
-  rows("#pairings", answer.pairings, (p) => [p.first, p.second, p.results.join("-"),
+  rows("#pairings", answer.pairings, (p) => [named(p, p.first), named(p, p.second), p.results.join("-"),
     `${percent(p.rate)} [${percent(p.interval[0])}, ${percent(p.interval[1])}]`]);
 }
 
