@@ -297,6 +297,6 @@ def test_from_states_refuses_a_state_no_game_reaches() -> None:
     ]:
         with pytest.raises(ValueError, match=words):
             batched_trap.from_states([start, bad])
-    with pytest.raises(TypeError, match=r"a trap_env\.core\.State"):
+    with pytest.raises(TypeError, match=r"a trap_env\.trap\.core\.State"):
         text = "..0../...../...../...../..1.. 0 move - 0"
         batched_trap.from_states([text])  # type: ignore[list-item]

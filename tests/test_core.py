@@ -1122,7 +1122,7 @@ def _call(function, state: object) -> object:  # type: ignore[no-untyped-def]
 @settings(max_examples=60, deadline=None)
 @given(function=st.sampled_from(STATE_FUNCTIONS), value=NOT_STATES)
 def test_anything_but_a_state_is_refused_naming_the_argument(function, value) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(TypeError, match=r"^state must be a trap_env\.core\.State"):
+    with pytest.raises(TypeError, match=r"^state must be a trap_env\.trap\.core\.State"):
         _call(function, value)
 
 
