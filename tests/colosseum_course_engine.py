@@ -1,6 +1,6 @@
 """A stand-in for the McGill COMP 424 (Winter 2022) *Colosseum Survival!* engine
 (Ctree35/Project-COMP424-2022-Winter at b34add2: ``world.py``, ``simulator.py``,
-``store.py``, ``constants.py``, ``agents/agent.py``, ``agents/trap/random_agent.py``), for
+``store.py``, ``constants.py``, ``agents/agent.py``, ``agents/random_agent.py``), for
 tests: the same calls in the same order, written from the engine's behaviour, not from
 :mod:`trap_env.colosseum.rules`, so that it checks our agent against the engine rather
 than against our own rules.
@@ -82,7 +82,7 @@ class Agent:
     def step(self, chess_board, my_pos, adv_pos, max_step):
         pass
 """,
-    "agents/trap/random_agent.py": '''\
+    "agents/random_agent.py": '''\
 from copy import deepcopy
 
 import numpy as np
