@@ -23,8 +23,8 @@ The manager allows 10 s of wall-clock time per move; the AI searches for
 game ends under the course's rule (the manager stops as soon as the player to act has no
 move), which the search knows.
 
-It needs the ``trap_env`` package installed (``pip install trap_env``, or ``pip install -e
-.`` in a checkout); it works from any directory. Give the manager this file's path
+It needs the ``trap_env`` package installed (``pip install -e .`` in a checkout, or
+the wheel that ``pip wheel --no-deps .`` builds there); it works from any directory. Give the manager this file's path
 wherever it takes an AI's file (as it takes ``randy_ai.py``).
 """
 
@@ -53,7 +53,7 @@ def import_engine() -> tuple[Any, Any, Any]:
     except ImportError as error:
         eprint(
             f"othello_csc384_ai.py needs the trap_env package ({error}); install it with "
-            "'pip install trap_env' (or 'pip install -e .' in its checkout) for the python3 "
+            "'pip install -e .' in its checkout for the python3 "
             "that the manager runs"
         )
         sys.exit(1)

@@ -51,6 +51,9 @@ from trap_env.trap.core import (
     sample_landing,
 )
 
+__version__ = "0.1.0"
+"""The package's version (``setup.cfg`` reads it from here)."""
+
 __all__ = [
     "AEC_ID",
     "COLOSSEUM_GYM_ID",
