@@ -24,8 +24,8 @@ game ends under the course's rule (the manager stops as soon as the player to ac
 move), which the search knows.
 
 It needs the ``trap_env`` package installed (``pip install -e .`` in a checkout, or
-the wheel that ``pip wheel --no-deps .`` builds there); it works from any directory. Give the manager this file's path
-wherever it takes an AI's file (as it takes ``randy_ai.py``).
+the wheel that ``pip wheel --no-deps .`` builds there); it works from any directory. Give
+the manager this file's path wherever it takes an AI's file (as it takes ``randy_ai.py``).
 """
 
 from __future__ import annotations
