@@ -9,6 +9,8 @@ import doctest
 import math
 import pickle
 import random
+import subprocess
+import sys
 from collections.abc import Callable
 
 import numpy as np
@@ -28,6 +30,7 @@ import trap_env.openspiel  # noqa: E402
 from agents.search.expectimax import Search  # noqa: E402
 from agents.trap.evaluation import evaluate  # noqa: E402
 from agents.trap.search_game import TrapGame  # noqa: E402
+from trap_env.games import entry_of  # noqa: E402
 from trap_env.openspiel import GameSpielGame, GameSpielState  # noqa: E402
 from trap_env.trap.openspiel import (  # noqa: E402
     SHORT_NAME,
@@ -340,6 +343,37 @@ def test_rl_environment_runs_random_episodes() -> None:
             legal = time_step.observations["legal_actions"][player]
             time_step = env.step([rng.choice(legal)])
         assert time_step.rewards in ([1.0, -1.0], [-1.0, 1.0], [0.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("trap", {"board_size": 4}),
+        ("othello", {"board_size": 6}),
+        ("colosseum", {"board_size": 4, "start": 1}),
+        ("colosseum", {"board_size": 4}),
+    ],
+)
+def test_every_game_of_the_table_loads_right_after_the_import(name: str, params: dict) -> None:
+    """``import trap_env.openspiel`` alone registers each game's short name (in a fresh
+    process, so that no test registered it before), and each passes OpenSpiel's checks."""
+    code = (
+        "import pyspiel, trap_env.openspiel\n"
+        f"game = pyspiel.load_game('python_{name}')\n"
+        "print(game.get_type().short_name, game.game.name)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.split() == [f"python_{name}", name]
+    game = pyspiel.load_game(f"python_{name}", params)
+    assert isinstance(game, GameSpielGame) and game.game.name == name
+    pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
+
+
+def test_the_table_names_trap_s_short_name() -> None:
+    entry = entry_of("trap")
+    assert entry is not None and entry.spiel_name == SHORT_NAME
 
 
 def test_python_trap_is_the_generic_spiel_game_of_trap() -> None:
