@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
+import ast
 import importlib
 import subprocess
 import sys
+from pathlib import Path
 
 import gymnasium
 import pettingzoo
@@ -105,3 +106,52 @@ def test_register_game_refuses_an_id_that_is_no_string() -> None:
     with pytest.raises(ValueError, match="gym_id must be a string"):
         register_game(_BadIdRace(), gym_id=3)  # type: ignore[arg-type]
     assert entry_of("race_bad_id") is None
+
+
+GAME_PACKAGES = tuple(f"trap_env.{entry.name}" for entry in GAME_TABLE)
+
+
+def _imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module is not None:
+            found |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+    return found
+
+
+@pytest.mark.parametrize(
+    "path", sorted(Path(trap_env.__file__).parent.glob("*.py")), ids=lambda path: path.name
+)
+def test_the_generic_floors_import_no_game(path: Path) -> None:
+    """The modules of ``trap_env`` outside the game folders reach a game only through the
+    table of games (its ``module:attr`` strings), never by an import."""
+    games = [
+        module
+        for module in _imported_modules(path)
+        if any(module == package or module.startswith(f"{package}.") for package in GAME_PACKAGES)
+    ]
+    assert games == []
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "trap_env",
+        "trap_env.games",
+        "trap_env.rendering",
+        "trap_env.batched_env",
+        "trap_env.trap.gym_env",
+        "trap_env.trap.batched_env",
+        "trap_env.trap.aec_env",
+        "trap_env.trap.rendering",
+        "trap_env.othello.aec_env",
+        "trap_env.colosseum.aec_env",
+    ],
+)
+def test_the_examples_of_the_entry_points_run(module: str) -> None:
+    import doctest
+
+    assert doctest.testmod(importlib.import_module(module)).failed == 0

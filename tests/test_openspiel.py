@@ -27,6 +27,7 @@ from open_spiel.python.bots.uniform_random import UniformRandomBot  # noqa: E402
 from search_oracle import expectimax  # noqa: E402
 
 import trap_env.openspiel  # noqa: E402
+import trap_env.trap.openspiel  # noqa: E402
 from agents.search.expectimax import Search  # noqa: E402
 from agents.trap.evaluation import evaluate  # noqa: E402
 from agents.trap.search_game import TrapGame  # noqa: E402
@@ -110,6 +111,7 @@ def test_building_the_class_directly_checks_parameters_too() -> None:
 
 def test_module_example_runs() -> None:
     assert doctest.testmod(trap_env.openspiel).failed == 0
+    assert doctest.testmod(trap_env.trap.openspiel).failed == 0
 
 
 # --- OpenSpiel's own API checks ----------------------------------------------------------
