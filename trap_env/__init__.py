@@ -7,13 +7,11 @@ entry points (:mod:`trap_env.trap`, :mod:`trap_env.othello`, :mod:`trap_env.colo
 The table of games (:data:`trap_env.games.GAME_TABLE`) declares every game's ids, and
 importing the package registers each of them, without importing a game:
 
-========================  ======================  ======================  ==================
-game                      Gymnasium               PettingZoo AEC          OpenSpiel
-========================  ======================  ======================  ==================
-Trap!                     ``trap_env/Trap-v0``    ``trap_env/trap_v0``    ``python_trap``
-Othello                   ``trap_env/Othello-v0`` ``trap_env/othello_v0`` ``python_othello``
-Colosseum Survival!       ``trap_env/Colosseum-v0`` ``trap_env/colosseum_v0`` ``python_colosseum``
-========================  ======================  ======================  ==================
+- Trap!: Gymnasium ``trap_env/Trap-v0``, PettingZoo ``trap_env/trap_v0``, OpenSpiel
+  ``python_trap``;
+- Othello: ``trap_env/Othello-v0``, ``trap_env/othello_v0``, ``python_othello``;
+- Colosseum Survival!: ``trap_env/Colosseum-v0``, ``trap_env/colosseum_v0``,
+  ``python_colosseum``.
 
 ``gymnasium.make(id, opponent="random")`` plays one learner against an opponent
 (:class:`trap_env.gym_env.GameEnv`), and ``gymnasium.make_vec`` runs B games at once, in the
@@ -23,10 +21,10 @@ game's batched engine where it has one (:class:`trap_env.batched_env.GameVectorE
 (:class:`trap_env.aec_env.GameAECEnv`). ``import trap_env.openspiel`` registers the OpenSpiel
 names. A game from outside joins with :func:`trap_env.games.register_game`.
 
-For Trap!, the first game of the suite, the package also keeps its earlier names: the ids
-:data:`GYM_ID` and :data:`AEC_ID`, ``TrapEnv``, ``env()`` and ``raw_env`` (of
-:mod:`trap_env.trap`), and its rule functions (:mod:`trap_env.trap.core`), all loaded on
-first use.
+The package's top also holds the ids as constants (:data:`GYM_ID`, :data:`OTHELLO_GYM_ID`,
+:data:`COLOSSEUM_GYM_ID`, :data:`AEC_ID`) and Trap!'s shortcuts: ``TrapEnv``, ``env()`` and
+``raw_env`` (of :mod:`trap_env.trap`) and its rule functions (:mod:`trap_env.trap.core`),
+each loaded on first use.
 
 Example:
     >>> import gymnasium, trap_env

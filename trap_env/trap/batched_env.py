@@ -27,7 +27,7 @@ class TrapVectorEnv(GameVectorEnv):
     """Trap! for a learner in B games at once, against opponents inside the batch.
 
     ## Description
-    The single env ``trap_env/Trap-v0`` (:class:`trap_env.gym_env.TrapEnv`), B times, with
+    The single env ``trap_env/Trap-v0`` (:class:`trap_env.trap.gym_env.TrapEnv`), B times, with
     every game held in the arrays of :mod:`trap_env.trap.batched` and stepped without a Python
     loop over games (except opponents given as game-by-game agents). One step is one
     learner decision; the landings and the opponent's turn happen inside it.
