@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
 from trap_env.batched_env import GameVectorEnv
-from trap_env.trap.batched_env import TrapVectorEnv
 from trap_env.batched_opponents import AgentOpponent
 from trap_env.gym_env import OpponentError
 from trap_env.trap import batched as batched_trap
 from trap_env.trap import core
+from trap_env.trap.batched_env import TrapVectorEnv
 from trap_env.trap.core import GameConfig, IllegalActionError, Phase, State
 from trap_env.trap.observation import action_mask, observe
 
@@ -403,6 +403,18 @@ def test_close_ends_the_opponents_the_env_built() -> None:
     envs.reset(seed=0)
     envs.close()
     assert len(ClosingAgent.closed) == 3  # one agent per slot, each ended
+
+
+def test_an_agent_opponents_spec_names_an_agent_of_the_envs_game() -> None:
+    """``AgentOpponent(spec)`` names no game of its own: the env it plays in gives its game,
+    so that the spec builds that game's agent (Othello's random player here)."""
+    opponent = AgentOpponent("random")
+    envs = GameVectorEnv("othello", num_envs=2, opponent=opponent, seat=1, board_size=6)
+    _, info = envs.reset(seed=0)
+    assert opponent.game == "othello" and int(info["turn"][0]) >= 1
+    envs.close()
+    with pytest.raises(ValueError, match=r"names an agent of no game; give AgentOpponent"):
+        AgentOpponent("random").start(envs.engine, np.array([0]), np.array([1], np.uint64))
 
 
 def test_the_batched_opponents_are_re_exported_where_they_were() -> None:
