@@ -15,7 +15,7 @@ Rows:
   * node counts at equal depth: plain expectimax (every node) against alpha-beta alone,
     with Star1, with Star1 and Star2, with the transposition table too, and (a smaller
     tree, the agent's default) with the misses of each throw searched two plies shallower;
-  * the batched engine: :class:`trap_env.batched_env.TrapVectorEnv` against ``random`` at
+  * the batched engine: :class:`trap_env.trap.batched_env.TrapVectorEnv` against ``random`` at
     B = 1, 64, 1024 and 8192 in learner steps per second (masks and observations
     produced), beside the single Gym env and Gymnasium's ``SyncVectorEnv`` over it, and the
     gate: B = 8192 over the single env, at least 50;

@@ -19,7 +19,8 @@ from pettingzoo.utils import wrappers
 from replay_elsewhere import digest_in_another_process
 
 import trap_env
-from trap_env.aec_env import AGENTS, GameAECEnv, env, raw_env, wrap
+from trap_env.aec_env import AGENTS, GameAECEnv, game_env, wrap
+from trap_env.trap.aec_env import env, raw_env
 from trap_env.games import get_game
 from trap_env.trap.core import IllegalActionError, Phase, legal_actions, validate_state
 from trap_env.trap.observation import observe
@@ -279,7 +280,7 @@ def test_wrong_arguments_to_reset_and_observe_are_named() -> None:
 
 @pytest.mark.parametrize("game", [3, None, b"trap"])
 def test_the_game_is_a_name_or_a_game_object(game: object) -> None:
-    with pytest.raises(TypeError, match="game must be a game's name such as 'trap'"):
+    with pytest.raises(TypeError, match="game must be a game's name \\(.*othello.*\\)"):
         GameAECEnv(game)  # type: ignore[arg-type]
 
 
@@ -400,12 +401,32 @@ def test_generic_aec_env_plays_trap_as_raw_env_does() -> None:
 
 @pytest.mark.parametrize(
     ("game", "params", "num_cycles"),
-    [("othello", {"board_size": 6}, 300), ("colosseum", {"board_size": 5}, 100)],
+    [
+        ("trap", {"board_size": 4}, 300),
+        ("othello", {"board_size": 6}, 300),
+        ("colosseum", {"board_size": 5}, 100),
+    ],
 )
-def test_every_game_passes_pettingzoos_tests(game: str, params: dict, num_cycles: int) -> None:
-    api_test(wrap(GameAECEnv(game, **params)), num_cycles=num_cycles)
-    seed_test(lambda: wrap(GameAECEnv(game, **params)), num_cycles=num_cycles)
-    render_test(lambda render_mode=None: wrap(GameAECEnv(game, render_mode=render_mode)))
+def test_every_games_module_passes_pettingzoos_tests(
+    game: str, params: dict, num_cycles: int
+) -> None:
+    """``from trap_env import <game>_v0``: ``env()`` and ``raw_env`` pass ``api_test``,
+    ``seed_test`` and ``render_test``, as the id ``trap_env/<game>_v0`` makes them."""
+    module = getattr(trap_env, f"{game}_v0")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Observation space for each agent")
+        warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
+        api_test(module.env(**params), num_cycles=num_cycles)
+        api_test(module.raw_env(**params), num_cycles=num_cycles)
+        api_test(pettingzoo.make("aec", f"trap_env/{game}_v0", **params), num_cycles=num_cycles)
+    seed_test(lambda: module.env(**params), num_cycles=num_cycles)
+    render_test(lambda render_mode=None: module.env(render_mode=render_mode))
+    assert module.raw_env(**params).metadata["name"] == f"{game}_v0"
+
+
+def test_a_game_object_passes_pettingzoos_tests_in_the_generic_env() -> None:
+    api_test(wrap(GameAECEnv(get_game("othello"), board_size=4)), num_cycles=100)
+    seed_test(lambda: game_env("colosseum", board_size=4), num_cycles=50)
 
 
 @pytest.mark.parametrize(("name", "score"), [("othello", "discs"), ("colosseum", "zones")])

@@ -17,11 +17,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
-from trap_env.batched_env import GameVectorEnv, TrapVectorEnv
+from trap_env.batched_env import GameVectorEnv
 from trap_env.batched_opponents import AgentOpponent
 from trap_env.gym_env import OpponentError
 from trap_env.trap import batched as batched_trap
 from trap_env.trap import core
+from trap_env.trap.batched_env import TrapVectorEnv
 from trap_env.trap.core import GameConfig, IllegalActionError, Phase, State
 from trap_env.trap.observation import action_mask, observe
 
@@ -351,7 +352,7 @@ def test_reset_refuses_wrong_types_naming_the_argument(arguments: dict, message:
 def test_the_game_is_a_name_or_a_game_object() -> None:
     from trap_env.batched_env import GameVectorEnv
 
-    with pytest.raises(TypeError, match="game must be a game's name such as 'trap'"):
+    with pytest.raises(TypeError, match="game must be a game's name \\(.*othello.*\\)"):
         GameVectorEnv(3, num_envs=2)  # type: ignore[arg-type]
 
 
@@ -404,10 +405,22 @@ def test_close_ends_the_opponents_the_env_built() -> None:
     assert len(ClosingAgent.closed) == 3  # one agent per slot, each ended
 
 
+def test_an_agent_opponents_spec_names_an_agent_of_the_envs_game() -> None:
+    """``AgentOpponent(spec)`` names no game of its own: the env it plays in gives its game,
+    so that the spec builds that game's agent (Othello's random player here)."""
+    opponent = AgentOpponent("random")
+    envs = GameVectorEnv("othello", num_envs=2, opponent=opponent, seat=1, board_size=6)
+    _, info = envs.reset(seed=0)
+    assert opponent.game == "othello" and int(info["turn"][0]) >= 1
+    envs.close()
+    with pytest.raises(ValueError, match=r"names an agent of no game; give AgentOpponent"):
+        AgentOpponent("random").start(envs.engine, np.array([0]), np.array([1], np.uint64))
+
+
 def test_the_batched_opponents_are_re_exported_where_they_were() -> None:
     from trap_env import batched_env, batched_opponents
 
-    for name in ("BatchOpponent", "BatchPolicy", "BatchedRandom", "VectorOpponent"):
+    for name in ("BatchOpponent", "BatchPolicy", "VectorOpponent"):
         assert getattr(batched_env, name) is getattr(batched_opponents, name)
 
 

@@ -66,16 +66,13 @@ def test_torchrl_wraps_the_pettingzoo_env_with_its_masks() -> None:
     env.close()
 
 
-@pytest.mark.parametrize("game", ["trap", "othello"])
+@pytest.mark.parametrize("game", ["trap", "othello", "colosseum"])
 def test_shimmy_wraps_our_openspiel_games_for_pettingzoo(game: str) -> None:
     pyspiel = pytest.importorskip("pyspiel")
     shimmy = pytest.importorskip("shimmy")
     from pettingzoo.test import api_test
 
-    from trap_env.games import get_game
-    from trap_env.openspiel import register_spiel_game
+    import trap_env.openspiel  # noqa: F401  (registers every game's short name)
 
-    if game != "trap":
-        register_spiel_game(get_game(game), f"python_{game}")
     spiel_game = pyspiel.load_game(f"python_{game}", {"board_size": 6})
     api_test(shimmy.OpenSpielCompatibilityV0(env=spiel_game), num_cycles=100)

@@ -9,6 +9,8 @@ import doctest
 import math
 import pickle
 import random
+import subprocess
+import sys
 from collections.abc import Callable
 
 import numpy as np
@@ -25,15 +27,16 @@ from open_spiel.python.bots.uniform_random import UniformRandomBot  # noqa: E402
 from search_oracle import expectimax  # noqa: E402
 
 import trap_env.openspiel  # noqa: E402
+import trap_env.trap.openspiel  # noqa: E402
 from agents.search.expectimax import Search  # noqa: E402
 from agents.trap.evaluation import evaluate  # noqa: E402
 from agents.trap.search_game import TrapGame  # noqa: E402
-from trap_env.openspiel import (  # noqa: E402
+from trap_env.games import entry_of  # noqa: E402
+from trap_env.openspiel import GameSpielGame, GameSpielState  # noqa: E402
+from trap_env.trap.openspiel import (  # noqa: E402
     SHORT_NAME,
-    GameSpielGame,
-    GameSpielState,
-    SpielGame,
-    SpielState,
+    TrapSpielGame,
+    TrapSpielState,
 )
 from trap_env.trap import core  # noqa: E402
 from trap_env.trap.core import Phase, State  # noqa: E402
@@ -101,13 +104,14 @@ def test_bad_parameters_are_named(spec: str, message: str) -> None:
 
 
 def test_building_the_class_directly_checks_parameters_too() -> None:
-    assert SpielGame({"board_size": 5}).max_turns == 100
+    assert TrapSpielGame({"board_size": 5}).max_turns == 100
     with pytest.raises(ValueError, match=r"unknown parameters \['size'\]; allowed: "):
-        SpielGame({"size": 5})
+        TrapSpielGame({"size": 5})
 
 
 def test_module_example_runs() -> None:
     assert doctest.testmod(trap_env.openspiel).failed == 0
+    assert doctest.testmod(trap_env.trap.openspiel).failed == 0
 
 
 # --- OpenSpiel's own API checks ----------------------------------------------------------
@@ -121,7 +125,7 @@ def test_openspiel_random_simulation_checks_pass(board_size: int, max_turns: int
 # --- State by state against the core -----------------------------------------------------
 
 
-def assert_matches_core(spiel: SpielState, state: State, max_turns: int) -> None:
+def assert_matches_core(spiel: TrapSpielState, state: State, max_turns: int) -> None:
     """Everything the OpenSpiel state reports agrees with the core state it should hold."""
     assert str(spiel) == core.to_text(state)
     cut = not core.is_terminal(state) and state.phase is Phase.MOVE and state.turn >= max_turns
@@ -224,7 +228,7 @@ def test_illegal_action_raises_the_cores_error() -> None:
         spiel.apply_action(12)
 
 
-def play_randomly(spiel: SpielState, rng: random.Random, num_actions: int) -> None:
+def play_randomly(spiel: TrapSpielState, rng: random.Random, num_actions: int) -> None:
     """Apply up to ``num_actions`` random actions, chance drawn from its distribution."""
     for _ in range(num_actions):
         if spiel.is_terminal():
@@ -280,7 +284,7 @@ def test_mcts_plays_whole_games_against_uniform_random() -> None:
     assert mcts_score >= num_games - 2
 
 
-def horizon_value(maximizer: int) -> Callable[[SpielState], float]:
+def horizon_value(maximizer: int) -> Callable[[TrapSpielState], float]:
     """OpenSpiel's leaf value matching the oracle's horizon, for ``maximizer``.
 
     Both searches count decisions only, but OpenSpiel's ``expectiminimax`` stops at depth
@@ -293,7 +297,7 @@ def horizon_value(maximizer: int) -> Callable[[SpielState], float]:
             return 1.0 if state.winner == maximizer else -1.0
         return evaluate(state, maximizer)  # antisymmetric: the oracle's view, negated
 
-    def value(spiel: SpielState) -> float:
+    def value(spiel: TrapSpielState) -> float:
         state = spiel.game_state
         if state.phase is Phase.LANDING:
             return sum(
@@ -343,6 +347,37 @@ def test_rl_environment_runs_random_episodes() -> None:
         assert time_step.rewards in ([1.0, -1.0], [-1.0, 1.0], [0.0, 0.0])
 
 
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("trap", {"board_size": 4}),
+        ("othello", {"board_size": 6}),
+        ("colosseum", {"board_size": 4, "start": 1}),
+        ("colosseum", {"board_size": 4}),
+    ],
+)
+def test_every_game_of_the_table_loads_right_after_the_import(name: str, params: dict) -> None:
+    """``import trap_env.openspiel`` alone registers each game's short name (in a fresh
+    process, so that no test registered it before), and each passes OpenSpiel's checks."""
+    code = (
+        "import pyspiel, trap_env.openspiel\n"
+        f"game = pyspiel.load_game('python_{name}')\n"
+        "print(game.get_type().short_name, game.game.name)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.split() == [f"python_{name}", name]
+    game = pyspiel.load_game(f"python_{name}", params)
+    assert isinstance(game, GameSpielGame) and game.game.name == name
+    pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
+
+
+def test_the_table_names_trap_s_short_name() -> None:
+    entry = entry_of("trap")
+    assert entry is not None and entry.spiel_name == SHORT_NAME
+
+
 def test_python_trap_is_the_generic_spiel_game_of_trap() -> None:
     game = pyspiel.load_game("python_trap(board_size=5)")
     assert isinstance(game, GameSpielGame)
@@ -369,7 +404,7 @@ def _with_state(serialized: str, state: State) -> str:
     import base64
     import re
 
-    attributes = {"game": trap_env.openspiel.GAME, "game_state": state, "max_turns": 100}
+    attributes = {"game": trap_env.trap.openspiel.GAME, "game_state": state, "max_turns": 100}
     encoded = base64.b64encode(pickle.dumps(attributes)).decode()
     return re.sub(r"__dict__=.*", lambda _: f"__dict__={encoded}", serialized)
 

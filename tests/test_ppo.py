@@ -405,7 +405,7 @@ def test_a_crafted_model_zip_never_runs_its_payload(tmp_path: Path) -> None:
 
 
 def test_the_batched_twin_plays_the_policy_for_every_game_from_its_own_stream() -> None:
-    from trap_env.batched_env import TrapVectorEnv
+    from trap_env.trap.batched_env import TrapVectorEnv
 
     agent = make_agent("ppo", seed=0)
     greedy_twin = agent.batched()

@@ -803,7 +803,7 @@ def test_a_copy_carries_the_command_and_limits_and_starts_its_own_program(duplic
 
 
 def test_an_env_with_a_program_opponent_can_be_deep_copied():
-    from trap_env.gym_env import TrapEnv
+    from trap_env.trap.gym_env import TrapEnv
 
     env = TrapEnv(opponent=f"exec:{PYTHON_EXAMPLE}", seat=1, board_size=5)
     env.reset(seed=3)  # the opponent (seat 0) has played its first turn

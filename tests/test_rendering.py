@@ -1,4 +1,5 @@
-"""Tests of trap_env.rendering: text, numpy images, the pygame window, the env renderer."""
+"""Tests of trap_env.rendering (the env renderer, the pygame window) and of Trap!'s pictures
+(trap_env.trap.rendering: text, numpy images)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,11 @@ import warnings
 import numpy as np
 import pytest
 
-from trap_env.rendering import (
-    CELL_PIXELS,
-    COLOURS,
-    PYGAME_MISSING,
-    EnvRenderer,
-    HumanRenderer,
-    render_ansi,
-    render_rgb,
-)
+from trap_env.games import game_names, get_game
+from trap_env.rendering import PYGAME_MISSING, GameRenderer, HumanRenderer
 from trap_env.trap.core import from_text, initial_state
+from trap_env.trap.game import GAME as TRAP
+from trap_env.trap.rendering import CELL_PIXELS, COLOURS, render_ansi, render_rgb
 
 STATE = from_text("x.0../...../..x../..1.x/..... 1 throw - 3")
 
@@ -71,7 +67,7 @@ def test_rgb_marks_the_target_and_the_landing() -> None:
 
 def test_human_renderer_opens_a_window_and_closes_twice() -> None:
     pytest.importorskip("pygame")
-    window = HumanRenderer(fps=1000)
+    window = HumanRenderer("Trap!", fps=1000)
     window.show(render_rgb(STATE))
     window.show(render_rgb(STATE))
     window.close()
@@ -81,20 +77,21 @@ def test_human_renderer_opens_a_window_and_closes_twice() -> None:
 def test_a_missing_pygame_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pygame", None)
     with pytest.raises(ImportError, match=r'pip install "trap_env\[render\]"'):
-        HumanRenderer()
+        HumanRenderer("Trap!")
     assert "pygame" in PYGAME_MISSING
 
 
 def test_env_renderer_follows_the_render_mode() -> None:
-    assert isinstance(EnvRenderer("ansi").render(STATE, None), str)
-    assert EnvRenderer("rgb_array").render(STATE, (7, 8)).shape == (240, 240, 3)
+    assert GameRenderer(TRAP, "ansi").render(STATE, (12, 13)) == render_ansi(STATE, (12, 13))
+    assert isinstance(GameRenderer(TRAP, "ansi").render(STATE, None), str)
+    assert GameRenderer(TRAP, "rgb_array").render(STATE, (7, 8)).shape == (240, 240, 3)
     with pytest.warns(UserWarning, match="without a render_mode"):
-        assert EnvRenderer(None).render(STATE, None) is None
+        assert GameRenderer(TRAP, None).render(STATE, None) is None
 
 
 def test_env_renderer_in_human_mode_survives_copies() -> None:
     pytest.importorskip("pygame")
-    renderer = EnvRenderer("human", fps=1000)
+    renderer = GameRenderer(TRAP, "human", fps=1000)
     assert renderer.render(STATE, None) is None
     for twin in (copy.deepcopy(renderer), pickle.loads(pickle.dumps(renderer))):
         assert twin.render_mode == "human"
@@ -107,4 +104,16 @@ def test_env_renderer_in_human_mode_survives_copies() -> None:
 
 def test_env_renderer_rejects_unknown_modes() -> None:
     with pytest.raises(ValueError, match=r"render_mode must be None or one of \['ansi'"):
-        EnvRenderer("svg")
+        GameRenderer(TRAP, "svg")
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_the_env_renderer_draws_every_game_with_its_own_pictures(name: str) -> None:
+    game = get_game(name)
+    start = {"start": 0} if name == "colosseum" else {}
+    state = game.initial_state(game.make_config(board_size=6, **start))
+    text = GameRenderer(game, "ansi").render(state, None)
+    assert isinstance(text, str) and text.endswith("\n") and not text.endswith("\n\n")
+    assert text == game.render_text(state).rstrip("\n") + "\n"
+    image = GameRenderer(game, "rgb_array").render(state, None)
+    assert isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.shape[2] == 3

@@ -1,7 +1,8 @@
 """The PettingZoo AEC environments: both players are agents; chance plays inside ``step``.
 
-:class:`GameAECEnv` plays any :class:`trap_env.game.Game` and restates no rule;
-:class:`raw_env` is its Trap! instance (``trap_env/trap_v0``).
+:class:`GameAECEnv` plays any :class:`trap_env.game.Game` and restates no rule. Each game
+has a PettingZoo module with ``raw_env`` (its :class:`GameAECEnv`) and ``env()`` (that in
+the wrappers of :func:`wrap`): ``from trap_env import trap_v0, othello_v0, colosseum_v0``.
 """
 
 from __future__ import annotations
@@ -18,37 +19,39 @@ from trap_env.checks import describe
 from trap_env.game import TRUNCATED, Game, turn_limit
 from trap_env.games import game_of
 from trap_env.gym_env import check_reset_arguments, count_info
-from trap_env.rendering import RENDER_MODES, EnvRenderer, GameRenderer
-from trap_env.trap.core import DEFAULT_DECAY, State
+from trap_env.rendering import RENDER_MODES, GameRenderer
 
-__all__ = ["AGENTS", "GameAECEnv", "env", "raw_env", "wrap"]
+__all__ = ["AGENTS", "GameAECEnv", "game_env", "wrap"]
 
 AGENTS = ("player_0", "player_1")
-"""The agent names; ``player_i`` is player ``i`` of :mod:`trap_env.trap.core`."""
+"""The agent names; ``player_i`` is the game's player ``i``."""
 
 Observation = dict[str, np.ndarray]
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """The AEC env with PettingZoo's usual wrappers, as its classic games ship it.
+def game_env(game: Game[Any, Any] | str, **kwargs: Any) -> AECEnv:
+    """:class:`GameAECEnv` of ``game`` in the wrappers of :func:`wrap`: the PettingZoo entry
+    point of a game without its own AEC module (:func:`trap_env.games.register_game`).
+
+    Args:
+        game: a :class:`trap_env.game.Game` or its registered name.
+        **kwargs: passed to :class:`GameAECEnv` (``max_turns``, ``render_mode``, the rules).
+    """
+    return wrap(GameAECEnv(game, **kwargs))
+
+
+def wrap(raw: AECEnv) -> AECEnv:
+    """``raw`` (any game's :class:`GameAECEnv`) in PettingZoo's usual wrappers, as its
+    classic games ship them: every game's ``env()`` is its ``raw_env`` wrapped so.
 
     An illegal action ends the game with -1 for its author (``TerminateIllegalWrapper``);
     out-of-range actions fail an assertion; calls out of order raise
     (``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``). The wrappers forward every
     attribute read through one ``__getattr__`` per layer, a Python call per layer on every
-    read; where throughput matters, step :class:`raw_env` directly (it raises
-    :class:`~trap_env.trap.core.IllegalActionError` for an illegal action and refuses ``step``
+    read; where throughput matters, step the raw env directly (it raises
+    :class:`~trap_env.game.IllegalActionError` for an illegal action and refuses ``step``
     before ``reset``).
-
-    Args:
-        **kwargs: passed to :class:`raw_env` (``board_size``, ``max_turns``, ``decay``,
-            ``render_mode``).
     """
-    return wrap(raw_env(**kwargs))
-
-
-def wrap(raw: AECEnv) -> AECEnv:
-    """``raw`` in the wrappers of :func:`env` (for any game's :class:`GameAECEnv`)."""
     wrapped: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)
@@ -62,7 +65,8 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
     selected is ``game.current_player``; observations from ``game.observe``, masks from
     ``game.legal_action_mask``; chance drawn inside ``step`` by ``game.sample_chance`` from
     the env's generator (seeded by ``reset(seed=...)``); the end from ``game.outcome`` and
-    rewards from :meth:`trap_env.game.Outcome.returns`. ``raw_env`` documents the rest.
+    rewards from :meth:`trap_env.game.Outcome.returns`. Trap!'s ``raw_env``
+(:class:`trap_env.trap.aec_env.raw_env`) documents the rest in PettingZoo's sections.
 
     The env contract of ``docs/environments.md``: ``infos`` of both agents hold the same
     keys from ``reset`` on, NumPy values only: in a game with chance the latest chance
@@ -121,13 +125,10 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
             agent: spaces.Dict({"observation": planes, "action_mask": mask}) for agent in AGENTS
         }
         self._rng, _ = seeding.np_random(None)
-        self._renderer = self._make_renderer(render_mode)
+        self._renderer = GameRenderer(game, render_mode, self.metadata["render_fps"])
         self._last_throw: tuple[int, int] | None = None
         self._start_game()
         self._has_started = False  # step() needs a reset() first, as in the wrapped env
-
-    def _make_renderer(self, render_mode: str | None) -> GameRenderer | EnvRenderer:
-        return GameRenderer(self.game, render_mode, self.metadata["render_fps"])
 
     @property
     def game_state(self) -> Any:
@@ -257,96 +258,3 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
     def _is_over(self) -> bool:
         agent = self.agent_selection
         return self.terminations.get(agent, True) or self.truncations.get(agent, True)
-
-
-class raw_env(GameAECEnv):
-    """Trap! for two agents, ``player_0`` and ``player_1``, in PettingZoo's AEC API.
-
-    ## Description
-    Two players stand on an ``N x N`` board. A turn is a move (a king step onto a free
-    cell) and then a throw: the player names a target cell and a trap lands on it, or, with
-    a probability growing with the Manhattan distance, on one of its free neighbours. A
-    player who leaves the opponent no legal move wins. The rules are in ``docs/RULES.md``
-    and ``trap_env.trap.core``; this class only translates them. The same agent is selected twice in
-    a row, first to move, then to throw; the landing is drawn inside ``step`` from the
-    env's generator, seeded by ``reset(seed=...)``.
-
-    ## Action Space
-    ``Discrete(N * N)`` for each agent: a flat cell index ``row * N + col``, the destination
-    of a move or the target of a throw. ``observation["action_mask"]`` marks the legal ones.
-
-    ## Observation Space
-    ``Dict(observation=Box(0, 1, (N, N, 4), int8), action_mask=Box(0, 1, (N * N,), int8))``.
-    The planes are from the observing agent's point of view: own cell, opponent's cell,
-    traps, and a plane of ones in the throw phase (zeros in the move phase); see
-    :mod:`trap_env.trap.observation`. The mask is all zeros for the agent not selected, and
-    all ones for both once the game is over (so that a masked sampler always has an
-    action; ``trap_env.trap.core.legal_action_mask`` stays exact).
-
-    ## Starting State
-    Player 0 on ``(0, N // 2)``, player 1 on ``(N - 1, N // 2)``, no traps; ``player_0``
-    is selected first, to move.
-
-    ## Rewards
-    +1 for the winner and -1 for the loser when a player is left with no legal move; 0 and
-    0 on every other step and on truncation. With :func:`env`, an illegal action scores -1
-    for its author and ends the game.
-
-    ## Episode End
-    Termination when a player has no legal move. Truncation of both agents when
-    ``max_turns`` turns (one player's move and throw each) are complete: a game is at most
-    ``2 * max_turns`` steps. ``infos`` of both agents hold the latest throw from ``reset``
-    on, as ``np.int64``: ``{"thrower", "target", "landing"}`` (the thrower's player number,
-    the intended target and the cell the trap landed on; -1 before the first throw).
-
-    ## Arguments
-    - ``board_size``: N >= 3, default 7.
-    - ``max_turns``: the truncation limit in turns; None means ``4 * N * N``.
-    - ``decay``: the throw's accuracy loss per step of distance beyond the first, an
-      integer per mille in 0..1000 (see :class:`trap_env.trap.core.GameConfig`); 50, the game
-      as specified, by default; 0 lands every throw on its target.
-    - ``render_mode``: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
-
-    ## Version History
-    - v0: first version.
-    """
-
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": list(RENDER_MODES),
-        "name": "trap_v0",
-        "is_parallelizable": False,
-        "render_fps": 4,
-    }
-    _game_state: State
-
-    def __init__(
-        self,
-        board_size: int = 7,
-        max_turns: int | None = None,
-        decay: int = DEFAULT_DECAY,
-        render_mode: str | None = None,
-    ) -> None:
-        super().__init__("trap", max_turns, render_mode, board_size=board_size, decay=decay)
-
-    @property
-    def game_state(self) -> State:
-        """The current game state (a value of :mod:`trap_env.trap.core`)."""
-        return self._game_state
-
-    def _make_renderer(self, render_mode: str | None) -> GameRenderer | EnvRenderer:
-        return EnvRenderer(render_mode, self.metadata["render_fps"])
-
-    _NO_CHANCE: ClassVar[dict[str, np.int64]] = {
-        "thrower": np.int64(-1),
-        "target": np.int64(-1),
-        "landing": np.int64(-1),
-    }
-
-    def _chance_info(self, player: int, before: State, outcome: int) -> dict[str, np.int64]:
-        """``{"thrower", "target", "landing"}``: the throw's author, its target, its landing."""
-        self._last_throw = (before.target, outcome)
-        return {
-            "thrower": np.int64(player),
-            "target": np.int64(before.target),
-            "landing": np.int64(outcome),
-        }

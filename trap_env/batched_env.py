@@ -2,17 +2,17 @@
 
 :class:`GameVectorEnv` plays any game that has a batched engine
 (:class:`trap_env.batched.BatchedEngine`); it translates the engine and restates no rule.
-:class:`TrapVectorEnv` is its Trap! instance:
-``gymnasium.make_vec("trap_env/Trap-v0", num_envs=4096, opponent="random")`` builds it (it
-is the id's ``vector_entry_point``); ``vectorization_mode="sync"`` gives Gymnasium's
-``SyncVectorEnv`` over single envs instead, for what this class does not support.
+:class:`trap_env.trap.batched_env.TrapVectorEnv` is its Trap! instance.
+``gymnasium.make_vec(id, num_envs=4096, opponent="random")`` builds one for a game with a
+batched engine (it is the id's ``vector_entry_point``); ``vectorization_mode="sync"`` gives
+Gymnasium's ``SyncVectorEnv`` over single envs instead, for what this class does not support.
 
 Example:
     >>> import gymnasium, trap_env
-    >>> envs = gymnasium.make_vec("trap_env/Trap-v0", num_envs=8, board_size=5)
+    >>> envs = gymnasium.make_vec("trap_env/Othello-v0", num_envs=8, board_size=6)
     >>> observations, infos = envs.reset(seed=0)
     >>> observations.shape, envs.action_masks().shape
-    ((8, 5, 5, 4), (8, 25))
+    ((8, 6, 6, 4), (8, 37))
 """
 
 from __future__ import annotations
@@ -49,13 +49,12 @@ from trap_env.batched import (
 )
 from trap_env.batched_opponents import (
     AgentOpponent,
-    BatchedRandom,
     BatchOpponent,
     BatchPolicy,
     PolicyOpponent,
     VectorOpponent,
 )
-from trap_env.game import Game, turn_limit
+from trap_env.game import Game, IllegalActionError, turn_limit
 from trap_env.games import game_of
 from trap_env.gym_env import (
     MAX_RESTARTS,
@@ -64,15 +63,11 @@ from trap_env.gym_env import (
     check_reset_arguments,
     check_turn_limit,
 )
-from trap_env.trap import batched as batched_trap
-from trap_env.trap.core import IllegalActionError
 
 __all__ = [
     "BatchOpponent",
     "BatchPolicy",
-    "BatchedRandom",
     "GameVectorEnv",
-    "TrapVectorEnv",
     "VectorOpponent",
 ]
 
@@ -93,12 +88,13 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
     (a :class:`~trap_env.batched_opponents.BatchOpponent`: a batched twin, a policy on
     observations, or any agent asked game by game). Episodes, seats, opponents, mixes,
     illegal actions, opponent faults, autoreset and randomness behave as
-    :class:`TrapVectorEnv` documents.
+    :class:`trap_env.trap.batched_env.TrapVectorEnv` documents.
 
     Args:
         game: a :class:`trap_env.game.Game` with a batched engine, or its registered name.
         num_envs: B.
-        opponent: as :class:`TrapVectorEnv`'s (spec strings name agents of this game).
+        opponent: as :class:`~trap_env.trap.batched_env.TrapVectorEnv`'s (spec strings
+            name agents of this game).
         seat: 0 or 1 to fix the learner's seat; None draws it per episode.
         max_turns: the truncation limit in turns; None means the game's default.
         render_mode: only None.
@@ -501,104 +497,6 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         return info
 
 
-class TrapVectorEnv(GameVectorEnv):
-    """Trap! for a learner in B games at once, against opponents inside the batch.
-
-    ## Description
-    The single env ``trap_env/Trap-v0`` (:class:`trap_env.gym_env.TrapEnv`), B times, with
-    every game held in the arrays of :mod:`trap_env.trap.batched` and stepped without a Python
-    loop over games (except opponents given as game-by-game agents). One step is one
-    learner decision; the landings and the opponent's turn happen inside it.
-
-    ## Action Space
-    ``MultiDiscrete([N*N] * B)``; each game's ``single_action_space`` is ``Discrete(N*N)``,
-    a flat cell as in the single env. ``action_masks()`` gives the legal actions as a
-    ``(B, N*N)`` bool array; ``info["action_mask"]`` as ``int8`` (with ``"_action_mask"``).
-
-    ## Observation Space
-    ``(B, N, N, 4)`` ``int8``, each game's planes as the single env gives them
-    (:mod:`trap_env.trap.observation`) from the learner's side (in ``"self"`` mode, from the side
-    to act).
-
-    ## Starting State
-    As the single env: the learner's seat is drawn per episode unless ``seat`` fixes it;
-    when the opponent is player 0, its first turn is played in the reset.
-
-    ## Rewards
-    +1 when the learner wins, -1 when it loses or plays an illegal action (with
-    ``illegal_action="lose"``), 0 otherwise. In ``"self"`` mode, the reward is the side
-    that acted's.
-
-    ## Episode End
-    As the single env; games reset on the step after they end (Gymnasium's next-step
-    autoreset: that step ignores the game's action and returns reward 0 and the first
-    observation of the next episode). With ``autoreset_mode="disabled"`` the caller resets
-    ended games with ``reset(options={"reset_mask": mask})``.
-
-    ## Randomness
-    Everything (seats, landings, opponents' choices, the choice from a mix) is drawn from
-    counter-based streams keyed by ``(seed, slot, episode)``
-    (:func:`trap_env.trap.batched.game_keys`), so a slot's games depend only on the seed given
-    to ``reset`` and the learner's actions in that slot, not on B.
-
-    ## Arguments
-    - ``num_envs``: B.
-    - ``opponent``: ``"random"`` and the one-ply agents ``"greedy"`` (with heuristic
-      ``is``, ``ais`` or ``ocls``), ``"is"``, ``"ais"``, ``"ocls"`` (computed for the whole
-      batch: the scalar agents' sets of best actions, ties broken by the batch's random
-      words; see :mod:`agents.trap.batched_heuristics`), ``"self"`` (the caller
-      plays both seats; ``info["player"]`` is the side that acted, ``info["winner"]`` the
-      winner, -1 while none, and ``info["returns"]`` the ``(B, 2)`` results of players 0
-      and 1, an illegal action losing), a batched policy ``(observations, masks) -> actions`` (a
-      callable with two parameters, called on the games it plays, seen from its side), or
-      any other agent spec string, agent object or ``state -> action`` callable, played game
-      by game (slower). A mapping ``{opponent: probability}`` or a sequence of
-      ``(opponent, probability)`` pairs draws one per episode and game.
-    - ``seat``, ``board_size`` (3..8), ``max_turns``, ``illegal_action``: as the single env
-      (``max_turns=1`` needs ``seat=0`` or ``"self"``).
-    - ``decay``: the throw's accuracy loss per step of distance, per mille (default 50).
-    - ``render_mode``: only None; for rendering use ``vectorization_mode="sync"``.
-    - ``autoreset_mode``: ``"next_step"`` (default) or ``"disabled"``.
-
-    ``info`` holds the same keys after every ``reset`` and ``step``, each set for every game
-    (its ``"_key"`` mask all True), NumPy arrays in every game (the env contract of
-    ``docs/environments.md``): ``"action_mask"`` (all ones in a game whose episode is over,
-    until it restarts, as ``action_masks()``: a masked sampler always has an action; the
-    engine's ``legal_masks`` stay exact), ``"seat"``, ``"turn"``, ``"illegal_action"`` and
-    ``"opponent_fault"`` (booleans: the game ended on one), and in ``"self"`` mode
-    ``"player"``, ``"winner"`` and ``"returns"`` (-1, -1 and zeros after a reset).
-
-    ## Version History
-    - v0: first version.
-    """
-
-    def __init__(
-        self,
-        num_envs: int = 1,
-        opponent: VectorOpponent | Mapping[Any, float] | Sequence[tuple[Any, float]] = "random",
-        seat: int | None = None,
-        board_size: int = 7,
-        max_turns: int | None = None,
-        decay: int = batched_trap.DEFAULT_DECAY,
-        render_mode: str | None = None,
-        illegal_action: str = "lose",
-        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
-    ) -> None:
-        limit = batched_trap.MAX_BOARD_SIZE
-        if isinstance(board_size, int) and board_size > limit:
-            raise ValueError(
-                f"the batched env plays boards up to {limit}x{limit} (one uint64 per board), "
-                f"got board_size={board_size}; use gymnasium.make_vec(..., "
-                'vectorization_mode="sync") for larger boards'
-            )
-        super().__init__(
-            "trap", num_envs, opponent, seat, max_turns, render_mode, illegal_action,
-            autoreset_mode, board_size=board_size, decay=decay,
-        )  # fmt: skip
-        self.board_size = board_size
-        self.tables: batched_trap.Tables = batched_trap.tables(board_size, decay)
-
-
 def _as_actions(actions: Any, num_envs: int) -> I64:
     array = np.asarray(actions)
     if array.shape != (num_envs,) or not np.issubdtype(array.dtype, np.integer):
@@ -629,7 +527,7 @@ def _resolve_opponents(
     if callable(mix):
         opponent = mix()
     if isinstance(opponent, str) and opponent == "self":
-        return True, [BatchedRandom()], np.ones(1)
+        return True, [], np.ones(1)  # no opponent: the caller plays both seats
     if isinstance(opponent, Mapping):
         pairs = list(opponent.items())
     elif isinstance(opponent, list | tuple) and all(
@@ -664,6 +562,8 @@ def _one_opponent(opponent: Any, game: str) -> BatchOpponent:
         close_agent(agent)
         return twin  # type: ignore[no-any-return]
     if all(callable(getattr(opponent, name, None)) for name in ("start", "act")):
+        if isinstance(opponent, AgentOpponent) and opponent.game is None:
+            opponent.game = game  # its spec names an agent of the env's game
         return opponent  # type: ignore[no-any-return]  # already a BatchOpponent
     if callable(getattr(opponent, "select_action", None)):
         return AgentOpponent(opponent)

@@ -2,9 +2,9 @@
 
 An opponent of :class:`trap_env.batched_env.GameVectorEnv` is a :class:`BatchOpponent`: it
 reads the env's batched engine and the batch, and answers one action per game.
-:class:`BatchedRandom` is Trap!'s ``RandomAgent``'s batched twin (on Trap!'s engine,
-:class:`trap_env.trap.batched.Engine`); a frozen policy on observations and any agent asked
-game by game serve every game.
+An agent's batched twin (``agent.batched()``, such as Trap!'s
+:class:`trap_env.trap.batched_opponents.BatchedRandom`) is one; a frozen policy on
+observations and any agent asked game by game serve every game.
 """
 
 from __future__ import annotations
@@ -17,14 +17,11 @@ from numpy.typing import NDArray
 
 from trap_env.agent import Agent, check_supports, close_agent, make_agent
 from trap_env.batched import I64, U64, BatchedEngine, Bool, gather, num_games
-from trap_env.games import DEFAULT_GAME
-from trap_env.trap import batched as batched_trap
 
 __all__ = [
     "AgentOpponent",
     "BatchOpponent",
     "BatchPolicy",
-    "BatchedRandom",
     "PolicyOpponent",
     "VectorOpponent",
 ]
@@ -55,38 +52,6 @@ class BatchOpponent(Protocol):
 
     def act(self, engine: Any, batch: Any, where: Bool, words: U64) -> I64:
         """Actions ``(B,)`` for the games in ``where`` (other entries are ignored)."""
-
-
-class BatchedRandom:
-    """The course's random opponent, for the whole batch: uniform moves, throws at empty cells."""
-
-    checked = False  # its actions are legal by construction
-
-    def start(self, engine: batched_trap.Engine, games: I64, words: U64) -> None:
-        """Nothing to prepare."""
-
-    def act(
-        self, engine: batched_trap.Engine, batch: batched_trap.Batch, where: Bool, words: U64
-    ) -> I64:
-        """A uniform legal move, or a uniform empty target (any legal target if none)."""
-        t = engine.tables
-        actions = np.zeros(num_games(batch), np.int64)
-        moving = np.flatnonzero(where & (batch.phase == batched_trap.MOVE))
-        if len(moving):
-            movers = batched_trap.gather(batch, moving)
-            own, _ = batched_trap.player_cells(movers, movers.player)
-            moves = batched_trap.move_bitboards(t, movers, movers.player)
-            # The guess among the mover's up-to-8 neighbours mostly hits a legal move.
-            candidates = t.neighbour_cells[own]
-            actions[moving] = batched_trap.choose_bits(moves, words[moving], candidates=candidates)
-        throwing = np.flatnonzero(where & (batch.phase == batched_trap.THROW))
-        if len(throwing):
-            cells = batch.cells[throwing]
-            legal = t.all_cells & ~(t.bits[cells[:, 0]] | t.bits[cells[:, 1]])
-            empty = legal & ~batch.traps[throwing]
-            targets = np.where(empty != 0, empty, legal)
-            actions[throwing] = batched_trap.choose_bits(targets, words[throwing], t.num_cells)
-        return actions
 
 
 class PolicyOpponent:
@@ -131,11 +96,12 @@ class AgentOpponent:
         self,
         opponent: str | Agent | Callable[[Any], Any],
         spare: Any = None,
-        game: str = DEFAULT_GAME,
+        game: str | None = None,
     ) -> None:
         self.opponent = opponent
         self.game = game
-        """The game a spec string's agents are built for (a name or a game's path)."""
+        """The game a spec string's agents are built for (a name or a game's path); None
+        until the batched env it plays in gives its own."""
         self._spare = spare
         """An agent already built from the spec (to check it), used for the first slot."""
         self._agents: dict[int, Any] = {}
@@ -146,6 +112,11 @@ class AgentOpponent:
         if not isinstance(self.opponent, str):
             return self.opponent
         if slot not in self._agents:
+            if self.game is None:
+                raise ValueError(
+                    f"the opponent {self.opponent!r} names an agent of no game; give "
+                    "AgentOpponent(spec, game=NAME) or play it in a batched env"
+                )
             built = self._spare or make_agent(self.opponent, game=self.game, seed=slot)
             agent, self._spare = built, None
             check_supports(agent, engine.config)

@@ -1,7 +1,11 @@
-"""The games on the stack, by name: ``get_game("trap")`` gives Trap!'s :class:`~trap_env.game.Game`.
+"""The table of games: each game's object and the ids it registers, by name.
 
-Games are imported when first asked for, so naming one loads only its package. A game
-from outside this package joins with :func:`register_game`, or is named by its path,
+``get_game("trap")`` gives Trap!'s :class:`~trap_env.game.Game`. :data:`GAME_TABLE` declares,
+for each game of the suite, where its game object is and its own ids and entry points
+(:class:`GameEntry`: Gymnasium, PettingZoo, OpenSpiel), as ``"module:attribute"`` strings, so
+that ``import trap_env`` registers every id without importing a game. Games are imported
+when first asked for, so naming one loads only its package. A game from outside this
+package joins with :func:`register_game` (with its ids, if it gives them), or is named by its path,
 ``"mypackage.mygame:GAME"`` (which a runner's worker processes import by themselves).
 A name read from a file is looked up with ``allow_paths``: a path is imported only when
 the user gave the same one, so that reading a file never imports code.
@@ -17,7 +21,8 @@ Example:
 from __future__ import annotations
 
 import importlib
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from trap_env.checks import describe
@@ -25,21 +30,120 @@ from trap_env.game import Game
 
 __all__ = [
     "DEFAULT_GAME",
+    "GAME_TABLE",
+    "GameEntry",
     "UnknownGameError",
+    "entries",
+    "entry_of",
     "game_names",
     "game_of",
     "get_game",
+    "register_entry_points",
     "register_game",
 ]
 
 DEFAULT_GAME = "trap"
-"""The game every command, env and agent table means when none is named."""
+"""The game the commands mean when none is named (the envs and the rules take no default)."""
 
-_GAMES: dict[str, str | Game[Any, Any]] = {
-    "trap": "trap_env.trap.game:GAME",
-    "othello": "trap_env.othello.game:GAME",
-    "colosseum": "trap_env.colosseum.game:GAME",
-}
+GENERIC_ENV = "trap_env.gym_env:GameEnv"
+"""The Gymnasium entry point of a game without its own env class (with ``game=`` its name)."""
+SYNC_VECTOR_ENV = "trap_env.gym_env:make_sync_vector_env"
+"""The vector entry point of a game without a batched engine (Gymnasium's ``SyncVectorEnv``)."""
+BATCHED_VECTOR_ENV = "trap_env.batched_env:GameVectorEnv"
+"""The vector entry point of a game with a batched engine (:mod:`trap_env.batched`)."""
+GENERIC_AEC_ENV = "trap_env.aec_env:game_env"
+"""The PettingZoo entry point of a game without its own AEC module (with ``game=`` its name)."""
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """One game of the table: where its game object is, and its ids and entry points.
+
+    Every path is a ``"module:attribute"`` string, imported only when used, and every id is
+    the game's own (none is derived from the title, which a rename may change).
+
+    Attributes:
+        name: the game's registered name (``get_game(name)``).
+        game: the path of the game object (a :class:`~trap_env.game.Game`), or the object
+            (a game :func:`register_game` joined).
+        gym_id: its Gymnasium id, ``trap_env/<Title>-v0``; None registers none.
+        env_entry_point: the Gymnasium env's entry point.
+        vector_entry_point: ``make_vec``'s entry point: the batched env where the game has a
+            batched engine, Gymnasium's ``SyncVectorEnv`` otherwise.
+        aec_id: its PettingZoo AEC id, ``trap_env/<game>_v0``; None registers none.
+        aec_module: the module with its PettingZoo ``env()`` and ``raw_env()``
+            (``from trap_env import <game>_v0`` gives it); None: the generic entry point.
+        spiel_name: its OpenSpiel short name (``pyspiel.load_game``); None registers none.
+        spiel_module: the module of its own ``pyspiel.Game`` class, which registers it under
+            ``spiel_name`` when imported, or None for the generic class
+            (:func:`trap_env.openspiel.register_spiel_game`).
+        env_kwargs: what the generic entry points are called with (the game's name).
+    """
+
+    name: str
+    game: str | Game[Any, Any]
+    gym_id: str | None
+    env_entry_point: str
+    vector_entry_point: str
+    aec_id: str | None
+    aec_module: str | None
+    spiel_name: str | None
+    spiel_module: str | None = None
+    env_kwargs: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    @property
+    def aec_entry_point(self) -> str:
+        """The PettingZoo entry point: the AEC module's ``env``, or the generic one."""
+        return GENERIC_AEC_ENV if self.aec_module is None else f"{self.aec_module}:env"
+
+    @property
+    def aec_kwargs(self) -> dict[str, Any]:
+        """What the PettingZoo entry point is called with: the game's own ``env()`` needs
+        nothing, the generic one :attr:`env_kwargs`."""
+        return dict(self.env_kwargs) if self.aec_module is None else {}
+
+
+GAME_TABLE: tuple[GameEntry, ...] = (
+    GameEntry(
+        name="trap",
+        game="trap_env.trap.game:GAME",
+        gym_id="trap_env/Trap-v0",
+        env_entry_point="trap_env.trap.gym_env:TrapEnv",
+        vector_entry_point="trap_env.trap.batched_env:TrapVectorEnv",
+        aec_id="trap_env/trap_v0",
+        aec_module="trap_env.trap.aec_env",
+        spiel_name="python_trap",
+        spiel_module="trap_env.trap.openspiel",
+    ),
+    GameEntry(
+        name="othello",
+        game="trap_env.othello.game:GAME",
+        gym_id="trap_env/Othello-v0",
+        env_entry_point=GENERIC_ENV,
+        vector_entry_point=BATCHED_VECTOR_ENV,
+        aec_id="trap_env/othello_v0",
+        aec_module="trap_env.othello.aec_env",
+        spiel_name="python_othello",
+        env_kwargs={"game": "othello"},
+    ),
+    GameEntry(
+        name="colosseum",
+        game="trap_env.colosseum.game:GAME",
+        gym_id="trap_env/Colosseum-v0",
+        env_entry_point=GENERIC_ENV,
+        vector_entry_point=SYNC_VECTOR_ENV,
+        aec_id="trap_env/colosseum_v0",
+        aec_module="trap_env.colosseum.aec_env",
+        spiel_name="python_colosseum",
+        env_kwargs={"game": "colosseum"},
+    ),
+)
+"""The games of the suite and their entry points; ``trap_env`` registers each on import."""
+
+_ENTRIES: dict[str, GameEntry] = {entry.name: entry for entry in GAME_TABLE}
+"""Name -> the game's entry (the table's, and those :func:`register_game` adds)."""
+
+_GAMES: dict[str, str | Game[Any, Any]] = {entry.name: entry.game for entry in GAME_TABLE}
 """Name -> the game, or ``"module:attribute"`` where it is until first asked for."""
 
 
@@ -93,7 +197,7 @@ def game_of(game: object) -> Game[Any, Any]:
         return get_game(game)
     if not _is_game(game):
         raise TypeError(
-            f"game must be a game's name such as {DEFAULT_GAME!r} or a game object (with "
+            f"game must be a game's name ({', '.join(game_names())}) or a game object (with "
             f"{', '.join(_REQUIRED)}), got {describe(game)}"
         )
     return game  # type: ignore[return-value]
@@ -124,18 +228,87 @@ def _is_path(name: str) -> bool:
     return bool(sep) and all(part.isidentifier() for part in parts)
 
 
-def register_game(game: Game[Any, Any]) -> None:
-    """Make ``game`` known as ``game.name`` (to envs, agents' tables, runners and CLIs).
+def entry_of(name: str) -> GameEntry | None:
+    """The entry of the game registered as ``name`` (None for a game given by its path)."""
+    return _ENTRIES.get(name)
+
+
+def entries() -> list[GameEntry]:
+    """Every game's entry: the table's and those :func:`register_game` added."""
+    return list(_ENTRIES.values())
+
+
+def register_entry_points(entry: GameEntry) -> None:
+    """Register ``entry``'s Gymnasium id (unless it is registered) and, where the installed
+    PettingZoo has a registry (``pettingzoo.register``), its AEC id.
+
+    Imports no game: the entry points are paths, imported by ``make``.
+    """
+    import gymnasium
+
+    if entry.gym_id is not None and entry.gym_id not in gymnasium.registry:
+        gymnasium.register(
+            id=entry.gym_id,
+            entry_point=entry.env_entry_point,
+            vector_entry_point=entry.vector_entry_point,
+            kwargs=dict(entry.env_kwargs),
+        )
+    if entry.aec_id is None:
+        return
+    try:
+        import pettingzoo
+    except ImportError:
+        return
+    register = getattr(pettingzoo, "register", None)  # PettingZoo 1.27 and later
+    if register is not None:
+        register("aec", entry.aec_id, entry_point=entry.aec_entry_point, kwargs=entry.aec_kwargs)
+
+
+def register_game(
+    game: Game[Any, Any], *, gym_id: str | None = None, aec_id: str | None = None
+) -> GameEntry:
+    """Make ``game`` known as ``game.name`` (to envs, agents' tables, runners and CLIs), and
+    register the ids it gives.
+
+    Args:
+        game: the game.
+        gym_id: its Gymnasium id (``"mypackage/MyGame-v0"``): :class:`trap_env.gym_env.GameEnv`,
+            and with ``make_vec`` the batched env where the game has a batched engine.
+        aec_id: its PettingZoo AEC id (``"mypackage/mygame_v0"``), where PettingZoo has a
+            registry: :class:`trap_env.aec_env.GameAECEnv` in PettingZoo's wrappers.
+
+    Returns:
+        The game's entry (OpenSpiel: :func:`trap_env.openspiel.register_spiel_game`).
 
     Raises:
-        ValueError: if the name is taken by another game or is not an identifier.
+        ValueError: if the name is taken by another game or is not an identifier, or an id
+            is not a string.
     """
     name = getattr(game, "name", None)
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"a game's name must be an identifier, got {name!r}")
+    for label, value in (("gym_id", gym_id), ("aec_id", aec_id)):
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"{label} must be a string such as 'mypackage/MyGame-v0' or None, "
+                             f"got {describe(value)}")
     current = _GAMES.get(name)
     if current is not None and current is not game and not isinstance(current, str):
         raise ValueError(f"the game name {name!r} is taken")
     if isinstance(current, str):
         raise ValueError(f"the game name {name!r} is taken by a built-in game")
     _GAMES[name] = game
+    batched = hasattr(game, "batched_engine")
+    entry = GameEntry(
+        name=name,
+        game=game,
+        gym_id=gym_id,
+        env_entry_point=GENERIC_ENV,
+        vector_entry_point=BATCHED_VECTOR_ENV if batched else SYNC_VECTOR_ENV,
+        aec_id=aec_id,
+        aec_module=None,
+        spiel_name=None,
+        env_kwargs={"game": name},
+    )
+    _ENTRIES[name] = entry
+    register_entry_points(entry)
+    return entry

@@ -1,64 +1,53 @@
-"""The OpenSpiel adapter: any game of the protocol as a pyspiel game; Trap! is ``python_trap``.
+"""The OpenSpiel adapter: every game of the suite as a pyspiel game.
 
-Importing this module registers ``python_trap`` with pyspiel. It is a thin adapter: for
-Trap! every rule, landing probability and win check comes from :mod:`trap_env.trap.core`; this
-module only translates to OpenSpiel's ``Game``/``State`` API (needs the ``openspiel``
-extra: ``pip install trap_env[openspiel]``).
+Importing this module registers each game of the table (:data:`trap_env.games.GAME_TABLE`)
+under its OpenSpiel short name, ``python_trap``, ``python_othello`` and ``python_colosseum``,
+so that ``pyspiel.load_game("python_othello")`` works right after the import (needs the
+``openspiel`` extra: ``pip install trap_env[openspiel]``). It is a thin adapter: every rule
+comes from the game's protocol object (:class:`trap_env.game.Game`); this module only
+translates it to OpenSpiel's ``Game``/``State`` API.
 
-Game type: sequential, explicit stochastic chance, zero-sum, perfect information,
-terminal rewards, two players.
+Every game is sequential, zero-sum, of perfect information, with terminal rewards (+1 for
+the winner, -1 for the loser, 0 for both on a draw or when ``max_turns`` cuts the game) and
+two players; its chance (Trap!'s landings, Colosseum's start) is explicit and stochastic,
+with the exact probabilities of ``game.chance_outcomes``, and a game without chance
+(Othello) is deterministic.
 
-- **Parameters.** ``board_size`` (N, default 7), ``decay`` (the throw's accuracy loss per
-  step of distance beyond the first, an integer per mille, default 50: see
-  :class:`trap_env.trap.core.GameConfig`) and ``max_turns`` (the truncation limit in turns, a
-  turn being one player's move and throw; the default -1 means
-  :func:`trap_env.trap.core.default_turn_limit`, ``4 * N * N``, as in the environments).
-- **Actions.** A flat cell ``row * N + col``, so ``num_distinct_actions`` is N*N. The
-  move and the throw are separate decisions of the same player: the player to act first
-  names the cell it steps to, then the cell it throws at.
-- **Chance.** After each throw a chance node lists the landing cells with the exact
-  probabilities of :func:`trap_env.trap.core.chance_outcomes` (sorted by cell, as OpenSpiel
-  lists actions). Outcomes are cells too, so ``max_chance_outcomes`` is N*N.
-- **Length.** ``max_game_length`` counts decisions, as OpenSpiel does: two per turn,
-  ``2 * max_turns``; the at most ``max_turns`` chance nodes come on top.
-- **Returns.** +1 for the winner and -1 for the loser; a game cut at the turn limit
-  ends with 0 for both. A game is cut when ``max_turns`` turns are complete and nobody
-  has won.
-- **Observation.** The environments' planes (:func:`trap_env.trap.observation.observe`) as a
-  ``float32`` tensor of shape ``[N, N, 4]`` (channel last, the environments' layout and
-  what OpenSpiel's AlphaZero convolutions read), seen by the player asked for: plane 0
-  its own cell, 1 the opponent's cell, 2 the traps, 3 ones in phase ``THROW``. At a
-  chance node the planes are those of the throw that it follows. The information state
-  tensor is the same (the game has perfect information); the observation and
-  information state strings are :func:`trap_env.trap.core.to_text`.
-- **Text and serialization.** ``str(state)`` is the core's one-line notation
-  (:func:`trap_env.trap.core.to_text`). States serialize through OpenSpiel's default for
-  Python games (``pyspiel.serialize_game_and_state`` stores the action history and the
-  state's attributes) and pickle. Both pickle: deserializing a crafted string runs code
-  (OpenSpiel's C++ unpickles the attributes; this adapter cannot change that), so
-  deserialize only your own; exchange positions as text (:func:`trap_env.trap.core.from_text`
-  parses, never executes).
+- **Parameters.** The game's rule parameters with their defaults, and ``max_turns`` (the
+  truncation limit in turns; the default -1 means the game's own default, as in the
+  environments): ``pyspiel.load_game("python_othello(board_size=6)")``.
+- **Actions.** The game's actions (``game.num_actions``); ``max_game_length`` counts
+  decisions, ``game.decisions_per_turn * max_turns``.
+- **Observation.** The environments' planes (``game.observe``) as a ``float32`` tensor in
+  the game's observation shape (channel last), seen by the player asked for; the
+  information state tensor is the same (perfect information); the strings are the game's
+  one-line notation (``game.to_text``), as is ``str(state)``.
+- **Serialization.** States serialize through OpenSpiel's default for Python games
+  (``pyspiel.serialize_game_and_state`` stores the action history and the state's
+  attributes) and pickle. Both pickle: deserializing a crafted string runs code (OpenSpiel's
+  C++ unpickles the attributes; this adapter cannot change that), so deserialize only your
+  own; exchange positions as text (each game's ``from_text`` parses, never executes).
 
-The generic part, :class:`GameSpielGame`, :class:`GameSpielState` and
-:class:`GameObserver`, plays any :class:`trap_env.game.Game`; :func:`register_spiel_game`
-builds and registers the OpenSpiel game of one (``register_spiel_game(game, "python_x")``).
-``SpielGame``/``SpielState``/``PlanesObserver`` are the Trap! instances.
+:class:`GameSpielGame`, :class:`GameSpielState` and :class:`GameObserver` play any game;
+:func:`register_spiel_game` builds and registers the OpenSpiel game of one (a game from
+outside: ``register_spiel_game(game, "python_x")``). A game may bring its own class
+(:attr:`trap_env.games.GameEntry.spiel_module`: Trap!'s
+:class:`trap_env.trap.openspiel.TrapSpielGame`, which documents Trap!'s specifics).
 
 Example:
     >>> import pyspiel
     >>> import trap_env.openspiel
-    >>> game = pyspiel.load_game("python_trap(board_size=5)")
+    >>> game = pyspiel.load_game("python_othello(board_size=6)")
     >>> state = game.new_initial_state()
     >>> str(state)
-    '..0../...../...../...../..1.. 0 move - 0'
-    >>> state.apply_action(7)   # move to (1, 2)
-    >>> state.apply_action(17)  # throw at (3, 2)
-    >>> state.is_chance_node(), dict(state.chance_outcomes())[17]  # on target: 1 - 1/20
-    (True, 0.95)
+    '....../....../..ox../..xo../....../...... x 0 standard'
+    >>> game.num_distinct_actions(), game.get_type().chance_mode.name
+    (37, 'DETERMINISTIC')
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -66,19 +55,14 @@ import numpy as np
 import pyspiel
 
 from trap_env.game import Game, turn_limit
-from trap_env.games import get_game
-from trap_env.trap import core
+from trap_env.games import GameEntry, entries, get_game
 
 __all__ = [
-    "DEFAULT_PARAMS",
-    "GAME_TYPE",
-    "SHORT_NAME",
     "GameObserver",
     "GameSpielGame",
     "GameSpielState",
-    "PlanesObserver",
-    "SpielGame",
-    "SpielState",
+    "default_params",
+    "register_entry",
     "register_spiel_game",
     "spiel_game_type",
 ]
@@ -279,77 +263,27 @@ class GameSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type 
 
 
 def register_spiel_game(
-    game: Game[Any, Any], short_name: str, *, decisions_per_turn: int = 1
+    game: Game[Any, Any], short_name: str, *, decisions_per_turn: int | None = None
 ) -> type[GameSpielGame]:
-    """Build the OpenSpiel game class of ``game`` and register it as ``short_name``.
+    """Build the OpenSpiel game class of ``game`` and register it as ``short_name``
+    (registering a name again replaces it).
 
     Args:
         game: the game.
         short_name: the name to load (``pyspiel.load_game(short_name)``).
-        decisions_per_turn: the most decisions one turn holds (``max_game_length``).
+        decisions_per_turn: the most decisions one turn holds (``max_game_length``); None
+            means ``game.decisions_per_turn``.
 
     Returns:
         The registered class, a :class:`GameSpielGame`.
     """
+    if decisions_per_turn is None:
+        decisions_per_turn = game.decisions_per_turn
     game_type = spiel_game_type(game, short_name)
     attributes = {"game": game, "game_type": game_type, "decisions_per_turn": decisions_per_turn}
     spiel_class: type[GameSpielGame] = type(f"SpielGame_{game.name}", (GameSpielGame,), attributes)
     pyspiel.register_game(game_type, spiel_class)
     return spiel_class
-
-
-# --- Trap! ------------------------------------------------------------------------------
-
-SHORT_NAME = "python_trap"
-"""The name to load: ``pyspiel.load_game("python_trap")``."""
-
-GAME: Game[core.State, core.GameConfig] = get_game("trap")
-
-DEFAULT_PARAMS: dict[str, int] = default_params(GAME)
-"""The game parameters and their defaults; ``max_turns=-1`` stands for ``4 * N * N``."""
-
-GAME_TYPE = spiel_game_type(GAME, SHORT_NAME)
-
-
-class SpielState(GameSpielState):
-    """A Trap! position in OpenSpiel; :attr:`game_state` is a
-    :class:`trap_env.trap.core.State`."""
-
-    game_state: core.State
-
-    def _action_to_string(self, player: int, action: int) -> str:
-        if player == pyspiel.PlayerId.CHANCE:
-            verb = "land"
-        else:
-            verb = "move" if self.game_state.phase is core.Phase.MOVE else "throw"
-        row, col = divmod(self._checked_action(player, action), self.game_state.board_size)
-        return f"{verb} {row},{col}"
-
-
-class PlanesObserver(GameObserver):
-    """The Trap! observer: :func:`trap_env.trap.observation.observe`, a pending landing shown
-    as the throw it follows (no agent sees chance)."""
-
-    def _observe(self, state: core.State, player: int) -> Any:
-        return super()._observe(_decision_view(state), player)
-
-
-class SpielGame(GameSpielGame):
-    """Trap! for OpenSpiel; ``pyspiel.load_game`` builds it from the parameters.
-
-    Args:
-        params: ``board_size``, ``decay`` and ``max_turns`` (see the module docstring);
-            missing ones take :data:`DEFAULT_PARAMS`.
-
-    Raises:
-        ValueError: naming a parameter that is unknown or out of range.
-    """
-
-    game = GAME
-    game_type = GAME_TYPE
-    decisions_per_turn = 2  # a move and a throw
-    state_type = SpielState
-    observer_type = PlanesObserver
 
 
 def _turn_limit(max_turns: object, default: int) -> int:
@@ -363,11 +297,15 @@ def _turn_limit(max_turns: object, default: int) -> int:
     return turn_limit(max_turns, default)
 
 
-def _decision_view(state: core.State) -> core.State:
-    """The state with a pending landing shown as the throw it follows (no agent sees chance)."""
-    if state.phase is core.Phase.LANDING:
-        return state._replace(phase=core.Phase.THROW, target=core.NO_PLAYER)
-    return state
+def register_entry(entry: GameEntry) -> None:
+    """Register the OpenSpiel game of a table entry under its short name: the generic class
+    of the game, or, for a game with its own (:attr:`~trap_env.games.GameEntry.spiel_module`),
+    that module's, which registers itself when imported."""
+    if entry.spiel_module is not None:
+        importlib.import_module(entry.spiel_module)
+    elif entry.spiel_name is not None:
+        register_spiel_game(get_game(entry.name), entry.spiel_name)
 
 
-pyspiel.register_game(GAME_TYPE, SpielGame)
+for _entry in entries():
+    register_entry(_entry)

@@ -2,7 +2,7 @@
 
 SB3 resets an ended game in the same step (the observation it returns is the next
 episode's first, and ``infos[i]["terminal_observation"]`` holds the last one), so this
-class drives :class:`trap_env.batched_env.TrapVectorEnv` (or, for another game with a
+class drives :class:`trap_env.trap.batched_env.TrapVectorEnv` (or, for another game with a
 batched engine, :class:`trap_env.batched_env.GameVectorEnv`) with its autoreset disabled and
 resets the ended games itself. ``env_method("action_masks")`` gives the masks that
 MaskablePPO asks for, and it works under ``VecMonitor``.
@@ -32,7 +32,8 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
-from trap_env.batched_env import GameVectorEnv, TrapVectorEnv
+from trap_env.batched_env import GameVectorEnv
+from trap_env.trap.batched_env import TrapVectorEnv
 from trap_env.games import DEFAULT_GAME
 
 __all__ = ["TrapBatchedVecEnv"]
@@ -46,7 +47,7 @@ class TrapBatchedVecEnv(VecEnv):
         num_envs: B.
         game: the game (its name or path; Trap! by default), which must have a batched
             engine.
-        **env_kwargs: :class:`trap_env.batched_env.TrapVectorEnv`'s arguments (``opponent``,
+        **env_kwargs: :class:`trap_env.trap.batched_env.TrapVectorEnv`'s arguments (``opponent``,
             ``seat``, ``board_size``, ``max_turns``, ``decay``, ``illegal_action``), or
             another game's :class:`~trap_env.batched_env.GameVectorEnv` arguments and rule
             parameters.

@@ -28,6 +28,6 @@ class RandomAgent(SeededAgent):
         that decides otherwise: it plays game by game)."""
         if type(self).select_action is not RandomAgent.select_action:
             return None
-        from trap_env.batched_opponents import BatchedRandom
+        from trap_env.trap.batched_opponents import BatchedRandom
 
         return BatchedRandom()

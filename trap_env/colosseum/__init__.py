@@ -1,7 +1,8 @@
 """Colosseum Survival! on the stack: the rules (:mod:`trap_env.colosseum.rules`, pure, on
 Python-int bitboards for any M >= 3) and the game protocol over them
-(:mod:`trap_env.colosseum.game`, registered as ``"colosseum"``; Gymnasium id
-``trap_env/Colosseum-v0``).
+(:mod:`trap_env.colosseum.game`, registered as ``"colosseum"``) and its PettingZoo module
+(:mod:`trap_env.colosseum.aec_env`). Its ids: Gymnasium ``trap_env/Colosseum-v0``,
+PettingZoo ``trap_env/colosseum_v0``, OpenSpiel ``python_colosseum``.
 
 Player A (player 0) moves first; actions are a destination cell and a side,
 ``(row * M + col) * 4 + side`` with the course engine's sides (up 0, right 1, down 2,

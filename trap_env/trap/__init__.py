@@ -1,8 +1,12 @@
 """Trap! on the stack: the rules (:mod:`trap_env.trap.core`, pure, on Python-int bitboards,
 with the search's inner loops in :mod:`trap_env.trap.kernel`), the game protocol over them
-(:mod:`trap_env.trap.game`, registered as ``"trap"``; Gymnasium id ``trap_env/Trap-v0``),
-the observation planes (:mod:`trap_env.trap.observation`) and the batched engine
-(:mod:`trap_env.trap.batched`, boards up to 8x8).
+(:mod:`trap_env.trap.game`, registered as ``"trap"``), the observation planes
+(:mod:`trap_env.trap.observation`), the batched engine (:mod:`trap_env.trap.batched`, boards
+up to 8x8, with its random opponent in :mod:`trap_env.trap.batched_opponents`), the pictures
+(:mod:`trap_env.trap.rendering`) and the entry points: the Gymnasium env ``trap_env/Trap-v0``
+(:mod:`trap_env.trap.gym_env`, batched: :mod:`trap_env.trap.batched_env`), the PettingZoo
+module ``trap_env/trap_v0`` (:mod:`trap_env.trap.aec_env`) and the OpenSpiel game
+``python_trap`` (:mod:`trap_env.trap.openspiel`).
 
 A turn is a move (one king step) and a throw (a trap at a target), whose landing is a chance
 node with exact odds. See ``docs/RULES.md`` for the rules.

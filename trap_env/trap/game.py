@@ -173,15 +173,15 @@ class Trap:
         return cell
 
     def render_text(self, state: State, last_chance: tuple[int, int] | None = None) -> str:
-        """:func:`trap_env.rendering.render_ansi`: the board and the last throw."""
-        from trap_env.rendering import render_ansi
+        """:func:`trap_env.trap.rendering.render_ansi`: the board and the last throw."""
+        from trap_env.trap.rendering import render_ansi
 
         return render_ansi(state, last_chance)
 
     def render_rgb(self, state: State, last_chance: tuple[int, int] | None = None) -> Any:
-        """:func:`trap_env.rendering.render_rgb`; ``last_chance`` is the last throw's
+        """:func:`trap_env.trap.rendering.render_rgb`; ``last_chance`` is the last throw's
         ``(target, landing)``."""
-        from trap_env.rendering import render_rgb
+        from trap_env.trap.rendering import render_rgb
 
         return render_rgb(state, last_chance)
 

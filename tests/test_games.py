@@ -1,0 +1,157 @@
+"""Tests of trap_env.games' table of games and of the ids ``import trap_env`` registers."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium
+import pettingzoo
+import pytest
+from toy_game import Race, RandomRacer
+
+import trap_env
+from trap_env.games import GAME_TABLE, GameEntry, entry_of, get_game, register_game
+
+SUITE = {
+    "trap": ("trap_env/Trap-v0", "trap_env/trap_v0", "python_trap"),
+    "othello": ("trap_env/Othello-v0", "trap_env/othello_v0", "python_othello"),
+    "colosseum": ("trap_env/Colosseum-v0", "trap_env/colosseum_v0", "python_colosseum"),
+}
+
+
+def test_the_table_declares_each_games_own_ids() -> None:
+    declared = {entry.name: (entry.gym_id, entry.aec_id, entry.spiel_name) for entry in GAME_TABLE}
+    assert declared == SUITE
+    assert trap_env.GYM_ID == SUITE["trap"][0] and trap_env.AEC_ID == SUITE["trap"][1]
+    assert trap_env.OTHELLO_GYM_ID == SUITE["othello"][0]
+    assert trap_env.COLOSSEUM_GYM_ID == SUITE["colosseum"][0]
+
+
+@pytest.mark.parametrize("entry", GAME_TABLE, ids=lambda entry: entry.name)
+def test_every_path_of_the_table_imports(entry: GameEntry) -> None:
+    assert get_game(entry.name).name == entry.name
+    paths = [entry.env_entry_point, entry.vector_entry_point, entry.aec_entry_point]
+    for path in paths:
+        module, _, attribute = path.partition(":")
+        assert callable(getattr(importlib.import_module(module), attribute))
+    batched = hasattr(get_game(entry.name), "batched_engine")
+    assert entry.vector_entry_point.endswith("VectorEnv") == batched
+
+
+@pytest.mark.parametrize("entry", GAME_TABLE, ids=lambda entry: entry.name)
+def test_import_registers_every_entrys_ids(entry: GameEntry) -> None:
+    assert entry.gym_id is not None and entry.aec_id is not None
+    spec = gymnasium.spec(entry.gym_id)
+    assert (spec.entry_point, spec.vector_entry_point) == (
+        entry.env_entry_point,
+        entry.vector_entry_point,
+    )
+    assert pettingzoo.spec("aec", entry.aec_id).entry_point == entry.aec_entry_point
+    aec = pettingzoo.make("aec", entry.aec_id)
+    aec.reset(seed=0)
+    assert aec.unwrapped.game.name == entry.name
+    assert aec.metadata["name"] == entry.aec_id.partition("/")[2]
+
+
+def test_import_trap_env_imports_no_game() -> None:
+    code = (
+        "import sys, trap_env\n"
+        "print(sorted(m for m in sys.modules if m.startswith('trap_env')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    loaded = "['trap_env', 'trap_env.checks', 'trap_env.game', 'trap_env.games']"
+    assert done.stdout.strip() == loaded
+
+
+@pytest.mark.parametrize("name", sorted(SUITE))
+def test_each_game_has_a_pettingzoo_module(name: str) -> None:
+    module = getattr(trap_env, f"{name}_v0")
+    assert callable(module.env) and isinstance(module.raw_env, type)
+    assert module is importlib.import_module(f"trap_env.{name}.aec_env")
+    exec(f"from trap_env import {name}_v0", {})  # the documented import
+
+
+def test_an_unknown_attribute_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'chess_v0'"):
+        trap_env.chess_v0  # noqa: B018
+
+
+class _IdsRace(Race):
+    name = "race_ids"
+
+
+class _BadIdRace(Race):
+    name = "race_bad_id"
+
+
+def test_register_game_registers_the_ids_it_is_given() -> None:
+    game = _IdsRace()
+    entry = register_game(game, gym_id="outside/RaceIds-v0", aec_id="outside/race_ids_v0")
+    assert entry_of("race_ids") == entry and entry.game is game
+    env = gymnasium.make("outside/RaceIds-v0", opponent=RandomRacer())
+    env.reset(seed=0)
+    assert env.unwrapped.game is game
+    aec = pettingzoo.make("aec", "outside/race_ids_v0")
+    aec.reset(seed=0)
+    assert aec.unwrapped.game is game
+
+
+def test_register_game_refuses_an_id_that_is_no_string() -> None:
+    with pytest.raises(ValueError, match="gym_id must be a string"):
+        register_game(_BadIdRace(), gym_id=3)  # type: ignore[arg-type]
+    assert entry_of("race_bad_id") is None
+
+
+GAME_PACKAGES = tuple(f"trap_env.{entry.name}" for entry in GAME_TABLE)
+
+
+def _imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module is not None:
+            found |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+    return found
+
+
+@pytest.mark.parametrize(
+    "path", sorted(Path(trap_env.__file__).parent.glob("*.py")), ids=lambda path: path.name
+)
+def test_the_generic_floors_import_no_game(path: Path) -> None:
+    """The modules of ``trap_env`` outside the game folders reach a game only through the
+    table of games (its ``module:attr`` strings), never by an import."""
+    games = [
+        module
+        for module in _imported_modules(path)
+        if any(module == package or module.startswith(f"{package}.") for package in GAME_PACKAGES)
+    ]
+    assert games == []
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "trap_env",
+        "trap_env.games",
+        "trap_env.rendering",
+        "trap_env.batched_env",
+        "trap_env.trap.gym_env",
+        "trap_env.trap.batched_env",
+        "trap_env.trap.aec_env",
+        "trap_env.trap.rendering",
+        "trap_env.othello.aec_env",
+        "trap_env.colosseum.aec_env",
+    ],
+)
+def test_the_examples_of_the_entry_points_run(module: str) -> None:
+    import doctest
+
+    assert doctest.testmod(importlib.import_module(module)).failed == 0
