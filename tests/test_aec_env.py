@@ -20,8 +20,8 @@ from replay_elsewhere import digest_in_another_process
 
 import trap_env
 from trap_env.aec_env import AGENTS, GameAECEnv, game_env, wrap
-from trap_env.trap.aec_env import env, raw_env
 from trap_env.games import get_game
+from trap_env.trap.aec_env import env, raw_env
 from trap_env.trap.core import IllegalActionError, Phase, legal_actions, validate_state
 from trap_env.trap.observation import observe
 
@@ -280,7 +280,7 @@ def test_wrong_arguments_to_reset_and_observe_are_named() -> None:
 
 @pytest.mark.parametrize("game", [3, None, b"trap"])
 def test_the_game_is_a_name_or_a_game_object(game: object) -> None:
-    with pytest.raises(TypeError, match="game must be a game's name \\(.*othello.*\\)"):
+    with pytest.raises(TypeError, match=r"game must be a game's name \(.*othello.*\)"):
         GameAECEnv(game)  # type: ignore[arg-type]
 
 
@@ -306,12 +306,12 @@ def test_a_copy_carries_on_the_same_game(duplicate) -> None:  # type: ignore[no-
     assert twin.unwrapped.game_state == original.unwrapped.game_state
     assert twin.unwrapped is not original.unwrapped
     histories = []
-    for game_env in (original, twin):
+    for played in (original, twin):
         moves = np.random.default_rng(1)
         history = []
-        for agent in game_env.agent_iter():
-            history.append((agent, game_env.last()[1:], game_env.unwrapped.game_state))
-            game_env.step(random_action(game_env, moves))
+        for agent in played.agent_iter():
+            history.append((agent, played.last()[1:], played.unwrapped.game_state))
+            played.step(random_action(played, moves))
         histories.append(history)
     assert histories[0] == histories[1]
 

@@ -352,7 +352,7 @@ def test_reset_refuses_wrong_types_naming_the_argument(arguments: dict, message:
 def test_the_game_is_a_name_or_a_game_object() -> None:
     from trap_env.batched_env import GameVectorEnv
 
-    with pytest.raises(TypeError, match="game must be a game's name \\(.*othello.*\\)"):
+    with pytest.raises(TypeError, match=r"game must be a game's name \(.*othello.*\)"):
         GameVectorEnv(3, num_envs=2)  # type: ignore[arg-type]
 
 

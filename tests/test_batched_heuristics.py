@@ -13,10 +13,10 @@ from positions import random_position
 from agents.trap import heuristics
 from agents.trap.batched_heuristics import BATCHED_HEURISTICS, BatchedGreedy, best_actions
 from agents.trap.heuristics import GreedyAgent
-from trap_env.trap.batched_env import TrapVectorEnv
 from trap_env.bits import cells_of
 from trap_env.trap import batched as batched_trap
 from trap_env.trap import core
+from trap_env.trap.batched_env import TrapVectorEnv
 from trap_env.trap.core import Phase, State
 
 

@@ -23,11 +23,11 @@ from agents.search.expectimax import Search
 from agents.trap.batched_search import TIE_TOLERANCE, BatchedExpectiminimax, BatchedSearch
 from agents.trap.search import ExpectiminimaxAgent, SearchSettings
 from agents.trap.search_game import TrapGame
-from trap_env.trap.batched_env import TrapVectorEnv
 from trap_env.batched_opponents import AgentOpponent
 from trap_env.bits import cells_of
 from trap_env.trap import batched as batched_trap
 from trap_env.trap import core
+from trap_env.trap.batched_env import TrapVectorEnv
 from trap_env.trap.core import Phase, State
 
 

@@ -26,9 +26,9 @@ SUITE = {
 def test_the_table_declares_each_games_own_ids() -> None:
     declared = {entry.name: (entry.gym_id, entry.aec_id, entry.spiel_name) for entry in GAME_TABLE}
     assert declared == SUITE
-    assert trap_env.GYM_ID == SUITE["trap"][0] and trap_env.AEC_ID == SUITE["trap"][1]
-    assert trap_env.OTHELLO_GYM_ID == SUITE["othello"][0]
-    assert trap_env.COLOSSEUM_GYM_ID == SUITE["colosseum"][0]
+    assert SUITE["trap"][0] == trap_env.GYM_ID and SUITE["trap"][1] == trap_env.AEC_ID
+    assert SUITE["othello"][0] == trap_env.OTHELLO_GYM_ID
+    assert SUITE["colosseum"][0] == trap_env.COLOSSEUM_GYM_ID
 
 
 @pytest.mark.parametrize("entry", GAME_TABLE, ids=lambda entry: entry.name)

@@ -21,7 +21,6 @@ from replay_elsewhere import digest_in_another_process
 import trap_env
 from trap_env.agent import UnsupportedGameError
 from trap_env.gym_env import GameEnv, OpponentError
-from trap_env.trap.gym_env import TrapEnv
 from trap_env.trap.core import (
     DEFAULT_DECAY,
     GameConfig,
@@ -36,6 +35,7 @@ from trap_env.trap.core import (
     validate_state,
 )
 from trap_env.trap.game import GAME as TRAP
+from trap_env.trap.gym_env import TrapEnv
 from trap_env.trap.observation import observe
 
 

@@ -33,14 +33,14 @@ from agents.trap.evaluation import evaluate  # noqa: E402
 from agents.trap.search_game import TrapGame  # noqa: E402
 from trap_env.games import entry_of  # noqa: E402
 from trap_env.openspiel import GameSpielGame, GameSpielState  # noqa: E402
+from trap_env.trap import core  # noqa: E402
+from trap_env.trap.core import Phase, State  # noqa: E402
+from trap_env.trap.observation import observe  # noqa: E402
 from trap_env.trap.openspiel import (  # noqa: E402
     SHORT_NAME,
     TrapSpielGame,
     TrapSpielState,
 )
-from trap_env.trap import core  # noqa: E402
-from trap_env.trap.core import Phase, State  # noqa: E402
-from trap_env.trap.observation import observe  # noqa: E402
 
 GameType = pyspiel.GameType
 

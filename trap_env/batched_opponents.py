@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trap_env.agent import Agent, check_supports, close_agent, make_agent
-from trap_env.batched import I64, U64, BatchedEngine, Bool, gather, num_games
+from trap_env.batched import I64, U64, BatchedEngine, Bool, gather
 
 __all__ = [
     "AgentOpponent",

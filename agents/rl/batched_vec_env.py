@@ -33,8 +33,8 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from trap_env.batched_env import GameVectorEnv
-from trap_env.trap.batched_env import TrapVectorEnv
 from trap_env.games import DEFAULT_GAME
+from trap_env.trap.batched_env import TrapVectorEnv
 
 __all__ = ["TrapBatchedVecEnv"]
 

@@ -183,8 +183,9 @@ def best_actions(t: Tables, batch: Batch, heuristic: str) -> U64:
 
 
 class BatchedGreedy:
-    """``GreedyAgent(heuristic)`` as an opponent of :class:`trap_env.trap.batched_env.TrapVectorEnv`:
-    the same sets of best actions, ties broken by the env's random words."""
+    """``GreedyAgent(heuristic)`` as an opponent of
+    :class:`trap_env.trap.batched_env.TrapVectorEnv`: the same sets of best actions, ties
+    broken by the env's random words."""
 
     checked = False  # the best actions are legal by construction
 

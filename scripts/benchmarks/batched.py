@@ -28,8 +28,8 @@ def batched_rate(
     reads the masks and picks among the set bits of the legal bitboards. The opponent's
     decisions are in the time.
     """
-    from trap_env.trap.batched_env import TrapVectorEnv
     from trap_env.trap import batched as batched_trap
+    from trap_env.trap.batched_env import TrapVectorEnv
 
     envs = TrapVectorEnv(num_envs, opponent=opponent, board_size=board_size)
     envs.reset(seed=0)
