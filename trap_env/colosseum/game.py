@@ -140,11 +140,7 @@ class Colosseum:
         the same count, while the game goes on); empty before the start."""
         if rules.is_chance(state):
             return {}
-        sizes = rules.zone_sizes(state)
-        if sizes is None:
-            joined = rules.zone(state.board_size, state.walls, state.cells[0]).bit_count()
-            sizes = (joined, joined)
-        return {"zones": list(sizes)}
+        return {"zones": list(rules.zone_counts(state))}
 
     def decision_name(self, state: ColosseumState) -> str:
         """``"move"`` (a move and its barrier), or ``"start"`` at the chance node."""

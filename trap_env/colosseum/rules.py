@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from trap_env.bits import Bitboard, Cell, cells_of
@@ -99,6 +98,7 @@ __all__ = [
     "start_state",
     "to_text",
     "zone",
+    "zone_counts",
     "zone_sizes",
 ]
 
@@ -129,7 +129,9 @@ MIN_BOARD_SIZE = 3
 """The smallest board side (the handout's game is 6 to 12, the engine's 5 to 9)."""
 MAX_BOARD_SIZE = 32
 """The largest board side: four times the handout's largest, and small enough that the
-cache of :func:`zone_sizes` (65,536 positions of four M*M-bit boards) stays small."""
+cache behind :func:`zone_sizes` (65,536 positions of four M*M-bit boards) stays small."""
+_BITS = bytes.maketrans(b"01", b"\x00\x01")
+"""A bitboard's binary digits as bytes 0 and 1 (a list takes them as ints)."""
 _ACTIONS = "an int, cell * 4 + side (cell = row * M + col)"
 """What an action is, for the message that refuses another type."""
 
@@ -389,25 +391,28 @@ def decode_action(action: int) -> tuple[Cell, int]:
 def legal_actions(state: ColosseumState) -> list[int]:
     """Every (destination, free side) of the player to act, ascending; ``[]`` at the
     chance node and once the game is over."""
-    return sorted(_unordered_actions(state))
+    if is_chance(state) or _is_separated(state):
+        return []
+    region = reachable(state)
+    walls = state.walls
+    return sorted(
+        cell * NUM_SIDES + side
+        for side in range(NUM_SIDES)
+        for cell in cells_of(region & ~walls[side])
+    )
 
 
 def legal_action_mask(state: ColosseumState) -> list[int]:
     """:func:`legal_actions` as ``M * M * 4`` zeros and ones."""
-    mask = [0] * (state.board_size * state.board_size * NUM_SIDES)
-    for action in _unordered_actions(state):
-        mask[action] = 1
-    return mask
-
-
-def _unordered_actions(state: ColosseumState) -> Iterator[int]:
-    """:func:`legal_actions` side by side (the mask needs no sorting)."""
+    cells = state.board_size * state.board_size
+    mask = [0] * (cells * NUM_SIDES)
     if is_chance(state) or _is_separated(state):
-        return
+        return mask
     region = reachable(state)
     for side, walls in enumerate(state.walls):
-        for cell in cells_of(region & ~walls):
-            yield cell * NUM_SIDES + side
+        # Action cell * 4 + side: each side's free reachable cells fill every fourth entry.
+        mask[side::NUM_SIDES] = f"{region & ~walls:0{cells}b}"[::-1].encode().translate(_BITS)
+    return mask
 
 
 def apply(state: ColosseumState, action: int) -> ColosseumState:
@@ -463,18 +468,31 @@ def _is_separated(state: ColosseumState) -> bool:
     return zone_sizes(state) is not None
 
 
-@functools.lru_cache(maxsize=65536)
 def zone_sizes(state: ColosseumState) -> tuple[int, int] | None:
     """The end test, stated once: the cells of A's zone and of B's zone if the players
     are in separate zones, else None (the game goes on; also at the chance node)."""
     if is_chance(state):
         return None
+    first, second, separated = _zones(state)
+    return (first, second) if separated else None
+
+
+def zone_counts(state: ColosseumState) -> tuple[int, int]:
+    """The cells of A's zone and of B's zone, separated or not (one zone, so one count
+    twice, while the game goes on); not at the chance node."""
+    first, second, _ = _zones(state)
+    return first, second
+
+
+@functools.lru_cache(maxsize=65536)
+def _zones(state: ColosseumState) -> tuple[int, int, bool]:
+    """The cells of A's zone, of B's zone, and whether those are two zones."""
     n = state.board_size
     first, second = state.cells
     mine = zone(n, state.walls, first)
     if mine >> second & 1:
-        return None
-    return mine.bit_count(), zone(n, state.walls, second).bit_count()
+        return mine.bit_count(), mine.bit_count(), False
+    return mine.bit_count(), zone(n, state.walls, second).bit_count(), True
 
 
 def outcome(state: ColosseumState, max_turns: int | None = None) -> Outcome | None:
