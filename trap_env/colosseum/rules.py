@@ -267,9 +267,14 @@ def zone(board_size: int, walls: Walls, cell: Cell) -> Bitboard:
     return region
 
 
+@functools.lru_cache(maxsize=1024)
 def reachable(state: ColosseumState) -> Bitboard:
     """The cells the player to act can move to: at most K steps, never across a barrier
-    nor into or through the opponent's cell (its own cell included: staying)."""
+    nor into or through the opponent's cell (its own cell included: staying).
+
+    Remembered for the last 1,024 positions: a position's mask and the move played from
+    it both start here.
+    """
     n, walls = state.board_size, state.walls
     me, other = state.cells[state.player], state.cells[1 - state.player]
     blocked = ~(1 << other)
