@@ -451,19 +451,24 @@ def _problem(state: ColosseumState, action: int) -> str:
     if not 0 <= action < n * n * NUM_SIDES:
         return f"illegal action {action}: actions are 0..{n * n * NUM_SIDES - 1} on {n}x{n}"
     cell, side = decode_action(action)
-    player = PLAYER_NAMES[state.player]
-    named = f"illegal action {action} ({action_name(state, action)}) for {player}"
     region = reachable(state)
     if not region >> cell & 1:
         reach = ", ".join(_cell_name(n, c) for c in cells_of(region))
         return (
-            f"{named}: {_cell_name(n, cell)} is not within {max_steps(n)} steps "
-            f"(reachable: {reach})"
+            f"{_named(state, action)}: {_cell_name(n, cell)} is not within {max_steps(n)} "
+            f"steps (reachable: {reach})"
         )
     if has_wall(state.walls, cell, side):
         free = [SIDE_NAMES[s] for s in range(NUM_SIDES) if not has_wall(state.walls, cell, s)]
-        return f"{named}: {_cell_name(n, cell)} has a barrier {SIDE_NAMES[side]}; free: {free}"
+        where = f"{_cell_name(n, cell)} has a barrier {SIDE_NAMES[side]}"
+        return f"{_named(state, action)}: {where}; free: {free}"
     return ""
+
+
+def _named(state: ColosseumState, action: int) -> str:
+    """The start of an illegal action's message (written only for an illegal one)."""
+    player = PLAYER_NAMES[state.player]
+    return f"illegal action {action} ({action_name(state, action)}) for {player}"
 
 
 # --- The end ----------------------------------------------------------------------------
