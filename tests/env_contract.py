@@ -4,6 +4,7 @@ an all-ones action mask at every episode end while the rules' mask stays exact."
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -74,3 +75,26 @@ def play_aec_game(env: Any, keys: frozenset[str], seed: int) -> None:
             env.step(None)
         else:
             env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+
+
+class StateQuestions:
+    """Counts, state by state, how often an env asks its game for ``outcome`` and
+    ``legal_action_mask`` (each must be asked at most once per state an env reaches)."""
+
+    def __init__(self, monkeypatch: Any, game: Any) -> None:
+        self.asked: list[tuple[str, Any]] = []
+        for name in ("outcome", "legal_action_mask"):
+            monkeypatch.setattr(game, name, self._counting(name, getattr(game, name)))
+
+    def _counting(self, name: str, ask: Any) -> Any:
+        def counted(state: Any, *args: Any) -> Any:
+            self.asked.append((name, state))
+            return ask(state, *args)
+
+        return counted
+
+    def repeated(self) -> list[tuple[str, Any]]:
+        """The questions asked twice or more since the last call, and forget them."""
+        counts = Counter(self.asked)
+        self.asked = []
+        return [question for question, times in counts.items() if times > 1]

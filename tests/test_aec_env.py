@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pettingzoo
 import pytest
-from env_contract import play_aec_game
+from env_contract import StateQuestions, play_aec_game
 from far_throws import far_target
 from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils import wrappers
@@ -20,7 +20,7 @@ from replay_elsewhere import digest_in_another_process
 
 import trap_env
 from trap_env.aec_env import AGENTS, GameAECEnv, game_env, wrap
-from trap_env.games import get_game
+from trap_env.games import game_names, get_game
 from trap_env.trap.aec_env import env, raw_env
 from trap_env.trap.core import IllegalActionError, Phase, legal_actions, validate_state
 from trap_env.trap.observation import observe
@@ -481,3 +481,18 @@ def test_an_illegal_action_ends_the_game_with_all_ones_masks(
     assert all(wrapped.terminations.values())
     for agent in AGENTS:
         assert wrapped.unwrapped.observe(agent)["action_mask"].all()
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_each_state_is_asked_for_its_outcome_and_mask_once(monkeypatch, game: str) -> None:
+    """However often the agent to act observes (``last()``, then ``observe``)."""
+    aec = GameAECEnv(game)
+    questions = StateQuestions(monkeypatch, aec.game)
+    for seed in range(3):
+        aec.reset(seed=seed)
+        for agent in aec.agent_iter():
+            observation, _, termination, truncation, _ = aec.last()
+            aec.observe(agent)
+            done = termination or truncation
+            aec.step(None if done else int(np.flatnonzero(observation["action_mask"])[0]))
+        assert questions.repeated() == []

@@ -81,6 +81,18 @@ def test_observation_planes_from_each_side() -> None:
     assert planes_a[:, :, 6].all() and not planes_b[:, :, 6].any()
 
 
+@pytest.mark.parametrize("board_size", [5, 6, 7])
+def test_observation_planes_say_every_wall_and_who_acts_in_a_game(board_size: int) -> None:
+    cells = board_size * board_size
+    for state in random_game(GAME, board_size, board_size=board_size, start=1):
+        planes = GAME.observe(state, 0).reshape(cells, 7)
+        for side in range(4):
+            expected = [rules.has_wall(state.walls, cell, side) for cell in range(cells)]
+            assert planes[:, 2 + side].tolist() == expected
+        to_act = state.player == 0 and bool(GAME.legal_actions(state))
+        assert planes[:, 6].tolist() == [to_act] * cells
+
+
 def test_actions_as_text_round_trip_in_every_form() -> None:
     state = GAME.initial_state(GAME.make_config(board_size=5, start=1))
     for action in range(100):

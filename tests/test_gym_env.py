@@ -12,7 +12,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 import pytest
-from env_contract import CHANCE_KEYS, GYM_KEYS, play_gym_episode
+from env_contract import CHANCE_KEYS, GYM_KEYS, StateQuestions, play_gym_episode
 from far_throws import far_target
 from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
@@ -20,6 +20,7 @@ from replay_elsewhere import digest_in_another_process
 
 import trap_env
 from trap_env.agent import UnsupportedGameError
+from trap_env.games import game_names
 from trap_env.gym_env import GameEnv, OpponentError
 from trap_env.trap.core import (
     DEFAULT_DECAY,
@@ -828,3 +829,18 @@ def test_sb3_check_env_passes_for_every_game(game: str, params: dict) -> None:
         sb3_checker.check_env(GameEnv(game, **params), warn=True)
     unexpected = [str(w.message) for w in caught if "image" not in str(w.message)]
     assert unexpected == []
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_a_step_asks_each_state_for_its_outcome_and_mask_once(monkeypatch, game: str) -> None:
+    env = GameEnv(game, opponent="random")
+    questions = StateQuestions(monkeypatch, env.game)
+    for seed in range(3):
+        env.reset(seed=seed)
+        done = False
+        while not done:
+            action = int(np.flatnonzero(env.action_masks())[0])
+            _, _, terminated, truncated, _ = env.step(action)
+            done = terminated or truncated
+        env.action_masks()
+        assert questions.repeated() == []

@@ -16,36 +16,11 @@ from trap_env.batched import NO_WINNER, batched_engine
 from trap_env.batched_env import GameVectorEnv
 from trap_env.othello import batched
 from trap_env.othello.game import GAME
-from trap_env.othello.rules import OthelloState
+from trap_env.testing import assert_engine_matches
 from trap_env.trap.core import IllegalActionError
 
 SIZES = (4, 6, 8)
 END_RULES = ("standard", "course")
-
-
-def _expected_winner(state: OthelloState) -> int:
-    ended = GAME.outcome(state)
-    return NO_WINNER if ended is None or ended.winner is None else ended.winner
-
-
-def _assert_same(engine: batched.Engine, batch: batched.Batch, states: list[OthelloState]) -> None:
-    """Every query of the engine answers as the scalar game on each of ``states``."""
-    max_turns = 9
-    assert engine.to_states(batch) == states
-    assert engine.legal_masks(batch).astype(int).tolist() == [
-        GAME.legal_action_mask(s) for s in states
-    ]
-    assert engine.winners(batch).tolist() == [_expected_winner(s) for s in states]
-    assert engine.is_over(batch).tolist() == [GAME.outcome(s) is not None for s in states]
-    assert engine.is_truncated(batch, max_turns).tolist() == [
-        GAME.outcome(s) is None and GAME.outcome(s, max_turns) is not None for s in states
-    ]
-    assert engine.players(batch).tolist() == [GAME.current_player(s) for s in states]
-    assert engine.turns(batch).tolist() == [GAME.turn(s) for s in states]
-    for player in (0, 1):
-        seen = engine.observations(batch, np.full(len(states), player))
-        expected = np.stack([GAME.observe(s, player) for s in states])
-        assert np.array_equal(seen, expected)
 
 
 @pytest.mark.parametrize("board_size", SIZES)
@@ -62,7 +37,7 @@ def test_random_games_match_the_scalar_rules_state_by_state(
     batch = engine.initial_batch(num_games)
     plies: list[set[int]] = [set() for _ in states]
     for _ in range(GAME.default_turn_limit(config)):
-        _assert_same(engine, batch, states)
+        assert_engine_matches(GAME, engine, batch, states)
         # The derived fields (placements, liveness) come out of apply as from scratch.
         assert all(map(np.array_equal, engine.from_states(states), batch))
         # Some games sit out each step (where=), and their actions are ignored.
@@ -78,7 +53,7 @@ def test_random_games_match_the_scalar_rules_state_by_state(
         ]
         batch = engine.apply(batch, np.array(actions), where=where)
     assert all(GAME.outcome(s) is not None for s in states)
-    _assert_same(engine, engine.from_states(states), states)
+    assert_engine_matches(GAME, engine, engine.from_states(states), states)
 
 
 def test_passes_and_both_end_rules_on_a_crafted_position() -> None:
@@ -91,7 +66,7 @@ def test_passes_and_both_end_rules_on_a_crafted_position() -> None:
         batch = engine.from_states([state])
         assert engine.legal_masks(batch)[0, 16] == mask_pass
         assert engine.is_over(batch)[0] == over and engine.winners(batch)[0] == winner
-        _assert_same(engine, batch, [state])
+        assert_engine_matches(GAME, engine, batch, [state])
     standard = GAME.from_text(text.format("standard"))
     engine = GAME.batched_engine(GAME.config_of(standard))
     batch = engine.apply(engine.from_states([standard]), np.array([16]))

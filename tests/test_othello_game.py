@@ -292,3 +292,26 @@ def test_a_program_plays_othello_over_exec_in_action_text(tmp_path: Path) -> Non
             passes += action == 16 and state.player == seed % 2  # the program's seat
             state = GAME.apply(state, action)
     assert passes >= 1  # the program passed, in text
+
+
+def test_each_position_builds_its_placements_at_most_twice(monkeypatch) -> None:
+    """What a Gym step asks of a position (its legal actions, mask, outcome, decision,
+    observation and a move) builds the placement bitboard of each side once at most (the
+    other side's only where the side to act has none)."""
+    builds = []
+    neighbours = rules._neighbours  # called once per build of a side's placements
+
+    def counted(board_size: int, board: int) -> int:
+        builds.append(board)
+        return neighbours(board_size, board)
+
+    monkeypatch.setattr(rules, "_neighbours", counted)
+    for state in random_game(GAME, seed=3, board_size=6):
+        rules.placements.cache_clear()
+        builds.clear()
+        legal = GAME.legal_actions(state)
+        GAME.legal_action_mask(state), GAME.outcome(state, 72), GAME.decision_name(state)
+        GAME.observe(state, state.player), GAME.scores(state)
+        if legal:
+            GAME.apply(state, legal[0])
+        assert len(builds) <= 2, GAME.to_text(state)

@@ -246,6 +246,8 @@ def test_benchmark_quick_prints_and_writes_json(tmp_path, capsys):
         "connect_four_v3 env()",
         "trap_v0 AEC env()",
         "Trap-v0 Gym env",
+        "Othello-v0 Gym env",
+        "Colosseum-v0 Gym env",
         "search depth in 0.2 s, start",
         "nodes at depth 2: plain expectimax",
         "nodes at depth 2: all + table",

@@ -334,3 +334,10 @@ def test_the_envs_keep_the_env_contract_with_race() -> None:
         assert envs.action_masks()[ended].all() and info["action_mask"][ended].all()
     with pytest.raises(ValueError, match=r"max_turns=1 .* seat 1"):
         GameEnv(GAME, opponent=toy_game.RandomRacer(), max_turns=1, goal=4)
+
+
+def test_race_passes_the_shipped_conformance_checks() -> None:
+    from trap_env.testing import check_batched_engine, check_game
+
+    check_game("toy_game:GAME", opponent=toy_game.RandomRacer(), goal=4)
+    check_batched_engine(GAME, games=8, goal=4)

@@ -18,7 +18,7 @@ from pettingzoo.utils import wrappers
 from trap_env.checks import describe
 from trap_env.game import TRUNCATED, Game, turn_limit
 from trap_env.games import game_of
-from trap_env.gym_env import check_reset_arguments, count_info
+from trap_env.gym_env import StateFacts, check_reset_arguments, count_info
 from trap_env.rendering import RENDER_MODES, GameRenderer
 
 __all__ = ["AGENTS", "GameAECEnv", "game_env", "wrap"]
@@ -113,6 +113,7 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         self.game = game = game_of(game)
         self._config = config = game.make_config(**params)
         self.max_turns = turn_limit(max_turns, game.default_turn_limit(config))
+        self._facts = StateFacts(game, self.max_turns)
         self.render_mode = render_mode
         if type(self).metadata["name"] == GameAECEnv.metadata["name"]:
             self.metadata = {**GameAECEnv.metadata, "name": f"{game.name}_v0"}  # type: ignore[misc]
@@ -173,7 +174,7 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         if self._is_over():
             mask = np.ones(self._num_actions, dtype=np.int8)  # the env contract
         elif agent == self.agent_selection:
-            mask = np.array(self.game.legal_action_mask(state), dtype=np.int8)
+            mask = np.array(self._facts.legal_mask(state), dtype=np.int8)
         else:
             mask = np.zeros(self._num_actions, dtype=np.int8)
         return {"observation": self.game.observe(state, player), "action_mask": mask}
@@ -248,7 +249,7 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
     def _update_ends(self) -> None:
         """Set the rewards, terminations, truncations and infos the new state implies."""
         self._set_infos()
-        ended = self.game.outcome(self._game_state, self.max_turns)
+        ended = self._facts.outcome(self._game_state)
         self.rewards = dict(zip(AGENTS, ended.returns() if ended else (0.0, 0.0), strict=True))
         if ended is not None and ended.reason == TRUNCATED:
             self.truncations = dict.fromkeys(AGENTS, True)

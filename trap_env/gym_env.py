@@ -28,6 +28,7 @@ __all__ = [
     "GameEnv",
     "Opponent",
     "OpponentError",
+    "StateFacts",
     "check_learner_options",
     "check_num_envs",
     "check_reset_arguments",
@@ -135,6 +136,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         self._illegal = False
         self._fault: str | None = None
         self._has_started = False
+        self._facts = StateFacts(game, self.max_turns)
         self._renderer = GameRenderer(game, render_mode, self.metadata["render_fps"])
 
     def _resolve(self, opponent: Opponent) -> tuple[Any, bool]:
@@ -199,7 +201,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         the episode is over (the env contract: a masked sampler always has an action)."""
         if self._has_started and self._is_over():
             return np.ones(self._num_actions, dtype=bool)
-        return np.array(self.game.legal_action_mask(self._game_state), dtype=bool)
+        return np.array(self._legal_mask(), dtype=bool)
 
     # --- Gymnasium API ---------------------------------------------------------------
 
@@ -264,7 +266,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
             return self._on_opponent_fault(error, info)
         if self.render_mode == "human":
             self.render()
-        ended = self.game.outcome(self._game_state, self.max_turns)
+        ended = self._outcome()
         terminated = ended is not None and ended.reason != TRUNCATED
         reward = ended.returns()[self._seat] if terminated else 0.0  # type: ignore[union-attr]
         info = self._info(info, over=ended is not None)
@@ -321,9 +323,8 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         """Let the opponent play (and chance draw its outcomes) until the learner must act."""
         info: dict[str, Any] = {}
         state = self._game_state
-        game, seat, max_turns = self.game, self._seat, self.max_turns
-        outcome, player = game.outcome, game.current_player
-        while outcome(state, max_turns) is None and player(state) != seat:
+        game, seat = self.game, self._seat
+        while self._outcome() is None and game.current_player(state) != seat:
             self._game_state = state = self._apply_opponent_action(state)
             if game.is_chance(state):
                 info |= self._land(own=False)
@@ -374,8 +375,14 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
 
     def _ending(self) -> str | None:
         """Why the game is over (``game.outcome``'s reason), or None."""
-        ended: Outcome | None = self.game.outcome(self._game_state, self.max_turns)
+        ended = self._outcome()
         return None if ended is None else ended.reason
+
+    def _outcome(self) -> Outcome | None:
+        return self._facts.outcome(self._game_state)
+
+    def _legal_mask(self) -> list[int]:
+        return self._facts.legal_mask(self._game_state)
 
     def _is_over(self) -> bool:
         aborted = self._illegal or self._fault is not None
@@ -390,7 +397,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         if self._is_over() if over is None else over:
             mask = np.ones(self._num_actions, np.int8)
         else:
-            mask = np.array(game.legal_action_mask(state), dtype=np.int8)
+            mask = np.array(self._legal_mask(), dtype=np.int8)
         return {
             "action_mask": mask,
             "phase": np.int64(game.decision_names.index(game.decision_name(state))),
@@ -402,6 +409,45 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
             "opponent_fault": np.False_,
             **extra,
         }
+
+
+class StateFacts:
+    """What a game says of the latest state an env asked about, each fact asked once.
+
+    A step asks for the outcome and the legal mask at several places (the opponent's
+    loop, the rewards, ``info``, ``action_masks``); a state is a value, so the answers
+    are kept until the env asks about another state.
+
+    Args:
+        game: the env's game.
+        max_turns: the env's turn limit, for :meth:`outcome`.
+    """
+
+    def __init__(self, game: Game[Any, Any], max_turns: int) -> None:
+        self._game = game
+        self._max_turns = max_turns
+        self._state: Any = None
+        self._known: dict[str, Any] = {}
+
+    def outcome(self, state: Any) -> Outcome | None:
+        """``game.outcome(state, max_turns)``."""
+        known = self._of(state)
+        if "outcome" not in known:
+            known["outcome"] = self._game.outcome(state, self._max_turns)
+        return known["outcome"]  # type: ignore[no-any-return]
+
+    def legal_mask(self, state: Any) -> list[int]:
+        """``game.legal_action_mask(state)``."""
+        known = self._of(state)
+        if "mask" not in known:
+            known["mask"] = self._game.legal_action_mask(state)
+        return known["mask"]  # type: ignore[no-any-return]
+
+    def _of(self, state: Any) -> dict[str, Any]:
+        """The facts known of ``state``: none when it is not the state asked about last."""
+        if state is not self._state:
+            self._state, self._known = state, {}
+        return self._known
 
 
 def count_info(scores: dict[str, Any]) -> dict[str, np.ndarray]:

@@ -107,14 +107,25 @@ def env_makers() -> dict[str, Callable[[], Any]]:
 
         return trap_env.env()
 
-    def trap_gym() -> Any:
-        import gymnasium
+    def gym(env_id: str) -> Callable[[], Any]:
+        def make() -> Any:
+            import gymnasium
 
-        import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
+            import trap_env  # noqa: F401  (registers the games' ids)
 
-        return gymnasium.make("trap_env/Trap-v0", opponent="random")
+            return gymnasium.make(f"trap_env/{env_id}", opponent="random")
 
-    return {PEER: connect_four, "trap_v0 AEC env()": trap_aec, "Trap-v0 Gym env": trap_gym}
+        return make
+
+    return {
+        PEER: connect_four,
+        "trap_v0 AEC env()": trap_aec,
+        **{f"{env_id} Gym env": gym(env_id) for env_id in GYM_IDS},
+    }
+
+
+GYM_IDS = ("Trap-v0", "Othello-v0", "Colosseum-v0")
+"""The single Gym envs measured, each game's at its default rules against ``random``."""
 
 
 def episode_rate(name: str, make: Callable[[], Any], seconds: float) -> float:

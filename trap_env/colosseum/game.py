@@ -140,11 +140,7 @@ class Colosseum:
         the same count, while the game goes on); empty before the start."""
         if rules.is_chance(state):
             return {}
-        sizes = rules.zone_sizes(state)
-        if sizes is None:
-            joined = rules.zone(state.board_size, state.walls, state.cells[0]).bit_count()
-            sizes = (joined, joined)
-        return {"zones": list(sizes)}
+        return {"zones": list(rules.zone_counts(state))}
 
     def decision_name(self, state: ColosseumState) -> str:
         """``"move"`` (a move and its barrier), or ``"start"`` at the chance node."""
@@ -163,9 +159,12 @@ class Colosseum:
         own, other = state.cells[player], state.cells[1 - player]
         if own != rules.NO_CELL:
             planes[own, 0] = planes[other, 1] = 1
-        for side in range(NUM_SIDES):
-            planes[rules.cells_of(state.walls[side]), 2 + side] = 1
-        if state.player == player and rules.legal_actions(state):
+        size = (n * n + 7) // 8
+        walls = b"".join(side.to_bytes(size, "little") for side in state.walls)
+        bits = np.unpackbits(np.frombuffer(walls, np.uint8), bitorder="little")
+        planes[:, 2 : 2 + NUM_SIDES] = bits.reshape(NUM_SIDES, size * 8)[:, : n * n].T
+        to_act = not rules.is_chance(state) and rules.zone_sizes(state) is None  # has actions
+        if state.player == player and to_act:
             planes[:, 6] = 1
         return planes.reshape(n, n, NUM_PLANES)
 

@@ -98,6 +98,7 @@ __all__ = [
     "start_state",
     "to_text",
     "zone",
+    "zone_counts",
     "zone_sizes",
 ]
 
@@ -128,7 +129,9 @@ MIN_BOARD_SIZE = 3
 """The smallest board side (the handout's game is 6 to 12, the engine's 5 to 9)."""
 MAX_BOARD_SIZE = 32
 """The largest board side: four times the handout's largest, and small enough that the
-cache of :func:`zone_sizes` (65,536 positions of four M*M-bit boards) stays small."""
+cache behind :func:`zone_sizes` (65,536 positions of four M*M-bit boards) stays small."""
+_BITS = bytes.maketrans(b"01", b"\x00\x01")
+"""A bitboard's binary digits as bytes 0 and 1 (a list takes them as ints)."""
 _ACTIONS = "an int, cell * 4 + side (cell = row * M + col)"
 """What an action is, for the message that refuses another type."""
 
@@ -264,9 +267,14 @@ def zone(board_size: int, walls: Walls, cell: Cell) -> Bitboard:
     return region
 
 
+@functools.lru_cache(maxsize=1024)
 def reachable(state: ColosseumState) -> Bitboard:
     """The cells the player to act can move to: at most K steps, never across a barrier
-    nor into or through the opponent's cell (its own cell included: staying)."""
+    nor into or through the opponent's cell (its own cell included: staying).
+
+    Remembered for the last 1,024 positions: a position's mask and the move played from
+    it both start here.
+    """
     n, walls = state.board_size, state.walls
     me, other = state.cells[state.player], state.cells[1 - state.player]
     blocked = ~(1 << other)
@@ -401,9 +409,14 @@ def legal_actions(state: ColosseumState) -> list[int]:
 
 def legal_action_mask(state: ColosseumState) -> list[int]:
     """:func:`legal_actions` as ``M * M * 4`` zeros and ones."""
-    mask = [0] * (state.board_size * state.board_size * NUM_SIDES)
-    for action in legal_actions(state):
-        mask[action] = 1
+    cells = state.board_size * state.board_size
+    mask = [0] * (cells * NUM_SIDES)
+    if is_chance(state) or _is_separated(state):
+        return mask
+    region = reachable(state)
+    for side, walls in enumerate(state.walls):
+        # Action cell * 4 + side: each side's free reachable cells fill every fourth entry.
+        mask[side::NUM_SIDES] = f"{region & ~walls:0{cells}b}"[::-1].encode().translate(_BITS)
     return mask
 
 
@@ -438,19 +451,24 @@ def _problem(state: ColosseumState, action: int) -> str:
     if not 0 <= action < n * n * NUM_SIDES:
         return f"illegal action {action}: actions are 0..{n * n * NUM_SIDES - 1} on {n}x{n}"
     cell, side = decode_action(action)
-    player = PLAYER_NAMES[state.player]
-    named = f"illegal action {action} ({action_name(state, action)}) for {player}"
     region = reachable(state)
     if not region >> cell & 1:
         reach = ", ".join(_cell_name(n, c) for c in cells_of(region))
         return (
-            f"{named}: {_cell_name(n, cell)} is not within {max_steps(n)} steps "
-            f"(reachable: {reach})"
+            f"{_named(state, action)}: {_cell_name(n, cell)} is not within {max_steps(n)} "
+            f"steps (reachable: {reach})"
         )
     if has_wall(state.walls, cell, side):
         free = [SIDE_NAMES[s] for s in range(NUM_SIDES) if not has_wall(state.walls, cell, s)]
-        return f"{named}: {_cell_name(n, cell)} has a barrier {SIDE_NAMES[side]}; free: {free}"
+        where = f"{_cell_name(n, cell)} has a barrier {SIDE_NAMES[side]}"
+        return f"{_named(state, action)}: {where}; free: {free}"
     return ""
+
+
+def _named(state: ColosseumState, action: int) -> str:
+    """The start of an illegal action's message (written only for an illegal one)."""
+    player = PLAYER_NAMES[state.player]
+    return f"illegal action {action} ({action_name(state, action)}) for {player}"
 
 
 # --- The end ----------------------------------------------------------------------------
@@ -460,18 +478,31 @@ def _is_separated(state: ColosseumState) -> bool:
     return zone_sizes(state) is not None
 
 
-@functools.lru_cache(maxsize=65536)
 def zone_sizes(state: ColosseumState) -> tuple[int, int] | None:
     """The end test, stated once: the cells of A's zone and of B's zone if the players
     are in separate zones, else None (the game goes on; also at the chance node)."""
     if is_chance(state):
         return None
+    first, second, separated = _zones(state)
+    return (first, second) if separated else None
+
+
+def zone_counts(state: ColosseumState) -> tuple[int, int]:
+    """The cells of A's zone and of B's zone, separated or not (one zone, so one count
+    twice, while the game goes on); not at the chance node."""
+    first, second, _ = _zones(state)
+    return first, second
+
+
+@functools.lru_cache(maxsize=65536)
+def _zones(state: ColosseumState) -> tuple[int, int, bool]:
+    """The cells of A's zone, of B's zone, and whether those are two zones."""
     n = state.board_size
     first, second = state.cells
     mine = zone(n, state.walls, first)
     if mine >> second & 1:
-        return None
-    return mine.bit_count(), zone(n, state.walls, second).bit_count()
+        return mine.bit_count(), mine.bit_count(), False
+    return mine.bit_count(), zone(n, state.walls, second).bit_count(), True
 
 
 def outcome(state: ColosseumState, max_turns: int | None = None) -> Outcome | None:

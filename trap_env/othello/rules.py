@@ -33,6 +33,7 @@ This module imports nothing outside the standard library.
 
 from __future__ import annotations
 
+import functools
 import string
 from dataclasses import dataclass
 
@@ -103,6 +104,8 @@ MAX_BOARD_SIZE = 26
 
 _ACTIONS = "a cell index row*N+col or the pass N*N (an int)"
 """What an action is, for the message that refuses another type."""
+PLACEMENT_MEMO = 1024
+"""Positions whose placements :func:`placements` remembers (a few hundred bytes each)."""
 _DIRECTIONS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
 
 
@@ -229,8 +232,13 @@ def flips(board_size: int, own: Bitboard, other: Bitboard, cell: Cell) -> Bitboa
     return flipped
 
 
+@functools.lru_cache(maxsize=PLACEMENT_MEMO)
 def placements(board_size: int, own: Bitboard, other: Bitboard) -> Bitboard:
-    """The empty cells where ``own``'s side may place (cells that flip at least one disc)."""
+    """The empty cells where ``own``'s side may place (cells that flip at least one disc).
+
+    Remembered for the last :data:`PLACEMENT_MEMO` positions: a position's legal actions,
+    mask, outcome, observation and ``apply`` all start here, so each builds it once.
+    """
     empty = full_board(board_size) & ~(own | other)
     candidates = _neighbours(board_size, other) & empty
     found = 0

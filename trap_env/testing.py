@@ -1,0 +1,426 @@
+"""Conformance checks for a game of the protocol, shipped as library code (as pgx ships
+``api_test`` and OpenSpiel ``random_sim_test``): call them from the tests of a game you add.
+
+:func:`check_game` plays seeded random games of a registered game (or a game object) and
+checks, at every state reached: the text notation reads back (``from_text(to_text(s))``),
+the legal mask is the legal actions, ``apply`` takes every legal action and refuses every
+other one, a chance node's probabilities sum to one, ``outcome`` agrees with the turn
+limit, and the observation fits the Gymnasium env's space. Then it runs the checkers of
+the adapters: Gymnasium's ``check_env`` on :class:`trap_env.gym_env.GameEnv`,
+PettingZoo's ``api_test`` and ``seed_test`` on :class:`trap_env.aec_env.GameAECEnv`, and
+OpenSpiel's ``random_sim_test`` when pyspiel is installed (the ``openspiel`` extra; else
+skipped with a warning saying so).
+
+:func:`check_batched_engine` plays random games through a game's batched engine and its
+scalar rules side by side and compares every query, value for value.
+
+A failure raises :class:`ConformanceError` (an ``AssertionError``, so test runners report
+it as a failed check) naming the game, the state as text and what differed.
+
+Example:
+    >>> from trap_env.testing import check_batched_engine, check_game
+    >>> check_game("othello", games=1, board_size=4, adapters=False)
+    >>> check_batched_engine("othello", games=2, board_size=4)
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from trap_env.batched import NO_WINNER, batched_engine, game_keys, random_words
+from trap_env.game import TRUNCATED, Game, IllegalActionError
+from trap_env.games import game_of
+
+__all__ = ["ConformanceError", "assert_engine_matches", "check_batched_engine", "check_game"]
+
+_ADAPTER_CYCLES = 40
+"""The steps PettingZoo's ``api_test`` and ``seed_test`` play."""
+_CHANCE_APPLIED = 64
+"""The chance outcomes of a node that :func:`check_game` applies (Colosseum's start has
+65,536)."""
+_PROBE_TURNS = 6
+"""The turn limit at which :func:`check_batched_engine` asks ``is_truncated``."""
+
+
+class ConformanceError(AssertionError):
+    """A game or engine that breaks the protocol: the game, the state and what differed."""
+
+
+def check_game(
+    name: Game[Any, Any] | str,
+    *,
+    seed: int = 0,
+    games: int = 3,
+    adapters: bool = True,
+    opponent: Any = "random",
+    **params: Any,
+) -> None:
+    """Check a game against the protocol over ``games`` seeded random games.
+
+    Args:
+        name: a registered game's name (or path), or a game object.
+        seed: the seed of the random games.
+        games: how many random games to play (keep boards small: every state is checked
+            with every action).
+        adapters: also run the Gymnasium, PettingZoo and OpenSpiel checkers.
+        opponent: the Gymnasium env's opponent (an agent spec of the game or an agent).
+        **params: the game's rule parameters (``game.make_config``).
+
+    Raises:
+        ConformanceError: naming the game, the state and what differed.
+    """
+    game = game_of(name)
+    config = game.make_config(**params)
+    limit = game.default_turn_limit(config)
+    space = _observation_space(game, config)
+    rng = random.Random(seed)
+    for _ in range(games):
+        for state in _random_game(game, config, rng, limit):
+            _check_state(game, state, limit, space)
+    if adapters:
+        _check_adapters(name, game, games, opponent, params)
+
+
+def _random_game(
+    game: Game[Any, Any], config: Any, rng: random.Random, limit: int
+) -> Iterator[Any]:
+    """Every state of one random game up to its end or the turn limit, chance drawn exactly."""
+    state = game.initial_state(config)
+    yield state
+    while game.outcome(state, limit) is None:
+        if game.is_chance(state):
+            action = game.sample_chance(state, rng)
+        else:
+            action = rng.choice(game.legal_actions(state))
+        state = game.apply(state, action)
+        yield state
+
+
+def _check_state(game: Game[Any, Any], state: Any, limit: int, space: Any) -> None:
+    """Every check of one state (the text, the actions, chance, the end, the observation)."""
+    text = game.to_text(state)
+    try:
+        read = game.from_text(text)
+    except ValueError as error:
+        message = f"{game.name}: from_text refuses to_text's text ({error}) (state {text!r})"
+        raise ConformanceError(message) from error
+    _expect(read == state, game, text, f"from_text(to_text(state)) gives {read}")
+    _check_outcome(game, state, limit, text)
+    if game.is_chance(state):
+        _check_chance(game, state, text)
+        return  # observations are of decisions (Trap!'s refuses a landing)
+    _check_actions(game, state, text)
+    for player in (0, 1):
+        planes = game.observe(state, player)
+        _expect(
+            space.contains(planes),
+            game,
+            text,
+            f"observe(state, {player}) is {getattr(planes, 'dtype', type(planes))} "
+            f"{getattr(planes, 'shape', '')}, outside the env's space {space}",
+        )
+
+
+def _check_actions(game: Game[Any, Any], state: Any, text: str) -> None:
+    """The mask is the legal actions; ``apply`` takes each of them and refuses the rest."""
+    num_actions = game.num_actions(game.config_of(state))
+    legal = game.legal_actions(state)
+    mask = list(game.legal_action_mask(state))
+    _expect(legal == sorted(set(legal)), game, text, f"legal actions not ascending: {legal}")
+    from_mask = [action for action, bit in enumerate(mask) if bit]
+    _expect(
+        len(mask) == num_actions and from_mask == legal,
+        game,
+        text,
+        f"the mask (length {len(mask)}, set at {from_mask}) is not the legal actions {legal} "
+        f"over {num_actions} actions",
+    )
+    for action in legal:
+        game.apply(state, action)
+    allowed = set(legal)
+    for action in [-1, *range(num_actions + 1)]:
+        if action not in allowed:
+            _refuses(game, state, text, action)
+
+
+def _refuses(game: Game[Any, Any], state: Any, text: str, action: int) -> None:
+    try:
+        game.apply(state, action)
+    except IllegalActionError:
+        return
+    _expect(False, game, text, f"apply accepted the illegal action {action}")
+
+
+def _check_chance(game: Game[Any, Any], state: Any, text: str) -> None:
+    """Positive probabilities summing to one, each outcome taken by ``apply``, -1 refused."""
+    outcomes = list(game.chance_outcomes(state))
+    total = math.fsum(probability for _, probability in outcomes)
+    _expect(math.isclose(total, 1.0, abs_tol=1e-9), game, text, f"chance sums to {total}")
+    _expect(
+        all(probability > 0 for _, probability in outcomes),
+        game,
+        text,
+        f"chance lists an outcome without a positive probability: {outcomes[:8]}",
+    )
+    for outcome, _ in outcomes[:_CHANCE_APPLIED]:
+        game.apply(state, outcome)
+    _refuses(game, state, text, -1)
+
+
+def _check_outcome(game: Game[Any, Any], state: Any, limit: int, text: str) -> None:
+    """The rules' end and the turn limit's cut, as :meth:`trap_env.game.Game.outcome` says."""
+    ended, cut = game.outcome(state), game.outcome(state, limit)
+    if ended is not None:
+        _expect(
+            cut == ended and ended.reason in game.end_reasons and not game.legal_actions(state),
+            game,
+            text,
+            f"over ({ended}) but outcome with the limit {cut}, reasons {game.end_reasons}, "
+            f"legal actions {game.legal_actions(state)}",
+        )
+        return
+    decides = not game.is_chance(state)
+    _expect(
+        bool(game.legal_actions(state)) or not decides,
+        game,
+        text,
+        "no legal action for the player to act in a game going on",
+    )
+    due = game.turn(state) >= limit and decides
+    _expect(
+        (cut is not None) == due and (cut is None or (cut.reason, cut.winner) == (TRUNCATED, None)),
+        game,
+        text,
+        f"at turn {game.turn(state)} of a limit of {limit}, outcome with the limit is {cut}",
+    )
+
+
+def _observation_space(game: Game[Any, Any], config: Any) -> Any:
+    from gymnasium import spaces
+
+    return spaces.Box(0, 1, game.observation_shape(config), dtype=np.int8)
+
+
+def _check_adapters(
+    name: Game[Any, Any] | str,
+    game: Game[Any, Any],
+    games: int,
+    opponent: Any,
+    params: dict[str, Any],
+) -> None:
+    """Gymnasium's, PettingZoo's and (where installed) OpenSpiel's own checkers."""
+    from gymnasium.utils.env_checker import check_env
+
+    from trap_env.gym_env import GameEnv
+
+    env = GameEnv(name, opponent, **params)
+    try:
+        check_env(env, skip_render_check=True)
+    finally:
+        env.close()
+    _check_pettingzoo(name, params)
+    _check_openspiel(game, games, params)
+
+
+def _check_pettingzoo(name: Game[Any, Any] | str, params: dict[str, Any]) -> None:
+    from pettingzoo.test import api_test, seed_test
+
+    from trap_env.aec_env import GameAECEnv, wrap
+
+    def make() -> Any:
+        return wrap(GameAECEnv(name, **params))
+
+    api_test(make(), num_cycles=_ADAPTER_CYCLES)
+    seed_test(make, num_cycles=_ADAPTER_CYCLES)
+
+
+def _check_openspiel(game: Game[Any, Any], games: int, params: dict[str, Any]) -> None:
+    try:
+        import pyspiel
+    except ImportError:
+        warnings.warn(
+            f"OpenSpiel's random_sim_test of {game.name!r} skipped: pyspiel is not installed "
+            '(pip install "trap_env[openspiel]")',
+            stacklevel=4,
+        )
+        return
+    from trap_env.openspiel import register_spiel_game
+
+    short_name = f"python_{game.name}"
+    if short_name not in pyspiel.registered_names():
+        register_spiel_game(game, short_name, decisions_per_turn=game.decisions_per_turn)
+    arguments = ",".join(f"{key}={value}" for key, value in params.items())
+    loaded = pyspiel.load_game(f"{short_name}({arguments})" if arguments else short_name)
+    pyspiel.random_sim_test(loaded, num_sims=games, serialize=False, verbose=False)
+
+
+def check_batched_engine(
+    name: Game[Any, Any] | str,
+    *,
+    seed: int = 0,
+    games: int = 8,
+    **params: Any,
+) -> None:
+    """Check a game's batched engine against its scalar rules over random games.
+
+    ``games`` random games run side by side through ``game.batched_engine(config)`` and
+    through the scalar rules; after every step each query of the engine (states, masks,
+    players, turns, chance and its outcomes, the end, winners, truncation, observations)
+    must answer as the scalar game does. Some games sit out each step (``where``).
+
+    Args:
+        name: a registered game's name (or path), or a game object.
+        seed: the seed of the random games.
+        games: the batch size.
+        **params: the game's rule parameters (``game.make_config``).
+
+    Raises:
+        ConformanceError: naming the game, the state and what differed.
+        ValueError: if the game has no batched engine.
+    """
+    game = game_of(name)
+    config = game.make_config(**params)
+    engine = batched_engine(game, config)
+    rng = random.Random(seed)
+    states = [game.initial_state(config)] * games
+    batch = engine.initial_batch(games)
+    keys = game_keys(seed, np.arange(games), 0)
+    plies: list[set[int]] = [set() for _ in states]
+    for _ in range(game.default_turn_limit(config) * (game.decisions_per_turn + 1)):
+        assert_engine_matches(game, engine, batch, states)
+        _check_samples(game, engine, batch, states, random_words(keys, engine.ply_index(batch), 0))
+        live = [game.outcome(state) is None for state in states]
+        if not any(live):
+            return
+        where = [is_live and rng.random() < 0.8 for is_live in live]
+        for index, ply in enumerate(engine.ply_index(batch).tolist()):
+            if where[index]:
+                what = f"ply_index {ply} again (random draws would repeat)"
+                _expect(ply not in plies[index], game, game.to_text(states[index]), what)
+                plies[index].add(ply)
+        actions = [
+            _random_action(game, state, rng) if on else 0
+            for state, on in zip(states, where, strict=True)
+        ]
+        states = [
+            game.apply(state, action) if on else state
+            for state, action, on in zip(states, actions, where, strict=True)
+        ]
+        batch = engine.apply(batch, np.array(actions), where=np.array(where))
+
+
+def _random_action(game: Game[Any, Any], state: Any, rng: random.Random) -> int:
+    if game.is_chance(state):
+        return game.sample_chance(state, rng)
+    return rng.choice(game.legal_actions(state))
+
+
+def assert_engine_matches(
+    game: Game[Any, Any], engine: Any, batch: Any, states: Sequence[Any]
+) -> None:
+    """Every query of a batched ``engine`` answers on ``batch`` as ``game`` does on each of
+    ``states`` (the oracle of :func:`check_batched_engine`, for a game's own tests).
+
+    Raises:
+        ConformanceError: naming the game, the first state that differs and the query.
+    """
+    seen = engine.to_states(batch)
+    for index, state in enumerate(states):
+        _expect(seen[index] == state, game, game.to_text(state), f"to_states gives {seen[index]}")
+    rebuilt = engine.from_states(list(states))
+    _expect(
+        all(np.array_equal(mine, theirs) for mine, theirs in zip(rebuilt, batch, strict=True)),
+        game,
+        game.to_text(states[0]),
+        "from_states(to_states(batch)) differs from the batch (a derived field)",
+    )
+    answers = {
+        "legal_masks": (engine.legal_masks(batch).astype(int).tolist(), game.legal_action_mask),
+        "players": (engine.players(batch).tolist(), game.current_player),
+        "turns": (engine.turns(batch).tolist(), game.turn),
+        "is_chance": (engine.is_chance(batch).tolist(), game.is_chance),
+        "is_over": (engine.is_over(batch).tolist(), lambda s: game.outcome(s) is not None),
+        "winners": (engine.winners(batch).tolist(), lambda s: _winner(game, s)),
+        "is_truncated": (
+            engine.is_truncated(batch, _PROBE_TURNS).tolist(),
+            lambda s: game.outcome(s) is None and game.outcome(s, _PROBE_TURNS) is not None,
+        ),
+    }
+    for query, (values, scalar) in answers.items():
+        for value, state in zip(values, states, strict=True):
+            expected = scalar(state)
+            what = f"{query} gives {value}, the rules {expected}"
+            _expect(value == expected, game, game.to_text(state), what)
+    _check_engine_chance(game, engine, batch, states)
+    _check_engine_planes(game, engine, batch, states)
+
+
+def _winner(game: Game[Any, Any], state: Any) -> int:
+    ended = game.outcome(state)
+    return NO_WINNER if ended is None or ended.winner is None else ended.winner
+
+
+def _check_engine_chance(
+    game: Game[Any, Any], engine: Any, batch: Any, states: Sequence[Any]
+) -> None:
+    """Each chance node's outcomes and exact probabilities, as the rules list them."""
+    if not engine.chance_slots:
+        return
+    outcomes, probabilities = engine.chance_outcomes(batch)
+    for index, state in enumerate(states):
+        if game.is_chance(state):
+            listed = {
+                int(outcome): float(probability)
+                for outcome, probability in zip(outcomes[index], probabilities[index], strict=True)
+                if probability > 0
+            }
+            expected = dict(game.chance_outcomes(state))
+            _expect(
+                listed.keys() == expected.keys()
+                and all(math.isclose(listed[key], expected[key]) for key in listed),
+                game,
+                game.to_text(state),
+                f"chance_outcomes gives {listed}, the rules {expected}",
+            )
+
+
+def _check_engine_planes(
+    game: Game[Any, Any], engine: Any, batch: Any, states: Sequence[Any]
+) -> None:
+    """The observations of both players at every decision (a chance node's may differ)."""
+    for player in (0, 1):
+        planes = engine.observations(batch, np.full(len(states), player))
+        for index, state in enumerate(states):
+            if not game.is_chance(state):
+                _expect(
+                    np.array_equal(planes[index], game.observe(state, player)),
+                    game,
+                    game.to_text(state),
+                    f"observations for player {player} differ from observe",
+                )
+
+
+def _check_samples(
+    game: Game[Any, Any], engine: Any, batch: Any, states: Sequence[Any], words: Any
+) -> None:
+    """Each sampled chance outcome is one the rules list with a positive probability."""
+    if not engine.chance_slots:
+        return
+    drawn = engine.sample_chance(batch, words)
+    for index, state in enumerate(states):
+        if game.is_chance(state):
+            outcomes = dict(game.chance_outcomes(state))
+            what = f"sample_chance drew {drawn[index]}, not one of {sorted(outcomes)[:8]}"
+            _expect(outcomes.get(int(drawn[index]), 0) > 0, game, game.to_text(state), what)
+
+
+def _expect(holds: bool, game: Game[Any, Any], text: str, what: str) -> None:
+    """Raise :class:`ConformanceError` unless ``holds``."""
+    if not holds:
+        raise ConformanceError(f"{game.name}: {what} (state {text!r})")
