@@ -21,12 +21,13 @@ from pathlib import PurePath
 from typing import Any
 
 from trap_env.agent import SpecError
-from trap_env.games import DEFAULT_GAME
+from trap_env.games import game_names
 
 __all__ = [
     "EXEC",
     "Options",
     "check_int",
+    "require_game",
     "factory_arguments",
     "option_value",
     "options_of",
@@ -51,6 +52,20 @@ def check_int(name: str, value: object, least: int, allow_none: bool = False) ->
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
         allowed = f"an integer >= {least}" + (" or None" if allow_none else "")
         raise ValueError(f"{name} must be {allowed}, got {value!r}")
+
+
+def require_game(game: str | None, caller: str) -> str:
+    """``game``, which the caller must give: the floors of the suite default to no game.
+
+    Raises:
+        TypeError: for no game, naming the games there are.
+    """
+    if game is None:
+        raise TypeError(
+            f"{caller} needs game=: one of {', '.join(map(repr, game_names()))}, or a game's "
+            "path 'package.module:GAME'"
+        )
+    return game
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:

@@ -548,7 +548,7 @@ def test_an_othello_run_trains_and_its_network_plays_othello_only(tmp_path: Path
     with pytest.raises(UnsupportedGameError, match="--rule end_rule=standard"):
         agent.check_game(GAME.make_config(board_size=4))
     with pytest.raises(ValueError, match=r"plays othello .* not trap"):
-        make_agent(f"mcts:simulations=8,path={run / 'latest.npz'}")
+        make_agent(f"mcts:simulations=8,path={run / 'latest.npz'}", game="trap")
 
 
 @pytest.mark.parametrize(

@@ -473,7 +473,7 @@ def _info_as_recorded(info: dict, masks: np.ndarray) -> dict:
         ("self", None, 4, 0, "next_step", 120, 64, "2bbf3af166f5c78a"),
         (
             # Played game by game, as the spec was then (it now has a batched twin).
-            AgentOpponent("expectiminimax:depth=1,time_limit=inf"),
+            AgentOpponent("expectiminimax:depth=1,time_limit=inf", game="trap"),
             None,
             4,
             50,

@@ -26,7 +26,7 @@ from trap_env.trap.core import (
 
 
 def random_pair(seed: int = 0) -> list:
-    return [make_agent("random", seed=seed), make_agent("random", seed=seed + 1)]
+    return [make_agent("random", seed=seed, game="trap"), make_agent("random", seed=seed + 1, game="trap")]
 
 
 def test_same_seed_same_game_whatever_the_agents_were_seeded_with():
@@ -112,7 +112,7 @@ def test_no_garbage_collection_runs_during_a_decision(collection_watch: Collecti
         """Plays like ``random``, making garbage that would start collections."""
 
         def __init__(self) -> None:
-            self.inner = make_agent("random")
+            self.inner = make_agent("random", game="trap")
 
         def reset(self, seed: int | None = None) -> None:
             self.inner.reset(seed)

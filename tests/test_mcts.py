@@ -132,7 +132,7 @@ def test_against_random_every_action_is_legal(small_network: Path) -> None:
     agent = MCTSAgent(time_limit=None, simulations=16, path=small_network)
     for seed in range(6):
         result = play_game(
-            [agent, make_agent("random")][:: 1 if seed % 2 else -1],
+            [agent, make_agent("random", game="trap")][:: 1 if seed % 2 else -1],
             seed=seed,
             board_size=5,
             time_budget=None,
@@ -188,7 +188,7 @@ def test_bad_options_are_refused(small_network: Path) -> None:
 
 
 def test_default_network_plays_7x7() -> None:
-    agent = make_agent("mcts:simulations=20,time_limit=none", seed=0)
+    agent = make_agent("mcts:simulations=20,time_limit=none", seed=0, game="trap")
     assert isinstance(agent, MCTSAgent) and agent.path == DEFAULT_NETWORKS["trap"]
     agent.check_game(GameConfig(7))
     state = core.initial_state()

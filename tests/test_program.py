@@ -106,7 +106,7 @@ def c_agent(tmp_path_factory: pytest.TempPathFactory) -> str:
 def test_exec_spec_keeps_the_whole_command_line_split_as_a_shell_would():
     spec = f"""exec:{sys.executable} -c 'print(1, 2)' --name=a:b,c "two words" """
     assert parse_spec(spec) == ("exec", {"command": spec[len("exec:") :].strip()})
-    agent = make_agent(spec, seed=1, time_limit=0.5, memory_limit=1 << 28)
+    agent = make_agent(spec, seed=1, time_limit=0.5, memory_limit=1 << 28, game="trap")
     assert isinstance(agent, ProgramAgent)
     assert agent.argv == [sys.executable, "-c", "print(1, 2)", "--name=a:b,c", "two words"]
     assert (agent.time_limit, agent.memory_limit) == (0.5, 1 << 28)
@@ -128,7 +128,7 @@ def test_exec_spec_keeps_the_whole_command_line_split_as_a_shell_would():
 )
 def test_bad_exec_specs_are_refused_before_any_game(spec, options, words):
     with pytest.raises(SpecError, match=re.escape(words)):
-        make_agent(spec, **options)
+        make_agent(spec, **options, game="trap")
 
 
 # --- Whole games ------------------------------------------------------------------------
@@ -138,7 +138,7 @@ def play_both_seats(agent: ProgramAgent, board_size: int, seeds: range) -> list:
     results = []
     for seed in seeds:
         for seat in (0, 1):
-            agents = [make_agent("random", seed=seed), make_agent("random", seed=seed)]
+            agents = [make_agent("random", seed=seed, game="trap"), make_agent("random", seed=seed, game="trap")]
             agents[seat] = agent
             result = play_game(agents, seed=seed, board_size=board_size, time_budget=1.0)
             assert result.reason in ("trapped", "truncated"), result.detail
@@ -148,14 +148,14 @@ def play_both_seats(agent: ProgramAgent, board_size: int, seeds: range) -> list:
 
 @pytest.mark.parametrize("board_size", [5, 7])
 def test_python_example_plays_whole_games_against_random(board_size):
-    with make_agent(f"exec:{PYTHON_EXAMPLE}", time_limit=1.0) as agent:
+    with make_agent(f"exec:{PYTHON_EXAMPLE}", time_limit=1.0, game="trap") as agent:
         results = play_both_seats(agent, board_size, range(3))
     assert sum(result.winner == seat for seat, result in results) >= len(results) // 2
 
 
 @pytest.mark.parametrize("board_size", [3, 5, 7, 9])
 def test_c_example_plays_whole_games_against_random(c_agent, board_size):
-    with make_agent(f"exec:{c_agent}", time_limit=1.0) as agent:
+    with make_agent(f"exec:{c_agent}", time_limit=1.0, game="trap") as agent:
         results = play_both_seats(agent, board_size, range(3))
     assert sum(result.winner == seat for seat, result in results) >= len(results) // 2
 
@@ -183,7 +183,7 @@ def test_the_examples_answer_a_legal_action_in_any_position(
 def test_extended_program_replays_a_game_from_its_seed():
     def game(seed: int) -> list[int]:
         with ProgramAgent(PYTHON_EXAMPLE) as agent:
-            return play_game([agent, make_agent("random")], seed=seed, board_size=7).actions
+            return play_game([agent, make_agent("random", game="trap")], seed=seed, board_size=7).actions
 
     assert game(5) == game(5)
 
@@ -346,7 +346,7 @@ def test_a_fault_raises_a_clear_error_and_kills_the_program(tmp_path, fault):
 def test_a_fault_is_recorded_as_that_seats_loss_with_the_reason(tmp_path, fault):
     body, error_class, words = FAULTS[fault]
     with ProgramAgent(program(tmp_path, body), time_limit=0.3) as agent:
-        result = play_game([make_agent("random"), agent], seed=0, board_size=5)
+        result = play_game([make_agent("random", game="trap"), agent], seed=0, board_size=5)
     assert result.winner == 0 and result.reason == error_class.reason
     assert error_class.__name__ in result.detail
     assert all(word in result.detail for word in words)

@@ -11,7 +11,7 @@ from trap_env.trap.core import GameConfig, Phase
 
 
 def play(seed: int, **options: object):
-    teacher = make_agent("greedy", seed=1)
+    teacher = make_agent("greedy", seed=1, game="trap")
     start = core.initial_state(GameConfig(5))
     return teacher_game(teacher, start, random.Random(seed), 40, **options)  # type: ignore[arg-type]
 

@@ -15,7 +15,8 @@ from its seed; the recorded action sequence replays it exactly whatever the agen
 
 Example:
     >>> from agents import make_agent
-    >>> result = play_game([make_agent("random"), make_agent("random")], seed=3, board_size=5)
+    >>> players = [make_agent("random", game="trap"), make_agent("random", game="trap")]
+    >>> result = play_game(players, seed=3, game="trap", board_size=5)
     >>> result.reason in REASONS
     True
 """

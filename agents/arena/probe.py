@@ -16,7 +16,8 @@ from agents.arena.match import interface_problem
 from agents.arena.plan import DEFAULT_RUN, RunConfig, program_limits
 from agents.arena.processes import describe_exit
 from agents.program_process import die_with_parent
-from trap_env.agent import SpecError, UnsupportedGameError, check_supports, make_agent
+from agents.registry import make_agent
+from trap_env.agent import SpecError, UnsupportedGameError, check_supports
 
 __all__ = ["check_specs", "probe_specs"]
 

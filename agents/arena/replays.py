@@ -4,7 +4,7 @@ the one they lead to (what ``trap-play --replay`` and the web page's Replay chec
 Example:
     >>> from agents import make_agent
     >>> from agents.arena.match import play_game
-    >>> players = [make_agent("random"), make_agent("random")]
+    >>> players = [make_agent("random", game="trap"), make_agent("random", game="trap")]
     >>> record = play_game(players, seed=1, board_size=5).to_dict()
     >>> final_state, last_throw = replay_record(record)[-1]
 """

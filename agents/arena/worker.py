@@ -14,8 +14,9 @@ from agents.arena.match import GameResult, derive_seed, interface_problem, play_
 from agents.arena.plan import GameTask, RunConfig, program_limits
 from agents.arena.results import Record
 from agents.program_process import die_with_parent
+from agents.registry import make_agent
 from agents.timing import limit_threads
-from trap_env.agent import Agent, check_supports, make_agent
+from trap_env.agent import Agent, check_supports
 from trap_env.games import DEFAULT_GAME, get_game
 from trap_env.trap.core import DEFAULT_DECAY, NO_PLAYER, Cell, State
 

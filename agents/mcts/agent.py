@@ -16,8 +16,8 @@ legal action (or the kept tree's most visited one).
 
 Example:
     >>> from agents import make_agent
-    >>> agent = make_agent("mcts:time_limit=1.0")              # the bundled 7x7 network
-    >>> agent = make_agent("mcts:simulations=200,path=run/best.npz", seed=3)
+    >>> agent = make_agent("mcts:time_limit=1.0", game="trap")  # the bundled 7x7 network
+    >>> agent = make_agent("mcts:simulations=200,path=run/best.npz", game="trap", seed=3)
     >>> agent = make_agent("mcts:time_limit=1.0", game="othello")  # the bundled 8x8 one
 """
 

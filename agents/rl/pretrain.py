@@ -67,7 +67,7 @@ def imitation_data(
     """
     rng = random.Random(seed)
     limit = resolve_turn_limit(max_turns, board_size)
-    agent = make_agent(teacher, seed=rng.randrange(2**31))
+    agent = make_agent(teacher, game="trap", seed=rng.randrange(2**31))
     rows: list[tuple[np.ndarray, np.ndarray, int, int]] = []
     values: list[float] = []
     for _ in range(num_games):
