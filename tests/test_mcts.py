@@ -124,7 +124,7 @@ def test_never_plays_an_illegal_action(small_network: Path) -> None:
             MCTSAgent(time_limit=None, simulations=24, path=small_network, chance=chance)
             for chance in ("expect", "sample")
         ]
-        result = play_game(agents, seed=seed, board_size=5, time_budget=None)
+        result = play_game(agents, seed=seed, board_size=5, time_budget=None, game="trap")
         assert result.reason in ("trapped", "truncated"), result.detail
 
 
@@ -146,7 +146,7 @@ def test_deterministic_under_a_seed(small_network: Path) -> None:
             MCTSAgent(time_limit=None, simulations=30, path=small_network, chance="sample")
             for _ in range(2)
         ]
-        return play_game(agents, seed=seed, board_size=5, time_budget=None).actions
+        return play_game(agents, seed=seed, board_size=5, time_budget=None, game="trap").actions
 
     assert actions(3) == actions(3)
 

@@ -140,7 +140,9 @@ def play_both_seats(agent: ProgramAgent, board_size: int, seeds: range) -> list:
         for seat in (0, 1):
             agents = [make_agent("random", seed=seed, game="trap"), make_agent("random", seed=seed, game="trap")]
             agents[seat] = agent
-            result = play_game(agents, seed=seed, board_size=board_size, time_budget=1.0)
+            result = play_game(
+                agents, seed=seed, board_size=board_size, time_budget=1.0, game="trap"
+            )
             assert result.reason in ("trapped", "truncated"), result.detail
             results.append((seat, result))
     return results

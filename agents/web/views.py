@@ -16,11 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.arena.replays import MAX_REPLAY_BOARD_SIZE, record_params, replay_record
+from agents.arena.record_rules import record_params
+from agents.arena.replays import MAX_REPLAY_BOARD_SIZE, replay_record
 from agents.arena.results import ResultsError, check_record, read_results, record_game
 from agents.arena.stats import elo_ratings, summarize_pairings, wilson_interval
 from trap_env.game import Game, Outcome
-from trap_env.games import DEFAULT_GAME, game_names, get_game
+from trap_env.games import game_names, get_game
 
 __all__ = [
     "MAX_BOARD_SIZE",
@@ -147,7 +148,7 @@ def record_frames(record: Any, allow_paths: bool = False) -> dict[str, Any]:
             contradict each other, a board the page does not show, or its actions and
             outcome under its rules).
     """
-    is_known = isinstance(record, dict) and record.get("game", DEFAULT_GAME) in game_names()
+    is_known = isinstance(record, dict) and record_game(record) in game_names()
     if not allow_paths and isinstance(record, dict) and not is_known:
         # A game's path would import its module: a pasted record names registered games only.
         raise ValueError(f"'game' must be one of {', '.join(game_names())}")
