@@ -172,6 +172,21 @@ def test_bad_rules_get_a_message(client: TestClient) -> None:
     assert "game must be one of colosseum, othello, trap, got 'chess'" in answer.json()["error"]
 
 
+def test_the_app_defaults_to_the_game_it_is_started_with_and_to_none_otherwise(
+    tmp_path: Path,
+) -> None:
+    """trap-serve starts the app with Trap! first; an app started without a first game
+    lists the games by name and starts only a game that a request names."""
+    app = create_app(Settings(tmp_path, False, ["testserver"]))
+    with TestClient(app) as plain:
+        assert [g["name"] for g in plain.get("/api/info").json()["games"]] == sorted(
+            ["trap", "othello", "colosseum"]
+        )
+        answer = post(plain, "/api/games", {"specs": ["random", None]})
+        assert answer.status_code == 400
+        assert "game must be one of colosseum, othello, trap, got None" in answer.json()["error"]
+
+
 def test_check_spec_allows_programs_only_when_asked() -> None:
     assert check_spec("exec:./agent", "trap", allow_exec=True) == "exec:./agent"
     assert check_spec("greedy", "othello", allow_exec=False) == "greedy"
