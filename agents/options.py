@@ -62,8 +62,8 @@ def require_game(game: str | None, caller: str, keyword: str = "game") -> str:
     """
     if game is None:
         raise TypeError(
-            f"{caller} needs {keyword}=: one of {', '.join(map(repr, game_names()))}, or a game's "
-            "path 'package.module:GAME'"
+            f"{caller} needs {keyword}=: one of {', '.join(map(repr, game_names()))}, or a "
+            "game's path 'package.module:GAME'"
         )
     return game
 

@@ -197,7 +197,7 @@ def test_tiny_training_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixt
     log = (run / "log.csv").read_text().splitlines()
     assert [line.split(",")[0] for line in log] == ["iteration", "1", "2", "3"]
     assert (run / "elo.csv").read_text().count("\n") == 2  # header + the evaluation
-    agent = MCTSAgent(time_limit=None, simulations=10, path=run / "latest.npz")
+    agent = MCTSAgent(time_limit=None, simulations=10, path=run / "latest.npz", game="trap")
     state = core.initial_state(GameConfig(5))
     assert agent.select_action(state) in core.legal_actions(state)
     assert sorted(p.name for p in (run / "networks").iterdir())[-1] == "iter_0003.npz"

@@ -165,7 +165,7 @@ def test_c_example_plays_whole_games_against_random(c_agent, board_size):
 @pytest.fixture(scope="module")
 def example_agents(c_agent: str) -> Iterator[dict[str, ProgramAgent]]:
     """Both examples, each one program for the whole module."""
-    agents = {"python": ProgramAgent(PYTHON_EXAMPLE), "c": ProgramAgent(c_agent)}
+    agents = {"python": ProgramAgent(PYTHON_EXAMPLE, game="trap"), "c": ProgramAgent(c_agent, game="trap")}
     yield agents
     for agent in agents.values():
         agent.close()
@@ -184,8 +184,9 @@ def test_the_examples_answer_a_legal_action_in_any_position(
 
 def test_extended_program_replays_a_game_from_its_seed():
     def game(seed: int) -> list[int]:
-        with ProgramAgent(PYTHON_EXAMPLE) as agent:
-            return play_game([agent, make_agent("random", game="trap")], seed=seed, board_size=7).actions
+        with ProgramAgent(PYTHON_EXAMPLE, game="trap") as agent:
+            players = [agent, make_agent("random", game="trap")]
+            return play_game(players, seed=seed, game="trap", board_size=7).actions
 
     assert game(5) == game(5)
 
@@ -279,7 +280,7 @@ def test_a_bad_memory_limit_is_refused_in_one_line(capsys, text):
 def test_a_program_that_ends_at_start_under_its_memory_limit_is_told_why():
     command = shlex.join([sys.executable, "-c", "print(0)"])
     with (
-        ProgramAgent(command, memory_limit=8 << 20) as agent,
+        ProgramAgent(command, memory_limit=8 << 20, game="trap") as agent,
         pytest.raises(ProgramCrashed) as raised,
     ):
         agent.select_action(OPENING)
@@ -331,7 +332,7 @@ def test_a_fault_raises_a_clear_error_and_kills_the_program(tmp_path, fault):
     body, error_class, words = FAULTS[fault]
     wall_limit = 1.0 if fault == "silent" else 30.0  # on a loaded machine CPU time lags
     agent = ProgramAgent(
-        program(tmp_path, body), time_limit=0.3, memory_limit=128 << 20, wall_limit=wall_limit
+        program(tmp_path, body), time_limit=0.3, memory_limit=128 << 20, wall_limit=wall_limit, game="trap"
     )
     started = time.monotonic()
     with pytest.raises(error_class) as raised:
@@ -347,8 +348,9 @@ def test_a_fault_raises_a_clear_error_and_kills_the_program(tmp_path, fault):
 @pytest.mark.parametrize("fault", ["crash", "garbage", "busy", "huge_number"])
 def test_a_fault_is_recorded_as_that_seats_loss_with_the_reason(tmp_path, fault):
     body, error_class, words = FAULTS[fault]
-    with ProgramAgent(program(tmp_path, body), time_limit=0.3) as agent:
-        result = play_game([make_agent("random", game="trap"), agent], seed=0, board_size=5)
+    with ProgramAgent(program(tmp_path, body), time_limit=0.3, game="trap") as agent:
+        players = [make_agent("random", game="trap"), agent]
+        result = play_game(players, seed=0, game="trap", board_size=5)
     assert result.winner == 0 and result.reason == error_class.reason
     assert error_class.__name__ in result.detail
     assert all(word in result.detail for word in words)
@@ -358,7 +360,7 @@ def test_a_fault_is_recorded_as_that_seats_loss_with_the_reason(tmp_path, fault)
 def test_a_line_may_take_4096_bytes_with_its_newline(tmp_path, padding, fits):
     answer = " " * padding + "10"
     command = program(tmp_path, f"sys.stdin.readline(); print({answer!r}, flush=True)")
-    with ProgramAgent(command) as agent:
+    with ProgramAgent(command, game="trap") as agent:
         if fits:
             assert agent.select_action(OPENING) == 10
         else:
@@ -379,7 +381,7 @@ def test_only_the_end_of_a_programs_standard_error_is_kept(tmp_path):
         sys.exit(3)
         """,
     )
-    with ProgramAgent(command, time_limit=30.0) as agent:
+    with ProgramAgent(command, time_limit=30.0, game="trap") as agent:
         assert agent.select_action(OPENING) == 7
         assert len(agent._process.stderr_tail) <= 600
         with pytest.raises(ProgramCrashed, match="xxx the end'"):
@@ -429,7 +431,7 @@ def test_any_answer_is_an_action_or_a_fault_with_the_runners_reason(echo_program
     answer_file = echo_program.parent / hashlib.sha256(answer).hexdigest()
     answer_file.write_bytes(answer)
     command = [sys.executable, str(echo_program), hello, str(answer_file)]
-    with ProgramAgent(command, time_limit=5.0) as agent:
+    with ProgramAgent(command, time_limit=5.0, game="trap") as agent:
         try:
             action = agent.select_action(OPENING)
         except ProgramError as error:
@@ -450,7 +452,7 @@ def test_output_when_no_answer_is_due_is_refused(tmp_path):
             print("thinking...", flush=True)
         """,
     )
-    with ProgramAgent(command) as agent:
+    with ProgramAgent(command, game="trap") as agent:
         move = agent.select_action(OPENING)
         time.sleep(0.2)
         with pytest.raises(
@@ -468,7 +470,7 @@ def test_after_a_fault_the_next_decision_starts_a_fresh_program(tmp_path):
         """,
     )
     second_turn = initial_state(GameConfig(5))._replace(turn=1)
-    with ProgramAgent(command) as agent:
+    with ProgramAgent(command, game="trap") as agent:
         assert agent.select_action(OPENING) in legal_actions(OPENING)
         first_pid = agent._process.pid
         with pytest.raises(ProtocolError, match="'resign'"):
@@ -496,7 +498,7 @@ while line := sys.stdin.readline():
 @pytest.mark.parametrize(("limit", "fails"), [(0.15, True), (2.0, False)])
 def test_the_budget_is_the_programs_own_cpu_time(tmp_path, limit, fails):
     command = program(tmp_path, SPIN_THEN_ANSWER.format(before=0.4, after=0))
-    with ProgramAgent(command, time_limit=limit, wall_limit=30.0) as agent:
+    with ProgramAgent(command, time_limit=limit, wall_limit=30.0, game="trap") as agent:
         if fails:
             with pytest.raises(ProgramTimeout, match=re.escape("of CPU time, limit 0.15 s")):
                 agent.select_action(OPENING)
@@ -506,7 +508,7 @@ def test_the_budget_is_the_programs_own_cpu_time(tmp_path, limit, fails):
 
 def test_cpu_spent_after_answering_counts_towards_the_next_turn(tmp_path):
     command = program(tmp_path, SPIN_THEN_ANSWER.format(before=0, after=0.5))
-    with ProgramAgent(command, time_limit=0.3, wall_limit=30.0) as agent:
+    with ProgramAgent(command, time_limit=0.3, wall_limit=30.0, game="trap") as agent:
         move = agent.select_action(OPENING)  # answers at once, then works on
         time.sleep(0.6)
         with pytest.raises(ProgramTimeout, match="CPU time"):
@@ -522,7 +524,7 @@ def test_sleeping_within_the_wall_limit_is_allowed(tmp_path):
             print(decide(line, rng), flush=True)
         """,
     )
-    with ProgramAgent(command, time_limit=0.2) as agent:  # wall limit 2 * 0.2 + 0.5
+    with ProgramAgent(command, time_limit=0.2, game="trap") as agent:  # wall limit 2 * 0.2 + 0.5
         assert agent.select_action(OPENING) in legal_actions(OPENING)
 
 
@@ -540,7 +542,7 @@ while line := sys.stdin.readline():
 def test_the_programs_whole_process_group_ends_with_it(tmp_path, monkeypatch, end):
     monkeypatch.chdir(tmp_path)
     answer = "'nonsense'" if end == "fault" else "decide(line, rng)"
-    agent = ProgramAgent(program(tmp_path, GRANDCHILD.format(answer=answer)))
+    agent = ProgramAgent(program(tmp_path, GRANDCHILD.format(answer=answer)), game="trap")
     try:
         agent.select_action(OPENING)
     except ProtocolError:
@@ -565,7 +567,7 @@ def test_the_program_dies_with_the_python_process_that_runs_it(tmp_path, parent_
         import sys
         from agents.program import ProgramAgent
         from trap_env.trap.core import GameConfig, initial_state
-        agent = ProgramAgent({command!r})
+        agent = ProgramAgent({command!r}, game="trap")
         agent.select_action(initial_state(GameConfig(5)))
         print(agent._process.pid, flush=True)
         sys.stdin.readline()  # the test's go: exit without closing the agent
@@ -606,7 +608,7 @@ V1 = f"{PROTOCOL} 1"
 
 def recorded_lines(tmp_path: Path, hello: str, states: list, seeds: list[int]) -> list[str]:
     command = program(tmp_path, RECORDER.format(hello=hello))
-    with ProgramAgent(command, time_limit=2.0) as agent:
+    with ProgramAgent(command, time_limit=2.0, game="trap") as agent:
         for seed, state in zip(seeds, states, strict=True):
             if seed is not None:
                 agent.reset(seed=seed)
@@ -644,7 +646,7 @@ def test_a_program_that_says_hello_receives_the_extras(tmp_path, monkeypatch):
 def test_declared_board_sizes_are_checked_before_the_first_game(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     command = program(tmp_path, RECORDER.format(hello=f"{V1} sizes=5,7"))
-    with ProgramAgent(command) as agent:
+    with ProgramAgent(command, game="trap") as agent:
         check_supports(agent, GameConfig(5))
         with pytest.raises(UnsupportedGameError, match=r"plays board sizes \[5, 7\].*not 9"):
             check_supports(agent, GameConfig(9))
@@ -656,7 +658,7 @@ def test_declared_board_sizes_are_checked_before_the_first_game(tmp_path, monkey
 def test_a_minimal_program_plays_any_size_and_its_probe_answer_is_dropped(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     probe = initial_state(GameConfig(11))
-    with ProgramAgent(program(tmp_path, RECORDER.format(hello=""))) as agent:
+    with ProgramAgent(program(tmp_path, RECORDER.format(hello="")), game="trap") as agent:
         check_supports(agent, GameConfig(11))
         assert agent.sizes is None
         assert agent.select_action(OPENING) in legal_actions(OPENING)
@@ -666,7 +668,7 @@ def test_a_minimal_program_plays_any_size_and_its_probe_answer_is_dropped(tmp_pa
 
 def test_a_program_that_fails_the_check_is_left_to_fail_its_first_game(tmp_path):
     body, error_class, words = FAULTS["crash"]
-    with ProgramAgent(program(tmp_path, body)) as agent:
+    with ProgramAgent(program(tmp_path, body), game="trap") as agent:
         check_supports(agent, GameConfig(5))
         assert agent._process is None
         with pytest.raises(error_class, match=re.escape(words[0])):
@@ -690,14 +692,14 @@ def test_a_program_that_fails_the_check_is_left_to_fail_its_first_game(tmp_path)
 def test_a_bad_hello_is_a_protocol_error(tmp_path, monkeypatch, hello, words):
     monkeypatch.chdir(tmp_path)
     command = program(tmp_path, RECORDER.format(hello=hello))
-    with ProgramAgent(command) as agent, pytest.raises(ProtocolError, match=re.escape(words)):
+    with ProgramAgent(command, game="trap") as agent, pytest.raises(ProtocolError, match=re.escape(words)):
         agent.select_action(OPENING)
 
 
 def test_only_moves_and_throws_are_asked():
     landing = apply(apply(OPENING, legal_actions(OPENING)[0]), 12)
     assert landing.phase is Phase.LANDING
-    with ProgramAgent(PYTHON_EXAMPLE) as agent, pytest.raises(ValueError, match="'landing'"):
+    with ProgramAgent(PYTHON_EXAMPLE, game="trap") as agent, pytest.raises(ValueError, match="'landing'"):
         agent.select_action(landing)
 
 
@@ -734,7 +736,7 @@ def test_version_2_names_the_game_and_takes_its_action_text(tmp_path, monkeypatc
 def test_version_2_in_trap_adds_the_name_to_the_game_line(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     command = program(tmp_path, RECORDER.format(hello="trap-protocol 2 games=trap"))
-    with ProgramAgent(command, time_limit=2.0) as agent:
+    with ProgramAgent(command, time_limit=2.0, game="trap") as agent:
         agent.reset(seed=5)
         assert agent.select_action(OPENING) in legal_actions(OPENING)
     lines = (tmp_path / "lines.txt").read_text().splitlines()
@@ -793,7 +795,7 @@ def test_a_program_plays_another_game_through_the_runner(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("duplicate", [copy.deepcopy, lambda a: pickle.loads(pickle.dumps(a))])
 def test_a_copy_carries_the_command_and_limits_and_starts_its_own_program(duplicate):
-    with ProgramAgent(PYTHON_EXAMPLE, time_limit=0.7, memory_limit=1 << 29) as agent:
+    with ProgramAgent(PYTHON_EXAMPLE, time_limit=0.7, memory_limit=1 << 29, game="trap") as agent:
         agent.select_action(OPENING)
         twin = duplicate(agent)
         with twin:
