@@ -327,7 +327,8 @@ def test_make_agent_fuzz_gives_an_agent_or_a_spec_error(
 
 
 def test_spec_string_and_python_build_the_same_agent() -> None:
-    agent = make_agent("expectiminimax:depth=3,time_limit=none,throw_filter=false,clock=wall", game="trap")
+    spec = "expectiminimax:depth=3,time_limit=none,throw_filter=false,clock=wall"
+    agent = make_agent(spec, game="trap")
     assert isinstance(agent, ExpectiminimaxAgent)
     assert agent.settings == SearchSettings(
         depth=3, time_limit=None, throw_filter=False, clock="wall"

@@ -26,7 +26,10 @@ from trap_env.trap.core import (
 
 
 def random_pair(seed: int = 0) -> list:
-    return [make_agent("random", seed=seed, game="trap"), make_agent("random", seed=seed + 1, game="trap")]
+    return [
+        make_agent("random", game="trap", seed=seed),
+        make_agent("random", game="trap", seed=seed + 1),
+    ]
 
 
 def test_same_seed_same_game_whatever_the_agents_were_seeded_with():

@@ -121,7 +121,9 @@ def test_tree_refuses_a_landing_or_finished_root() -> None:
 def test_never_plays_an_illegal_action(small_network: Path) -> None:
     for seed in range(6):
         agents = [
-            MCTSAgent(time_limit=None, simulations=24, path=small_network, chance=chance, game="trap")
+            MCTSAgent(
+                time_limit=None, simulations=24, path=small_network, chance=chance, game="trap"
+            )
             for chance in ("expect", "sample")
         ]
         result = play_game(agents, seed=seed, board_size=5, time_budget=None, game="trap")
@@ -144,7 +146,9 @@ def test_against_random_every_action_is_legal(small_network: Path) -> None:
 def test_deterministic_under_a_seed(small_network: Path) -> None:
     def actions(seed: int) -> list[int]:
         agents = [
-            MCTSAgent(time_limit=None, simulations=30, path=small_network, chance="sample", game="trap")
+            MCTSAgent(
+                time_limit=None, simulations=30, path=small_network, chance="sample", game="trap"
+            )
             for _ in range(2)
         ]
         return play_game(agents, seed=seed, board_size=5, time_budget=None, game="trap").actions

@@ -67,7 +67,8 @@ def test_baseline_finds_wins_in_one_turn(
 
 def test_alphabeta_keeps_the_classic_weights() -> None:
     def weights(spec: str) -> Weights:
-        return make_agent(spec, game="trap").game.evaluator.weights  # type: ignore[attr-defined,no-any-return]
+        agent = make_agent(spec, game="trap")
+        return agent.game.evaluator.weights  # type: ignore[attr-defined,no-any-return]
 
     assert weights("expectiminimax") == DEFAULT_WEIGHTS != CLASSIC_WEIGHTS
     assert weights("alphabeta") == weights("minimax") == CLASSIC_WEIGHTS

@@ -235,7 +235,10 @@ def test_agent_plays_in_the_gym_env(model_path: Path) -> None:
 
 
 def test_import_agents_does_not_import_torch() -> None:
-    code = "import sys, agents; agents.make_agent('random', game='trap'); assert 'torch' not in sys.modules"
+    code = (
+        "import sys, agents; agents.make_agent('random', game='trap'); "
+        "assert 'torch' not in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

@@ -138,7 +138,10 @@ def play_both_seats(agent: ProgramAgent, board_size: int, seeds: range) -> list:
     results = []
     for seed in seeds:
         for seat in (0, 1):
-            agents = [make_agent("random", seed=seed, game="trap"), make_agent("random", seed=seed, game="trap")]
+            agents = [
+                make_agent("random", game="trap", seed=seed),
+                make_agent("random", game="trap", seed=seed),
+            ]
             agents[seat] = agent
             result = play_game(
                 agents, seed=seed, board_size=board_size, time_budget=1.0, game="trap"
@@ -165,7 +168,10 @@ def test_c_example_plays_whole_games_against_random(c_agent, board_size):
 @pytest.fixture(scope="module")
 def example_agents(c_agent: str) -> Iterator[dict[str, ProgramAgent]]:
     """Both examples, each one program for the whole module."""
-    agents = {"python": ProgramAgent(PYTHON_EXAMPLE, game="trap"), "c": ProgramAgent(c_agent, game="trap")}
+    agents = {
+        "python": ProgramAgent(PYTHON_EXAMPLE, game="trap"),
+        "c": ProgramAgent(c_agent, game="trap"),
+    }
     yield agents
     for agent in agents.values():
         agent.close()
@@ -332,7 +338,11 @@ def test_a_fault_raises_a_clear_error_and_kills_the_program(tmp_path, fault):
     body, error_class, words = FAULTS[fault]
     wall_limit = 1.0 if fault == "silent" else 30.0  # on a loaded machine CPU time lags
     agent = ProgramAgent(
-        program(tmp_path, body), time_limit=0.3, memory_limit=128 << 20, wall_limit=wall_limit, game="trap"
+        program(tmp_path, body),
+        time_limit=0.3,
+        memory_limit=128 << 20,
+        wall_limit=wall_limit,
+        game="trap",
     )
     started = time.monotonic()
     with pytest.raises(error_class) as raised:
@@ -692,14 +702,20 @@ def test_a_program_that_fails_the_check_is_left_to_fail_its_first_game(tmp_path)
 def test_a_bad_hello_is_a_protocol_error(tmp_path, monkeypatch, hello, words):
     monkeypatch.chdir(tmp_path)
     command = program(tmp_path, RECORDER.format(hello=hello))
-    with ProgramAgent(command, game="trap") as agent, pytest.raises(ProtocolError, match=re.escape(words)):
+    with (
+        ProgramAgent(command, game="trap") as agent,
+        pytest.raises(ProtocolError, match=re.escape(words)),
+    ):
         agent.select_action(OPENING)
 
 
 def test_only_moves_and_throws_are_asked():
     landing = apply(apply(OPENING, legal_actions(OPENING)[0]), 12)
     assert landing.phase is Phase.LANDING
-    with ProgramAgent(PYTHON_EXAMPLE, game="trap") as agent, pytest.raises(ValueError, match="'landing'"):
+    with (
+        ProgramAgent(PYTHON_EXAMPLE, game="trap") as agent,
+        pytest.raises(ValueError, match="'landing'"),
+    ):
         agent.select_action(landing)
 
 

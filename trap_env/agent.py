@@ -10,9 +10,10 @@ which the batched env draws from per episode and game), ``close()`` frees what i
 
 Spec strings (``"random"``, ``"expectiminimax:depth=2"``) name agents in a table that the
 ``agents`` package provides (``agents.make_agent``); this module does not import it. The
-envs reach that table through :func:`resolve_opponent`, which finds it through the entry point group ``trap_env.agents`` (declared by the installed
-package), or through :func:`use_agent_table` (importing ``agents`` calls it, so a checkout
-on ``PYTHONPATH`` works too).
+envs reach that table through :func:`resolve_opponent`, which finds it through the entry
+point group ``trap_env.agents`` (declared by the installed package), or through
+:func:`use_agent_table` (importing ``agents`` calls it, so a checkout on ``PYTHONPATH``
+works too).
 
 This module imports nothing outside the standard library.
 """

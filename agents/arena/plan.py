@@ -120,7 +120,7 @@ class RunConfig:
         ValueError: for a value out of range; seconds are at most :data:`MAX_SECONDS`.
     """
 
-    game_name: str | None = None
+    game_name: str = ""  # required: "" is no game, refused naming the games
     params: dict[str, Any] | None = None
     board_size: int | None = None
     max_turns: int | None = None
@@ -136,7 +136,7 @@ class RunConfig:
     opening_plies: int = 0
 
     def __post_init__(self) -> None:
-        require_game(self.game_name, "RunConfig()", "game_name")
+        require_game(self.game_name or None, "RunConfig()", "game_name")
         self._check_board_sizes()
         if (
             isinstance(self.opening_plies, bool)
@@ -254,7 +254,7 @@ class RunConfig:
             "wall_ceiling": self.ceiling,
             "memory_limit": self.memory_limit,
         } | (
-            settings_rule_fields(self.game_name, self.rule_params)  # type: ignore[arg-type]
+            settings_rule_fields(self.game_name, self.rule_params)
             | ({} if self.board_sizes is None else {"board_sizes": list(self.board_sizes)})
             | ({"opening_plies": self.opening_plies} if self.opening_plies else {})
         )

@@ -59,10 +59,10 @@ def record_params(record: Mapping[str, Any]) -> dict[str, Any]:
     ``make_config`` takes them: its board size and its other rules, whichever shape the
     record has (the game's defaults fill the rules it leaves out)."""
     size = record.get("board_size")
-    params = {} if size is None else {"board_size": size}
+    params: dict[str, Any] = {} if size is None else {"board_size": size}
     if record_game(record) == UNNAMED_GAME:
         return params | ({"decay": record["decay"]} if "decay" in record else {})
-    return params | record.get("rules", {})
+    return params | dict(record.get("rules", {}))
 
 
 def settings_rule_fields(game: str, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -85,4 +85,5 @@ def recorded_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 def _unnamed_defaults() -> dict[str, Any]:
     found = get_game(UNNAMED_GAME)
-    return found.config_params(found.make_config())
+    defaults: dict[str, Any] = found.config_params(found.make_config())
+    return defaults

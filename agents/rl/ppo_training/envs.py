@@ -50,7 +50,10 @@ def make_vec_env(config: TrainConfig, seed_offset: int = 0) -> VecEnv:
     """
     if config.batched and config.shaping == 0 and config.board_size <= MAX_BOARD_SIZE:
         envs = BatchedVecEnv(
-            config.num_envs, board_size=config.board_size, max_turns=config.max_turns, game="trap"
+            config.num_envs,
+            game="trap",
+            board_size=config.board_size,
+            max_turns=config.max_turns,
         )
         envs.seed(config.seed + seed_offset)
         return VecMonitor(envs)
