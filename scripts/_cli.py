@@ -256,7 +256,7 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
         type=board_size_or_range,
         default=None,
         metavar="N",
-        help="board side N (default 7; another game's own default), or LOW-HIGH for a size "
+        help="board side N (default: the game's own; Trap!'s 7), or LOW-HIGH for a size "
         "drawn per game from the game's seed (e.g. 6-12)",
     )
     add_rule_option(group)

@@ -260,6 +260,12 @@ def test_agent_specs_play_game_by_game() -> None:
         TrapVectorEnv(2, opponent="no-such-agent")
 
 
+def test_a_spec_opponent_is_told_its_game() -> None:
+    with pytest.raises(TypeError, match="needs the game its agents play: game= one of colosseum"):
+        AgentOpponent("greedy")
+    assert AgentOpponent(lambda state: 0).game is None  # an object plays as it is
+
+
 def test_self_play_acts_for_both_seats() -> None:
     envs = TrapVectorEnv(8, board_size=4, opponent="self")
     _, info = envs.reset(seed=4)
