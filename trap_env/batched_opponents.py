@@ -151,8 +151,8 @@ class AgentOpponent:
         if not isinstance(self.opponent, str):
             return self.opponent
         if slot not in self._agents:
-            game = self.game or ""  # set with every spec (checked at construction)
-            built = self._spare or _agent_from_spec(self.opponent, game=game, seed=slot)
+            assert self.game is not None  # given with every spec (checked at construction)
+            built = self._spare or _agent_from_spec(self.opponent, game=self.game, seed=slot)
             agent, self._spare = built, None
             check_supports(agent, engine.config)
             self._agents[slot] = agent
