@@ -15,7 +15,7 @@ which find it through the ``trap_env.agents`` entry point when the package is in
 
 Example:
     >>> from agents import make_agent
-    >>> agent = make_agent("random", seed=0)
+    >>> agent = make_agent("random", game="trap", seed=0)
 """
 
 from agents.options import parse_spec

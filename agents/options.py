@@ -21,17 +21,18 @@ from pathlib import PurePath
 from typing import Any
 
 from trap_env.agent import SpecError
-from trap_env.games import DEFAULT_GAME
+from trap_env.games import game_names
 
 __all__ = [
     "EXEC",
     "Options",
     "check_int",
     "factory_arguments",
+    "given_rules",
     "option_value",
     "options_of",
-    "other_game_rules",
     "parse_spec",
+    "require_game",
     "rule_pair",
     "type_hints",
 ]
@@ -51,6 +52,20 @@ def check_int(name: str, value: object, least: int, allow_none: bool = False) ->
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
         allowed = f"an integer >= {least}" + (" or None" if allow_none else "")
         raise ValueError(f"{name} must be {allowed}, got {value!r}")
+
+
+def require_game(game: str | None, caller: str, keyword: str = "game") -> str:
+    """``game``, which the caller must give: the floors of the suite default to no game.
+
+    Raises:
+        TypeError: for no game, naming the games there are.
+    """
+    if game is None:
+        raise TypeError(
+            f"{caller} needs {keyword}=: one of {', '.join(map(repr, game_names()))}, or a "
+            "game's path 'package.module:GAME'"
+        )
+    return game
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -320,19 +335,13 @@ def rule_pair(text: str) -> tuple[str, Any]:
         raise argparse.ArgumentTypeError(message) from None
 
 
-def other_game_rules(
-    game: str, board_size: int | None, pairs: Sequence[tuple[str, Any]]
-) -> dict[str, Any]:
+def given_rules(board_size: int | None, pairs: Sequence[tuple[str, Any]]) -> dict[str, Any]:
     """The rule parameters that ``--board-size`` (None: not given) and the ``--rule`` pairs
-    give a game other than Trap!, whose rules have flags of their own (empty for Trap!).
+    give.
 
     Raises:
-        ValueError: for ``--rule`` pairs with Trap!, or a key given twice.
+        ValueError: for a key given twice.
     """
-    if game == DEFAULT_GAME:
-        if pairs:
-            raise ValueError("Trap!'s rules are --board-size and --decay, not --rule")
-        return {}
     params = {} if board_size is None else {"board_size": board_size}
     for key, value in pairs:
         if key in params:

@@ -56,6 +56,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from agents.options import require_game
 from agents.program_process import (
     MAX_MEMORY_LIMIT,
     Budget,
@@ -68,13 +69,14 @@ from agents.program_process import (
 from trap_env.agent import UnsupportedGameError
 from trap_env.checks import is_integral
 from trap_env.game import Game
-from trap_env.games import DEFAULT_GAME, get_game
+from trap_env.games import get_game
 
 __all__ = [
     "DEFAULT_MEMORY_LIMIT",
     "DEFAULT_TIME_LIMIT",
     "MAX_MEMORY_LIMIT",
     "PROTOCOL",
+    "PROTOCOL_1_GAME",
     "PROTOCOL_VERSIONS",
     "ProgramAgent",
     "ProgramCrashed",
@@ -91,6 +93,8 @@ DEFAULT_TIME_LIMIT = 5.0
 """CPU seconds per turn, as the match runner's default budget."""
 DEFAULT_MEMORY_LIMIT = 1 << 30
 """Bytes of address space (1 GiB)."""
+PROTOCOL_1_GAME = "trap"
+"""The one game that version 1 of the protocol plays (Trap!, the suite's first)."""
 
 _ACTION = re.compile(r"-?[0-9]+")
 _WORDS = {"board_size": "size"}
@@ -145,8 +149,9 @@ class ProgramAgent:
         memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
         wall_limit: float | None = None,
         seed: int | None = None,
-        game: str = DEFAULT_GAME,
+        game: str | None = None,
     ) -> None:
+        game = require_game(game, "ProgramAgent()")
         self.argv = _split_command(command)
         self.command = shlex.join(self.argv)
         for name, value in (
@@ -336,7 +341,7 @@ class ProgramAgent:
     def _check_declared(self, config: Any) -> None:
         """Refuse a game or a board size outside what the program's hello declared."""
         name = self.game.name
-        if self._version == 1 and name != DEFAULT_GAME:
+        if self._version == 1 and name != PROTOCOL_1_GAME:
             raise UnsupportedGameError(
                 f"program {self.command!r} speaks {PROTOCOL} 1, which plays Trap! only; a "
                 f"program that plays {name!r} says '{PROTOCOL} 2 games={name}'"

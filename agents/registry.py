@@ -9,7 +9,7 @@ Options are read strictly as the types the agent's factory declares
 (:mod:`agents.options`), so ``throw_filter=no`` is an error, not a true value.
 
 The table holds ``"module:factory"`` texts, imported only when an agent is built, so that
-``make_agent("random")`` loads neither the search nor torch.
+``make_agent("random", game="trap")`` loads neither the search nor torch.
 """
 
 from __future__ import annotations
@@ -25,10 +25,11 @@ from agents.options import (
     option_value,
     options_of,
     parse_spec,
+    require_game,
     type_hints,
 )
 from trap_env.agent import Agent, SpecError
-from trap_env.games import DEFAULT_GAME, get_game
+from trap_env.games import get_game
 
 __all__ = ["AGENT_TABLE", "EVERY_GAME", "agent_names", "make_agent", "register"]
 
@@ -85,13 +86,15 @@ _REGISTERED: dict[tuple[str, str], Callable[..., Agent]] = {}
 
 
 def register(
-    name: str, *, game: str = DEFAULT_GAME
+    name: str, *, game: str | None = None
 ) -> Callable[[Callable[..., Agent]], Callable[..., Agent]]:
     """Class decorator: make a user's agent buildable as ``make_agent(name, game=game)``.
 
     Raises:
         SpecError: if ``name`` is a built-in agent's name or not a plain identifier.
+        TypeError: without ``game``.
     """
+    game = require_game(game, "register()")
     builtin = {**EVERY_GAME, **AGENT_TABLE.get(game, {})}
     if name in builtin or not name.replace("-", "_").isidentifier():
         raise SpecError(
@@ -106,14 +109,19 @@ def register(
     return decorate
 
 
-def agent_names(game: str = DEFAULT_GAME) -> list[str]:
-    """The names :func:`make_agent` knows for ``game`` (built-in and registered), sorted."""
+def agent_names(game: str | None = None) -> list[str]:
+    """The names :func:`make_agent` knows for ``game`` (built-in and registered), sorted.
+
+    Raises:
+        TypeError: without ``game``.
+    """
+    game = require_game(game, "agent_names()")
     registered = {name for known, name in _REGISTERED if known == game}
     return sorted({*EVERY_GAME, *AGENT_TABLE.get(game, {}), *registered})
 
 
 def make_agent(
-    spec: str, *, game: str = DEFAULT_GAME, seed: int | None = None, **overrides: Any
+    spec: str, *, game: str | None = None, seed: int | None = None, **overrides: Any
 ) -> Agent:
     """Build an agent of ``game`` from a spec string; ``overrides`` win over the spec's options.
 
@@ -134,7 +142,8 @@ def make_agent(
 
     Args:
         spec: ``"name"``, ``"name:key=value,..."``, or a dotted path with options.
-        game: the game the agent plays (:func:`trap_env.games.game_names`).
+        game: the game the agent plays (:func:`trap_env.games.game_names`, or a game's
+            path); required: ``make_agent("reference", game="trap")``.
         seed: seeds the agent's generator (passed as ``seed=`` to agents that take it).
         **overrides: further options, as Python values (not parsed).
 
@@ -142,7 +151,9 @@ def make_agent(
         SpecError: for an unknown game or name, a path that names no agent class or
             factory, an unknown option, a value its option does not allow, or an agent
             that refuses its options; the message says what is allowed.
+        TypeError: without ``game``.
     """
+    game = require_game(game, "make_agent()")
     if not isinstance(spec, str):
         raise SpecError(f"an agent spec is a string such as 'random', got {spec!r}")
     name, texts = parse_spec(spec)

@@ -13,10 +13,13 @@ from typing import Any, NoReturn, TypeVar
 from agents.arena.stats import format_report, plot_report
 from agents.arena.tournament import BACKENDS, MAX_SECONDS, RunConfig, round_robin, run_games
 from agents.files import check_writable_folder, write_text_atomically
-from agents.options import other_game_rules, rule_pair
+from agents.options import given_rules, rule_pair
 from agents.program import DEFAULT_MEMORY_LIMIT, MAX_MEMORY_LIMIT
-from trap_env.games import DEFAULT_GAME, game_names, get_game
+from trap_env.games import game_names, get_game
 from trap_env.trap.core import DEFAULT_DECAY, MAX_DECAY
+
+DEFAULT_GAME = "trap"
+"""The game every command plays unless told ``--game`` (Trap!, the suite's first)."""
 
 MAX_GAMES = 1_000_000
 """The most games per pairing a run accepts (the task list is built in memory)."""
@@ -110,15 +113,15 @@ def decay(text: str) -> int:
 
 
 def add_decay_option(parser: argparse._ActionsContainer) -> None:
-    """The ``--decay PER_MILLE`` option: the rule variant, default the game as specified."""
+    """The ``--decay PER_MILLE`` option: Trap!'s rule ``decay`` (``--rule decay=PER_MILLE``)."""
     parser.add_argument(
         "--decay",
         type=decay,
-        default=DEFAULT_DECAY,
+        default=None,
         metavar="PER_MILLE",
-        help="the throw's accuracy loss per step of distance beyond the first, per mille "
+        help="Trap!'s throw accuracy loss per step of distance beyond the first, per mille "
         f"(0..{MAX_DECAY}; 0: every throw lands on its target; default {DEFAULT_DECAY}, "
-        "the game as specified)",
+        "the game as specified); the rule decay=PER_MILLE said on its own",
     )
 
 
@@ -142,41 +145,34 @@ def add_rule_option(parser: argparse._ActionsContainer) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a rule parameter of a game other than Trap! (e.g. end_rule=course for "
-        "othello), repeatable; Trap!'s rules are --board-size and --decay",
+        help="a rule parameter of the game (e.g. end_rule=course for othello, decay=30 for "
+        "trap), repeatable",
     )
 
 
 def rule_params(args: argparse.Namespace) -> dict[str, Any]:
-    """The rule parameters that ``--board-size``, ``--decay`` and ``--rule`` give for
-    ``args.game`` (Trap!: board size, default 7, and decay; another game: its board size
-    if given and the ``--rule`` pairs), as :class:`RunConfig` and ``make_config`` take them.
+    """The rule parameters that ``--board-size``, ``--rule`` and ``--decay`` give
+    ``args.game`` (those not given: the game's defaults), as ``make_config`` takes them.
 
     Raises:
-        CliError: for ``--rule`` with Trap!, ``--decay`` with another game, or a key given
-            twice.
+        CliError: for a rule given twice, or ``--decay`` with a game without that rule.
     """
     size = None if board_sizes(args) else args.board_size
-    if args.game != DEFAULT_GAME and args.decay != DEFAULT_DECAY:
-        raise CliError(f"--decay is a rule of Trap! only, not of {args.game!r}")
+    pairs = [*getattr(args, "rule", [])]
+    if args.decay is not None:
+        found = get_game(args.game)
+        if "decay" not in found.config_params(found.make_config()):
+            raise CliError(f"--decay is a rule of Trap! only, not of {args.game!r}")
+        pairs.append(("decay", args.decay))
     try:
-        params = other_game_rules(args.game, size, getattr(args, "rule", []))
+        return given_rules(size, pairs)
     except ValueError as error:
         raise CliError(error) from None
-    if args.game == DEFAULT_GAME:
-        return {"board_size": size or 7, "decay": args.decay}
-    return params
 
 
 def board_sizes(args: argparse.Namespace) -> tuple[int, int] | None:
     """The range of ``--board-size LOW-HIGH`` (a size drawn per game), or None."""
     return args.board_size if isinstance(args.board_size, tuple) else None
-
-
-def run_rules(game: str, params: dict[str, Any]) -> dict[str, Any]:
-    """:class:`RunConfig`'s rule fields for ``game``: Trap!'s ``board_size`` and ``decay``,
-    another game's ``rules`` (None for its defaults)."""
-    return params if game == DEFAULT_GAME else {"rules": params or None}
 
 
 def game_name(text: str) -> str:
@@ -260,7 +256,7 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
         type=board_size_or_range,
         default=None,
         metavar="N",
-        help="board side N (default 7; another game's own default), or LOW-HIGH for a size "
+        help="board side N (default: the game's own; Trap!'s 7), or LOW-HIGH for a size "
         "drawn per game from the game's seed (e.g. 6-12)",
     )
     add_rule_option(group)
@@ -404,7 +400,7 @@ def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: s
 def _run_config(args: argparse.Namespace) -> RunConfig:
     try:
         return RunConfig(
-            **run_rules(args.game, rule_params(args)),
+            params=rule_params(args) or None,
             board_sizes=board_sizes(args),
             opening_plies=args.random_opening,
             max_turns=args.max_turns,

@@ -19,18 +19,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from trap_scripts._cli import (
+    DEFAULT_GAME,
     CliError,
     Parser,
     add_run_options,
     fail,
     rule_params,
     run_round_robin,
-    run_rules,
 )
 
 from agents.arena.tournament import RunConfig, probe_specs
 from agents.registry import agent_names
-from trap_env.games import DEFAULT_GAME
 
 DEFAULT_AGENTS = (
     "mcts:time_limit=0.2",
@@ -56,7 +55,7 @@ def available_agents(
 
     Each is built in a guarded child process (see :func:`agents.arena.tournament.check_specs`).
     """
-    config = RunConfig(game_name=game, **run_rules(game, params or {}))
+    config = RunConfig(game_name=game, params=params or None)
     problems = probe_specs(specs, config)
     for spec, problem in problems.items():
         if problem is not None:  # a missing agent, torch or model file: leave it out
@@ -75,7 +74,8 @@ def build_parser() -> Parser:
     """The command line."""
     parser = Parser(
         prog="trap-evaluate",
-        description="Round robin of Trap! agents: table, results file and plot.",
+        description="Round robin of a game's agents (Trap!'s unless --game): table, results "
+        "file and plot.",
     )
     parser.add_argument(
         "--agents",

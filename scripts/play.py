@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from trap_scripts._cli import (
+    DEFAULT_GAME,
     CliError,
     Parser,
     add_decay_option,
@@ -51,7 +52,7 @@ from agents.files import check_writable_file, replace_atomically
 from agents.registry import make_agent
 from trap_env.agent import Agent, SpecError, UnsupportedGameError, check_supports
 from trap_env.game import Game
-from trap_env.games import DEFAULT_GAME, UnknownGameError, game_names, get_game
+from trap_env.games import UnknownGameError, game_names, get_game
 
 HUMAN = "human"
 PROG = "trap-play"
@@ -133,7 +134,11 @@ def build_parser() -> Parser:
         help="two agent specs, seat 0 then seat 1; 'human' for you",
     )
     parser.add_argument(
-        "--board-size", type=board_size, default=None, metavar="N", help="default 7 (Trap!)"
+        "--board-size",
+        type=board_size,
+        default=None,
+        metavar="N",
+        help="default: the game's own (Trap!: 7)",
     )
     add_decay_option(parser)
     add_rule_option(parser)
@@ -270,7 +275,7 @@ def _play(args: argparse.Namespace) -> int:
     else:
         print(_outcome_text(result.to_dict(), list(args.agents)))
     if args.gif is not None:
-        frames = list(replay(None, result.actions, game=args.game, params=params))
+        frames = list(replay(result.actions, game=args.game, params=params))
         _write_gif(game, frames, args.gif, args.frame_seconds)
     return 1 if any(resigned) else 0
 
@@ -296,7 +301,7 @@ def _show_turn(
     game: Game[Any, Any], name: str, params: dict[str, Any], delay: float, has_human: bool
 ) -> Callable[[int, Any, list[int]], None]:
     def show(seat: int, state: Any, actions: list[int]) -> None:
-        *_, (_, last_chance) = replay(None, actions, game=name, params=params)
+        *_, (_, last_chance) = replay(actions, game=name, params=params)
         print(game.render_text(state, last_chance))
         print()
         if delay and not has_human:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from trap_scripts._cli import CliError, Parser, fail, path
+from trap_scripts._cli import DEFAULT_GAME, CliError, Parser, fail, path
 
 PROG = "trap-serve"
 
@@ -114,7 +114,8 @@ def _serve(host: str, port: int, root: Path, allow_exec: bool, extra_hosts: list
         raise CliError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     try:  # the socket is closed however the server ends (uvicorn's shutdown closes it too)
         bound = listening.getsockname()[1]
-        settings = Settings(root, allow_exec, allowed_hosts(host, bound, extra_hosts))
+        hosts = allowed_hosts(host, bound, extra_hosts)
+        settings = Settings(root, allow_exec, hosts, first_game=DEFAULT_GAME)
 
         class Server(uvicorn.Server):
             def handle_exit(self, sig: int, frame: Any) -> None:

@@ -26,8 +26,8 @@ def build_parser() -> Parser:
     """The command line."""
     parser = Parser(
         prog="trap-tournament",
-        description="Round robin between Trap! agent specs (registered names or dotted "
-        "class paths, with options as name:key=value,...).",
+        description="Round robin between agent specs of a game (Trap!'s unless --game; "
+        "registered names or dotted class paths, with options as name:key=value,...).",
     )
     parser.add_argument("agents", nargs="+", metavar="SPEC", help="two or more agent specs")
     add_run_options(parser, games=DEFAULT_GAMES, output=DEFAULT_OUTPUT)

@@ -32,9 +32,9 @@ import dataclasses
 import sys
 from collections.abc import Sequence
 
-from trap_scripts._cli import Parser, one_line
+from trap_scripts._cli import DEFAULT_GAME, Parser, one_line
 
-from trap_env.games import DEFAULT_GAME, game_names
+from trap_env.games import game_names
 
 PROG = "trap-train"
 

@@ -29,7 +29,7 @@ FAST_OPTIONS = {
     for name in ("expectiminimax", "alphabeta", "minimax", "easy", "medium", "hard", "expert")
 }
 NEEDS_EXTRAS = {"ppo", "mcts", "exec"}  # weights (ppo: torch), a program: tested with their code
-OURS = [name for name in agent_names() if name not in NEEDS_EXTRAS]
+OURS = [name for name in agent_names("trap") if name not in NEEDS_EXTRAS]
 
 
 def fast_spec(name: str) -> str:
@@ -40,7 +40,22 @@ def fast_spec(name: str) -> str:
 def test_every_agent_of_the_issue_is_registered() -> None:
     expected = {"random", "greedy", "is", "ais", "ocls", "minimax", "alphabeta",
                 "expectiminimax", "easy", "medium", "hard", "expert"}
-    assert expected <= set(agent_names())
+    assert expected <= set(agent_names("trap"))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: make_agent("random"),
+        lambda: agent_names(),
+        lambda: register("test_no_game"),
+    ],
+    ids=["make_agent", "agent_names", "register"],
+)
+def test_the_table_defaults_to_no_game(call: Any) -> None:
+    """The table names no game for its caller: without one, a one-line error names them."""
+    with pytest.raises(TypeError, match=r"needs game=: one of 'colosseum', 'othello', 'trap'"):
+        call()
 
 
 @pytest.mark.parametrize(
@@ -95,7 +110,7 @@ def test_parse_spec_splits_the_texts(spec: str, name: str, options: dict[str, st
 )
 def test_bad_specs_say_what_exists(spec: str, message: str) -> None:
     with pytest.raises(SpecError, match=message):
-        make_agent(spec)
+        make_agent(spec, game="trap")
 
 
 @pytest.mark.parametrize(
@@ -109,7 +124,7 @@ def test_bad_specs_say_what_exists(spec: str, message: str) -> None:
     ],
 )
 def test_inf_reads_as_no_limit(spec: str, time_limit: float | None, depth: int | None) -> None:
-    agent = make_agent(spec)
+    agent = make_agent(spec, game="trap")
     assert isinstance(agent, ExpectiminimaxAgent)
     assert (agent.settings.time_limit, agent.settings.depth) == (time_limit, depth)
 
@@ -125,13 +140,13 @@ def test_every_documented_spec_builds() -> None:
         "minimax:depth=3",
         "easy", "medium", "hard:time_limit=2", "expert",
     ]:  # fmt: skip
-        assert isinstance(make_agent(spec), ExpectiminimaxAgent), spec
+        assert isinstance(make_agent(spec, game="trap"), ExpectiminimaxAgent), spec
 
 
 def test_dotted_path_builds_a_user_agent() -> None:
-    agent = make_agent("agents.trap.heuristics.GreedyAgent:heuristic=is", seed=1)
+    agent = make_agent("agents.trap.heuristics.GreedyAgent:heuristic=is", seed=1, game="trap")
     assert isinstance(agent, Agent)
-    assert isinstance(make_agent("agents.trap.heuristics.greedy:heuristic=is"), Agent)
+    assert isinstance(make_agent("agents.trap.heuristics.greedy:heuristic=is", game="trap"), Agent)
 
 
 def unannotated_factory(seed=None):  # type: ignore[no-untyped-def]
@@ -151,16 +166,16 @@ def unannotated_factory(seed=None):  # type: ignore[no-untyped-def]
 )
 def test_dotted_path_to_a_non_agent_is_refused(spec: str) -> None:
     with pytest.raises(SpecError, match="is not an agent"):
-        make_agent(spec)
+        make_agent(spec, game="trap")
 
 
 def test_a_factory_whose_product_is_no_agent_is_refused() -> None:
-    @register("test_not_an_agent")
+    @register("test_not_an_agent", game="trap")
     def not_an_agent(seed: int | None = None) -> Any:
         return "a string"
 
     with pytest.raises(SpecError, match="built a str, not an agent"):
-        make_agent("test_not_an_agent")
+        make_agent("test_not_an_agent", game="trap")
 
 
 class TypedAgent(SeededAgent):
@@ -185,7 +200,7 @@ class TypedAgent(SeededAgent):
         return core.legal_actions(state)[0]
 
 
-register("test_typed")(TypedAgent)
+register("test_typed", game="trap")(TypedAgent)
 
 
 @pytest.mark.parametrize(
@@ -200,7 +215,7 @@ register("test_typed")(TypedAgent)
 def test_users_agents_are_parsed_by_their_annotations(
     options: str, expected: dict[str, object]
 ) -> None:
-    agent = make_agent(f"test_typed:{options}")
+    agent = make_agent(f"test_typed:{options}", game="trap")
     assert isinstance(agent, TypedAgent)
     assert {key: agent.options[key] for key in expected} == expected
 
@@ -222,7 +237,7 @@ def test_users_agents_are_parsed_by_their_annotations(
 )
 def test_users_agents_refuse_values_their_types_do_not_allow(options: str, message: str) -> None:
     with pytest.raises(SpecError, match=message):
-        make_agent(f"test_typed:{options}")
+        make_agent(f"test_typed:{options}", game="trap")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -247,29 +262,29 @@ class RecordAgent(SeededAgent):
 
 
 def test_a_settings_record_gives_its_fields_as_options() -> None:
-    agent = make_agent("test_agents.RecordAgent:greedy=true")
+    agent = make_agent("test_agents.RecordAgent:greedy=true", game="trap")
     assert isinstance(agent, RecordAgent)
     assert agent.settings == UserSettings(depth=5, greedy=True)  # from the default record
     with pytest.raises(SpecError, match=r"'greedy' .*true or false"):
-        make_agent("test_agents.RecordAgent:greedy=1")
+        make_agent("test_agents.RecordAgent:greedy=1", game="trap")
 
 
 def test_overrides_win_over_the_spec() -> None:
-    agent = make_agent("expectiminimax:depth=2", depth=3, time_limit=None)
+    agent = make_agent("expectiminimax:depth=2", depth=3, time_limit=None, game="trap")
     assert isinstance(agent, ExpectiminimaxAgent)
     assert agent.settings.depth == 3 and agent.settings.time_limit is None
     base = SearchSettings(depth=2, time_limit=None, throw_radius=1)
-    agent = make_agent("expectiminimax:depth=4", settings=base)
+    agent = make_agent("expectiminimax:depth=4", settings=base, game="trap")
     assert isinstance(agent, ExpectiminimaxAgent)
     assert agent.settings == dataclasses.replace(base, depth=4)
 
 
 def test_presets_take_expectiminimax_options() -> None:
-    agent = make_agent("hard:throw_radius=1,time_limit=2")
+    agent = make_agent("hard:throw_radius=1,time_limit=2", game="trap")
     assert isinstance(agent, ExpectiminimaxAgent)
     assert agent.settings.time_limit == 2 and agent.game.throw_radius == 1
     with pytest.raises(SpecError, match="speed"):
-        make_agent("hard:speed=3")
+        make_agent("hard:speed=3", game="trap")
 
 
 SPEC_TEXT = st.text(alphabet="abcdefghilmnoprstuwxyz_.:=,;0123456789+-e ", max_size=40)
@@ -305,14 +320,15 @@ def test_make_agent_fuzz_gives_an_agent_or_a_spec_error(
 ) -> None:
     spec = name + ":" + ",".join(f"{key}={value}" for key, value in options)
     try:
-        agent = make_agent(spec, seed=0)
+        agent = make_agent(spec, seed=0, game="trap")
     except SpecError:
         return
     assert isinstance(agent, Agent)
 
 
 def test_spec_string_and_python_build_the_same_agent() -> None:
-    agent = make_agent("expectiminimax:depth=3,time_limit=none,throw_filter=false,clock=wall")
+    spec = "expectiminimax:depth=3,time_limit=none,throw_filter=false,clock=wall"
+    agent = make_agent(spec, game="trap")
     assert isinstance(agent, ExpectiminimaxAgent)
     assert agent.settings == SearchSettings(
         depth=3, time_limit=None, throw_filter=False, clock="wall"
@@ -321,7 +337,7 @@ def test_spec_string_and_python_build_the_same_agent() -> None:
 
 @pytest.mark.parametrize(
     "code",
-    ["import agents; agents.make_agent('random')", "import agents.arena.match"],
+    ["import agents; agents.make_agent('random', game='trap')", "import agents.arena.match"],
 )
 def test_light_paths_import_neither_the_search_nor_torch(code: str) -> None:
     check = (
@@ -333,8 +349,8 @@ def test_light_paths_import_neither_the_search_nor_torch(code: str) -> None:
 
 
 def test_check_supports_asks_the_agent() -> None:
-    check_supports(make_agent("random"), GameConfig(1000))  # no check_game: any game
-    agent = make_agent("expectiminimax:time_limit=1")
+    check_supports(make_agent("random", game="trap"), GameConfig(1000))  # no check_game: any game
+    agent = make_agent("expectiminimax:time_limit=1", game="trap")
     check_supports(agent, GameConfig(7))
     with pytest.raises(UnsupportedGameError, match="boards up to"):
         check_supports(agent, GameConfig(1000))
@@ -352,7 +368,7 @@ def test_agents_choose_legal_actions(
 ) -> None:
     phase = Phase.THROW if throw else None
     state = random_position(random.Random(seed), board_size, 3 * turns, phase=phase)
-    agent = make_agent(fast_spec(name), seed=seed)
+    agent = make_agent(fast_spec(name), seed=seed, game="trap")
     action = agent.select_action(state)
     assert action in core.legal_actions(state)
     if state.phase is Phase.MOVE:
@@ -387,9 +403,9 @@ DETERMINISTIC_SPECS = {
 @pytest.mark.parametrize("name", OURS)
 def test_same_seed_same_choices(name: str) -> None:
     spec = DETERMINISTIC_SPECS.get(name, fast_spec(name))
-    runs = [play_moves(make_agent(spec, seed=7), 3, board_size=5) for _ in range(2)]
+    runs = [play_moves(make_agent(spec, seed=7, game="trap"), 3, board_size=5) for _ in range(2)]
     assert runs[0] == runs[1]
-    agent = make_agent(spec, seed=7)
+    agent = make_agent(spec, seed=7, game="trap")
     play_moves(agent, 3, board_size=5)
     agent.reset(seed=7)
     assert play_moves(agent, 3, board_size=5) == runs[0]

@@ -197,7 +197,7 @@ def test_tiny_training_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixt
     log = (run / "log.csv").read_text().splitlines()
     assert [line.split(",")[0] for line in log] == ["iteration", "1", "2", "3"]
     assert (run / "elo.csv").read_text().count("\n") == 2  # header + the evaluation
-    agent = MCTSAgent(time_limit=None, simulations=10, path=run / "latest.npz")
+    agent = MCTSAgent(time_limit=None, simulations=10, path=run / "latest.npz", game="trap")
     state = core.initial_state(GameConfig(5))
     assert agent.select_action(state) in core.legal_actions(state)
     assert sorted(p.name for p in (run / "networks").iterdir())[-1] == "iter_0003.npz"
@@ -548,7 +548,7 @@ def test_an_othello_run_trains_and_its_network_plays_othello_only(tmp_path: Path
     with pytest.raises(UnsupportedGameError, match="--rule end_rule=standard"):
         agent.check_game(GAME.make_config(board_size=4))
     with pytest.raises(ValueError, match=r"plays othello .* not trap"):
-        make_agent(f"mcts:simulations=8,path={run / 'latest.npz'}")
+        make_agent(f"mcts:simulations=8,path={run / 'latest.npz'}", game="trap")
 
 
 @pytest.mark.parametrize(

@@ -261,6 +261,12 @@ def test_agent_specs_play_game_by_game() -> None:
         TrapVectorEnv(2, opponent="no-such-agent")
 
 
+def test_a_spec_opponent_is_told_its_game() -> None:
+    with pytest.raises(TypeError, match="needs the game its agents play: game= one of colosseum"):
+        AgentOpponent("greedy")
+    assert AgentOpponent(lambda state: 0).game is None  # an object plays as it is
+
+
 def test_self_play_acts_for_both_seats() -> None:
     envs = TrapVectorEnv(8, board_size=4, opponent="self")
     _, info = envs.reset(seed=4)
@@ -486,7 +492,7 @@ def _info_as_recorded(info: dict, masks: np.ndarray) -> dict:
         ("self", None, 4, 0, "next_step", 120, 64, "2bbf3af166f5c78a"),
         (
             # Played game by game, as the spec was then (it now has a batched twin).
-            AgentOpponent("expectiminimax:depth=1,time_limit=inf"),
+            AgentOpponent("expectiminimax:depth=1,time_limit=inf", game="trap"),
             None,
             4,
             50,

@@ -152,7 +152,7 @@ def test_depth_specs_play_batched_in_the_env_and_time_limits_game_by_game() -> N
         opponent={"expectiminimax:depth=2,time_limit=1.0": 0.5, "alphabeta:depth=2": 0.5},
     )
     assert all(isinstance(o, BatchedExpectiminimax) for o in envs._opponents)
-    assert isinstance(make_agent("alphabeta").batched(), BatchedExpectiminimax)
+    assert isinstance(make_agent("alphabeta", game="trap").batched(), BatchedExpectiminimax)
     timed = TrapVectorEnv(2, board_size=5, opponent="expectiminimax:time_limit=0.01")
     assert isinstance(timed._opponents[0], AgentOpponent)
     envs.reset(seed=3)

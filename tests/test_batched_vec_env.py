@@ -13,17 +13,17 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-from agents.rl.batched_vec_env import TrapBatchedVecEnv
+from agents.rl.batched_vec_env import BatchedVecEnv
 from agents.rl.ppo_training import OpponentMix, TrainConfig, make_vec_env, train
 from trap_env.trap import batched as batched_trap
 
 
-def _random_actions(envs: TrapBatchedVecEnv, rng: np.random.Generator) -> np.ndarray:
+def _random_actions(envs: BatchedVecEnv, rng: np.random.Generator) -> np.ndarray:
     return np.array([rng.choice(np.flatnonzero(m)) for m in get_action_masks(envs)])
 
 
 def test_ended_games_reset_in_the_same_step_with_their_terminal_observation() -> None:
-    envs = TrapBatchedVecEnv(8, board_size=4, max_turns=6)
+    envs = BatchedVecEnv(8, board_size=4, max_turns=6, game="trap")
     envs.seed(3)
     observations = envs.reset()
     rng = np.random.default_rng(0)
@@ -44,7 +44,7 @@ def test_ended_games_reset_in_the_same_step_with_their_terminal_observation() ->
 
 
 def test_masks_attributes_and_seeding() -> None:
-    envs = TrapBatchedVecEnv(5, board_size=5)
+    envs = BatchedVecEnv(5, board_size=5, game="trap")
     assert is_masking_supported(envs)
     envs.seed(7)
     first = envs.reset()
@@ -52,14 +52,14 @@ def test_masks_attributes_and_seeding() -> None:
     assert np.array_equal(envs.reset(), first)
     masks = get_action_masks(envs)
     assert masks.shape == (5, 25) and masks.dtype == np.bool_
-    assert envs.get_attr("board_size") == [5] * 5
+    assert envs.get_attr("max_turns") == [100] * 5
     envs.set_attr("illegal_action", "raise")
     assert envs.env.illegal_action == "raise"
     assert envs.env_is_wrapped(VecMonitor) == [False] * 5
 
 
 def test_an_opponent_mix_from_training_applies_to_the_whole_batch() -> None:
-    envs = TrapBatchedVecEnv(64, board_size=5)
+    envs = BatchedVecEnv(64, board_size=5, game="trap")
     mix = OpponentMix(["random", "greedy"], seed=1)
     for index in range(envs.num_envs):
         envs.env_method("set_opponent", mix, indices=[index])
@@ -69,7 +69,7 @@ def test_an_opponent_mix_from_training_applies_to_the_whole_batch() -> None:
 
 
 def test_maskable_ppo_learns_on_it_under_vec_monitor() -> None:
-    envs = VecMonitor(TrapBatchedVecEnv(16, board_size=4))
+    envs = VecMonitor(BatchedVecEnv(16, board_size=4, game="trap"))
     model = MaskablePPO("MlpPolicy", envs, n_steps=32, batch_size=128, n_epochs=1, seed=0)
     model.learn(1024)
     assert model.num_timesteps >= 1024
@@ -78,8 +78,8 @@ def test_maskable_ppo_learns_on_it_under_vec_monitor() -> None:
 
 
 def test_tables_are_shared_with_the_engine() -> None:
-    envs = TrapBatchedVecEnv(2, board_size=6, decay=0)
-    assert envs.env.tables is batched_trap.tables(6, 0)
+    envs = BatchedVecEnv(2, board_size=6, decay=0, game="trap")
+    assert envs.env.engine.tables is batched_trap.tables(6, 0)  # type: ignore[attr-defined]
 
 
 def test_training_runs_on_the_batched_env_with_a_snapshot_pool(tmp_path: Path) -> None:
@@ -103,7 +103,7 @@ def test_training_runs_on_the_batched_env_with_a_snapshot_pool(tmp_path: Path) -
         progress_bar=False,
     )
     envs = make_vec_env(config)
-    assert isinstance(envs, VecMonitor) and isinstance(envs.venv, TrapBatchedVecEnv)
+    assert isinstance(envs, VecMonitor) and isinstance(envs.venv, BatchedVecEnv)
     envs.close()
     model = train(config)
     assert model.num_timesteps >= 1024
@@ -131,7 +131,7 @@ def test_maskable_ppo_learns_another_game_through_its_engine() -> None:
     import toy_game
 
     envs = VecMonitor(
-        TrapBatchedVecEnv(8, game="toy_game:GAME", opponent=toy_game.Walker(), goal=4)
+        BatchedVecEnv(8, game="toy_game:GAME", opponent=toy_game.Walker(), goal=4)
     )
     assert envs.observation_space.shape == (1, 5, 2) and envs.action_space.n == 3
     model = MaskablePPO("MlpPolicy", envs, n_steps=16, batch_size=32, seed=0)
@@ -140,7 +140,7 @@ def test_maskable_ppo_learns_another_game_through_its_engine() -> None:
 
 
 def test_float_actions_are_refused_not_cast() -> None:
-    envs = TrapBatchedVecEnv(2, board_size=5)
+    envs = BatchedVecEnv(2, board_size=5, game="trap")
     envs.reset()
     with pytest.raises(ValueError, match="actions must be 2 integers"):
         envs.step_async(np.array([1.5, 2.0]))

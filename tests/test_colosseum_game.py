@@ -236,7 +236,7 @@ def test_the_match_runner_plays_and_replays_its_record() -> None:
     record = result.to_dict()
     assert record["game"] == "colosseum" and record["reason"] == "separated"
     assert 0 <= record["actions"][0] < rules.NUM_STARTS  # the start, the first chance outcome
-    *_, (final, _) = replay(None, record["actions"], game="colosseum", params=params)
+    *_, (final, _) = replay(record["actions"], game="colosseum", params=params)
     assert record["scores"] == GAME.scores(final) and GAME.turn(final) == record["turns"]
     again = play_game(agents, seed=5, game="colosseum", params=params, time_budget=None)
     assert again.actions == result.actions
@@ -265,7 +265,7 @@ def test_a_tournament_draws_a_board_size_per_start(tmp_path) -> None:  # type: i
     assert set(sizes) <= {4, 5, 6} and len(set(sizes)) > 1 and sizes[::2] == sizes[1::2]
     for record in records:
         params = {"board_size": record["board_size"]}
-        *_, (final, _) = replay(None, record["actions"], game="colosseum", params=params)
+        *_, (final, _) = replay(record["actions"], game="colosseum", params=params)
         assert GAME.scores(final) == record["scores"]
         assert record["max_turns"] == GAME.default_turn_limit(GAME.make_config(**params))
 

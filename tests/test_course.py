@@ -218,7 +218,7 @@ def test_player_number_must_be_1_or_2() -> None:
 def test_player_ai_wraps_an_agent_object() -> None:
     grid = Grid(5)
     grid.map[0, 2], grid.map[4, 2] = 1.0, 2.0
-    player = PlayerAI(make_agent("greedy", seed=0))
+    player = PlayerAI(make_agent("greedy", seed=0, game="trap"))
     player.setPlayerNum(2)
     row, col = player.getMove(grid)
     assert isinstance(row, int) and (row, col) in grid.get_neighbors((4, 2), True)

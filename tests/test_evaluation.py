@@ -99,7 +99,7 @@ def test_weights_parse_says_what_is_wrong(text: str, message: str) -> None:
 def test_an_agent_spec_sets_the_weights() -> None:
     from agents import make_agent
 
-    agent = make_agent("expectiminimax:depth=2,weights=voronoi=0;mobility=2")
+    agent = make_agent("expectiminimax:depth=2,weights=voronoi=0;mobility=2", game="trap")
     assert agent.game.evaluator.weights == Weights(mobility=2.0, voronoi=0.0)  # type: ignore[attr-defined]
 
 

@@ -197,7 +197,7 @@ def test_win_tables_are_what_they_claim() -> None:
 def play_out(state: State, agent: object, turns: int, seed: int) -> State:
     """Let ``agent`` play the side to act against a random opponent for ``turns`` turns."""
     rng = random.Random(seed)
-    opponent = make_agent("random", seed=seed)
+    opponent = make_agent("random", seed=seed, game="trap")
     hero = state.player
     for _ in range(2 * turns):
         for _phase in (Phase.MOVE, Phase.THROW):
@@ -221,7 +221,7 @@ def test_search_agents_convert_forced_wins(spec: str, text: str) -> None:
     state = core.from_text(text)
     turns = 1 if text in WINS_IN_ONE_TURN else 2
     for seed in range(3):
-        agent = make_agent(spec, seed=seed)
+        agent = make_agent(spec, seed=seed, game="trap")
         final = play_out(state, agent, turns, seed)
         assert final.winner == state.player, (spec, text, seed, core.to_ascii(final))
 
@@ -426,7 +426,7 @@ def test_pruned_search_follows_the_states_decay(decay: int) -> None:
 
 def test_the_first_move_on_a_100x100_board_keeps_its_budget() -> None:
     """No table grows as N**4: the agent answers at once rather than building tables."""
-    agent = make_agent("expectiminimax:time_limit=1.0", seed=0)
+    agent = make_agent("expectiminimax:time_limit=1.0", seed=0, game="trap")
     state = core.initial_state(core.GameConfig(100))
     started = time.process_time()
     move = agent.select_action(state)

@@ -32,7 +32,7 @@ def test_greedy_takes_a_winning_move(heuristic: str) -> None:
 def test_greedy_throws_at_the_last_escape(name: str) -> None:
     # Player 1 at (4,0) has one free neighbour, (3,1), next to player 0: a sure win.
     state = core.from_text("...../...../...../x.0../1x... 0 throw - 4")
-    assert make_agent(name, seed=0).select_action(state) == 3 * 5 + 1
+    assert make_agent(name, seed=0, game="trap").select_action(state) == 3 * 5 + 1
 
 
 def test_unknown_heuristic_lists_the_known_ones() -> None:
@@ -44,7 +44,7 @@ def test_unknown_heuristic_lists_the_known_ones() -> None:
 def test_greedy_weighs_throws_by_the_states_decay(name: str) -> None:
     # Player 1 at (4,0) has one free neighbour, (3,1), three steps from player 0 at (2,3).
     text = "...../...../...0./x..../1x... 0 throw - 4"
-    assert make_agent(name, seed=0).select_action(core.from_text(text)) == 16
+    assert make_agent(name, seed=0, game="trap").select_action(core.from_text(text)) == 16
     # With the largest decay a throw three steps away never lands on its target.
     never_on_target = core.from_text(text + " decay=1000")
-    assert make_agent(name, seed=0).select_action(never_on_target) != 16
+    assert make_agent(name, seed=0, game="trap").select_action(never_on_target) != 16

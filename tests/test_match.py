@@ -26,12 +26,15 @@ from trap_env.trap.core import (
 
 
 def random_pair(seed: int = 0) -> list:
-    return [make_agent("random", seed=seed), make_agent("random", seed=seed + 1)]
+    return [
+        make_agent("random", game="trap", seed=seed),
+        make_agent("random", game="trap", seed=seed + 1),
+    ]
 
 
 def test_same_seed_same_game_whatever_the_agents_were_seeded_with():
-    first = play_game(random_pair(0), seed=11, board_size=5)
-    second = play_game(random_pair(99), seed=11, board_size=5)
+    first = play_game(random_pair(0), seed=11, board_size=5, game="trap")
+    second = play_game(random_pair(99), seed=11, board_size=5, game="trap")
     assert (first.actions, first.winner, first.turns) == (
         second.actions,
         second.winner,
@@ -42,14 +45,17 @@ def test_same_seed_same_game_whatever_the_agents_were_seeded_with():
 
 
 def test_different_seeds_give_different_games():
-    games = {tuple(play_game(random_pair(), seed=s, board_size=5).actions) for s in range(5)}
+    games = {
+        tuple(play_game(random_pair(), seed=s, game="trap", board_size=5).actions)
+        for s in range(5)
+    }
     assert len(games) == 5
 
 
 def test_normal_game_ends_with_a_trapped_player_and_replays_exactly():
-    result = play_game(random_pair(), seed=4, board_size=5)
+    result = play_game(random_pair(), seed=4, board_size=5, game="trap")
     assert result.reason == "trapped" and result.winner in (0, 1) and result.detail == ""
-    states = list(replay(result.board_size, result.actions))
+    states = list(replay(result.actions, game=result.game, params=result.params))
     final, last_throw = states[-1]
     assert final.winner == result.winner and final.turn == result.turns
     assert states[0][1] is None and last_throw is not None
@@ -57,7 +63,7 @@ def test_normal_game_ends_with_a_trapped_player_and_replays_exactly():
 
 
 def test_truncation_is_a_draw_after_max_turns():
-    result = play_game(random_pair(), seed=1, board_size=7, max_turns=3)
+    result = play_game(random_pair(), seed=1, board_size=7, max_turns=3, game="trap")
     assert (result.winner, result.reason, result.turns) == (NO_PLAYER, "truncated", 3)
     assert default_turn_limit(7) == 196
 
@@ -81,18 +87,18 @@ def test_derive_seed_is_stable_and_spreads():
 def test_a_fault_loses_the_game_with_its_reason(agent_class, reason, words, faulty_seat):
     agents = random_pair()
     agents[faulty_seat] = agent_class(after=2)
-    result = play_game(agents, seed=3, board_size=7, time_budget=0.05)
+    result = play_game(agents, seed=3, board_size=7, time_budget=0.05, game="trap")
     assert result.reason == reason and reason in FAULTS
     assert result.winner == 1 - faulty_seat
     assert words in result.detail
     assert result.turns == 2 + faulty_seat  # seat 0 acts in even turns, seat 1 in odd ones
-    list(replay(7, result.actions))  # the moves made before the fault still replay
+    list(replay(result.actions, game="trap"))  # the moves made before the fault still replay
 
 
 def test_time_is_counted_per_seat_and_no_budget_means_no_limit():
     agents = random_pair()
     agents[1] = faulty_agents.SpinningAgent(seconds=0.02, after=0)
-    result = play_game(agents, seed=3, board_size=5, time_budget=None, max_turns=4)
+    result = play_game(agents, seed=3, board_size=5, time_budget=None, max_turns=4, game="trap")
     assert result.reason == "truncated"
     assert result.max_turn_time[1] >= 0.04 > result.max_turn_time[0]
     assert result.cpu_time[1] >= 0.08
@@ -101,7 +107,11 @@ def test_time_is_counted_per_seat_and_no_budget_means_no_limit():
 def test_on_turn_sees_every_turn_and_the_end():
     seen = []
     result = play_game(
-        random_pair(), seed=2, board_size=5, on_turn=lambda s, st, a: seen.append((s, st.turn))
+        random_pair(),
+        seed=2,
+        board_size=5,
+        on_turn=lambda s, st, a: seen.append((s, st.turn)),
+        game="trap",
     )
     assert [turn for _, turn in seen] == [*range(result.turns), result.turns]
     assert seen[-1][0] == -1 and seen[0] == (0, 0)
@@ -112,7 +122,7 @@ def test_no_garbage_collection_runs_during_a_decision(collection_watch: Collecti
         """Plays like ``random``, making garbage that would start collections."""
 
         def __init__(self) -> None:
-            self.inner = make_agent("random")
+            self.inner = make_agent("random", game="trap")
 
         def reset(self, seed: int | None = None) -> None:
             self.inner.reset(seed)
@@ -124,7 +134,7 @@ def test_no_garbage_collection_runs_during_a_decision(collection_watch: Collecti
             collection_watch.active = False
             return self.inner.select_action(state)
 
-    result = play_game([Allocating(), Allocating()], seed=5, board_size=5)
+    result = play_game([Allocating(), Allocating()], seed=5, board_size=5, game="trap")
     assert result.reason == "trapped"
     assert collection_watch.collections == []
     assert gc.isenabled()
@@ -142,7 +152,7 @@ def test_a_reset_that_fails_or_is_missing_loses_for_its_own_seat(agent_class, wo
     agents = random_pair()
     agents[faulty_seat] = agent_class()
     resets = []
-    result = play_game(agents, seed=3, board_size=5, on_reset=resets.append)
+    result = play_game(agents, seed=3, board_size=5, on_reset=resets.append, game="trap")
     assert (result.reason, result.winner, result.turns) == ("exception", 1 - faulty_seat, 0)
     assert words in result.detail and result.actions == []
     assert resets == list(range(faulty_seat + 1))  # announced before each reset, in seat order
@@ -164,7 +174,9 @@ class FarThrower:
 
 @pytest.mark.parametrize(("decay", "lands_on_target"), [(0, True), (1000, False)])
 def test_the_games_decay_decides_where_far_throws_land(decay, lands_on_target):
-    result = play_game([FarThrower(), FarThrower()], seed=1, board_size=5, decay=decay)
+    result = play_game(
+        [FarThrower(), FarThrower()], seed=1, params={"board_size": 5, "decay": decay}, game="trap"
+    )
     assert result.to_dict()["decay"] == decay
     state, num_landings = initial_state(GameConfig(5, decay)), 0
     for action in result.actions:
@@ -173,16 +185,18 @@ def test_the_games_decay_decides_where_far_throws_land(decay, lands_on_target):
             assert (action == state.target) is lands_on_target
         state = apply(state, action)
     assert num_landings > 3
-    *_, (final, _) = replay(5, result.actions, decay=decay)
+    *_, (final, _) = replay(result.actions, game="trap", params={"board_size": 5, "decay": decay})
     assert final.turn == result.turns and final.decay == decay
 
 
 def test_a_record_names_the_decay_only_when_it_is_not_the_default():
-    assert "decay" not in play_game(random_pair(), seed=2, board_size=5).to_dict()
-    explicit = play_game(random_pair(), seed=2, board_size=5, decay=DEFAULT_DECAY)
+    assert "decay" not in play_game(random_pair(), seed=2, board_size=5, game="trap").to_dict()
+    explicit = play_game(
+        random_pair(), seed=2, params={"board_size": 5, "decay": DEFAULT_DECAY}, game="trap"
+    )
     assert "decay" not in explicit.to_dict()
 
 
 def test_a_bad_decay_is_refused_before_the_game():
     with pytest.raises(ValueError, match=r"decay must be an integer per mille in 0\.\.1000"):
-        play_game(random_pair(), seed=0, board_size=5, decay=-1)
+        play_game(random_pair(), seed=0, params={"board_size": 5, "decay": -1}, game="trap")

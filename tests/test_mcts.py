@@ -121,19 +121,22 @@ def test_tree_refuses_a_landing_or_finished_root() -> None:
 def test_never_plays_an_illegal_action(small_network: Path) -> None:
     for seed in range(6):
         agents = [
-            MCTSAgent(time_limit=None, simulations=24, path=small_network, chance=chance)
+            MCTSAgent(
+                time_limit=None, simulations=24, path=small_network, chance=chance, game="trap"
+            )
             for chance in ("expect", "sample")
         ]
-        result = play_game(agents, seed=seed, board_size=5, time_budget=None)
+        result = play_game(agents, seed=seed, board_size=5, time_budget=None, game="trap")
         assert result.reason in ("trapped", "truncated"), result.detail
 
 
 def test_against_random_every_action_is_legal(small_network: Path) -> None:
-    agent = MCTSAgent(time_limit=None, simulations=16, path=small_network)
+    agent = MCTSAgent(time_limit=None, simulations=16, path=small_network, game="trap")
     for seed in range(6):
         result = play_game(
-            [agent, make_agent("random")][:: 1 if seed % 2 else -1],
+            [agent, make_agent("random", game="trap")][:: 1 if seed % 2 else -1],
             seed=seed,
+            game="trap",
             board_size=5,
             time_budget=None,
         )
@@ -143,16 +146,18 @@ def test_against_random_every_action_is_legal(small_network: Path) -> None:
 def test_deterministic_under_a_seed(small_network: Path) -> None:
     def actions(seed: int) -> list[int]:
         agents = [
-            MCTSAgent(time_limit=None, simulations=30, path=small_network, chance="sample")
+            MCTSAgent(
+                time_limit=None, simulations=30, path=small_network, chance="sample", game="trap"
+            )
             for _ in range(2)
         ]
-        return play_game(agents, seed=seed, board_size=5, time_budget=None).actions
+        return play_game(agents, seed=seed, board_size=5, time_budget=None, game="trap").actions
 
     assert actions(3) == actions(3)
 
 
 def test_refuses_another_board_size(small_network: Path) -> None:
-    agent = MCTSAgent(time_limit=0.1, path=small_network)
+    agent = MCTSAgent(time_limit=0.1, path=small_network, game="trap")
     agent.check_game(GameConfig(5))
     with pytest.raises(UnsupportedGameError, match=r"board_size=5, decay=50.*--board-size 7"):
         agent.check_game(GameConfig(7))
@@ -166,7 +171,7 @@ def test_a_network_records_its_rule_variant(tmp_path: Path) -> None:
     Network.initial(GameConfig(4, decay=80), channels=2, blocks=1, hidden=2, game=TRAP).save(
         tmp_path / "d80.npz"
     )
-    agent = MCTSAgent(simulations=5, path=tmp_path / "d80.npz")
+    agent = MCTSAgent(simulations=5, path=tmp_path / "d80.npz", game="trap")
     agent.check_game(GameConfig(4, decay=80))
     with pytest.raises(UnsupportedGameError, match="decay=80"):
         agent.check_game(GameConfig(4))
@@ -174,21 +179,21 @@ def test_a_network_records_its_rule_variant(tmp_path: Path) -> None:
 
 def test_bad_options_are_refused(small_network: Path) -> None:
     with pytest.raises(ValueError, match="time_limit, simulations"):
-        MCTSAgent(time_limit=None, simulations=None, path=small_network)
+        MCTSAgent(time_limit=None, simulations=None, path=small_network, game="trap")
     with pytest.raises(ValueError, match="simulations must be"):
-        MCTSAgent(simulations=0, path=small_network)
+        MCTSAgent(simulations=0, path=small_network, game="trap")
     with pytest.raises(ValueError, match="chance must be"):
-        MCTSAgent(chance="mean", path=small_network)
+        MCTSAgent(chance="mean", path=small_network, game="trap")
     with pytest.raises(ValueError, match="at most 86400 seconds"):
-        MCTSAgent(time_limit=2_000_000, path=small_network)
+        MCTSAgent(time_limit=2_000_000, path=small_network, game="trap")
     with pytest.raises(ValueError, match="c_puct must be"):
-        MCTSAgent(c_puct=0.0, path=small_network)
+        MCTSAgent(c_puct=0.0, path=small_network, game="trap")
     with pytest.raises(ValueError, match="max_turns must be"):
-        MCTSAgent(max_turns=0, path=small_network)
+        MCTSAgent(max_turns=0, path=small_network, game="trap")
 
 
 def test_default_network_plays_7x7() -> None:
-    agent = make_agent("mcts:simulations=20,time_limit=none", seed=0)
+    agent = make_agent("mcts:simulations=20,time_limit=none", seed=0, game="trap")
     assert isinstance(agent, MCTSAgent) and agent.path == DEFAULT_NETWORKS["trap"]
     agent.check_game(GameConfig(7))
     state = core.initial_state()
@@ -209,7 +214,7 @@ class FakeClock:
 
 
 def test_budget_shared_by_move_and_throw_on_a_fake_clock(small_network: Path) -> None:
-    agent = MCTSAgent(time_limit=1.0, path=small_network, move_share=0.5)
+    agent = MCTSAgent(time_limit=1.0, path=small_network, move_share=0.5, game="trap")
     agent.clock = FakeClock(0.001)
     state = core.initial_state(GameConfig(5))
     move = agent.select_action(state)
@@ -224,7 +229,7 @@ def test_budget_shared_by_move_and_throw_on_a_fake_clock(small_network: Path) ->
 
 
 def test_static_fallback_when_the_clock_is_out(small_network: Path) -> None:
-    agent = MCTSAgent(time_limit=0.01, path=small_network)
+    agent = MCTSAgent(time_limit=0.01, path=small_network, game="trap")
     agent.clock = FakeClock(1.0)  # every reading is past any deadline
     state = core.initial_state(GameConfig(5))
     action = agent.select_action(state)
@@ -234,7 +239,7 @@ def test_static_fallback_when_the_clock_is_out(small_network: Path) -> None:
 
 
 def test_turns_stay_within_the_real_cpu_budget(small_network: Path) -> None:
-    agent = MCTSAgent(time_limit=0.2, path=small_network)
+    agent = MCTSAgent(time_limit=0.2, path=small_network, game="trap")
     state = core.initial_state(GameConfig(5))
     for _ in range(3):
         started = time.process_time()
@@ -247,7 +252,7 @@ def test_turns_stay_within_the_real_cpu_budget(small_network: Path) -> None:
 
 
 def test_a_forced_move_is_played_without_search(small_network: Path) -> None:
-    agent = MCTSAgent(time_limit=1.0, path=small_network)
+    agent = MCTSAgent(time_limit=1.0, path=small_network, game="trap")
     state = from_text("0x.../x..../...../...../....1 0 move - 0")
     assert agent.select_action(state) == 6
     assert agent.last_search is not None and agent.last_search.simulations <= 1
@@ -255,7 +260,7 @@ def test_a_forced_move_is_played_without_search(small_network: Path) -> None:
 
 
 def test_tree_is_kept_from_the_move_to_the_throw(small_network: Path) -> None:
-    agent = MCTSAgent(time_limit=None, simulations=50, path=small_network)
+    agent = MCTSAgent(time_limit=None, simulations=50, path=small_network, game="trap")
     state = core.initial_state(GameConfig(5))
     move = agent.select_action(state)
     tree = agent._tree

@@ -17,7 +17,7 @@ from trap_env.trap import core
 
 @pytest.mark.parametrize("name", ["alphabeta", "minimax"])
 def test_baseline_is_deterministic_alpha_beta(name: str) -> None:
-    agent = make_agent(f"{name}:depth=3")
+    agent = make_agent(f"{name}:depth=3", game="trap")
     assert isinstance(agent, ExpectiminimaxAgent)
     assert agent.game.deterministic_throws and agent.settings.depth == 3
 
@@ -35,7 +35,7 @@ def test_alphabeta_value_is_the_deterministic_minimax_value() -> None:
             if core.is_terminal(following):
                 break
             state = following
-        agent = make_agent("alphabeta:depth=3,time_limit=none,throw_filter=false")
+        agent = make_agent("alphabeta:depth=3,time_limit=none,throw_filter=false", game="trap")
         assert isinstance(agent, ExpectiminimaxAgent)
         agent.select_action(state)
         want = expectimax(state, 3, CLASSIC_WEIGHTS, deterministic=True)
@@ -56,7 +56,7 @@ def test_alphabeta_value_is_the_deterministic_minimax_value() -> None:
 def test_baseline_finds_wins_in_one_turn(
     name: str, text: str, move: int | None, throw: int | None
 ) -> None:
-    agent = make_agent(name)
+    agent = make_agent(name, game="trap")
     state = core.from_text(text)
     chosen = agent.select_action(state)
     assert move is None or chosen == move
@@ -67,7 +67,8 @@ def test_baseline_finds_wins_in_one_turn(
 
 def test_alphabeta_keeps_the_classic_weights() -> None:
     def weights(spec: str) -> Weights:
-        return make_agent(spec).game.evaluator.weights  # type: ignore[attr-defined,no-any-return]
+        agent = make_agent(spec, game="trap")
+        return agent.game.evaluator.weights  # type: ignore[attr-defined,no-any-return]
 
     assert weights("expectiminimax") == DEFAULT_WEIGHTS != CLASSIC_WEIGHTS
     assert weights("alphabeta") == weights("minimax") == CLASSIC_WEIGHTS

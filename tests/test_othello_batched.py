@@ -178,9 +178,9 @@ def test_maskable_ppo_learns_a_few_hundred_steps_on_the_sb3_vec_env() -> None:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from agents.rl.batched_vec_env import TrapBatchedVecEnv
+    from agents.rl.batched_vec_env import BatchedVecEnv
 
-    envs = VecMonitor(TrapBatchedVecEnv(8, game="othello", board_size=6))
+    envs = VecMonitor(BatchedVecEnv(8, game="othello", board_size=6))
     assert envs.observation_space.shape == (6, 6, 4) and envs.action_space.n == 37
     model = MaskablePPO("MlpPolicy", envs, n_steps=32, batch_size=64, n_epochs=1, seed=0)
     model.learn(512)

@@ -266,7 +266,7 @@ def test_the_match_runner_plays_othello_and_replays_its_record() -> None:
     record = result.to_dict()
     assert record["game"] == "othello" and record["rules"] == {"end_rule": "course"}
     assert record["board_size"] == 6 and record["reason"] in GAME.end_reasons
-    *_, (final, _) = replay(None, record["actions"], game="othello", params=params)
+    *_, (final, _) = replay(record["actions"], game="othello", params=params)
     assert record["scores"] == GAME.scores(final) and GAME.turn(final) == record["turns"]
 
 

@@ -129,8 +129,8 @@ def test_a_record_replayed_under_another_decay_is_refused(
 
 
 def test_a_truncated_game_replays_to_its_turn_limit() -> None:
-    agents = [make_agent("random"), make_agent("random")]
-    record = play_game(agents, seed=0, board_size=7, max_turns=2).to_dict()
+    agents = [make_agent("random", game="trap"), make_agent("random", game="trap")]
+    record = play_game(agents, seed=0, board_size=7, max_turns=2, game="trap").to_dict()
     assert record["reason"] == "truncated"
     assert play.replay_record(record)[-1][0].turn == 2
     with pytest.raises(ValueError, match="max_turns 3"):

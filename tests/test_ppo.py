@@ -129,7 +129,7 @@ def test_opponent_mix_draws_one_agent_per_game_from_its_seed() -> None:
         names = []
         for game in range(5):
             mix.reset(seed=seed + game)
-            play({0: mix, 1: make_agent("random", seed=game)}, seed=game, board_size=5)
+            play({0: mix, 1: make_agent("random", seed=game, game="trap")}, seed=game, board_size=5)
             names.append(type(mix._current).__name__)
         return names
 
@@ -187,7 +187,7 @@ def test_agent_never_picks_a_masked_action(model_path: Path, deterministic: bool
     learner = PPOAgent(model_path, deterministic=deterministic, seed=5)
     for game in range(60):
         seat = game % 2
-        play({seat: learner, 1 - seat: make_agent("random", seed=game)}, seed=game)
+        play({seat: learner, 1 - seat: make_agent("random", seed=game, game="trap")}, seed=game)
 
 
 def test_agent_probabilities_are_zero_off_the_mask(model_path: Path) -> None:
@@ -200,7 +200,7 @@ def test_agent_probabilities_are_zero_off_the_mask(model_path: Path) -> None:
 
 def test_sampling_agent_replays_with_its_seed(model_path: Path) -> None:
     def game(seed: int) -> list[int]:
-        agent = make_agent(f"ppo:path={model_path},deterministic=false", seed=seed)
+        agent = make_agent(f"ppo:path={model_path},deterministic=false", seed=seed, game="trap")
         state, actions = initial_state(), []
         for _ in range(6):
             actions.append(agent.select_action(state))
@@ -215,11 +215,11 @@ def test_sampling_agent_replays_with_its_seed(model_path: Path) -> None:
 @pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no bundled model yet")
 def test_bundled_model_is_the_default_and_small() -> None:
     assert DEFAULT_MODEL.stat().st_size < 2_000_000
-    agent = make_agent("ppo")
+    agent = make_agent("ppo", game="trap")
     assert agent.path == DEFAULT_MODEL  # type: ignore[attr-defined]
     for game in range(20):
         seat = game % 2
-        play({seat: agent, 1 - seat: make_agent("random", seed=game)}, seed=game)
+        play({seat: agent, 1 - seat: make_agent("random", seed=game, game="trap")}, seed=game)
 
 
 def test_agent_plays_in_the_gym_env(model_path: Path) -> None:
@@ -235,7 +235,10 @@ def test_agent_plays_in_the_gym_env(model_path: Path) -> None:
 
 
 def test_import_agents_does_not_import_torch() -> None:
-    code = "import sys, agents; agents.make_agent('random'); assert 'torch' not in sys.modules"
+    code = (
+        "import sys, agents; agents.make_agent('random', game='trap'); "
+        "assert 'torch' not in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -247,7 +250,7 @@ def test_missing_model_file_says_so(tmp_path: Path) -> None:
         PPOAgent(tmp_path / "nothing.zip")
     # Built from a spec, the missing file is a spec error (one line in every CLI).
     with pytest.raises(SpecError, match="no PPO model at") as raised:
-        make_agent(f"ppo:path={tmp_path / 'nothing.zip'}")
+        make_agent(f"ppo:path={tmp_path / 'nothing.zip'}", game="trap")
     assert isinstance(raised.value.__cause__, FileNotFoundError)
 
 
@@ -262,7 +265,7 @@ def test_file_that_is_not_a_model_zip(tmp_path: Path) -> None:
     with pytest.raises(IncompatibleModelError, match="MaskablePPO"):
         PPOAgent(other)
     with pytest.raises(SpecError, match="MaskablePPO"):
-        make_agent(f"ppo:path={other}")
+        make_agent(f"ppo:path={other}", game="trap")
 
 
 def test_plain_ppo_zip_is_rejected(tmp_path: Path) -> None:
@@ -282,7 +285,7 @@ def test_model_for_another_board_size_is_rejected(model_path: Path) -> None:
 
 @pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no bundled model yet")
 def test_bundled_model_refuses_another_board_before_the_first_game() -> None:
-    agent = make_agent("ppo")
+    agent = make_agent("ppo", game="trap")
     check_supports(agent, GameConfig(7))
     with pytest.raises(UnsupportedGameError, match=r"only 7x7 boards .* 5x5.* --board-size 5"):
         check_supports(agent, GameConfig(5))
@@ -308,7 +311,7 @@ def test_damaged_parameters_say_so(tmp_path: Path, content: bytes) -> None:
     with pytest.raises(IncompatibleModelError, match=r"is damaged: .* \(policy.pth\) cannot be"):
         PPOAgent(path)
     with pytest.raises(SpecError, match="is damaged"):
-        make_agent(f"ppo:path={path}")
+        make_agent(f"ppo:path={path}", game="trap")
 
 
 @pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no bundled model yet")
@@ -407,9 +410,9 @@ def test_a_crafted_model_zip_never_runs_its_payload(tmp_path: Path) -> None:
 def test_the_batched_twin_plays_the_policy_for_every_game_from_its_own_stream() -> None:
     from trap_env.trap.batched_env import TrapVectorEnv
 
-    agent = make_agent("ppo", seed=0)
+    agent = make_agent("ppo", seed=0, game="trap")
     greedy_twin = agent.batched()
-    sampling_twin = make_agent("ppo:deterministic=false", seed=0).batched()
+    sampling_twin = make_agent("ppo:deterministic=false", seed=0, game="trap").batched()
     envs = TrapVectorEnv(16, opponent="random")
     envs.reset(seed=4)
     states = envs.engine.to_states(envs.batch)

@@ -106,7 +106,7 @@ def c_agent(tmp_path_factory: pytest.TempPathFactory) -> str:
 def test_exec_spec_keeps_the_whole_command_line_split_as_a_shell_would():
     spec = f"""exec:{sys.executable} -c 'print(1, 2)' --name=a:b,c "two words" """
     assert parse_spec(spec) == ("exec", {"command": spec[len("exec:") :].strip()})
-    agent = make_agent(spec, seed=1, time_limit=0.5, memory_limit=1 << 28)
+    agent = make_agent(spec, seed=1, time_limit=0.5, memory_limit=1 << 28, game="trap")
     assert isinstance(agent, ProgramAgent)
     assert agent.argv == [sys.executable, "-c", "print(1, 2)", "--name=a:b,c", "two words"]
     assert (agent.time_limit, agent.memory_limit) == (0.5, 1 << 28)
@@ -128,7 +128,7 @@ def test_exec_spec_keeps_the_whole_command_line_split_as_a_shell_would():
 )
 def test_bad_exec_specs_are_refused_before_any_game(spec, options, words):
     with pytest.raises(SpecError, match=re.escape(words)):
-        make_agent(spec, **options)
+        make_agent(spec, **options, game="trap")
 
 
 # --- Whole games ------------------------------------------------------------------------
@@ -138,9 +138,14 @@ def play_both_seats(agent: ProgramAgent, board_size: int, seeds: range) -> list:
     results = []
     for seed in seeds:
         for seat in (0, 1):
-            agents = [make_agent("random", seed=seed), make_agent("random", seed=seed)]
+            agents = [
+                make_agent("random", game="trap", seed=seed),
+                make_agent("random", game="trap", seed=seed),
+            ]
             agents[seat] = agent
-            result = play_game(agents, seed=seed, board_size=board_size, time_budget=1.0)
+            result = play_game(
+                agents, seed=seed, board_size=board_size, time_budget=1.0, game="trap"
+            )
             assert result.reason in ("trapped", "truncated"), result.detail
             results.append((seat, result))
     return results
@@ -148,14 +153,14 @@ def play_both_seats(agent: ProgramAgent, board_size: int, seeds: range) -> list:
 
 @pytest.mark.parametrize("board_size", [5, 7])
 def test_python_example_plays_whole_games_against_random(board_size):
-    with make_agent(f"exec:{PYTHON_EXAMPLE}", time_limit=1.0) as agent:
+    with make_agent(f"exec:{PYTHON_EXAMPLE}", time_limit=1.0, game="trap") as agent:
         results = play_both_seats(agent, board_size, range(3))
     assert sum(result.winner == seat for seat, result in results) >= len(results) // 2
 
 
 @pytest.mark.parametrize("board_size", [3, 5, 7, 9])
 def test_c_example_plays_whole_games_against_random(c_agent, board_size):
-    with make_agent(f"exec:{c_agent}", time_limit=1.0) as agent:
+    with make_agent(f"exec:{c_agent}", time_limit=1.0, game="trap") as agent:
         results = play_both_seats(agent, board_size, range(3))
     assert sum(result.winner == seat for seat, result in results) >= len(results) // 2
 
@@ -163,7 +168,10 @@ def test_c_example_plays_whole_games_against_random(c_agent, board_size):
 @pytest.fixture(scope="module")
 def example_agents(c_agent: str) -> Iterator[dict[str, ProgramAgent]]:
     """Both examples, each one program for the whole module."""
-    agents = {"python": ProgramAgent(PYTHON_EXAMPLE), "c": ProgramAgent(c_agent)}
+    agents = {
+        "python": ProgramAgent(PYTHON_EXAMPLE, game="trap"),
+        "c": ProgramAgent(c_agent, game="trap"),
+    }
     yield agents
     for agent in agents.values():
         agent.close()
@@ -182,8 +190,9 @@ def test_the_examples_answer_a_legal_action_in_any_position(
 
 def test_extended_program_replays_a_game_from_its_seed():
     def game(seed: int) -> list[int]:
-        with ProgramAgent(PYTHON_EXAMPLE) as agent:
-            return play_game([agent, make_agent("random")], seed=seed, board_size=7).actions
+        with ProgramAgent(PYTHON_EXAMPLE, game="trap") as agent:
+            players = [agent, make_agent("random", game="trap")]
+            return play_game(players, seed=seed, game="trap", board_size=7).actions
 
     assert game(5) == game(5)
 
@@ -277,7 +286,7 @@ def test_a_bad_memory_limit_is_refused_in_one_line(capsys, text):
 def test_a_program_that_ends_at_start_under_its_memory_limit_is_told_why():
     command = shlex.join([sys.executable, "-c", "print(0)"])
     with (
-        ProgramAgent(command, memory_limit=8 << 20) as agent,
+        ProgramAgent(command, memory_limit=8 << 20, game="trap") as agent,
         pytest.raises(ProgramCrashed) as raised,
     ):
         agent.select_action(OPENING)
@@ -329,7 +338,11 @@ def test_a_fault_raises_a_clear_error_and_kills_the_program(tmp_path, fault):
     body, error_class, words = FAULTS[fault]
     wall_limit = 1.0 if fault == "silent" else 30.0  # on a loaded machine CPU time lags
     agent = ProgramAgent(
-        program(tmp_path, body), time_limit=0.3, memory_limit=128 << 20, wall_limit=wall_limit
+        program(tmp_path, body),
+        time_limit=0.3,
+        memory_limit=128 << 20,
+        wall_limit=wall_limit,
+        game="trap",
     )
     started = time.monotonic()
     with pytest.raises(error_class) as raised:
@@ -345,8 +358,9 @@ def test_a_fault_raises_a_clear_error_and_kills_the_program(tmp_path, fault):
 @pytest.mark.parametrize("fault", ["crash", "garbage", "busy", "huge_number"])
 def test_a_fault_is_recorded_as_that_seats_loss_with_the_reason(tmp_path, fault):
     body, error_class, words = FAULTS[fault]
-    with ProgramAgent(program(tmp_path, body), time_limit=0.3) as agent:
-        result = play_game([make_agent("random"), agent], seed=0, board_size=5)
+    with ProgramAgent(program(tmp_path, body), time_limit=0.3, game="trap") as agent:
+        players = [make_agent("random", game="trap"), agent]
+        result = play_game(players, seed=0, game="trap", board_size=5)
     assert result.winner == 0 and result.reason == error_class.reason
     assert error_class.__name__ in result.detail
     assert all(word in result.detail for word in words)
@@ -356,7 +370,7 @@ def test_a_fault_is_recorded_as_that_seats_loss_with_the_reason(tmp_path, fault)
 def test_a_line_may_take_4096_bytes_with_its_newline(tmp_path, padding, fits):
     answer = " " * padding + "10"
     command = program(tmp_path, f"sys.stdin.readline(); print({answer!r}, flush=True)")
-    with ProgramAgent(command) as agent:
+    with ProgramAgent(command, game="trap") as agent:
         if fits:
             assert agent.select_action(OPENING) == 10
         else:
@@ -377,7 +391,7 @@ def test_only_the_end_of_a_programs_standard_error_is_kept(tmp_path):
         sys.exit(3)
         """,
     )
-    with ProgramAgent(command, time_limit=30.0) as agent:
+    with ProgramAgent(command, time_limit=30.0, game="trap") as agent:
         assert agent.select_action(OPENING) == 7
         assert len(agent._process.stderr_tail) <= 600
         with pytest.raises(ProgramCrashed, match="xxx the end'"):
@@ -427,7 +441,7 @@ def test_any_answer_is_an_action_or_a_fault_with_the_runners_reason(echo_program
     answer_file = echo_program.parent / hashlib.sha256(answer).hexdigest()
     answer_file.write_bytes(answer)
     command = [sys.executable, str(echo_program), hello, str(answer_file)]
-    with ProgramAgent(command, time_limit=5.0) as agent:
+    with ProgramAgent(command, time_limit=5.0, game="trap") as agent:
         try:
             action = agent.select_action(OPENING)
         except ProgramError as error:
@@ -448,7 +462,7 @@ def test_output_when_no_answer_is_due_is_refused(tmp_path):
             print("thinking...", flush=True)
         """,
     )
-    with ProgramAgent(command) as agent:
+    with ProgramAgent(command, game="trap") as agent:
         move = agent.select_action(OPENING)
         time.sleep(0.2)
         with pytest.raises(
@@ -466,7 +480,7 @@ def test_after_a_fault_the_next_decision_starts_a_fresh_program(tmp_path):
         """,
     )
     second_turn = initial_state(GameConfig(5))._replace(turn=1)
-    with ProgramAgent(command) as agent:
+    with ProgramAgent(command, game="trap") as agent:
         assert agent.select_action(OPENING) in legal_actions(OPENING)
         first_pid = agent._process.pid
         with pytest.raises(ProtocolError, match="'resign'"):
@@ -494,7 +508,7 @@ while line := sys.stdin.readline():
 @pytest.mark.parametrize(("limit", "fails"), [(0.15, True), (2.0, False)])
 def test_the_budget_is_the_programs_own_cpu_time(tmp_path, limit, fails):
     command = program(tmp_path, SPIN_THEN_ANSWER.format(before=0.4, after=0))
-    with ProgramAgent(command, time_limit=limit, wall_limit=30.0) as agent:
+    with ProgramAgent(command, time_limit=limit, wall_limit=30.0, game="trap") as agent:
         if fails:
             with pytest.raises(ProgramTimeout, match=re.escape("of CPU time, limit 0.15 s")):
                 agent.select_action(OPENING)
@@ -504,7 +518,7 @@ def test_the_budget_is_the_programs_own_cpu_time(tmp_path, limit, fails):
 
 def test_cpu_spent_after_answering_counts_towards_the_next_turn(tmp_path):
     command = program(tmp_path, SPIN_THEN_ANSWER.format(before=0, after=0.5))
-    with ProgramAgent(command, time_limit=0.3, wall_limit=30.0) as agent:
+    with ProgramAgent(command, time_limit=0.3, wall_limit=30.0, game="trap") as agent:
         move = agent.select_action(OPENING)  # answers at once, then works on
         time.sleep(0.6)
         with pytest.raises(ProgramTimeout, match="CPU time"):
@@ -520,7 +534,7 @@ def test_sleeping_within_the_wall_limit_is_allowed(tmp_path):
             print(decide(line, rng), flush=True)
         """,
     )
-    with ProgramAgent(command, time_limit=0.2) as agent:  # wall limit 2 * 0.2 + 0.5
+    with ProgramAgent(command, time_limit=0.2, game="trap") as agent:  # wall limit 2 * 0.2 + 0.5
         assert agent.select_action(OPENING) in legal_actions(OPENING)
 
 
@@ -538,7 +552,7 @@ while line := sys.stdin.readline():
 def test_the_programs_whole_process_group_ends_with_it(tmp_path, monkeypatch, end):
     monkeypatch.chdir(tmp_path)
     answer = "'nonsense'" if end == "fault" else "decide(line, rng)"
-    agent = ProgramAgent(program(tmp_path, GRANDCHILD.format(answer=answer)))
+    agent = ProgramAgent(program(tmp_path, GRANDCHILD.format(answer=answer)), game="trap")
     try:
         agent.select_action(OPENING)
     except ProtocolError:
@@ -563,7 +577,7 @@ def test_the_program_dies_with_the_python_process_that_runs_it(tmp_path, parent_
         import sys
         from agents.program import ProgramAgent
         from trap_env.trap.core import GameConfig, initial_state
-        agent = ProgramAgent({command!r})
+        agent = ProgramAgent({command!r}, game="trap")
         agent.select_action(initial_state(GameConfig(5)))
         print(agent._process.pid, flush=True)
         sys.stdin.readline()  # the test's go: exit without closing the agent
@@ -604,7 +618,7 @@ V1 = f"{PROTOCOL} 1"
 
 def recorded_lines(tmp_path: Path, hello: str, states: list, seeds: list[int]) -> list[str]:
     command = program(tmp_path, RECORDER.format(hello=hello))
-    with ProgramAgent(command, time_limit=2.0) as agent:
+    with ProgramAgent(command, time_limit=2.0, game="trap") as agent:
         for seed, state in zip(seeds, states, strict=True):
             if seed is not None:
                 agent.reset(seed=seed)
@@ -642,7 +656,7 @@ def test_a_program_that_says_hello_receives_the_extras(tmp_path, monkeypatch):
 def test_declared_board_sizes_are_checked_before_the_first_game(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     command = program(tmp_path, RECORDER.format(hello=f"{V1} sizes=5,7"))
-    with ProgramAgent(command) as agent:
+    with ProgramAgent(command, game="trap") as agent:
         check_supports(agent, GameConfig(5))
         with pytest.raises(UnsupportedGameError, match=r"plays board sizes \[5, 7\].*not 9"):
             check_supports(agent, GameConfig(9))
@@ -654,7 +668,7 @@ def test_declared_board_sizes_are_checked_before_the_first_game(tmp_path, monkey
 def test_a_minimal_program_plays_any_size_and_its_probe_answer_is_dropped(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     probe = initial_state(GameConfig(11))
-    with ProgramAgent(program(tmp_path, RECORDER.format(hello=""))) as agent:
+    with ProgramAgent(program(tmp_path, RECORDER.format(hello="")), game="trap") as agent:
         check_supports(agent, GameConfig(11))
         assert agent.sizes is None
         assert agent.select_action(OPENING) in legal_actions(OPENING)
@@ -664,7 +678,7 @@ def test_a_minimal_program_plays_any_size_and_its_probe_answer_is_dropped(tmp_pa
 
 def test_a_program_that_fails_the_check_is_left_to_fail_its_first_game(tmp_path):
     body, error_class, words = FAULTS["crash"]
-    with ProgramAgent(program(tmp_path, body)) as agent:
+    with ProgramAgent(program(tmp_path, body), game="trap") as agent:
         check_supports(agent, GameConfig(5))
         assert agent._process is None
         with pytest.raises(error_class, match=re.escape(words[0])):
@@ -688,14 +702,20 @@ def test_a_program_that_fails_the_check_is_left_to_fail_its_first_game(tmp_path)
 def test_a_bad_hello_is_a_protocol_error(tmp_path, monkeypatch, hello, words):
     monkeypatch.chdir(tmp_path)
     command = program(tmp_path, RECORDER.format(hello=hello))
-    with ProgramAgent(command) as agent, pytest.raises(ProtocolError, match=re.escape(words)):
+    with (
+        ProgramAgent(command, game="trap") as agent,
+        pytest.raises(ProtocolError, match=re.escape(words)),
+    ):
         agent.select_action(OPENING)
 
 
 def test_only_moves_and_throws_are_asked():
     landing = apply(apply(OPENING, legal_actions(OPENING)[0]), 12)
     assert landing.phase is Phase.LANDING
-    with ProgramAgent(PYTHON_EXAMPLE) as agent, pytest.raises(ValueError, match="'landing'"):
+    with (
+        ProgramAgent(PYTHON_EXAMPLE, game="trap") as agent,
+        pytest.raises(ValueError, match="'landing'"),
+    ):
         agent.select_action(landing)
 
 
@@ -732,7 +752,7 @@ def test_version_2_names_the_game_and_takes_its_action_text(tmp_path, monkeypatc
 def test_version_2_in_trap_adds_the_name_to_the_game_line(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     command = program(tmp_path, RECORDER.format(hello="trap-protocol 2 games=trap"))
-    with ProgramAgent(command, time_limit=2.0) as agent:
+    with ProgramAgent(command, time_limit=2.0, game="trap") as agent:
         agent.reset(seed=5)
         assert agent.select_action(OPENING) in legal_actions(OPENING)
     lines = (tmp_path / "lines.txt").read_text().splitlines()
@@ -791,7 +811,7 @@ def test_a_program_plays_another_game_through_the_runner(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("duplicate", [copy.deepcopy, lambda a: pickle.loads(pickle.dumps(a))])
 def test_a_copy_carries_the_command_and_limits_and_starts_its_own_program(duplicate):
-    with ProgramAgent(PYTHON_EXAMPLE, time_limit=0.7, memory_limit=1 << 29) as agent:
+    with ProgramAgent(PYTHON_EXAMPLE, time_limit=0.7, memory_limit=1 << 29, game="trap") as agent:
         agent.select_action(OPENING)
         twin = duplicate(agent)
         with twin:

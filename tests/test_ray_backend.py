@@ -30,8 +30,8 @@ from agents.trap.random_agent import RandomAgent  # noqa: E402
 from trap_env.trap.core import Cell, State  # noqa: E402
 
 TESTS = Path(__file__).parent
-RAY = RunConfig(board_size=5, time_budget=None, workers=2, backend="ray")
-PROCESS = RunConfig(board_size=5, time_budget=None, workers=2)
+RAY = RunConfig(board_size=5, time_budget=None, workers=2, backend="ray", game_name="trap")
+PROCESS = RunConfig(board_size=5, time_budget=None, workers=2, game_name="trap")
 TIMING = ("cpu_time", "max_turn_time")
 
 
@@ -131,7 +131,9 @@ def test_agents_faults_are_charged_to_their_seat_as_in_the_process_backend(tmp_p
         "faulty_agents.KilledAgent:after=1": ("crash", "killed by signal 9 (SIGKILL)"),
     }
     tasks = [GameTask(spec, (spec, "random"), ("random", spec), seed=1) for spec in faulty]
-    config = RunConfig(board_size=5, time_budget=0.2, wall_ceiling=1.0, workers=2, backend="ray")
+    config = RunConfig(
+        board_size=5, time_budget=0.2, wall_ceiling=1.0, workers=2, backend="ray", game_name="trap"
+    )
     records = run_games(tasks, tmp_path / "r.jsonl", config, progress=False)
     for record in records:
         reason, words = faulty[record["game_id"]]
@@ -174,16 +176,18 @@ def test_the_command_line_runs_on_ray_and_names_a_misplaced_address(tmp_path, ca
 
 def test_a_task_is_given_up_on_only_after_its_game_could_have_ended():
     assert ray_backend.task_deadline(RAY) is None  # no ceiling: no limit
-    timed = RunConfig(board_size=5, time_budget=0.1, setup_seconds=5, backend="ray")
+    timed = RunConfig(
+        board_size=5, time_budget=0.1, setup_seconds=5, backend="ray", game_name="trap"
+    )
     one_game = 5 * timed.setup_seconds + timed.turn_limit * timed.ceiling
     assert ray_backend.task_deadline(timed) > (MAX_REPLAYS + 1) * one_game
 
 
 def test_bad_ray_settings_and_an_unreachable_cluster_are_refused():
     with pytest.raises(ValueError, match="backend must be one of process, ray"):
-        RunConfig(backend="dask")
+        RunConfig(backend="dask", game_name="trap")
     with pytest.raises(ValueError, match="workers=0"):
-        RunConfig(backend="ray", workers=0)
+        RunConfig(backend="ray", workers=0, game_name="trap")
     with pytest.raises(ClusterError, match=r"no Ray cluster answers at 127\.0\.0\.1:1"):
         ray_backend._check_reachable("127.0.0.1:1")
     with pytest.raises(ClusterError, match="not HOST:PORT"):

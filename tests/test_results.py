@@ -221,9 +221,11 @@ def test_a_second_run_is_refused_while_the_first_holds_the_lock(tmp_path):
 
 def test_a_record_names_its_game_and_one_without_is_trap():
     from agents.arena.match import FAULTS
-    from agents.arena.results import check_record, end_reasons, game_field, record_game
+    from agents.arena.record_rules import rule_fields
+    from agents.arena.results import check_record, end_reasons, record_game
 
-    assert game_field("trap") == {} and record_game({}) == "trap"
+    assert "game" not in rule_fields("trap", {"board_size": 7, "decay": 50})
+    assert record_game({}) == "trap"
     assert end_reasons("trap") == ("trapped", "truncated", *FAULTS)
     record = {
         "game_id": "a vs b #0", "pairing": ["a", "b"], "seats": ["a", "b"], "winner_spec": "a",
@@ -318,3 +320,39 @@ def test_a_results_file_replaced_during_a_run_is_noticed_and_its_games_kept(tmp_
     message = str(caught.value)
     assert f"{path} was replaced" in message and str(rescue) in message and "\n" not in message
     assert [r["game_id"] for r in load_results(rescue)] == ["0", "1", "2"]
+
+
+@given(
+    st.sampled_from(["trap", "othello", "colosseum"]),
+    st.sampled_from([6, 8, 10]),
+    st.data(),
+)
+def test_the_one_reader_reads_what_the_one_writer_writes(game, size, data):
+    """Every game's rule dictionary goes into a record's fields and comes back the same."""
+    from agents.arena.record_rules import record_params, rule_fields
+    from trap_env.games import get_game
+
+    found = get_game(game)
+    others = {
+        "trap": {"decay": data.draw(st.integers(0, 1000))},
+        "othello": {"end_rule": data.draw(st.sampled_from(["standard", "course"]))},
+        "colosseum": {},
+    }[game]
+    params = found.config_params(found.make_config(board_size=size, **others))
+    read = record_params(rule_fields(game, params))
+    assert found.config_params(found.make_config(**read)) == params
+
+
+def test_records_written_so_far_are_read_in_their_own_shape():
+    """Trap!'s records name no game and hold decay only off its default; others name theirs."""
+    from agents.arena.record_rules import record_params, rule_fields
+
+    assert rule_fields("trap", {"board_size": 5, "decay": 50}) == {"board_size": 5}
+    assert rule_fields("trap", {"board_size": 5, "decay": 0}) == {"board_size": 5, "decay": 0}
+    assert record_params({"board_size": 5}) == {"board_size": 5}
+    assert record_params({"board_size": 5, "decay": 0}) == {"board_size": 5, "decay": 0}
+    old_othello = {"game": "othello", "board_size": 6, "rules": {"end_rule": "course"}}
+    assert record_params(old_othello) == {"board_size": 6, "end_rule": "course"}
+    assert rule_fields("othello", {"board_size": 6, "end_rule": "course"}) == {
+        "board_size": 6, "game": "othello", "rules": {"end_rule": "course"}
+    }

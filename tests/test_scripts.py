@@ -179,6 +179,21 @@ def test_play_plays_the_decay_it_is_given(tmp_path, capsys):
     assert len(err.strip().splitlines()) == 1
 
 
+def test_decay_is_trap_s_rule_and_the_flag_says_it_on_its_own(tmp_path):
+    """--decay N is --rule decay=N: the run's rule dictionary holds it, as any game's rules."""
+    configs = []
+    for flags in (["--decay", "0"], ["--rule", "decay=0"]):
+        with mock.patch.object(_cli, "run_games", return_value=[]) as run_games:
+            tournament.main(["random", "greedy", "--board-size", "5", "--quiet", "--no-plot",
+                             "--output", str(tmp_path / flags[0]), *flags])  # fmt: skip
+        configs.append(run_games.call_args.args[2])
+    assert configs[0].params == configs[1].params == {"board_size": 5, "decay": 0}
+    assert configs[0].settings() == configs[1].settings()
+    assert configs[0].settings()["decay"] == 0  # the settings file's shape, as always
+    assert exit_status(tournament.main, ["random", "greedy", "--decay", "0", "--rule",
+                                         "decay=1"]) == 2  # fmt: skip
+
+
 def test_play_draws_watches_and_replays_another_game(tmp_path, capsys):
     from trap_scripts import tournament
 
@@ -304,7 +319,7 @@ def test_any_arguments_end_in_a_run_or_a_one_line_error(tmp_path_factory, script
         assert len(err.strip().splitlines()) == 1 and ": error: " in err, (argv, err)
     if run_games.called:
         tasks, _, config = run_games.call_args.args
-        assert len(tasks) >= 1 and config.board_size >= 3
+        assert len(tasks) >= 1 and config.game.board_size >= 3
 
 
 def test_another_games_rules_come_from_board_size_and_rule(tmp_path, capsys):
@@ -326,7 +341,7 @@ def test_another_games_rules_come_from_board_size_and_rule(tmp_path, capsys):
         err = capsys.readouterr().err
         assert words in err and len(err.strip().splitlines()) == 1
     assert exit_status(tournament.main, ["random", "greedy", "--rule", "end_rule=course"]) == 2
-    assert "Trap!'s rules are --board-size and --decay" in capsys.readouterr().err
+    assert "Trap! has no rule parameter ['end_rule']" in capsys.readouterr().err
     assert evaluate._default_agents("othello") == (
         "mcts", "expectiminimax", "greedy", "random"
     )

@@ -8,12 +8,14 @@ from agents import make_agent
 from agents.rl.teacher import teacher_game
 from trap_env.trap import core
 from trap_env.trap.core import GameConfig, Phase
+from trap_env.trap.game import GAME as TRAP
 
 
 def play(seed: int, **options: object):
-    teacher = make_agent("greedy", seed=1)
+    teacher = make_agent("greedy", seed=1, game="trap")
     start = core.initial_state(GameConfig(5))
-    return teacher_game(teacher, start, random.Random(seed), 40, **options)  # type: ignore[arg-type]
+    rng = random.Random(seed)
+    return teacher_game(teacher, start, rng, 40, game=TRAP, **options)  # type: ignore[arg-type]
 
 
 def test_every_label_is_a_legal_decision_and_the_game_ends() -> None:

@@ -37,7 +37,7 @@ from trap_env.agent import UnsupportedGameError
 from trap_env.trap.core import DEFAULT_DECAY, GameConfig
 
 TESTS = Path(__file__).parent
-FAST = RunConfig(board_size=5, workers=2, time_budget=0.3, wall_ceiling=2.0)
+FAST = RunConfig(board_size=5, workers=2, time_budget=0.3, wall_ceiling=2.0, game_name="trap")
 
 
 def test_round_robin_alternates_seats_and_derives_distinct_seeds():
@@ -59,22 +59,25 @@ def test_round_robin_rejects_bad_input(specs, games):
 
 def test_bad_specs_and_settings_fail_before_any_game():
     with pytest.raises(SpecError, match="known agents"):
-        check_specs(["random", "no_such_agent"])
+        check_specs(["random", "no_such_agent"], RunConfig(game_name="trap"))
     with pytest.raises(SpecError, match="option"):
-        check_specs(["random:depth=2"])
+        check_specs(["random:depth=2"], RunConfig(game_name="trap"))
     for bad in ({"time_budget": 0}, {"workers": -1}, {"board_size": 2}, {"max_turns": 0}):
         with pytest.raises(ValueError):
-            RunConfig(**bad)
+            RunConfig(**bad, game_name="trap")
     for decay in (-1, 1001, 2.5):
         with pytest.raises(ValueError, match=r"decay must be an integer per mille in 0\.\.1000"):
-            RunConfig(decay=decay)
+            RunConfig(game_name="trap", params={"decay": decay})
 
 
 def test_workers_and_in_process_play_the_same_games(tmp_path):
     tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 6, seed=1)
     parallel = run_games(tasks, tmp_path / "a.jsonl", FAST, progress=False)
     local = run_games(
-        tasks, tmp_path / "b.jsonl", RunConfig(board_size=5, workers=0), progress=False
+        tasks,
+        tmp_path / "b.jsonl",
+        RunConfig(board_size=5, workers=0, game_name="trap"),
+        progress=False,
     )
     keys = ("game_id", "seats", "seed", "winner", "winner_spec", "reason", "turns", "actions")
     assert [[r[k] for k in keys] for r in parallel] == [[r[k] for k in keys] for r in local]
@@ -82,7 +85,7 @@ def test_workers_and_in_process_play_the_same_games(tmp_path):
         task.game_id for task in tasks
     )
     for record in parallel:
-        final, _ = list(replay(5, record["actions"]))[-1]
+        final, _ = list(replay(record["actions"], game="trap", params={"board_size": 5}))[-1]
         assert final.turn == record["turns"]
         assert record["winner_spec"] == record["seats"][record["winner"]]
 
@@ -116,7 +119,7 @@ def test_each_faulty_agent_loses_with_its_reason_and_the_run_goes_on(tmp_path):
         assert words in record["detail"]
         assert record["winner_spec"] == "random"
         assert record["seats"][1 - record["winner"]] == spec
-        list(replay(5, record["actions"]))
+        list(replay(record["actions"], game="trap", params={"board_size": 5}))
     assert records[-1]["reason"] in ("trapped", "truncated")
     assert len(load_results(tmp_path / "r.jsonl")) == len(tasks)
 
@@ -136,7 +139,7 @@ def without_timing(records):
 def test_resume_plays_only_the_missing_games_and_drops_a_torn_line(tmp_path):
     tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 6, seed=2)
     path = tmp_path / "r.jsonl"
-    config = RunConfig(board_size=5, workers=0)
+    config = RunConfig(board_size=5, workers=0, game_name="trap")
     full = run_games(tasks, path, config, progress=False)
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join(lines[:3]) + lines[3][:20])  # a run killed while writing
@@ -189,11 +192,11 @@ def test_seconds_the_clocks_cannot_hold_are_refused_and_inf_means_no_limit():
     for bad in ({"time_budget": 2e6}, {"wall_ceiling": 1e7}, {"time_budget": math.nan},
                 {"setup_seconds": math.inf}):  # fmt: skip
         with pytest.raises(ValueError, match="<= 1000000"):
-            RunConfig(**bad)
-    assert RunConfig(time_budget=math.inf).time_budget is None
-    assert RunConfig(time_budget=math.inf).ceiling is None
-    assert RunConfig(wall_ceiling=math.inf).ceiling is None
-    assert RunConfig(time_budget=2.0).ceiling == 5.0
+            RunConfig(**bad, game_name="trap")
+    assert RunConfig(time_budget=math.inf, game_name="trap").time_budget is None
+    assert RunConfig(time_budget=math.inf, game_name="trap").ceiling is None
+    assert RunConfig(wall_ceiling=math.inf, game_name="trap").ceiling is None
+    assert RunConfig(time_budget=2.0, game_name="trap").ceiling == 5.0
 
 
 def one_game(spec, seat, **names):
@@ -208,7 +211,12 @@ def test_a_reset_that_raises_or_hangs_is_charged_to_its_own_seat(tmp_path):
     }
     tasks = [one_game(spec, seat) for spec in specs for seat in (0, 1)]
     config = RunConfig(
-        board_size=5, workers=2, time_budget=0.3, wall_ceiling=2.0, setup_seconds=3.0
+        board_size=5,
+        workers=2,
+        time_budget=0.3,
+        wall_ceiling=2.0,
+        setup_seconds=3.0,
+        game_name="trap",
     )
     records = run_games(tasks, tmp_path / "r.jsonl", config, progress=False)
     for record in records:
@@ -229,7 +237,7 @@ CONSTRUCTORS = [
 
 
 def test_agents_are_checked_in_a_guarded_process_naming_the_spec():
-    config = RunConfig(setup_seconds=1.0)
+    config = RunConfig(setup_seconds=1.0, game_name="trap")
     specs = ["random", *(spec for spec, _ in CONSTRUCTORS), "greedy"]
     problems = probe_specs(specs, config)
     assert problems["random"] is None and problems["greedy"] is None
@@ -243,24 +251,26 @@ def test_agents_are_checked_in_a_guarded_process_naming_the_spec():
 
 def test_an_agent_that_cannot_play_the_board_is_refused_before_the_first_game(tmp_path):
     spec = "faulty_agents.FiveOnlyAgent"
-    check_specs([spec], RunConfig(board_size=5))
+    check_specs([spec], RunConfig(board_size=5, game_name="trap"))
     with pytest.raises(UnsupportedGameError, match="5x5 boards only, not 7x7"):
-        check_specs([spec], RunConfig(board_size=7))
+        check_specs([spec], RunConfig(board_size=7, game_name="trap"))
     tasks = round_robin(["random", spec], 2, seed=0)
     with pytest.raises(UnsupportedGameError):
-        run_games(tasks, tmp_path / "r.jsonl", RunConfig(workers=1), progress=False)
+        run_games(
+            tasks, tmp_path / "r.jsonl", RunConfig(workers=1, game_name="trap"), progress=False
+        )
     assert not (tmp_path / "r.jsonl").exists()
 
 
 def test_a_folder_with_results_is_resumed_only_with_its_settings_and_never_emptied(tmp_path):
     tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     path = tmp_path / "r.jsonl"
-    config = RunConfig(board_size=5, workers=0)
+    config = RunConfig(board_size=5, workers=0, game_name="trap")
     first = run_games(tasks, path, config, progress=False)
     with pytest.raises(ResultsError, match="already holds 2 recorded games"):
         run_games(tasks, path, config, progress=False)
     assert load_results(path) == first
-    other = RunConfig(board_size=6, max_turns=50, workers=0)
+    other = RunConfig(board_size=6, max_turns=50, workers=0, game_name="trap")
     with pytest.raises(ResultsError) as caught:
         run_games(tasks, path, other, resume=True, progress=False)
     assert "board_size 5 there, 6 now" in str(caught.value)
@@ -274,7 +284,7 @@ def test_a_run_into_a_locked_file_is_refused(tmp_path):
     path = tmp_path / "r.jsonl"
     tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     with tournament.ResultsLog(path), pytest.raises(ResultsError, match="another run"):
-        run_games(tasks, path, RunConfig(board_size=5, workers=0), progress=False)
+        run_games(tasks, path, RunConfig(board_size=5, workers=0, game_name="trap"), progress=False)
 
 
 def starving_reader(starving):
@@ -286,7 +296,9 @@ def starving_reader(starving):
     return read
 
 
-STALL_CONFIG = RunConfig(board_size=5, workers=1, time_budget=0.2, wall_ceiling=0.6)
+STALL_CONFIG = RunConfig(
+    board_size=5, workers=1, time_budget=0.2, wall_ceiling=0.6, game_name="trap"
+)
 
 
 def test_a_timeout_the_machine_caused_is_replayed_and_a_sleeping_agent_still_loses(
@@ -333,7 +345,7 @@ def test_a_game_the_machine_stalls_every_time_is_left_unplayed_and_reported(tmp_
 def test_a_board_size_per_game_is_drawn_from_its_seed_and_recorded(tmp_path):
     specs = ["random", "agents.trap.random_agent.RandomAgent"]
     tasks = round_robin(specs, 12, seed=4, paired_seeds=True)
-    config = RunConfig(workers=0, board_sizes=(4, 6))
+    config = RunConfig(workers=0, board_sizes=(4, 6), game_name="trap")
     records = run_games(tasks, tmp_path / "r.jsonl", config, progress=False)
     sizes = [record["board_size"] for record in records]
     assert set(sizes) <= {4, 5, 6} and len(set(sizes)) > 1
@@ -341,7 +353,8 @@ def test_a_board_size_per_game_is_drawn_from_its_seed_and_recorded(tmp_path):
     for task, record in zip(tasks, records, strict=True):
         assert record["board_size"] == config.rule_params_for(task.seed)["board_size"]
         assert record["max_turns"] == 4 * record["board_size"] ** 2
-        final, _ = list(replay(record["board_size"], record["actions"]))[-1]
+        params = {"board_size": record["board_size"]}
+        final, _ = list(replay(record["actions"], game="trap", params=params))[-1]
         assert final.turn == record["turns"]
     assert json.loads((tmp_path / "r.settings.json").read_text())["board_sizes"] == [4, 6]
     again = run_games(tasks, tmp_path / "r.jsonl", config, resume=True, progress=False)
@@ -350,12 +363,18 @@ def test_a_board_size_per_game_is_drawn_from_its_seed_and_recorded(tmp_path):
         run_games(
             tasks,
             tmp_path / "r.jsonl",
-            RunConfig(workers=0, board_sizes=(4, 5)),
+            RunConfig(workers=0, board_sizes=(4, 5), game_name="trap"),
             resume=True,
             progress=False,
         )
     with pytest.raises(ResultsError, match=r"board_sizes \[4, 6\] there, none now"):
-        run_games(tasks, tmp_path / "r.jsonl", RunConfig(workers=0), resume=True, progress=False)
+        run_games(
+            tasks,
+            tmp_path / "r.jsonl",
+            RunConfig(workers=0, game_name="trap"),
+            resume=True,
+            progress=False,
+        )
 
 
 @pytest.mark.parametrize(
@@ -369,22 +388,22 @@ def test_a_board_size_per_game_is_drawn_from_its_seed_and_recorded(tmp_path):
 )
 def test_a_board_size_range_names_what_is_allowed(sizes, message):
     with pytest.raises(ValueError, match=message):
-        RunConfig(board_sizes=sizes)
+        RunConfig(board_sizes=sizes, game_name="trap")
     with pytest.raises(ValueError, match="give it or a board size, not both"):
-        RunConfig(board_size=5, board_sizes=(4, 6))
+        RunConfig(board_size=5, board_sizes=(4, 6), game_name="trap")
 
 
 def test_a_random_opening_is_drawn_from_the_seed_and_played_from_both_seats(tmp_path):
     specs = ["expectiminimax:depth=1,time_limit=inf", "expectiminimax:depth=2,time_limit=inf"]
     tasks = round_robin(specs, 8, seed=9, paired_seeds=True)
-    config = RunConfig(game_name="othello", rules={"board_size": 6}, workers=0,
+    config = RunConfig(game_name="othello", params={"board_size": 6}, workers=0,
                        time_budget=None, opening_plies=4)
     records = run_games(tasks, tmp_path / "r.jsonl", config, progress=False)
     openings = [tuple(record["actions"][:4]) for record in records]
     assert openings[::2] == openings[1::2]  # each opening from both seats
     assert len(set(openings)) == 4  # and the four pairs open differently
     for record in records:  # every game replays from its recorded actions, opening included
-        final, _ = list(replay(6, record["actions"], game="othello"))[-1]
+        final, _ = list(replay(record["actions"], game="othello", params={"board_size": 6}))[-1]
         assert sum(record["scores"]["discs"]) == (final.dark | final.light).bit_count()
     assert json.loads((tmp_path / "r.settings.json").read_text())["opening_plies"] == 4
     plain = dataclasses.replace(config, opening_plies=0)
@@ -397,29 +416,35 @@ def test_a_random_opening_is_drawn_from_the_seed_and_played_from_both_seats(tmp_
 @pytest.mark.parametrize("plies", [-1, 1001, 2.0, True])
 def test_a_random_opening_names_what_is_allowed(plies):
     with pytest.raises(ValueError, match="opening_plies must be an integer from 0 to 1000"):
-        RunConfig(opening_plies=plies)
+        RunConfig(opening_plies=plies, game_name="trap")
 
 
 def test_agents_are_asked_about_every_board_size_of_the_run():
-    check_specs(["faulty_agents.FiveOnlyAgent"], RunConfig(board_sizes=(5, 5)))
+    check_specs(["faulty_agents.FiveOnlyAgent"], RunConfig(board_sizes=(5, 5), game_name="trap"))
     with pytest.raises(UnsupportedGameError, match="not 6x6"):
-        check_specs(["faulty_agents.FiveOnlyAgent"], RunConfig(board_sizes=(5, 6)))
+        check_specs(
+            ["faulty_agents.FiveOnlyAgent"], RunConfig(board_sizes=(5, 6), game_name="trap")
+        )
     with pytest.raises(UnsupportedGameError, match="any board but 4x4"):  # inside the range
-        check_specs(["faulty_agents.NotFourAgent"], RunConfig(board_sizes=(3, 5)))
+        check_specs(["faulty_agents.NotFourAgent"], RunConfig(board_sizes=(3, 5), game_name="trap"))
 
 
 def test_a_decay_is_a_setting_of_the_run_and_of_each_record(tmp_path):
     tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     path = tmp_path / "r.jsonl"
-    config = RunConfig(board_size=5, workers=0, decay=0)
+    config = RunConfig(game_name="trap", board_size=5, workers=0, params={"decay": 0})
     records = run_games(tasks, path, config, progress=False)
     assert json.loads(path.with_suffix(".settings.json").read_text())["decay"] == 0
     assert [record["decay"] for record in load_results(path)] == [0, 0]
     for record in records:
-        final, _ = list(replay(5, record["actions"], decay=0))[-1]
+        params = {"board_size": 5, "decay": 0}
+        final, _ = list(replay(record["actions"], game="trap", params=params))[-1]
         assert final.turn == record["turns"]
     default = run_games(
-        tasks, tmp_path / "d.jsonl", RunConfig(board_size=5, workers=0), progress=False
+        tasks,
+        tmp_path / "d.jsonl",
+        RunConfig(board_size=5, workers=0, game_name="trap"),
+        progress=False,
     )
     assert json.loads((tmp_path / "d.settings.json").read_text())["decay"] == DEFAULT_DECAY
     assert all("decay" not in record for record in default)
@@ -429,7 +454,7 @@ def test_a_decay_is_a_setting_of_the_run_and_of_each_record(tmp_path):
 def test_resume_with_another_decay_is_refused_naming_it(tmp_path, settings_file):
     tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     path = tmp_path / "r.jsonl"
-    run_games(tasks, path, RunConfig(board_size=5, workers=0), progress=False)
+    run_games(tasks, path, RunConfig(board_size=5, workers=0, game_name="trap"), progress=False)
     settings = path.with_suffix(".settings.json")
     if settings_file == "from before decay":
         recorded = json.loads(settings.read_text())
@@ -437,16 +462,27 @@ def test_resume_with_another_decay_is_refused_naming_it(tmp_path, settings_file)
         settings.write_text(json.dumps(recorded))
     elif settings_file == "lost":
         settings.unlink()
-    other = RunConfig(board_size=5, workers=0, decay=0)
+    other = RunConfig(game_name="trap", board_size=5, workers=0, params={"decay": 0})
     with pytest.raises(ResultsError, match="decay 50 there, 0 now"):
         run_games(tasks, path, other, resume=True, progress=False)
-    run_games(tasks, path, RunConfig(board_size=5, workers=0), resume=True, progress=False)
+    run_games(
+        tasks,
+        path,
+        RunConfig(board_size=5, workers=0, game_name="trap"),
+        resume=True,
+        progress=False,
+    )
 
 
 def test_a_record_of_another_decay_is_not_resumed(tmp_path):
     tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     path = tmp_path / "r.jsonl"
-    run_games(tasks, path, RunConfig(board_size=5, workers=0, decay=0), progress=False)
+    run_games(
+        tasks,
+        path,
+        RunConfig(game_name="trap", board_size=5, workers=0, params={"decay": 0}),
+        progress=False,
+    )
     path.with_suffix(".settings.json").unlink()
     lines = path.read_text().splitlines(keepends=True)
     second = json.loads(lines[1])
@@ -454,7 +490,11 @@ def test_a_record_of_another_decay_is_not_resumed(tmp_path):
     path.write_text(lines[0] + json.dumps(second) + "\n")
     with pytest.raises(ResultsError, match="played with decay 50, this run has 0"):
         run_games(
-            tasks, path, RunConfig(board_size=5, workers=0, decay=0), resume=True, progress=False
+            tasks,
+            path,
+            RunConfig(game_name="trap", board_size=5, workers=0, params={"decay": 0}),
+            resume=True,
+            progress=False,
         )
 
 
@@ -462,7 +502,10 @@ def test_the_in_process_runner_contains_an_agent_that_exits(tmp_path):
     specs = ("faulty_agents.ExitingAgent", "faulty_agents.ExitingResetAgent")
     tasks = [GameTask(spec, (spec, "random"), (spec, "random"), seed=1) for spec in specs]
     records = run_games(
-        tasks, tmp_path / "r.jsonl", RunConfig(board_size=5, workers=0), progress=False
+        tasks,
+        tmp_path / "r.jsonl",
+        RunConfig(board_size=5, workers=0, game_name="trap"),
+        progress=False,
     )
     assert [r["reason"] for r in records] == ["exception", "exception"]
     assert (
@@ -490,17 +533,19 @@ def test_a_full_disk_ends_the_run_with_one_error_and_the_recorded_games_kept(
 
     monkeypatch.setattr(results, "_write_line", full_after_three)
     with pytest.raises(ResultsError, match=r"No space left on device.*kept.*--resume"):
-        run_games(tasks, path, RunConfig(board_size=5, workers=workers), progress=False)
+        run_games(
+            tasks, path, RunConfig(board_size=5, workers=workers, game_name="trap"), progress=False
+        )
     monkeypatch.undo()
     assert len(load_results(path)) == 3
-    config = RunConfig(board_size=5, workers=0)
+    config = RunConfig(board_size=5, workers=0, game_name="trap")
     assert len(run_games(tasks, path, config, resume=True, progress=False)) == len(tasks)
 
 
 def test_two_different_records_of_one_game_are_refused_and_a_repeated_one_is_not(tmp_path):
     tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     path = tmp_path / "r.jsonl"
-    config = RunConfig(board_size=5, workers=0)
+    config = RunConfig(board_size=5, workers=0, game_name="trap")
     full = run_games(tasks, path, config, progress=False)
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join(lines) + lines[0])  # the same record twice: one game
@@ -525,11 +570,11 @@ class SpecifiedRuleOnlyAgent(RandomAgent):
 
 def test_agents_are_asked_whether_they_play_the_runs_decay(tmp_path):
     spec = "test_tournament.SpecifiedRuleOnlyAgent"
-    check_specs([spec], RunConfig(board_size=5))
+    check_specs([spec], RunConfig(board_size=5, game_name="trap"))
     with pytest.raises(UnsupportedGameError, match="decay 50 only, not 0"):
-        check_specs([spec], RunConfig(board_size=5, decay=0))
+        check_specs([spec], RunConfig(game_name="trap", board_size=5, params={"decay": 0}))
     tasks = round_robin(["random", spec], 2, seed=0)
-    config = RunConfig(board_size=5, workers=0, decay=0)
+    config = RunConfig(game_name="trap", board_size=5, workers=0, params={"decay": 0})
     records = run_games(tasks, tmp_path / "r.jsonl", config, check=False, progress=False)
     assert {record["winner_spec"] for record in records} == {"random"}
     assert all("decay 50 only, not 0" in record["detail"] for record in records)
@@ -629,7 +674,13 @@ def test_resume_imports_a_records_game_path_only_when_it_is_the_runs(tmp_path, p
     path.write_text(json.dumps(planted_game.record) + "\n")
     tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 1, seed=0)
     with pytest.raises(ResultsError, match="'game' must be a game's name"):
-        run_games(tasks, path, RunConfig(board_size=5, workers=0), resume=True, progress=False)
+        run_games(
+            tasks,
+            path,
+            RunConfig(board_size=5, workers=0, game_name="trap"),
+            resume=True,
+            progress=False,
+        )
     assert not planted_game.was_imported()
 
 
@@ -651,7 +702,7 @@ def test_a_results_file_replaced_during_a_run_ends_it_with_its_games_kept_beside
     real = tournament.play_task
     monkeypatch.setattr(tournament, "play_task", play_and_edit)
     with pytest.raises(ResultsError, match=f"results.{os.getpid()}.jsonl: check them"):
-        run_games(tasks, path, RunConfig(board_size=5, workers=0), progress=False)
+        run_games(tasks, path, RunConfig(board_size=5, workers=0, game_name="trap"), progress=False)
     assert len(load_results(path)) == 2
     assert load_results(tmp_path / f"results.{os.getpid()}.jsonl") == played
 
@@ -672,3 +723,28 @@ def test_resume_with_a_rule_written_out_at_its_default_is_the_same_run(tmp_path,
     assert cli.main([*argv, *first]) == 0
     assert cli.main([*argv, *then, "--resume"]) == 0
     assert cli.main([*argv, "--rule", "end_rule=course", "--resume"]) == 2
+
+
+def test_a_run_names_its_game_or_is_refused_naming_the_games():
+    from agents.arena.match import play_game
+
+    with pytest.raises(TypeError, match=r"RunConfig\(\) needs game_name=: one of 'colosseum', "):
+        RunConfig(board_size=5)
+    with pytest.raises(TypeError, match=r"play_game\(\) needs game=: one of 'colosseum', "):
+        play_game([RandomAgent(), RandomAgent()], seed=0)
+
+
+def test_an_old_run_of_another_game_resumes(tmp_path):
+    """Runs of Othello written before the rules were one dictionary recorded Trap!'s default
+    board size and decay in their settings too: they still resume."""
+    tasks = round_robin(["random", "greedy"], 2, seed=0)
+    path = tmp_path / "r.jsonl"
+    config = RunConfig(game_name="othello", params={"board_size": 6}, workers=0,
+                       time_budget=None)  # fmt: skip
+    run_games(tasks[:2], path, config, progress=False)
+    settings_file = path.with_suffix(".settings.json")
+    old = json.loads(settings_file.read_text()) | {"board_size": 7, "decay": 50}
+    settings_file.write_text(json.dumps(old))
+    records = run_games(tasks, path, config, resume=True, progress=False)
+    assert len(records) == len(tasks)
+    assert all(r["game"] == "othello" and r["board_size"] == 6 for r in load_results(path))

@@ -115,7 +115,7 @@ def test_the_match_runner_plays_race_and_replays_its_record() -> None:
     record = result.to_dict()
     assert record["game"] == "toy_game:GAME" and record["rules"] == {"goal": 5}
     assert record["reason"] in ("finished", "truncated") and "board_size" not in record
-    *_, (final, _) = replay(None, record["actions"], game="toy_game:GAME", params={"goal": 5})
+    *_, (final, _) = replay(record["actions"], game="toy_game:GAME", params={"goal": 5})
     assert GAME.turn(final) == record["turns"]
     assert record["scores"] == GAME.scores(final)
     ended = GAME.outcome(final, record["max_turns"])
@@ -188,14 +188,14 @@ def test_the_openspiel_adapter_plays_race_with_exact_chance() -> None:
         assert sorted(state.returns()) in ([-1.0, 1.0], [0.0, 0.0])
 
 
-def test_a_run_of_another_game_refuses_trap_rules_and_trap_refuses_rules() -> None:
+def test_a_run_takes_every_games_rules_in_params_and_refuses_rules_a_game_lacks() -> None:
     from agents.arena.plan import RunConfig
 
-    with pytest.raises(ValueError, match="takes its rule parameters in rules"):
+    with pytest.raises(ValueError, match=r"has no rule parameter \['board_size'\]"):
         RunConfig(game_name="toy_game:GAME", board_size=5)
-    with pytest.raises(ValueError, match="board_size and decay"):
-        RunConfig(rules={"goal": 3})
-    assert RunConfig(game_name="toy_game:GAME", rules={"goal": 3}).game == GAME.make_config(goal=3)
+    with pytest.raises(ValueError, match=r"Trap! has no rule parameter \['goal'\]"):
+        RunConfig(game_name="trap", params={"goal": 3})
+    assert RunConfig(game_name="toy_game:GAME", params={"goal": 3}).game == GAME.make_config(goal=3)
 
 
 def test_the_mcts_network_reads_the_games_planes_and_refuses_other_actions() -> None:

@@ -34,7 +34,8 @@ JSON = {"Content-Type": "application/json"}
 
 
 def make_client(root: Path, allow_exec: bool = False) -> TestClient:
-    settings = Settings(root, allow_exec, allowed_hosts("127.0.0.1", 8000, ["testserver"]))
+    hosts = allowed_hosts("127.0.0.1", 8000, ["testserver"])
+    settings = Settings(root, allow_exec, hosts, first_game="trap")  # as trap-serve starts it
     return TestClient(create_app(settings))
 
 
@@ -168,7 +169,22 @@ def test_bad_rules_get_a_message(client: TestClient) -> None:
         answer = post(client, "/api/games", {"params": params, "specs": ["random", None]})
         assert answer.status_code == 400 and words in answer.json()["error"], answer.text
     answer = post(client, "/api/games", {"game": "chess", "specs": ["random", None]})
-    assert "unknown game" in answer.json()["error"]
+    assert "game must be one of colosseum, othello, trap, got 'chess'" in answer.json()["error"]
+
+
+def test_the_app_defaults_to_the_game_it_is_started_with_and_to_none_otherwise(
+    tmp_path: Path,
+) -> None:
+    """trap-serve starts the app with Trap! first; an app started without a first game
+    lists the games by name and starts only a game that a request names."""
+    app = create_app(Settings(tmp_path, False, ["testserver"]))
+    with TestClient(app) as plain:
+        assert [g["name"] for g in plain.get("/api/info").json()["games"]] == sorted(
+            ["trap", "othello", "colosseum"]
+        )
+        answer = post(plain, "/api/games", {"specs": ["random", None]})
+        assert answer.status_code == 400
+        assert "game must be one of colosseum, othello, trap, got None" in answer.json()["error"]
 
 
 def test_check_spec_allows_programs_only_when_asked() -> None:
@@ -232,9 +248,9 @@ def test_a_post_must_be_json(client: TestClient) -> None:
 
 
 def game_record(specs: tuple[str, str], seed: int) -> dict[str, Any]:
-    agents = [make_agent(spec, seed=seed) for spec in specs]
-    result = play_game(agents, seed=seed, board_size=5, time_budget=None)
-    config = RunConfig(board_size=5, time_budget=None)
+    agents = [make_agent(spec, seed=seed, game="trap") for spec in specs]
+    result = play_game(agents, seed=seed, board_size=5, time_budget=None, game="trap")
+    config = RunConfig(board_size=5, time_budget=None, game_name="trap")
     return make_record(GameTask(f"g{seed}", tuple(sorted(specs)), specs, seed), result, config)
 
 
@@ -357,7 +373,7 @@ def test_fuzzed_serve_flags_start_the_server_or_are_one_line(
 
 
 def test_an_idle_game_makes_room_and_a_followed_one_does_not() -> None:
-    config = RunConfig(board_size=5)
+    config = RunConfig(board_size=5, game_name="trap")
     games = LiveGames(limit=1)
     first = LiveGame([PersonSeat(), PersonSeat()], ["you", "you"], config, seed=1)
     games.add(first)
@@ -394,7 +410,7 @@ def othello_record(size: int = 4, seed: int = 1) -> dict[str, Any]:
     agents = [make_agent(spec, game="othello", seed=seed) for spec in seats]
     result = play_game(agents, seed=seed, game="othello", params={"board_size": size},
                        time_budget=None)  # fmt: skip
-    config = RunConfig(game_name="othello", rules={"board_size": size}, time_budget=None)
+    config = RunConfig(game_name="othello", params={"board_size": size}, time_budget=None)
     task = GameTask(f"o{seed}", seats, seats, seed)
     return make_record(task, result, config)
 
@@ -680,7 +696,7 @@ def test_two_closes_of_one_game_close_its_worker_once_and_keep_its_record() -> N
 
     from agents.web.live import build_seats
 
-    config = RunConfig(board_size=5, time_budget=None)
+    config = RunConfig(board_size=5, time_budget=None, game_name="trap")
     seats = build_seats(["random", None], config, seed=1)
     conns = [mock.Mock(wraps=seats[0].conn)]
     seats[0].conn = conns[0]  # type: ignore[attr-defined]

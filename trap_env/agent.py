@@ -9,10 +9,11 @@ which the batched env draws from per episode and game), ``close()`` frees what i
 (:func:`close_agent`).
 
 Spec strings (``"random"``, ``"expectiminimax:depth=2"``) name agents in a table that the
-``agents`` package provides; this module does not import it. :func:`make_agent` finds the
-table through the entry point group ``trap_env.agents`` (declared by the installed
-package), or through :func:`use_agent_table` (importing ``agents`` calls it, so a checkout
-on ``PYTHONPATH`` works too).
+``agents`` package provides (``agents.make_agent``); this module does not import it. The
+envs reach that table through :func:`resolve_opponent`, which finds it through the entry
+point group ``trap_env.agents`` (declared by the installed package), or through
+:func:`use_agent_table` (importing ``agents`` calls it, so a checkout on ``PYTHONPATH``
+works too).
 
 This module imports nothing outside the standard library.
 """
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from importlib import metadata
 from typing import Any, Protocol, SupportsInt, runtime_checkable
 
-from trap_env.games import DEFAULT_GAME, get_game
+from trap_env.games import get_game
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -35,7 +36,6 @@ __all__ = [
     "batched_twin",
     "check_supports",
     "close_agent",
-    "make_agent",
     "resolve_opponent",
     "use_agent_table",
 ]
@@ -76,9 +76,8 @@ Opponent = str | Agent | Callable[[Any], SupportsInt]
 class AgentTable(Protocol):
     """What builds agents from spec strings: ``agents.make_agent``'s signature."""
 
-    def __call__(
-        self, spec: str, *, game: str = DEFAULT_GAME, seed: int | None = None, **overrides: Any
-    ) -> Agent: ...
+    def __call__(self, spec: str, *, game: str, seed: int | None = None, **overrides: Any) -> Agent:
+        ...
 
 
 _table: AgentTable | None = None
@@ -103,15 +102,14 @@ def _agent_table() -> AgentTable:
     )
 
 
-def make_agent(
-    spec: str, *, game: str = DEFAULT_GAME, seed: int | None = None, **overrides: Any
-) -> Agent:
-    """Build the agent ``spec`` names for ``game`` (see ``agents.make_agent``).
+def _agent_from_spec(spec: str, *, game: str, seed: int | None = None) -> Agent:
+    """Build the agent ``spec`` names for ``game`` with the agent table (``agents.make_agent``):
+    the envs' seam to the table, private to ``trap_env``.
 
     Raises:
         SpecError: for a spec that names no agent of that game, or options it refuses.
     """
-    return _agent_table()(spec, game=game, seed=seed, **overrides)
+    return _agent_table()(spec, game=game, seed=seed)
 
 
 def check_supports(agent: object, config: object) -> None:
@@ -146,12 +144,12 @@ def batched_twin(agent: object) -> Any | None:
 
 
 def resolve_opponent(
-    opponent: object, *, game: str = DEFAULT_GAME, config: object = None, seed: int | None = None
+    opponent: object, *, game: str, config: object = None, seed: int | None = None
 ) -> tuple[Any, bool]:
     """The opponent an env plays against, and whether the env built it (and so closes it).
 
-    A spec string is built by :func:`make_agent` for ``game``; an agent object or a
-    callable ``state -> action`` is used as given. Either is asked
+    A spec string is built by the agent table (``agents.make_agent``) for ``game``; an agent
+    object or a callable ``state -> action`` is used as given. Either is asked
     :func:`check_supports` for ``config`` (the game's default configuration when None).
 
     Raises:
@@ -167,7 +165,7 @@ def resolve_opponent(
         )
     built = isinstance(opponent, str)
     if built:
-        opponent = make_agent(opponent, game=game, seed=seed)  # type: ignore[arg-type]
+        opponent = _agent_from_spec(opponent, game=game, seed=seed)  # type: ignore[arg-type]
     elif not (callable(getattr(opponent, "select_action", None)) or callable(opponent)):
         raise TypeError(
             "opponent must be an agent spec string such as 'random', an object with "

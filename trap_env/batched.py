@@ -6,7 +6,7 @@ transition for a whole batch without a Python loop over games. Code written agai
 :class:`BatchedEngine` works for every game that has one: the batched PUCT search
 (:class:`agents.mcts.batched.BatchedTree`), the batched Gymnasium env
 (:class:`trap_env.batched_env.GameVectorEnv`) and the SB3 VecEnv
-(:class:`agents.rl.batched_vec_env.TrapBatchedVecEnv`).
+(:class:`agents.rl.batched_vec_env.BatchedVecEnv`).
 
 A batch is a tuple of NumPy arrays (a ``NamedTuple``) whose first axis is the game, so
 that :func:`num_games`, :func:`gather` and :func:`scatter` serve every engine. Actions and

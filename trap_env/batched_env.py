@@ -30,7 +30,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 from numpy.typing import NDArray
 
-from trap_env.agent import OpponentError, batched_twin, close_agent, make_agent
+from trap_env.agent import OpponentError, _agent_from_spec, batched_twin, close_agent
 from trap_env.batched import (
     I64,
     NO_WINNER,
@@ -555,7 +555,7 @@ def _one_opponent(opponent: Any, game: str) -> BatchOpponent:
     if isinstance(opponent, str):
         if opponent == "self":
             raise ValueError("'self' cannot be part of a mix of opponents")
-        agent = make_agent(opponent, game=game)  # checks the spec now, not at the first game
+        agent = _agent_from_spec(opponent, game=game)  # checks the spec now, not at the first game
         twin = batched_twin(agent)
         if twin is None:
             return AgentOpponent(opponent, spare=agent, game=game)

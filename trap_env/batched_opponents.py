@@ -15,8 +15,9 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from trap_env.agent import Agent, check_supports, close_agent, make_agent
+from trap_env.agent import Agent, _agent_from_spec, check_supports, close_agent
 from trap_env.batched import I64, U64, BatchedEngine, Bool, gather
+from trap_env.games import game_names
 
 __all__ = [
     "AgentOpponent",
@@ -35,8 +36,8 @@ VectorOpponent = str | Agent | BatchPolicy | Callable[[Any], Any]
 """One opponent: an agent spec string (batched when its agent has a batched twin:
 ``"random"``, the one-ply heuristics, ``"expectiminimax:depth=D"``; otherwise played game
 by game), ``"self"``, an object with ``select_action(state)``, a :class:`BatchOpponent`
-(``AgentOpponent("expectiminimax:depth=2")`` plays a spec game by game even where it has
-a twin), a batched policy ``(observations, masks) -> actions`` or a callable
+(``AgentOpponent("expectiminimax:depth=2", game="trap")`` plays a spec game by game even
+where it has a twin), a batched policy ``(observations, masks) -> actions`` or a callable
 ``state -> action`` (told apart by their number of parameters)."""
 
 
@@ -98,6 +99,11 @@ class AgentOpponent:
         spare: Any = None,
         game: str | None = None,
     ) -> None:
+        if isinstance(opponent, str) and game is None:
+            raise TypeError(
+                f"AgentOpponent({opponent!r}) needs the game its agents play: game= one of "
+                f"{', '.join(game_names())}, or a game's path"
+            )
         self.opponent = opponent
         self.game = game
         """The game a spec string's agents are built for (a name or a game's path); None
@@ -112,12 +118,8 @@ class AgentOpponent:
         if not isinstance(self.opponent, str):
             return self.opponent
         if slot not in self._agents:
-            if self.game is None:
-                raise ValueError(
-                    f"the opponent {self.opponent!r} names an agent of no game; give "
-                    "AgentOpponent(spec, game=NAME) or play it in a batched env"
-                )
-            built = self._spare or make_agent(self.opponent, game=self.game, seed=slot)
+            assert self.game is not None  # given with every spec (checked at construction)
+            built = self._spare or _agent_from_spec(self.opponent, game=self.game, seed=slot)
             agent, self._spare = built, None
             check_supports(agent, engine.config)
             self._agents[slot] = agent

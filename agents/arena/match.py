@@ -15,7 +15,8 @@ from its seed; the recorded action sequence replays it exactly whatever the agen
 
 Example:
     >>> from agents import make_agent
-    >>> result = play_game([make_agent("random"), make_agent("random")], seed=3, board_size=5)
+    >>> players = [make_agent("random", game="trap"), make_agent("random", game="trap")]
+    >>> result = play_game(players, seed=3, game="trap", board_size=5)
     >>> result.reason in REASONS
     True
 """
@@ -29,11 +30,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from agents.arena.record_rules import UNNAMED_GAME, rule_fields
+from agents.options import require_game
 from agents.timing import pause_collector, resume_collector
 from trap_env.agent import Agent
 from trap_env.game import TRUNCATED, Game, turn_limit
-from trap_env.games import DEFAULT_GAME, get_game
-from trap_env.trap.core import DEFAULT_DECAY, NO_PLAYER, Cell, IllegalActionError, State
+from trap_env.games import get_game
+from trap_env.trap.core import NO_PLAYER, Cell, IllegalActionError, State
 
 __all__ = [
     "DEFAULT_TIME_BUDGET",
@@ -69,10 +72,7 @@ class GameResult:
 
     Attributes:
         seed: the game's seed (landing draws and the agents' generators derive from it).
-        board_size: N.
         max_turns: the turn limit that applied.
-        decay: the throw's accuracy loss per step of distance beyond the first, per mille
-            (see :class:`trap_env.trap.core.GameConfig`).
         winner: the winning seat, or -1 for a draw.
         reason: one of :data:`REASONS`; for a fault, the loser is the seat at fault.
         detail: what went wrong, for a fault; empty otherwise.
@@ -80,17 +80,16 @@ class GameResult:
         cpu_time: CPU seconds each seat spent deciding.
         max_turn_time: each seat's longest turn, in CPU seconds.
         actions: every ``apply``-ed action in order (moves, throws, landings): the replay.
-        game: the game's name in :mod:`trap_env.games`.
-        rules: a game's rule parameters other than ``board_size`` and ``decay`` (none for
-            Trap!).
+        game: the game's name in :mod:`trap_env.games` (or its path).
+        params: the game's rule parameters, all of them (``config_params``).
         scores: what the game counts beyond win and loss at the end (``game.scores``:
             disc counts, zone sizes; none for Trap!).
     """
 
     seed: int
-    board_size: int | None
     max_turns: int
-    decay: int = DEFAULT_DECAY
+    game: str
+    params: dict[str, Any]
     winner: int = NO_PLAYER
     reason: str = "truncated"
     detail: str = ""
@@ -98,27 +97,30 @@ class GameResult:
     cpu_time: list[float] = field(default_factory=lambda: [0.0, 0.0])
     max_turn_time: list[float] = field(default_factory=lambda: [0.0, 0.0])
     actions: list[Cell] = field(default_factory=list)
-    game: str = DEFAULT_GAME
-    rules: dict[str, Any] = field(default_factory=dict)
     scores: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields as a dict (for JSON); ``decay`` only when it is not the default."""
-        fields = asdict(self)
-        if self.decay == DEFAULT_DECAY:  # the game as specified, recorded as it always was
-            del fields["decay"]
-        if self.game == DEFAULT_GAME:  # Trap!'s records, as they always were
-            del fields["game"], fields["rules"]
-        if self.board_size is None:  # a game without a board size
-            del fields["board_size"]
+        """The record: the fields as a dict (for JSON), the game and its rules in the fields
+        records hold them in (:func:`~agents.arena.record_rules.rule_fields`)."""
+        fields = asdict(self) | rule_fields(self.game, self.params)
+        del fields["params"]
+        if self.game == UNNAMED_GAME:
+            del fields["game"]
         if not self.scores:
             del fields["scores"]
-        return fields
+        return {name: fields[name] for name in sorted(fields, key=_RECORD_ORDER.index)}
 
     def lose(self, seat: int, reason: str, detail: str) -> GameResult:
         """Record that ``seat`` lost by ``reason`` (a fault); returns self."""
         self.winner, self.reason, self.detail = 1 - seat, reason, detail
         return self
+
+
+_RECORD_ORDER = [
+    "seed", "board_size", "max_turns", "decay", "winner", "reason", "detail", "turns",
+    "cpu_time", "max_turn_time", "actions", "game", "rules", "scores",
+]  # fmt: skip
+"""The order of a record's fields, as records have always been written."""
 
 
 def derive_seed(*parts: object) -> int:
@@ -139,14 +141,13 @@ def play_game(
     agents: Sequence[Agent],
     *,
     seed: int,
-    game: str = DEFAULT_GAME,
+    game: str | None = None,
+    params: Mapping[str, Any] | None = None,
     board_size: int | None = None,
     max_turns: int | None = None,
-    decay: int | None = None,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
     on_turn: TurnHook | None = None,
     on_reset: ResetHook | None = None,
-    params: Mapping[str, Any] | None = None,
     opening_plies: int = 0,
 ) -> GameResult:
     """Play one game; ``agents[0]`` takes seat 0 (player 0, who starts).
@@ -154,12 +155,12 @@ def play_game(
     Args:
         agents: the two agents, by seat; each is reset with a seed derived from ``seed``.
         seed: the game's seed.
-        game: the game's name in :mod:`trap_env.games`.
-        board_size: N (None: the game's default; Trap!: 7).
+        game: the game's name in :mod:`trap_env.games` (or its path); required.
+        params: the game's rule parameters (``make_config(**params)``; None or those left
+            out: the game's defaults), such as Trap!'s ``{"decay": 30}``.
+        board_size: N, the rule every game here has, said on its own (None: ``params``').
         max_turns: a draw by truncation after this many turns (None: the game's
-            ``default_turn_limit``; Trap!: 4 * N * N).
-        decay: Trap!'s throw accuracy loss per step of distance beyond the first, per mille
-            (None: 50, the game as specified; see :class:`trap_env.trap.core.GameConfig`).
+            ``default_turn_limit``).
         time_budget: CPU seconds per turn, shared by the decisions one player makes in a
             row (Trap!: the move and the throw); None for no limit.
         on_turn: called as ``on_turn(seat, state, actions)`` before each turn (and once
@@ -167,7 +168,6 @@ def play_game(
             show the game or to send a heartbeat.
         on_reset: called as ``on_reset(seat)`` before that seat's agent is reset (a
             heartbeat, so that a reset that hangs is charged to its own seat).
-        params: further rule parameters of the game (``game.make_config(**params)``).
         opening_plies: the game opens with this many uniformly random legal actions drawn
             from ``seed`` (recorded like the agents'), so that deterministic agents play
             many different games; two games of one seed open alike.
@@ -177,12 +177,14 @@ def play_game(
         the game as its loss, it never raises for one.
 
     Raises:
-        ValueError: for a game name, board size or decay that the game refuses.
+        TypeError: without ``game``.
+        ValueError: for a game name or rule parameters that the game refuses.
     """
+    game = require_game(game, "play_game()")
     rules = get_game(game)
-    config = rules.make_config(**_rule_params(board_size, decay), **(params or {}))
+    config = rules.make_config(**with_board_size(params, board_size))
     limit = turn_limit(max_turns, rules.default_turn_limit(config))
-    result = _start_result(game, rules.config_params(config), seed, limit)
+    result = GameResult(seed=seed, max_turns=limit, game=game, params=rules.config_params(config))
     for seat, agent in enumerate(agents):
         if on_reset is not None:
             on_reset(seat)
@@ -229,27 +231,18 @@ def _opening(
     return state
 
 
-def _rule_params(board_size: int | None, decay: int | None) -> dict[str, int]:
-    """The rule parameters given (the game's defaults fill the others)."""
-    given = {"board_size": board_size, "decay": decay}
-    return {name: value for name, value in given.items() if value is not None}
+def with_board_size(params: Mapping[str, Any] | None, board_size: int | None) -> dict[str, Any]:
+    """The rule parameters ``params`` with ``board_size`` (None: as they are).
 
-
-def _start_result(game: str, params: dict[str, Any], seed: int, limit: int) -> GameResult:
-    """The result of a game before its first action."""
-    others = {name: value for name, value in params.items() if name not in _RECORD_FIELDS}
-    return GameResult(
-        seed=seed,
-        board_size=params.get("board_size"),
-        max_turns=limit,
-        decay=params.get("decay", DEFAULT_DECAY),
-        game=game,
-        rules=others,
-    )
-
-
-_RECORD_FIELDS = ("board_size", "decay")
-"""Rule parameters that records keep in fields of their own (Trap!'s, as they always were)."""
+    Raises:
+        ValueError: for a board size given twice, in both.
+    """
+    given = dict(params or {})
+    if board_size is None:
+        return given
+    if "board_size" in given:
+        raise ValueError("give the board size once: board_size or params['board_size']")
+    return given | {"board_size": board_size}
 
 
 def _seat(winner: int | None) -> int:
@@ -355,12 +348,7 @@ def _record(rules: Game[Any, Any], state: Any, action: int, result: GameResult) 
 
 
 def replay(
-    board_size: int | None,
-    actions: Sequence[int],
-    decay: int | None = None,
-    *,
-    game: str = DEFAULT_GAME,
-    params: Mapping[str, Any] | None = None,
+    actions: Sequence[int], *, game: str, params: Mapping[str, Any] | None = None
 ) -> Iterator[tuple[Any, LastThrow]]:
     """The states of a recorded game at the start of each turn, and the final one.
 
@@ -369,11 +357,11 @@ def replay(
     ``(decision before it, outcome)`` (Trap!: the throw's target and landing).
 
     Raises:
-        IllegalActionError: if the sequence is not a legal game under the rules of
-            ``board_size`` and ``decay`` (a ``ValueError``, as is a bad size or decay).
+        IllegalActionError: if the sequence is not a legal game of ``game`` under the rule
+            parameters ``params`` (a ``ValueError``, as are parameters the game refuses).
     """
     rules = get_game(game)
-    config = rules.make_config(**_rule_params(board_size, decay), **(params or {}))
+    config = rules.make_config(**(params or {}))
     state = rules.initial_state(config)
     last_chance: LastThrow = None
     decision = -1  # every chance node follows a decision

@@ -6,7 +6,7 @@ game replays alone.
 
 Example:
     >>> tasks = round_robin(["random", "greedy"], games_per_pairing=4, seed=0)
-    >>> RunConfig(board_size=5, workers=2).turn_limit
+    >>> RunConfig(game_name="trap", board_size=5, workers=2).turn_limit
     100
 """
 
@@ -19,17 +19,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.arena.match import DEFAULT_TIME_BUDGET, derive_seed
-from agents.arena.results import game_field
-from agents.options import parse_spec
+from agents.arena.match import DEFAULT_TIME_BUDGET, derive_seed, with_board_size
+from agents.arena.record_rules import settings_rule_fields
+from agents.options import parse_spec, require_game
 from agents.program import DEFAULT_MEMORY_LIMIT
 from trap_env.game import turn_limit
-from trap_env.games import DEFAULT_GAME, get_game
-from trap_env.trap.core import DEFAULT_DECAY, GameConfig
+from trap_env.games import get_game
 
 __all__ = [
     "BACKENDS",
-    "DEFAULT_RUN",
     "MAX_OPENING_PLIES",
     "MAX_REPLAYS",
     "MAX_SECONDS",
@@ -38,7 +36,6 @@ __all__ = [
     "RunConfig",
     "program_limits",
     "round_robin",
-    "rule_params",
 ]
 
 MAX_SECONDS = 1e6
@@ -87,10 +84,12 @@ class RunConfig:
     """How games are played and run.
 
     Attributes:
-        board_size: N.
-        max_turns: a draw after this many turns; None for 4 * N * N.
-        decay: the throw's accuracy loss per step of distance beyond the first, per mille
-            (50, the game as specified, by default; see :class:`trap_env.trap.core.GameConfig`).
+        game_name: the game played, by its name in :mod:`trap_env.games` (or its path);
+            required.
+        params: the game's rule parameters (``make_config(**params)``), such as Trap!'s
+            ``{"decay": 30}``; None for the game's defaults.
+        board_size: N, the rule every game here has, said on its own (None: ``params``').
+        max_turns: a draw after this many turns; None for the game's default turn limit.
         time_budget: CPU seconds per turn (move and throw); None (or ``math.inf``) for no
             limit.
         wall_ceiling: wall-clock seconds a turn may take before its worker is killed;
@@ -108,9 +107,6 @@ class RunConfig:
             on the cluster at ``address``.
         address: the Ray cluster to use (``HOST:PORT``); None starts a local one that
             listens on the loopback address only. Only with ``backend="ray"``.
-        game_name: the game played, by its name in :mod:`trap_env.games` (or its path).
-        rules: the rule parameters of a game other than Trap! (whose are ``board_size``
-            and ``decay``); None for the game's defaults.
         board_sizes: ``(low, high)`` to play each game on a board size drawn from ``low``
             to ``high`` (both included) by the game's seed, so that a game replays alone
             and the two games of a paired seed share their board (the COMP 424 handout
@@ -120,12 +116,14 @@ class RunConfig:
             :func:`round_robin`'s ``paired_seeds`` each opening is played from both seats.
 
     Raises:
+        TypeError: without ``game_name``.
         ValueError: for a value out of range; seconds are at most :data:`MAX_SECONDS`.
     """
 
-    board_size: int = GameConfig().board_size
+    game_name: str = ""  # required: "" is no game, refused naming the games
+    params: dict[str, Any] | None = None
+    board_size: int | None = None
     max_turns: int | None = None
-    decay: int = DEFAULT_DECAY
     time_budget: float | None = DEFAULT_TIME_BUDGET
     wall_ceiling: float | None = None
     setup_seconds: float = 120.0
@@ -134,12 +132,11 @@ class RunConfig:
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT
     backend: str = "process"
     address: str | None = None
-    game_name: str = DEFAULT_GAME
-    rules: dict[str, Any] | None = None
     board_sizes: tuple[int, int] | None = None
     opening_plies: int = 0
 
     def __post_init__(self) -> None:
+        require_game(self.game_name or None, "RunConfig()", "game_name")
         self._check_board_sizes()
         if (
             isinstance(self.opening_plies, bool)
@@ -187,7 +184,7 @@ class RunConfig:
             raise ValueError(
                 f"board_sizes must be (low, high), integers with 3 <= low <= high, got {sizes!r}"
             )
-        if self.board_size != GameConfig().board_size or "board_size" in (self.rules or {}):
+        if "board_size" in self.rule_params:
             raise ValueError(
                 "board_sizes draws each game's board size; give it or a board size, not both"
             )
@@ -212,8 +209,8 @@ class RunConfig:
 
     @property
     def rule_params(self) -> dict[str, Any]:
-        """The rule parameters given (:func:`rule_params`)."""
-        return rule_params(self.game_name, self.board_size, self.decay, self.rules)
+        """The rule parameters given: ``params`` with ``board_size``."""
+        return with_board_size(self.params, self.board_size)
 
     def rule_params_for(self, seed: int | None) -> dict[str, Any]:
         """The rule parameters of the game with ``seed``: :attr:`rule_params`, with the
@@ -252,39 +249,15 @@ class RunConfig:
     def settings(self) -> dict[str, Any]:
         """The settings that decide games, which every game of a results file shares."""
         return {
-            "board_size": self.board_size,
             "max_turns": self.turn_limit,
-            "decay": self.decay,
             "time_budget": self.time_budget,
             "wall_ceiling": self.ceiling,
             "memory_limit": self.memory_limit,
         } | (
-            game_field(self.game_name)
-            | ({} if self.rules is None else {"rules": self.rules})
+            settings_rule_fields(self.game_name, self.rule_params)
             | ({} if self.board_sizes is None else {"board_sizes": list(self.board_sizes)})
             | ({"opening_plies": self.opening_plies} if self.opening_plies else {})
         )
-
-
-def rule_params(
-    game_name: str, board_size: int, decay: int, rules: dict[str, Any] | None
-) -> dict[str, Any]:
-    """The rule parameters of a record that holds Trap!'s rules as fields (``board_size``,
-    ``decay``) and another game's in ``rules`` (:class:`RunConfig`, the AlphaZero config).
-
-    Raises:
-        ValueError: for Trap!'s fields set with another game, or ``rules`` with Trap!.
-    """
-    if game_name == DEFAULT_GAME:
-        if rules is not None:
-            raise ValueError("Trap!'s rules are board_size and decay, not rules={...}")
-        return {"board_size": board_size, "decay": decay}
-    if (board_size, decay) != (GameConfig().board_size, DEFAULT_DECAY):
-        raise ValueError(
-            f"board_size and decay are Trap!'s rules; the game {game_name!r} takes its rule "
-            "parameters in rules={...}"
-        )
-    return {} if rules is None else dict(rules)
 
 
 def _check_seconds(name: str, value: float | None, alternatives: str) -> None:
@@ -298,7 +271,6 @@ def _check_seconds(name: str, value: float | None, alternatives: str) -> None:
         )
 
 
-DEFAULT_RUN = RunConfig()
 """The settings of a run that names none."""
 
 

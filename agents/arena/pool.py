@@ -237,5 +237,5 @@ def _usage_text(before: SchedStat | None, after: SchedStat | None) -> str:
 def _turns_of(config: RunConfig, task: GameTask, actions: list[int]) -> int:
     """The turns completed in a recorded action sequence of ``task``."""
     params = config.rule_params_for(task.seed)
-    *_, (last_state, _) = replay(None, actions, game=config.game_name, params=params)
+    *_, (last_state, _) = replay(actions, game=config.game_name, params=params)
     return get_game(config.game_name).turn(last_state)

@@ -13,15 +13,16 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from agents.arena.match import interface_problem
-from agents.arena.plan import DEFAULT_RUN, RunConfig, program_limits
+from agents.arena.plan import RunConfig, program_limits
 from agents.arena.processes import describe_exit
 from agents.program_process import die_with_parent
-from trap_env.agent import SpecError, UnsupportedGameError, check_supports, make_agent
+from agents.registry import make_agent
+from trap_env.agent import SpecError, UnsupportedGameError, check_supports
 
 __all__ = ["check_specs", "probe_specs"]
 
 
-def check_specs(specs: Iterable[str], config: RunConfig = DEFAULT_RUN) -> None:
+def check_specs(specs: Iterable[str], config: RunConfig) -> None:
     """Build each agent once in a guarded child process, before any game starts.
 
     Each agent must build within ``config.setup_seconds``, have the agent interface, and
@@ -39,7 +40,7 @@ def check_specs(specs: Iterable[str], config: RunConfig = DEFAULT_RUN) -> None:
 
 
 def probe_specs(
-    specs: Iterable[str], config: RunConfig = DEFAULT_RUN
+    specs: Iterable[str], config: RunConfig
 ) -> dict[str, SpecError | UnsupportedGameError | None]:
     """Like :func:`check_specs`, but the problem of every spec (None if none), by spec."""
     order = list(dict.fromkeys(specs))

@@ -4,8 +4,8 @@ the one they lead to (what ``trap-play --replay`` and the web page's Replay chec
 Example:
     >>> from agents import make_agent
     >>> from agents.arena.match import play_game
-    >>> players = [make_agent("random"), make_agent("random")]
-    >>> record = play_game(players, seed=1, board_size=5).to_dict()
+    >>> players = [make_agent("random", game="trap"), make_agent("random", game="trap")]
+    >>> record = play_game(players, seed=1, game="trap", board_size=5).to_dict()
     >>> final_state, last_throw = replay_record(record)[-1]
 """
 
@@ -15,12 +15,13 @@ from collections.abc import Collection
 from typing import Any, TypeGuard
 
 from agents.arena.match import FAULTS, LastThrow, replay
-from agents.arena.results import end_reasons, record_decay, record_game
+from agents.arena.record_rules import UNNAMED_GAME, record_game, record_params
+from agents.arena.results import end_reasons
 from trap_env.game import TRUNCATED, Game
-from trap_env.games import DEFAULT_GAME, get_game
+from trap_env.games import get_game
 from trap_env.trap.core import NO_PLAYER, IllegalActionError
 
-__all__ = ["MAX_REPLAY_BOARD_SIZE", "record_params", "replay_record"]
+__all__ = ["MAX_REPLAY_BOARD_SIZE", "replay_record"]
 
 MAX_REPLAY_BOARD_SIZE = 100
 """The largest board a record may be replayed on (the rules tables grow as N * N)."""
@@ -49,7 +50,7 @@ def replay_record(
     """
     board_size, actions = record.get("board_size"), record.get("actions")
     game = record_game(record)
-    if (board_size is not None or game == DEFAULT_GAME) and (
+    if (board_size is not None or game == UNNAMED_GAME) and (
         isinstance(board_size, bool)
         or not isinstance(board_size, int)
         or not 3 <= board_size <= MAX_REPLAY_BOARD_SIZE
@@ -68,16 +69,7 @@ def replay_record(
         except IllegalActionError as error:
             raise ValueError(f"action {index} of the record: {error}") from None
     _check_outcome(rules, record, state, has_actions=bool(actions))
-    return list(replay(None, actions, game=game, params=params))
-
-
-def record_params(record: dict[str, Any]) -> dict[str, Any]:
-    """A record's rule parameters: Trap!'s board size and decay; another game's board size
-    (if it has one) and its ``rules``."""
-    if record_game(record) == DEFAULT_GAME:
-        return {"board_size": record["board_size"], "decay": record_decay(record)}
-    size = record.get("board_size")
-    return {**({} if size is None else {"board_size": size}), **record.get("rules", {})}
+    return list(replay(actions, game=game, params=params))
 
 
 def _check_outcome(

@@ -43,10 +43,11 @@ from types import TracebackType
 from typing import Any
 
 from agents.arena.match import FAULTS
+from agents.arena.record_rules import UNNAMED_GAME, record_game, recorded_settings
 from agents.files import write_text_atomically
 from trap_env.game import TRUNCATED
-from trap_env.games import DEFAULT_GAME, UnknownGameError, game_names, get_game
-from trap_env.trap.core import DEFAULT_DECAY, MAX_DECAY
+from trap_env.games import UnknownGameError, game_names, get_game
+from trap_env.trap.core import MAX_DECAY
 
 try:
     import fcntl
@@ -61,10 +62,8 @@ __all__ = [
     "ResultsWarning",
     "check_record",
     "end_reasons",
-    "game_field",
     "load_results",
     "read_results",
-    "record_decay",
     "record_game",
 ]
 
@@ -213,27 +212,12 @@ _OPTIONAL_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
 the game when it is Trap!."""
 
 
-def game_field(game: str) -> dict[str, str]:
-    """The ``game`` field of a record or settings: none for Trap!, as records always were."""
-    return {} if game == DEFAULT_GAME else {"game": game}
-
-
-def record_game(record: Record) -> str:
-    """The game a (checked) record's game is of: Trap! when it names none."""
-    return record.get("game", DEFAULT_GAME)  # type: ignore[no-any-return]
-
-
 def end_reasons(game: str, *, allow_paths: bool | Collection[str] = True) -> tuple[str, ...]:
     """Every way a game of ``game`` can end: its own reasons, the turn limit, or a fault.
 
     ``allow_paths``: which game paths ``game`` may be (:func:`trap_env.games.get_game`).
     """
     return (*get_game(game, allow_paths=allow_paths).end_reasons, TRUNCATED, *FAULTS)
-
-
-def record_decay(record: Record) -> int:
-    """The decay a (checked) record's game was played with: the default when it names none."""
-    return record.get("decay", DEFAULT_DECAY)  # type: ignore[no-any-return]
 
 
 def check_record(record: object, *, allow_paths: bool | Collection[str] = ()) -> None:
@@ -261,7 +245,7 @@ def check_record(record: object, *, allow_paths: bool | Collection[str] = ()) ->
     for name, (is_valid, expected) in _OPTIONAL_FIELDS.items():
         if name in record and not is_valid(record[name]):
             raise ResultsError(f"{name!r} must be {expected}, got {record[name]!r:.80}")
-    if record_game(record) == DEFAULT_GAME and "board_size" not in record:
+    if record_game(record) == UNNAMED_GAME and "board_size" not in record:
         raise ResultsError("the record has no 'board_size'")
     try:
         reasons = end_reasons(record_game(record), allow_paths=allow_paths)
@@ -512,7 +496,7 @@ def _linked_message(path: Path) -> str:
 
 
 def _game_of(settings: dict[str, Any]) -> str:
-    return settings.get("game", DEFAULT_GAME)  # type: ignore[no-any-return]
+    return recorded_settings(settings)["game"]  # type: ignore[no-any-return]
 
 
 _UNNAMED = {"board_sizes": None, "opening_plies": 0}
@@ -575,18 +559,15 @@ def _recorded_settings(path: Path, records: list[Record]) -> dict[str, Any]:
         if not records:
             return {}
         first = records[0]
-        kept = ("board_size", "max_turns", "time_budget")
-        return {name: first[name] for name in kept if name in first} | {
-            "decay": record_decay(first),
-            "game": record_game(first),
-        }
+        kept = ("board_size", "max_turns", "time_budget", "decay", "game")
+        return recorded_settings({name: first[name] for name in kept if name in first})
     try:
         recorded = json.loads(text)
     except json.JSONDecodeError as error:
         raise ResultsError(f"{settings_path(path)} is not JSON ({error}); remove it") from None
     if not isinstance(recorded, dict):
         raise ResultsError(f"{settings_path(path)} is not a settings object; remove it")
-    return {"decay": DEFAULT_DECAY, "game": DEFAULT_GAME} | recorded
+    return recorded_settings(recorded)
 
 
 def _show(value: object) -> str:

@@ -20,7 +20,9 @@ so a killed run loses at most the games in flight.
 
 Example:
     >>> tasks = round_robin(["random", "greedy"], games_per_pairing=4, seed=0)
-    >>> records = run_games(tasks, "results.jsonl", RunConfig(board_size=5, workers=2))
+    >>> records = run_games(
+        tasks, "results.jsonl", RunConfig(game_name="trap", board_size=5, workers=2)
+    )
 """
 
 from __future__ import annotations
@@ -34,7 +36,6 @@ from typing import Any, Protocol
 
 from agents.arena.plan import (
     BACKENDS,
-    DEFAULT_RUN,
     MAX_REPLAYS,
     MAX_SECONDS,
     GameTask,
@@ -43,16 +44,15 @@ from agents.arena.plan import (
     round_robin,
 )
 from agents.arena.probe import check_specs, probe_specs
+from agents.arena.record_rules import record_game, record_params
 from agents.arena.results import (
     Record,
     ResultsError,
     ResultsLog,
     load_results,
-    record_decay,
-    record_game,
 )
 from agents.arena.worker import Beat, play_task
-from trap_env.games import DEFAULT_GAME, get_game
+from trap_env.games import get_game
 
 __all__ = [
     "BACKENDS",
@@ -76,7 +76,7 @@ __all__ = [
 def run_games(
     tasks: Sequence[GameTask],
     results_path: str | os.PathLike[str],
-    config: RunConfig = DEFAULT_RUN,
+    config: RunConfig,
     *,
     resume: bool = False,
     overwrite: bool = False,
@@ -157,7 +157,7 @@ def _matching_records(
         expected = {
             "max_turns": config.turn_limit_for(task.seed),
             "game": config.game_name,
-        } | _rules_of(config, task.seed)
+        } | _all_params(config.game_name, config.rule_params_for(task.seed))
         if record["seed"] != task.seed or tuple(record["seats"]) != task.seats:
             raise ResultsError(
                 f"{path} holds game {task.game_id!r} with another seed or seats: it comes from "
@@ -166,12 +166,9 @@ def _matching_records(
         played = {
             "max_turns": record["max_turns"],
             "game": record_game(record),
-            "board_size": record.get("board_size"),
-            "decay": record_decay(record),
-            "rules": record.get("rules", {}),
-        }
+        } | _all_params(config.game_name, record_params(record))
         for name, value in expected.items():
-            if played[name] != value:
+            if played.get(name) != value:
                 raise ResultsError(
                     f"{path} holds game {task.game_id!r} played with {name} {played[name]}, "
                     f"this run has {value}; resume with the same settings or write elsewhere"
@@ -187,15 +184,14 @@ def _matching_records(
     return done
 
 
-def _rules_of(config: RunConfig, seed: int) -> dict[str, Any]:
-    """The rule fields a record of ``config``'s game with ``seed`` holds: its board size,
-    Trap!'s decay, another game's ``rules`` (all its parameters but those two)."""
-    rules = get_game(config.game_name)
-    params = rules.config_params(rules.make_config(**config.rule_params_for(seed)))
-    fields = {"board_size": params.pop("board_size", None)}
-    if config.game_name == DEFAULT_GAME:
-        return fields | {"decay": params["decay"]}
-    return fields | {"rules": {k: v for k, v in params.items() if k != "decay"}}
+def _all_params(game: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Every rule parameter of ``game`` played with ``params`` (its defaults fill the others);
+    none for parameters the game refuses (a record that is not of this run)."""
+    rules = get_game(game)
+    try:
+        return rules.config_params(rules.make_config(**params))
+    except (TypeError, ValueError):
+        return {}
 
 
 def _progress_bar(total: int, initial: int, enabled: bool) -> Any:

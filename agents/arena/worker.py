@@ -14,10 +14,11 @@ from agents.arena.match import GameResult, derive_seed, interface_problem, play_
 from agents.arena.plan import GameTask, RunConfig, program_limits
 from agents.arena.results import Record
 from agents.program_process import die_with_parent
+from agents.registry import make_agent
 from agents.timing import limit_threads
-from trap_env.agent import Agent, check_supports, make_agent
-from trap_env.games import DEFAULT_GAME, get_game
-from trap_env.trap.core import DEFAULT_DECAY, NO_PLAYER, Cell, State
+from trap_env.agent import Agent, check_supports
+from trap_env.games import get_game
+from trap_env.trap.core import NO_PLAYER, Cell, State
 
 __all__ = ["Beat", "BeatSink", "empty_result", "make_record", "play_task", "worker_main"]
 
@@ -82,12 +83,8 @@ def empty_result(task: GameTask, config: RunConfig) -> GameResult:
     rules = get_game(config.game_name)
     params = rules.config_params(rules.make_config(**config.rule_params_for(task.seed)))
     return GameResult(
-        seed=task.seed,
-        board_size=params.pop("board_size", None),
-        max_turns=config.turn_limit_for(task.seed),
-        decay=params.pop("decay", DEFAULT_DECAY),
-        game=config.game_name,
-        rules={} if config.game_name == DEFAULT_GAME else params,
+        seed=task.seed, max_turns=config.turn_limit_for(task.seed), game=config.game_name,
+        params=params,
     )
 
 

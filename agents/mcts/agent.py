@@ -16,8 +16,8 @@ legal action (or the kept tree's most visited one).
 
 Example:
     >>> from agents import make_agent
-    >>> agent = make_agent("mcts:time_limit=1.0")              # the bundled 7x7 network
-    >>> agent = make_agent("mcts:simulations=200,path=run/best.npz", seed=3)
+    >>> agent = make_agent("mcts:time_limit=1.0", game="trap")  # the bundled 7x7 network
+    >>> agent = make_agent("mcts:simulations=200,path=run/best.npz", game="trap", seed=3)
     >>> agent = make_agent("mcts:time_limit=1.0", game="othello")  # the bundled 8x8 one
 """
 
@@ -29,11 +29,11 @@ from typing import Any
 
 from agents.mcts.network import Network, load_network
 from agents.mcts.search import CHANCE_MODES, Tree
+from agents.options import require_game
 from agents.seeded import SeededAgent
 from agents.timing import MAX_TIME_LIMIT, Clock, TimedAgent, check_clock
 from trap_env.agent import UnsupportedGameError
 from trap_env.game import turn_limit
-from trap_env.games import DEFAULT_GAME
 
 __all__ = ["DEFAULT_NETWORKS", "MCTSAgent", "MCTSStats"]
 
@@ -99,8 +99,9 @@ class MCTSAgent(TimedAgent, SeededAgent):
         max_turns: int | None = None,
         clock: Clock = "cpu",
         seed: int | None = None,
-        game: str = DEFAULT_GAME,
+        game: str | None = None,
     ) -> None:
+        game = require_game(game, "MCTSAgent()")
         SeededAgent.__init__(self, seed)
         _check_options(time_limit, simulations, chance, move_share, clock, c_puct, max_turns)
         self.time_limit = time_limit
@@ -208,10 +209,14 @@ class MCTSAgent(TimedAgent, SeededAgent):
         return root.actions[root.best_index()]
 
 
+_OWN_FLAGS = ("board_size", "decay")
+"""The rules that ``trap-train alphazero`` sets with flags of their own (Trap!'s decay)."""
+
+
 def _train_flag(game: str, name: str, value: object) -> str:
     """The ``trap-train alphazero`` flag that sets the rule ``name`` of ``game``: Trap!'s
     rules and every game's board size have flags of their own, others are ``--rule``."""
-    if name == "board_size" or game == DEFAULT_GAME:
+    if name in _OWN_FLAGS:
         return f"--{name.replace('_', '-')} {value}"
     return f"--rule {name}={value}"
 

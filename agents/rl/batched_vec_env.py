@@ -2,15 +2,14 @@
 
 SB3 resets an ended game in the same step (the observation it returns is the next
 episode's first, and ``infos[i]["terminal_observation"]`` holds the last one), so this
-class drives :class:`trap_env.trap.batched_env.TrapVectorEnv` (or, for another game with a
-batched engine, :class:`trap_env.batched_env.GameVectorEnv`) with its autoreset disabled and
-resets the ended games itself. ``env_method("action_masks")`` gives the masks that
+class drives a game's :class:`trap_env.batched_env.GameVectorEnv` with its autoreset
+disabled and resets the ended games itself. ``env_method("action_masks")`` gives the masks that
 MaskablePPO asks for, and it works under ``VecMonitor``.
 
 Example:
     >>> from sb3_contrib import MaskablePPO
     >>> from stable_baselines3.common.vec_env import VecMonitor
-    >>> envs = VecMonitor(TrapBatchedVecEnv(64, opponent="random"))
+    >>> envs = VecMonitor(BatchedVecEnv(64, game="trap", opponent="random"))
     >>> model = MaskablePPO("MlpPolicy", envs, n_steps=32)  # doctest: +SKIP
     >>> model.learn(10_000)  # doctest: +SKIP
 
@@ -32,25 +31,24 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
+from agents.options import require_game
 from trap_env.batched_env import GameVectorEnv
-from trap_env.games import DEFAULT_GAME
-from trap_env.trap.batched_env import TrapVectorEnv
 
-__all__ = ["TrapBatchedVecEnv"]
+__all__ = ["BatchedVecEnv"]
 
 
-class TrapBatchedVecEnv(VecEnv):
-    """B games of ``trap_env/Trap-v0`` (or of another game) as one SB3 ``VecEnv``
-    (same-step reset).
+class BatchedVecEnv(VecEnv):
+    """B games of a game with a batched engine as one SB3 ``VecEnv`` (same-step reset).
 
     Args:
         num_envs: B.
-        game: the game (its name or path; Trap! by default), which must have a batched
-            engine.
-        **env_kwargs: :class:`trap_env.trap.batched_env.TrapVectorEnv`'s arguments (``opponent``,
-            ``seat``, ``board_size``, ``max_turns``, ``decay``, ``illegal_action``), or
-            another game's :class:`~trap_env.batched_env.GameVectorEnv` arguments and rule
-            parameters.
+        game: the game (its name or path), which must have a batched engine; required.
+        **env_kwargs: :class:`~trap_env.batched_env.GameVectorEnv`'s arguments
+            (``opponent``, ``seat``, ``max_turns``, ``illegal_action``) and the game's rule
+            parameters (``board_size``; Trap!'s ``decay``).
+
+    Raises:
+        TypeError: without ``game``.
 
     ``seed(s)`` keys every game of the batch by ``s`` (SB3 hands each env ``s + index``;
     the batch needs only the first). ``env_method("set_opponent", x)`` accepts what the
@@ -59,12 +57,9 @@ class TrapBatchedVecEnv(VecEnv):
     as each game draws its opponent per episode.
     """
 
-    def __init__(self, num_envs: int, *, game: str = DEFAULT_GAME, **env_kwargs: Any) -> None:
-        self.env: GameVectorEnv = (
-            TrapVectorEnv(num_envs, autoreset_mode="disabled", **env_kwargs)
-            if game == DEFAULT_GAME
-            else GameVectorEnv(game, num_envs, autoreset_mode="disabled", **env_kwargs)
-        )
+    def __init__(self, num_envs: int, *, game: str | None = None, **env_kwargs: Any) -> None:
+        game = require_game(game, "BatchedVecEnv()")
+        self.env = GameVectorEnv(game, num_envs, autoreset_mode="disabled", **env_kwargs)
         super().__init__(num_envs, self.env.single_observation_space, self.env.single_action_space)
         self._actions: NDArray[np.int64] = np.zeros(num_envs, np.int64)
         self._mix_key: tuple[Any, ...] | None = None

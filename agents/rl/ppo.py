@@ -6,8 +6,9 @@ sees the legal-action mask, so it never picks an illegal move or throw.
 
 Example:
     >>> from agents import make_agent
-    >>> agent = make_agent("ppo")                                   # the bundled 7x7 model
-    >>> agent = make_agent("ppo:path=runs/x/best/best_model.zip,deterministic=false", seed=1)
+    >>> agent = make_agent("ppo", game="trap")  # the bundled 7x7 model
+    >>> spec = "ppo:path=runs/x/best/best_model.zip,deterministic=false"
+    >>> agent = make_agent(spec, game="trap", seed=1)
 
 torch and sb3-contrib (the ``rl`` extra) are imported only when a ``ppo`` agent is built,
 so ``import agents`` works without them.

@@ -27,6 +27,7 @@ from torch.nn import functional
 from agents.registry import make_agent
 from agents.rl.teacher import teacher_game
 from trap_env.trap.core import GameConfig, State, initial_state, resolve_turn_limit
+from trap_env.trap.game import GAME as TRAP
 from trap_env.trap.observation import action_mask, observe
 
 __all__ = ["ImitationData", "imitation_data", "pretrain"]
@@ -67,13 +68,13 @@ def imitation_data(
     """
     rng = random.Random(seed)
     limit = resolve_turn_limit(max_turns, board_size)
-    agent = make_agent(teacher, seed=rng.randrange(2**31))
+    agent = make_agent(teacher, game="trap", seed=rng.randrange(2**31))
     rows: list[tuple[np.ndarray, np.ndarray, int, int]] = []
     values: list[float] = []
     for _ in range(num_games):
         agent.reset(seed=rng.randrange(2**31))
         start = initial_state(GameConfig(board_size))
-        game = teacher_game(agent, start, rng, limit, epsilon=epsilon)
+        game = teacher_game(agent, start, rng, limit, epsilon=epsilon, game=TRAP)
         game_rows = [_row(label.state, label.action) for label in game.labels]
         rows += game_rows
         values += _value_targets(game_rows, game.final.winner, gamma)

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from trap_env.game import Game
-from trap_env.trap.game import GAME as TRAP
 
 __all__ = ["Label", "TeacherGame", "teacher_game", "teacher_value"]
 
@@ -44,7 +43,8 @@ def teacher_game(
     max_turns: int,
     random_opening: int = 0,
     epsilon: float | None = None,
-    game: Game[Any, Any] = TRAP,
+    *,
+    game: Game[Any, Any],
 ) -> TeacherGame:
     """Play one game of ``teacher`` against itself from ``start`` until it ends or reaches
     ``max_turns``.
@@ -57,7 +57,7 @@ def teacher_game(
         random_opening: the first decisions are uniformly random and unlabelled.
         epsilon: after the opening, each labelled decision is replaced by a uniformly
             random action with this probability (None: never, and no draw for it).
-        game: the rules of ``start`` (Trap! by default).
+        game: the rules of ``start``.
     """
     state, labels, decisions = start, [], 0
     while game.outcome(state, max_turns) is None:

@@ -129,7 +129,7 @@ class PlayerAI:
         **options: Any,
     ) -> None:
         if isinstance(agent, str):
-            agent = make_agent(agent, seed=seed, **options)
+            agent = make_agent(agent, game="trap", seed=seed, **options)
         elif not all(callable(getattr(agent, name, None)) for name in ("select_action", "reset")):
             raise TypeError(
                 "agent must be an agent spec string such as 'random' or an agent (an object "

@@ -43,6 +43,7 @@ from starlette.staticfiles import StaticFiles
 
 from agents.arena.match import DEFAULT_TIME_BUDGET
 from agents.arena.plan import RunConfig
+from agents.arena.record_rules import record_game
 from agents.options import parse_spec
 from agents.registry import AGENT_TABLE, agent_names
 from agents.web.live import LiveGame, LiveGames, build_seats
@@ -56,8 +57,7 @@ from agents.web.views import (
     standings,
 )
 from trap_env.agent import SpecError
-from trap_env.games import DEFAULT_GAME, game_names, get_game
-from trap_env.trap.core import DEFAULT_DECAY
+from trap_env.games import game_names, get_game
 
 __all__ = ["LOOPBACK_HOSTS", "MAX_BOARD_SIZE", "Settings", "check_spec", "create_app"]
 
@@ -88,14 +88,24 @@ class Settings:
         results_root: the folder under which results files may be read.
         allow_exec: whether ``exec:`` programs and dotted paths are accepted as agents.
         hosts: the ``host`` or ``host:port`` values the ``Host`` header may name.
+        first_game: the game the page lists first and a start request that names none
+            plays (``trap-serve``: Trap!); None: the games by name, and a start request
+            names its game.
 
     Attributes:
         stopping: set when the server stops, so that the event streams end at once.
         heavy: the threads heavy work runs in, :data:`HEAVY_THREADS` at most.
     """
 
-    def __init__(self, results_root: Path, allow_exec: bool, hosts: Iterable[str]) -> None:
+    def __init__(
+        self,
+        results_root: Path,
+        allow_exec: bool,
+        hosts: Iterable[str],
+        first_game: str | None = None,
+    ) -> None:
         self.results_root = results_root.resolve()
+        self.first_game = first_game
         self.allow_exec = allow_exec
         self.hosts = set(hosts)
         self.stopping = threading.Event()
@@ -290,7 +300,7 @@ async def _body(request: Request, settings: Settings) -> dict[str, Any]:
 def _info(settings: Settings) -> dict[str, Any]:
     """The games, their built-in agents and default rules, and whether exec is allowed."""
     described = []
-    for name in sorted(game_names(), key=lambda name: name != DEFAULT_GAME):
+    for name in sorted(game_names(), key=lambda name: name != settings.first_game):
         rules = get_game(name)
         params = rules.config_params(rules.make_config())
         agents = [n for n in agent_names(name) if n in AGENT_TABLE.get(name, {})]
@@ -306,7 +316,7 @@ def _info(settings: Settings) -> dict[str, Any]:
 async def _start(request: Request, settings: Settings, games: LiveGames) -> dict[str, Any]:
     """Start a game: ``specs`` by seat, None for the person's seat (Play) or none (Watch)."""
     body = await _body(request, settings)
-    config = _run_config(body)
+    config = _run_config(body, settings.first_game)
     specs = body.get("specs")
     if not isinstance(specs, list) or len(specs) != 2 or specs.count(None) > 1:
         raise ApiError("specs must be two agent specs by seat, or one and null for your seat")
@@ -332,11 +342,12 @@ async def _start(request: Request, settings: Settings, games: LiveGames) -> dict
     return {"id": game.id, "seats": labels, "seed": seed, "person": game.person_seat()}
 
 
-def _run_config(body: dict[str, Any]) -> RunConfig:
-    """The game, rules and time budget of a start request."""
-    name = body.get("game", DEFAULT_GAME)
+def _run_config(body: dict[str, Any], first_game: str | None) -> RunConfig:
+    """The game (``first_game`` when it names none), rules and time budget of a start
+    request."""
+    name = body.get("game", first_game)
     if name not in game_names():
-        raise ApiError(f"unknown game {name!r:.40}; the games: {', '.join(game_names())}")
+        raise ApiError(f"game must be one of {', '.join(game_names())}, got {name!r:.40}")
     params = body.get("params") or {}
     if not isinstance(params, dict):
         raise ApiError("params must be an object of rule parameters")
@@ -353,13 +364,7 @@ def _run_config(body: dict[str, Any]) -> RunConfig:
     ):
         raise ApiError(f"time_budget must be seconds in (0, {MAX_TIME_BUDGET}], got {budget!r:.20}")
     try:
-        if name == DEFAULT_GAME:
-            unknown = sorted(set(params) - {"board_size", "decay"})
-            if unknown:
-                raise ValueError(f"Trap!'s rules are board_size and decay, not {unknown}")
-            return RunConfig(board_size=size or 7, decay=params.get("decay", DEFAULT_DECAY),
-                             time_budget=float(budget), setup_seconds=60.0)  # fmt: skip
-        return RunConfig(game_name=name, rules=params or None, time_budget=float(budget),
+        return RunConfig(game_name=name, params=params or None, time_budget=float(budget),
                          setup_seconds=60.0)  # fmt: skip
     except (TypeError, ValueError) as error:
         raise ApiError(f"the rules: {error}") from None
@@ -486,7 +491,7 @@ async def _results(request: Request, settings: Settings) -> dict[str, Any]:
     records = await _in_thread(settings, _records, _results_file(request, settings),
                                settings.allow_exec)  # fmt: skip
     games = [{"index": i, "seats": r["seats"], "winner": r["winner"], "reason": r["reason"],
-              "turns": r["turns"], "game": r.get("game", DEFAULT_GAME)}
+              "turns": r["turns"], "game": record_game(r)}
              for i, r in enumerate(records)]  # fmt: skip
     return {"games": games}
 

@@ -28,8 +28,9 @@ from typing import Any
 from agents.arena.match import FAULTS, interface_problem
 from agents.arena.plan import RunConfig, program_limits
 from agents.arena.processes import describe_exit, is_machine_stall, read_schedstat
+from agents.registry import make_agent
 from agents.timing import limit_threads
-from trap_env.agent import SpecError, UnsupportedGameError, check_supports, close_agent, make_agent
+from trap_env.agent import SpecError, UnsupportedGameError, check_supports, close_agent
 from trap_env.games import get_game
 
 __all__ = ["CLOSE_SECONDS", "MAX_STALL_WAITS", "PersonSeat", "Resigned", "SeatFault", "WorkerSeat"]

@@ -16,11 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.arena.replays import MAX_REPLAY_BOARD_SIZE, record_params, replay_record
+from agents.arena.record_rules import record_params
+from agents.arena.replays import MAX_REPLAY_BOARD_SIZE, replay_record
 from agents.arena.results import ResultsError, check_record, read_results, record_game
 from agents.arena.stats import elo_ratings, summarize_pairings, wilson_interval
 from trap_env.game import Game, Outcome
-from trap_env.games import DEFAULT_GAME, game_names, get_game
+from trap_env.games import game_names, get_game
 
 __all__ = [
     "MAX_BOARD_SIZE",
@@ -147,7 +148,7 @@ def record_frames(record: Any, allow_paths: bool = False) -> dict[str, Any]:
             contradict each other, a board the page does not show, or its actions and
             outcome under its rules).
     """
-    is_known = isinstance(record, dict) and record.get("game", DEFAULT_GAME) in game_names()
+    is_known = isinstance(record, dict) and record_game(record) in game_names()
     if not allow_paths and isinstance(record, dict) and not is_known:
         # A game's path would import its module: a pasted record names registered games only.
         raise ValueError(f"'game' must be one of {', '.join(game_names())}")
@@ -176,26 +177,35 @@ def record_rules(record: dict[str, Any]) -> dict[str, Any]:
             ``rules.board_size``), a board over :data:`MAX_BOARD_SIZE`, or rules that the
             record's game refuses (``make_config``).
     """
-    params = record_params(record)
     written = [(name, record[name]) for name in _RULE_FIELDS if name in record]
-    for name, value in [*written, *record.get("rules", {}).items()]:
-        if name not in params:
-            raise ValueError(f"the record gives {name}, a rule {record_game(record)} does not have")
-        if params[name] != value:
-            raise ValueError(
-                f"the record's fields contradict each other: {name} is {value!r:.20} and "
-                f"{params[name]!r:.20} (its {name} and its rules' {name} must agree)"
-            )
+    rules = record.get("rules", {})
+    for name, value in written:
+        if name in rules and rules[name] != value:
+            raise _contradiction(name, value, rules[name])
+    params = record_params(record)
     size = params.get("board_size")
     if size is not None and not (isinstance(size, int) and size <= MAX_BOARD_SIZE):
         raise ValueError(
             f"the page shows boards up to {MAX_BOARD_SIZE}x{MAX_BOARD_SIZE}, not {size!r:.20}"
         )
+    game = get_game(record_game(record))
     try:
-        get_game(record_game(record)).make_config(**params)
+        played = game.config_params(game.make_config(**params))
     except TypeError as error:
         raise ValueError(str(error)) from None
+    for name, value in [*written, *rules.items()]:
+        if name not in played:
+            raise ValueError(f"the record gives {name}, a rule {record_game(record)} does not have")
+        if played[name] != value:
+            raise _contradiction(name, value, played[name])
     return params
+
+
+def _contradiction(name: str, value: object, other: object) -> ValueError:
+    return ValueError(
+        f"the record's fields contradict each other: {name} is {value!r:.20} and "
+        f"{other!r:.20} (its {name} and its rules' {name} must agree)"
+    )
 
 
 def _check_scores(record: dict[str, Any], scores: dict[str, Any]) -> None:

@@ -53,10 +53,10 @@ def ppo_figures(timesteps: int, batch: int = 256, processes: int = 2) -> list[Fi
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import SubprocVecEnv, VecMonitor
 
-    from agents.rl.batched_vec_env import TrapBatchedVecEnv
+    from agents.rl.batched_vec_env import BatchedVecEnv
 
     rollout = max(timesteps // 4, batch)  # four updates per measurement
-    batched = VecMonitor(TrapBatchedVecEnv(batch, opponent="random"))
+    batched = VecMonitor(BatchedVecEnv(batch, opponent="random", game="trap"))
     batched_rates = ppo_learn_rates(batched, max(rollout // batch, 1), timesteps)
     # "module:id" makes each worker process import trap_env, which registers the id.
     subprocess_envs = make_vec_env(
@@ -69,7 +69,7 @@ def ppo_figures(timesteps: int, batch: int = 256, processes: int = 2) -> list[Fi
     figures = []
     for index, what in enumerate(("learn", "rollouts")):
         figures += [
-            Figure(f"ppo {what}: TrapBatchedVecEnv B={batch}", batched_rates[index], "steps/s"),
+            Figure(f"ppo {what}: BatchedVecEnv B={batch}", batched_rates[index], "steps/s"),
             Figure(
                 f"ppo {what}: SubprocVecEnv, {processes} Gym envs", single_rates[index], "steps/s"
             ),

@@ -22,7 +22,7 @@ def search_opponent_figures(seconds: float) -> list[Figure]:
     from trap_env.batched_opponents import AgentOpponent
 
     batched = batched_rate(BATCHED_B, seconds, opponent=OPPONENT)
-    scalar = batched_rate(SCALAR_B, seconds, opponent=AgentOpponent(OPPONENT))
+    scalar = batched_rate(SCALAR_B, seconds, opponent=AgentOpponent(OPPONENT, game="trap"))
     ratio = batched / scalar
     verdict = "pass" if ratio >= GATE_RATIO else "FAIL"
     return [

@@ -16,7 +16,7 @@ from typing import Any
 from agents.files import (
     run_folder,
 )
-from agents.options import other_game_rules, rule_pair
+from agents.options import given_rules, rule_pair
 from agents.rl.alphazero import run
 from agents.rl.alphazero.config import CONFIG_FILE, FIXED_ON_RESUME, AlphaZeroConfig
 from agents.rl.alphazero.ladder import run_config
@@ -86,7 +86,9 @@ def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
     fields = record_overrides(args, AlphaZeroConfig, skip=("run_dir", "rules"))
     game = fields.get("game_name", DEFAULT_GAME)
     size = fields.pop("board_size", None) if game != DEFAULT_GAME else None
-    rules = other_game_rules(game, size, args.rule or [])
+    if game == DEFAULT_GAME and args.rule:
+        raise ValueError("Trap!'s rules are --board-size and --decay, not --rule")
+    rules = {} if game == DEFAULT_GAME else given_rules(size, args.rule or [])
     return fields | ({"rules": rules} if rules else {})
 
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.arena.plan import rule_params
 from agents.files import (
     write_text_atomically,
 )
@@ -185,8 +184,22 @@ class AlphaZeroConfig:
 
     @property
     def rule_params(self) -> dict[str, Any]:
-        """The rule parameters (:func:`agents.arena.plan.rule_params`)."""
-        return rule_params(self.game_name, self.board_size, self.decay, self.rules)
+        """The rule parameters: Trap!'s ``board_size`` and ``decay`` (fields of the stored
+        config), another game's ``rules``.
+
+        Raises:
+            ValueError: for Trap!'s fields set with another game, or ``rules`` with Trap!.
+        """
+        if self.game_name == DEFAULT_GAME:
+            if self.rules is not None:
+                raise ValueError("Trap!'s rules are board_size and decay, not rules={...}")
+            return {"board_size": self.board_size, "decay": self.decay}
+        if (self.board_size, self.decay) != (7, DEFAULT_DECAY):
+            raise ValueError(
+                f"board_size and decay are Trap!'s rules; the game {self.game_name!r} takes "
+                "its rule parameters in rules={...}"
+            )
+        return {} if self.rules is None else dict(self.rules)
 
     @property
     def game(self) -> Any:

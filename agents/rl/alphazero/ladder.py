@@ -14,13 +14,7 @@ from agents.rl.alphazero.config import AlphaZeroConfig
 
 def run_config(config: AlphaZeroConfig, **settings: Any) -> RunConfig:
     """The runner's settings for games of the run's rules (``settings``: the rest)."""
-    return RunConfig(
-        game_name=config.game_name,
-        board_size=config.board_size,
-        decay=config.decay,
-        rules=config.rules,
-        **settings,
-    )
+    return RunConfig(game_name=config.game_name, params=config.rule_params or None, **settings)
 
 
 def evaluate_ladder(

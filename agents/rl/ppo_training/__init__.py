@@ -2,7 +2,7 @@
 
 The learner plays ``trap_env/Trap-v0`` (one step = one of its decisions; the opponent
 plays inside the env), ``num_envs`` games at once on the batched engine
-(:class:`agents.rl.batched_vec_env.TrapBatchedVecEnv`), or with ``batched=False`` one single env
+(:class:`agents.rl.batched_vec_env.BatchedVecEnv`), or with ``batched=False`` one single env
 per process (``SubprocVecEnv``, one torch thread each).
 What it plays against is a curriculum: a list of stages, each a mix of agent specs
 (``"random"``, ``"greedy"``, ``"expectiminimax:depth=1"``), switched as the step count

@@ -189,7 +189,7 @@ class TrainConfig:
         """
         config = GameConfig(self.board_size)
         for spec in self.agent_specs():
-            check_supports(make_agent(spec, seed=self.seed), config)
+            check_supports(make_agent(spec, game="trap", seed=self.seed), config)
 
 
 _FIELD_RULES: dict[str, Rule] = {

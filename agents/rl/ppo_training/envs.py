@@ -13,7 +13,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
-from agents.rl.batched_vec_env import TrapBatchedVecEnv
+from agents.rl.batched_vec_env import BatchedVecEnv
 from agents.rl.ppo_training.config import TrainConfig
 from agents.rl.ppo_training.shaping import MobilityShaping
 from trap_env.agent import Agent
@@ -44,13 +44,16 @@ def make_vec_env(config: TrainConfig, seed_offset: int = 0) -> VecEnv:
     """``config.num_envs`` training games, opponent set later.
 
     By default (``batched``) one batched env in this process
-    (:class:`agents.rl.batched_vec_env.TrapBatchedVecEnv` under ``VecMonitor``, ``num_envs`` games).
+    (:class:`agents.rl.batched_vec_env.BatchedVecEnv` under ``VecMonitor``, ``num_envs`` games).
     Otherwise, and with reward shaping or a board over the batched engine's limit, single
     envs: ``SubprocVecEnv`` (``subprocess``) or ``DummyVecEnv``, each with its own seed.
     """
     if config.batched and config.shaping == 0 and config.board_size <= MAX_BOARD_SIZE:
-        envs = TrapBatchedVecEnv(
-            config.num_envs, board_size=config.board_size, max_turns=config.max_turns
+        envs = BatchedVecEnv(
+            config.num_envs,
+            game="trap",
+            board_size=config.board_size,
+            max_turns=config.max_turns,
         )
         envs.seed(config.seed + seed_offset)
         return VecMonitor(envs)
@@ -78,11 +81,12 @@ def make_eval_env(config: TrainConfig) -> VecEnv:
     """
     seed = config.seed + 999_983
     if config.batched and config.shaping == 0 and config.board_size <= MAX_BOARD_SIZE:
-        envs = TrapBatchedVecEnv(
+        envs = BatchedVecEnv(
             min(config.eval_episodes, EVAL_GAMES_AT_ONCE),
             opponent=config.eval_opponent,
             board_size=config.board_size,
             max_turns=config.max_turns,
+            game="trap",
         )
         envs.seed(seed)
         return VecMonitor(envs)

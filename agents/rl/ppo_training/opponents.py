@@ -88,7 +88,7 @@ class OpponentMix(SeededAgent):
         else:
             spec = self.rng.choice(self.specs)
         if spec not in self._agents:
-            self._agents[spec] = make_agent(spec, seed=self.rng.randrange(2**31))
+            self._agents[spec] = make_agent(spec, game="trap", seed=self.rng.randrange(2**31))
         agent = self._agents[spec]
         agent.reset(seed=self.rng.randrange(2**31))
         return agent
