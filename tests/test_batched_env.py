@@ -262,8 +262,7 @@ def test_agent_specs_play_game_by_game() -> None:
 
 
 def test_a_spec_opponent_is_told_its_game() -> None:
-    with pytest.raises(TypeError, match="needs the game its agents play: game= one of colosseum"):
-        AgentOpponent("greedy")
+    assert AgentOpponent("greedy", game="othello").game == "othello"
     assert AgentOpponent(lambda state: 0).game is None  # an object plays as it is
 
 

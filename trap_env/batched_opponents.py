@@ -99,11 +99,6 @@ class AgentOpponent:
         spare: Any = None,
         game: str | None = None,
     ) -> None:
-        if isinstance(opponent, str) and game is None:
-            raise TypeError(
-                f"AgentOpponent({opponent!r}) needs the game its agents play: game= one of "
-                f"{', '.join(game_names())}, or a game's path"
-            )
         self.opponent = opponent
         self.game = game
         """The game a spec string's agents are built for (a name or a game's path); None
@@ -118,7 +113,12 @@ class AgentOpponent:
         if not isinstance(self.opponent, str):
             return self.opponent
         if slot not in self._agents:
-            assert self.game is not None  # given with every spec (checked at construction)
+            if self.game is None:
+                raise ValueError(
+                    f"the opponent {self.opponent!r} names an agent of no game; give "
+                    f"AgentOpponent(spec, game=NAME) (one of {', '.join(game_names())}) or "
+                    "play it in a batched env, which gives its own"
+                )
             built = self._spare or _agent_from_spec(self.opponent, game=self.game, seed=slot)
             agent, self._spare = built, None
             check_supports(agent, engine.config)
