@@ -90,6 +90,16 @@ class _BadIdRace(Race):
     name = "race_bad_id"
 
 
+@pytest.fixture
+def own_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table of games as it is now, restored after the test (registering is global)."""
+    from trap_env import games
+
+    monkeypatch.setattr(games, "_GAMES", dict(games._GAMES))
+    monkeypatch.setattr(games, "_ENTRIES", dict(games._ENTRIES))
+
+
+@pytest.mark.usefixtures("own_table")
 def test_register_game_registers_the_ids_it_is_given() -> None:
     game = _IdsRace()
     entry = register_game(game, gym_id="outside/RaceIds-v0", aec_id="outside/race_ids_v0")
@@ -102,6 +112,7 @@ def test_register_game_registers_the_ids_it_is_given() -> None:
     assert aec.unwrapped.game is game
 
 
+@pytest.mark.usefixtures("own_table")
 def test_register_game_refuses_an_id_that_is_no_string() -> None:
     with pytest.raises(ValueError, match="gym_id must be a string"):
         register_game(_BadIdRace(), gym_id=3)  # type: ignore[arg-type]
