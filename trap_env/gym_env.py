@@ -21,7 +21,7 @@ from trap_env.agent import Opponent, OpponentError, close_agent, resolve_opponen
 from trap_env.checks import describe, is_integral
 from trap_env.game import TRUNCATED, Game, IllegalActionError, Outcome, turn_limit
 from trap_env.games import game_of
-from trap_env.rendering import RENDER_MODES, GameRenderer
+from trap_env.rendering import GameRenderer, available_render_modes
 
 __all__ = [
     "ILLEGAL_ACTION_POLICIES",
@@ -94,7 +94,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
     """
 
     metadata = {  # noqa: RUF012  (Gymnasium declares it a plain attribute)
-        "render_modes": list(RENDER_MODES),
+        "render_modes": available_render_modes(),
         "render_fps": 4,
     }
 
