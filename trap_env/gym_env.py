@@ -27,6 +27,7 @@ from trap_env.rendering import GameRenderer, available_render_modes
 __all__ = [
     "ILLEGAL_ACTION_POLICIES",
     "GameEnv",
+    "GameSyncVectorEnv",
     "Opponent",
     "OpponentError",
     "autoreset_mode_of",
@@ -503,13 +504,28 @@ def autoreset_mode_of(autoreset_mode: object) -> AutoresetMode:
     return mode
 
 
+class GameSyncVectorEnv(gym.vector.SyncVectorEnv):
+    """Gymnasium's ``SyncVectorEnv`` over :class:`GameEnv`, with the batched env's
+    ``action_masks`` and ``set_opponent``: what ``make_vec`` gives for a game without a
+    batched engine, so that every id's vector env answers the same calls."""
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of every game, ``(B, actions)`` bool; all True in a game whose
+        episode is over (each env's :meth:`GameEnv.action_masks`)."""
+        return np.stack(self.call("action_masks"))
+
+    def set_opponent(self, opponent: Opponent) -> None:
+        """Play every game against ``opponent`` from now on (each env's ``set_opponent``)."""
+        self.call("set_opponent", opponent)
+
+
 def make_sync_vector_env(
     game: Game[Any, Any] | str,
     num_envs: int = 1,
     autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
     **kwargs: Any,
-) -> gym.vector.SyncVectorEnv:
-    """Gymnasium's ``SyncVectorEnv`` over ``num_envs`` :class:`GameEnv` of ``game``: the
+) -> GameSyncVectorEnv:
+    """A :class:`GameSyncVectorEnv` over ``num_envs`` :class:`GameEnv` of ``game``: the
     ``vector_entry_point`` of a game without a batched engine, so that ``make_vec`` checks
     ``num_envs`` and reads ``autoreset_mode`` as the batched env does.
 
@@ -520,7 +536,7 @@ def make_sync_vector_env(
     check_num_envs(num_envs)
     mode = autoreset_mode_of(autoreset_mode)
     makers = [functools.partial(GameEnv, game, **kwargs)] * num_envs
-    return gym.vector.SyncVectorEnv(makers, autoreset_mode=mode)
+    return GameSyncVectorEnv(makers, autoreset_mode=mode)
 
 
 def check_reset_arguments(seed: object, options: object) -> None:

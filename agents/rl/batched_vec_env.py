@@ -34,6 +34,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 
 from trap_env.batched_env import GameVectorEnv
 from trap_env.games import DEFAULT_GAME
+from trap_env.gym_env import GameSyncVectorEnv
 from trap_env.trap.batched_env import TrapVectorEnv
 
 __all__ = ["TrapBatchedVecEnv"]
@@ -47,6 +48,8 @@ class TrapBatchedVecEnv(VecEnv):
         num_envs: B.
         game: the game (its name or path; Trap! by default), which must have a batched
             engine.
+        vector_env: instead of building one, the vector env to drive (``make_vec``'s, with
+            ``autoreset_mode="disabled"``; :func:`agents.rl.sb3.to_sb3` checks it).
         **env_kwargs: :class:`trap_env.trap.batched_env.TrapVectorEnv`'s arguments (``opponent``,
             ``seat``, ``board_size``, ``max_turns``, ``decay``, ``illegal_action``), or
             another game's :class:`~trap_env.batched_env.GameVectorEnv` arguments and rule
@@ -59,9 +62,18 @@ class TrapBatchedVecEnv(VecEnv):
     as each game draws its opponent per episode.
     """
 
-    def __init__(self, num_envs: int, *, game: str = DEFAULT_GAME, **env_kwargs: Any) -> None:
-        self.env: GameVectorEnv = (
-            TrapVectorEnv(num_envs, autoreset_mode="disabled", **env_kwargs)
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        game: str = DEFAULT_GAME,
+        vector_env: GameVectorEnv | GameSyncVectorEnv | None = None,
+        **env_kwargs: Any,
+    ) -> None:
+        self.env: GameVectorEnv | GameSyncVectorEnv = (
+            vector_env
+            if vector_env is not None
+            else TrapVectorEnv(num_envs, autoreset_mode="disabled", **env_kwargs)
             if game == DEFAULT_GAME
             else GameVectorEnv(game, num_envs, autoreset_mode="disabled", **env_kwargs)
         )
