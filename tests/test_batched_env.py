@@ -320,7 +320,7 @@ def test_seats_are_drawn_per_episode() -> None:
         {"render_mode": "human"},
         {"opponent": "self", "seat": 0},
         {"opponent": {"random": 0.5}},
-        {"autoreset_mode": "same_step"},
+        {"autoreset_mode": "SameStep"},
     ],
 )
 def test_bad_arguments_get_clear_errors(bad: dict[str, Any]) -> None:
@@ -664,3 +664,54 @@ def test_every_episode_begins_at_a_decision_of_the_learner(
         assert not envs.engine.is_over(envs.batch)[playing].any()
         _, _, terminated, truncated, _ = envs.step(envs.action_masks().argmax(axis=1))
         playing = ~(terminated | truncated)  # the others restart at the next step
+
+
+@pytest.mark.parametrize("env_id", ["Trap-v0", "Othello-v0", "Colosseum-v0"])
+def test_same_step_autoreset_is_gymnasiums_and_ends_as_the_single_env(env_id: str) -> None:
+    """Every id's vector entry point takes ``autoreset_mode="same_step"``: an ended game's
+    last observation and ``info`` are in ``info["final_obs"]``/``["final_info"]`` (masked by
+    ``"_final_obs"``/``"_final_info"``), equal to the single env's, and the step returns the
+    next episode's start, as the single env's next ``reset`` gives it."""
+    kwargs = {"seat": 0, "board_size": 6}
+    envs = gymnasium.make_vec(f"trap_env/{env_id}", 3, autoreset_mode="same_step", **kwargs)
+    single = gymnasium.make(f"trap_env/{env_id}", **kwargs)
+    first, info = envs.reset(seed=0)
+    single_first, _ = single.reset(seed=0)
+    assert np.array_equal(first[0], single_first)
+    masks = info["action_mask"].astype(bool)
+    illegal = int(np.flatnonzero(~masks[0])[0])
+    actions = np.array([illegal, *(np.flatnonzero(m)[0] for m in masks[1:])])
+    observations, rewards, terminated, _, info = envs.step(actions)
+    last, reward, _, _, last_info = single.step(illegal)
+    start, start_info = single.reset()
+
+    assert terminated[0] and rewards[0] == reward == -1.0
+    assert info["_final_obs"].tolist() == info["_final_info"].tolist() == [True, False, False]
+    assert np.array_equal(info["final_obs"][0], last)
+    final_info = info["final_info"]
+    keys = {key for key in final_info if not key.startswith("_")}  # the batched env's fewer
+    assert BATCHED_KEYS <= keys <= set(last_info) and keys < set(info)
+    for key in keys:
+        assert np.array_equal(final_info[key][0], last_info[key]), key
+        assert final_info[f"_{key}"].tolist() == [True, False, False]
+        assert np.array_equal(info[key][0], start_info[key]), key
+    assert np.array_equal(observations[0], start) and not info["illegal_action"][0]
+
+
+@pytest.mark.parametrize("env_id", ["Trap-v0", "Othello-v0", "Colosseum-v0"])
+def test_same_step_autoreset_never_shows_an_ended_game_to_the_policy(env_id: str) -> None:
+    envs = gymnasium.make_vec(f"trap_env/{env_id}", 4, autoreset_mode="same_step", board_size=6)
+    rng = np.random.default_rng(0)
+    _, info = envs.reset(seed=1)
+    ends = 0
+    for _ in range(150):
+        masks = info["action_mask"].astype(bool)
+        assert not masks.all(axis=1).any(), "only an ended game's mask is all ones"
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        _, _, terminated, truncated, info = envs.step(actions)
+        ended = terminated | truncated
+        ends += int(ended.sum())
+        assert info.get("_final_obs", np.zeros(4, bool)).tolist() == ended.tolist()
+        for game in np.flatnonzero(ended):
+            assert info["final_info"]["action_mask"][game].all()
+    assert ends > 4

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -13,6 +14,7 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
+import trap_env  # noqa: F401  (registers the ids)
 from agents.rl.batched_vec_env import BatchedVecEnv
 from agents.rl.ppo_training import OpponentMix, TrainConfig, make_vec_env, train
 from trap_env.trap import batched as batched_trap
@@ -144,3 +146,54 @@ def test_float_actions_are_refused_not_cast() -> None:
     envs.reset()
     with pytest.raises(ValueError, match="actions must be 2 integers"):
         envs.step_async(np.array([1.5, 2.0]))
+
+
+# --- make_vec's output through to_sb3 ---------------------------------------------------
+
+GAME_IDS = ["trap_env/Trap-v0", "trap_env/Othello-v0", "trap_env/Colosseum-v0"]
+
+
+@pytest.mark.parametrize("gym_id", GAME_IDS)
+def test_maskable_ppo_trains_on_make_vec_of_every_game_through_to_sb3(gym_id: str) -> None:
+    from agents.rl.sb3 import to_sb3
+
+    envs = gymnasium.make_vec(gym_id, 4, board_size=6, autoreset_mode="disabled")
+    vec = VecMonitor(to_sb3(envs))
+    masks = get_action_masks(vec)
+    assert is_masking_supported(vec) and masks.shape == (4, envs.single_action_space.n)
+    model = MaskablePPO("MlpPolicy", vec, n_steps=64, batch_size=64, n_epochs=1, seed=0)
+    model.learn(256)
+    assert len(model.ep_info_buffer) > 0  # episodes ended and restarted in the same step
+
+
+@pytest.mark.parametrize("gym_id", GAME_IDS)
+def test_to_sb3_ends_an_episode_as_the_single_env_does(gym_id: str) -> None:
+    """An illegal action's end through SB3: the single env's last observation and its
+    ``illegal_action``, and the next episode's start in the same step."""
+    from agents.rl.sb3 import to_sb3
+
+    kwargs = {"seat": 0, "board_size": 6}
+    vec = to_sb3(gymnasium.make_vec(gym_id, 2, autoreset_mode="disabled", **kwargs))
+    single = gymnasium.make(gym_id, **kwargs)
+    vec.seed(0)
+    first = vec.reset()
+    assert np.array_equal(first[0], single.reset(seed=0)[0])
+    masks = get_action_masks(vec)
+    illegal = int(np.flatnonzero(~masks[0])[0])
+    vec.step_async(np.array([illegal, np.flatnonzero(masks[1])[0]]))
+    observations, rewards, dones, infos = vec.step_wait()
+    last, reward, terminated, _, info = single.step(illegal)
+    assert dones[0] and terminated and rewards[0] == reward == -1.0
+    assert np.array_equal(infos[0]["terminal_observation"], last)
+    assert infos[0]["illegal_action"] is bool(info["illegal_action"]) is True
+    assert infos[0]["opponent_fault"] is bool(info["opponent_fault"]) is False
+    assert np.array_equal(observations[0], single.reset()[0])
+
+
+def test_to_sb3_refuses_next_step_autoreset_and_foreign_envs_in_one_line() -> None:
+    from agents.rl.sb3 import to_sb3
+
+    with pytest.raises(ValueError, match=r"autoreset_mode=.disabled.*got next_step"):
+        to_sb3(gymnasium.make_vec("trap_env/Othello-v0", 2, board_size=6))
+    with pytest.raises(TypeError, match=r"to_sb3 takes gymnasium\.make_vec"):
+        to_sb3(gymnasium.make_vec("CartPole-v1", 2))  # type: ignore[arg-type]

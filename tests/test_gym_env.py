@@ -844,3 +844,30 @@ def test_a_step_asks_each_state_for_its_outcome_and_mask_once(monkeypatch, game:
             done = terminated or truncated
         env.action_masks()
         assert questions.repeated() == []
+
+
+def test_gymnasium_check_env_passes_for_every_id_without_pygame() -> None:
+    """``check_env`` makes the env in every listed render mode: ``"human"`` is listed only
+    where pygame is installed, so the check passes without it, as it does with it."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, warnings\n"
+        "sys.modules['pygame'] = None\n"
+        "import gymnasium, trap_env\n"
+        "from gymnasium.utils.env_checker import check_env\n"
+        "warnings.simplefilter('error')\n"
+        "for env_id in ['Trap-v0', 'Othello-v0', 'Colosseum-v0']:\n"
+        "    env = gymnasium.make(f'trap_env/{env_id}', board_size=6)\n"
+        "    check_env(env.unwrapped)\n"
+        "    print(env_id, env.metadata['render_modes'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == [
+        f"{env_id} ['ansi', 'rgb_array']" for env_id in ["Trap-v0", "Othello-v0", "Colosseum-v0"]
+    ]
+    assert "human" in GameEnv.metadata["render_modes"]  # pygame is installed here

@@ -19,7 +19,7 @@ from trap_env.checks import describe
 from trap_env.game import TRUNCATED, Game, turn_limit
 from trap_env.games import game_of
 from trap_env.gym_env import StateFacts, check_reset_arguments, count_info
-from trap_env.rendering import RENDER_MODES, GameRenderer
+from trap_env.rendering import GameRenderer, available_render_modes
 
 __all__ = ["AGENTS", "GameAECEnv", "game_env", "wrap"]
 
@@ -88,7 +88,7 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
     """
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": list(RENDER_MODES),
+        "render_modes": available_render_modes(),
         "name": "game_v0",
         "is_parallelizable": False,
         "render_fps": 4,

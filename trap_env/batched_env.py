@@ -58,6 +58,7 @@ from trap_env.game import Game, IllegalActionError, turn_limit
 from trap_env.games import game_of
 from trap_env.gym_env import (
     MAX_RESTARTS,
+    autoreset_mode_of,
     check_learner_options,
     check_num_envs,
     check_reset_arguments,
@@ -71,12 +72,6 @@ __all__ = [
     "VectorOpponent",
 ]
 
-_AUTORESET_MODES: dict[object, AutoresetMode] = {
-    "next_step": AutoresetMode.NEXT_STEP,
-    AutoresetMode.NEXT_STEP: AutoresetMode.NEXT_STEP,
-    "disabled": AutoresetMode.DISABLED,
-    AutoresetMode.DISABLED: AutoresetMode.DISABLED,
-}
 
 
 class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArray[Any]]):
@@ -99,7 +94,7 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         max_turns: the truncation limit in turns; None means the game's default.
         render_mode: only None.
         illegal_action: ``"lose"`` or ``"raise"``.
-        autoreset_mode: ``"next_step"`` (default) or ``"disabled"``.
+        autoreset_mode: ``"next_step"`` (default), ``"same_step"`` or ``"disabled"``.
         **params: the game's rule parameters (``game.make_config``).
 
     Raises:
@@ -131,13 +126,7 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         if not (isinstance(opponent, str) and opponent == "self"):  # "self" plays both seats
             check_turn_limit(game, config, self.max_turns, seat)
         self.engine: BatchedEngine[Any] = batched_engine(game, config)
-        mode = _AUTORESET_MODES.get(autoreset_mode)
-        if mode is None:
-            raise ValueError(
-                f"autoreset_mode must be 'next_step' or 'disabled' (or the AutoresetMode), "
-                f"got {autoreset_mode!r}"
-            )
-        self.metadata = {"autoreset_mode": mode, "render_modes": []}
+        self.metadata = {"autoreset_mode": autoreset_mode_of(autoreset_mode), "render_modes": []}
         self.num_envs = num_envs
         self.fixed_seat = seat
         self.illegal_action = illegal_action
@@ -298,7 +287,43 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         self._batch = batch
         # Without autoreset, ended games wait (ignoring actions) for reset(reset_mask).
         self._done = terminated | truncated | (self._done & (not next_step))
-        return self._observe(), rewards, terminated, truncated, self._info() | info_extra
+        observations, info = self._observe(), self._info() | info_extra
+        if self.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP:
+            observations, info = self._restart_now(observations, info, terminated | truncated)
+        return observations, rewards, terminated, truncated, info
+
+    def _restart_now(
+        self, observations: NDArray[np.int8], info: dict[str, Any], ended: Bool
+    ) -> tuple[NDArray[np.int8], dict[str, Any]]:
+        """Gymnasium's same-step autoreset: the ended games start their next episode now;
+        their last observation and ``info`` go to ``info["final_obs"]`` and
+        ``info["final_info"]`` (each with its ``"_"`` mask: the ended games), laid out as
+        Gymnasium's ``SyncVectorEnv`` lays them out.
+
+        Raises:
+            OpponentError: if an opponent fails before a learner's first decision (as
+                ``reset``).
+        """
+        if not ended.any():
+            return observations, info
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for game in np.flatnonzero(ended).tolist():
+            final_obs[game] = observations[game]
+        final_info = info | {key: ended.copy() for key in info if key.startswith("_")}
+        self._clear_faults()
+        self._batch = self._restart_ended(self._start_episodes(self._batch, ended), ended)
+        if self._faulted.any():
+            self._done |= self._faulted
+            raise OpponentError("; ".join(self._fault_messages))
+        observations, started = self._observe(), self._info()
+        restarted = {key: np.where(_rows(ended, value), started[key], value)
+                     for key, value in info.items() if key in started}  # fmt: skip
+        return observations, info | restarted | {
+            "final_obs": final_obs,
+            "_final_obs": ended.copy(),
+            "final_info": final_info,
+            "_final_info": ended.copy(),
+        }
 
     def render(self) -> None:
         """Rendering is not supported here (use ``vectorization_mode="sync"``)."""
@@ -589,6 +614,11 @@ def _num_parameters(function: Callable[..., Any]) -> int:
         for p in parameters
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
     )
+
+
+def _rows(mask: Bool, value: NDArray[Any]) -> Bool:
+    """``mask`` shaped to select whole rows of ``value`` (one row per game) in ``np.where``."""
+    return mask.reshape(mask.shape + (1,) * (np.ndim(value) - 1))
 
 
 def _everywhere(info: dict[str, Any]) -> dict[str, Any]:

@@ -16,19 +16,22 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 from gymnasium.error import ResetNeeded
+from gymnasium.vector import AutoresetMode
 
 from trap_env.agent import Opponent, OpponentError, close_agent, resolve_opponent
 from trap_env.checks import describe, is_integral
 from trap_env.game import TRUNCATED, Game, IllegalActionError, Outcome, turn_limit
 from trap_env.games import game_of
-from trap_env.rendering import RENDER_MODES, GameRenderer
+from trap_env.rendering import GameRenderer, available_render_modes
 
 __all__ = [
     "ILLEGAL_ACTION_POLICIES",
     "GameEnv",
+    "GameSyncVectorEnv",
     "Opponent",
     "OpponentError",
     "StateFacts",
+    "autoreset_mode_of",
     "check_learner_options",
     "check_num_envs",
     "check_reset_arguments",
@@ -95,7 +98,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
     """
 
     metadata = {  # noqa: RUF012  (Gymnasium declares it a plain attribute)
-        "render_modes": list(RENDER_MODES),
+        "render_modes": available_render_modes(),
         "render_fps": 4,
     }
 
@@ -520,18 +523,66 @@ def check_num_envs(num_envs: object) -> None:
         raise ValueError(f"num_envs must be an integer 1..{MAX_NUM_ENVS:,}, got {num_envs!r}")
 
 
-def make_sync_vector_env(
-    game: Game[Any, Any] | str, num_envs: int = 1, **kwargs: Any
-) -> gym.vector.SyncVectorEnv:
-    """Gymnasium's ``SyncVectorEnv`` over ``num_envs`` :class:`GameEnv` of ``game``: the
-    ``vector_entry_point`` of a game without a batched engine, so that ``make_vec`` checks
-    ``num_envs`` as the batched env does.
+_AUTORESET_MODES: dict[object, AutoresetMode] = {
+    **{mode: mode for mode in AutoresetMode},
+    "next_step": AutoresetMode.NEXT_STEP,
+    "same_step": AutoresetMode.SAME_STEP,
+    "disabled": AutoresetMode.DISABLED,
+}
+"""What the vector envs' ``autoreset_mode`` accepts: Gymnasium's modes, or their names."""
+
+
+def autoreset_mode_of(autoreset_mode: object) -> AutoresetMode:
+    """Gymnasium's ``AutoresetMode`` named by ``autoreset_mode``, as every vector env of the
+    stack reads it.
 
     Raises:
-        ValueError: for a ``num_envs`` out of range, and what :class:`GameEnv` refuses.
+        ValueError: for anything but ``"next_step"``, ``"same_step"``, ``"disabled"`` or an
+            ``AutoresetMode``.
+    """
+    known = isinstance(autoreset_mode, str | AutoresetMode)
+    mode = _AUTORESET_MODES.get(autoreset_mode) if known else None
+    if mode is None:
+        raise ValueError(
+            "autoreset_mode must be 'next_step', 'same_step' or 'disabled' (or the "
+            f"AutoresetMode), got {describe(autoreset_mode)}"
+        )
+    return mode
+
+
+class GameSyncVectorEnv(gym.vector.SyncVectorEnv):
+    """Gymnasium's ``SyncVectorEnv`` over :class:`GameEnv`, with the batched env's
+    ``action_masks`` and ``set_opponent``: what ``make_vec`` gives for a game without a
+    batched engine, so that every id's vector env answers the same calls."""
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of every game, ``(B, actions)`` bool; all True in a game whose
+        episode is over (each env's :meth:`GameEnv.action_masks`)."""
+        return np.stack(self.call("action_masks"))
+
+    def set_opponent(self, opponent: Opponent) -> None:
+        """Play every game against ``opponent`` from now on (each env's ``set_opponent``)."""
+        self.call("set_opponent", opponent)
+
+
+def make_sync_vector_env(
+    game: Game[Any, Any] | str,
+    num_envs: int = 1,
+    autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+    **kwargs: Any,
+) -> GameSyncVectorEnv:
+    """A :class:`GameSyncVectorEnv` over ``num_envs`` :class:`GameEnv` of ``game``: the
+    ``vector_entry_point`` of a game without a batched engine, so that ``make_vec`` checks
+    ``num_envs`` and reads ``autoreset_mode`` as the batched env does.
+
+    Raises:
+        ValueError: for a ``num_envs`` or an ``autoreset_mode`` out of range, and what
+            :class:`GameEnv` refuses.
     """
     check_num_envs(num_envs)
-    return gym.vector.SyncVectorEnv([functools.partial(GameEnv, game, **kwargs)] * num_envs)
+    mode = autoreset_mode_of(autoreset_mode)
+    makers = [functools.partial(GameEnv, game, **kwargs)] * num_envs
+    return GameSyncVectorEnv(makers, autoreset_mode=mode)
 
 
 def check_reset_arguments(seed: object, options: object) -> None:

@@ -16,23 +16,38 @@ Example:
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 import numpy as np
 from gymnasium import logger
 
-__all__ = ["PYGAME_MISSING", "RENDER_MODES", "GameRenderer", "HumanRenderer"]
+__all__ = [
+    "PYGAME_MISSING",
+    "RENDER_MODES",
+    "GameRenderer",
+    "HumanRenderer",
+    "available_render_modes",
+]
 
 LastChance = tuple[int, int] | None
 """The last chance outcome, ``(before, outcome)`` (Trap!'s: the throw's target and landing)."""
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
-"""The render modes of every env."""
+"""The render modes of every env (``"human"`` needs pygame)."""
 
 PYGAME_MISSING = (
     'render_mode="human" needs pygame, which is not installed; '
     'install it with: pip install "trap_env[render]"'
 )
+
+
+def available_render_modes() -> list[str]:
+    """The render modes an env's ``metadata`` lists: :data:`RENDER_MODES`, ``"human"`` only
+    where pygame is installed, so that Gymnasium's ``check_env``, which tries every listed
+    mode, passes without it (asking for ``"human"`` still says how to install pygame)."""
+    has_pygame = importlib.util.find_spec("pygame") is not None
+    return [mode for mode in RENDER_MODES if mode != "human" or has_pygame]
 
 
 class HumanRenderer:

@@ -33,6 +33,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 
 from agents.options import require_game
 from trap_env.batched_env import GameVectorEnv
+from trap_env.gym_env import GameSyncVectorEnv
 
 __all__ = ["BatchedVecEnv"]
 
@@ -42,13 +43,16 @@ class BatchedVecEnv(VecEnv):
 
     Args:
         num_envs: B.
-        game: the game (its name or path), which must have a batched engine; required.
+        game: the game (its name or path), which must have a batched engine; required
+            unless ``vector_env`` is given.
+        vector_env: instead of building one, the vector env to drive (``make_vec``'s, with
+            ``autoreset_mode="disabled"``; :func:`agents.rl.sb3.to_sb3` checks it).
         **env_kwargs: :class:`~trap_env.batched_env.GameVectorEnv`'s arguments
             (``opponent``, ``seat``, ``max_turns``, ``illegal_action``) and the game's rule
             parameters (``board_size``; Trap!'s ``decay``).
 
     Raises:
-        TypeError: without ``game``.
+        TypeError: without ``game`` or ``vector_env``.
 
     ``seed(s)`` keys every game of the batch by ``s`` (SB3 hands each env ``s + index``;
     the batch needs only the first). ``env_method("set_opponent", x)`` accepts what the
@@ -57,9 +61,18 @@ class BatchedVecEnv(VecEnv):
     as each game draws its opponent per episode.
     """
 
-    def __init__(self, num_envs: int, *, game: str | None = None, **env_kwargs: Any) -> None:
-        game = require_game(game, "BatchedVecEnv()")
-        self.env = GameVectorEnv(game, num_envs, autoreset_mode="disabled", **env_kwargs)
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        game: str | None = None,
+        vector_env: GameVectorEnv | GameSyncVectorEnv | None = None,
+        **env_kwargs: Any,
+    ) -> None:
+        if vector_env is None:
+            game = require_game(game, "BatchedVecEnv()")
+            vector_env = GameVectorEnv(game, num_envs, autoreset_mode="disabled", **env_kwargs)
+        self.env: GameVectorEnv | GameSyncVectorEnv = vector_env
         super().__init__(num_envs, self.env.single_observation_space, self.env.single_action_space)
         self._actions: NDArray[np.int64] = np.zeros(num_envs, np.int64)
         self._mix_key: tuple[Any, ...] | None = None

@@ -19,7 +19,7 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from trap_env.aec_env import GameAECEnv, wrap
-from trap_env.rendering import RENDER_MODES
+from trap_env.rendering import available_render_modes
 from trap_env.trap.core import DEFAULT_DECAY, State
 
 __all__ = ["env", "raw_env"]
@@ -89,7 +89,7 @@ class raw_env(GameAECEnv):
     """
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": list(RENDER_MODES),
+        "render_modes": available_render_modes(),
         "name": "trap_v0",
         "is_parallelizable": False,
         "render_fps": 4,

@@ -54,8 +54,11 @@ class TrapVectorEnv(GameVectorEnv):
     ## Episode End
     As the single env; games reset on the step after they end (Gymnasium's next-step
     autoreset: that step ignores the game's action and returns reward 0 and the first
-    observation of the next episode). With ``autoreset_mode="disabled"`` the caller resets
-    ended games with ``reset(options={"reset_mask": mask})``.
+    observation of the next episode). With ``autoreset_mode="same_step"`` they reset in the
+    step that ends them (Gymnasium's same-step autoreset: the next episode's first
+    observation, and the last one and its ``info`` in ``info["final_obs"]`` and
+    ``info["final_info"]``). With ``autoreset_mode="disabled"`` the caller resets ended
+    games with ``reset(options={"reset_mask": mask})``.
 
     ## Randomness
     Everything (seats, landings, opponents' choices, the choice from a mix) is drawn from
@@ -80,7 +83,7 @@ class TrapVectorEnv(GameVectorEnv):
       (``max_turns=1`` needs ``seat=0`` or ``"self"``).
     - ``decay``: the throw's accuracy loss per step of distance, per mille (default 50).
     - ``render_mode``: only None; for rendering use ``vectorization_mode="sync"``.
-    - ``autoreset_mode``: ``"next_step"`` (default) or ``"disabled"``.
+    - ``autoreset_mode``: ``"next_step"`` (default), ``"same_step"`` or ``"disabled"``.
 
     ``info`` holds the same keys after every ``reset`` and ``step``, each set for every game
     (its ``"_key"`` mask all True), NumPy arrays in every game (the env contract of
