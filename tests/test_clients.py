@@ -76,3 +76,25 @@ def test_shimmy_wraps_our_openspiel_games_for_pettingzoo(game: str) -> None:
 
     spiel_game = pyspiel.load_game(f"python_{game}", {"board_size": 6})
     api_test(shimmy.OpenSpielCompatibilityV0(env=spiel_game), num_cycles=100)
+
+
+@pytest.mark.parametrize("gym_id", GYM_IDS)
+def test_torchrl_masks_single_and_parallel_envs_from_the_observations_mask(gym_id: str) -> None:
+    """With ``mask_in_observation=True`` TorchRL reads the mask's spec from the dict
+    observation: ``ActionMask()`` samples legal actions only, with no hand-written spec."""
+    transforms = pytest.importorskip("torchrl.envs.transforms")
+
+    def make() -> object:
+        return transforms.TransformedEnv(
+            torchrl_envs.GymEnv(gym_id, board_size=6, mask_in_observation=True),
+            transforms.ActionMask(),
+        )
+
+    env = make()
+    check_env_specs(env)
+    rollout = env.rollout(500, break_when_any_done=False)
+    chosen = rollout["action"].argmax(-1)
+    assert rollout["action_mask"].gather(-1, chosen[..., None]).bool().all()
+    env.close()
+    auto = torchrl_envs.GymEnv(gym_id, board_size=6).auto_register_info_dict()
+    assert auto.rollout(20, break_when_any_done=False).batch_size == (20,)

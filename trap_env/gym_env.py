@@ -39,6 +39,7 @@ __all__ = [
     "close_agent",
     "count_info",
     "make_sync_vector_env",
+    "observation_space",
 ]
 
 MAX_RESTARTS = 1000
@@ -90,6 +91,9 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
             with the first player's seat (:func:`check_turn_limit`).
         render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
         illegal_action: ``"lose"`` or ``"raise"``.
+        mask_in_observation: observations are dicts, ``{"observation": planes,
+            "action_mask": mask}`` (the mask ``int8``, as ``info["action_mask"]``), from
+            which clients such as TorchRL read the mask's spec (its ``ActionMask()``).
         **params: the game's rule parameters (``game.make_config``).
 
     Raises:
@@ -110,6 +114,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         max_turns: int | None = None,
         render_mode: str | None = None,
         illegal_action: str = "lose",
+        mask_in_observation: bool = False,
         **params: Any,
     ) -> None:
         name = game if isinstance(game, str) else None
@@ -124,8 +129,11 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         self.fixed_seat = seat
         self.illegal_action = illegal_action
         self.render_mode = render_mode
-        self.observation_space = spaces.Box(0, 1, game.observation_shape(config), dtype=np.int8)
         self._num_actions = game.num_actions(config)
+        self.mask_in_observation = mask_in_observation
+        self.observation_space = observation_space(
+            game.observation_shape(config), self._num_actions, mask_in_observation
+        )
         self._no_chance = self._NO_CHANCE if game.has_chance else {}
         self._state_rules = game.config_of(game.initial_state(config))
         """The rules as a state of this env says them (``game.config_of``): a rule parameter
@@ -391,8 +399,11 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         aborted = self._illegal or self._fault is not None
         return aborted or self._ending() is not None
 
-    def _observation(self) -> np.ndarray:
-        return self.game.observe(self._game_state, self._seat)  # type: ignore[no-any-return]
+    def _observation(self) -> Any:
+        planes = self.game.observe(self._game_state, self._seat)
+        if not self.mask_in_observation:
+            return planes
+        return {"observation": planes, "action_mask": self.action_masks().astype(np.int8)}
 
     def _info(self, extra: dict[str, Any], over: bool | None = None) -> dict[str, Any]:
         """The contract's ``info``; ``over`` says whether the episode is over (None: ask)."""
@@ -451,6 +462,24 @@ class StateFacts:
         if state is not self._state:
             self._state, self._known = state, {}
         return self._known
+
+
+def observation_space(
+    shape: tuple[int, ...], num_actions: int, mask_in_observation: bool
+) -> spaces.Box | spaces.Dict:
+    """The planes' space, or with ``mask_in_observation`` the dict of the planes and the
+    action mask (``int8``, as ``info["action_mask"]``).
+
+    Raises:
+        TypeError: for a ``mask_in_observation`` that is not a bool.
+    """
+    if not isinstance(mask_in_observation, bool | np.bool_):
+        raise TypeError(f"mask_in_observation must be True or False, got "
+                        f"{describe(mask_in_observation)}")
+    planes = spaces.Box(0, 1, shape, dtype=np.int8)
+    if not mask_in_observation:
+        return planes
+    return spaces.Dict({"observation": planes, "action_mask": spaces.MultiBinary(num_actions)})
 
 
 def count_info(scores: dict[str, Any]) -> dict[str, np.ndarray]:

@@ -90,6 +90,9 @@ class TrapEnv(GameEnv):
     - ``render_mode``: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
     - ``illegal_action``: ``"lose"`` (default: reward -1, episode over) or ``"raise"``
       (raise :class:`trap_env.trap.core.IllegalActionError`).
+    - ``mask_in_observation``: False (default: the planes) or True (a dict,
+      ``{"observation": planes, "action_mask": mask}``, for clients such as TorchRL that
+      read the mask's spec from the observation).
 
     ``info`` holds the same keys after every ``reset`` and ``step``, NumPy values only:
     ``"action_mask"`` (``int8``; all ones once the episode is over, as ``action_masks()``,
@@ -117,6 +120,7 @@ class TrapEnv(GameEnv):
         decay: int = DEFAULT_DECAY,
         render_mode: str | None = None,
         illegal_action: str = "lose",
+        mask_in_observation: bool = False,
     ) -> None:
         super().__init__(
             "trap",
@@ -125,6 +129,7 @@ class TrapEnv(GameEnv):
             max_turns,
             render_mode,
             illegal_action,
+            mask_in_observation,
             board_size=board_size,
             decay=decay,
         )
