@@ -131,7 +131,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         self.render_mode = render_mode
         self._num_actions = game.num_actions(config)
         self.mask_in_observation = mask_in_observation
-        self.observation_space = observation_space(
+        self.observation_space = observation_space(  # type: ignore[assignment]  # a Dict too
             game.observation_shape(config), self._num_actions, mask_in_observation
         )
         self._no_chance = self._NO_CHANCE if game.has_chance else {}

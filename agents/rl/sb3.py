@@ -3,6 +3,7 @@
 Example:
     >>> import gymnasium, trap_env
     >>> from sb3_contrib import MaskablePPO
+    >>> from agents.rl.sb3 import to_sb3
     >>> envs = gymnasium.make_vec("trap_env/Othello-v0", num_envs=8, board_size=6,
     ...                           autoreset_mode="disabled")
     >>> model = MaskablePPO("MlpPolicy", to_sb3(envs), n_steps=32)  # doctest: +SKIP
