@@ -64,7 +64,7 @@ class raw_env(GameAECEnv):
     zone sizes once the start is drawn (an ``int64`` array).
 
     ## Arguments
-    - ``board_size``: M >= 3, default 8.
+    - ``board_size``: M from 3 to 32, default 8.
     - ``start``: a start number, or -1 (default) to draw it at each reset.
     - ``max_turns``: the truncation limit in turns; None means the game's default, which
       never cuts a game.

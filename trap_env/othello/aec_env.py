@@ -59,7 +59,7 @@ class raw_env(GameAECEnv):
     ``"discs"``, the two players' disc counts (an ``int64`` array).
 
     ## Arguments
-    - ``board_size``: an even N >= 4, default 8.
+    - ``board_size``: an even N from 4 to 26, default 8.
     - ``end_rule``: ``"standard"`` (default) or ``"course"`` (see ``docs/othello.md``).
     - ``max_turns``: the truncation limit in turns; None means the game's default, which
       never cuts a game.
