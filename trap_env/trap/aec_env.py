@@ -77,7 +77,7 @@ class raw_env(GameAECEnv):
     the intended target and the cell the trap landed on; -1 before the first throw).
 
     ## Arguments
-    - ``board_size``: N >= 3, default 7.
+    - ``board_size``: N from 3 to 1000, default 7.
     - ``max_turns``: the truncation limit in turns; None means ``4 * N * N``.
     - ``decay``: the throw's accuracy loss per step of distance beyond the first, an
       integer per mille in 0..1000 (see :class:`trap_env.trap.core.GameConfig`); 50, the game

@@ -79,7 +79,7 @@ class TrapEnv(GameEnv):
       the opponent whether it plays this board (:func:`trap_env.agent.check_supports`) and
       raise :class:`trap_env.agent.UnsupportedGameError` (a ``ValueError``) if not.
     - ``seat``: 0 or 1 to fix the learner's seat; None (default) draws it at each reset.
-    - ``board_size``: N >= 3, default 7.
+    - ``board_size``: N from 3 to 1000, default 7.
     - ``max_turns``: the truncation limit in turns; None means ``4 * N * N``. An episode
       is at most ``2 * ceil(max_turns / 2)`` learner steps (a move and a throw per turn).
       1 is refused unless ``seat=0``: player 0's first turn would end the game before
