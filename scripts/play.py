@@ -45,7 +45,7 @@ from trap_scripts._cli import (
     seconds_or_none,
 )
 
-from agents.arena.match import LastThrow, derive_seed, play_game, replay
+from agents.arena.match import LastChance, derive_seed, play_game, replay
 from agents.arena.replays import replay_record
 from agents.arena.results import ResultsError, read_results, record_game
 from agents.files import check_writable_file, replace_atomically
@@ -360,7 +360,7 @@ def _load_game(path: Path, index: int, allow_paths: tuple[str, ...]) -> dict[str
 
 
 def _write_gif(
-    game: Game[Any, Any], states: list[tuple[Any, LastThrow]], path: Path, frame_seconds: float
+    game: Game[Any, Any], states: list[tuple[Any, LastChance]], path: Path, frame_seconds: float
 ) -> None:
     try:
         import imageio.v3 as iio

@@ -34,16 +34,16 @@ from agents.arena.record_rules import UNNAMED_GAME, rule_fields
 from agents.options import require_game
 from agents.timing import pause_collector, resume_collector
 from trap_env.agent import Agent
-from trap_env.game import TRUNCATED, Game, turn_limit
+from trap_env.game import TRUNCATED, Game, IllegalActionError, turn_limit
 from trap_env.games import get_game
-from trap_env.trap.core import NO_PLAYER, Cell, IllegalActionError, State
 
 __all__ = [
     "DEFAULT_TIME_BUDGET",
     "FAULTS",
+    "NO_WINNER",
     "REASONS",
     "GameResult",
-    "LastThrow",
+    "LastChance",
     "derive_seed",
     "interface_problem",
     "play_game",
@@ -59,10 +59,14 @@ REASONS = ("trapped", "truncated", *FAULTS)
 """Every way a game of Trap! can end: a player trapped, the turn limit, or a fault (any
 game: :func:`agents.arena.results.end_reasons`)."""
 
-LastThrow = tuple[Cell, Cell] | None
-"""The last throw's ``(target, landing)`` cells, or None before the first throw."""
+NO_WINNER = -1
+"""A result's ``winner`` when no seat won (a draw, or a game cut by the turn limit)."""
 
-TurnHook = Callable[[int, State, list[Cell]], None]
+LastChance = tuple[int, int] | None
+"""The last chance node's ``(decision before it, outcome)`` (Trap!: a throw's target and
+landing cells), or None before the first."""
+
+TurnHook = Callable[[int, Any, list[int]], None]
 ResetHook = Callable[[int], None]
 
 
@@ -90,13 +94,13 @@ class GameResult:
     max_turns: int
     game: str
     params: dict[str, Any]
-    winner: int = NO_PLAYER
+    winner: int = NO_WINNER
     reason: str = "truncated"
     detail: str = ""
     turns: int = 0
     cpu_time: list[float] = field(default_factory=lambda: [0.0, 0.0])
     max_turn_time: list[float] = field(default_factory=lambda: [0.0, 0.0])
-    actions: list[Cell] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
     scores: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -246,7 +250,7 @@ def with_board_size(params: Mapping[str, Any] | None, board_size: int | None) ->
 
 
 def _seat(winner: int | None) -> int:
-    return NO_PLAYER if winner is None else winner
+    return NO_WINNER if winner is None else winner
 
 
 def interface_problem(agent: object) -> str | None:
@@ -349,7 +353,7 @@ def _record(rules: Game[Any, Any], state: Any, action: int, result: GameResult) 
 
 def replay(
     actions: Sequence[int], *, game: str, params: Mapping[str, Any] | None = None
-) -> Iterator[tuple[Any, LastThrow]]:
+) -> Iterator[tuple[Any, LastChance]]:
     """The states of a recorded game at the start of each turn, and the final one.
 
     Yields ``(state, last_chance)`` pairs: the initial state with None, then the state
@@ -363,7 +367,7 @@ def replay(
     rules = get_game(game)
     config = rules.make_config(**(params or {}))
     state = rules.initial_state(config)
-    last_chance: LastThrow = None
+    last_chance: LastChance = None
     decision = -1  # every chance node follows a decision
     yield state, last_chance
     for action in actions:

@@ -14,12 +14,11 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any, TypeGuard
 
-from agents.arena.match import FAULTS, LastThrow, replay
+from agents.arena.match import FAULTS, NO_WINNER, LastChance, replay
 from agents.arena.record_rules import UNNAMED_GAME, record_game, record_params
 from agents.arena.results import end_reasons
-from trap_env.game import TRUNCATED, Game
+from trap_env.game import TRUNCATED, Game, IllegalActionError
 from trap_env.games import get_game
-from trap_env.trap.core import NO_PLAYER, IllegalActionError
 
 __all__ = ["MAX_REPLAY_BOARD_SIZE", "replay_record"]
 
@@ -29,7 +28,7 @@ MAX_REPLAY_BOARD_SIZE = 100
 
 def replay_record(
     record: dict[str, Any], *, allow_paths: bool | Collection[str] = ()
-) -> list[tuple[Any, LastThrow]]:
+) -> list[tuple[Any, LastChance]]:
     """Replay a game record through its game's rules and check its stored outcome.
 
     The record's ``actions`` must be a legal game of its game (Trap! when it names none)
@@ -102,7 +101,7 @@ def _expected_winner(
                 f"the record says the game ended by {reason!r:.20}; its actions end it by "
                 f"{ended.reason} (seat {ended.winner} won)"
             )
-        return NO_PLAYER if ended.winner is None else ended.winner
+        return NO_WINNER if ended.winner is None else ended.winner
     if reason in rules.end_reasons:
         raise ValueError(f"the record says the game ended by {reason!r:.20}; its actions go on")
     if reason == TRUNCATED:
@@ -112,7 +111,7 @@ def _expected_winner(
                 f"the record says truncated at max_turns {max_turns}; its actions stop "
                 f"at turn {rules.turn(state)}, deciding {rules.decision_name(state)}"
             )
-        return NO_PLAYER
+        return NO_WINNER
     if reason in FAULTS:
         # The seat at fault is the one to act, or before any action either seat (a reset).
         winner = record.get("winner")

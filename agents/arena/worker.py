@@ -8,9 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from multiprocessing.connection import Connection
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from agents.arena.match import GameResult, derive_seed, interface_problem, play_game
+from agents.arena.match import (
+    NO_WINNER,
+    GameResult,
+    derive_seed,
+    interface_problem,
+    play_game,
+)
 from agents.arena.plan import GameTask, RunConfig, program_limits
 from agents.arena.results import Record
 from agents.program_process import die_with_parent
@@ -18,7 +24,6 @@ from agents.registry import make_agent
 from agents.timing import limit_threads
 from trap_env.agent import Agent, check_supports
 from trap_env.games import get_game
-from trap_env.trap.core import NO_PLAYER, Cell, State
 
 __all__ = ["Beat", "BeatSink", "empty_result", "make_record", "play_task", "worker_main"]
 
@@ -38,7 +43,7 @@ class Beat(NamedTuple):
     limit: float | None
     cpu_allowance: float | None
     what: str
-    actions: list[Cell]
+    actions: list[int]
 
 
 BeatSink = Callable[[Beat], None]
@@ -113,11 +118,11 @@ def _reset_beats(beat: BeatSink, task: GameTask, config: RunConfig) -> Callable[
     return lambda seat: beat(Beat(seat, setup, setup, f"reset of {task.seats[seat]!r}", []))
 
 
-def _turn_beats(beat: BeatSink, config: RunConfig) -> Callable[[int, State, list[Cell]], None]:
+def _turn_beats(beat: BeatSink, config: RunConfig) -> Callable[[int, Any, list[int]], None]:
     """A turn hook sending who acts now and the actions since the last call."""
     sent = 0
 
-    def on_turn(seat: int, state: State, actions: list[Cell]) -> None:
+    def on_turn(seat: int, state: Any, actions: list[int]) -> None:
         nonlocal sent
         if seat >= 0:
             beat(
@@ -146,7 +151,7 @@ def worker_main(conn: Connection, config: RunConfig, parent_pid: int) -> None:
 
 def make_record(task: GameTask, result: GameResult, config: RunConfig) -> Record:
     """The JSON record of a game: the task, the settings, the result, and no replays yet."""
-    winner_spec = None if result.winner == NO_PLAYER else task.seats[result.winner]
+    winner_spec = None if result.winner == NO_WINNER else task.seats[result.winner]
     return {
         "game_id": task.game_id,
         "pairing": list(task.pairing),
