@@ -29,7 +29,6 @@ from trap_env.checks import describe
 from trap_env.game import Game
 
 __all__ = [
-    "DEFAULT_GAME",
     "GAME_TABLE",
     "GameEntry",
     "UnknownGameError",
@@ -41,9 +40,6 @@ __all__ = [
     "register_entry_points",
     "register_game",
 ]
-
-DEFAULT_GAME = "trap"
-"""The game the commands mean when none is named (the envs and the rules take no default)."""
 
 GENERIC_ENV = "trap_env.gym_env:GameEnv"
 """The Gymnasium entry point of a game without its own env class (with ``game=`` its name)."""

@@ -18,7 +18,7 @@ from agents.files import (
 )
 from agents.options import given_rules, rule_pair
 from agents.rl.alphazero import run
-from agents.rl.alphazero.config import CONFIG_FILE, FIXED_ON_RESUME, AlphaZeroConfig
+from agents.rl.alphazero.config import CONFIG_FILE, FIXED_ON_RESUME, TRAP, AlphaZeroConfig
 from agents.rl.alphazero.ladder import run_config
 from agents.rl.settings import (
     add_record_options,
@@ -26,7 +26,7 @@ from agents.rl.settings import (
     check_resume_overrides,
     record_overrides,
 )
-from trap_env.games import DEFAULT_GAME, game_names
+from trap_env.games import game_names
 
 
 def _check_agents(config: AlphaZeroConfig) -> None:
@@ -84,11 +84,11 @@ def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
         ValueError: for ``--rule`` with Trap!, or a rule given twice.
     """
     fields = record_overrides(args, AlphaZeroConfig, skip=("run_dir", "rules"))
-    game = fields.get("game_name", DEFAULT_GAME)
-    size = fields.pop("board_size", None) if game != DEFAULT_GAME else None
-    if game == DEFAULT_GAME and args.rule:
+    game = fields.get("game_name", TRAP)
+    size = fields.pop("board_size", None) if game != TRAP else None
+    if game == TRAP and args.rule:
         raise ValueError("Trap!'s rules are --board-size and --decay, not --rule")
-    rules = {} if game == DEFAULT_GAME else given_rules(size, args.rule or [])
+    rules = {} if game == TRAP else given_rules(size, args.rule or [])
     return fields | ({"rules": rules} if rules else {})
 
 

@@ -22,8 +22,12 @@ from agents.rl.settings import (
 )
 from trap_env.batched import batched_engine
 from trap_env.game import Game, turn_limit
-from trap_env.games import DEFAULT_GAME, game_names, get_game
+from trap_env.games import game_names, get_game
 from trap_env.trap.core import DEFAULT_DECAY
+
+TRAP = "trap"
+"""The game whose rules are the config's own ``board_size`` and ``decay`` fields: a run's
+``config.json`` written before ``game_name`` existed is a Trap! run."""
 
 CONFIG_FILE = "config.json"
 CHECKPOINT_FILE = "checkpoint.pt"
@@ -97,7 +101,7 @@ class AlphaZeroConfig:
     """
 
     run_dir: str
-    game_name: str = DEFAULT_GAME
+    game_name: str = TRAP
     rules: dict[str, Any] | None = None
     board_size: int = 7
     decay: int = DEFAULT_DECAY
@@ -190,7 +194,7 @@ class AlphaZeroConfig:
         Raises:
             ValueError: for Trap!'s fields set with another game, or ``rules`` with Trap!.
         """
-        if self.game_name == DEFAULT_GAME:
+        if self.game_name == TRAP:
             if self.rules is not None:
                 raise ValueError("Trap!'s rules are board_size and decay, not rules={...}")
             return {"board_size": self.board_size, "decay": self.decay}
