@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import runpy
 
 import pytest
 from hypothesis import given, settings
@@ -281,3 +282,14 @@ def test_the_leaderboard_ranks_cards_per_game_and_leaves_out_other_versions(tmp_
     assert "old/card.json: left out, a card of ladder 'v0'; only v1 cards are compared" in notes
     assert "rules/card.json: left out, played by other rules" in notes
     assert "junk/card.json: left out, not a card" in notes
+
+
+def test_the_sb3_example_rates_during_learn_and_after_it(capsys, request):
+    pytest.importorskip("sb3_contrib")
+    path = request.path.parent.parent / "examples" / "rate_ppo.py"
+    example = runpy.run_path(str(path), run_name="example")
+    example["main"](["--timesteps", "256", "--rate-every", "256", "--games", "2",
+                     "--callback-games", "2"])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("step 256: trap ladder v1: ")
+    assert lines[-1].startswith("trap ladder v1: ") and lines[-1].endswith("(2 games)")
