@@ -11,6 +11,8 @@ from pathlib import Path
 import crafted_files
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("sb3_contrib")
 
@@ -581,6 +583,28 @@ def test_a_zip_of_other_rules_is_refused_in_one_line(
     check_supports(plain, course)
     with pytest.raises(UnsupportedGameError, match=r"takes observations \(6, 6, 4\) and 37"):
         check_supports(plain, game.make_config(board_size=8))
+
+
+@settings(max_examples=40, deadline=None)
+@given(board_size=st.sampled_from([4, 6, 8, 10]), end_rule=st.sampled_from(["standard", "course"]))
+def test_a_model_takes_exactly_the_rules_it_records_or_the_spaces_it_fits(
+    plain_models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, board_size: int,
+    end_rule: str,
+) -> None:
+    from trap_env.games import get_game
+
+    game = get_game("othello")
+    config = game.make_config(board_size=board_size, end_rule=end_rule)
+    plain = plain_models["othello"]
+    stamped = stamped_copy(plain, tmp_path_factory.getbasetemp(), "othello", board_size=6)
+    for path, fits in [(stamped, (board_size, end_rule) == (6, "standard")),
+                       (plain, board_size == 6)]:  # fmt: skip
+        agent = make_agent(f"ppo:path={path}", game="othello")
+        if fits:
+            check_supports(agent, config)
+        else:
+            with pytest.raises(UnsupportedGameError, match=f"{path}.*this game"):
+                check_supports(agent, config)
 
 
 def test_trap_train_stamps_every_zip_it_saves(run_dir: Path) -> None:
