@@ -3,7 +3,9 @@ agents in worker processes, faults, records replayed, results folders, and refus
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 import time
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,8 @@ from agents.arena.worker import make_record
 from agents.web.app import Settings, allowed_hosts, check_spec, create_app
 from agents.web.live import LiveGame, LiveGames
 from agents.web.seats import PersonSeat
+from agents.web.views import FrameBuilder
+from trap_env.games import game_names
 
 JSON = {"Content-Type": "application/json"}
 
@@ -86,6 +90,76 @@ def test_a_watched_game_streams_one_frame_per_action_and_its_record_replays(
     assert landings and all(frame["last_chance"] for frame in landings)
     throws = [frame for frame in frames if frame["odds"]]
     assert throws and all(abs(sum(p for _, p in f["odds"]) - 1) < 1e-9 for f in throws)
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_a_game_starts_with_the_rules_the_start_form_shows(client: TestClient, game: str) -> None:
+    """The form shows the info's defaults (Colosseum's start -1: drawn by chance)."""
+    info = {g["name"]: g for g in client.get("/api/info").json()["games"]}
+    params = info[game]["params"]
+    started = post(client, "/api/games", {"game": game, "params": params,
+                                          "specs": ["greedy", "random"]})  # fmt: skip
+    assert started.status_code == 200, started.text
+    answer = finished(client, started.json()["id"])
+    replay_record(answer["record"])
+    assert answer["frames"][0]["board"]["game"] == game
+
+
+def board_views(game: str, params: dict[str, Any], seed: int) -> list[dict[str, Any]]:
+    """The frames of a game of random legal choices (chance drawn by ``seed`` too)."""
+    rng = random.Random(seed)
+    builder = FrameBuilder(game, params)
+    rules = builder.rules
+    while rules.outcome(builder.state) is None:
+        state = builder.state
+        if rules.is_chance(state):
+            builder.follow([*range(builder.num_actions), rules.sample_chance(state, rng)])
+        else:
+            builder.follow([*range(builder.num_actions), rng.choice(rules.legal_actions(state))])
+    return builder.frames
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32), size=st.sampled_from([4, 6]))
+def test_othello_frames_draw_the_discs_their_counts_and_the_last_placement(
+    seed: int, size: int
+) -> None:
+    frames = board_views("othello", {"board_size": size}, seed)
+    for frame in frames:
+        board, position = frame["board"], frame["position"]
+        assert board["dark"] == position["dark"] and board["light"] == position["light"]
+        assert board["counts"] == [len(position["dark"]), len(position["light"])]
+    assert frames[0]["board"]["last"] is None
+    for before, frame in itertools.pairwise(frames):
+        text = frame["action"]
+        placed = set(frame["board"]["dark"] + frame["board"]["light"]) - set(
+            before["board"]["dark"] + before["board"]["light"]
+        )
+        assert frame["board"]["last"] == (None if text == "pass" else placed.pop())
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32), size=st.integers(3, 7))
+def test_colosseum_frames_draw_the_walls_players_zones_and_the_last_move(
+    seed: int, size: int
+) -> None:
+    frames = board_views("colosseum", {"board_size": size}, seed)
+    start = frames[0]
+    assert start["board"]["players"] == [None, None] and start["odds"] is None
+    assert start["board"]["last"] is None
+    for frame in frames[1:]:
+        board, position = frame["board"], frame["position"]
+        assert board["walls"] == [sides for row in position["walls"] for sides in row]
+        assert board["players"] == [r * size + c for r, c in position["cells"]]
+        assert board["counts"] == position["zones"]
+        if frame["actor"] == "chance":
+            assert board["last"] is None
+            continue
+        row, col, side = map(int, frame["action"].split(","))
+        assert (board["last"], board["last_side"]) == (row * size + col, side)
+        assert board["players"][frame["actor"]] == board["last"]
+        assert board["walls"][board["last"]][side] == 1
+    assert frames[-1]["board"]["counts"] is not None
 
 
 def test_the_event_stream_ends_with_the_game(client: TestClient) -> None:

@@ -1,10 +1,11 @@
 """What the page draws, as JSON: a position after each action, a recorded game, a tournament.
 
 A *frame* is one position of a game with what the page needs to draw it: the game's own
-:meth:`~trap_env.game.Game.describe` (each game's drawing on the page reads its fields),
-the legal actions, the action that led to it, a chance node's outcome odds and the last
-chance outcome (Trap!: a throw's landing odds and where it landed), and the outcome once
-the game is over. Frames are built one per action, so that the page steps through moves,
+:meth:`~trap_env.game.Game.describe`, its *board* (:func:`board_view`: what each game's
+drawing on the page reads, its counts and last move included), the legal actions, the
+action that led to it, a chance node's outcome odds when its outcomes are cells and the
+last chance outcome (Trap!: a throw's landing odds and where it landed), and the outcome
+once the game is over. Frames are built one per action, so that the page steps through moves,
 throws and landings alike.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from agents.arena.record_rules import record_params
 from agents.arena.replays import MAX_REPLAY_BOARD_SIZE, replay_record
 from agents.arena.results import ResultsError, check_record, read_results, record_game
 from agents.arena.stats import elo_ratings, summarize_pairings, wilson_interval
+from trap_env.colosseum.rules import NUM_SIDES
 from trap_env.game import Game, Outcome
 from trap_env.games import game_names, get_game
 
@@ -29,6 +31,7 @@ __all__ = [
     "RESULTS_FILE",
     "Frame",
     "FrameBuilder",
+    "board_view",
     "chance_odds",
     "decision_odds",
     "outcome_view",
@@ -69,6 +72,11 @@ class FrameBuilder:
         self.last_chance: list[int] | None = None
         self.frames: list[Frame] = [self._frame(None, None, None)]
 
+    @property
+    def last_move(self) -> int | None:
+        """The last decision's action; None before the first."""
+        return None if self.decision < 0 else self.decision
+
     def follow(self, actions: Sequence[int]) -> list[Frame]:
         """Apply the actions past those already followed; the new frames."""
         new = []
@@ -89,9 +97,11 @@ class FrameBuilder:
     def _frame(self, action: str | None, actor: int | str | None, did: str | None) -> Frame:
         rules, state = self.rules, self.state
         outcome = rules.outcome(state, self.max_turns)
+        position = dict(rules.describe(state))
         return {
             "index": self.num_actions,
-            "position": dict(rules.describe(state)),
+            "position": position,
+            "board": board_view(position, self.last_move),
             "text": rules.render_text(state),
             "turn": rules.turn(state),
             "action": action,
@@ -100,10 +110,69 @@ class FrameBuilder:
             "to_act": None if outcome or rules.is_chance(state) else rules.current_player(state),
             "decision": rules.decision_name(state),
             "legal": [] if outcome else rules.legal_actions(state),
-            "odds": chance_odds(rules, state),
+            "odds": _cell_odds(chance_odds(rules, state), position),
             "last_chance": self.last_chance,
             "outcome": None if outcome is None else outcome_view(outcome),
         }
+
+
+def board_view(position: Mapping[str, Any], last_move: int | None) -> dict[str, Any] | None:
+    """What the page's drawing of a game reads (``static/boards.js``, by ``game``): the
+    board's side, what each cell holds, the counts the game keeps and the last move; None
+    for a game without a drawing (the page shows its text).
+
+    Args:
+        position: the game's :meth:`~trap_env.game.Game.describe` of the position.
+        last_move: the action of the last decision (None before the first).
+    """
+    view = _BOARD_VIEWS.get(position.get("game", ""))
+    return None if view is None else {"game": position["game"], **view(position, last_move)}
+
+
+def _trap_view(position: Mapping[str, Any], last_move: int | None) -> dict[str, Any]:
+    """Trap!: the players, the traps, the throw's target (a throw's landing is marked
+    from the frame's last chance outcome)."""
+    return {"size": position["board_size"], "players": position["players"],
+            "traps": position["traps"], "target": position["target"]}  # fmt: skip
+
+
+def _othello_view(position: Mapping[str, Any], last_move: int | None) -> dict[str, Any]:
+    """Othello: each colour's discs and their counts; the last placement (None: a pass)."""
+    n = position["board_size"]
+    return {"size": n, "dark": position["dark"], "light": position["light"],
+            "counts": position["discs"],
+            "last": last_move if last_move is not None and last_move < n * n else None}  # fmt: skip
+
+
+def _colosseum_view(position: Mapping[str, Any], last_move: int | None) -> dict[str, Any]:
+    """Colosseum: each cell's barriers (up, right, down, left), both players' cells, the
+    zones once counted; the last move's cell and the side of its barrier."""
+    n = position["board_size"]
+    walls = [sides for row in position["walls"] for sides in row]
+    players = [None if at is None else at[0] * n + at[1] for at in position["cells"]]
+    last = None if last_move is None else list(divmod(last_move, NUM_SIDES))
+    return {"size": n, "walls": walls, "players": players, "counts": position["zones"],
+            "last": None if last is None else last[0],
+            "last_side": None if last is None else last[1]}  # fmt: skip
+
+
+_BOARD_VIEWS: dict[str, Callable[[Mapping[str, Any], int | None], dict[str, Any]]] = {
+    "trap": _trap_view,
+    "othello": _othello_view,
+    "colosseum": _colosseum_view,
+}
+"""The games the page draws, by name; the rest are shown as text."""
+
+
+def _cell_odds(
+    odds: list[list[float]] | None, position: Mapping[str, Any]
+) -> list[list[float]] | None:
+    """A chance node's odds if its outcomes are cells of the board (Trap!'s landings), for
+    the page to show on them; None otherwise (Colosseum's start numbers)."""
+    size = position.get("board_size")
+    if odds is None or not isinstance(size, int):
+        return odds
+    return odds if all(0 <= outcome < size * size for outcome, _ in odds) else None
 
 
 def outcome_view(outcome: Outcome, detail: str = "") -> dict[str, Any]:
