@@ -105,6 +105,14 @@ def test_a_game_starts_with_the_rules_the_start_form_shows(client: TestClient, g
     assert answer["frames"][0]["board"]["game"] == game
 
 
+@pytest.mark.parametrize("start", [-2, 65536, 1.5, "x"])
+def test_a_start_the_rules_refuse_gets_its_range(client: TestClient, start: Any) -> None:
+    body = {"game": "colosseum", "params": {"start": start}, "specs": ["random", "random"]}
+    refused = post(client, "/api/games", body)
+    assert refused.status_code == 400
+    assert "start must be -1 (drawn by chance) or a start number 0..65535" in refused.text
+
+
 def board_views(game: str, params: dict[str, Any], seed: int) -> list[dict[str, Any]]:
     """The frames of a game of random legal choices (chance drawn by ``seed`` too)."""
     rng = random.Random(seed)
