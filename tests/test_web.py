@@ -31,7 +31,7 @@ from agents.arena.worker import make_record
 from agents.web.app import Settings, allowed_hosts, check_spec, create_app
 from agents.web.live import LiveGame, LiveGames
 from agents.web.seats import PersonSeat
-from agents.web.views import FrameBuilder
+from agents.web.views import Frame, FrameBuilder
 from trap_env.games import game_names
 
 JSON = {"Content-Type": "application/json"}
@@ -113,61 +113,70 @@ def test_a_start_the_rules_refuse_gets_its_range(client: TestClient, start: Any)
     assert "start must be -1 (drawn by chance) or a start number 0..65535" in refused.text
 
 
-def board_views(game: str, params: dict[str, Any], seed: int) -> list[dict[str, Any]]:
-    """The frames of a game of random legal choices (chance drawn by ``seed`` too)."""
+def random_game(game: str, params: dict[str, Any], seed: int) -> tuple[list[Frame], list[int]]:
+    """The frames and the actions of a game of random legal choices (chance drawn by
+    ``seed`` too)."""
     rng = random.Random(seed)
     builder = FrameBuilder(game, params)
-    rules = builder.rules
+    rules, actions = builder.rules, []
     while rules.outcome(builder.state) is None:
         state = builder.state
-        if rules.is_chance(state):
-            builder.follow([*range(builder.num_actions), rules.sample_chance(state, rng)])
-        else:
-            builder.follow([*range(builder.num_actions), rng.choice(rules.legal_actions(state))])
-    return builder.frames
+        choices = None if rules.is_chance(state) else rules.legal_actions(state)
+        actions.append(rules.sample_chance(state, rng) if choices is None else rng.choice(choices))
+        builder.follow(actions)
+    return builder.frames, actions
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32), game=st.sampled_from(game_names()))
+def test_a_frames_board_is_its_game_and_the_last_decisions_action(game: str, seed: int) -> None:
+    """The same for every game (its drawing on the page reads it with ``describe``): a
+    chance outcome is no decision, an action of no cell (Othello's pass) is one."""
+    frames, actions = random_game(game, {"board_size": 6}, seed)
+    last = None
+    for frame, action in zip(frames, [None, *actions], strict=True):
+        if frame["actor"] not in (None, "chance"):
+            last = action
+        assert frame["board"] == {"game": game, "last": last}
 
 
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 2**32), size=st.sampled_from([4, 6]))
-def test_othello_frames_draw_the_discs_their_counts_and_the_last_placement(
+def test_othello_frames_give_the_discs_their_counts_and_the_last_placement(
     seed: int, size: int
 ) -> None:
-    frames = board_views("othello", {"board_size": size}, seed)
+    frames, _ = random_game("othello", {"board_size": size}, seed)
     for frame in frames:
-        board, position = frame["board"], frame["position"]
-        assert board["dark"] == position["dark"] and board["light"] == position["light"]
-        assert board["counts"] == [len(position["dark"]), len(position["light"])]
-    assert frames[0]["board"]["last"] is None
+        position = frame["position"]
+        assert position["discs"] == [len(position["dark"]), len(position["light"])]
     for before, frame in itertools.pairwise(frames):
-        text = frame["action"]
-        placed = set(frame["board"]["dark"] + frame["board"]["light"]) - set(
-            before["board"]["dark"] + before["board"]["light"]
+        placed = set(frame["position"]["dark"] + frame["position"]["light"]) - set(
+            before["position"]["dark"] + before["position"]["light"]
         )
-        assert frame["board"]["last"] == (None if text == "pass" else placed.pop())
+        last = frame["board"]["last"]
+        assert placed == (set() if frame["action"] == "pass" else {last})
+        assert (last == size * size) == (frame["action"] == "pass")  # a pass is no cell
 
 
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 2**32), size=st.integers(3, 7))
-def test_colosseum_frames_draw_the_walls_players_zones_and_the_last_move(
+def test_colosseum_frames_give_the_walls_players_zones_and_the_last_move(
     seed: int, size: int
 ) -> None:
-    frames = board_views("colosseum", {"board_size": size}, seed)
+    frames, _ = random_game("colosseum", {"board_size": size}, seed)
     start = frames[0]
-    assert start["board"]["players"] == [None, None] and start["odds"] is None
+    assert start["position"]["cells"] == [None, None] and start["odds"] is None
     assert start["board"]["last"] is None
     for frame in frames[1:]:
-        board, position = frame["board"], frame["position"]
-        assert board["walls"] == [sides for row in position["walls"] for sides in row]
-        assert board["players"] == [r * size + c for r, c in position["cells"]]
-        assert board["counts"] == position["zones"]
+        position, last = frame["position"], frame["board"]["last"]
         if frame["actor"] == "chance":
-            assert board["last"] is None
+            assert last is None
             continue
         row, col, side = map(int, frame["action"].split(","))
-        assert (board["last"], board["last_side"]) == (row * size + col, side)
-        assert board["players"][frame["actor"]] == board["last"]
-        assert board["walls"][board["last"]][side] == 1
-    assert frames[-1]["board"]["counts"] is not None
+        assert divmod(last, 4) == (row * size + col, side)  # the page's cellOf and sideOf
+        assert position["cells"][frame["actor"]] == [row, col]
+        assert position["walls"][row][col][side] == 1
+    assert frames[-1]["position"]["zones"] is not None
 
 
 def test_the_event_stream_ends_with_the_game(client: TestClient) -> None:

@@ -131,30 +131,39 @@ def board_cells(page: Any, css: str) -> list[int]:
     )
 
 
-def shown_board(page: Any) -> dict[str, Any]:
-    """The board view of the frame the page shows, as the server sent it."""
-    return page.evaluate("view.frames[view.cursor].board")  # type: ignore[no-any-return]
+def shown_frame(page: Any) -> dict[str, Any]:
+    """The frame the page shows, as the server sent it."""
+    return page.evaluate("view.frames[view.cursor]")  # type: ignore[no-any-return]
 
 
 def check_drawn(page: Any) -> None:
-    """The board drawn is the frame's: the players (Othello: the discs), the walls on
-    their cells' sides, the counts in the legend, the last move marked."""
-    board = shown_board(page)
-    if board["game"] == "othello":
-        assert board_cells(page, "p0") == sorted(board["dark"])
-        assert board_cells(page, "p1") == sorted(board["light"])
-        dark, light = board["counts"]
+    """The board drawn is the frame's position: the players (Othello: the discs), the walls
+    on their cells' sides, the counts in the legend, the last move marked (Colosseum: its
+    new barrier's side too; an Othello pass marks no cell)."""
+    frame = shown_frame(page)
+    position, last = frame["position"], frame["board"]["last"]
+    n = position["board_size"]
+    if position["game"] == "othello":
+        assert board_cells(page, "p0") == sorted(position["dark"])
+        assert board_cells(page, "p1") == sorted(position["light"])
+        dark, light = position["discs"]
         assert f"dark (seat 0): {dark}, ○ light (seat 1): {light}" in page.text_content("#legend")
+        last_cell = None if last is None or last == n * n else last
     else:
-        players = [[] if at is None else [at] for at in board["players"]]
-        assert [board_cells(page, "p0"), board_cells(page, "p1")] == players
+        cells = [[] if at is None else [at[0] * n + at[1]] for at in position["cells"]]
+        assert [board_cells(page, "p0"), board_cells(page, "p1")] == cells
+        walls = [sides for row in position["walls"] for sides in row]
         for side, name in enumerate("nesw"):
-            walled = [cell for cell, sides in enumerate(board["walls"]) if sides[side]]
-            assert board_cells(page, f"wall-{name}") == walled
-        if board["counts"] is not None:
-            zones = board["counts"]
+            assert board_cells(page, f"wall-{name}") == [
+                cell for cell, sides in enumerate(walls) if sides[side]
+            ]
+        if position["zones"] is not None:
+            zones = position["zones"]
             assert f"zones: A {zones[0]}, B {zones[1]}" in page.text_content("#legend")
-    assert board_cells(page, "last") == ([] if board["last"] is None else [board["last"]])
+        last_cell = None if last is None else last // 4
+        if last is not None:
+            assert board_cells(page, f"new-wall-{'nesw'[last % 4]}") == [last_cell]
+    assert board_cells(page, "last") == ([] if last_cell is None else [last_cell])
 
 
 def play_as_person(page: Any, shot: str | None = None) -> int:
@@ -175,7 +184,7 @@ def play_as_person(page: Any, shot: str | None = None) -> int:
             screenshot(page, shot)
         shown = page.get_attribute("#board", "data-frame")
         legal = board_cells(page, "legal")
-        if shown_board(page)["game"] == "colosseum":
+        if shown_frame(page)["board"]["game"] == "colosseum":
             assert page.locator("#off-board button").count() == 0  # no list of moves
             page.click(f"#board .cell[data-cell='{legal[-1]}'] .side >> nth=0")
         elif legal:

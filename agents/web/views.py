@@ -1,19 +1,20 @@
 """What the page draws, as JSON: a position after each action, a recorded game, a tournament.
 
 A *frame* is one position of a game with what the page needs to draw it: the game's own
-:meth:`~trap_env.game.Game.describe`, its *board* (:func:`board_view`: what each game's
-drawing on the page reads, its counts and last move included), the legal actions, the
-action that led to it, a chance node's outcome odds when its outcomes are cells and the
-last chance outcome (Trap!: a throw's landing odds and where it landed), and the outcome
-once the game is over. Frames are built one per action, so that the page steps through moves,
-throws and landings alike.
+:meth:`~trap_env.game.Game.describe`, its *board* (the game's name and the last decision's
+action: each game's drawing on the page, ``static/boards.js``, reads them with
+``describe``), the legal actions, the action that led to it, a chance node's outcome odds
+when its outcomes are cells and the last chance outcome (Trap!: a throw's landing odds and
+where it landed), and the outcome once the game is over. Frames are built one per action,
+so that the page steps through moves, throws and landings alike. Nothing here knows a
+game: each is reached through :mod:`trap_env.games`.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,6 @@ from agents.arena.record_rules import record_params
 from agents.arena.replays import MAX_REPLAY_BOARD_SIZE, replay_record
 from agents.arena.results import ResultsError, check_record, read_results, record_game
 from agents.arena.stats import elo_ratings, summarize_pairings, wilson_interval
-from trap_env.colosseum.rules import NUM_SIDES
 from trap_env.game import Game, Outcome
 from trap_env.games import game_names, get_game
 
@@ -31,7 +31,6 @@ __all__ = [
     "RESULTS_FILE",
     "Frame",
     "FrameBuilder",
-    "board_view",
     "chance_odds",
     "decision_odds",
     "outcome_view",
@@ -101,7 +100,7 @@ class FrameBuilder:
         return {
             "index": self.num_actions,
             "position": position,
-            "board": board_view(position, self.last_move),
+            "board": {"game": rules.name, "last": self.last_move},
             "text": rules.render_text(state),
             "turn": rules.turn(state),
             "action": action,
@@ -114,54 +113,6 @@ class FrameBuilder:
             "last_chance": self.last_chance,
             "outcome": None if outcome is None else outcome_view(outcome),
         }
-
-
-def board_view(position: Mapping[str, Any], last_move: int | None) -> dict[str, Any] | None:
-    """What the page's drawing of a game reads (``static/boards.js``, by ``game``): the
-    board's side, what each cell holds, the counts the game keeps and the last move; None
-    for a game without a drawing (the page shows its text).
-
-    Args:
-        position: the game's :meth:`~trap_env.game.Game.describe` of the position.
-        last_move: the action of the last decision (None before the first).
-    """
-    view = _BOARD_VIEWS.get(position.get("game", ""))
-    return None if view is None else {"game": position["game"], **view(position, last_move)}
-
-
-def _trap_view(position: Mapping[str, Any], last_move: int | None) -> dict[str, Any]:
-    """Trap!: the players, the traps, the throw's target (a throw's landing is marked
-    from the frame's last chance outcome)."""
-    return {"size": position["board_size"], "players": position["players"],
-            "traps": position["traps"], "target": position["target"]}  # fmt: skip
-
-
-def _othello_view(position: Mapping[str, Any], last_move: int | None) -> dict[str, Any]:
-    """Othello: each colour's discs and their counts; the last placement (None: a pass)."""
-    n = position["board_size"]
-    return {"size": n, "dark": position["dark"], "light": position["light"],
-            "counts": position["discs"],
-            "last": last_move if last_move is not None and last_move < n * n else None}  # fmt: skip
-
-
-def _colosseum_view(position: Mapping[str, Any], last_move: int | None) -> dict[str, Any]:
-    """Colosseum: each cell's barriers (up, right, down, left), both players' cells, the
-    zones once counted; the last move's cell and the side of its barrier."""
-    n = position["board_size"]
-    walls = [sides for row in position["walls"] for sides in row]
-    players = [None if at is None else at[0] * n + at[1] for at in position["cells"]]
-    last = None if last_move is None else list(divmod(last_move, NUM_SIDES))
-    return {"size": n, "walls": walls, "players": players, "counts": position["zones"],
-            "last": None if last is None else last[0],
-            "last_side": None if last is None else last[1]}  # fmt: skip
-
-
-_BOARD_VIEWS: dict[str, Callable[[Mapping[str, Any], int | None], dict[str, Any]]] = {
-    "trap": _trap_view,
-    "othello": _othello_view,
-    "colosseum": _colosseum_view,
-}
-"""The games the page draws, by name; the rest are shown as text."""
 
 
 def _cell_odds(
