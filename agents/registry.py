@@ -60,6 +60,7 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
         "minimax": "agents.othello.search:SearchAgent",
         "openspiel-mcts": "agents.othello.openspiel_mcts:OpenSpielMCTSAgent",
         "mcts": "agents.mcts.agent:MCTSAgent",
+        "ppo": "agents.rl.ppo:PPOAgent",
     },
     "colosseum": {
         "random": "agents.colosseum.random_agent:RandomAgent",
@@ -69,6 +70,7 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
         "alphabeta": "agents.colosseum.search:SearchAgent",
         "minimax": "agents.colosseum.search:SearchAgent",
         "mcts": "agents.colosseum.mcts:MCTSAgent",
+        "ppo": "agents.rl.ppo:PPOAgent",
     },
 }
 """The built-in agents: game -> name -> ``"module:factory"``.

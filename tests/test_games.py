@@ -13,6 +13,7 @@ import pettingzoo
 import pytest
 from toy_game import Race, RandomRacer
 
+import agents
 import trap_env
 from trap_env.games import GAME_TABLE, GameEntry, entry_of, get_game, register_game
 
@@ -119,7 +120,14 @@ def test_register_game_refuses_an_id_that_is_no_string() -> None:
     assert entry_of("race_bad_id") is None
 
 
-GAME_PACKAGES = tuple(f"trap_env.{entry.name}" for entry in GAME_TABLE)
+GAME_PACKAGES = tuple(
+    f"{floor}.{entry.name}" for floor in ("trap_env", "agents") for entry in GAME_TABLE
+)
+"""Each game's own packages: its rules and adapters (``trap_env``), its agents (``agents``)."""
+GENERIC_FLOORS = [
+    *sorted(Path(trap_env.__file__).parent.glob("*.py")),
+    *sorted((Path(agents.__file__).parent / "web").glob("*.py")),
+]
 
 
 def _imported_modules(path: Path) -> set[str]:
@@ -134,11 +142,12 @@ def _imported_modules(path: Path) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "path", sorted(Path(trap_env.__file__).parent.glob("*.py")), ids=lambda path: path.name
+    "path", GENERIC_FLOORS, ids=lambda path: f"{path.parent.name}/{path.name}"
 )
 def test_the_generic_floors_import_no_game(path: Path) -> None:
-    """The modules of ``trap_env`` outside the game folders reach a game only through the
-    table of games (its ``module:attr`` strings), never by an import."""
+    """The modules of ``trap_env`` outside the game folders, and the page's
+    (``agents.web``), reach a game only through the table of games (its ``module:attr``
+    strings), never by an import."""
     games = [
         module
         for module in _imported_modules(path)

@@ -495,3 +495,15 @@ def test_the_bundled_othello_network_plays_8x8_and_refuses_other_rules() -> None
         agent.check_game(GAME.make_config(board_size=6))
     with pytest.raises(UnsupportedGameError, match="--rule end_rule=course"):
         agent.check_game(GAME.make_config(end_rule="course"))
+
+
+@pytest.mark.parametrize(("network", "game"), [("trap", "othello"), ("othello", "trap")])
+def test_a_bundled_network_is_refused_in_the_other_game_in_one_line(
+    network: str, game: str
+) -> None:
+    """Trap! 8x8 and Othello 8x8 observe the same shape: the file's record tells them apart."""
+    from trap_env.agent import SpecError
+
+    with pytest.raises(SpecError, match=rf"plays {network} \(board_size=.*\), not {game};") as e:
+        make_agent(f"mcts:path={DEFAULT_NETWORKS[network]}", game=game)
+    assert "\n" not in str(e.value)

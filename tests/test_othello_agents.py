@@ -33,6 +33,7 @@ def test_the_table_lists_othellos_agents_and_names_them_on_a_miss() -> None:
         "mcts",
         "minimax",
         "openspiel-mcts",
+        "ppo",
         "random",
         "reference",
     ]
@@ -44,8 +45,7 @@ def test_the_table_lists_othellos_agents_and_names_them_on_a_miss() -> None:
     with pytest.raises(
         SpecError,
         match="known agents: alphabeta, exec, expectiminimax, greedy, mcts, minimax, "
-        "openspiel-mcts, "
-        "random",
+        "openspiel-mcts, ppo, random",
     ):
         make_agent("ocls", game="othello")
 

@@ -11,6 +11,8 @@ from pathlib import Path
 import crafted_files
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("sb3_contrib")
 
@@ -20,7 +22,7 @@ from stable_baselines3 import PPO
 from trap_scripts import train
 
 from agents import SpecError, make_agent
-from agents.rl.ppo import DEFAULT_MODEL, IncompatibleModelError, PPOAgent
+from agents.rl.ppo import DEFAULT_MODELS, IncompatibleModelError, PPOAgent
 from agents.rl.ppo_training import (
     MobilityShaping,
     OpponentMix,
@@ -40,6 +42,8 @@ from trap_env.trap.core import (
     sample_landing,
 )
 from trap_env.trap.observation import action_mask, observe
+
+DEFAULT_MODEL = DEFAULT_MODELS["trap"]
 
 TINY = [
     "--timesteps", "2048", "--n-steps", "256", "--batch-size", "128", "--n-epochs", "2",
@@ -167,7 +171,7 @@ def test_imitation_learns_the_teacher_on_a_small_board() -> None:
 
 
 def test_agent_matches_maskable_ppo_predict(model_path: Path) -> None:
-    agent = PPOAgent(model_path)
+    agent = PPOAgent(model_path, game="trap")
     model = MaskablePPO.load(model_path, device="cpu")
     rng = random.Random(0)
     state = initial_state()
@@ -184,14 +188,14 @@ def test_agent_matches_maskable_ppo_predict(model_path: Path) -> None:
 
 @pytest.mark.parametrize("deterministic", [True, False])
 def test_agent_never_picks_a_masked_action(model_path: Path, deterministic: bool) -> None:
-    learner = PPOAgent(model_path, deterministic=deterministic, seed=5)
+    learner = PPOAgent(model_path, deterministic=deterministic, seed=5, game="trap")
     for game in range(60):
         seat = game % 2
         play({seat: learner, 1 - seat: make_agent("random", seed=game, game="trap")}, seed=game)
 
 
 def test_agent_probabilities_are_zero_off_the_mask(model_path: Path) -> None:
-    agent = PPOAgent(model_path)
+    agent = PPOAgent(model_path, game="trap")
     state = apply(initial_state(), 4)  # player 0 moved; now it throws
     probabilities = agent.action_probabilities(state)
     assert probabilities.sum() == pytest.approx(1.0)
@@ -223,7 +227,7 @@ def test_bundled_model_is_the_default_and_small() -> None:
 
 
 def test_agent_plays_in_the_gym_env(model_path: Path) -> None:
-    env = gym.make("trap_env/Trap-v0", opponent=PPOAgent(model_path), seat=1)
+    env = gym.make("trap_env/Trap-v0", opponent=PPOAgent(model_path, game="trap"), seat=1)
     env.reset(seed=0)
     done = False
     while not done:
@@ -247,7 +251,7 @@ def test_import_agents_does_not_import_torch() -> None:
 
 def test_missing_model_file_says_so(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no PPO model at"):
-        PPOAgent(tmp_path / "nothing.zip")
+        PPOAgent(tmp_path / "nothing.zip", game="trap")
     # Built from a spec, the missing file is a spec error (one line in every CLI).
     with pytest.raises(SpecError, match="no PPO model at") as raised:
         make_agent(f"ppo:path={tmp_path / 'nothing.zip'}", game="trap")
@@ -258,12 +262,12 @@ def test_file_that_is_not_a_model_zip(tmp_path: Path) -> None:
     text = tmp_path / "notes.zip"
     text.write_text("not a zip")
     with pytest.raises(IncompatibleModelError, match="not a model zip"):
-        PPOAgent(text)
+        PPOAgent(text, game="trap")
     other = tmp_path / "other.zip"
     with zipfile.ZipFile(other, "w") as archive:
         archive.writestr("hello.txt", "hi")
     with pytest.raises(IncompatibleModelError, match="MaskablePPO"):
-        PPOAgent(other)
+        PPOAgent(other, game="trap")
     with pytest.raises(SpecError, match="MaskablePPO"):
         make_agent(f"ppo:path={other}", game="trap")
 
@@ -274,12 +278,15 @@ def test_plain_ppo_zip_is_rejected(tmp_path: Path) -> None:
     PPO("MlpPolicy", env, n_steps=64, batch_size=32, device="cpu").save(path)
     env.close()
     with pytest.raises(IncompatibleModelError, match="not a MaskablePPO"):
-        PPOAgent(path)
+        PPOAgent(path, game="trap")
 
 
 def test_model_for_another_board_size_is_rejected(model_path: Path) -> None:
-    agent = PPOAgent(model_path)
-    with pytest.raises(UnsupportedGameError, match=r"plays only 7x7 boards .* this game is 5x5"):
+    agent = PPOAgent(model_path, game="trap")
+    with pytest.raises(
+        UnsupportedGameError,
+        match=r"trained for trap \(board_size=7, decay=50\); this game is trap \(board_size=5,",
+    ):
         agent.select_action(initial_state(GameConfig(5)))
 
 
@@ -287,7 +294,11 @@ def test_model_for_another_board_size_is_rejected(model_path: Path) -> None:
 def test_bundled_model_refuses_another_board_before_the_first_game() -> None:
     agent = make_agent("ppo", game="trap")
     check_supports(agent, GameConfig(7))
-    with pytest.raises(UnsupportedGameError, match=r"only 7x7 boards .* 5x5.* --board-size 5"):
+    with pytest.raises(
+        UnsupportedGameError,
+        match=r"takes observations \(7, 7, 4\) and 49 actions; this game, trap \(board_size=5, "
+        r"decay=50\), has \(5, 5, 4\) and 25",
+    ):
         check_supports(agent, GameConfig(5))
 
 
@@ -309,7 +320,7 @@ def rewritten_model(tmp_path: Path, member: str, content: bytes) -> Path:
 def test_damaged_parameters_say_so(tmp_path: Path, content: bytes) -> None:
     path = rewritten_model(tmp_path, "policy.pth", content)
     with pytest.raises(IncompatibleModelError, match=r"is damaged: .* \(policy.pth\) cannot be"):
-        PPOAgent(path)
+        PPOAgent(path, game="trap")
     with pytest.raises(SpecError, match="is damaged"):
         make_agent(f"ppo:path={path}", game="trap")
 
@@ -320,7 +331,7 @@ def test_truncated_parameters_say_so(tmp_path: Path) -> None:
         original = source.read("policy.pth")
     path = rewritten_model(tmp_path, "policy.pth", original[: len(original) // 2])
     with pytest.raises(IncompatibleModelError, match="is damaged"):
-        PPOAgent(path)
+        PPOAgent(path, game="trap")
 
 
 # --- Files from someone else never run code ---------------------------------------------
@@ -350,7 +361,7 @@ def bundled_actions(agent: PPOAgent, seed: int) -> list[int]:
 
 @pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no bundled model yet")
 def test_bundled_model_plays_as_with_the_stable_baselines_loader() -> None:
-    agent = PPOAgent()
+    agent = PPOAgent(game="trap")
     assert {seed: bundled_actions(agent, seed) for seed in BUNDLED_GAMES} == BUNDLED_GAMES
     from stable_baselines3.common.save_util import load_from_zip_file
 
@@ -394,16 +405,16 @@ def test_a_crafted_model_zip_never_runs_its_payload(tmp_path: Path) -> None:
 
     marker = tmp_path / "pwned"
     # In metadata the agent does not need: never unpickled, the model plays.
-    agent = PPOAgent(crafted_data(tmp_path, "_last_obs", marker))
+    agent = PPOAgent(crafted_data(tmp_path, "_last_obs", marker), game="trap")
     assert bundled_actions(agent, 0) == BUNDLED_GAMES[0]
     # In the policy class: refused, unread.
     with pytest.raises(IncompatibleModelError, match="not a MaskablePPO TrapPolicy"):
-        PPOAgent(crafted_data(tmp_path, "policy_class", marker))
+        PPOAgent(crafted_data(tmp_path, "policy_class", marker), game="trap")
     # In the weights: torch.load(weights_only=True) refuses it.
     weights = io.BytesIO()
     torch.save({"policy": crafted_files.Payload(marker)}, weights)
     with pytest.raises(IncompatibleModelError, match="cannot be read as tensors"):
-        PPOAgent(rewritten_model(tmp_path, "policy.pth", weights.getvalue()))
+        PPOAgent(rewritten_model(tmp_path, "policy.pth", weights.getvalue()), game="trap")
     assert not marker.exists()
 
 
@@ -432,3 +443,221 @@ def test_a_training_board_is_one_trap_takes(board_size: int) -> None:
     """The run's settings refuse what :class:`trap_env.trap.core.GameConfig` refuses, by name."""
     with pytest.raises(ValueError, match="board_size must be an integer from 3 to 1000"):
         TrainConfig("run", board_size=board_size)
+
+
+# --- Every game: a zip records its game and rules ---------------------------------------
+
+SMALL = {"othello": {"board_size": 6}, "colosseum": {"board_size": 4}}
+"""The boards of the tiny models trained below."""
+
+
+def train_plain(game: str, path: Path, **params: object) -> MaskablePPO:
+    """A MaskablePPO ``"MlpPolicy"`` of a few steps on ``game``'s vector env, saved to
+    ``path`` as a user saves it (recording no game)."""
+    import torch
+
+    from agents.rl.sb3 import to_sb3
+    from trap_env.games import entry_of
+
+    entry = entry_of(game)
+    assert entry is not None and entry.gym_id is not None
+    envs = gym.make_vec(entry.gym_id, num_envs=2, autoreset_mode="disabled", **params)
+    kwargs = {"net_arch": [16], "activation_fn": torch.nn.ReLU}
+    model = MaskablePPO("MlpPolicy", to_sb3(envs), n_steps=16, batch_size=32, n_epochs=1,
+                        policy_kwargs=kwargs, seed=0, device="cpu")
+    model.learn(64)
+    model.save(path)
+    envs.close()
+    return model
+
+
+@pytest.fixture(scope="module")
+def plain_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """An unstamped tiny model zip of each game of :data:`SMALL`."""
+    folder = tmp_path_factory.mktemp("plain")
+    paths = {game: folder / f"{game}.zip" for game in SMALL}
+    for game, path in paths.items():
+        train_plain(game, path, **SMALL[game])
+    return paths
+
+
+def stamped_copy(source: Path, folder: Path, game: str, **params: object) -> Path:
+    """A copy of ``source`` stamped as a model of ``game`` under ``params``."""
+    from agents.rl.ppo import stamp_model
+
+    path = folder / f"stamped_{game}_{source.name}"
+    path.write_bytes(source.read_bytes())
+    stamp_model(path, game=game, params=params)
+    return path
+
+
+@pytest.mark.parametrize("game_name", sorted(SMALL))
+def test_a_plain_maskable_ppo_zip_plays_its_game(
+    plain_models: dict[str, Path], game_name: str
+) -> None:
+    """Observed from the acting side as the env observes, masked: the agent is the model."""
+    from trap_env.games import get_game
+
+    game = get_game(game_name)
+    config = game.make_config(**SMALL[game_name])
+    agent = make_agent(f"ppo:path={plain_models[game_name]}", game=game_name, seed=0)
+    check_supports(agent, config)
+    model = MaskablePPO.load(plain_models[game_name], device="cpu")
+    rng = random.Random(0)
+    state, decisions = game.initial_state(config), 0
+    while game.outcome(state) is None:
+        if game.is_chance(state):
+            state = game.apply(state, game.sample_chance(state, rng))
+            continue
+        mask = np.asarray(game.legal_action_mask(state), dtype=bool)
+        observation = game.observe(state, game.current_player(state))
+        expected, _ = model.predict(observation, action_masks=mask, deterministic=True)
+        action = agent.select_action(state)
+        assert action == int(expected) and mask[action]
+        state = game.apply(state, action if decisions % 2 else rng.choice(
+            game.legal_actions(state)))
+        decisions += 1
+    assert decisions > 2
+
+
+def test_the_runner_plays_a_ppo_zip_of_othello(
+    plain_models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from trap_scripts import tournament
+
+    path = stamped_copy(plain_models["othello"], tmp_path, "othello", board_size=6)
+    argv = ["--game", "othello", f"ppo:path={path}", "random", "--games", "4", "--workers",
+            "0", "--quiet", "--no-plot"]  # fmt: skip  (workers 0: no process to import torch)
+    assert tournament.main([*argv, "--board-size", "6", "--output", str(tmp_path / "a")]) == 0
+    # Othello 8x8: other rules than the zip's, refused before any game.
+    assert tournament.main([*argv, "--output", str(tmp_path / "b")]) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error.endswith(
+        "was trained for othello (board_size=6, end_rule=standard); this game is othello "
+        "(board_size=8, end_rule=standard); train one for these rules"
+    )
+
+
+def test_a_zip_of_another_game_is_refused_in_one_line(
+    model_path: Path, plain_models: dict[str, Path], tmp_path: Path
+) -> None:
+    # trap-train's zip (stamped Trap! 7x7) in Othello; a stamped Trap! 8x8 zip in Othello
+    # 8x8, whose observations have the same shape.
+    trap8 = tmp_path / "trap8.zip"
+    MaskablePPO("MlpPolicy", gym.make("trap_env/Trap-v0", board_size=8, opponent="random"),
+                n_steps=16, device="cpu").save(trap8)
+    for path, rules in [(model_path, "board_size=7"), (trap8, "board_size=8")]:
+        if path == trap8:
+            path = stamped_copy(trap8, tmp_path, "trap", board_size=8)
+        with pytest.raises(SpecError, match=rf"plays trap \({rules}, decay=50\), not othello;"):
+            make_agent(f"ppo:path={path}", game="othello")
+    # Unstamped, the same zip is refused by its actions (64, Othello 8x8's are 65).
+    agent = make_agent(f"ppo:path={trap8}", game="othello")
+    with pytest.raises(UnsupportedGameError, match=r"\(8, 8, 4\) and 64 actions; .* and 65"):
+        check_supports(agent, agent.game.make_config())  # type: ignore[attr-defined]
+    othello = stamped_copy(plain_models["othello"], tmp_path, "othello", board_size=6)
+    with pytest.raises(SpecError, match=r"plays othello \(board_size=6, end_rule=standard\), "
+                                        r"not colosseum"):
+        make_agent(f"ppo:path={othello}", game="colosseum")
+
+
+def test_a_zip_of_other_rules_is_refused_in_one_line(
+    plain_models: dict[str, Path], tmp_path: Path
+) -> None:
+    from trap_env.games import get_game
+
+    game = get_game("othello")
+    path = stamped_copy(plain_models["othello"], tmp_path, "othello", board_size=6)
+    agent = make_agent(f"ppo:path={path}", game="othello")
+    check_supports(agent, game.make_config(board_size=6))
+    # The same observations and actions, but another end rule: only the record tells.
+    course = game.make_config(board_size=6, end_rule="course")
+    with pytest.raises(UnsupportedGameError, match=r"trained for othello \(board_size=6, "
+                       r"end_rule=standard\); this game is othello \(board_size=6, "
+                       r"end_rule=course\)"):
+        check_supports(agent, course)
+    with pytest.raises(UnsupportedGameError, match="this game is othello"):
+        agent.select_action(game.initial_state(course))
+    # Unstamped, the model takes any rules whose spaces fit (and no others).
+    plain = make_agent(f"ppo:path={plain_models['othello']}", game="othello")
+    check_supports(plain, course)
+    with pytest.raises(UnsupportedGameError, match=r"takes observations \(6, 6, 4\) and 37"):
+        check_supports(plain, game.make_config(board_size=8))
+
+
+@settings(max_examples=40, deadline=None)
+@given(board_size=st.sampled_from([4, 6, 8, 10]), end_rule=st.sampled_from(["standard", "course"]))
+def test_a_model_takes_exactly_the_rules_it_records_or_the_spaces_it_fits(
+    plain_models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory, board_size: int,
+    end_rule: str,
+) -> None:
+    from trap_env.games import get_game
+
+    game = get_game("othello")
+    config = game.make_config(board_size=board_size, end_rule=end_rule)
+    plain = plain_models["othello"]
+    stamped = stamped_copy(plain, tmp_path_factory.getbasetemp(), "othello", board_size=6)
+    for path, fits in [(stamped, (board_size, end_rule) == (6, "standard")),
+                       (plain, board_size == 6)]:  # fmt: skip
+        agent = make_agent(f"ppo:path={path}", game="othello")
+        if fits:
+            check_supports(agent, config)
+        else:
+            with pytest.raises(UnsupportedGameError, match=f"{path}.*this game"):
+                check_supports(agent, config)
+
+
+def test_trap_train_stamps_every_zip_it_saves(run_dir: Path) -> None:
+    from agents.rl.ppo import read_model_game
+
+    zips = [run_dir / "final_model.zip", run_dir / "best" / "best_model.zip",
+            *run_dir.glob("checkpoints/*.zip"), *run_dir.glob("pool/*.zip")]
+    assert len(zips) > 3
+    for path in zips:
+        assert read_model_game(path) == ("trap", {"board_size": 7, "decay": 50})
+    MaskablePPO.load(zips[0], device="cpu")  # stable-baselines3 ignores the record
+
+
+def test_a_game_without_a_bundled_model_needs_a_path() -> None:
+    with pytest.raises(SpecError, match="no bundled ppo model for othello; give one with path="):
+        make_agent("ppo", game="othello")
+
+
+def test_stamp_model_refuses_what_is_not_a_model_a_game_or_its_rules(
+    plain_models: dict[str, Path], tmp_path: Path
+) -> None:
+    from agents.rl.ppo import GAME_MEMBER, read_model_game, stamp_model
+
+    path = stamped_copy(plain_models["colosseum"], tmp_path, "colosseum", board_size=4)
+    assert read_model_game(path) == ("colosseum", {"board_size": 4, "start": -1})
+    with pytest.raises(ValueError, match="unknown game 'chess'"):
+        stamp_model(path, game="chess")
+    with pytest.raises(ValueError, match="has no rule parameter"):
+        stamp_model(path, game="othello", params={"size": 6})
+    with pytest.raises(FileNotFoundError, match="no PPO model at"):
+        stamp_model(tmp_path / "nothing.zip", game="othello")
+    text = tmp_path / "notes.zip"
+    text.write_text("not a zip")
+    with pytest.raises(IncompatibleModelError, match="not a model zip"):
+        stamp_model(text, game="othello")
+    stamp_model(path, game="colosseum", params={"board_size": 4, "start": 0})  # replaced
+    assert read_model_game(path) == ("colosseum", {"board_size": 4, "start": 0})
+    for record in [b"{not json", b'{"game": "chess", "rules": {}}', b'{"game": "trap"}']:
+        damaged = tmp_path / "damaged.zip"
+        with zipfile.ZipFile(path) as source, zipfile.ZipFile(damaged, "w") as target:
+            for info in source.infolist():
+                target.writestr(info, record if info.filename == GAME_MEMBER else
+                                source.read(info))
+        with pytest.raises(SpecError, match=r"damaged|not one of"):
+            make_agent(f"ppo:path={damaged}", game="colosseum")
+
+
+def test_the_generic_ppo_module_names_no_game() -> None:
+    import ast
+
+    import agents.rl.ppo as module
+
+    tree = ast.parse(Path(module.__file__).read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert not {name for name in imported if name and name.startswith("trap_env.trap")}
+    assert "Trap!" not in (module.__doc__ or "").splitlines()[0]

@@ -3,7 +3,9 @@ agents in worker processes, faults, records replayed, results folders, and refus
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 import time
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,8 @@ from agents.arena.worker import make_record
 from agents.web.app import Settings, allowed_hosts, check_spec, create_app
 from agents.web.live import LiveGame, LiveGames
 from agents.web.seats import PersonSeat
+from agents.web.views import Frame, FrameBuilder
+from trap_env.games import game_names
 
 JSON = {"Content-Type": "application/json"}
 
@@ -86,6 +90,93 @@ def test_a_watched_game_streams_one_frame_per_action_and_its_record_replays(
     assert landings and all(frame["last_chance"] for frame in landings)
     throws = [frame for frame in frames if frame["odds"]]
     assert throws and all(abs(sum(p for _, p in f["odds"]) - 1) < 1e-9 for f in throws)
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_a_game_starts_with_the_rules_the_start_form_shows(client: TestClient, game: str) -> None:
+    """The form shows the info's defaults (Colosseum's start -1: drawn by chance)."""
+    info = {g["name"]: g for g in client.get("/api/info").json()["games"]}
+    params = info[game]["params"]
+    started = post(client, "/api/games", {"game": game, "params": params,
+                                          "specs": ["greedy", "random"]})  # fmt: skip
+    assert started.status_code == 200, started.text
+    answer = finished(client, started.json()["id"])
+    replay_record(answer["record"])
+    assert answer["frames"][0]["board"]["game"] == game
+
+
+@pytest.mark.parametrize("start", [-2, 65536, 1.5, "x"])
+def test_a_start_the_rules_refuse_gets_its_range(client: TestClient, start: Any) -> None:
+    body = {"game": "colosseum", "params": {"start": start}, "specs": ["random", "random"]}
+    refused = post(client, "/api/games", body)
+    assert refused.status_code == 400
+    assert "start must be -1 (drawn by chance) or a start number 0..65535" in refused.text
+
+
+def random_game(game: str, params: dict[str, Any], seed: int) -> tuple[list[Frame], list[int]]:
+    """The frames and the actions of a game of random legal choices (chance drawn by
+    ``seed`` too)."""
+    rng = random.Random(seed)
+    builder = FrameBuilder(game, params)
+    rules, actions = builder.rules, []
+    while rules.outcome(builder.state) is None:
+        state = builder.state
+        choices = None if rules.is_chance(state) else rules.legal_actions(state)
+        actions.append(rules.sample_chance(state, rng) if choices is None else rng.choice(choices))
+        builder.follow(actions)
+    return builder.frames, actions
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32), game=st.sampled_from(game_names()))
+def test_a_frames_board_is_its_game_and_the_last_decisions_action(game: str, seed: int) -> None:
+    """The same for every game (its drawing on the page reads it with ``describe``): a
+    chance outcome is no decision, an action of no cell (Othello's pass) is one."""
+    frames, actions = random_game(game, {"board_size": 6}, seed)
+    last = None
+    for frame, action in zip(frames, [None, *actions], strict=True):
+        if frame["actor"] not in (None, "chance"):
+            last = action
+        assert frame["board"] == {"game": game, "last": last}
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32), size=st.sampled_from([4, 6]))
+def test_othello_frames_give_the_discs_their_counts_and_the_last_placement(
+    seed: int, size: int
+) -> None:
+    frames, _ = random_game("othello", {"board_size": size}, seed)
+    for frame in frames:
+        position = frame["position"]
+        assert position["discs"] == [len(position["dark"]), len(position["light"])]
+    for before, frame in itertools.pairwise(frames):
+        placed = set(frame["position"]["dark"] + frame["position"]["light"]) - set(
+            before["position"]["dark"] + before["position"]["light"]
+        )
+        last = frame["board"]["last"]
+        assert placed == (set() if frame["action"] == "pass" else {last})
+        assert (last == size * size) == (frame["action"] == "pass")  # a pass is no cell
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32), size=st.integers(3, 7))
+def test_colosseum_frames_give_the_walls_players_zones_and_the_last_move(
+    seed: int, size: int
+) -> None:
+    frames, _ = random_game("colosseum", {"board_size": size}, seed)
+    start = frames[0]
+    assert start["position"]["cells"] == [None, None] and start["odds"] is None
+    assert start["board"]["last"] is None
+    for frame in frames[1:]:
+        position, last = frame["position"], frame["board"]["last"]
+        if frame["actor"] == "chance":
+            assert last is None
+            continue
+        row, col, side = map(int, frame["action"].split(","))
+        assert divmod(last, 4) == (row * size + col, side)  # the page's cellOf and sideOf
+        assert position["cells"][frame["actor"]] == [row, col]
+        assert position["walls"][row][col][side] == 1
+    assert frames[-1]["position"]["zones"] is not None
 
 
 def test_the_event_stream_ends_with_the_game(client: TestClient) -> None:

@@ -131,6 +131,88 @@ def board_cells(page: Any, css: str) -> list[int]:
     )
 
 
+def shown_frame(page: Any) -> dict[str, Any]:
+    """The frame the page shows, as the server sent it."""
+    return page.evaluate("view.frames[view.cursor]")  # type: ignore[no-any-return]
+
+
+def check_drawn(page: Any) -> None:
+    """The board drawn is the frame's position: the players (Othello: the discs), the walls
+    on their cells' sides, the counts in the legend, the last move marked (Colosseum: its
+    new barrier's side too; an Othello pass marks no cell)."""
+    frame = shown_frame(page)
+    position, last = frame["position"], frame["board"]["last"]
+    n = position["board_size"]
+    if position["game"] == "othello":
+        assert board_cells(page, "p0") == sorted(position["dark"])
+        assert board_cells(page, "p1") == sorted(position["light"])
+        dark, light = position["discs"]
+        assert f"dark (seat 0): {dark}, ○ light (seat 1): {light}" in page.text_content("#legend")
+        last_cell = None if last is None or last == n * n else last
+    else:
+        cells = [[] if at is None else [at[0] * n + at[1]] for at in position["cells"]]
+        assert [board_cells(page, "p0"), board_cells(page, "p1")] == cells
+        walls = [sides for row in position["walls"] for sides in row]
+        for side, name in enumerate("nesw"):
+            assert board_cells(page, f"wall-{name}") == [
+                cell for cell, sides in enumerate(walls) if sides[side]
+            ]
+        if position["zones"] is not None:
+            zones = position["zones"]
+            assert f"zones: A {zones[0]}, B {zones[1]}" in page.text_content("#legend")
+        last_cell = None if last is None else last // 4
+        if last is not None:
+            assert board_cells(page, f"new-wall-{'nesw'[last % 4]}") == [last_cell]
+    assert board_cells(page, "last") == ([] if last_cell is None else [last_cell])
+
+
+def play_as_person(page: Any, shot: str | None = None) -> int:
+    """Play the person's seat to the end by clicking: a legal cell (Colosseum: one of its
+    sides), or the pass; the board checked at each choice, the screenshot ``shot`` taken at
+    the second. The number of choices made."""
+    decisions = 0
+    while True:
+        page.wait_for_function(
+            "document.querySelector('#board').dataset.over === 'true' || "
+            "(document.querySelector('#status').textContent.startsWith('Your') && "
+            "document.querySelectorAll('#board .cell.legal, #off-board button').length > 0)"
+        )
+        if page.get_attribute("#board", "data-over") == "true":
+            return decisions
+        check_drawn(page)
+        if decisions == 1 and shot:
+            screenshot(page, shot)
+        shown = page.get_attribute("#board", "data-frame")
+        legal = board_cells(page, "legal")
+        if shown_frame(page)["board"]["game"] == "colosseum":
+            assert page.locator("#off-board button").count() == 0  # no list of moves
+            page.click(f"#board .cell[data-cell='{legal[-1]}'] .side >> nth=0")
+        elif legal:
+            page.click(f"#board .cell[data-cell='{legal[0]}']")
+        else:  # no placement: the page offers the pass
+            assert page.text_content("#off-board button") == "pass"
+            page.click("#off-board button")
+        decisions += 1
+        page.wait_for_function(f"document.querySelector('#board').dataset.frame !== '{shown}'")
+
+
+def replay_shown_record(page: Any) -> None:
+    """Paste the finished game's record into Replay and step through it, every frame's
+    board checked against the page's drawing."""
+    page.wait_for_selector("#record-box:not([hidden])")
+    record = json.loads(page.input_value("#record-text"))
+    page.click("#tabs button[data-tab=replay]")
+    page.click("#replay-form summary")
+    page.fill("#replay-record", json.dumps(record))
+    page.click("#replay-paste")
+    last = len(record["actions"])
+    page.wait_for_function(f"document.querySelector('#step-count').textContent === '0 / {last}'")
+    for number in range(last + 1):
+        assert page.get_attribute("#board", "data-frame") == str(number)
+        check_drawn(page)
+        page.keyboard.press("ArrowRight")
+
+
 def set_rule(page: Any, form: str, name: str, value: str) -> None:
     page.fill(f"{form} input[name=param-{name}]", value)
 
@@ -197,30 +279,39 @@ def test_play_a_whole_game_against_random(page: Any) -> None:
     assert decisions >= 2 and saw_odds
 
 
-def test_play_othello_as_seat_1(page: Any) -> None:
+def test_play_othello_as_seat_1_and_replay_it(page: Any) -> None:
     page.select_option("#play-form .game-select", "othello")
     set_rule(page, "#play-form", "board_size", "4")
     page.select_option("#play-form select[name=seat]", "1")
     page.fill("#speed", "0")
     page.click("#play-start")
-    while True:
-        page.wait_for_function(
-            "document.querySelector('#board').dataset.over === 'true' || "
-            "(document.querySelector('#status').textContent.startsWith('Your') && "
-            "document.querySelectorAll('#board .cell.legal, #off-board button').length > 0)"
-        )
-        if page.get_attribute("#board", "data-over") == "true":
-            break
-        shown = page.get_attribute("#board", "data-frame")
-        legal = board_cells(page, "legal")
-        if legal:
-            page.click(f"#board .cell[data-cell='{legal[0]}']")
-        else:  # no placement: the page offers the pass
-            assert page.text_content("#off-board button") == "pass"
-            page.click("#off-board button")
-        page.wait_for_function(f"document.querySelector('#board').dataset.frame !== '{shown}'")
+    assert play_as_person(page) >= 1
     assert page.text_content("#status").startswith(("You win", "You lose", "Draw"))
     assert len(board_cells(page, "disc")) >= 4
+    check_drawn(page)
+    replay_shown_record(page)
+
+
+def test_play_colosseum_with_the_forms_defaults_watch_and_replay(page: Any) -> None:
+    """The start form's defaults start a game (the start -1: drawn by chance); the board
+    is drawn with its walls, moves are made by clicking a cell's side."""
+    page.select_option("#play-form .game-select", "colosseum")
+    assert page.input_value("#play-form input[name=param-start]") == "-1"
+    page.fill("#speed", "0")
+    page.click("#play-start")
+    assert play_as_person(page, "web-colosseum.png") >= 1
+    assert page.text_content("#status").startswith(("You win", "You lose", "Draw"))
+    check_drawn(page)
+    assert "zones: A" in page.text_content("#legend")
+    replay_shown_record(page)
+    page.click("#tabs button[data-tab=watch]")
+    page.select_option("#watch-form .game-select", "colosseum")
+    set_rule(page, "#watch-form", "board_size", "5")
+    page.fill("#watch-form input[name=param-start]", "")  # blank: drawn by chance
+    watch_greedy_against_random(page)
+    check_drawn(page)
+    page.click("#step-first")
+    check_drawn(page)
 
 
 def test_watch_two_agents(page: Any) -> None:
@@ -282,8 +373,11 @@ def test_watch_othello(page: Any) -> None:
     watch_greedy_against_random(page)
     discs = len(board_cells(page, "p0")) + len(board_cells(page, "p1"))
     assert len(board_cells(page, "disc")) == discs > 4
+    check_drawn(page)
+    assert len(board_cells(page, "last")) == 1
     page.click("#step-first")
     assert sorted(board_cells(page, "disc")) == [14, 15, 20, 21]  # the four centre discs
+    check_drawn(page)
 
 
 def test_a_bad_spec_gets_a_message(page: Any) -> None:

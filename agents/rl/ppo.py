@@ -1,12 +1,19 @@
-"""The ``ppo`` agent: a MaskablePPO policy trained on ``trap_env/Trap-v0``, played on CPU.
+"""The ``ppo`` agent: a MaskablePPO policy of any game, played on CPU.
 
-It plays either seat and both phases: the state is turned into the env's observation from
-the acting player's side (:func:`trap_env.trap.observation.observe`) and the policy always
-sees the legal-action mask, so it never picks an illegal move or throw.
+It plays either seat and every decision: the state is turned into the game's Gymnasium
+observation from the acting player's side (``game.observe``, as
+:class:`trap_env.gym_env.GameEnv` observes) and the policy always sees the legal-action mask
+(``game.legal_action_mask``), so it never picks an illegal action.
+
+A model zip records the game and rules it was trained for (:func:`stamp_model`; trap-train
+stamps every zip it saves), and the agent refuses a zip of another game or other rules
+(Othello 8x8 and Trap! 8x8 have the same observation shape). A zip that records nothing (a
+plain ``MaskablePPO.save``, the bundled Trap! model) is played where its observation and
+action spaces fit the game.
 
 Example:
     >>> from agents import make_agent
-    >>> agent = make_agent("ppo", game="trap")  # the bundled 7x7 model
+    >>> agent = make_agent("ppo", game="trap")  # the bundled Trap! 7x7 model
     >>> spec = "ppo:path=runs/x/best/best_model.zip,deterministic=false"
     >>> agent = make_agent(spec, game="trap", seed=1)
 
@@ -22,48 +29,67 @@ import json
 import pickle
 import pickletools
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from agents.files import replace_atomically
+from agents.options import require_game
 from agents.seeded import SeededAgent
 from trap_env.agent import UnsupportedGameError
-from trap_env.trap.core import Cell, GameConfig, Phase, State
+from trap_env.game import Game
+from trap_env.games import game_names, get_game
 
 __all__ = [
-    "DEFAULT_MODEL",
+    "DEFAULT_MODELS",
+    "GAME_MEMBER",
     "IncompatibleModelError",
+    "MlpNetwork",
     "ModelSpec",
     "PPOAgent",
+    "TrapNetwork",
     "load_policy",
+    "read_model_game",
     "read_model_spec",
     "read_parameters",
+    "stamp_model",
 ]
 
-DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "trap" / "models" / "ppo_7x7.zip"
-"""The bundled policy for the default 7x7 board."""
+_AGENTS = Path(__file__).resolve().parent.parent
+DEFAULT_MODELS = {"trap": _AGENTS / "trap" / "models" / "ppo_7x7.zip"}
+"""The bundled policy of each game that has one: Trap! on 7x7."""
+
+GAME_MEMBER = "trap_env_game.json"
+"""The zip member that records a model's game and rules: ``{"game": NAME, "rules": {...}}``
+(stable-baselines3's loader ignores it)."""
 
 
 class IncompatibleModelError(ValueError):
-    """A model file that is not a readable MaskablePPO zip of a Trap! policy."""
+    """A model file that is not a readable MaskablePPO zip of a policy the agent can build."""
 
 
 class PPOAgent(SeededAgent):
     """A trained MaskablePPO policy behind the agent interface.
 
     Args:
-        path: the model zip saved by MaskablePPO; by default the bundled 7x7 model.
+        path: the model zip saved by MaskablePPO; by default the game's bundled model
+            (:data:`DEFAULT_MODELS`).
         deterministic: play the most probable legal action (True) or sample one from the
             masked policy with the agent's own seeded generator (False).
-        device: the torch device; "cpu" is all a 7x7 policy needs.
+        device: the torch device; "cpu" is all a small policy needs.
         seed: seeds the generator used when ``deterministic`` is False.
+        game: the game it plays (the runner tells it); a zip that records its game must
+            record this one.
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
-        IncompatibleModelError: if the file is not a MaskablePPO model zip for
-            ``(N, N, planes)`` observations, or is damaged.
+        IncompatibleModelError: if the file is not a MaskablePPO model zip of a policy the
+            agent builds, or is damaged.
+        ValueError: for a game without a bundled model and no ``path``, or a zip that
+            records another game.
     """
 
     def __init__(
@@ -72,55 +98,77 @@ class PPOAgent(SeededAgent):
         deterministic: bool = True,
         device: str = "cpu",
         seed: int | None = None,
+        game: str | None = None,
     ) -> None:
         super().__init__(seed)
-        self.path = Path(path) if path is not None else DEFAULT_MODEL
+        self.game: Game[Any, Any] = get_game(require_game(game, "PPOAgent()"))
+        self.path = Path(path) if path is not None else _default_model(self.game.name)
         self.deterministic = deterministic
         self.policy = load_policy(self.path, device)
-        self.board_size = int(self.policy.observation_space.shape[0])
+        self.record = read_model_game(self.path)
+        if self.record is not None and self.record[0] != self.game.name:
+            raise ValueError(
+                f"the ppo model {self.path} plays {_describe(*self.record)}, not "
+                f"{self.game.name}; train one for {self.game.name} and give it with path=ZIP"
+            )
+        self._checked: object = None
 
-    def check_game(self, config: GameConfig) -> None:
-        """Refuse a board of another size than the network's (its input is the whole board).
+    def check_game(self, config: object) -> None:
+        """Refuse rules the model was not trained for: other rules than the zip records,
+        or observations and actions its network does not take.
 
         Raises:
-            UnsupportedGameError: naming the network's board size.
+            UnsupportedGameError: naming what the model plays and what the game is.
         """
-        self._check_board_size(config.board_size)
-
-    def _check_board_size(self, size: int) -> None:
-        if size != self.board_size:
+        if config == self._checked:
+            return
+        params = self.game.config_params(config)
+        if self.record is not None and params != self.record[1]:
             raise UnsupportedGameError(
-                f"the ppo model {self.path} plays only {self.board_size}x{self.board_size} "
-                f"boards (its network's input); this game is {size}x{size}. Train one for "
-                f"this size with trap-train --board-size {size}"
+                f"the ppo model {self.path} was trained for {_describe(*self.record)}; this "
+                f"game is {_describe(self.game.name, params)}; train one for these rules"
             )
+        shape = tuple(self.game.observation_shape(config))
+        actions = self.game.num_actions(config)
+        taken = tuple(self.policy.observation_space.shape), int(self.policy.action_space.n)
+        if (shape, actions) != taken:
+            raise UnsupportedGameError(
+                f"the ppo model {self.path} takes observations {taken[0]} and {taken[1]} "
+                f"actions; this game, {_describe(self.game.name, params)}, has {shape} and "
+                f"{actions}; train one for these rules"
+            )
+        self._checked = config
 
     def batched(self) -> BatchedPolicy:
         """The same policy for many games of the batched env at once: the most probable
         legal action, or one sampled with the batch's random word of each game."""
         return BatchedPolicy(self.policy, self.deterministic)
 
-    def select_action(self, state: State) -> Cell:
-        """The policy's move or throw for the player to act, among the legal ones.
+    def select_action(self, state: Any) -> int:
+        """The policy's action for the player to act, among the legal ones.
 
         Raises:
-            UnsupportedGameError: for a board of another size than the network's.
-            ValueError: for a state that is not a MOVE or THROW of a running game.
+            UnsupportedGameError: for rules the model does not play.
+            ValueError: for a state that is not a decision of a running game.
         """
         probabilities = self.action_probabilities(state)
         if self.deterministic:
             return int(np.argmax(probabilities))
         return int(self.rng.choices(range(len(probabilities)), weights=probabilities.tolist())[0])
 
-    def action_probabilities(self, state: State) -> np.ndarray:
-        """The masked policy's probability of each flat cell (zero on illegal ones)."""
+    def action_probabilities(self, state: Any) -> np.ndarray:
+        """The masked policy's probability of each action (zero on illegal ones)."""
         import torch
 
-        from trap_env.trap.observation import action_mask, observe
-
-        self._check_state(state)
-        observation = observe(state, state.player)
-        mask = np.asarray(action_mask(state), dtype=bool)
+        game = self.game
+        self.check_game(game.config_of(state))
+        if game.outcome(state) is not None or game.is_chance(state):
+            raise ValueError(
+                "a ppo agent acts at a decision of a running game, got "
+                f"{game.to_text(state)}" + (" (game over)" if game.outcome(state) else "")
+            )
+        observation = game.observe(state, game.current_player(state))
+        mask = np.asarray(game.legal_action_mask(state), dtype=bool)
         with torch.no_grad():
             tensor, _ = self.policy.obs_to_tensor(observation)
             distribution = self.policy.get_distribution(tensor, action_masks=mask[None])
@@ -128,13 +176,24 @@ class PPOAgent(SeededAgent):
         probabilities = np.where(mask, probabilities, 0.0)
         return np.asarray(probabilities / probabilities.sum(), dtype=np.float64)
 
-    def _check_state(self, state: State) -> None:
-        self._check_board_size(state.board_size)
-        if state.phase not in (Phase.MOVE, Phase.THROW) or state.winner != -1:
-            raise ValueError(
-                f"a ppo agent acts in phase MOVE or THROW of a running game, got phase "
-                f"{state.phase.name}" + (" (game over)" if state.winner != -1 else "")
-            )
+
+def _default_model(game: str) -> Path:
+    """The bundled model of ``game``.
+
+    Raises:
+        ValueError: for a game without one, naming the ``path`` option.
+    """
+    if game not in DEFAULT_MODELS:
+        raise ValueError(
+            f"no bundled ppo model for {game}; give one with path=ZIP (a MaskablePPO model "
+            f"trained on {game}'s Gymnasium env)"
+        )
+    return DEFAULT_MODELS[game]
+
+
+def _describe(game: str, rules: Mapping[str, Any]) -> str:
+    """``"othello (board_size=8, end_rule=standard)"``."""
+    return f"{game} ({', '.join(f'{name}={value}' for name, value in rules.items())})"
 
 
 class BatchedPolicy:
@@ -181,42 +240,129 @@ class BatchedPolicy:
         return actions
 
 
-def load_policy(path: str | Path, device: str = "cpu") -> Any:
-    """The MaskablePPO policy network saved in ``path``, in eval mode, on ``device``.
+def stamp_model(path: str | Path, *, game: str, params: Mapping[str, Any] | None = None) -> None:
+    """Record in a model zip the game and rules it was trained for (rewriting it whole).
 
-    Nothing in the file is unpickled: the network, an :class:`agents.rl.policy.TrapPolicy`,
-    is built from the zip's JSON metadata (its sizes) and only its weights are read, with
-    ``torch.load(weights_only=True)`` (tensors only). A crafted zip therefore cannot run
-    code, which stable-baselines3's own loader (``MaskablePPO.load``, cloudpickle) can.
+    The ``ppo`` agent then refuses the zip in any other game or under other rules. trap-train
+    stamps every zip it saves; stamp a zip of your own after ``model.save(path)``:
+
+        >>> stamp_model("othello6.zip", game="othello", params={"board_size": 6})  # doctest: +SKIP
+
+    Args:
+        path: a model zip saved by MaskablePPO.
+        game: the registered name of the game it plays.
+        params: its rule parameters (missing ones: the game's defaults).
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
-        IncompatibleModelError: if the file is not a MaskablePPO zip of a ``TrapPolicy``
-            (the network trap-train saves), its parameters cannot be read as tensors, or
-            its observations are not ``(N, N, planes)`` boards with N*N actions.
+        IncompatibleModelError: if it is not a model zip saved by MaskablePPO.
+        ValueError: for an unknown game, or parameters that are not its rules.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no PPO model at {path} to stamp")
+    _read_data(path)
+    found = get_game(game, allow_paths=False)
+    rules = found.config_params(found.make_config(**dict(params or {})))
+    record = json.dumps({"game": found.name, "rules": rules}).encode()
+
+    def write(target: Path) -> None:
+        with zipfile.ZipFile(path) as source, zipfile.ZipFile(target, "w") as copy:
+            for info in source.infolist():
+                if info.filename != GAME_MEMBER:
+                    copy.writestr(info, source.read(info))
+            copy.writestr(GAME_MEMBER, record)
+
+    replace_atomically(path, write)
+
+
+def read_model_game(path: str | Path) -> tuple[str, dict[str, Any]] | None:
+    """The game and rules a model zip records (:func:`stamp_model`), or None if it records none.
+
+    Raises:
+        IncompatibleModelError: if the record is not ``{"game": NAME, "rules": {...}}`` of
+            a registered game (a file never makes us import a module it names).
+    """
+    path = Path(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if GAME_MEMBER not in archive.namelist():
+                return None
+            record = json.loads(archive.read(GAME_MEMBER).decode("utf-8"))
+        name, rules = record["game"], record["rules"]
+        if not isinstance(name, str) or not isinstance(rules, dict):
+            raise ValueError('not {"game": NAME, "rules": {...}}')
+    except (zipfile.BadZipFile, OSError, ValueError, KeyError, TypeError) as error:
+        raise IncompatibleModelError(
+            f"{path}: its record of the game ({GAME_MEMBER}) is damaged ({error}); stamp it "
+            "again with agents.rl.ppo.stamp_model"
+        ) from None
+    if name not in game_names():
+        raise IncompatibleModelError(
+            f"{path} is a model of the game {name!r:.40}, which is not one of "
+            f"{', '.join(game_names())}"
+        )
+    return name, rules
+
+
+def load_policy(path: str | Path, device: str = "cpu") -> Any:
+    """The MaskablePPO policy network saved in ``path``, in eval mode, on ``device``.
+
+    Nothing in the file is unpickled: the network, an :class:`agents.rl.policy.TrapPolicy`
+    (what trap-train saves) or a ``MaskableActorCriticPolicy`` (MaskablePPO's
+    ``"MlpPolicy"``), is built from the zip's JSON metadata (its sizes) and only its weights
+    are read, with ``torch.load(weights_only=True)`` (tensors only). A crafted zip therefore
+    cannot run code, which stable-baselines3's own loader (``MaskablePPO.load``,
+    cloudpickle) can.
+
+    Raises:
+        FileNotFoundError: if ``path`` does not exist.
+        IncompatibleModelError: if the file is not a MaskablePPO zip of one of those
+            policies, its parameters cannot be read as tensors, or they do not fit the
+            network its metadata describes.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(
             f"no PPO model at {path}; give the zip that MaskablePPO.save wrote "
-            f"(ppo:path=...), or omit path for the bundled {DEFAULT_MODEL.name}"
+            "(ppo:path=...), or omit path for the game's bundled model"
         )
     spec = read_model_spec(path)
     params = read_parameters(path)
-    from agents.rl.policy import TrapPolicy, policy_kwargs
-
     try:
-        policy = TrapPolicy(
-            spec.observation_space(), spec.action_space(), lambda _: 0.0,
-            **policy_kwargs(spec.channels, spec.num_layers, spec.hidden),
-        )
+        policy = spec.build()
         policy.load_state_dict(params["policy"])
     except (TypeError, ValueError, RuntimeError) as error:
         raise IncompatibleModelError(
             f"{path}: its weights do not fit the network its metadata describes "
-            f"({str(error)[:200]}); retrain it with trap-train"
+            f"({str(error)[:200]}); save the model again"
         ) from error
     return policy.to(device).eval()
+
+
+@dataclass(frozen=True)
+class TrapNetwork:
+    """The sizes of :mod:`agents.rl.policy`'s ``TrapPolicy`` (what trap-train saves)."""
+
+    channels: int
+    num_layers: int
+    hidden: int
+
+
+@dataclass(frozen=True)
+class MlpNetwork:
+    """A ``MaskableActorCriticPolicy`` (MaskablePPO's ``"MlpPolicy"``) over flat observations.
+
+    Attributes:
+        pi, vf: the hidden layers of the policy and value MLPs (``net_arch``).
+        activation: the ``torch.nn`` activation's class name (``activation_fn``).
+        share_features_extractor: as the policy's keyword of that name.
+    """
+
+    pi: tuple[int, ...]
+    vf: tuple[int, ...]
+    activation: str
+    share_features_extractor: bool
 
 
 @dataclass(frozen=True)
@@ -224,40 +370,60 @@ class ModelSpec:
     """What a saved model's metadata says about its network (read as JSON, never unpickled).
 
     Attributes:
-        board_size: N (observations ``(N, N, planes)``, N*N actions).
-        planes: the observation's planes.
-        channels, num_layers, hidden: the sizes of :mod:`agents.rl.policy`'s network.
+        observation_shape: the observations' shape (``(N, N, planes)``).
+        num_actions: the size of the ``Discrete`` action space.
+        network: the policy's class and sizes.
         num_timesteps: the learner steps it was trained for; ``counters`` the other step
             counters a resumed run continues (``_n_updates``, ``_episode_num``).
     """
 
-    board_size: int
-    planes: int
-    channels: int
-    num_layers: int
-    hidden: int
+    observation_shape: tuple[int, ...]
+    num_actions: int
+    network: TrapNetwork | MlpNetwork
     num_timesteps: int
     counters: dict[str, int]
 
     def observation_space(self) -> Any:
-        """The env's observation space: ``(N, N, planes)`` int8 planes of 0 and 1."""
+        """The env's observation space: int8 planes of 0 and 1."""
         import gymnasium as gym
 
-        shape = (self.board_size, self.board_size, self.planes)
-        return gym.spaces.Box(0, 1, shape, dtype=np.int8)
+        return gym.spaces.Box(0, 1, self.observation_shape, dtype=np.int8)
 
     def action_space(self) -> Any:
-        """``Discrete(N * N)``: a cell."""
+        """``Discrete(num_actions)``."""
         import gymnasium as gym
 
-        return gym.spaces.Discrete(self.board_size * self.board_size)
+        return gym.spaces.Discrete(self.num_actions)
+
+    def build(self) -> Any:
+        """The policy with fresh weights (the caller loads the saved ones)."""
+        spaces = (self.observation_space(), self.action_space(), lambda _: 0.0)
+        network = self.network
+        if isinstance(network, TrapNetwork):
+            from agents.rl.policy import TrapPolicy, policy_kwargs
+
+            kwargs = policy_kwargs(network.channels, network.num_layers, network.hidden)
+            return TrapPolicy(*spaces, **kwargs)
+        import torch
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+        return MaskableActorCriticPolicy(
+            *spaces,
+            net_arch={"pi": list(network.pi), "vf": list(network.vf)},
+            activation_fn=getattr(torch.nn, network.activation),
+            share_features_extractor=network.share_features_extractor,
+        )
 
 
-POLICY_CLASS = ("agents.rl.policy", "TrapPolicy")
-"""The one policy class the ``ppo`` agent builds (what trap-train saves)."""
+TRAP_POLICY = ("agents.rl.policy", "TrapPolicy")
+MLP_POLICY = ("sb3_contrib.common.maskable.policies", "MaskableActorCriticPolicy")
+_POLICY_CLASSES = (TRAP_POLICY, MLP_POLICY)
+"""The policy classes the ``ppo`` agent builds: trap-train's and MaskablePPO's "MlpPolicy"."""
 
-_POLICY_KWARGS = {"features_extractor_class", "features_extractor_kwargs", "net_arch"}
+_TRAP_KWARGS = {"features_extractor_class", "features_extractor_kwargs", "net_arch"}
+_MLP_KWARGS = {"net_arch", "activation_fn", "share_features_extractor", "ortho_init"}
 _EXTRACTOR = "<class 'agents.rl.policy.TrapCNN'>"
+_ACTIVATIONS = ("Tanh", "ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid")
 _COUNTERS = ("_n_updates", "_episode_num")
 
 
@@ -266,7 +432,8 @@ def read_model_spec(path: Path) -> ModelSpec:
 
     Raises:
         IncompatibleModelError: if the file is not a zip holding MaskablePPO's metadata of
-            a ``TrapPolicy`` with board observations, naming what is wrong.
+            a ``TrapPolicy`` or ``"MlpPolicy"`` with ``Box`` observations and ``Discrete``
+            actions, naming what is wrong.
     """
     data = _read_data(path)
     if "policy_class" not in data or "observation_space" not in data:
@@ -275,42 +442,79 @@ def read_model_spec(path: Path) -> ModelSpec:
             "observation space in it)"
         )
     found = _pickled_global(data["policy_class"])
-    if found != POLICY_CLASS:
+    if found not in _POLICY_CLASSES:
         name = ".".join(found) if found else "unknown"
         raise IncompatibleModelError(
-            f"{path} holds a {name} policy, not a MaskablePPO {POLICY_CLASS[1]} (the "
-            "network trap-train saves); the ppo agent builds only that one, with masked "
-            "predictions"
+            f"{path} holds a {name} policy, not a MaskablePPO TrapPolicy (what trap-train "
+            'saves) or MaskableActorCriticPolicy ("MlpPolicy"); the ppo agent builds only '
+            "those, with masked predictions"
         )
     try:
-        return _spec_of(data)
+        return _spec_of(data, found == TRAP_POLICY)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise IncompatibleModelError(
-            f"{path}: its metadata does not describe a Trap! TrapPolicy network ({error!r:.120}); "
-            "a Trap! policy has (N, N, planes) observations and Discrete(N*N) actions"
+            f"{path}: its metadata does not describe a network the ppo agent builds "
+            f"({error!r:.160}); it takes Box observations, Discrete actions and, for a "
+            "TrapPolicy, (N, N, planes) boards with N*N actions"
         ) from None
 
 
-def _spec_of(data: dict[str, Any]) -> ModelSpec:
-    shape = data["observation_space"]["_shape"]
+def _spec_of(data: dict[str, Any], is_trap: bool) -> ModelSpec:
+    shape = tuple(data["observation_space"]["_shape"])
     cells = int(data["action_space"]["n"])
-    kwargs = data["policy_kwargs"]
+    steps = data["num_timesteps"]
+    spaces = data["observation_space"][":type:"], data["action_space"][":type:"]
+    if spaces != ("<class 'gymnasium.spaces.box.Box'>",
+                  "<class 'gymnasium.spaces.discrete.Discrete'>"):
+        raise ValueError(f"spaces {spaces}")
+    kwargs = data.get("policy_kwargs", {})
+    network = _trap_network(shape, cells, kwargs) if is_trap else _mlp_network(kwargs)
+    if not (
+        shape and all(isinstance(n, int) and 1 <= n <= 4096 for n in (*shape, cells))
+        and isinstance(steps, int) and steps >= 0
+    ):
+        raise ValueError(f"observations {shape}, {cells} actions, {steps} steps")
+    counters = {name: int(data.get(name, 0)) for name in _COUNTERS}
+    return ModelSpec(shape, cells, network, steps, counters)
+
+
+def _trap_network(shape: tuple[int, ...], cells: int, kwargs: dict[str, Any]) -> TrapNetwork:
+    """The sizes of a TrapPolicy's metadata (``policy_kwargs``)."""
     names = set(kwargs) - {":type:", ":serialized:"}
     extractor = kwargs["features_extractor_kwargs"]
     net_arch = kwargs["net_arch"]
-    numbers = [*shape, extractor["channels"], extractor["num_layers"], *net_arch["vf"]]
-    steps = data["num_timesteps"]
+    numbers = [extractor["channels"], extractor["num_layers"], *net_arch["vf"]]
     if (
         len(shape) != 3 or shape[0] != shape[1] or cells != shape[0] * shape[1]
-        or names != _POLICY_KWARGS or kwargs["features_extractor_class"] != _EXTRACTOR
+        or names != _TRAP_KWARGS or kwargs["features_extractor_class"] != _EXTRACTOR
         or net_arch["pi"] != [] or len(net_arch["vf"]) != 1
         or not all(isinstance(n, int) and 1 <= n <= 4096 for n in numbers)
-        or not (isinstance(steps, int) and steps >= 0)
     ):
         raise ValueError(f"observations {shape}, {cells} actions, policy_kwargs {names}")
-    counters = {name: int(data.get(name, 0)) for name in _COUNTERS}
-    return ModelSpec(shape[0], shape[2], extractor["channels"], extractor["num_layers"],
-                     net_arch["vf"][0], steps, counters)
+    return TrapNetwork(extractor["channels"], extractor["num_layers"], net_arch["vf"][0])
+
+
+def _mlp_network(kwargs: dict[str, Any]) -> MlpNetwork:
+    """The layers of a ``MaskableActorCriticPolicy``'s metadata (``policy_kwargs``, whose
+    classes are read from their JSON names, never unpickled)."""
+    names = set(kwargs) - {":type:", ":serialized:"}
+    if names - _MLP_KWARGS:
+        raise ValueError(f"policy_kwargs {sorted(names - _MLP_KWARGS)} (allowed: "
+                         f"{sorted(_MLP_KWARGS)})")
+    net_arch = kwargs.get("net_arch", {"pi": [64, 64], "vf": [64, 64]})
+    if isinstance(net_arch, list):
+        net_arch = {"pi": net_arch, "vf": net_arch}
+    pi, vf = tuple(net_arch["pi"]), tuple(net_arch["vf"])
+    activation = kwargs.get("activation_fn", "<class 'torch.nn.modules.activation.Tanh'>")
+    name = str(activation).removeprefix("<class 'torch.nn.modules.activation.")[:-2]
+    share = kwargs.get("share_features_extractor", True)
+    if (
+        activation != f"<class 'torch.nn.modules.activation.{name}'>"
+        or name not in _ACTIVATIONS or not isinstance(share, bool)
+        or not all(isinstance(n, int) and 1 <= n <= 4096 for n in (*pi, *vf))
+    ):
+        raise ValueError(f"net_arch {net_arch!r:.60}, activation_fn {activation!r:.60}")
+    return MlpNetwork(pi, vf, name, share)
 
 
 def _read_data(path: Path) -> dict[str, Any]:

@@ -1,18 +1,20 @@
 """What the page draws, as JSON: a position after each action, a recorded game, a tournament.
 
 A *frame* is one position of a game with what the page needs to draw it: the game's own
-:meth:`~trap_env.game.Game.describe` (each game's drawing on the page reads its fields),
-the legal actions, the action that led to it, a chance node's outcome odds and the last
-chance outcome (Trap!: a throw's landing odds and where it landed), and the outcome once
-the game is over. Frames are built one per action, so that the page steps through moves,
-throws and landings alike.
+:meth:`~trap_env.game.Game.describe`, its *board* (the game's name and the last decision's
+action: each game's drawing on the page, ``static/boards.js``, reads them with
+``describe``), the legal actions, the action that led to it, a chance node's outcome odds
+when its outcomes are cells and the last chance outcome (Trap!: a throw's landing odds and
+where it landed), and the outcome once the game is over. Frames are built one per action,
+so that the page steps through moves, throws and landings alike. Nothing here knows a
+game: each is reached through :mod:`trap_env.games`.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,11 @@ class FrameBuilder:
         self.last_chance: list[int] | None = None
         self.frames: list[Frame] = [self._frame(None, None, None)]
 
+    @property
+    def last_move(self) -> int | None:
+        """The last decision's action; None before the first."""
+        return None if self.decision < 0 else self.decision
+
     def follow(self, actions: Sequence[int]) -> list[Frame]:
         """Apply the actions past those already followed; the new frames."""
         new = []
@@ -89,9 +96,11 @@ class FrameBuilder:
     def _frame(self, action: str | None, actor: int | str | None, did: str | None) -> Frame:
         rules, state = self.rules, self.state
         outcome = rules.outcome(state, self.max_turns)
+        position = dict(rules.describe(state))
         return {
             "index": self.num_actions,
-            "position": dict(rules.describe(state)),
+            "position": position,
+            "board": {"game": rules.name, "last": self.last_move},
             "text": rules.render_text(state),
             "turn": rules.turn(state),
             "action": action,
@@ -100,10 +109,21 @@ class FrameBuilder:
             "to_act": None if outcome or rules.is_chance(state) else rules.current_player(state),
             "decision": rules.decision_name(state),
             "legal": [] if outcome else rules.legal_actions(state),
-            "odds": chance_odds(rules, state),
+            "odds": _cell_odds(chance_odds(rules, state), position),
             "last_chance": self.last_chance,
             "outcome": None if outcome is None else outcome_view(outcome),
         }
+
+
+def _cell_odds(
+    odds: list[list[float]] | None, position: Mapping[str, Any]
+) -> list[list[float]] | None:
+    """A chance node's odds if its outcomes are cells of the board (Trap!'s landings), for
+    the page to show on them; None otherwise (Colosseum's start numbers)."""
+    size = position.get("board_size")
+    if odds is None or not isinstance(size, int):
+        return odds
+    return odds if all(0 <= outcome < size * size for outcome, _ in odds) else None
 
 
 def outcome_view(outcome: Outcome, detail: str = "") -> dict[str, Any]:

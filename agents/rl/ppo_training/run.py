@@ -24,7 +24,13 @@ from agents.files import (
 )
 from agents.rl.cpu import torch_on_cpu
 from agents.rl.policy import TrapPolicy, policy_kwargs
-from agents.rl.ppo import IncompatibleModelError, read_model_spec, read_parameters
+from agents.rl.ppo import (
+    IncompatibleModelError,
+    TrapNetwork,
+    read_model_spec,
+    read_parameters,
+    stamp_model,
+)
 from agents.rl.ppo_training.callbacks import (
     CurriculumCallback,
     DivergenceCallback,
@@ -37,16 +43,24 @@ from agents.rl.ppo_training.envs import make_eval_env, make_vec_env
 
 class TrapPPO(MaskablePPO):
     """MaskablePPO whose every save (checkpoints, snapshots, best and final models) is
-    atomic: a run killed while saving leaves the previous file whole."""
+    atomic, a run killed while saving leaving the previous file whole, and records the
+    game and rules it trains for (:func:`agents.rl.ppo.stamp_model`), so that the ``ppo``
+    agent refuses the zip in another game or under other rules: Trap! on the board of its
+    observations, under the default rules' other parameters (trap-train's)."""
 
     def save(self, path: Any, exclude: Any = None, include: Any = None) -> None:
-        """Save as MaskablePPO does (``.zip`` added to a path without a suffix), atomically."""
+        """Save as MaskablePPO does (``.zip`` added to a path without a suffix), atomically,
+        and stamp the zip; a file object is written as MaskablePPO does (unstamped)."""
         if not isinstance(path, str | Path):  # a file object: the caller owns it
             super().save(path, exclude, include)
             return
-        target = Path(path) if Path(path).suffix else Path(f"{path}.zip")
-        replace_atomically(target, lambda temporary: super(TrapPPO, self).save(
-            temporary, exclude, include))
+        board_size = int(self.observation_space.shape[0])  # type: ignore[index]
+
+        def write(temporary: Path) -> None:
+            super(TrapPPO, self).save(temporary, exclude, include)
+            stamp_model(temporary, game="trap", params={"board_size": board_size})
+
+        replace_atomically(Path(path) if Path(path).suffix else Path(f"{path}.zip"), write)
 
 
 def _new_model(config: TrainConfig, envs: VecEnv, tensorboard_dir: str | None) -> MaskablePPO:
@@ -236,7 +250,10 @@ def _model_from_checkpoint(
     """
     spec = read_model_spec(checkpoint)
     params = read_parameters(checkpoint)
-    shape = (spec.board_size, spec.channels, spec.num_layers, spec.hidden)
+    network = spec.network
+    if not isinstance(network, TrapNetwork):
+        raise IncompatibleModelError(f"{checkpoint} holds an MlpPolicy, not this run's TrapPolicy")
+    shape = (spec.observation_shape[0], network.channels, network.num_layers, network.hidden)
     if shape != (config.board_size, config.channels, config.num_layers, config.hidden):
         raise IncompatibleModelError(
             f"{checkpoint} holds a network of board {shape[0]}, channels {shape[1]}, "

@@ -17,6 +17,8 @@ const view = {
   waiting: null,       // the decision asked of the person
   record: null,
   source: null,        // the EventSource of the live game
+  drawing: null,       // the board's drawing of the frame shown (boards.js), or null
+  choices: new Map(),  // the person's legal actions by the cell they are clicked on
   focus: null,         // the cell under the keyboard cursor
   hover: null,         // the cell under the mouse
   timer: null,
@@ -75,7 +77,9 @@ function fillRules(form) {
     input.dataset.param = name;
     input.dataset.kind = typeof value;
     input.value = value;
-    if (typeof value === "number") { input.type = "number"; input.min = 0; }
+    input.placeholder = `${value}`;
+    // The rule's range is the game's to check (its make_config): the server says what is wrong.
+    if (typeof value === "number") input.type = "number";
     label.append(input);
     rules.append(label);
   }
@@ -87,9 +91,11 @@ function fillRules(form) {
   }
 }
 
+// The rules filled in; a field left blank is left to the game's default.
 function readRules(form) {
   const params = {};
   for (const input of form.querySelectorAll("[data-param]")) {
+    if (input.value.trim() === "") continue;
     params[input.dataset.param] = input.dataset.kind === "number" ? Number(input.value) : input.value;
   }
   return params;
@@ -163,7 +169,7 @@ function stopGame() {
   view.person = null;
 }
 
-async function choose(cell, text) {
+async function choose(action, text) {
   if (!isPersonToChoose()) return;
   // Asked no more from now: the next question may arrive before this answer's reply.
   const asked = view.waiting;
@@ -171,13 +177,23 @@ async function choose(cell, text) {
   draw();
   await guarded(async () => {
     try {
-      await api(`/api/games/${view.gameId}/action`, text === undefined ? { action: cell } : { text });
+      await api(`/api/games/${view.gameId}/action`, text === undefined ? { action } : { text });
     } catch (error) {
       if (view.waiting === null) view.waiting = asked;
       draw();
       throw error;
     }
   });
+}
+
+// A click on a cell (on one of its sides: that side's action) or Enter on it: its action,
+// or a message when the cell alone does not say which one.
+function chooseAt(cell, sideElement) {
+  const actions = view.choices.get(cell) || [];
+  if (sideElement) choose(Number(sideElement.dataset.action));
+  else if (actions.length === 1) choose(actions[0]);
+  else if (actions.length) showError(`cell ${cellName(cell)} has ${actions.length} choices: click one of its sides, or type the action`);
+  else showError(`cell ${cellName(cell)} is not a legal choice; the legal ones are highlighted`);
 }
 
 function isPersonToChoose() {
@@ -234,27 +250,40 @@ function draw() {
   board.dataset.frame = frame.index;
   board.dataset.decision = frame.decision;
   board.dataset.over = frame.outcome ? "true" : "false";
-  const drawing = boardFor(frame.position);
+  const drawing = boardFor(frame);
+  view.drawing = drawing;
+  view.choices = choicesOf(drawing);
   text.hidden = drawing !== null;
   text.textContent = frame.text;
   if (drawing) drawBoard(board, drawing, frame);
   else board.textContent = "";
+  $("#legend").textContent = drawing ? drawing.legend : "";
   $("#status").textContent = statusText(frame);
   $("#action-form").hidden = !isPersonToChoose();
-  drawOffBoard(frame);
+  drawOffBoard();
   const record = view.record && view.record.actions ? JSON.stringify(view.record) : "";
   $("#record-box").hidden = !record;
   if ($("#record-text").value !== record) $("#record-text").value = record;
   $("#odds").textContent = oddsText(frame);
 }
 
+// The person's legal actions by the cell of the board they are clicked on.
+function choicesOf(drawing) {
+  const choices = new Map();
+  if (!drawing || !isPersonToChoose()) return choices;
+  for (const action of view.waiting.legal) {
+    const cell = drawing.cellOf(action);
+    if (cell !== null) choices.set(cell, [...(choices.get(cell) || []), action]);
+  }
+  return choices;
+}
+
 // Legal actions that are no cell of the board (Othello's pass) get a button each.
-function drawOffBoard(frame) {
+function drawOffBoard() {
   const box = $("#off-board");
   box.textContent = "";
-  if (!isPersonToChoose()) return;
-  const cells = frame.position.board_size * frame.position.board_size;
-  for (const action of view.waiting.legal.filter((a) => a >= cells)) {
+  if (!isPersonToChoose() || !view.drawing) return;
+  for (const action of view.waiting.legal.filter((a) => view.drawing.cellOf(a) === null)) {
     const button = document.createElement("button");
     button.type = "button";
     button.dataset.action = action;
@@ -278,7 +307,6 @@ function drawSeats(frame) {
 function drawBoard(board, drawing, frame) {
   const n = drawing.size;
   const choosing = isPersonToChoose();
-  const legal = new Set(choosing ? view.waiting.legal : []);
   const shownOdds = landingOdds(frame);
   const [thrownAt, landed] = frame.last_chance && isLanding(frame) ? frame.last_chance : [null, null];
   board.style.gridTemplateColumns = `repeat(${n}, var(--cell))`;
@@ -291,7 +319,7 @@ function drawBoard(board, drawing, frame) {
       cell.dataset.cell = index;
       cell.dataset.row = Math.floor(index / n);
       cell.dataset.col = index % n;
-      cell.addEventListener("click", () => choose(index));
+      cell.addEventListener("click", (event) => chooseAt(index, event.target.closest(".side")));
       cell.addEventListener("mouseenter", () => { view.hover = index; draw(); });
       cell.addEventListener("mouseleave", () => { view.hover = null; draw(); });
       board.append(cell);
@@ -301,20 +329,35 @@ function drawBoard(board, drawing, frame) {
     const index = Number(cell.dataset.cell);
     const { classes, label } = drawing.cell(index);
     const extra = ["cell", ...classes];
-    if (legal.has(index)) extra.push("legal");
+    const actions = view.choices.get(index) || [];
+    if (actions.length) extra.push("legal");
     if (index === view.focus && choosing) extra.push("cursor");
     if (index === thrownAt) extra.push("thrown-at");
     if (index === landed) extra.push("landed");
     if (shownOdds.has(index)) extra.push("odds");
     cell.className = extra.join(" ");
     cell.textContent = label;
-    cell.disabled = !legal.has(index);
+    cell.disabled = !actions.length;
+    drawSides(cell, actions, drawing);
     if (shownOdds.has(index)) {
       const odds = document.createElement("small");
       odds.textContent = `${(100 * shownOdds.get(index)).toFixed(0)}%`;
       cell.append(odds);
     }
     cell.setAttribute("aria-label", `row ${cell.dataset.row} column ${cell.dataset.col} ${classes.join(" ")}`);
+  }
+}
+
+// A legal action that is a side of its cell (Colosseum's barrier) is a strip on that side.
+function drawSides(cell, actions, drawing) {
+  for (const action of actions) {
+    const side = drawing.sideOf(action);
+    if (side === null) continue;
+    const strip = document.createElement("span");
+    strip.className = `side side-${SIDES[side]}`;
+    strip.dataset.action = action;
+    strip.title = `${cell.dataset.row},${cell.dataset.col},${SIDE_WORDS[side]}`;
+    cell.append(strip);
   }
 }
 
@@ -364,7 +407,10 @@ function statusText(frame) {
     const who = view.person === winner ? "You win" : view.person !== null ? "You lose" : `Seat ${winner} (${view.seats[winner]}) wins`;
     return `${who} (${why}) after ${frame.turn} turns.`;
   }
-  if (isPersonToChoose()) return `Your ${view.waiting.decision}: click a highlighted cell (turn ${frame.turn}).`;
+  if (isPersonToChoose()) {
+    const where = view.drawing && view.drawing.pick ? view.drawing.pick : "a highlighted cell";
+    return `Your ${view.waiting.decision}: click ${where} (turn ${frame.turn}).`;
+  }
   if (frame.to_act === null) return `Turn ${frame.turn}: ${played}; chance acts next.`;
   const who = view.person === frame.to_act ? "you" : `seat ${frame.to_act} (${view.seats[frame.to_act]})`;
   return `Turn ${frame.turn}: ${played}; ${who} to ${frame.decision}.`;
@@ -378,7 +424,7 @@ function onKey(event) {
   if (!frame) return;
   if (isPersonToChoose()) {
     const n = frame.position.board_size;
-    if (view.focus === null) view.focus = view.waiting.legal[0];
+    if (view.focus === null) view.focus = view.choices.keys().next().value ?? 0;
     const moves = { ArrowUp: -n, ArrowDown: n, ArrowLeft: -1, ArrowRight: 1 };
     if (event.key in moves) {
       const next = view.focus + moves[event.key];
@@ -388,7 +434,7 @@ function onKey(event) {
       draw();
     } else if (event.key === "Enter" || event.key === " ") {
       event.preventDefault();
-      choose(view.focus);
+      chooseAt(view.focus, null);
     }
     return;
   }
