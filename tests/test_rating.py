@@ -146,6 +146,9 @@ def test_a_policy_that_raises_or_runs_out_of_time_loses_by_fault_and_the_run_goe
     slow = rate_spec(SMALL, "faulty_agents.SpinningAgent:seconds=0.3", tmp_path / "s", games=2,
                      run_options={"workers": 0, "time_budget": 0.1}, say=lambda line: None)
     assert sum(rung.faults for rung in slow.opponents) == 2
+    illegal = rate_spec(SMALL, "faulty_agents.IllegalAgent:after=1", tmp_path / "i", games=2,
+                        run_options={"workers": 0}, say=lambda line: None)
+    assert sum(rung.faults for rung in illegal.opponents) == 2
 
 
 def test_a_python_policy_is_rated_through_the_callable(tmp_path):
