@@ -54,7 +54,7 @@ def test_a_torn_last_line_is_skipped_with_a_warning(tmp_path):
         (line(seats=["a", "c"]), "line 2: seats ['a', 'c'] are not the pairing"),
         (line(winner_spec="b"), "line 2: winner_spec 'b' is not the winner's seat's spec 'a'"),
         (line(actions=[1, -2]), "line 2: 'actions' must be a list of cells"),
-        (line(decay=1001), "line 2: the record's rules: decay must be an integer per mille in 0..1000"),
+        (line(decay=1001), "line 2: the record's rules: decay must be an integer per mille"),
         (line(decay="0"), "line 2: 'decay' must be an integer, got '0'"),
         (line(replays=-1), "line 2: 'replays' must be an integer >= 0"),
         (json.dumps({k: v for k, v in RECORD.items() if k != "seed"}) + "\n", "no 'seed'"),
