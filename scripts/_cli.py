@@ -321,7 +321,7 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
         type=path,
         default=Path(output),
         metavar="DIR",
-        help=f"folder for results.jsonl (its settings and lock beside it), summary.txt and a "
+        help=f"folder for results.jsonl (its settings beside it), summary.txt and a "
         f"plot (default {output}); a second run into it at the same time is refused",
     )
     existing = group.add_mutually_exclusive_group()  # what to do with games already in DIR
