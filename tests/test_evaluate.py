@@ -20,8 +20,9 @@ def test_the_first_line_says_what_runs_and_where_it_writes(script, tmp_path, cap
     assert _run(script, tmp_path, "--time-budget", "0.5", "--no-plot") == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first == (
-        "Trap! 5x5, turns of 0.5 s CPU: 2 agents (random, agents.trap.random_agent.RandomAgent), "
-        f"2 games per pairing (2 games); writing to {tmp_path}"
+        "Trap! 5x5, at most 0.5 s CPU a turn: 2 agents (random, "
+        "agents.trap.random_agent.RandomAgent), 2 games per pairing (2 games); writing to "
+        f"{tmp_path}"
     )
 
 

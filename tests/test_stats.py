@@ -155,10 +155,10 @@ def test_the_agent_table_shows_each_rating_with_its_interval():
 
 @pytest.mark.parametrize(
     ("fields", "title"),
-    [({"board_size": 5, "time_budget": 0.5}, "Trap! 5x5, turns of 0.5 s CPU"),
+    [({"board_size": 5, "time_budget": 0.5}, "Trap! 5x5, at most 0.5 s CPU a turn"),
      ({"board_size": 7, "time_budget": None}, "Trap! 7x7, no time limit"),
      ({"board_size": 8, "time_budget": 5.0, "game": "othello", "rules": {}},
-      "Othello 8x8, turns of 5 s CPU")],
+      "Othello 8x8, at most 5 s CPU a turn")],
 )  # fmt: skip
 def test_records_title_names_the_game_board_and_time_control(fields, title):
     assert records_title([{**game("a", "b", "a"), **fields}]) == title
@@ -166,7 +166,7 @@ def test_records_title_names_the_game_board_and_time_control(fields, title):
 
 def test_records_title_names_the_range_of_boards_drawn():
     records = [{**game("a", "b", "a"), "board_size": n, "time_budget": 1.0} for n in (9, 6, 12)]
-    assert records_title(records) == "Trap! 6x6 to 12x12, turns of 1 s CPU"
+    assert records_title(records) == "Trap! 6x6 to 12x12, at most 1 s CPU a turn"
 
 
 def test_the_figure_names_the_run_and_orders_the_matrix_like_the_ratings():
@@ -174,7 +174,7 @@ def test_the_figure_names_the_run_and_orders_the_matrix_like_the_ratings():
     records = ladder()
     figure = report_figure(records)
     matrix, bars = figure.axes
-    assert figure.get_suptitle() == "Trap! 5x5, turns of 0.5 s CPU: 9 games"
+    assert figure.get_suptitle() == "Trap! 5x5, at most 0.5 s CPU a turn: 9 games"
     order = ["a", "b", "c"]
     assert [label.get_text() for label in matrix.get_yticklabels()] == order
     assert [label.get_text() for label in matrix.get_xticklabels()] == order

@@ -358,7 +358,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 
 def run_title(game: str, board_sizes: Iterable[int], time_budget: float | None) -> str:
-    """What a run plays, as its reports name it: ``"Trap! 7x7, turns of 5 s CPU"``.
+    """What a run plays, as its reports name it: ``"Trap! 7x7, at most 5 s CPU a turn"``.
 
     Args:
         game: the game's name in :mod:`trap_env.games` (or its path).
@@ -369,7 +369,7 @@ def run_title(game: str, board_sizes: Iterable[int], time_budget: float | None) 
     boards = [f"{n}x{n}" for n in sizes[:1] + sizes[1:][-1:]]
     board = f" {' to '.join(boards)}" if boards else ""
     unlimited = time_budget is None or math.isinf(time_budget)
-    time = "no time limit" if unlimited else f"turns of {time_budget:g} s CPU"
+    time = "no time limit" if unlimited else f"at most {time_budget:g} s CPU a turn"
     return f"{get_game(game).title}{board}, {time}"
 
 
