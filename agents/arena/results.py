@@ -65,6 +65,7 @@ __all__ = [
     "load_results",
     "read_results",
     "record_game",
+    "settings_path",
 ]
 
 Record = dict[str, Any]
