@@ -10,7 +10,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from agents.arena.stats import format_report, plot_report
+from agents.arena.results import settings_path
+from agents.arena.stats import format_report, plot_report, run_title
 from agents.arena.tournament import BACKENDS, MAX_SECONDS, RunConfig, round_robin, run_games
 from agents.files import check_writable_folder, write_text_atomically
 from agents.options import given_rules, rule_pair
@@ -320,7 +321,7 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
         type=path,
         default=Path(output),
         metavar="DIR",
-        help=f"folder for results.jsonl (its settings and lock beside it), summary.txt and a "
+        help=f"folder for results.jsonl (its settings beside it), summary.txt and a "
         f"plot (default {output}); a second run into it at the same time is refused",
     )
     existing = group.add_mutually_exclusive_group()  # what to do with games already in DIR
@@ -348,7 +349,8 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
 
 
 def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: str) -> None:
-    """Check everything, play the round robin, print and save the report.
+    """Check everything, say what runs, play the round robin, print and save the report,
+    and name every file written.
 
     Raises:
         CliError: for a bad spec, setting or output folder (before any game starts), or
@@ -365,6 +367,8 @@ def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: s
         raise CliError(error) from None
     results_path = args.output / "results.jsonl"
     _check_writable(args.output)
+    print(f"{_run_line(specs, config, args.games, len(tasks))}; writing to {args.output}",
+          flush=True)  # fmt: skip
     started = time.monotonic()
     try:
         records = run_games(
@@ -385,16 +389,29 @@ def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: s
     elapsed = time.monotonic() - started
     report = format_report(records)
     print(report)
-    print(f"\n{len(records)} games in {elapsed:.0f} s; results: {results_path}")
-    write_text_atomically(args.output / "summary.txt", report + "\n")
-    if not args.no_plot and records:
-        _plot(records, args.output / plot_name)
+    written = [results_path, settings_path(results_path), args.output / "summary.txt"]
+    write_text_atomically(written[-1], report + "\n")
+    if not args.no_plot and records and _plot(records, args.output / plot_name):
+        written.append(args.output / plot_name)
+    names = ", ".join(path.name for path in written)
+    print(f"\n{len(records)} games in {elapsed:.0f} s; wrote in {args.output}: {names}")
     if len(records) < len(tasks):
         raise CliError(
             f"{len(tasks) - len(records)} games were left unplayed: the machine stalled them, "
             "the cluster lost them or their workers died before they began, again and again "
             "(see above); run again with --resume"
         )
+
+
+def _run_line(specs: Sequence[str], config: RunConfig, games: int, num_games: int) -> str:
+    """What a round robin plays: game, board, time control, agents and games."""
+    rules = get_game(config.game_name)
+    sizes = [rules.config_params(game).get("board_size") for game in config.games]
+    title = run_title(config.game_name, [n for n in sizes if n is not None], config.time_budget)
+    return (
+        f"{title}: {len(specs)} agents ({', '.join(specs)}), {games} games per pairing "
+        f"({num_games} games)"
+    )
 
 
 def _run_config(args: argparse.Namespace) -> RunConfig:
@@ -423,10 +440,11 @@ def _check_writable(folder: Path) -> None:
         raise CliError(error) from None
 
 
-def _plot(records: Sequence[dict[str, Any]], path: Path) -> None:
+def _plot(records: Sequence[dict[str, Any]], path: Path) -> bool:
+    """Save the plot; False (said on stderr) if matplotlib is missing."""
     try:
         plot_report(records, path)
     except ImportError as error:
         print(f"no plot: {error}", file=sys.stderr)
-        return
-    print(f"plot: {path}")
+        return False
+    return True

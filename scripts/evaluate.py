@@ -1,11 +1,14 @@
 """Evaluate agents against each other: the project's main job.
 
-With no arguments, a round robin of the built-in agents (the learned ``mcts`` and
-expectiminimax at a short time limit, greedy, random, and the bundled PPO policy when it is
-installed) sized to finish in a few minutes on two cores. It prints a table per pairing
-and per agent (win rates with Wilson 95% intervals, Elo ratings by maximum likelihood), and
-writes ``results.jsonl`` (one line per game, replayable with ``trap-play --replay``),
-``summary.txt`` and ``evaluate.png`` (win-rate matrix and ratings) to the output folder.
+With no arguments, a round robin of the built-in agents on Trap! 7x7 (the learned ``mcts``
+and expectiminimax at 0.1 s a turn, greedy, random, and the bundled PPO policy when it is
+installed; 20 games per pairing) sized to finish within 3 minutes on two cores. It says
+in one line what it plays and where it writes, prints a table per pairing and per agent
+(win rates with Wilson 95% intervals, Elo ratings by maximum likelihood with 95%
+intervals), writes ``results.jsonl`` (one line per game, replayable with ``trap-play
+--replay``) with its ``results.settings.json``, ``summary.txt`` and ``evaluate.png``
+(win-rate matrix and ratings, under the game, board and time control) to the output
+folder, and names them.
 
 Example:
     trap-evaluate
@@ -32,8 +35,8 @@ from agents.arena.tournament import RunConfig, probe_specs
 from agents.registry import agent_names
 
 DEFAULT_AGENTS = (
-    "mcts:time_limit=0.2",
-    "expectiminimax:time_limit=0.2",
+    "mcts:time_limit=0.1",
+    "expectiminimax:time_limit=0.1",
     "greedy",
     "random",
     "ppo",
@@ -41,7 +44,7 @@ DEFAULT_AGENTS = (
 """The candidates evaluated by default in Trap!; those not installed (yet) are left out."""
 OTHER_GAMES_AGENTS = ("mcts", "expectiminimax", "greedy", "random")
 """The candidates evaluated by default in another game, those of its table."""
-DEFAULT_GAMES = 40
+DEFAULT_GAMES = 20
 DEFAULT_OUTPUT = "results/evaluate"
 
 

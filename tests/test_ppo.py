@@ -189,7 +189,7 @@ def test_agent_matches_maskable_ppo_predict(model_path: Path) -> None:
 @pytest.mark.parametrize("deterministic", [True, False])
 def test_agent_never_picks_a_masked_action(model_path: Path, deterministic: bool) -> None:
     learner = PPOAgent(model_path, deterministic=deterministic, seed=5, game="trap")
-    for game in range(60):
+    for game in range(20):
         seat = game % 2
         play({seat: learner, 1 - seat: make_agent("random", seed=game, game="trap")}, seed=game)
 

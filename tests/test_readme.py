@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from trap_scripts import evaluate
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 TEXT = README.read_text(encoding="utf-8")
@@ -25,6 +26,13 @@ def test_readme_has_the_main_and_test_commands() -> None:
     assert "\n" not in main and "\n" not in tests, "each command is one line"
     assert "pip install" in main and main.endswith("trap-evaluate")
     assert "pip install" in tests and tests.endswith("python -m pytest")
+
+
+def test_readme_says_what_the_main_command_plays() -> None:
+    intro = TEXT.split("<!-- main-command -->")[0].strip().rsplit("\n\n", 1)[-1]
+    intro = " ".join(intro.split())
+    assert all(f"`{spec}`" in intro for spec in evaluate.DEFAULT_AGENTS), intro
+    assert f"{evaluate.DEFAULT_GAMES} games per pairing" in intro, intro
 
 
 @pytest.mark.parametrize(

@@ -5,12 +5,18 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agents.arena.stats import (
+    ELO_PER_LOG_STRENGTH,
+    elo_intervals,
     elo_ratings,
     format_report,
     plot_report,
+    records_title,
     replay_note,
+    report_figure,
     score_matrix,
     specs_of,
     summarize_pairings,
@@ -60,6 +66,37 @@ def test_ratings_are_finite_for_a_clean_sweep_and_ordered_transitively():
     assert sum(ratings.values()) == pytest.approx(0, abs=1e-6)
 
 
+def test_two_agents_intervals_are_the_logistic_standard_error_of_the_gap():
+    records = [game("a", "b", "a")] * 7 + [game("a", "b", "b")] * 2 + [game("a", "b", None)]
+    ratings, intervals = elo_ratings(records), elo_intervals(records)
+    p, n = 8 / 11, 11  # a's score rate and games, with the prior's virtual draw
+    gap_error = ELO_PER_LOG_STRENGTH / math.sqrt(n * p * (1 - p))  # the gap's standard error
+    for spec in "ab":
+        low, high = intervals[spec]
+        assert (low + high) / 2 == pytest.approx(ratings[spec])
+        assert high - low == pytest.approx(2 * 1.96 * gap_error / 2)  # each holds half the gap
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", None]), min_size=1, max_size=30),
+    st.integers(1, 4),
+)
+def test_intervals_hold_the_ratings_and_narrow_with_more_games(winners, copies):
+    pairings = [("a", "b"), ("b", "c"), ("c", "a")]
+    records = [game(*pairings[i % 3], winner if winner in pairings[i % 3] else None)
+               for i, winner in enumerate(winners)]  # fmt: skip
+    ratings, intervals = elo_ratings(records), elo_intervals(records)
+    narrower = elo_intervals(records * (copies + 1))
+    assert intervals.keys() == ratings.keys()
+    for spec, (low, high) in intervals.items():
+        assert low < ratings[spec] < high
+        assert narrower[spec][1] - narrower[spec][0] < high - low
+
+
+def test_no_records_give_no_intervals():
+    assert elo_intervals([]) == {}
+
+
 def test_summaries_count_per_pairing_and_per_seat():
     records = [game("a", "b", "a", 0), game("a", "b", "a", 1), game("a", "b", "b", 1),
                game("a", "b", None, 0), game("b", "c", "c")]  # fmt: skip
@@ -99,3 +136,59 @@ def test_report_and_plot(tmp_path):
     pytest.importorskip("matplotlib")
     plot_report(records, tmp_path / "plot.png")
     assert (tmp_path / "plot.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def ladder() -> list[dict]:
+    """Games whose agents appear in another order (c, a, b) than their ratings (a, b, c)."""
+    return ([{**game("c", "a", "a"), "board_size": 5, "time_budget": 0.5}] * 4
+            + [{**game("a", "b", "a"), "board_size": 5, "time_budget": 0.5}] * 3
+            + [{**game("b", "c", "b"), "board_size": 5, "time_budget": 0.5}] * 2)  # fmt: skip
+
+
+def test_the_agent_table_shows_each_rating_with_its_interval():
+    records = ladder()
+    low, high = elo_intervals(records)["a"]
+    row_a = [line for line in format_report(records).splitlines() if line.startswith("a ")][-1]
+    assert "Elo [95% CI]" in format_report(records)
+    assert f"{elo_ratings(records)['a']:+.0f} [{low:+.0f}, {high:+.0f}]" in row_a
+
+
+@pytest.mark.parametrize(
+    ("fields", "title"),
+    [({"board_size": 5, "time_budget": 0.5}, "Trap! 5x5, at most 0.5 s CPU a turn"),
+     ({"board_size": 7, "time_budget": None}, "Trap! 7x7, no time limit"),
+     ({"board_size": 8, "time_budget": 5.0, "game": "othello", "rules": {}},
+      "Othello 8x8, at most 5 s CPU a turn")],
+)  # fmt: skip
+def test_records_title_names_the_game_board_and_time_control(fields, title):
+    assert records_title([{**game("a", "b", "a"), **fields}]) == title
+
+
+def test_records_title_names_the_range_of_boards_drawn():
+    records = [{**game("a", "b", "a"), "board_size": n, "time_budget": 1.0} for n in (9, 6, 12)]
+    assert records_title(records) == "Trap! 6x6 to 12x12, at most 1 s CPU a turn"
+
+
+def test_the_figure_names_the_run_and_orders_the_matrix_like_the_ratings():
+    pytest.importorskip("matplotlib")
+    records = ladder()
+    figure = report_figure(records)
+    matrix, bars = figure.axes
+    assert figure.get_suptitle() == "Trap! 5x5, at most 0.5 s CPU a turn: 9 games"
+    order = ["a", "b", "c"]
+    assert [label.get_text() for label in matrix.get_yticklabels()] == order
+    assert [label.get_text() for label in matrix.get_xticklabels()] == order
+    assert [label.get_text() for label in bars.get_yticklabels()] == order
+    assert bars.yaxis_inverted()  # the first label on top, as the matrix's first row
+    assert matrix.get_images()[0].get_array()[0][1] == 1.0  # a beat b in every game
+
+
+def test_the_figure_shows_each_ratings_interval_as_an_error_bar():
+    pytest.importorskip("matplotlib")
+    records = ladder()
+    _, bars = report_figure(records).axes
+    (error_bars,) = [box for box in bars.containers if getattr(box, "has_xerr", False)]
+    segments = error_bars.lines[2][0].get_segments()
+    intervals = elo_intervals(records)
+    for spec, segment in zip(["a", "b", "c"], segments, strict=True):
+        assert [x for x, _ in segment] == pytest.approx(list(intervals[spec]))

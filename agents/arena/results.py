@@ -64,6 +64,7 @@ __all__ = [
     "load_results",
     "read_results",
     "record_game",
+    "settings_path",
 ]
 
 Record = dict[str, Any]

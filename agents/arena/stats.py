@@ -7,7 +7,10 @@ Ratings are Bradley-Terry strengths fitted by maximum likelihood with Hunter's (
 iterations and shown on the Elo scale (400 * log10). An agent that won every game would
 have an infinite rating, so each pairing that was played also counts ``prior_draws`` virtual
 draws (as BayesElo does); this shrinks ratings a little towards each other and keeps them
-finite.
+finite. Their 95% intervals come from the likelihood's curvature: each rating plus or minus
+1.96 standard errors, the covariance of the ratings (centred on mean 0) being the inverse
+of the observed Fisher information (its pseudo-inverse, as the mean is fixed). Draws count
+as half wins there too, which overstates the spread a little when games are drawn.
 
 Example:
     >>> records = [{"pairing": ["a", "b"], "seats": ["a", "b"], "winner_spec": "a"}] * 3
@@ -21,16 +24,28 @@ import math
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from agents.arena.match import FAULTS
+from agents.arena.record_rules import record_game, record_params
+from trap_env.games import get_game
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
+    "ELO_PER_LOG_STRENGTH",
     "PairingSummary",
+    "elo_intervals",
     "elo_ratings",
     "format_report",
     "plot_report",
+    "records_title",
     "replay_note",
+    "report_figure",
+    "run_title",
     "score_matrix",
     "specs_of",
     "summarize_pairings",
@@ -38,6 +53,9 @@ __all__ = [
 ]
 
 Record = dict[str, Any]
+
+ELO_PER_LOG_STRENGTH = 400 / math.log(10)
+"""Elo points per unit of natural-log strength (the Elo scale is 400 * log10)."""
 
 
 def wilson_interval(score: float, num_games: int, z: float = 1.96) -> tuple[float, float]:
@@ -158,21 +176,71 @@ def elo_ratings(
     Returns:
         Rating per spec, centred on a mean of 0.
     """
-    records = list(records)
+    scores, games = _pairing_counts(list(records), prior_draws)
+    return _centred_elo(_fit_strengths(scores, games, iterations))
+
+
+def elo_intervals(
+    records: Iterable[Record], prior_draws: float = 1.0, z: float = 1.96
+) -> dict[str, tuple[float, float]]:
+    """The intervals of :func:`elo_ratings` (95% with the default ``z``), from the
+    likelihood's curvature: each rating plus or minus ``z`` standard errors.
+
+    Args:
+        records: the games.
+        prior_draws: virtual draws added to every pairing played, as the ratings count them.
+        z: the normal quantile of the confidence level.
+
+    Returns:
+        ``(low, high)`` per spec, on the Elo scale of :func:`elo_ratings`.
+    """
+    scores, games = _pairing_counts(list(records), prior_draws)
+    strengths = _fit_strengths(scores, games, 10_000)
+    ratings = _centred_elo(strengths)
+    errors = _standard_errors(strengths, games)
+    return {spec: (rating - z * errors[spec], rating + z * errors[spec])
+            for spec, rating in ratings.items()}  # fmt: skip
+
+
+def _pairing_counts(
+    records: Sequence[Record], prior_draws: float
+) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """Each spec's score and its games against each opponent, the virtual draws counted."""
     specs = specs_of(records)
-    summaries = summarize_pairings(records)
     scores = dict.fromkeys(specs, 0.0)
     games: dict[str, dict[str, float]] = {spec: {} for spec in specs}
-    for summary in summaries:
+    for summary in summarize_pairings(records):
         count = summary.num_games + prior_draws
         scores[summary.first] += summary.score + prior_draws / 2
         scores[summary.second] += summary.num_games - summary.score + prior_draws / 2
         games[summary.first][summary.second] = games[summary.first].get(summary.second, 0) + count
         games[summary.second][summary.first] = games[summary.second].get(summary.first, 0) + count
-    strengths = _fit_strengths(scores, games, iterations)
+    return scores, games
+
+
+def _centred_elo(strengths: dict[str, float]) -> dict[str, float]:
+    """Strengths on the Elo scale, centred on a mean of 0."""
     ratings = {spec: 400 * math.log10(strength) for spec, strength in strengths.items()}
     mean = sum(ratings.values()) / len(ratings) if ratings else 0.0
     return {spec: rating - mean for spec, rating in ratings.items()}
+
+
+def _standard_errors(
+    strengths: dict[str, float], games: dict[str, dict[str, float]]
+) -> dict[str, float]:
+    """Each rating's standard error (Elo points): the square root of the diagonal of the
+    pseudo-inverse of the observed Fisher information of the log-strengths."""
+    index = {spec: i for i, spec in enumerate(strengths)}
+    information = np.zeros((len(index), len(index)))
+    for spec, opponents in games.items():
+        for other, count in opponents.items():
+            rate = strengths[spec] / (strengths[spec] + strengths[other])
+            weight = count * rate * (1 - rate)
+            information[index[spec], index[spec]] += weight
+            information[index[spec], index[other]] -= weight
+    variances = np.diag(np.linalg.pinv(information)) if index else np.zeros(0)
+    return {spec: ELO_PER_LOG_STRENGTH * math.sqrt(max(float(variances[i]), 0.0))
+            for spec, i in index.items()}  # fmt: skip
 
 
 def _fit_strengths(
@@ -251,13 +319,16 @@ def _pairing_table(summaries: Sequence[PairingSummary]) -> str:
 
 
 def _agent_table(records: Sequence[Record]) -> str:
-    ratings = elo_ratings(records)
-    header = ["agent", "games", "W-D-L", "score [95% CI]", "Elo", "faults", "max turn"]
+    ratings, intervals = elo_ratings(records), elo_intervals(records)
+    header = ["agent", "games", "W-D-L", "score [95% CI]", "Elo [95% CI]", "faults", "max turn"]
     order = sorted(ratings, key=ratings.__getitem__, reverse=True)
-    return _table(header, [_agent_row(spec, records, ratings[spec]) for spec in order])
+    rows = [_agent_row(spec, records, ratings[spec], intervals[spec]) for spec in order]
+    return _table(header, rows)
 
 
-def _agent_row(spec: str, records: Sequence[Record], rating: float) -> list[str]:
+def _agent_row(
+    spec: str, records: Sequence[Record], rating: float, interval: tuple[float, float]
+) -> list[str]:
     """An agent's games, W-D-L, score, rating, faults, and longest turn (CPU seconds)."""
     played = [record for record in records if spec in record["pairing"]]
     counts = [0, 0, 0]
@@ -272,9 +343,9 @@ def _agent_row(spec: str, records: Sequence[Record], rating: float) -> list[str]
     score = counts[0] + counts[1] / 2
     low, high = wilson_interval(score, len(played))
     rate = score / len(played) if played else 0.0
-    interval = f"{rate:5.1%} [{low:.1%}, {high:.1%}]"
-    return [spec, str(len(played)), _wdl(counts), interval, f"{rating:+.0f}", str(faults),
-            f"{longest:.2f} s"]  # fmt: skip
+    elo = f"{rating:+.0f} [{interval[0]:+.0f}, {interval[1]:+.0f}]"
+    return [spec, str(len(played)), _wdl(counts), f"{rate:5.1%} [{low:.1%}, {high:.1%}]", elo,
+            str(faults), f"{longest:.2f} s"]  # fmt: skip
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -286,11 +357,56 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
+def run_title(game: str, board_sizes: Iterable[int], time_budget: float | None) -> str:
+    """What a run plays, as its reports name it: ``"Trap! 7x7, at most 5 s CPU a turn"``.
+
+    Args:
+        game: the game's name in :mod:`trap_env.games` (or its path).
+        board_sizes: the board sizes played (none: the board is left unsaid).
+        time_budget: CPU seconds per turn; None or ``math.inf`` for no limit.
+    """
+    sizes = sorted(set(board_sizes))
+    boards = [f"{n}x{n}" for n in sizes[:1] + sizes[1:][-1:]]
+    board = f" {' to '.join(boards)}" if boards else ""
+    unlimited = time_budget is None or math.isinf(time_budget)
+    time = "no time limit" if unlimited else f"at most {time_budget:g} s CPU a turn"
+    return f"{get_game(game).title}{board}, {time}"
+
+
+def records_title(records: Sequence[Record]) -> str:
+    """:func:`run_title` of the records: their game and time budget (the first record's,
+    as one run's records share them) and every board size they were played on.
+
+    Raises:
+        ValueError: without records.
+    """
+    if not records:
+        raise ValueError("records_title needs at least one record")
+    sizes = [params["board_size"] for params in map(record_params, records) if params]
+    return run_title(record_game(records[0]), sizes, records[0].get("time_budget"))
+
+
 def plot_report(records: Sequence[Record], path: str | os.PathLike[str]) -> None:
-    """Save a PNG: the win-rate matrix beside the Elo ratings.
+    """Save :func:`report_figure` as a PNG.
 
     Raises:
         ImportError: with an install hint, if matplotlib is missing.
+        ValueError: without records.
+    """
+    import matplotlib.pyplot as plt
+
+    figure = report_figure(records)
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def report_figure(records: Sequence[Record]) -> Figure:
+    """The win-rate matrix beside the Elo ratings with their 95% intervals, both ordered
+    from the highest rating down, under :func:`records_title` (matplotlib's Agg backend).
+
+    Raises:
+        ImportError: with an install hint, if matplotlib is missing.
+        ValueError: without records.
     """
     try:
         import matplotlib
@@ -299,25 +415,33 @@ def plot_report(records: Sequence[Record], path: str | os.PathLike[str]) -> None
         import matplotlib.pyplot as plt
     except ImportError as error:
         raise ImportError("plotting needs matplotlib: pip install 'trap_env[plot]'") from error
-    specs = specs_of(records)
-    ratings = elo_ratings(records)
-    matrix = score_matrix(records, specs)
-    size = max(4.0, 1.0 + 0.9 * len(specs))
+    title = records_title(records)
+    ratings, intervals = elo_ratings(records), elo_intervals(records)
+    order = sorted(specs_of(records), key=ratings.__getitem__, reverse=True)
+    size = max(4.0, 1.0 + 0.9 * len(order))
     figure, (left, right) = plt.subplots(
         1, 2, figsize=(2 * size + 3, size + 1), gridspec_kw={"width_ratios": [3, 2]}
     )
-    _draw_matrix(left, matrix, specs)
-    order = sorted(specs, key=ratings.__getitem__)
-    bars = right.barh(range(len(order)), [ratings[spec] for spec in order], color="tab:blue")
-    right.bar_label(bars, labels=[f"{ratings[spec]:+.0f}" for spec in order], padding=3)
-    right.margins(x=0.25)
-    right.set_yticks(range(len(order)), labels=order)
-    right.axvline(0, color="black", linewidth=0.8)
-    right.set_xlabel("Elo (mean 0)")
-    right.set_title(f"Ratings ({len(records)} games)")
+    figure.suptitle(f"{title}: {len(records)} games")
+    _draw_matrix(left, score_matrix(records, order), order)
+    _draw_ratings(right, [(spec, ratings[spec], intervals[spec]) for spec in order])
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
+    return figure
+
+
+def _draw_ratings(axes: Any, rows: Sequence[tuple[str, float, tuple[float, float]]]) -> None:
+    """Horizontal bars, the first row on top, each with its interval as an error bar."""
+    values = [rating for _, rating, _ in rows]
+    errors = [[rating - low for _, rating, (low, _) in rows],
+              [high - rating for _, rating, (_, high) in rows]]  # fmt: skip
+    bars = axes.barh(range(len(rows)), values, xerr=errors, color="tab:blue", capsize=3)
+    axes.bar_label(bars, labels=[f"{value:+.0f}" for value in values], padding=3)
+    axes.margins(x=0.25)
+    axes.set_yticks(range(len(rows)), labels=[spec for spec, _, _ in rows])
+    axes.invert_yaxis()
+    axes.axvline(0, color="black", linewidth=0.8)
+    axes.set_xlabel("Elo (mean 0), 95% interval")
+    axes.set_title("Ratings")
 
 
 def _draw_matrix(axes: Any, matrix: list[list[float | None]], specs: Sequence[str]) -> None:
