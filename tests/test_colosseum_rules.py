@@ -38,6 +38,7 @@ from trap_env.colosseum.rules import (
     to_text,
     zone_sizes,
 )
+from trap_env.testing import check_text
 
 
 def board(picture: str, player: str = "A", turn: int = 0) -> ColosseumState:
@@ -461,20 +462,8 @@ def test_one_size_range_for_the_config_and_the_text(size: int) -> None:
     )
 )  # fmt: skip
 def test_any_text_gives_a_state_or_a_value_error(text: str) -> None:
-    try:
-        state = from_text(text)
-    except ValueError as error:
-        assert "\n" not in str(error) and len(str(error)) < 300
-    else:
-        rules.check_state(state)
-    start = start_state(ColosseumConfig(5), 0)
-    for position in (start, initial_state(ColosseumConfig(5))):
-        try:
-            action = GAME.action_from_text(position, text)
-        except ValueError as error:
-            assert "\n" not in str(error) and len(str(error)) < 300
-        else:
-            assert isinstance(action, int) and action >= 0
+    check_text("colosseum", text, [start_state(ColosseumConfig(5), 0),
+                                   initial_state(ColosseumConfig(5))])
 
 
 @pytest.mark.parametrize("text", ["0,0,٣", "0,0,²", "٣", "0,٣,1", "0,0," + "1" * 5000])

@@ -36,6 +36,7 @@ from trap_env.othello.rules import (
     pass_action,
     to_text,
 )
+from trap_env.testing import check_text
 
 
 def board(rows: str, side: str = "x", end_rule: str = STANDARD, turn: int = 0) -> OthelloState:
@@ -620,20 +621,7 @@ def test_one_size_range_for_the_config_the_text_and_the_drawings(size: int) -> N
     )
 )  # fmt: skip
 def test_any_text_gives_a_state_or_a_value_error(text: str) -> None:
-    from trap_env.othello.game import GAME
-
-    try:
-        state = from_text(text)
-    except ValueError as error:
-        assert "\n" not in str(error) and len(str(error)) < 300
-    else:
-        rules.check_state(state)
-    try:
-        action = GAME.action_from_text(initial_state(OthelloConfig(4)), text)
-    except ValueError as error:
-        assert "\n" not in str(error) and len(str(error)) < 300
-    else:
-        assert 0 <= action <= 16
+    check_text("othello", text, [initial_state(OthelloConfig(4))])
 
 
 @pytest.mark.parametrize("text", ["d٣", "d²", "٣", "1,٣", "d" + "3" * 5000, "9" * 5000])

@@ -8,6 +8,7 @@ import signal
 import socket
 import threading
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from agents.arena.tournament import (  # noqa: E402
     round_robin,
     run_games,
 )
+from agents.rating import rate_spec  # noqa: E402
 from agents.trap.random_agent import RandomAgent  # noqa: E402
 from trap_env.trap.core import Cell, State  # noqa: E402
 
@@ -94,6 +96,19 @@ def test_untimed_agents_play_the_same_games_on_ray_and_in_processes(tmp_path):
     assert len(on_ray) == len(tasks) and all(r["replays"] == 0 for r in on_ray)
     lines = load_results(tmp_path / "ray.jsonl")
     assert sorted(r["game_id"] for r in lines) == sorted(t.game_id for t in tasks)
+
+
+def test_a_rating_on_ray_is_the_rating_in_processes(tmp_path):
+    from test_rating import SMALL, game_plays, without_date
+
+    cards = [
+        rate_spec(SMALL, "greedy", tmp_path / backend, games=6, say=lambda line: None,
+                  run_options={"workers": 2, "backend": backend})
+        for backend in ("ray", "process")
+    ]
+    assert without_date(asdict(cards[0])) == without_date(asdict(cards[1]))
+    plays = [sorted(game_plays(tmp_path / b / "results.jsonl")) for b in ("ray", "process")]
+    assert plays[0] == plays[1]
 
 
 def test_a_task_killed_from_outside_is_replayed_recorded_once_and_charged_to_no_seat(tmp_path):

@@ -18,7 +18,7 @@ import pytest
 
 from agents import SpecError
 from agents.arena import pool, tournament
-from agents.arena.match import replay
+from agents.arena.match import FAULTS, replay
 from agents.arena.processes import SchedStat, read_schedstat
 from agents.arena.results import ResultsError
 from agents.arena.stats import format_report
@@ -34,6 +34,7 @@ from agents.arena.tournament import (
 )
 from agents.trap.random_agent import RandomAgent
 from trap_env.agent import UnsupportedGameError
+from trap_env.games import game_names
 from trap_env.trap.core import DEFAULT_DECAY, GameConfig
 
 TESTS = Path(__file__).parent
@@ -411,6 +412,15 @@ def test_a_random_opening_is_drawn_from_the_seed_and_played_from_both_seats(tmp_
         run_games(tasks, tmp_path / "r.jsonl", plain, resume=True, progress=False)
     plain_records = run_games(tasks, tmp_path / "p.jsonl", plain, progress=False)
     assert len({tuple(record["actions"]) for record in plain_records}) == 2  # the same two games
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_a_random_opening_is_played_in_every_game_even_one_that_starts_by_chance(game, tmp_path):
+    tasks = round_robin(["random", "greedy"], 2, seed=3, paired_seeds=True)
+    config = RunConfig(game_name=game, workers=0, time_budget=None, opening_plies=3)
+    records = run_games(tasks, tmp_path / "r.jsonl", config, progress=False)
+    assert [record["reason"] for record in records if record["reason"] in FAULTS] == []
+    assert records[0]["actions"][:3] == records[1]["actions"][:3]  # one opening, both seats
 
 
 @pytest.mark.parametrize("plies", [-1, 1001, 2.0, True])

@@ -923,3 +923,22 @@ def test_a_record_whose_scores_are_not_its_actions_is_refused(client: TestClient
     answer = post(client, "/api/replay", {"record": changed})
     assert answer.status_code == 400 and "scores" in answer.json()["error"], answer.text
     assert post(client, "/api/replay", {"record": record}).status_code == 200
+
+
+def test_the_ratings_tab_shows_the_cards_under_the_root_per_game(tmp_path: Path) -> None:
+    from agents.rating import load_ladder
+    from agents.rating.rate import make_card
+
+    card = json.loads(make_card(load_ladder("colosseum"), "greedy", 0, []).to_json())
+    for name, fields in {"a": {"rating": 1700.0, "low": 1650.0, "high": 1750.0},
+                         "b": {"spec": "mcts", "rating": 1800.0, "low": 1700.0, "high": 1900.0},
+                         "c": {"ladder": "v0"}}.items():  # fmt: skip
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "card.json").write_text(json.dumps(card | fields))
+    with make_client(tmp_path) as client:
+        answer = client.get("/api/ratings").json()
+    assert answer["ladder"] == "v1"
+    assert [row["spec"] for row in answer["games"]["colosseum"]] == ["mcts", "greedy"]
+    assert answer["notes"] == [
+        "c/card.json: left out, a card of ladder 'v0'; only v1 cards are compared"
+    ]

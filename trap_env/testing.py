@@ -5,7 +5,9 @@
 checks, at every state reached: the text notation reads back (``from_text(to_text(s))``),
 the legal mask is the legal actions, ``apply`` takes every legal action and refuses every
 other one, a chance node's probabilities sum to one, ``outcome`` agrees with the turn
-limit, and the observation fits the Gymnasium env's space. Then it runs the checkers of
+limit, and the observation fits the Gymnasium env's space; odd texts get a state or a
+one-line error from the parsers (:func:`check_text`, which a game's tests also feed with
+Hypothesis). Then it runs the checkers of
 the adapters: Gymnasium's ``check_env`` on :class:`trap_env.gym_env.GameEnv`,
 PettingZoo's ``api_test`` and ``seed_test`` on :class:`trap_env.aec_env.GameAECEnv`, and
 OpenSpiel's ``random_sim_test`` when pyspiel is installed (the ``openspiel`` extra; else
@@ -28,7 +30,7 @@ from __future__ import annotations
 import math
 import random
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -37,13 +39,23 @@ from trap_env.batched import NO_WINNER, batched_engine, game_keys, random_words
 from trap_env.game import TRUNCATED, Game, IllegalActionError
 from trap_env.games import game_of
 
-__all__ = ["ConformanceError", "assert_engine_matches", "check_batched_engine", "check_game"]
+__all__ = [
+    "ConformanceError",
+    "assert_engine_matches",
+    "check_batched_engine",
+    "check_game",
+    "check_text",
+]
 
 _ADAPTER_CYCLES = 40
 """The steps PettingZoo's ``api_test`` and ``seed_test`` play."""
 _CHANCE_APPLIED = 64
 """The chance outcomes of a node that :func:`check_game` applies (Colosseum's start has
 65,536)."""
+_MAX_ERROR = 300
+"""The longest error message a parser may give (one line)."""
+_ODD_TEXTS = ("", " ", "\n", "x", "-1", "0,0", "0,0,0", "٣", "²", "1,٣", "9" * 5000)
+"""Texts that :func:`check_game` gives the parsers beside each position's own."""
 _PROBE_TURNS = 6
 """The turn limit at which :func:`check_batched_engine` asks ``is_truncated``."""
 
@@ -83,8 +95,55 @@ def check_game(
     for _ in range(games):
         for state in _random_game(game, config, rng, limit):
             _check_state(game, state, limit, space)
+    start = game.initial_state(config)
+    for text in (*_ODD_TEXTS, game.to_text(start)[:-1], game.to_text(start) + " 1"):
+        check_text(game, text, [start])
     if adapters:
         _check_adapters(name, game, games, opponent, params)
+
+
+def check_text(
+    name: Game[Any, Any] | str, text: str, positions: Sequence[Any] = ()
+) -> None:
+    """Check the game's parsers on any ``text``: a state or a one-line ``ValueError``.
+
+    ``from_text(text)`` gives a state that ``check_state`` passes, or a ``ValueError`` of one
+    short line (never another exception, never a traceback from deep inside); in each of
+    ``positions``, ``action_from_text`` gives an action number of the game or such an error.
+    Feed it any text (Hypothesis's ``st.text()`` and the notation's own tokens).
+
+    Raises:
+        ConformanceError: naming the game, the text and what went wrong.
+    """
+    game = game_of(name)
+    _check_parse(game, text, "from_text", lambda: game.check_state(game.from_text(text)))
+    for position in positions:
+        num_actions = game.num_actions(game.config_of(position))
+
+        def read_action(position: Any = position, num_actions: int = num_actions) -> None:
+            action = game.action_from_text(position, text)
+            _expect(isinstance(action, int) and 0 <= action < num_actions, game, repr(text),
+                    f"action_from_text gave {action!r}, not an action of 0..{num_actions - 1}")
+
+        _check_parse(game, text, "action_from_text", read_action)
+
+
+def _check_parse(
+    game: Game[Any, Any], text: str, parser: str, parse: Callable[[], None]
+) -> None:
+    """``parse()`` returns, or raises a one-line ``ValueError`` of at most ``_MAX_ERROR``."""
+    try:
+        parse()
+    except ValueError as error:
+        message = str(error)
+        _expect("\n" not in message and len(message) <= _MAX_ERROR, game, repr(text[:80]),
+                f"{parser}'s error is not one short line: {message[:400]!r}")
+    except ConformanceError:
+        raise
+    except Exception as error:  # the parser let another exception out
+        raise ConformanceError(
+            f"{game.name}: {parser}({text[:80]!r}) raised {type(error).__name__}: {error}"
+        ) from error
 
 
 def _random_game(

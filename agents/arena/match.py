@@ -227,11 +227,19 @@ def _opening(
         return state
     rng = random.Random(derive_seed(seed, "opening"))
     for _ in range(plies):
+        state = _draw_chance(rules, state, rng, result)  # a game may start by chance
         if rules.outcome(state, limit) is not None:
             break
         state = _record(rules, state, rng.choice(rules.legal_actions(state)), result)
-        while rules.is_chance(state):
-            state = _record(rules, state, rules.sample_chance(state, rng), result)
+    return _draw_chance(rules, state, rng, result)
+
+
+def _draw_chance(
+    rules: Game[Any, Any], state: Any, rng: random.Random, result: GameResult
+) -> Any:
+    """``state`` after the chance outcomes it waits for, drawn from ``rng`` and recorded."""
+    while rules.is_chance(state):
+        state = _record(rules, state, rules.sample_chance(state, rng), result)
     return state
 
 

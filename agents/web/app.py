@@ -30,6 +30,7 @@ import math
 import random
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -45,6 +46,8 @@ from agents.arena.match import DEFAULT_TIME_BUDGET
 from agents.arena.plan import RunConfig
 from agents.arena.record_rules import record_game
 from agents.options import parse_spec
+from agents.rating.cards import leaderboard
+from agents.rating.ladder import LADDER_VERSION
 from agents.registry import AGENT_TABLE, agent_names
 from agents.web.live import LiveGame, LiveGames, build_seats
 from agents.web.seats import SeatFault
@@ -182,6 +185,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/results", _api(settings, lambda r: _results(r, settings))),
         Route("/api/results/game", _api(settings, lambda r: _result_game(r, settings))),
         Route("/api/tournament", _api(settings, lambda r: _tournament(r, settings))),
+        Route("/api/ratings", _api(settings, lambda r: _ratings(settings))),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
 
@@ -514,3 +518,13 @@ async def _tournament(request: Request, settings: Settings) -> dict[str, Any]:
     path = _results_file(request, settings)
     records = await _in_thread(settings, _records, path, settings.allow_exec)
     return await _in_thread(settings, standings, records)
+
+
+async def _ratings(settings: Settings) -> dict[str, Any]:
+    """The cards under the root as a leaderboard per game (:mod:`agents.rating.cards`)."""
+    board = await _in_thread(settings, leaderboard, settings.results_root)
+    return {
+        "ladder": LADDER_VERSION,
+        "games": {game: [asdict(row) for row in rows] for game, rows in board.rows.items()},
+        "notes": board.notes,
+    }

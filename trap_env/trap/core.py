@@ -411,7 +411,7 @@ def from_text(text: str) -> State:
     if len(fields) not in (5, 6):
         raise ValueError(
             "state text needs 5 space-separated fields (rows, player, phase, target, turn) "
-            f"and optionally a 6th, decay=D; got {len(fields)}: {text[:200]!r}"
+            f"and optionally a 6th, decay=D; got {len(fields)}: {text[:80]!r}"
         )
     board, player_text, phase_text, target_text, turn_text = fields[:5]
     n, traps, cells = _parse_board(board)

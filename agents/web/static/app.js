@@ -450,8 +450,9 @@ function onKey(event) {
 function showTab(tab) {
   for (const button of $$("#tabs button")) button.classList.toggle("active", button.dataset.tab === tab);
   for (const form of $$("#controls form")) form.hidden = form.dataset.tab !== tab;
-  $("#game-view").hidden = tab === "tournament";
+  $("#game-view").hidden = tab === "tournament" || tab === "ratings";
   $("#tournament-view").hidden = tab !== "tournament";
+  $("#ratings-view").hidden = tab !== "ratings";
   $("#speed-label").hidden = tab === "replay";
   clearInterval(view.tournamentTimer);
   showError("");
@@ -505,6 +506,33 @@ async function showTournament() {
     `${percent(p.rate)} [${percent(p.interval[0])}, ${percent(p.interval[1])}]`]);
 }
 
+async function showRatings() {
+  const answer = await api("/api/ratings");
+  const place = $("#ratings");
+  place.textContent = "";
+  for (const [game, rows] of Object.entries(answer.games)) {
+    const title = document.createElement("h2");
+    title.textContent = `${game} ladder ${answer.ladder}`;
+    const table = document.createElement("table");
+    table.className = "ratings";
+    const head = table.createTHead().insertRow();
+    for (const text of ["agent", "rating [95% CI]", "games", "card", "date"]) {
+      head.append(Object.assign(document.createElement("th"), { textContent: text }));
+    }
+    for (const row of rows) {
+      const line = table.insertRow();
+      for (const text of [row.spec, row.line.split(": ").slice(1).join(": "), row.num_games, row.path, row.date]) {
+        line.insertCell().textContent = text;
+      }
+    }
+    place.append(title, table);
+  }
+  if (!Object.keys(answer.games).length) place.textContent = "No card under the results root.";
+  const notes = $("#ratings-notes");
+  notes.textContent = "";
+  for (const note of answer.notes) notes.append(Object.assign(document.createElement("li"), { textContent: note }));
+}
+
 // --- Wiring ----------------------------------------------------------------------------
 
 function wire() {
@@ -539,6 +567,7 @@ function wire() {
     await showTournament();
     view.tournamentTimer = setInterval(() => guarded(showTournament), 2000);
   }));
+  $("#ratings-load").addEventListener("click", () => guarded(showRatings));
   $("#action-form").addEventListener("submit", (event) => {
     event.preventDefault();
     choose(null, $("#action-text").value);
