@@ -560,6 +560,7 @@ ARGUMENT_VALUES = {
     "decay": [0, 50, 1001, -1, 0.5, "50", None, True],
     "illegal_action": ["lose", "raise", "ignore", None, 1],
     "opponent": ["random", "greedy", "nobody", 3, None],
+    "mask_in_observation": [False, True, 1, "yes", None, np.True_],
 }
 
 
@@ -715,3 +716,59 @@ def test_same_step_autoreset_never_shows_an_ended_game_to_the_policy(env_id: str
         for game in np.flatnonzero(ended):
             assert info["final_info"]["action_mask"][game].all()
     assert ends > 4
+
+
+@pytest.mark.parametrize("env_id", ["Trap-v0", "Othello-v0", "Colosseum-v0"])
+@pytest.mark.parametrize("mode", ["next_step", "same_step", "disabled"])
+def test_mask_in_observation_gives_every_ids_vector_env_the_single_envs_dict(
+    env_id: str, mode: str
+) -> None:
+    """``make_vec(id, mask_in_observation=True)`` observes ``{"observation": planes,
+    "action_mask": masks}``: the single env's dict space batched, the planes of the env
+    without it, the masks ``int8`` as ``info["action_mask"]`` where ``info`` has it (all
+    ones at an episode's end), and in same-step autoreset each ended game's last
+    observation a dict too."""
+    kwargs: dict[str, Any] = {"board_size": 6, "autoreset_mode": mode}
+    envs = gymnasium.make_vec(f"trap_env/{env_id}", 4, mask_in_observation=True, **kwargs)
+    plain = gymnasium.make_vec(f"trap_env/{env_id}", 4, **kwargs)
+    single = gymnasium.make(f"trap_env/{env_id}", board_size=6, mask_in_observation=True)
+    assert envs.single_observation_space == single.observation_space
+    observations, info = envs.reset(seed=0)
+    planes, _ = plain.reset(seed=0)
+    rng = np.random.default_rng(0)
+    ends = 0
+    for _ in range(60):
+        assert envs.observation_space.contains(observations)
+        assert np.array_equal(observations["observation"], planes)
+        masks, shown = observations["action_mask"], info["_action_mask"]  # sync: reset's only
+        assert masks.dtype == np.int8 and np.array_equal(masks[shown], info["action_mask"][shown])
+        assert np.array_equal(masks, envs.action_masks())
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        observations, _, terminated, truncated, info = envs.step(actions)
+        planes, *_ = plain.step(actions)
+        ended = terminated | truncated
+        ends += int(ended.sum())
+        if mode == "same_step":
+            for game in np.flatnonzero(ended):
+                last = info["final_obs"][game]
+                assert single.observation_space.contains(last) and last["action_mask"].all()
+        else:
+            assert observations["action_mask"][ended].all()
+        if mode == "disabled" and ended.any():
+            observations, info = envs.reset(options={"reset_mask": ended})
+            planes, _ = plain.reset(options={"reset_mask": ended})
+    assert ends > 0
+
+
+@pytest.mark.parametrize("env_id", ["Trap-v0", "Othello-v0", "Colosseum-v0"])
+def test_every_ids_vector_env_stacks_info_into_typed_arrays(env_id: str) -> None:
+    """Each ``info`` value of a vector env is an array of numbers or booleans, never of
+    objects (Gymnasium stacks a NumPy bool into an object array; TorchRL's info reader
+    cannot take one), and it says what the vector env runs on."""
+    envs = gymnasium.make_vec(f"trap_env/{env_id}", 2, board_size=6, autoreset_mode="disabled")
+    assert envs.autoreset_mode is AutoresetMode.DISABLED  # read by TorchRL's GymWrapper
+    _, info = envs.reset(seed=0)
+    _, _, _, _, stepped = envs.step(envs.action_masks().argmax(axis=1))
+    for values in (info, stepped):
+        objects = sorted(key for key, value in values.items() if value.dtype == object)
+        assert objects == []

@@ -197,3 +197,25 @@ def test_to_sb3_refuses_next_step_autoreset_and_foreign_envs_in_one_line() -> No
         to_sb3(gymnasium.make_vec("trap_env/Othello-v0", 2, board_size=6))
     with pytest.raises(TypeError, match=r"to_sb3 takes gymnasium\.make_vec"):
         to_sb3(gymnasium.make_vec("CartPole-v1", 2))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("gym_id", GAME_IDS)
+def test_to_sb3_passes_the_mask_in_the_observation_through(gym_id: str) -> None:
+    """With ``mask_in_observation=True`` SB3 gets the dict observations (its
+    ``MultiInputPolicy``'s), an ended game's last one the dict of that game's rows."""
+    from agents.rl.sb3 import to_sb3
+
+    kwargs = {"seat": 0, "board_size": 6, "mask_in_observation": True}
+    vec = to_sb3(gymnasium.make_vec(gym_id, 2, autoreset_mode="disabled", **kwargs))
+    single = gymnasium.make(gym_id, **kwargs)
+    assert vec.observation_space == single.observation_space
+    vec.seed(0)
+    first = vec.reset()
+    masks = get_action_masks(vec)
+    assert np.array_equal(first["action_mask"], masks)
+    illegal = int(np.flatnonzero(~masks[0])[0])
+    vec.step_async(np.array([illegal, np.flatnonzero(masks[1])[0]]))
+    observations, _, dones, infos = vec.step_wait()
+    last = infos[0]["terminal_observation"]
+    assert dones[0] and single.observation_space.contains(last) and last["action_mask"].all()
+    assert np.array_equal(observations["action_mask"], get_action_masks(vec))

@@ -1,17 +1,22 @@
 """The envs through outside libraries that wrap them, as their users call them: TorchRL's
-``GymEnv`` (one env, and ``num_envs`` in Gymnasium's process workers) and
-``PettingZooWrapper``, and shimmy's OpenSpiel-to-PettingZoo wrapper over our OpenSpiel
-games (the ``clients`` extra)."""
+``GymEnv`` (one env, ``num_envs`` in Gymnasium's process workers, and a ``ParallelEnv`` of
+single envs), ``GymWrapper`` over every id's ``make_vec`` and ``PettingZooWrapper``, and
+shimmy's OpenSpiel-to-PettingZoo wrapper over our OpenSpiel games (the ``clients`` extra)."""
 
 from __future__ import annotations
 
+import functools
 import warnings
+from typing import Any
 
+import gymnasium
 import pytest
 
 import trap_env
 
+torch = pytest.importorskip("torch")
 torchrl_envs = pytest.importorskip("torchrl.envs")
+transforms = pytest.importorskip("torchrl.envs.transforms")
 check_env_specs = pytest.importorskip("torchrl.envs.utils").check_env_specs
 
 GYM_IDS = ["trap_env/Trap-v0", "trap_env/Othello-v0", "trap_env/Colosseum-v0"]
@@ -78,19 +83,37 @@ def test_shimmy_wraps_our_openspiel_games_for_pettingzoo(game: str) -> None:
     api_test(shimmy.OpenSpielCompatibilityV0(env=spiel_game), num_cycles=100)
 
 
+def _masked_uniform(td: Any) -> Any:
+    """A policy sampling each game's action from a categorical over its mask's legal actions."""
+    mask = td["action_mask"].bool()
+    logits = torch.zeros(mask.shape).masked_fill(~mask, float("-inf"))
+    chosen = torch.distributions.Categorical(logits=logits).sample()
+    td["action"] = torch.nn.functional.one_hot(chosen, mask.shape[-1])
+    return td
+
+
+def _check_masked_rollout(rollout: Any) -> None:
+    """Every action legal, no game seen after its end, the end keys as the env contract says."""
+    chosen = rollout["action"].argmax(-1)
+    assert rollout["action_mask"].gather(-1, chosen[..., None]).bool().all()
+    # only an ended game's mask is all ones: the policy never acted in an ended game
+    assert not rollout["action_mask"].bool().all(-1).any()
+    after = rollout["next"]
+    done, terminated = after["done"].squeeze(-1), after["terminated"].squeeze(-1)
+    assert done.any() and (done == terminated | after["truncated"].squeeze(-1)).all()
+    assert (after["action_mask"].bool().all(-1) == done).all()
+    assert (after["reward"].squeeze(-1)[~terminated] == 0).all()
+    assert not after["illegal_action"].any() and not after["opponent_fault"].any()
+
+
 @pytest.mark.parametrize("gym_id", GYM_IDS)
-def test_torchrl_masks_single_and_parallel_envs_from_the_observations_mask(gym_id: str) -> None:
+def test_torchrl_masks_the_single_env_from_the_observations_mask(gym_id: str) -> None:
     """With ``mask_in_observation=True`` TorchRL reads the mask's spec from the dict
     observation: ``ActionMask()`` samples legal actions only, with no hand-written spec."""
-    transforms = pytest.importorskip("torchrl.envs.transforms")
-
-    def make() -> object:
-        return transforms.TransformedEnv(
-            torchrl_envs.GymEnv(gym_id, board_size=6, mask_in_observation=True),
-            transforms.ActionMask(),
-        )
-
-    env = make()
+    env = transforms.TransformedEnv(
+        torchrl_envs.GymEnv(gym_id, board_size=6, mask_in_observation=True),
+        transforms.ActionMask(),
+    )
     check_env_specs(env)
     rollout = env.rollout(500, break_when_any_done=False)
     chosen = rollout["action"].argmax(-1)
@@ -98,3 +121,47 @@ def test_torchrl_masks_single_and_parallel_envs_from_the_observations_mask(gym_i
     env.close()
     auto = torchrl_envs.GymEnv(gym_id, board_size=6).auto_register_info_dict()
     assert auto.rollout(20, break_when_any_done=False).batch_size == (20,)
+
+
+@pytest.mark.parametrize("gym_id", GYM_IDS)
+def test_torchrl_rolls_out_a_masked_policy_on_every_ids_vector_env(gym_id: str) -> None:
+    """TorchRL's route for a vectorized env: ``GymWrapper`` over ``make_vec``'s output with
+    ``autoreset_mode="disabled"`` (TorchRL resets ended games itself, through
+    ``reset_mask``: every action applied, no transition that no action caused) and
+    ``mask_in_observation=True``, with ``ActionMask()`` and ``auto_register_info_dict()``."""
+    envs = gymnasium.make_vec(
+        gym_id, num_envs=4, board_size=6, autoreset_mode="disabled", mask_in_observation=True
+    )
+    env = transforms.TransformedEnv(
+        torchrl_envs.GymWrapper(envs).auto_register_info_dict(), transforms.ActionMask()
+    )
+    try:
+        check_env_specs(env)
+        rollout = env.rollout(500, policy=_masked_uniform, break_when_any_done=False)
+    finally:
+        env.close()
+    assert rollout.batch_size == (4, 500)
+    _check_masked_rollout(rollout)
+
+
+def _masked_gym_env(gym_id: str) -> Any:
+    env = torchrl_envs.GymEnv(gym_id, board_size=6, mask_in_observation=True)
+    return env.auto_register_info_dict()
+
+
+@pytest.mark.parametrize("gym_id", GYM_IDS)
+def test_torchrl_rolls_out_a_masked_policy_on_parallel_single_envs(gym_id: str) -> None:
+    """TorchRL's other route: a ``ParallelEnv`` of single ``GymEnv``s (what
+    ``GymEnv(id, num_workers=N)`` builds; forked workers here, to keep the test fast)."""
+    env = transforms.TransformedEnv(
+        torchrl_envs.ParallelEnv(
+            2, functools.partial(_masked_gym_env, gym_id), mp_start_method="fork"
+        ),
+        transforms.ActionMask(),
+    )
+    try:
+        rollout = env.rollout(500, policy=_masked_uniform, break_when_any_done=False)
+    finally:
+        env.close()
+    assert rollout.batch_size == (2, 500)
+    _check_masked_rollout(rollout)

@@ -63,18 +63,24 @@ from trap_env.gym_env import (
     check_num_envs,
     check_reset_arguments,
     check_turn_limit,
+    observation_space,
 )
 
 __all__ = [
     "BatchOpponent",
     "BatchPolicy",
     "GameVectorEnv",
+    "Observations",
     "VectorOpponent",
+    "observation_of",
 ]
 
+Observations = NDArray[np.int8] | dict[str, NDArray[np.int8]]
+"""What the vector env observes: the planes ``(B, ...)``, or with ``mask_in_observation``
+``{"observation": planes, "action_mask": masks}``."""
 
 
-class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], NDArray[Any]]):
+class GameVectorEnv(gym.vector.VectorEnv[Observations, NDArray[np.int64], NDArray[Any]]):
     """Any game with a batched engine, for a learner in B games at once, against opponents
     inside the batch.
 
@@ -95,6 +101,8 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         render_mode: only None.
         illegal_action: ``"lose"`` or ``"raise"``.
         autoreset_mode: ``"next_step"`` (default), ``"same_step"`` or ``"disabled"``.
+        mask_in_observation: observations are dicts of the planes and the masks, as the
+            single env's (:class:`trap_env.gym_env.GameEnv`), each row one game's.
         **params: the game's rule parameters (``game.make_config``).
 
     Raises:
@@ -112,6 +120,7 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         render_mode: str | None = None,
         illegal_action: str = "lose",
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        mask_in_observation: bool = False,
         **params: Any,
     ) -> None:
         _check_supported(num_envs, render_mode)
@@ -131,8 +140,10 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         self.fixed_seat = seat
         self.illegal_action = illegal_action
         self.render_mode = render_mode
-        shape = game.observation_shape(config)
-        self.single_observation_space = spaces.Box(0, 1, shape, dtype=np.int8)
+        self.mask_in_observation = mask_in_observation
+        self.single_observation_space = observation_space(
+            game.observation_shape(config), self.engine.num_actions, mask_in_observation
+        )
         self.single_action_space = spaces.Discrete(self.engine.num_actions)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
@@ -171,6 +182,13 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         seats: NDArray[np.int8] = self._seat.copy()
         return seats
 
+    @property
+    def autoreset_mode(self) -> AutoresetMode:
+        """How ended games restart (``metadata["autoreset_mode"]``), under the name of
+        Gymnasium's ``SyncVectorEnv``, where clients such as TorchRL's ``GymWrapper`` read it."""
+        mode: AutoresetMode = self.metadata["autoreset_mode"]
+        return mode
+
     def action_masks(self) -> NDArray[np.bool_]:
         """The legal actions now, ``(B, actions)`` bool; all True in a game whose episode
         is over (the env contract: a masked sampler always has an action), until it
@@ -193,7 +211,7 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[NDArray[np.int8], dict[str, Any]]:
+    ) -> tuple[Observations, dict[str, Any]]:
         """Start new episodes: all games, or those of ``options["reset_mask"]``.
 
         With ``seed`` every slot's episode count restarts, so one seed replays one run.
@@ -230,7 +248,7 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
 
     def step(
         self, actions: Any
-    ) -> tuple[NDArray[np.int8], NDArray[np.float64], Bool, Bool, dict[str, Any]]:
+    ) -> tuple[Observations, NDArray[np.float64], Bool, Bool, dict[str, Any]]:
         """Play each game's learner action, its landing and the opponent's turn.
 
         An opponent that raises or answers an illegal action ends its game as the single
@@ -293,8 +311,8 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         return observations, rewards, terminated, truncated, info
 
     def _restart_now(
-        self, observations: NDArray[np.int8], info: dict[str, Any], ended: Bool
-    ) -> tuple[NDArray[np.int8], dict[str, Any]]:
+        self, observations: Observations, info: dict[str, Any], ended: Bool
+    ) -> tuple[Observations, dict[str, Any]]:
         """Gymnasium's same-step autoreset: the ended games start their next episode now;
         their last observation and ``info`` go to ``info["final_obs"]`` and
         ``info["final_info"]`` (each with its ``"_"`` mask: the ended games), laid out as
@@ -308,7 +326,7 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
             return observations, info
         final_obs = np.full(self.num_envs, None, dtype=object)
         for game in np.flatnonzero(ended).tolist():
-            final_obs[game] = observations[game]
+            final_obs[game] = observation_of(observations, game)
         final_info = info | {key: ended.copy() for key in info if key.startswith("_")}
         self._clear_faults()
         self._batch = self._restart_ended(self._start_episodes(self._batch, ended), ended)
@@ -481,13 +499,15 @@ class GameVectorEnv(gym.vector.VectorEnv[NDArray[np.int8], NDArray[np.int64], ND
         legal: Bool = inside & masks[self._slots, np.where(inside, actions, 0)]
         return legal
 
-    def _observe(self) -> NDArray[np.int8]:
+    def _observe(self) -> Observations:
         batch = self._batch
         masks = self.engine.legal_masks(batch)
         masks[self._done] = True  # an ended episode's mask: all ones (the env contract)
         self._masks = masks
         seen: NDArray[np.int8] = self.engine.observations(batch, self._seat)
-        return seen
+        if not self.mask_in_observation:
+            return seen
+        return {"observation": seen, "action_mask": masks.astype(np.int8)}
 
     def _info(self) -> dict[str, Any]:
         """The keys of every ``info``, each set for every game (the values of a reset)."""
@@ -614,6 +634,14 @@ def _num_parameters(function: Callable[..., Any]) -> int:
         for p in parameters
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
     )
+
+
+def observation_of(observations: Observations, game: int) -> Any:
+    """One game's observation in a vector env's, as the single env gives it (of a dict, the
+    dict of that game's rows)."""
+    if isinstance(observations, dict):
+        return {key: value[game] for key, value in observations.items()}
+    return observations[game]
 
 
 def _rows(mask: Bool, value: NDArray[Any]) -> Bool:

@@ -593,6 +593,16 @@ class GameSyncVectorEnv(gym.vector.SyncVectorEnv):
         """Play every game against ``opponent`` from now on (each env's ``set_opponent``)."""
         self.call("set_opponent", opponent)
 
+    def _add_info(
+        self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int
+    ) -> dict[str, Any]:
+        """Gymnasium's stacking of one env's ``info``, with NumPy booleans into a bool array
+        (Gymnasium makes an object array of them, which TorchRL's info reader refuses)."""
+        for key, value in env_info.items():
+            if isinstance(value, np.bool_) and key not in vector_infos:
+                vector_infos[key] = np.zeros(self.num_envs, np.bool_)
+        return super()._add_info(vector_infos, env_info, env_num)
+
 
 def make_sync_vector_env(
     game: Game[Any, Any] | str,

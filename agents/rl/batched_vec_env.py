@@ -32,7 +32,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from agents.options import require_game
-from trap_env.batched_env import GameVectorEnv
+from trap_env.batched_env import GameVectorEnv, observation_of
 from trap_env.gym_env import GameSyncVectorEnv
 
 __all__ = ["BatchedVecEnv"]
@@ -111,7 +111,7 @@ class BatchedVecEnv(VecEnv):
             illegal, fault = info["illegal_action"], info["opponent_fault"]
             for game in ended.tolist():
                 infos[game] = {
-                    "terminal_observation": observations[game],
+                    "terminal_observation": observation_of(observations, game),
                     "TimeLimit.truncated": bool(truncated[game] and not terminated[game]),
                     "illegal_action": bool(illegal[game]),
                     "opponent_fault": bool(fault[game]),

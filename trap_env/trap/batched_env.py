@@ -40,7 +40,9 @@ class TrapVectorEnv(GameVectorEnv):
     ## Observation Space
     ``(B, N, N, 4)`` ``int8``, each game's planes as the single env gives them
     (:mod:`trap_env.trap.observation`) from the learner's side (in ``"self"`` mode, from the side
-    to act).
+    to act). With ``mask_in_observation=True``, a dict as the single env's:
+    ``{"observation": planes, "action_mask": masks}``, the masks ``(B, N*N)`` ``int8`` as
+    ``info["action_mask"]`` (all ones in a game whose episode is over).
 
     ## Starting State
     As the single env: the learner's seat is drawn per episode unless ``seat`` fixes it;
@@ -84,6 +86,8 @@ class TrapVectorEnv(GameVectorEnv):
     - ``decay``: the throw's accuracy loss per step of distance, per mille (default 50).
     - ``render_mode``: only None; for rendering use ``vectorization_mode="sync"``.
     - ``autoreset_mode``: ``"next_step"`` (default), ``"same_step"`` or ``"disabled"``.
+    - ``mask_in_observation``: False (default: the planes) or True (the dict above, for
+      clients such as TorchRL that read the mask's spec from the observation).
 
     ``info`` holds the same keys after every ``reset`` and ``step``, each set for every game
     (its ``"_key"`` mask all True), NumPy arrays in every game (the env contract of
@@ -108,6 +112,7 @@ class TrapVectorEnv(GameVectorEnv):
         render_mode: str | None = None,
         illegal_action: str = "lose",
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        mask_in_observation: bool = False,
     ) -> None:
         limit = batched_trap.MAX_BOARD_SIZE
         if isinstance(board_size, int) and board_size > limit:
@@ -118,7 +123,7 @@ class TrapVectorEnv(GameVectorEnv):
             )
         super().__init__(
             "trap", num_envs, opponent, seat, max_turns, render_mode, illegal_action,
-            autoreset_mode, board_size=board_size, decay=decay,
+            autoreset_mode, mask_in_observation, board_size=board_size, decay=decay,
         )  # fmt: skip
         self.board_size = board_size
         self.tables: batched_trap.Tables = batched_trap.tables(board_size, decay)
