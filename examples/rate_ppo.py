@@ -14,6 +14,7 @@ import math
 
 import gymnasium
 import numpy as np
+import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
@@ -54,6 +55,7 @@ def main(argv: list[str] | None = None) -> None:
                         "during learn")
     parser.add_argument("--tensorboard", default=None, metavar="DIR")
     args = parser.parse_args(argv)
+    torch.set_num_threads(1)  # a small MLP: more threads only wait for each other
     env = gymnasium.make("trap_env/Trap-v0", opponent="random")
     model = MaskablePPO("MlpPolicy", env, n_steps=256, seed=0,
                         tensorboard_log=args.tensorboard)

@@ -75,7 +75,7 @@ TAMPERED = [
     ("another board", lambda r: changed(r, board_size=7), "action"),
     ("a huge board", lambda r: changed(r, board_size=10**9), "board_size must be"),
     ("no actions", lambda r: changed(r, actions=[]), "its actions"),
-    ("a bad decay", lambda r: changed(r, decay=1001), "decay must be an integer per mille"),
+    ("a bad decay", lambda r: changed(r, decay=1001), "'decay' must be an integer per mille"),
 ]
 
 

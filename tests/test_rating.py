@@ -104,10 +104,10 @@ def test_the_first_round_plays_every_rung_and_later_ones_the_nearest_three():
 def test_a_spec_rated_with_one_worker_or_two_gets_the_same_games_and_card(tmp_path):
     cards = []
     for workers in (1, 2):
-        card = rate_spec(SMALL, "greedy", tmp_path / str(workers), games=12,
+        card = rate_spec(SMALL, "greedy", tmp_path / str(workers), games=8,
                          run_options={"workers": workers}, say=lambda line: None)
         cards.append(json.loads((tmp_path / str(workers) / "card.json").read_text()))
-        assert card.num_games == 12 and card.line.startswith("trap ladder v1: ")
+        assert card.num_games == 8 and card.line.startswith("trap ladder v1: ")
     assert without_date(cards[0]) == without_date(cards[1])
     games = [sorted(game_plays(tmp_path / str(w) / "results.jsonl")) for w in (1, 2)]
     assert games[0] == games[1]  # the same games, in any order of finishing
@@ -226,7 +226,7 @@ def test_every_game_has_a_ladder_anchored_on_random_without_a_clock():
         assert ladder.calibration.num_games > 0 and ladder.calibration.command
 
 
-FINGERPRINT_PLIES = 6
+FINGERPRINT_PLIES = 4
 """Positions of the fingerprint: the first plies of a fixed game of random moves."""
 
 

@@ -102,7 +102,7 @@ def test_a_rating_on_ray_is_the_rating_in_processes(tmp_path):
     from test_rating import SMALL, game_plays, without_date
 
     cards = [
-        rate_spec(SMALL, "greedy", tmp_path / backend, games=6, say=lambda line: None,
+        rate_spec(SMALL, "greedy", tmp_path / backend, games=2, say=lambda line: None,
                   run_options={"workers": 2, "backend": backend})
         for backend in ("ray", "process")
     ]

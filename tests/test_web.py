@@ -942,3 +942,12 @@ def test_the_ratings_tab_shows_the_cards_under_the_root_per_game(tmp_path: Path)
     assert answer["notes"] == [
         "c/card.json: left out, a card of ladder 'v0'; only v1 cards are compared"
     ]
+
+
+def test_a_folder_name_longer_than_the_system_takes_is_refused_not_a_500(
+    client: TestClient,
+) -> None:
+    for path in ("/api/results", "/api/tournament", "/api/results/game"):
+        answer = client.get(path, params={"folder": "9" * 5000, "index": "0"})
+        assert answer.status_code == 404, answer.text
+        assert "is not a folder under the results root" in answer.json()["error"]

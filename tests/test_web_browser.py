@@ -445,3 +445,24 @@ def test_a_request_from_another_origin_is_refused(browser: Any, server: str) -> 
     finally:
         context.close()
         other.shutdown()
+
+
+def test_the_ratings_tab_shows_the_cards(page: Any, results_root: Path) -> None:
+    from agents.rating import load_ladder
+    from agents.rating.rate import make_card
+
+    card = json.loads(make_card(load_ladder("othello"), "greedy", 0, []).to_json())
+    folder = results_root / "rated"
+    folder.mkdir(exist_ok=True)
+    (folder / "card.json").write_text(
+        json.dumps(card | {"rating": 1300.0, "low": 1250.0, "high": 1350.0, "num_games": 100,
+                           "line": "othello ladder v1: 1300 [1250, 1350] (100 games)"})
+    )
+    page.click("#tabs button[data-tab=ratings]")
+    page.click("#ratings-load")
+    page.wait_for_selector("#ratings table tbody tr, #ratings table tr + tr")
+    assert page.text_content("#ratings h2") == "othello ladder v1"
+    cells = page.eval_on_selector_all(
+        "#ratings table tr:last-child td", "c => c.map(x => x.textContent)"
+    )
+    assert cells[:3] == ["greedy", "1300 [1250, 1350]", "100"]

@@ -167,51 +167,6 @@ def policy_score(record: Record) -> float:
     return 1.0 if record["winner"] == seat else 0.0
 
 
-def play_ladder(
-    ladder: Ladder,
-    spec: str,
-    results_path: Path,
-    *,
-    games: int = DEFAULT_GAMES,
-    seed: int = 0,
-    run_options: dict[str, Any] | None = None,
-    resume: bool = False,
-    overwrite: bool = False,
-    check: bool = True,
-    say: Say = print,
-) -> list[Record]:
-    """Play ``games`` games of ``spec`` against the ladder, round by round; their records.
-
-    Raises:
-        ValueError: for an odd or non-positive number of games, and what
-            :func:`~agents.arena.tournament.run_games` raises (bad specs, settings, files).
-    """
-    if games < 2 or games % 2:
-        raise ValueError(f"games must be an even number >= 2 (pairs of seats), got {games}")
-    config = ladder.run_config(**(run_options or {}))
-    records: list[Record] = []
-    pairs: dict[str, int] = {}
-    while len(records) < games:
-        scores = [(record["pairing"][1], policy_score(record)) for record in records]
-        rungs = schedule_round(ladder, scores, games - len(records))
-        tasks = round_tasks(ladder, spec, seed, rungs, pairs)
-        first = not records
-        played = run_games(
-            tasks, results_path, config, resume=resume or not first,
-            overwrite=overwrite and first, check=check and first, progress=False,
-        )
-        if len(played) < len(tasks):
-            raise ValueError(
-                f"{len(tasks) - len(played)} games were left unplayed (the machine stalled "
-                "them again and again); run again with --resume"
-            )
-        records.extend(played)
-        for rung in rungs:
-            pairs[rung] = pairs.get(rung, 0) + 1
-        say(_round_note(ladder, records, rungs))
-    return records
-
-
 def _round_note(ladder: Ladder, records: Sequence[Record], rungs: Sequence[str]) -> str:
     estimate = estimate_of(ladder, records)
     return f"{len(records)} games, last against {', '.join(rungs)}: {estimate.describe()}"
@@ -296,23 +251,44 @@ def rate_spec(
     check: bool = True,
     say: Say = print,
 ) -> Card:
-    """Rate ``spec`` against ``ladder``: play, estimate, and write ``output/card.json``.
+    """Rate ``spec`` against ``ladder``: play ``games`` games round by round, estimate, and
+    write ``output/card.json``.
 
     ``output/results.jsonl`` holds the games (``resume`` keeps those already there) and
-    ``output/rating.json`` what the run is (ladder, game, spec, seed, games), checked on
+    ``output/rating.json`` what the run is (ladder, spec, seed, games), checked on
     ``resume`` so that no run's games are mixed with another's.
 
     Raises:
-        ValueError: for a resumed run that is another rating's, and what
-            :func:`play_ladder` raises.
+        ValueError: for an odd or non-positive number of games, a resumed run that is
+            another rating's, and what :func:`~agents.arena.tournament.run_games` raises
+            (bad specs, settings, files).
     """
+    if games < 2 or games % 2:
+        raise ValueError(f"games must be an even number >= 2 (pairs of seats), got {games}")
+    config = ladder.run_config(**(run_options or {}))
     output.mkdir(parents=True, exist_ok=True)
     run = {"ladder": ladder.name, "spec": spec, "seed": seed, "games": games}
     _claim(output / "rating.json", run, resume=resume, overwrite=overwrite)
-    records = play_ladder(
-        ladder, spec, output / "results.jsonl", games=games, seed=seed,
-        run_options=run_options, resume=resume, overwrite=overwrite, check=check, say=say,
-    )
+    records: list[Record] = []
+    pairs: dict[str, int] = {}
+    while len(records) < games:
+        scores = [(record["pairing"][1], policy_score(record)) for record in records]
+        rungs = schedule_round(ladder, scores, games - len(records))
+        tasks = round_tasks(ladder, spec, seed, rungs, pairs)
+        first = not records
+        played = run_games(
+            tasks, output / "results.jsonl", config, resume=resume or not first,
+            overwrite=overwrite and first, check=check and first, progress=False,
+        )
+        if len(played) < len(tasks):
+            raise ValueError(
+                f"{len(tasks) - len(played)} games were left unplayed (the machine stalled "
+                "them again and again); run again with --resume"
+            )
+        records.extend(played)
+        for rung in rungs:
+            pairs[rung] = pairs.get(rung, 0) + 1
+        say(_round_note(ladder, records, rungs))
     card = make_card(ladder, spec, seed, records)
     write_text_atomically(output / "card.json", card.to_json())
     return card

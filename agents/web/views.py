@@ -243,12 +243,19 @@ def results_path(root: Path, folder: str) -> Path:
         ValueError: for a path outside ``root`` or one that does not exist.
     """
     base = root.resolve()
-    path = (base / folder).resolve()
-    if not path.is_relative_to(base):
+    try:
+        path = (base / folder).resolve()
+        inside = path.is_relative_to(base)
+        if inside and path.is_dir():
+            path = path / RESULTS_FILE
+        exists = inside and path.is_file()
+    except OSError as error:  # a name longer than the system takes, say
+        raise ValueError(
+            f"{folder[:80]!r} is not a folder under the results root: {error.strerror}"
+        ) from None
+    if not inside:
         raise ValueError(f"{folder!r} is outside the results root; give a folder under it")
-    if path.is_dir():
-        path = path / RESULTS_FILE
-    if not path.is_file():
+    if not exists:
         shown = path.relative_to(base) if path.is_relative_to(base) else path
         raise ValueError(f"no results file {str(shown)!r} under the results root")
     return path

@@ -521,7 +521,8 @@ async function showRatings() {
     }
     for (const row of rows) {
       const line = table.insertRow();
-      for (const text of [row.spec, row.line.split(": ").slice(1).join(": "), row.num_games, row.path, row.date]) {
+      const rating = row.line.split(": ").slice(1).join(": ").replace(/ \(\d+ games\)$/, "");
+      for (const text of [row.spec, rating, row.num_games, row.path, row.date]) {
         line.insertCell().textContent = text;
       }
     }
