@@ -148,7 +148,7 @@ class Race:
     def from_text(self, text: str) -> RaceState:
         fields = text.split()
         if len(fields) != 6 or not fields[5].startswith("goal="):
-            raise ValueError(f"race text is 'a b player gambling turn goal=G', got {text!r}")
+            raise ValueError(f"race text is 'a b player gambling turn goal=G', got {text[:80]!r}")
         problem = "race text has numbers in ASCII digits"
         a, b, player, gambling, turn = (parse_natural(field, problem) for field in fields[:5])
         state = RaceState(parse_natural(fields[5][5:], problem), (a, b), player, gambling == 1,
@@ -173,9 +173,9 @@ class Race:
     def action_from_text(self, state: RaceState, text: str) -> int:
         if text in NAMES:
             return NAMES.index(text)
-        if text.isdigit():
+        if text in [str(action) for action in range(self.num_actions(self.config_of(state)))]:
             return int(text)
-        raise ValueError(f"an action is 'walk', 'gamble' or a number, got {text!r}")
+        raise ValueError(f"an action is 'walk', 'gamble' or a number, got {text[:80]!r}")
 
     def render_text(self, state: RaceState, last_chance: tuple[int, int] | None = None) -> str:
         track = range(state.goal + 1)
