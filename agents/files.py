@@ -91,6 +91,17 @@ def save_npz_atomically(path: str | Path, arrays: Mapping[str, Any]) -> None:
     replace_atomically(path, write)
 
 
+def bundled_file(files: Mapping[str, Path], game: str, what: str, how: str) -> Path:
+    """The file that ``files`` bundles for ``game`` (a network, a model).
+
+    Raises:
+        ValueError: for a game without one: ``no bundled {what} for {game}; {how}``.
+    """
+    if game not in files:
+        raise ValueError(f"no bundled {what} for {game}; {how}")
+    return files[game]
+
+
 def run_folder(text: str, what: str = "run folder (--run-dir)") -> Path:
     """The folder path ``text``, refused when empty or naming a file (nothing is created).
 

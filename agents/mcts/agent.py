@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.files import bundled_file
 from agents.mcts.network import Network, load_network
 from agents.mcts.search import CHANCE_MODES, Tree
 from agents.options import require_game
@@ -106,7 +107,10 @@ class MCTSAgent(TimedAgent, SeededAgent):
         _check_options(time_limit, simulations, chance, move_share, clock, c_puct, max_turns)
         self.time_limit = time_limit
         self.simulations = simulations
-        self.path = Path(path) if path is not None else _default_network(game)
+        self.path = Path(path) if path is not None else bundled_file(
+            DEFAULT_NETWORKS, game, "mcts network",
+            f"give one with path=FILE (trained by trap-train alphazero --game {game})",
+        )
         self.network: Network = load_network(self.path)
         if self.network.game_name != game:
             raise ValueError(
@@ -219,20 +223,6 @@ def _train_flag(game: str, name: str, value: object) -> str:
     if name in _OWN_FLAGS:
         return f"--{name.replace('_', '-')} {value}"
     return f"--rule {name}={value}"
-
-
-def _default_network(game: str) -> Path:
-    """The bundled network of ``game``.
-
-    Raises:
-        ValueError: for a game without one, naming the ``path`` option.
-    """
-    if game not in DEFAULT_NETWORKS:
-        raise ValueError(
-            f"no bundled mcts network for {game}; give one with path=FILE (trained by "
-            f"trap-train alphazero --game {game})"
-        )
-    return DEFAULT_NETWORKS[game]
 
 
 def _check_options(

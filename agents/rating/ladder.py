@@ -93,7 +93,7 @@ class Ladder:
             played from both seats), so that deterministic rungs play different games.
         seed: the base seed of the games a policy plays against the ladder.
         rungs: the opponents, in the order of the calibration's round robin (whose
-            seeds depend on it), weakest first.
+            seeds depend on it), which is not their order of strength.
         calibration: how the ratings were made.
     """
 

@@ -121,20 +121,21 @@ def card_line(ladder: Ladder, estimate: RatingEstimate) -> str:
 def schedule_round(
     ladder: Ladder, scores: Sequence[tuple[str, float]], games_left: int
 ) -> list[str]:
-    """The rungs of the next round: all of them first, then the ones nearest the estimate.
+    """The rungs of the next round: all of them first (weakest first, as many as the games
+    left allow), then the ones rated nearest the estimate.
 
     Args:
         ladder: the ladder.
         scores: ``(rung's spec, the policy's score)`` of every game played so far.
         games_left: games still to play (two per rung in a round).
     """
-    rungs = ladder.rungs[: max(games_left // 2, 0)]
+    by_rating = sorted(ladder.rungs, key=lambda rung: rung.rating)
     if not scores:
-        return [rung.spec for rung in rungs]
+        return [rung.spec for rung in by_rating[: max(games_left // 2, 0)]]
     ratings = {rung.spec: rung.rating for rung in ladder.rungs}
     estimate = estimate_rating([(ratings[spec], score) for spec, score in scores])
     target = _target(estimate, [rung.rating for rung in ladder.rungs])
-    nearest = sorted(ladder.rungs, key=lambda rung: (abs(rung.rating - target), rung.rating))
+    nearest = sorted(by_rating, key=lambda rung: abs(rung.rating - target))  # ties: weaker
     return [rung.spec for rung in nearest[: min(RUNGS_PER_ROUND, games_left // 2)]]
 
 

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.files import replace_atomically
+from agents.files import bundled_file, replace_atomically
 from agents.options import require_game
 from agents.seeded import SeededAgent
 from trap_env.agent import UnsupportedGameError
@@ -102,7 +102,10 @@ class PPOAgent(SeededAgent):
     ) -> None:
         super().__init__(seed)
         self.game: Game[Any, Any] = get_game(require_game(game, "PPOAgent()"))
-        self.path = Path(path) if path is not None else _default_model(self.game.name)
+        self.path = Path(path) if path is not None else bundled_file(
+            DEFAULT_MODELS, self.game.name, "ppo model", "give one with path=ZIP (a MaskablePPO "
+            f"model trained on {self.game.name}'s Gymnasium env)"
+        )
         self.deterministic = deterministic
         self.policy = load_policy(self.path, device)
         self.record = read_model_game(self.path)
@@ -175,20 +178,6 @@ class PPOAgent(SeededAgent):
             probabilities = distribution.distribution.probs[0].cpu().numpy()
         probabilities = np.where(mask, probabilities, 0.0)
         return np.asarray(probabilities / probabilities.sum(), dtype=np.float64)
-
-
-def _default_model(game: str) -> Path:
-    """The bundled model of ``game``.
-
-    Raises:
-        ValueError: for a game without one, naming the ``path`` option.
-    """
-    if game not in DEFAULT_MODELS:
-        raise ValueError(
-            f"no bundled ppo model for {game}; give one with path=ZIP (a MaskablePPO model "
-            f"trained on {game}'s Gymnasium env)"
-        )
-    return DEFAULT_MODELS[game]
 
 
 def _describe(game: str, rules: Mapping[str, Any]) -> str:

@@ -256,8 +256,7 @@ def results_path(root: Path, folder: str) -> Path:
     if not inside:
         raise ValueError(f"{folder!r} is outside the results root; give a folder under it")
     if not exists:
-        shown = path.relative_to(base) if path.is_relative_to(base) else path
-        raise ValueError(f"no results file {str(shown)!r} under the results root")
+        raise ValueError(f"no results file {str(path.relative_to(base))!r} under the results root")
     return path
 
 
