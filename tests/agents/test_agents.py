@@ -14,12 +14,12 @@ from typing import Any, Literal
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from positions import random_position
 
 from agents import Agent, SpecError, agent_names, make_agent, parse_spec, register
 from agents.seeded import SeededAgent
 from agents.timing import pause_collector, resume_collector
 from agents.trap.search import ExpectiminimaxAgent, SearchSettings
+from tests.support.positions import random_position
 from trap_env.agent import UnsupportedGameError, check_supports
 from trap_env.trap import core
 from trap_env.trap.core import GameConfig, Phase, State

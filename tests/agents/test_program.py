@@ -24,10 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import toy_game
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
-from positions import random_position
 
 from agents import SpecError, make_agent, parse_spec
 from agents.arena.match import play_game
@@ -39,6 +37,8 @@ from agents.program import (
     ProgramTimeout,
     ProtocolError,
 )
+from tests.support import toy_game
+from tests.support.positions import random_position
 from trap_env.agent import UnsupportedGameError, check_supports
 from trap_env.trap.core import (
     NO_PLAYER,
@@ -50,12 +50,12 @@ from trap_env.trap.core import (
     to_text,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 PYTHON_EXAMPLE = shlex.join([sys.executable, str(EXAMPLES / "python_agent.py")])
 OPENING = initial_state(GameConfig(board_size=5))
 RACE = toy_game.GAME
-RACE_PATH = "toy_game:GAME"
+RACE_PATH = "tests.support.toy_game:GAME"
 PRELUDE = f"""\
 import os, random, subprocess, sys, time
 sys.path.insert(0, {str(EXAMPLES)!r})

@@ -11,7 +11,6 @@ import sys
 from unittest import mock
 
 import pytest
-from cli_fuzz import VALUES, check_command, command_lines, exit_status, raise_run_started
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from trap_scripts import _cli, benchmark, evaluate, play, tournament
@@ -19,6 +18,13 @@ from trap_scripts.benchmarks import pgx
 from trap_scripts.benchmarks import search as search_rows
 
 from agents.arena.tournament import load_results
+from tests.support.cli_fuzz import (
+    VALUES,
+    check_command,
+    command_lines,
+    exit_status,
+    raise_run_started,
+)
 
 TWO_RANDOMS = ["random", "agents.trap.random_agent.RandomAgent"]
 QUICK = ["--games", "2", "--board-size", "5", "--workers", "0", "--quiet"]
@@ -74,10 +80,10 @@ BAD_INPUT = [
     ([*TWO_RANDOMS, "--time-budget", "2000000"], "'2000000' is not positive seconds up to 1000000"),
     ([*TWO_RANDOMS, "--wall-ceiling", "1e300"], "--wall-ceiling"),
     ([*TWO_RANDOMS, "--time-budget", "nan"], "--time-budget"),
-    (["random", "faulty_agents.RaisingConstructorAgent"], "cannot build this agent"),
-    (["random", "faulty_agents.ExitingConstructorAgent"], "it exited with code 7"),
+    (["random", "tests.support.faulty_agents.RaisingConstructorAgent"], "cannot build this agent"),
+    (["random", "tests.support.faulty_agents.ExitingConstructorAgent"], "it exited with code 7"),
     (["random", "os.getcwd"], "'os.getcwd' is not an agent"),
-    (["random", "faulty_agents.FiveOnlyAgent"], "plays 5x5 boards only, not 7x7"),
+    (["random", "tests.support.faulty_agents.FiveOnlyAgent"], "plays 5x5 boards only, not 7x7"),
     ([*TWO_RANDOMS, "--board-size", "2"], "--board-size"),
     ([*TWO_RANDOMS, "--time-budget", "-1"], "--time-budget"),
     ([*TWO_RANDOMS, "--workers", "1.5"], "--workers"),
@@ -197,7 +203,8 @@ def test_decay_is_trap_s_rule_and_the_flag_says_it_on_its_own(tmp_path):
 def test_play_draws_watches_and_replays_another_game(tmp_path, capsys):
     from trap_scripts import tournament
 
-    argv = ["toy_game.RandomRacer", "toy_game.Walker", "--game", "toy_game:GAME"]
+    racers = ["tests.support.toy_game.RandomRacer", "tests.support.toy_game.Walker"]
+    argv = [*racers, "--game", "tests.support.toy_game:GAME"]
     assert play.main([*argv, "--seed", "4"]) == 0
     out = capsys.readouterr().out
     assert "won after" in out or "draw after" in out
@@ -206,12 +213,12 @@ def test_play_draws_watches_and_replays_another_game(tmp_path, capsys):
     folder = tmp_path / "race"
     assert tournament.main([*argv, "--games", "2", "--time-budget", "none", "--workers", "1",
                             "--out", str(folder), "--no-plot", "--quiet"]) == 0  # fmt: skip
-    replay = ["--replay", str(folder / "results.jsonl"), "--game", "toy_game:GAME"]
+    replay = ["--replay", str(folder / "results.jsonl"), "--game", "tests.support.toy_game:GAME"]
     assert play.main([*replay, "--index", "1"]) == 0
     assert play.main([*replay, "--gif", str(tmp_path / "r.gif")]) == 0
     capsys.readouterr()
     assert exit_status(play.main, replay[:2]) == 2  # a game's path is imported only when given
-    assert "'toy_game:GAME'" in capsys.readouterr().err
+    assert "'tests.support.toy_game:GAME'" in capsys.readouterr().err
     assert (tmp_path / "r.gif").stat().st_size > 0
 
 
@@ -353,7 +360,8 @@ RUN_FLAGS = ["--game", "--games", "--board-size", "--rule", "--max-turns", "--de
              "--time-budget", "--wall-ceiling", "--workers", "--backend", "--address",
              "--seed", "--output", "--memory-limit"]  # fmt: skip
 RUN_SWITCHES = ["--resume", "--overwrite", "--no-plot", "--quiet"]
-SPECS = ["random", "greedy", "nobody", "random:depth=2", "exec:", "human", "toy_game:GAME"]
+SPECS = ["random", "greedy", "nobody", "random:depth=2", "exec:", "human",
+         "tests.support.toy_game:GAME"]  # fmt: skip
 
 
 @contextlib.contextmanager

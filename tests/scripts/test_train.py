@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import cli_fuzz
-import crafted_files
 import pytest
-from damaged_runs import (
+
+from tests.support import cli_fuzz, crafted_files
+from tests.support.damaged_runs import (
     DAMAGES,
     Damage,
     check_bad_run_dirs_refused,

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 VALUES = ["-1", "0", "1", "2", "3", "4", "5", "7", "9", "13", "32", "65535", "65536", "0.5",
           "1e3", "1e309", "-inf", "nan", "inf", "none", "x", "", " ", "3-5", "5-3", "3-",
           "1G", "512M", "8589934592G", "trap", "othello", "colosseum", "chess",
-          "toy_game:GAME", "end_rule=course", "end_rule=", "=1", "random", "greedy",
+          "tests.support.toy_game:GAME", "end_rule=course", "end_rule=", "=1", "random", "greedy",
           "nobody", "random:depth=2", "exec:", "-", "--", "\x00", "out/\x00", "é"]  # fmt: skip
 """Values for any flag: the real kinds (numbers, sizes, ranges, games, rules, specs) and
 near misses."""

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from agents.arena.match import GameResult
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 """This checkout, for a program to put on its path."""
 
 TEXT_PROGRAM = """\

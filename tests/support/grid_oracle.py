@@ -167,7 +167,7 @@ def perft_table() -> list[dict[str, int]]:
 
 
 if __name__ == "__main__":
-    # Regenerate the data file: python tests/grid_oracle.py > tests/data/perft.json
+    # Regenerate the data file: python -m tests.support.grid_oracle > tests/data/perft.json
     import json
 
     print(json.dumps(perft_table(), indent=1))

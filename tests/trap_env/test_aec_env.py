@@ -12,13 +12,13 @@ from typing import Any
 import numpy as np
 import pettingzoo
 import pytest
-from env_contract import StateQuestions, play_aec_game
-from far_throws import far_target
 from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils import wrappers
-from replay_elsewhere import digest_in_another_process
 
 import trap_env
+from tests.support.env_contract import StateQuestions, play_aec_game
+from tests.support.far_throws import far_target
+from tests.support.replay_elsewhere import digest_in_another_process
 from trap_env.aec_env import AGENTS, GameAECEnv, game_env, wrap
 from trap_env.games import game_names, get_game
 from trap_env.trap.aec_env import env, raw_env
@@ -292,7 +292,7 @@ def test_same_seed_and_actions_give_the_same_game() -> None:
 
 
 def test_same_seed_gives_the_same_game_in_another_process() -> None:
-    assert digest_in_another_process("test_aec_env", "54321") == play_digest()
+    assert digest_in_another_process(__name__, "54321") == play_digest()
 
 
 @pytest.mark.parametrize("duplicate", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))])
@@ -344,7 +344,7 @@ def test_random_masked_rollouts_keep_every_invariant(board_size: int, num_games:
 
 
 def test_the_docstring_has_gymnasiums_sections() -> None:
-    from tests.test_gym_env import GYMNASIUM_SECTIONS
+    from tests.trap_env.test_gym_env import GYMNASIUM_SECTIONS
 
     for section in GYMNASIUM_SECTIONS:
         assert f"## {section}" in (raw_env.__doc__ or "")

@@ -9,7 +9,6 @@ from typing import Any
 import gymnasium
 import numpy as np
 import pytest
-from env_contract import BATCHED_KEYS, check_values_are_numpy
 from gymnasium.error import ResetNeeded
 from gymnasium.vector import AutoresetMode
 from gymnasium.wrappers.vector import RecordEpisodeStatistics
@@ -17,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
+from tests.support.env_contract import BATCHED_KEYS, check_values_are_numpy
 from trap_env.batched_env import GameVectorEnv
 from trap_env.batched_opponents import AgentOpponent
 from trap_env.gym_env import OpponentError
@@ -401,10 +401,11 @@ def test_an_opponent_that_raises_in_reset_raises_opponent_error() -> None:
 
 
 def test_close_ends_the_opponents_the_env_built() -> None:
-    from faulty_agents import ClosingAgent
+    from tests.support.faulty_agents import ClosingAgent
 
     ClosingAgent.closed.clear()
-    envs = TrapVectorEnv(3, opponent="faulty_agents.ClosingAgent", board_size=5, seat=1)
+    closing = "tests.support.faulty_agents.ClosingAgent"
+    envs = TrapVectorEnv(3, opponent=closing, board_size=5, seat=1)
     envs.reset(seed=0)
     envs.close()
     assert len(ClosingAgent.closed) == 3  # one agent per slot, each ended

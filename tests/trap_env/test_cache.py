@@ -103,7 +103,7 @@ def test_no_cache_keyed_by_board_size_is_unbounded() -> None:
     import re
     from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     unbounded = re.compile(r"@functools\.cache\b|lru_cache\((maxsize=)?None\)")
     found = [
         f"{path.relative_to(root)}:{number}: {lines[number]}"

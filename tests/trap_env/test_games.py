@@ -11,10 +11,10 @@ from pathlib import Path
 import gymnasium
 import pettingzoo
 import pytest
-from toy_game import Race, RandomRacer
 
 import agents
 import trap_env
+from tests.support.toy_game import Race, RandomRacer
 from trap_env.games import GAME_TABLE, GameEntry, entry_of, get_game, register_game
 
 SUITE = {

@@ -12,13 +12,13 @@ from typing import Any
 import gymnasium
 import numpy as np
 import pytest
-from env_contract import CHANCE_KEYS, GYM_KEYS, StateQuestions, play_gym_episode
-from far_throws import far_target
 from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
-from replay_elsewhere import digest_in_another_process
 
 import trap_env
+from tests.support.env_contract import CHANCE_KEYS, GYM_KEYS, StateQuestions, play_gym_episode
+from tests.support.far_throws import far_target
+from tests.support.replay_elsewhere import digest_in_another_process
 from trap_env.agent import UnsupportedGameError
 from trap_env.games import game_names
 from trap_env.gym_env import GameEnv, OpponentError
@@ -127,7 +127,7 @@ def test_same_seed_and_actions_give_the_same_trajectory() -> None:
 
 
 def test_same_seed_gives_the_same_trajectory_in_another_process() -> None:
-    assert digest_in_another_process("test_gym_env", "12345") == play_digest()
+    assert digest_in_another_process(__name__, "12345") == play_digest()
 
 
 def test_the_default_game_for_a_seed_is_the_one_v0_always_played() -> None:
@@ -586,10 +586,10 @@ GYMNASIUM_SECTIONS = (
 
 
 def test_the_env_closes_an_opponent_it_built_and_only_that_one() -> None:
-    from faulty_agents import ClosingAgent
+    from tests.support.faulty_agents import ClosingAgent
 
     ClosingAgent.closed.clear()
-    env = TrapEnv(opponent="faulty_agents.ClosingAgent", seat=0)
+    env = TrapEnv(opponent="tests.support.faulty_agents.ClosingAgent", seat=0)
     built = env._opponent
     env.set_opponent("random")  # replacing an opponent the env built ends it
     assert ClosingAgent.closed == [built]
@@ -597,7 +597,7 @@ def test_the_env_closes_an_opponent_it_built_and_only_that_one() -> None:
     env.set_opponent(mine)
     env.close()  # an opponent given as an object is the caller's to close
     assert ClosingAgent.closed == [built]
-    env.set_opponent("faulty_agents.ClosingAgent")
+    env.set_opponent("tests.support.faulty_agents.ClosingAgent")
     env.close()
     assert len(ClosingAgent.closed) == 2 and ClosingAgent.closed[1] is not mine
 

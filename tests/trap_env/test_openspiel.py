@@ -24,13 +24,13 @@ from open_spiel.python import rl_environment  # noqa: E402
 from open_spiel.python.algorithms import evaluate_bots, mcts  # noqa: E402
 from open_spiel.python.algorithms.minimax import expectiminimax  # noqa: E402
 from open_spiel.python.bots.uniform_random import UniformRandomBot  # noqa: E402
-from search_oracle import expectimax  # noqa: E402
 
 import trap_env.openspiel  # noqa: E402
 import trap_env.trap.openspiel  # noqa: E402
 from agents.search.expectimax import Search  # noqa: E402
 from agents.trap.evaluation import evaluate  # noqa: E402
 from agents.trap.search_game import TrapGame  # noqa: E402
+from tests.support.search_oracle import expectimax  # noqa: E402
 from trap_env.games import entry_of  # noqa: E402
 from trap_env.openspiel import GameSpielGame, GameSpielState  # noqa: E402
 from trap_env.trap import core  # noqa: E402

@@ -1,4 +1,4 @@
-"""The generic parts are generic: Race (``tests/toy_game.py``), a tiny game with a chance
+"""The generic parts are generic: Race (``tests/support/toy_game.py``), a tiny game with a chance
 node, played through the search, the match runner and the protocol's contract."""
 
 from __future__ import annotations
@@ -7,16 +7,20 @@ import random
 
 import numpy as np
 import pytest
-import toy_game
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from toy_game import GAME, RaceState
 
 from agents.mcts.search import Tree
 from agents.search.expectimax import Search
 from agents.search.protocol_game import ProtocolSearchGame
+from tests.support import toy_game
+from tests.support.toy_game import GAME, RaceState
 from trap_env.games import get_game
 from trap_env.trap.core import IllegalActionError
+
+RACE = "tests.support.toy_game:GAME"
+"""Race by its path, as the runners name a game."""
+RACER, WALKER = "tests.support.toy_game.RandomRacer", "tests.support.toy_game.Walker"
 
 
 def reachable(goal: int, seed: int, steps: int) -> list[RaceState]:
@@ -34,7 +38,7 @@ def reachable(goal: int, seed: int, steps: int) -> list[RaceState]:
 
 
 def test_a_game_is_found_by_its_path() -> None:
-    assert get_game("toy_game:GAME") is GAME
+    assert get_game(RACE) is GAME
 
 
 @settings(max_examples=25, deadline=None)
@@ -83,7 +87,7 @@ def test_the_gymnasium_adapter_plays_race() -> None:
 
     from trap_env.gym_env import GameEnv
 
-    env = GameEnv("toy_game:GAME", opponent=toy_game.RandomRacer(), goal=4, max_turns=12)
+    env = GameEnv(RACE, opponent=toy_game.RandomRacer(), goal=4, max_turns=12)
     check_env(env, skip_render_check=True)
     observation, info = env.reset(seed=3)
     assert observation.shape == (1, 5, 2) and info["phase"] == 0  # "step"
@@ -111,11 +115,11 @@ def test_the_match_runner_plays_race_and_replays_its_record() -> None:
     from agents.arena.match import play_game, replay
 
     result = play_game([toy_game.RandomRacer(), toy_game.Walker()], seed=5,
-                       game="toy_game:GAME", params={"goal": 5}, time_budget=None)  # fmt: skip
+                       game=RACE, params={"goal": 5}, time_budget=None)  # fmt: skip
     record = result.to_dict()
-    assert record["game"] == "toy_game:GAME" and record["rules"] == {"goal": 5}
+    assert record["game"] == RACE and record["rules"] == {"goal": 5}
     assert record["reason"] in ("finished", "truncated") and "board_size" not in record
-    *_, (final, _) = replay(record["actions"], game="toy_game:GAME", params={"goal": 5})
+    *_, (final, _) = replay(record["actions"], game=RACE, params={"goal": 5})
     assert GAME.turn(final) == record["turns"]
     assert record["scores"] == GAME.scores(final)
     ended = GAME.outcome(final, record["max_turns"])
@@ -127,7 +131,7 @@ def test_a_tournament_of_race_runs_resumes_and_reports(tmp_path) -> None:
 
     from trap_scripts import tournament
 
-    argv = ["toy_game.RandomRacer", "toy_game.Walker", "--game", "toy_game:GAME", "--games", "4",
+    argv = [RACER, WALKER, "--game", RACE, "--games", "4",
             "--time-budget", "none", "--workers", "1", "--out", str(tmp_path), "--no-plot",
             "--quiet"]  # fmt: skip
     assert tournament.main(argv) == 0
@@ -135,7 +139,7 @@ def test_a_tournament_of_race_runs_resumes_and_reports(tmp_path) -> None:
     lines = (tmp_path / "results.jsonl").read_text().splitlines()
     records = [json.loads(line) for line in lines]
     assert len(records) == 4
-    assert {record["game"] for record in records} == {"toy_game:GAME"}
+    assert {record["game"] for record in records} == {RACE}
     assert {record["reason"] for record in records} <= {"finished", "truncated"}
 
 
@@ -144,7 +148,7 @@ def test_the_pettingzoo_adapter_passes_api_test_with_race() -> None:
 
     from trap_env.aec_env import GameAECEnv, wrap
 
-    api_test(wrap(GameAECEnv("toy_game:GAME", goal=4, max_turns=16)), num_cycles=200)
+    api_test(wrap(GameAECEnv(RACE, goal=4, max_turns=16)), num_cycles=200)
     env = GameAECEnv(GAME, goal=3)
     env.reset(seed=2)
     while env.agents and not all(env.terminations.values()):
@@ -162,7 +166,7 @@ def test_the_gymnasium_id_of_race_makes_its_env() -> None:
 
     import trap_env
 
-    gym_id = trap_env.register_gym_env("toy_game:GAME")
+    gym_id = trap_env.register_gym_env(RACE)
     assert gym_id == "trap_env/Race-v0"
     env = gymnasium.make(gym_id, opponent=toy_game.Walker(), goal=3)
     observation, _ = env.reset(seed=0)
@@ -192,10 +196,10 @@ def test_a_run_takes_every_games_rules_in_params_and_refuses_rules_a_game_lacks(
     from agents.arena.plan import RunConfig
 
     with pytest.raises(ValueError, match=r"has no rule parameter \['board_size'\]"):
-        RunConfig(game_name="toy_game:GAME", board_size=5)
+        RunConfig(game_name=RACE, board_size=5)
     with pytest.raises(ValueError, match=r"Trap! has no rule parameter \['goal'\]"):
         RunConfig(game_name="trap", params={"goal": 3})
-    assert RunConfig(game_name="toy_game:GAME", params={"goal": 3}).game == GAME.make_config(goal=3)
+    assert RunConfig(game_name=RACE, params={"goal": 3}).game == GAME.make_config(goal=3)
 
 
 def test_the_mcts_network_reads_the_games_planes_and_refuses_other_actions() -> None:
@@ -249,7 +253,7 @@ def test_the_batched_env_and_search_play_race_through_its_engine() -> None:
     from trap_env.batched_env import GameVectorEnv
 
     def run(opponent: object) -> list[float]:
-        envs = GameVectorEnv("toy_game:GAME", num_envs=6, opponent=opponent, goal=4)
+        envs = GameVectorEnv(RACE, num_envs=6, opponent=opponent, goal=4)
         envs.reset(seed=1)
         rewards = []
         for _ in range(30):
@@ -259,11 +263,11 @@ def test_the_batched_env_and_search_play_race_through_its_engine() -> None:
             assert not reward[~(terminated | truncated)].any()
         return rewards
 
-    assert run("toy_game.RandomRacer") == run("toy_game.RandomRacer")  # one seed, one run
+    assert run(RACER) == run(RACER)  # one seed, one run
     assert set(run(toy_game.Walker())) <= {-1.0, 0.0, 1.0}
     assert set(run(lambda seen, masks: np.argmax(masks, axis=1))) <= {-1.0, 0.0, 1.0}
-    gym_id = trap_env.register_gym_env("toy_game:GAME")
-    envs = gymnasium.make_vec(gym_id, num_envs=3, opponent="toy_game.Walker")
+    gym_id = trap_env.register_gym_env(RACE)
+    envs = gymnasium.make_vec(gym_id, num_envs=3, opponent=WALKER)
     assert envs.reset(seed=0)[0].shape == (3, 1, 5, 2)
     engine = GAME.batched_engine(GAME.make_config(goal=3))
     tree = BatchedTree(engine, engine.initial_batch(2), simulations=400, max_turns=4)
@@ -289,7 +293,7 @@ def test_a_game_the_opponents_opening_ends_is_played_again_in_both_envs() -> Non
     for seed in range(20):
         _, info = env.reset(seed=seed)
         assert GAME.outcome(env.game_state) is None and info["action_mask"].any()
-    envs = GameVectorEnv("toy_game:GAME", num_envs=16, opponent=Gambler(), seat=1, goal=2)
+    envs = GameVectorEnv(RACE, num_envs=16, opponent=Gambler(), seat=1, goal=2)
     envs.reset(seed=0)
     assert envs.action_masks().any(axis=1).all()
     for _ in range(20):  # ended games restart at the next step (their masks are empty till then)
@@ -302,7 +306,7 @@ def test_a_game_the_opponents_opening_ends_is_played_again_in_both_envs() -> Non
 
 
 def test_the_envs_keep_the_env_contract_with_race() -> None:
-    from env_contract import (
+    from tests.support.env_contract import (
         BATCHED_KEYS,
         CHANCE_KEYS,
         GYM_KEYS,
@@ -310,7 +314,6 @@ def test_the_envs_keep_the_env_contract_with_race() -> None:
         play_aec_game,
         play_gym_episode,
     )
-
     from trap_env.aec_env import GameAECEnv, wrap
     from trap_env.batched_env import GameVectorEnv
     from trap_env.gym_env import GameEnv
@@ -324,7 +327,7 @@ def test_the_envs_keep_the_env_contract_with_race() -> None:
     for seed in range(3):
         aec_keys = frozenset({"player", "chance", "positions"})
         play_aec_game(wrap(GameAECEnv(GAME, goal=4)), aec_keys, seed)
-    envs = GameVectorEnv("toy_game:GAME", num_envs=6, opponent=toy_game.RandomRacer(), goal=3)
+    envs = GameVectorEnv(RACE, num_envs=6, opponent=toy_game.RandomRacer(), goal=3)
     _, info = envs.reset(seed=0)
     for _ in range(30):
         assert {key for key in info if not key.startswith("_")} == BATCHED_KEYS
@@ -339,5 +342,5 @@ def test_the_envs_keep_the_env_contract_with_race() -> None:
 def test_race_passes_the_shipped_conformance_checks() -> None:
     from trap_env.testing import check_batched_engine, check_game
 
-    check_game("toy_game:GAME", opponent=toy_game.RandomRacer(), goal=4)
+    check_game(RACE, opponent=toy_game.RandomRacer(), goal=4)
     check_batched_engine(GAME, games=8, goal=4)

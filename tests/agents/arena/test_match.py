@@ -5,13 +5,13 @@ from __future__ import annotations
 import gc
 import json
 
-import faulty_agents
 import pytest
-from conftest import CollectionWatch
-from far_throws import far_target
 
 from agents import make_agent
 from agents.arena.match import FAULTS, REASONS, derive_seed, play_game, replay
+from tests.conftest import CollectionWatch
+from tests.support import faulty_agents
+from tests.support.far_throws import far_target
 from trap_env.trap.core import (
     DEFAULT_DECAY,
     NO_PLAYER,

@@ -31,7 +31,7 @@ from agents.rating import rate_spec  # noqa: E402
 from agents.trap.random_agent import RandomAgent  # noqa: E402
 from trap_env.trap.core import Cell, State  # noqa: E402
 
-TESTS = Path(__file__).parent
+ROOT = Path(__file__).resolve().parents[3]
 RAY = RunConfig(board_size=5, time_budget=None, workers=2, backend="ray", game_name="trap")
 PROCESS = RunConfig(board_size=5, time_budget=None, workers=2, game_name="trap")
 TIMING = ("cpu_time", "max_turn_time")
@@ -69,9 +69,9 @@ class ParentWaitingAgent(RandomAgent):
 
 @pytest.fixture(scope="module", autouse=True)
 def cluster():
-    """A local Ray of 2 CPUs whose workers find the test agents (this folder)."""
+    """A local Ray of 2 CPUs whose workers find the test agents (in the checkout's ``tests``)."""
     with pytest.MonkeyPatch.context() as patch:
-        paths = [str(TESTS), *filter(None, [os.environ.get("PYTHONPATH")])]
+        paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
         patch.setenv("PYTHONPATH", os.pathsep.join(paths))  # Ray's workers inherit it
         start_local_cluster(2)
     yield
@@ -99,7 +99,7 @@ def test_untimed_agents_play_the_same_games_on_ray_and_in_processes(tmp_path):
 
 
 def test_a_rating_on_ray_is_the_rating_in_processes(tmp_path):
-    from test_rating import SMALL, game_plays, without_date
+    from tests.agents.rating.test_rating import SMALL, game_plays, without_date
 
     cards = [
         rate_spec(SMALL, "greedy", tmp_path / backend, games=2, say=lambda line: None,
@@ -141,9 +141,10 @@ def kill_when_marked(marker: Path, timeout: float = 30) -> None:
 
 def test_agents_faults_are_charged_to_their_seat_as_in_the_process_backend(tmp_path):
     faulty = {
-        "faulty_agents.SleepyAgent:after=1": ("timeout", "wall-clock"),
-        "faulty_agents.RaisingAgent:after=1": ("exception", "RuntimeError"),
-        "faulty_agents.KilledAgent:after=1": ("crash", "killed by signal 9 (SIGKILL)"),
+        "tests.support.faulty_agents.SleepyAgent:after=1": ("timeout", "wall-clock"),
+        "tests.support.faulty_agents.RaisingAgent:after=1": ("exception", "RuntimeError"),
+        "tests.support.faulty_agents.KilledAgent:after=1":
+            ("crash", "killed by signal 9 (SIGKILL)"),
     }
     tasks = [GameTask(spec, (spec, "random"), ("random", spec), seed=1) for spec in faulty]
     config = RunConfig(

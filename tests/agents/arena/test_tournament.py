@@ -37,7 +37,7 @@ from trap_env.agent import UnsupportedGameError
 from trap_env.games import game_names
 from trap_env.trap.core import DEFAULT_DECAY, GameConfig
 
-TESTS = Path(__file__).parent
+ROOT = Path(__file__).resolve().parents[3]
 FAST = RunConfig(board_size=5, workers=2, time_budget=0.3, wall_ceiling=2.0, game_name="trap")
 
 
@@ -92,14 +92,14 @@ def test_workers_and_in_process_play_the_same_games(tmp_path):
 
 
 FAULTY = {
-    "faulty_agents.SleepyAgent:after=1": ("timeout", "wall-clock"),
-    "faulty_agents.SpinningAgent:after=1,seconds=0.35": ("timeout", "CPU"),
-    "faulty_agents.RaisingAgent:after=1": ("exception", "RuntimeError"),
-    "faulty_agents.IllegalAgent:after=1": ("illegal", "illegal action"),
-    "faulty_agents.NoneAgent:after=1": ("no_action", "None"),
-    "faulty_agents.CrashingAgent:after=1": ("crash", "process died (turn "),
-    "faulty_agents.KilledAgent:after=1": ("crash", "killed by signal 9 (SIGKILL)"),
-    "faulty_agents.CrashingAgent:after=2": ("crash", "it exited with code 3"),
+    "tests.support.faulty_agents.SleepyAgent:after=1": ("timeout", "wall-clock"),
+    "tests.support.faulty_agents.SpinningAgent:after=1,seconds=0.35": ("timeout", "CPU"),
+    "tests.support.faulty_agents.RaisingAgent:after=1": ("exception", "RuntimeError"),
+    "tests.support.faulty_agents.IllegalAgent:after=1": ("illegal", "illegal action"),
+    "tests.support.faulty_agents.NoneAgent:after=1": ("no_action", "None"),
+    "tests.support.faulty_agents.CrashingAgent:after=1": ("crash", "process died (turn "),
+    "tests.support.faulty_agents.KilledAgent:after=1": ("crash", "killed by signal 9 (SIGKILL)"),
+    "tests.support.faulty_agents.CrashingAgent:after=2": ("crash", "it exited with code 3"),
 }
 
 
@@ -126,7 +126,7 @@ def test_each_faulty_agent_loses_with_its_reason_and_the_run_goes_on(tmp_path):
 
 
 def test_a_worker_runs_blas_on_one_thread(tmp_path):
-    spec = "faulty_agents.ThreadCountingAgent"
+    spec = "tests.support.faulty_agents.ThreadCountingAgent"
     tasks = [GameTask(f"blas #{seat}", (spec, "random"), seats, seed=seat)
              for seat, seats in enumerate([(spec, "random"), ("random", spec)])]
     records = run_games(tasks, tmp_path / "r.jsonl", FAST, progress=False)
@@ -158,13 +158,13 @@ def test_a_run_killed_with_sigkill_and_resumed_has_each_game_once(tmp_path):
     output = tmp_path / "out"
     command = [
         sys.executable, "-m", "trap_scripts.tournament",
-        "random", "faulty_agents.SlowRandomAgent:delay=0.005",
+        "random", "tests.support.faulty_agents.SlowRandomAgent:delay=0.005",
         "--games", "12", "--board-size", "5", "--workers", "2",
         "--output", str(output), "--quiet", "--no-plot",
     ]  # fmt: skip
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
     }
     results = output / "results.jsonl"
     process = subprocess.Popen(command, env=env, start_new_session=True,
@@ -184,7 +184,7 @@ def test_a_run_killed_with_sigkill_and_resumed_has_each_game_once(tmp_path):
     assert finished.returncode == 0, finished.stderr
     ids = [json.loads(line)["game_id"] for line in results.read_text().splitlines()]
     expected = [t.game_id for t in round_robin(
-        ["random", "faulty_agents.SlowRandomAgent:delay=0.005"], 12, 0)]  # fmt: skip
+        ["random", "tests.support.faulty_agents.SlowRandomAgent:delay=0.005"], 12, 0)]  # fmt: skip
     assert sorted(ids) == sorted(expected)
     assert "24 games" not in finished.stdout and "12 games" in finished.stdout
 
@@ -207,8 +207,9 @@ def one_game(spec, seat, **names):
 
 def test_a_reset_that_raises_or_hangs_is_charged_to_its_own_seat(tmp_path):
     specs = {
-        "faulty_agents.RaisingResetAgent": "reset raised RuntimeError",
-        "faulty_agents.HangingResetAgent": "reset of 'faulty_agents.HangingResetAgent'",
+        "tests.support.faulty_agents.RaisingResetAgent": "reset raised RuntimeError",
+        "tests.support.faulty_agents.HangingResetAgent":
+            "reset of 'tests.support.faulty_agents.HangingResetAgent'",
     }
     tasks = [one_game(spec, seat) for spec in specs for seat in (0, 1)]
     config = RunConfig(
@@ -229,10 +230,12 @@ def test_a_reset_that_raises_or_hangs_is_charged_to_its_own_seat(tmp_path):
 
 
 CONSTRUCTORS = [
-    ("faulty_agents.RaisingConstructorAgent", "raised RuntimeError: cannot build this agent"),
-    ("faulty_agents.ExitingConstructorAgent", "ended its process: it exited with code 7"),
-    ("faulty_agents.SleepingConstructorAgent", "took more than 1 s"),
-    ("faulty_agents.NoResetAgent", "reset"),  # not an agent: caught before any game
+    ("tests.support.faulty_agents.RaisingConstructorAgent",
+     "raised RuntimeError: cannot build this agent"),
+    ("tests.support.faulty_agents.ExitingConstructorAgent",
+     "ended its process: it exited with code 7"),
+    ("tests.support.faulty_agents.SleepingConstructorAgent", "took more than 1 s"),
+    ("tests.support.faulty_agents.NoResetAgent", "reset"),  # not an agent: caught before any game
     ("os.getcwd", "os.getcwd"),
 ]
 
@@ -247,11 +250,11 @@ def test_agents_are_checked_in_a_guarded_process_naming_the_spec():
         assert isinstance(problem, SpecError) and words in str(problem), (spec, problem)
         assert spec in str(problem)
     with pytest.raises(SpecError, match="ExitingConstructorAgent"):
-        check_specs(["random", "faulty_agents.ExitingConstructorAgent"], config)
+        check_specs(["random", "tests.support.faulty_agents.ExitingConstructorAgent"], config)
 
 
 def test_an_agent_that_cannot_play_the_board_is_refused_before_the_first_game(tmp_path):
-    spec = "faulty_agents.FiveOnlyAgent"
+    spec = "tests.support.faulty_agents.FiveOnlyAgent"
     check_specs([spec], RunConfig(board_size=5, game_name="trap"))
     with pytest.raises(UnsupportedGameError, match="5x5 boards only, not 7x7"):
         check_specs([spec], RunConfig(board_size=7, game_name="trap"))
@@ -312,7 +315,7 @@ def test_a_timeout_the_machine_caused_is_replayed_and_a_sleeping_agent_still_los
         notes.append(message)
         starving[0] = False  # the machine recovers for the replay
 
-    sleepy = "faulty_agents.SleepyAgent:after=1"
+    sleepy = "tests.support.faulty_agents.SleepyAgent:after=1"
     records = run_games([one_game(sleepy, 0)], tmp_path / "r.jsonl", STALL_CONFIG, progress=False,
                         report=note)  # fmt: skip
     (record,) = records
@@ -328,7 +331,7 @@ def test_a_game_the_machine_stalls_every_time_is_left_unplayed_and_reported(tmp_
     monkeypatch.setattr(pool, "read_schedstat", starving_reader([True]))
     notes = []
     tasks = [
-        one_game("faulty_agents.SleepyAgent", 0),
+        one_game("tests.support.faulty_agents.SleepyAgent", 0),
         one_game("agents.trap.random_agent.RandomAgent", 1),
     ]
     records = run_games(tasks, tmp_path / "r.jsonl", STALL_CONFIG, progress=False,
@@ -430,13 +433,13 @@ def test_a_random_opening_names_what_is_allowed(plies):
 
 
 def test_agents_are_asked_about_every_board_size_of_the_run():
-    check_specs(["faulty_agents.FiveOnlyAgent"], RunConfig(board_sizes=(5, 5), game_name="trap"))
+    five_only = "tests.support.faulty_agents.FiveOnlyAgent"
+    not_four = "tests.support.faulty_agents.NotFourAgent"
+    check_specs([five_only], RunConfig(board_sizes=(5, 5), game_name="trap"))
     with pytest.raises(UnsupportedGameError, match="not 6x6"):
-        check_specs(
-            ["faulty_agents.FiveOnlyAgent"], RunConfig(board_sizes=(5, 6), game_name="trap")
-        )
+        check_specs([five_only], RunConfig(board_sizes=(5, 6), game_name="trap"))
     with pytest.raises(UnsupportedGameError, match="any board but 4x4"):  # inside the range
-        check_specs(["faulty_agents.NotFourAgent"], RunConfig(board_sizes=(3, 5), game_name="trap"))
+        check_specs([not_four], RunConfig(board_sizes=(3, 5), game_name="trap"))
 
 
 def test_a_decay_is_a_setting_of_the_run_and_of_each_record(tmp_path):
@@ -509,7 +512,8 @@ def test_a_record_of_another_decay_is_not_resumed(tmp_path):
 
 
 def test_the_in_process_runner_contains_an_agent_that_exits(tmp_path):
-    specs = ("faulty_agents.ExitingAgent", "faulty_agents.ExitingResetAgent")
+    specs = ("tests.support.faulty_agents.ExitingAgent",
+             "tests.support.faulty_agents.ExitingResetAgent")  # fmt: skip
     tasks = [GameTask(spec, (spec, "random"), (spec, "random"), seed=1) for spec in specs]
     records = run_games(
         tasks,
@@ -592,12 +596,12 @@ def test_agents_are_asked_whether_they_play_the_runs_decay(tmp_path):
 
 def test_the_arena_modules_import_without_a_circle():
     """Each arena module imports alone, in a fresh interpreter, and none imports tournament."""
-    arena = TESTS.parent / "agents" / "arena"
+    arena = ROOT / "agents" / "arena"
     for module in ("plan", "pool", "probe", "worker", "ray_backend", "tournament"):
         source = (arena / f"{module}.py").read_text()
         assert "from agents.arena.tournament" not in source or module == "tournament"
         code = f"import agents.arena.{module}"
-        subprocess.run([sys.executable, "-c", code], check=True, cwd=TESTS.parent)
+        subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
 def test_backends_name_their_pools_as_data():
@@ -641,9 +645,12 @@ def wait_for(condition, seconds):
     ("ending", "opponent", "options"),
     [
         ("normal end", "random", []),
-        ("SIGTERM", "faulty_agents.MarkedSleepyAgent:mark={mark}", ["--time-budget", "none"]),
-        ("SIGKILL", "faulty_agents.MarkedSleepyAgent:mark={mark}", ["--time-budget", "none"]),
-        ("an agent that hangs", "faulty_agents.SleepyAgent", ["--time-budget", "0.2"]),
+        ("SIGTERM", "tests.support.faulty_agents.MarkedSleepyAgent:mark={mark}",
+         ["--time-budget", "none"]),
+        ("SIGKILL", "tests.support.faulty_agents.MarkedSleepyAgent:mark={mark}",
+         ["--time-budget", "none"]),
+        ("an agent that hangs", "tests.support.faulty_agents.SleepyAgent",
+         ["--time-budget", "0.2"]),
         ("SIGKILL", "exec:{program}", ["--time-budget", "none"]),
         ("SIGTERM", "exec:{program}", ["--time-budget", "none"]),
     ],
@@ -658,7 +665,7 @@ def test_no_process_of_a_run_outlives_it_however_it_ends(tmp_path, ending, oppon
     env = {
         **os.environ,
         key: value,
-        "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
     }
     command = [
         sys.executable, "-m", "trap_scripts.tournament", "random", spec,

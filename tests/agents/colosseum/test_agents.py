@@ -17,8 +17,8 @@ from agents.colosseum import evaluation, greedy, random_agent
 from agents.colosseum.evaluation import WIN_SCORE, Weights, areas, evaluate, final_score
 from agents.colosseum.greedy import GreedyAgent
 from agents.colosseum.random_agent import random_walk
-from tests import colosseum_course_engine as engine
-from tests.test_colosseum_rules import TOP_ROW_CUT, board
+from tests.support import colosseum_course_engine as engine
+from tests.trap_env.colosseum.test_rules import TOP_ROW_CUT, board
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import ColosseumConfig, start_state
 from trap_env.trap.core import GameConfig

@@ -1,5 +1,5 @@
 """The COMP 424 engine agent (``examples/colosseum_comp424_agent.py``) inside a stand-in
-of the course engine (:mod:`tests.colosseum_course_engine`): laid out as the engine's
+of the course engine (:mod:`tests.support.colosseum_course_engine`): laid out as the engine's
 directory, whose own ``agents`` package hides this project's; whole autoplay games on the
 engine's random sizes against its random agent, no random walk ever made for ours; and
 the engine's tests of a step agreeing with our rules."""
@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from tests import colosseum_course_engine as engine
-from tests.example_files import load_module
+from tests.support import colosseum_course_engine as engine
+from tests.support.example_files import load_module
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import ColosseumConfig
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 AGENT_FILE = ROOT / "examples" / "colosseum_comp424_agent.py"
 
 

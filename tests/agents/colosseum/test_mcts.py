@@ -9,7 +9,6 @@ import gc
 import time
 
 import pytest
-from positions import colosseum_positions
 
 from agents import make_agent
 from agents.colosseum import mcts
@@ -17,6 +16,7 @@ from agents.colosseum.evaluation import WIN_SCORE, Weights
 from agents.colosseum.greedy import child
 from agents.colosseum.mcts import MCTSAgent, MCTSSettings
 from agents.colosseum.search import AlphaBeta
+from tests.support.positions import colosseum_positions
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import ColosseumConfig, start_state
 

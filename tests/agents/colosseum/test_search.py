@@ -10,7 +10,6 @@ import random
 import time
 
 import pytest
-from positions import colosseum_positions
 
 from agents import make_agent
 from agents.arena.match import play_game
@@ -18,7 +17,8 @@ from agents.colosseum import search
 from agents.colosseum.evaluation import WIN_SCORE, evaluate, final_score
 from agents.colosseum.greedy import child
 from agents.colosseum.search import AlphaBeta, SearchAgent, SearchSettings
-from tests.test_colosseum_rules import board
+from tests.support.positions import colosseum_positions
+from tests.trap_env.colosseum.test_rules import board
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import ColosseumConfig, ColosseumState, start_state
 

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from positions import random_position
 
 from agents.mcts import batched
 from agents.mcts.batched import BatchedTree, encode_batch, uniform_evaluator
 from agents.mcts.network import encode
 from agents.mcts.search import Tree
+from tests.support.positions import random_position
 from trap_env.trap import batched as batched_trap
 from trap_env.trap import core
 from trap_env.trap.core import GameConfig, State

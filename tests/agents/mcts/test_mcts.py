@@ -16,7 +16,7 @@ from agents.mcts.network import IncompatibleNetworkError, Network, encode, load_
 from agents.mcts.search import ChanceNode, Tree, masked_priors
 from agents.registry import make_agent
 from agents.trap.evaluation import Weights
-from tests.search_oracle import expectimax
+from tests.support.search_oracle import expectimax
 from trap_env.agent import UnsupportedGameError
 from trap_env.trap import core
 from trap_env.trap.core import GameConfig, Phase, State, from_text

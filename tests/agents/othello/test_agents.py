@@ -1,19 +1,19 @@
 """Othello's agents (:mod:`agents.othello`): ``random`` and ``greedy`` from the agent
 table, seeded by the caller, and what the one-ply heuristic prefers (the search agent:
-``tests/test_othello_search.py``)."""
+``tests/agents/othello/test_search.py``)."""
 
 from __future__ import annotations
 
 import doctest
 
 import pytest
-from positions import othello_position
 
 from agents import SpecError, UnsupportedGameError, agent_names, make_agent
 from agents.arena.match import play_game
 from agents.othello import greedy, random_agent
 from agents.othello.greedy import WIN_SCORE, GreedyAgent, Weights, evaluate, score_after
 from agents.othello.search import SearchAgent
+from tests.support.positions import othello_position
 from trap_env.othello import rules
 from trap_env.othello.rules import OthelloConfig, initial_state
 from trap_env.trap.core import GameConfig

@@ -1,5 +1,5 @@
 """The CSC384 course AI (``examples/othello_csc384_ai.py``) under a stand-in of the course's
-manager (:mod:`tests.othello_course_manager`): whole games from another directory, both
+manager (:mod:`tests.support.othello_course_manager`): whole games from another directory, both
 forms of the colour line, legal moves only, and its parsing."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tests import othello_course_manager as manager
-from tests.example_files import load_module
+from tests.support import othello_course_manager as manager
+from tests.support.example_files import load_module
 from trap_env.othello import rules
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 AI_FILE = ROOT / "examples" / "othello_csc384_ai.py"
 
 

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from positions import random_game
 
 from agents.othello import fitting
 from agents.othello.bitboards import geometry
 from agents.othello.evaluation import Weights, evaluate_bitboards, terms
+from tests.support.positions import random_game
 from trap_env.othello import rules
 from trap_env.othello.game import GAME
 

@@ -13,7 +13,6 @@ import time
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from positions import othello_position, random_game
 
 from agents import SpecError, make_agent
 from agents.arena.match import play_game
@@ -21,6 +20,7 @@ from agents.othello import bitboards, evaluation, search
 from agents.othello.bitboards import geometry
 from agents.othello.evaluation import WIN_SCORE, Weights, evaluate, final_score
 from agents.othello.search import AlphaBeta, SearchAgent, SearchSettings
+from tests.support.positions import othello_position, random_game
 from trap_env.othello import rules
 from trap_env.othello.game import GAME
 from trap_env.othello.rules import OthelloConfig, OthelloState, initial_state

@@ -140,15 +140,15 @@ def test_a_resumed_rating_finishes_with_nothing_lost_or_doubled(tmp_path):
 
 
 def test_a_policy_that_raises_or_runs_out_of_time_loses_by_fault_and_the_run_goes_on(tmp_path):
-    card = rate_spec(SMALL, "faulty_agents.RaisingAgent:after=1", tmp_path / "r", games=6,
-                     run_options={"workers": 0}, say=lambda line: None)
+    card = rate_spec(SMALL, "tests.support.faulty_agents.RaisingAgent:after=1", tmp_path / "r",
+                     games=6, run_options={"workers": 0}, say=lambda line: None)
     assert card.num_games == 6 and sum(rung.faults for rung in card.opponents) == 6
     assert card.rating is None and card.line.endswith("< " + card.line.split("< ")[1])
-    slow = rate_spec(SMALL, "faulty_agents.SpinningAgent:seconds=0.3", tmp_path / "s", games=2,
-                     run_options={"workers": 0, "time_budget": 0.1}, say=lambda line: None)
+    slow = rate_spec(SMALL, "tests.support.faulty_agents.SpinningAgent:seconds=0.3", tmp_path / "s",
+                     games=2, run_options={"workers": 0, "time_budget": 0.1}, say=lambda line: None)
     assert sum(rung.faults for rung in slow.opponents) == 2
-    illegal = rate_spec(SMALL, "faulty_agents.IllegalAgent:after=1", tmp_path / "i", games=2,
-                        run_options={"workers": 0}, say=lambda line: None)
+    illegal = rate_spec(SMALL, "tests.support.faulty_agents.IllegalAgent:after=1", tmp_path / "i",
+                        games=2, run_options={"workers": 0}, say=lambda line: None)
     assert sum(rung.faults for rung in illegal.opponents) == 2
 
 
@@ -259,7 +259,7 @@ def fingerprint(game: str) -> dict[str, list[int]]:
 @pytest.mark.parametrize("game", game_names())
 def test_each_rung_plays_as_when_its_ladder_was_rated(game, request):
     """A change of code that alters a rung's moves calls for a new ladder version."""
-    path = request.path.parent / "data" / "ladder_fingerprints.json"
+    path = request.path.parents[2] / "data" / "ladder_fingerprints.json"
     assert fingerprint(game) == json.loads(path.read_text())[game]
 
 
@@ -290,7 +290,7 @@ def test_the_leaderboard_ranks_cards_per_game_and_leaves_out_other_versions(tmp_
 
 def test_the_sb3_example_rates_during_learn_and_after_it(capsys, request):
     pytest.importorskip("sb3_contrib")
-    path = request.path.parent.parent / "examples" / "rate_ppo.py"
+    path = request.path.parents[3] / "examples" / "rate_ppo.py"
     example = runpy.run_path(str(path), run_name="example")
     example["main"](["--timesteps", "256", "--rate-every", "256", "--games", "2",
                      "--callback-games", "2"])

@@ -9,10 +9,12 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-import crafted_files
 import numpy as np
 import pytest
-from damaged_runs import (
+from hypothesis import example, given, settings
+
+from tests.support import crafted_files
+from tests.support.damaged_runs import (
     DAMAGES,
     Damage,
     check_bad_run_dirs_refused,
@@ -21,7 +23,6 @@ from damaged_runs import (
     damages,
     files_of,
 )
-from hypothesis import example, given, settings
 
 pytest.importorskip("torch")
 

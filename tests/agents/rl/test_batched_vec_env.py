@@ -130,10 +130,10 @@ def test_single_envs_when_not_batched_or_shaped() -> None:
 
 
 def test_maskable_ppo_learns_another_game_through_its_engine() -> None:
-    import toy_game
+    from tests.support import toy_game
 
     envs = VecMonitor(
-        BatchedVecEnv(8, game="toy_game:GAME", opponent=toy_game.Walker(), goal=4)
+        BatchedVecEnv(8, game="tests.support.toy_game:GAME", opponent=toy_game.Walker(), goal=4)
     )
     assert envs.observation_space.shape == (1, 5, 2) and envs.action_space.n == 3
     model = MaskablePPO("MlpPolicy", envs, n_steps=16, batch_size=32, seed=0)

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "cleanrl_ppo.py"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "cleanrl_ppo.py"
 
 
 @pytest.mark.parametrize(

@@ -8,11 +8,12 @@ import sys
 import zipfile
 from pathlib import Path
 
-import crafted_files
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from tests.support import crafted_files
 
 pytest.importorskip("sb3_contrib")
 

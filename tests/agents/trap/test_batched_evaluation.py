@@ -7,10 +7,10 @@ import random
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from positions import random_position
 
 from agents.trap.batched_evaluation import board_values, king_dilate, raw_scores
 from agents.trap.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Evaluator, Weights, raw_score
+from tests.support.positions import random_position
 from trap_env.trap import batched as batched_trap
 from trap_env.trap import kernel
 

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from positions import random_position
 
 from agents.trap import heuristics
 from agents.trap.batched_heuristics import BATCHED_HEURISTICS, BatchedGreedy, best_actions
 from agents.trap.heuristics import GreedyAgent
+from tests.support.positions import random_position
 from trap_env.bits import cells_of
 from trap_env.trap import batched as batched_trap
 from trap_env.trap import core

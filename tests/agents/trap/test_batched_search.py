@@ -15,14 +15,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from positions import random_position
-from search_oracle import action_values
 
 from agents.registry import make_agent
 from agents.search.expectimax import Search
 from agents.trap.batched_search import TIE_TOLERANCE, BatchedExpectiminimax, BatchedSearch
 from agents.trap.search import ExpectiminimaxAgent, SearchSettings
 from agents.trap.search_game import TrapGame
+from tests.support.positions import random_position
+from tests.support.search_oracle import action_values
 from trap_env.batched_opponents import AgentOpponent
 from trap_env.bits import cells_of
 from trap_env.trap import batched as batched_trap

@@ -8,13 +8,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from course_engine import CourseEngine, Grid, landing_distribution
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from agents import make_agent
 from agents.course import PlayerAI, state_from_grid
 from agents.trap.random_agent import RandomAgent
+from tests.support.course_engine import CourseEngine, Grid, landing_distribution
 from trap_env.trap import core
 from trap_env.trap.core import GameConfig, Phase, State
 

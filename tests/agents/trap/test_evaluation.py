@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from positions import playout
 
 from agents.trap.evaluation import (
     EVAL_BOUND,
@@ -16,6 +15,7 @@ from agents.trap.evaluation import (
     raw_score,
     terms,
 )
+from tests.support.positions import playout
 from trap_env.trap import core
 from trap_env.trap.kernel import geometry, king_dilate
 

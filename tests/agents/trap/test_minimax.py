@@ -7,11 +7,11 @@ import math
 import random
 
 import pytest
-from search_oracle import expectimax
 
 from agents import make_agent
 from agents.trap.evaluation import CLASSIC_WEIGHTS, DEFAULT_WEIGHTS, Weights
 from agents.trap.search import ExpectiminimaxAgent
+from tests.support.search_oracle import expectimax
 from trap_env.trap import core
 
 

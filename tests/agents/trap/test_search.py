@@ -9,9 +9,6 @@ import time
 from collections.abc import Callable
 
 import pytest
-from conftest import CollectionWatch
-from positions import random_position
-from search_oracle import expectimax
 
 from agents import make_agent
 from agents.search.expectimax import Search
@@ -24,6 +21,9 @@ from agents.trap.search import (
     check_decision_state,
 )
 from agents.trap.search_game import TrapGame
+from tests.conftest import CollectionWatch
+from tests.support.positions import random_position
+from tests.support.search_oracle import expectimax
 from trap_env.agent import UnsupportedGameError
 from trap_env.trap import core
 from trap_env.trap.core import Phase, State

@@ -16,7 +16,6 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("httpx", reason="httpx (Starlette's test client) is not installed")
 
-from cli_fuzz import check_command, command_lines, raise_run_started
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
@@ -32,6 +31,7 @@ from agents.web.app import Settings, allowed_hosts, check_spec, create_app
 from agents.web.live import LiveGame, LiveGames
 from agents.web.seats import PersonSeat
 from agents.web.views import Frame, FrameBuilder
+from tests.support.cli_fuzz import check_command, command_lines, raise_run_started
 from trap_env.games import game_names
 
 JSON = {"Content-Type": "application/json"}
@@ -244,7 +244,7 @@ def test_a_choice_out_of_turn_is_refused(client: TestClient) -> None:
     [
         ("randomx", "unknown agent 'randomx'"),
         ("exec:python3 agent.py", "--allow-exec"),
-        ("faulty_agents.CrashingAgent", "--allow-exec"),
+        ("tests.support.faulty_agents.CrashingAgent", "--allow-exec"),
         ("expectiminimax:depth=x", "takes an integer"),
         ("", "give an agent spec"),
     ],
@@ -286,10 +286,10 @@ def test_check_spec_allows_programs_only_when_asked() -> None:
 @pytest.mark.parametrize(
     ("agent", "reason"),
     [
-        ("faulty_agents.CrashingAgent:after=1", "crash"),
-        ("faulty_agents.IllegalAgent:after=1", "illegal"),
-        ("faulty_agents.SleepyAgent:after=1", "timeout"),
-        ("faulty_agents.RaisingAgent:after=1", "exception"),
+        ("tests.support.faulty_agents.CrashingAgent:after=1", "crash"),
+        ("tests.support.faulty_agents.IllegalAgent:after=1", "illegal"),
+        ("tests.support.faulty_agents.SleepyAgent:after=1", "timeout"),
+        ("tests.support.faulty_agents.RaisingAgent:after=1", "exception"),
     ],
 )
 def test_a_faulty_agent_loses_and_the_server_keeps_serving(
@@ -306,8 +306,8 @@ def test_a_faulty_agent_loses_and_the_server_keeps_serving(
 
 def test_an_agent_that_fails_to_build_is_a_bad_spec(tmp_path: Path) -> None:
     with make_client(tmp_path, allow_exec=True) as client:
-        answer = post(client, "/api/games", {"specs": ["faulty_agents.RaisingConstructorAgent",
-                                                       None]})  # fmt: skip
+        specs = ["tests.support.faulty_agents.RaisingConstructorAgent", None]
+        answer = post(client, "/api/games", {"specs": specs})
         assert answer.status_code == 400 and "RaisingConstructorAgent" in answer.json()["error"]
 
 
@@ -680,7 +680,7 @@ def spawning_program(folder: Path) -> tuple[str, str]:
     import shlex
     import sys
 
-    from game_runs import ROOT, TEXT_PROGRAM
+    from tests.support.game_runs import ROOT, TEXT_PROGRAM
 
     program = folder / "othello_text.py"
     answer = "rules.action_name(state.board_size, rules.legal_actions(state)[-1])"

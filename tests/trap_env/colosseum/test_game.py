@@ -11,10 +11,10 @@ import random
 
 import numpy as np
 import pytest
-from game_runs import play_text_program, tournament_records
-from positions import random_game
 
 import trap_env
+from tests.support.game_runs import play_text_program, tournament_records
+from tests.support.positions import random_game
 from trap_env.colosseum import game as colosseum_game
 from trap_env.colosseum import rules
 from trap_env.colosseum.game import GAME

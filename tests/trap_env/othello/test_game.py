@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from game_runs import play_text_program, tournament_records
-from positions import othello_position, random_game
 
 import trap_env
+from tests.support.game_runs import play_text_program, tournament_records
+from tests.support.positions import othello_position, random_game
 from trap_env.games import game_names, get_game
 from trap_env.othello import game as othello_game
 from trap_env.othello import rules

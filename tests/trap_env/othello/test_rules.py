@@ -13,8 +13,8 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from positions import othello_position
 
+from tests.support.positions import othello_position
 from trap_env.othello import rules
 from trap_env.othello.rules import (
     BOARD_FULL,
@@ -41,7 +41,7 @@ from trap_env.testing import check_text
 
 def board(rows: str, side: str = "x", end_rule: str = STANDARD, turn: int = 0) -> OthelloState:
     """A state from rows written one per line (``x`` dark, ``o`` light, ``.`` empty), any
-    discs (:func:`tests.positions.othello_position`)."""
+    discs (:func:`tests.support.positions.othello_position`)."""
     lines = "/".join(line.strip() for line in rows.strip().splitlines())
     return othello_position(f"{lines} {side} {turn} {end_rule}")
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from positions import playout
 
+from tests.support.positions import playout
 from trap_env.batched import select_bits
 from trap_env.trap import batched as batched_trap
 from trap_env.trap import core

@@ -1,6 +1,6 @@
 """Tests for trap_env.trap.core: every rule of docs/RULES.md as a scenario, exact landing
 probabilities (for several decays), perft node counts, random playouts against
-tests/grid_oracle.py, large boards, and the text notation under fuzzing.
+tests/support/grid_oracle.py, large boards, and the text notation under fuzzing.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
-import grid_oracle as oracle
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from positions import playout
 
 import trap_env.trap.core
+from tests.support import grid_oracle as oracle
+from tests.support.positions import playout
 from trap_env.trap.core import (
     DEFAULT_DECAY,
     NO_PLAYER,
@@ -49,7 +49,7 @@ from trap_env.trap.core import (
     winner,
 )
 
-PERFT_TABLE = json.loads((Path(__file__).parent / "data" / "perft.json").read_text())
+PERFT_TABLE = json.loads((Path(__file__).parents[2] / "data" / "perft.json").read_text())
 DECAYS = [0, 50, 137, 1000]
 """Decays under test: always on target, the rules' default, an odd one, never on target past 1."""
 

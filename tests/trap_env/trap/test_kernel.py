@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import random
 
-import grid_oracle as oracle
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support import grid_oracle as oracle
 from trap_env.bits import cells_of
 from trap_env.trap import core, kernel
 from trap_env.trap.kernel import (

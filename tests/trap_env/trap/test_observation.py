@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from positions import playout
 
+from tests.support.positions import playout
 from trap_env.trap.core import (
     GameConfig,
     Phase,

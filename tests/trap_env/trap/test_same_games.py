@@ -12,7 +12,7 @@ from pathlib import Path
 
 from trap_scripts import tournament
 
-DATA = Path(__file__).parent / "data" / "same_games.json"
+DATA = Path(__file__).parents[2] / "data" / "same_games.json"
 SPECS = [
     "expectiminimax:depth=2,time_limit=inf",
     "mcts:simulations=24,time_limit=inf",
