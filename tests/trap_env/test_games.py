@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import ast
 import importlib
 import subprocess
 import sys
-from pathlib import Path
 
 import gymnasium
 import pettingzoo
 import pytest
 
-import agents
 import trap_env
 from tests.support.toy_game import Race, RandomRacer
 from trap_env.games import GAME_TABLE, GameEntry, entry_of, get_game, register_game
@@ -118,42 +115,6 @@ def test_register_game_refuses_an_id_that_is_no_string() -> None:
     with pytest.raises(ValueError, match="gym_id must be a string"):
         register_game(_BadIdRace(), gym_id=3)  # type: ignore[arg-type]
     assert entry_of("race_bad_id") is None
-
-
-GAME_PACKAGES = tuple(
-    f"{floor}.{entry.name}" for floor in ("trap_env", "agents") for entry in GAME_TABLE
-)
-"""Each game's own packages: its rules and adapters (``trap_env``), its agents (``agents``)."""
-GENERIC_FLOORS = [
-    *sorted(Path(trap_env.__file__).parent.glob("*.py")),
-    *sorted((Path(agents.__file__).parent / "web").glob("*.py")),
-]
-
-
-def _imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module is not None:
-            found |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
-    return found
-
-
-@pytest.mark.parametrize(
-    "path", GENERIC_FLOORS, ids=lambda path: f"{path.parent.name}/{path.name}"
-)
-def test_the_generic_floors_import_no_game(path: Path) -> None:
-    """The modules of ``trap_env`` outside the game folders, and the page's
-    (``agents.web``), reach a game only through the table of games (its ``module:attr``
-    strings), never by an import."""
-    games = [
-        module
-        for module in _imported_modules(path)
-        if any(module == package or module.startswith(f"{package}.") for package in GAME_PACKAGES)
-    ]
-    assert games == []
 
 
 @pytest.mark.parametrize(
