@@ -2,7 +2,7 @@
 
 Each ``_FaultyAgent`` plays like the random agent until turn ``after`` (0: at once), then
 commits its fault on its next decision; the others fail in building or reset. The tests
-put this folder on ``sys.path`` (pytest does so for the test process; the subprocess tests
+put the checkout on ``sys.path`` (pytest does so for the test process; the subprocess tests
 set ``PYTHONPATH``) and name them as ``tests.support.faulty_agents.SleepyAgent`` and so on.
 """
 
