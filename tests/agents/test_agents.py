@@ -161,7 +161,7 @@ def unannotated_factory(seed=None):  # type: ignore[no-untyped-def]
         "math.pi",  # not callable
         "trap_env.agent.SpecError",  # a class, not an agent
         "agents.registry.agent_names",  # annotated to return a list
-        "test_agents.unannotated_factory",  # may return anything: not called
+        f"{__name__}.unannotated_factory",  # may return anything: not called
     ],
 )
 def test_dotted_path_to_a_non_agent_is_refused(spec: str) -> None:
@@ -262,11 +262,11 @@ class RecordAgent(SeededAgent):
 
 
 def test_a_settings_record_gives_its_fields_as_options() -> None:
-    agent = make_agent("test_agents.RecordAgent:greedy=true", game="trap")
+    agent = make_agent(f"{__name__}.RecordAgent:greedy=true", game="trap")
     assert isinstance(agent, RecordAgent)
     assert agent.settings == UserSettings(depth=5, greedy=True)  # from the default record
     with pytest.raises(SpecError, match=r"'greedy' .*true or false"):
-        make_agent("test_agents.RecordAgent:greedy=1", game="trap")
+        make_agent(f"{__name__}.RecordAgent:greedy=1", game="trap")
 
 
 def test_overrides_win_over_the_spec() -> None:

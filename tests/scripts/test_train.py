@@ -67,7 +67,7 @@ def main(argv: list[str]) -> tuple[int, str]:
 BAD_RUNS = [
     (["--stage", "no_such_agent"], "unknown agent 'no_such_agent'"),
     (["--stage", "random|random:depth=2"], "takes no option 'depth'"),
-    (["--stage", "test_train.SevenOnly", "--board-size", "5"], "plays 7x7, not 5"),
+    (["--stage", f"{__name__}.SevenOnly", "--board-size", "5"], "plays 7x7, not 5"),
     (["--eval-every", "32", "--eval-opponent", "nobody"], "unknown agent 'nobody'"),
     (["--batch-size", "1"], "batch_size must be"),
     (["--batch-size", "48"], "divide the rollout of n_steps * num_envs = 32 * 1 = 32"),

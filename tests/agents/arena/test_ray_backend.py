@@ -113,7 +113,7 @@ def test_a_rating_on_ray_is_the_rating_in_processes(tmp_path):
 
 def test_a_task_killed_from_outside_is_replayed_recorded_once_and_charged_to_no_seat(tmp_path):
     marker = tmp_path / "ray-worker.pid"
-    spec = f"test_ray_backend.ParentWaitingAgent:marker={marker}"
+    spec = f"{__name__}.ParentWaitingAgent:marker={marker}"
     tasks = round_robin(["random", spec], 2, seed=4)
     killer = threading.Thread(target=kill_when_marked, args=(marker,), daemon=True)
     killer.start()
@@ -174,7 +174,7 @@ def test_a_task_past_any_game_length_is_cancelled_as_lost_and_at_last_left_unpla
 ):
     monkeypatch.setattr(ray_backend, "task_deadline", lambda config: 0.5)
     monkeypatch.setattr(ray_backend, "MAX_LOST", 1)
-    tasks = [GameTask("stuck", *[("random", "test_ray_backend.ParentWaitingAgent")] * 2, seed=0)]
+    tasks = [GameTask("stuck", *[("random", f"{__name__}.ParentWaitingAgent")] * 2, seed=0)]
     notes: list[str] = []
     records = run_games(tasks, tmp_path / "r.jsonl", RAY, progress=False, report=notes.append)
     assert records == [] and load_results(tmp_path / "r.jsonl") == []

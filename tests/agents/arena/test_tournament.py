@@ -583,7 +583,7 @@ class SpecifiedRuleOnlyAgent(RandomAgent):
 
 
 def test_agents_are_asked_whether_they_play_the_runs_decay(tmp_path):
-    spec = "test_tournament.SpecifiedRuleOnlyAgent"
+    spec = f"{__name__}.SpecifiedRuleOnlyAgent"
     check_specs([spec], RunConfig(board_size=5, game_name="trap"))
     with pytest.raises(UnsupportedGameError, match="decay 50 only, not 0"):
         check_specs([spec], RunConfig(game_name="trap", board_size=5, params={"decay": 0}))
