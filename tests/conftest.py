@@ -54,6 +54,9 @@ def collection_watch() -> Iterator[CollectionWatch]:
         (gc.enable if enabled else gc.disable)()
 
 
+ROOT = Path(__file__).resolve().parent.parent
+"""The checkout: on ``PYTHONPATH``, subprocesses find the package ``tests``."""
+
 PLANTED = "planted_game"
 """The module of :func:`planted_game`."""
 
@@ -82,21 +85,21 @@ def planted_game(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[PlantedGame]:
     """A module on ``sys.path`` that no reading of a file may import (see :class:`PlantedGame`)."""
-    import toy_game
-
     from agents.arena.match import play_game
+    from tests.support import toy_game
 
     folder = tmp_path_factory.mktemp("planted")
     marker = folder / "imported"
     (folder / f"{PLANTED}.py").write_text(
-        f"open({str(marker)!r}, 'w').close()\nfrom toy_game import GAME\n"
+        f"open({str(marker)!r}, 'w').close()\nfrom tests.support.toy_game import GAME\n"
     )
     monkeypatch.syspath_prepend(str(folder))
-    paths = [str(folder), os.environ.get("PYTHONPATH", "")]
+    paths = [str(folder), str(ROOT), os.environ.get("PYTHONPATH", "")]
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))  # for the tests' subprocesses
     path = f"{PLANTED}:GAME"
-    result = play_game([toy_game.RandomRacer(), toy_game.Walker()], seed=1, game="toy_game:GAME")
-    seats = ["toy_game.RandomRacer", "toy_game.Walker"]
+    game = "tests.support.toy_game:GAME"
+    result = play_game([toy_game.RandomRacer(), toy_game.Walker()], seed=1, game=game)
+    seats = ["tests.support.toy_game.RandomRacer", "tests.support.toy_game.Walker"]
     record = {"game_id": "race #0", "pairing": seats, "seats": seats,
               "winner_spec": None if result.winner < 0 else seats[result.winner],
               **result.to_dict(), "game": path}  # fmt: skip

@@ -6,7 +6,7 @@ imported when the agent is built, and a missing one is a clear :class:`SpecError
 
 On 8x8 under the standard rule the bot searches OpenSpiel's C++ ``othello``, whose
 actions, first player (dark, ``x``, player 0), pass (64) and returns are ours
-(``tests/test_othello_game.py`` checks them state by state). OpenSpiel cannot set up a
+(``tests/trap_env/othello/test_game.py`` checks them state by state). OpenSpiel cannot set up a
 position, so the agent keeps an OpenSpiel state in step with the game: it remembers the
 position after its own action (at a new game, the start) and finds the opponent's one
 action that leads to the position it is asked about. A position it cannot reach so (the

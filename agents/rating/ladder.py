@@ -6,7 +6,7 @@ that they play alike on any machine) with their ratings, and how those ratings w
 one round robin of the rungs (:func:`calibration_tasks`), fitted by maximum likelihood on the
 logistic Elo scale and anchored by giving ``random`` the rating :data:`ANCHOR_RATING`
 (:func:`fit_ratings`). A change of code that alters a rung's play calls for a new version
-(``tests/test_rating.py`` holds each rung's moves on a few positions).
+(``tests/agents/rating/test_rating.py`` holds each rung's moves on a few positions).
 
 Example:
     >>> ladder = load_ladder("othello")

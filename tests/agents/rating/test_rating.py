@@ -1,0 +1,299 @@
+"""Tests for agents.rating and trap-rate: the estimate, the schedule, cards, the ladders."""
+
+from __future__ import annotations
+
+import json
+import math
+import runpy
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from trap_scripts import rate as rate_cli
+
+from agents import make_agent
+from agents.rating import estimate_rating, ladder_games, load_ladder, rate, rate_spec
+from agents.rating.cards import leaderboard
+from agents.rating.estimate import ONE_SIDED, TWO_SIDED, _log_likelihood, expected_score
+from agents.rating.ladder import ANCHOR, ANCHOR_RATING, Calibration, Ladder, Rung
+from agents.rating.rate import make_card, schedule_round
+from trap_env.games import game_names, get_game
+
+SMALL = Ladder(
+    game="trap",
+    version="v1",
+    params={"board_size": 5},
+    opening_plies=2,
+    seed=7,
+    rungs=(
+        Rung("random", 1000.0),
+        Rung("greedy", 1400.0),
+        Rung("alphabeta:depth=2,time_limit=none", 1700.0),
+    ),
+    calibration=Calibration(games_per_pairing=4, seed=1),
+)
+"""A ladder of Trap! 5x5 small enough for tests (its ratings are made up)."""
+
+
+def without_date(card: dict) -> dict:
+    return {key: value for key, value in card.items() if key not in ("date", "commit")}
+
+
+# --- The estimate ------------------------------------------------------------------------
+
+games_strategy = st.lists(
+    st.tuples(st.sampled_from([800.0, 1000.0, 1300.0, 1800.0]), st.sampled_from([0.0, 0.5, 1.0])),
+    min_size=1,
+    max_size=40,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(games_strategy)
+def test_the_estimate_is_the_likelihood_s_maximum_and_its_interval_the_ratio_test(games):
+    estimate = estimate_rating(games)
+    score = sum(s for _, s in games)
+    if 0 < score < len(games):
+        grid = [estimate.rating + step for step in (-5.0, -1.0, 1.0, 5.0)]
+        top = _log_likelihood(games, estimate.rating)
+        assert all(_log_likelihood(games, r) <= top + 1e-9 for r in grid)
+        assert estimate.low < estimate.rating < estimate.high
+        for end in (estimate.low, estimate.high):  # each end is where the ratio test crosses
+            assert _log_likelihood(games, end) == pytest.approx(top - TWO_SIDED, abs=1e-3)
+        expected = sum(expected_score(estimate.rating, r) for r, _ in games)
+        assert expected == pytest.approx(score, abs=1e-3)
+    elif score == len(games):  # one-sided: a lower bound
+        assert estimate.rating is None and estimate.high is None
+        assert _log_likelihood(games, estimate.low) == pytest.approx(-ONE_SIDED, abs=1e-3)
+        assert estimate.describe().startswith("> ")
+    else:
+        assert estimate.rating is None and estimate.low is None
+        assert estimate.describe().startswith("< ")
+
+
+def test_two_hundred_games_near_even_odds_give_about_fifty_points_either_way():
+    games = [(1500.0, 1.0)] * 100 + [(1500.0, 0.0)] * 100
+    estimate = estimate_rating(games)
+    assert estimate.rating == pytest.approx(1500.0, abs=0.1)
+    assert 45 < estimate.high - estimate.rating < 55
+    assert estimate.describe() == "1500 [1452, 1548]"
+
+
+@pytest.mark.parametrize("game", [(1000.0, 0.7), (math.inf, 1.0), (math.nan, 0.0)])
+def test_the_estimate_refuses_a_score_or_rating_that_is_not_one(game):
+    with pytest.raises(ValueError, match=r"score 0, 0\.5 or 1"):
+        estimate_rating([game])
+
+
+# --- The schedule --------------------------------------------------------------------------
+
+
+def test_the_first_round_plays_every_rung_and_later_ones_the_nearest_three():
+    ladder = load_ladder("trap")
+    by_rating = [r.spec for r in sorted(ladder.rungs, key=lambda rung: rung.rating)]
+    assert schedule_round(ladder, [], 200) == by_rating
+    assert schedule_round(ladder, [], 4) == by_rating[:2]  # few games: the weakest rungs
+    strong = [(spec, 1.0) for spec in ladder.specs[:-1]] + [(ladder.specs[-1], 0.0)]
+    nearest = schedule_round(ladder, strong, 100)
+    assert len(nearest) == 3 and by_rating[-1] in nearest
+    assert schedule_round(ladder, strong, 2) == nearest[:1]  # one pair left
+
+
+# --- Rating a policy -----------------------------------------------------------------------
+
+
+def test_a_spec_rated_with_one_worker_or_two_gets_the_same_games_and_card(tmp_path):
+    cards = []
+    for workers in (1, 2):
+        card = rate_spec(SMALL, "greedy", tmp_path / str(workers), games=8,
+                         run_options={"workers": workers}, say=lambda line: None)
+        cards.append(json.loads((tmp_path / str(workers) / "card.json").read_text()))
+        assert card.num_games == 8 and card.line.startswith("trap ladder v1: ")
+    assert without_date(cards[0]) == without_date(cards[1])
+    games = [sorted(game_plays(tmp_path / str(w) / "results.jsonl")) for w in (1, 2)]
+    assert games[0] == games[1]  # the same games, in any order of finishing
+
+
+def game_plays(path) -> list[tuple]:
+    """What decides each game of a results file (not its CPU times)."""
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    return [(r["game_id"], r["seed"], r["winner"], r["reason"], tuple(r["actions"]))
+            for r in records]
+
+
+def test_a_resumed_rating_finishes_with_nothing_lost_or_doubled(tmp_path):
+    whole = rate_spec(SMALL, "greedy", tmp_path / "whole", games=12,
+                      run_options={"workers": 0}, say=lambda line: None)
+    cut = tmp_path / "cut"
+    rate_spec(SMALL, "greedy", cut, games=12, run_options={"workers": 0}, say=lambda line: None)
+    lines = (cut / "results.jsonl").read_text().splitlines(keepends=True)
+    (cut / "results.jsonl").write_text("".join(lines[:7]))  # stopped in the second round
+    (cut / "card.json").unlink()
+    resumed = rate_spec(SMALL, "greedy", cut, games=12, run_options={"workers": 0},
+                        resume=True, say=lambda line: None)
+    assert without_date(json.loads(resumed.to_json())) == without_date(json.loads(whole.to_json()))
+    assert len((cut / "results.jsonl").read_text().splitlines()) == 12
+    with pytest.raises(ValueError, match="with spec 'greedy', this one has 'random'"):
+        rate_spec(SMALL, "random", cut, games=12, resume=True, run_options={"workers": 0})
+    with pytest.raises(ValueError, match="holds a rating already"):
+        rate_spec(SMALL, "greedy", cut, games=12, run_options={"workers": 0})
+
+
+def test_a_policy_that_raises_or_runs_out_of_time_loses_by_fault_and_the_run_goes_on(tmp_path):
+    card = rate_spec(SMALL, "tests.support.faulty_agents.RaisingAgent:after=1", tmp_path / "r",
+                     games=6, run_options={"workers": 0}, say=lambda line: None)
+    assert card.num_games == 6 and sum(rung.faults for rung in card.opponents) == 6
+    assert card.rating is None and card.line.endswith("< " + card.line.split("< ")[1])
+    slow = rate_spec(SMALL, "tests.support.faulty_agents.SpinningAgent:seconds=0.3", tmp_path / "s",
+                     games=2, run_options={"workers": 0, "time_budget": 0.1}, say=lambda line: None)
+    assert sum(rung.faults for rung in slow.opponents) == 2
+    illegal = rate_spec(SMALL, "tests.support.faulty_agents.IllegalAgent:after=1", tmp_path / "i",
+                        games=2, run_options={"workers": 0}, say=lambda line: None)
+    assert sum(rung.faults for rung in illegal.opponents) == 2
+
+
+def test_a_python_policy_is_rated_through_the_callable(tmp_path):
+    rules = get_game("trap")
+    seen = []
+
+    def first_legal(observation, mask):
+        seen.append((observation.shape, mask.dtype))
+        return int(mask.argmax())
+
+    card = rate(first_legal, game="trap", games=4, output=tmp_path, name="first-legal",
+                ladder=SMALL)
+    config = rules.make_config(board_size=5)
+    assert seen and seen[0] == (tuple(rules.observation_shape(config)), "int8")
+    assert card.spec == "first-legal" and card.num_games == 4
+    assert json.loads((tmp_path / "card.json").read_text())["spec"] == "first-legal"
+
+
+# --- The command ---------------------------------------------------------------------------
+
+
+def test_trap_rate_prints_the_line_and_writes_the_card(tmp_path, capsys):
+    ladder_file = tmp_path / "ladder.json"
+    ladder_file.write_text(SMALL.to_json())
+    out = tmp_path / "out"
+    assert rate_cli.main(["random", "--ladder", str(ladder_file), "--games", "6",
+                          "--workers", "0", "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    card = json.loads((out / "card.json").read_text())
+    assert printed.strip().splitlines()[-1] == card["line"]
+    assert f"card: {out / 'card.json'}" in printed
+
+
+def test_trap_rate_calibrates_a_ladder_from_its_round_robin(tmp_path, capsys):
+    ladder_file = tmp_path / "ladder.json"
+    ladder_file.write_text(SMALL.to_json())
+    out = tmp_path / "cal"
+    assert rate_cli.main(["--calibrate", "--ladder", str(ladder_file), "--workers", "0",
+                          "--output", str(out)]) == 0
+    rated = load_ladder("trap", out / "ladder.json")
+    assert rated.calibration.num_games == 12 and rated.specs == SMALL.specs
+    assert dict((r.spec, r.rating) for r in rated.rungs)[ANCHOR] == ANCHOR_RATING
+    assert rated.calibration.command.startswith("trap-rate --calibrate")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--game", "trap"], "give an agent SPEC to rate, or --calibrate"),
+        (["random", "--games", "3"], "not an even number of games"),
+        (["nosuchagent", "--game", "othello", "--games", "2"], "nosuchagent"),
+        (["random", "--game", "nope"], "unknown game 'nope'"),
+    ],
+)
+def test_trap_rate_answers_bad_input_in_one_line(argv, message, tmp_path, capsys):
+    try:
+        status = rate_cli.main([*argv, "--output", str(tmp_path / "o")])
+    except SystemExit as exit:  # the parser's errors
+        status = exit.code
+    error = capsys.readouterr().err
+    assert status == 2 and message in error and len(error.strip().splitlines()) == 1
+
+
+# --- The shipped ladders -------------------------------------------------------------------
+
+
+def test_every_game_has_a_ladder_anchored_on_random_without_a_clock():
+    assert ladder_games() == game_names()
+    for game in game_names():
+        ladder = load_ladder(game)
+        ratings = {rung.spec: rung.rating for rung in ladder.rungs}
+        assert ratings[ANCHOR] == ANCHOR_RATING and 6 <= len(ladder.rungs) <= 10
+        for spec in ladder.specs:  # a clock would make a rung's play the machine's
+            assert spec in ("random", "greedy") or "time_limit=none" in spec
+        assert ladder.calibration.num_games > 0 and ladder.calibration.command
+
+
+FINGERPRINT_PLIES = 4
+"""Positions of the fingerprint: the first plies of a fixed game of random moves."""
+
+
+def fingerprint(game: str) -> dict[str, list[int]]:
+    """Each rung's answers on a few fixed positions of the game."""
+    ladder = load_ladder(game)
+    rules = get_game(game)
+    import random
+
+    rng = random.Random(2026)
+    state = rules.initial_state(rules.make_config(**ladder.params))
+    positions = []
+    while len(positions) < FINGERPRINT_PLIES and rules.outcome(state) is None:
+        if rules.is_chance(state):
+            state = rules.apply(state, rules.sample_chance(state, rng))
+            continue
+        positions.append(state)
+        state = rules.apply(state, rng.choice(rules.legal_actions(state)))
+    answers = {}
+    for spec in ladder.specs:
+        agent = make_agent(spec, game=game, seed=0)
+        answers[spec] = []
+        for position in positions:
+            agent.reset(0)
+            answers[spec].append(int(agent.select_action(position)))
+    return answers
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_each_rung_plays_as_when_its_ladder_was_rated(game, request):
+    """A change of code that alters a rung's moves calls for a new ladder version."""
+    path = request.path.parents[2] / "data" / "ladder_fingerprints.json"
+    assert fingerprint(game) == json.loads(path.read_text())[game]
+
+
+# --- Cards side by side --------------------------------------------------------------------
+
+
+def test_the_leaderboard_ranks_cards_per_game_and_leaves_out_other_versions(tmp_path):
+    ladder = load_ladder("othello")
+    base = json.loads(make_card(ladder, "greedy", 0, []).to_json())
+    cards = {
+        "a": base | {"spec": "a", "rating": 1500.0, "low": 1450.0, "high": 1550.0},
+        "b": base | {"spec": "b", "rating": None, "low": 2100.0, "high": None},
+        "old": base | {"spec": "old", "ladder": "v0"},
+        "rules": base | {"spec": "rules", "params": base["params"] | {"board_size": 6}},
+    }
+    for name, card in cards.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "card.json").write_text(json.dumps(card))
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "card.json").write_text("[1, 2")
+    board = leaderboard(tmp_path)
+    assert [row.spec for row in board.rows["othello"]] == ["b", "a"]
+    notes = "\n".join(board.notes)
+    assert "old/card.json: left out, a card of ladder 'v0'; only v1 cards are compared" in notes
+    assert "rules/card.json: left out, played by other rules" in notes
+    assert "junk/card.json: left out, not a card" in notes
+
+
+def test_the_sb3_example_rates_during_learn_and_after_it(capsys, request):
+    pytest.importorskip("sb3_contrib")
+    path = request.path.parents[3] / "examples" / "rate_ppo.py"
+    example = runpy.run_path(str(path), run_name="example")
+    example["main"](["--timesteps", "256", "--rate-every", "256", "--games", "2",
+                     "--callback-games", "2"])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("step 256: trap ladder v1: ")
+    assert lines[-1].startswith("trap ladder v1: ") and lines[-1].endswith("(2 games)")

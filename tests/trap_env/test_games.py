@@ -1,0 +1,138 @@
+"""Tests of trap_env.games' table of games and of the ids ``import trap_env`` registers."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import gymnasium
+import pettingzoo
+import pytest
+
+import trap_env
+from tests.support.toy_game import Race, RandomRacer
+from trap_env.games import GAME_TABLE, GameEntry, entry_of, get_game, register_game
+
+SUITE = {
+    "trap": ("trap_env/Trap-v0", "trap_env/trap_v0", "python_trap"),
+    "othello": ("trap_env/Othello-v0", "trap_env/othello_v0", "python_othello"),
+    "colosseum": ("trap_env/Colosseum-v0", "trap_env/colosseum_v0", "python_colosseum"),
+}
+
+
+def test_the_table_declares_each_games_own_ids() -> None:
+    declared = {entry.name: (entry.gym_id, entry.aec_id, entry.spiel_name) for entry in GAME_TABLE}
+    assert declared == SUITE
+    assert SUITE["trap"][0] == trap_env.GYM_ID and SUITE["trap"][1] == trap_env.AEC_ID
+    assert SUITE["othello"][0] == trap_env.OTHELLO_GYM_ID
+    assert SUITE["colosseum"][0] == trap_env.COLOSSEUM_GYM_ID
+
+
+@pytest.mark.parametrize("entry", GAME_TABLE, ids=lambda entry: entry.name)
+def test_every_path_of_the_table_imports(entry: GameEntry) -> None:
+    assert get_game(entry.name).name == entry.name
+    paths = [entry.env_entry_point, entry.vector_entry_point, entry.aec_entry_point]
+    for path in paths:
+        module, _, attribute = path.partition(":")
+        assert callable(getattr(importlib.import_module(module), attribute))
+    batched = hasattr(get_game(entry.name), "batched_engine")
+    assert entry.vector_entry_point.endswith("VectorEnv") == batched
+
+
+@pytest.mark.parametrize("entry", GAME_TABLE, ids=lambda entry: entry.name)
+def test_import_registers_every_entrys_ids(entry: GameEntry) -> None:
+    assert entry.gym_id is not None and entry.aec_id is not None
+    spec = gymnasium.spec(entry.gym_id)
+    assert (spec.entry_point, spec.vector_entry_point) == (
+        entry.env_entry_point,
+        entry.vector_entry_point,
+    )
+    assert pettingzoo.spec("aec", entry.aec_id).entry_point == entry.aec_entry_point
+    aec = pettingzoo.make("aec", entry.aec_id)
+    aec.reset(seed=0)
+    assert aec.unwrapped.game.name == entry.name
+    assert aec.metadata["name"] == entry.aec_id.partition("/")[2]
+
+
+def test_import_trap_env_imports_no_game() -> None:
+    code = (
+        "import sys, trap_env\n"
+        "print(sorted(m for m in sys.modules if m.startswith('trap_env')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    loaded = "['trap_env', 'trap_env.checks', 'trap_env.game', 'trap_env.games']"
+    assert done.stdout.strip() == loaded
+
+
+@pytest.mark.parametrize("name", sorted(SUITE))
+def test_each_game_has_a_pettingzoo_module(name: str) -> None:
+    module = getattr(trap_env, f"{name}_v0")
+    assert callable(module.env) and isinstance(module.raw_env, type)
+    assert module is importlib.import_module(f"trap_env.{name}.aec_env")
+    exec(f"from trap_env import {name}_v0", {})  # the documented import
+
+
+def test_an_unknown_attribute_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'chess_v0'"):
+        trap_env.chess_v0  # noqa: B018
+
+
+class _IdsRace(Race):
+    name = "race_ids"
+
+
+class _BadIdRace(Race):
+    name = "race_bad_id"
+
+
+@pytest.fixture
+def own_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table of games as it is now, restored after the test (registering is global)."""
+    from trap_env import games
+
+    monkeypatch.setattr(games, "_GAMES", dict(games._GAMES))
+    monkeypatch.setattr(games, "_ENTRIES", dict(games._ENTRIES))
+
+
+@pytest.mark.usefixtures("own_table")
+def test_register_game_registers_the_ids_it_is_given() -> None:
+    game = _IdsRace()
+    entry = register_game(game, gym_id="outside/RaceIds-v0", aec_id="outside/race_ids_v0")
+    assert entry_of("race_ids") == entry and entry.game is game
+    env = gymnasium.make("outside/RaceIds-v0", opponent=RandomRacer())
+    env.reset(seed=0)
+    assert env.unwrapped.game is game
+    aec = pettingzoo.make("aec", "outside/race_ids_v0")
+    aec.reset(seed=0)
+    assert aec.unwrapped.game is game
+
+
+@pytest.mark.usefixtures("own_table")
+def test_register_game_refuses_an_id_that_is_no_string() -> None:
+    with pytest.raises(ValueError, match="gym_id must be a string"):
+        register_game(_BadIdRace(), gym_id=3)  # type: ignore[arg-type]
+    assert entry_of("race_bad_id") is None
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "trap_env",
+        "trap_env.games",
+        "trap_env.rendering",
+        "trap_env.batched_env",
+        "trap_env.trap.gym_env",
+        "trap_env.trap.batched_env",
+        "trap_env.trap.aec_env",
+        "trap_env.trap.rendering",
+        "trap_env.othello.aec_env",
+        "trap_env.colosseum.aec_env",
+    ],
+)
+def test_the_examples_of_the_entry_points_run(module: str) -> None:
+    import doctest
+
+    assert doctest.testmod(importlib.import_module(module)).failed == 0
