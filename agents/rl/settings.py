@@ -1,6 +1,6 @@
 """The settings records of training runs: each field checked by a rule, read back from JSON.
 
-Both :class:`agents.rl.ppo_training.TrainConfig` (PPO) and
+Both :class:`agents.trap.ppo_training.TrainConfig` (PPO) and
 :class:`agents.rl.alphazero.AlphaZeroConfig` declare a table of :data:`Rule` per field and
 check it in ``__post_init__`` with :func:`check_fields`, so that a bad value (from the
 command line, a resumed run's ``config.json`` or code) fails before a run starts, naming
