@@ -150,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     if algo == "alphazero":
-        return alphazero.main(argv, Parser)
+        return alphazero.main(argv, Parser, DEFAULT_GAME)
     args = build_parser().parse_args(argv)
     overrides = config_from_args(args)
     try:

@@ -401,7 +401,7 @@ def stored_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         root / "ppo" / CONFIG_FILE
     )
     (root / "az").mkdir()
-    AlphaZeroConfig(str(root / "az"), board_size=4).save(root / "az" / CONFIG_FILE)
+    AlphaZeroConfig(str(root / "az"), "trap", {"board_size": 4}).save(root / "az" / CONFIG_FILE)
     (root / "file").write_text("mine")
     return {"ppo": root / "ppo", "az": root / "az", "file": root / "file", "new": root / "new"}
 
