@@ -124,10 +124,19 @@ GAME_PACKAGES = tuple(
     f"{floor}.{entry.name}" for floor in ("trap_env", "agents") for entry in GAME_TABLE
 )
 """Each game's own packages: its rules and adapters (``trap_env``), its agents (``agents``)."""
+_AGENTS = Path(agents.__file__).parent
 GENERIC_FLOORS = [
     *sorted(Path(trap_env.__file__).parent.glob("*.py")),
-    *sorted((Path(agents.__file__).parent / "web").glob("*.py")),
+    *sorted(path for path in _AGENTS.glob("*.py") if path.name != "course.py"),
+    *(
+        path
+        for floor in ("search", "mcts", "rl", "arena", "rating", "web")
+        for path in sorted((_AGENTS / floor).rglob("*.py"))
+    ),
 ]
+"""The modules that name no game: ``trap_env``'s outside the game folders, ``agents``' own
+(but ``agents/course.py``, the one shim students paste) and every module, at any depth, of
+the search, MCTS, RL, arena, rating and web floors."""
 
 
 def _imported_modules(path: Path) -> set[str]:
@@ -142,12 +151,11 @@ def _imported_modules(path: Path) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "path", GENERIC_FLOORS, ids=lambda path: f"{path.parent.name}/{path.name}"
+    "path", GENERIC_FLOORS, ids=lambda path: path.relative_to(_AGENTS.parent).as_posix()
 )
 def test_the_generic_floors_import_no_game(path: Path) -> None:
-    """The modules of ``trap_env`` outside the game folders, and the page's
-    (``agents.web``), reach a game only through the table of games (its ``module:attr``
-    strings), never by an import."""
+    """The generic floors (``GENERIC_FLOORS``) reach a game only through the table of games
+    (its ``module:attr`` strings), never by an import."""
     games = [
         module
         for module in _imported_modules(path)
