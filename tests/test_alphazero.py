@@ -400,6 +400,14 @@ def test_an_othello_config_written_before_loads_and_refuses_trap_fields(tmp_path
         AlphaZeroConfig.load(path)
 
 
+def test_the_ladder_evaluation_plays_the_runs_own_rules(tmp_path: Path) -> None:
+    """A Trap! run with another decay is evaluated under that decay (no default rule)."""
+    from agents.rl.alphazero.ladder import run_config
+
+    config = AlphaZeroConfig(str(tmp_path), "trap", {"decay": 0}, eval_every=5)
+    assert run_config(config).params == {"decay": 0}
+
+
 def test_the_game_is_the_command_lines_choice(tmp_path: Path) -> None:
     """The trainer names no game of its own: ``trap-train`` passes its default (Trap!),
     and without one a new run needs ``--game``."""
