@@ -25,6 +25,7 @@ from trap_env.games import game_names
 
 __all__ = [
     "EXEC",
+    "OWN_RULE_FLAGS",
     "Options",
     "check_int",
     "factory_arguments",
@@ -333,6 +334,11 @@ def rule_pair(text: str) -> tuple[str, Any]:
     except ValueError as error:
         message = f"the rule {key!r} takes {error}, got {_shown(value)}"
         raise argparse.ArgumentTypeError(message) from None
+
+
+OWN_RULE_FLAGS = ("board_size", "decay")
+"""The rules that ``trap-train alphazero`` gives with flags of their own (``--board-size``
+of every game, ``--decay`` of Trap!); any other is ``--rule KEY=VALUE``."""
 
 
 def given_rules(board_size: int | None, pairs: Sequence[tuple[str, Any]]) -> dict[str, Any]:

@@ -5,7 +5,7 @@ the ``mcts`` network of Trap! or Othello with ``trap-train alphazero``
 Each ``--stage`` is one step of the opponent curriculum: agent specs joined by ``|``,
 played in equal shares (repeat a spec to weight it). The stages split the budget evenly
 unless ``--stage-fractions`` gives where each starts. Everything lands in ``--run-dir``;
-see :mod:`agents.rl.ppo_training` for the layout. Needs the ``rl`` extra.
+see :mod:`agents.trap.ppo_training` for the layout. Needs the ``rl`` extra.
 
 The whole config (every option, every agent spec, ``config.json`` on ``--resume``) is
 checked before the run folder is created or changed; a mistake is a one-line error. On
@@ -64,8 +64,8 @@ _OWN = ("run_dir", "stages")
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``trap-train`` (its errors are one line): an option per
-    :class:`~agents.rl.ppo_training.TrainConfig` field, built as AlphaZero's are."""
-    from agents.rl.ppo_training import TrainConfig
+    :class:`~agents.trap.ppo_training.TrainConfig` field, built as AlphaZero's are."""
+    from agents.trap.ppo_training import TrainConfig
     from agents.rl.settings import add_record_options, add_run_folder_options
 
     parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -78,8 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def config_from_args(args: argparse.Namespace) -> dict[str, object]:
-    """The :class:`~agents.rl.ppo_training.TrainConfig` fields that the arguments set."""
-    from agents.rl.ppo_training import TrainConfig
+    """The :class:`~agents.trap.ppo_training.TrainConfig` fields that the arguments set."""
+    from agents.trap.ppo_training import TrainConfig
     from agents.rl.settings import record_overrides
 
     fields = record_overrides(args, TrainConfig, skip=_OWN)
@@ -141,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from agents.files import run_folder
         from agents.rl import alphazero
-        from agents.rl.ppo_training import CONFIG_FILE, FIXED_ON_RESUME, TrainConfig, train
+        from agents.trap.ppo_training import CONFIG_FILE, FIXED_ON_RESUME, TrainConfig, train
         from agents.rl.settings import check_resume_overrides
     except ImportError as error:
         print(
@@ -150,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     if algo == "alphazero":
-        return alphazero.main(argv, Parser)
+        return alphazero.main(argv, Parser, DEFAULT_GAME)
     args = build_parser().parse_args(argv)
     overrides = config_from_args(args)
     try:

@@ -43,11 +43,10 @@ from types import TracebackType
 from typing import Any
 
 from agents.arena.match import FAULTS
-from agents.arena.record_rules import UNNAMED_GAME, record_game, recorded_settings
+from agents.arena.record_rules import UNNAMED_GAME, record_game, record_params, recorded_settings
 from agents.files import write_text_atomically
 from trap_env.game import TRUNCATED
 from trap_env.games import UnknownGameError, game_names, get_game
-from trap_env.trap.core import MAX_DECAY
 
 try:
     import fcntl
@@ -198,18 +197,14 @@ _FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
 """The fields every game record has, with their check and what they must be."""
 
 _OPTIONAL_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
-    "decay": (
-        lambda v: _is_int(v) and 0 <= v <= MAX_DECAY,  # type: ignore[operator]
-        f"an integer per mille in 0..{MAX_DECAY}",
-    ),
     "replays": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),  # type: ignore[operator]
     "game": (lambda v: isinstance(v, str), "a game's name"),
     "board_size": (lambda v: _is_int(v) and v >= 3, "an integer >= 3"),  # type: ignore[operator]
     "rules": (lambda v: isinstance(v, dict), "an object of rule parameters"),
     "scores": (lambda v: isinstance(v, dict), "an object of the game's counts"),
 }
-"""Fields a game record may leave out: the decay when it is the default, older runs' replays,
-the game when it is Trap!."""
+"""Fields a game record may leave out: older runs' replays, the game when it is Trap!
+(whose other rule fields, such as ``decay``, its game checks: :func:`_check_unnamed_rules`)."""
 
 
 def end_reasons(game: str, *, allow_paths: bool | Collection[str] = True) -> tuple[str, ...]:
@@ -245,8 +240,8 @@ def check_record(record: object, *, allow_paths: bool | Collection[str] = ()) ->
     for name, (is_valid, expected) in _OPTIONAL_FIELDS.items():
         if name in record and not is_valid(record[name]):
             raise ResultsError(f"{name!r} must be {expected}, got {record[name]!r:.80}")
-    if record_game(record) == UNNAMED_GAME and "board_size" not in record:
-        raise ResultsError("the record has no 'board_size'")
+    if record_game(record) == UNNAMED_GAME:
+        _check_unnamed_rules(record)
     try:
         reasons = end_reasons(record_game(record), allow_paths=allow_paths)
     except UnknownGameError:
@@ -268,6 +263,27 @@ def check_record(record: object, *, allow_paths: bool | Collection[str] = ()) ->
             f"winner_spec {record['winner_spec']!r} is not the winner's seat's spec "
             f"{expected_spec!r}"
         )
+
+
+def _check_unnamed_rules(record: dict[str, Any]) -> None:
+    """Check the rule fields of a record that names no game (Trap!'s, in fields of their
+    own): a board size, and other rules that the game's own ``make_config`` takes.
+
+    The board size's range is left to the reader (the page shows smaller boards than the
+    rules allow, and says so in its own words).
+
+    Raises:
+        ResultsError: naming the field and what the game allows.
+    """
+    if "board_size" not in record:
+        raise ResultsError("the record has no 'board_size'")
+    game = get_game(UNNAMED_GAME)
+    rules = {name: value for name, value in record_params(record).items() if name != "board_size"}
+    for name, value in rules.items():
+        try:
+            game.make_config(**{name: value})
+        except ValueError as error:  # the game's message names the parameter first
+            raise ResultsError(f"{name!r}{str(error).removeprefix(name)}") from None
 
 
 # --- Writing ---------------------------------------------------------------------------

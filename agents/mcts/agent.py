@@ -30,7 +30,7 @@ from typing import Any
 from agents.files import bundled_file
 from agents.mcts.network import Network, load_network
 from agents.mcts.search import CHANCE_MODES, Tree
-from agents.options import require_game
+from agents.options import OWN_RULE_FLAGS, require_game
 from agents.seeded import SeededAgent
 from agents.timing import MAX_TIME_LIMIT, Clock, TimedAgent, check_clock
 from trap_env.agent import UnsupportedGameError
@@ -213,14 +213,10 @@ class MCTSAgent(TimedAgent, SeededAgent):
         return root.actions[root.best_index()]
 
 
-_OWN_FLAGS = ("board_size", "decay")
-"""The rules that ``trap-train alphazero`` sets with flags of their own (Trap!'s decay)."""
-
-
 def _train_flag(game: str, name: str, value: object) -> str:
-    """The ``trap-train alphazero`` flag that sets the rule ``name`` of ``game``: Trap!'s
-    rules and every game's board size have flags of their own, others are ``--rule``."""
-    if name in _OWN_FLAGS:
+    """The ``trap-train alphazero`` flag that sets the rule ``name`` of ``game``: those of
+    :data:`~agents.options.OWN_RULE_FLAGS` have flags of their own, others are ``--rule``."""
+    if name in OWN_RULE_FLAGS:
         return f"--{name.replace('_', '-')} {value}"
     return f"--rule {name}={value}"
 

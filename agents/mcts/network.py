@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.arena.record_rules import UNNAMED_GAME, record_params
 from agents.files import save_npz_atomically
 from trap_env.cache import per_board_size
 from trap_env.game import Game
@@ -328,8 +329,9 @@ def load_network(path: str | Path) -> Network:
         [] if meta is None or meta.ndim != 1 or meta.dtype.kind not in "iu" else meta.tolist()
     )
     if len(numbers) == 4 and numbers[0] == 1:  # version 1: Trap! only, before Othello
-        _, board_size, blocks, decay = numbers
-        game_name, rules = "trap", {"board_size": board_size, "decay": decay}
+        _, board_size, blocks, decay = numbers  # its rules, read as an old record's are
+        game_name = UNNAMED_GAME
+        rules = record_params({"board_size": board_size, "decay": decay})
     elif len(numbers) == 2 and numbers[0] == FORMAT_VERSION:
         blocks = numbers[1]
         game_name, rules = _read_game(path, game)

@@ -1,6 +1,6 @@
 """The settings records of training runs: each field checked by a rule, read back from JSON.
 
-Both :class:`agents.rl.ppo_training.TrainConfig` (PPO) and
+Both :class:`agents.trap.ppo_training.TrainConfig` (PPO) and
 :class:`agents.rl.alphazero.AlphaZeroConfig` declare a table of :data:`Rule` per field and
 check it in ``__post_init__`` with :func:`check_fields`, so that a bad value (from the
 command line, a resumed run's ``config.json`` or code) fails before a run starts, naming
@@ -75,8 +75,14 @@ def check_fields(
             raise ValueError(f"{name} must be {allowed}, got {value!r:.60}")
 
 
-def load_record(cls: type[Record], path: Path) -> Record:
+def load_record(
+    cls: type[Record],
+    path: Path,
+    current: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> Record:
     """The dataclass ``cls`` read from the JSON object in ``path`` (saved with its fields).
+
+    ``current`` turns the fields of a file written by an earlier version into today's.
 
     Raises:
         FileNotFoundError: if there is no such file.
@@ -89,6 +95,10 @@ def load_record(cls: type[Record], path: Path) -> Record:
         raise ValueError(f"{path} is not a JSON config: {error}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path} must hold a JSON object, got {type(data).__name__}")
+    try:
+        data = data if current is None else current(data)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
     names = [item.name for item in dataclasses.fields(cls)]  # type: ignore[arg-type]
     unknown = sorted(set(data) - set(names))
     if unknown or "run_dir" not in data:

@@ -1,7 +1,7 @@
 """Games of a teacher agent against itself, for imitation: the decisions it labels.
 
 Both imitation pipelines take their data here: PPO's behaviour cloning
-(:mod:`agents.rl.pretrain`: every decision labelled, a random action played instead with
+(:mod:`agents.trap.pretrain`: every decision labelled, a random action played instead with
 probability ``epsilon``) and AlphaZero's warm start (:mod:`agents.rl.alphazero.imitation`:
 a few unlabelled random actions open each game, then the teacher plays). Landings are
 drawn from the exact distribution with the same generator.

@@ -5,7 +5,8 @@ and its presets (:mod:`agents.trap.search` over the generic :mod:`agents.search`
 :mod:`agents.trap.evaluation`; batched to a fixed depth in :mod:`agents.trap.batched_search`),
 the course adapter (:mod:`agents.trap.course`) and the shipped networks (``models/``: the
 ``mcts`` network and the ``ppo`` policy), all in :data:`agents.registry.AGENT_TABLE` under the
-game ``"trap"``.
+game ``"trap"``; and ``trap-train``'s PPO training of that policy
+(:mod:`agents.trap.ppo_training`, with its imitation warm start :mod:`agents.trap.pretrain`).
 
 Example:
     >>> from agents import make_agent

@@ -28,7 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trap_scripts import train
 
-from agents.rl.ppo_training import CONFIG_FILE, TrainConfig
+from agents.trap.ppo_training import CONFIG_FILE, TrainConfig
 from trap_env.agent import UnsupportedGameError
 from trap_env.trap.core import GameConfig, State, legal_actions
 
@@ -349,7 +349,7 @@ def check_resume_after_damage(run: Path, name: str) -> None:
 def test_ctrl_c_is_one_line_that_says_to_resume(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agents.rl import ppo_training
+    from agents.trap import ppo_training
 
     def interrupted(config: TrainConfig, resume: bool = False) -> None:
         raise KeyboardInterrupt
@@ -401,7 +401,7 @@ def stored_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         root / "ppo" / CONFIG_FILE
     )
     (root / "az").mkdir()
-    AlphaZeroConfig(str(root / "az"), board_size=4).save(root / "az" / CONFIG_FILE)
+    AlphaZeroConfig(str(root / "az"), "trap", {"board_size": 4}).save(root / "az" / CONFIG_FILE)
     (root / "file").write_text("mine")
     return {"ppo": root / "ppo", "az": root / "az", "file": root / "file", "new": root / "new"}
 
@@ -419,7 +419,7 @@ def check_one_command(argv: list[str]) -> None:
 @contextlib.contextmanager
 def no_training() -> Iterator[None]:
     """Both trainers' ``train`` replaced by the checks it makes before touching the folder."""
-    from agents.rl import ppo_training
+    from agents.trap import ppo_training
     from agents.rl.alphazero import run
 
     def checks_only(config: Any, resume: bool = False) -> Path:
@@ -458,8 +458,8 @@ def test_a_diverged_policy_is_named_before_the_next_rollout() -> None:
     import gymnasium as gym
     import torch
 
-    from agents.rl.ppo_training import DivergedError, TrapPPO
-    from agents.rl.ppo_training.callbacks import DivergenceCallback
+    from agents.trap.ppo_training import DivergedError, TrapPPO
+    from agents.trap.ppo_training.callbacks import DivergenceCallback
 
     env = gym.make("trap_env/Trap-v0", opponent="random", board_size=4)
     model = TrapPPO("MlpPolicy", env, n_steps=8, batch_size=8, device="cpu")

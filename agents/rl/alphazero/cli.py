@@ -11,14 +11,15 @@ import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from agents.files import (
     run_folder,
 )
-from agents.options import given_rules, rule_pair
+from agents.options import OWN_RULE_FLAGS, given_rules, rule_pair
 from agents.rl.alphazero import run
-from agents.rl.alphazero.config import CONFIG_FILE, FIXED_ON_RESUME, TRAP, AlphaZeroConfig
+from agents.rl.alphazero.config import CONFIG_FILE, FIXED_ON_RESUME, AlphaZeroConfig
 from agents.rl.alphazero.ladder import run_config
 from agents.rl.settings import (
     add_record_options,
@@ -45,58 +46,72 @@ def _check_agents(config: AlphaZeroConfig) -> None:
 
 def build_parser(
     parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser,
+    default_game: str | None = None,
 ) -> argparse.ArgumentParser:
-    """The command line of ``trap-train alphazero`` (``parser_class``: the CLI's parser)."""
+    """The command line of ``trap-train alphazero`` (``parser_class``: the CLI's parser;
+    ``default_game``: the game of a new run that names none, or None to require one)."""
     parser = parser_class(
         prog="trap-train alphazero",
         description=importlib.import_module("agents.rl.alphazero").__doc__,
         formatter_class=argparse.RawTextHelpFormatter,
     )
     add_run_folder_options(parser)
+    parser.add_argument(
+        "--game",
+        dest="game_name",
+        metavar="NAME",
+        help=f"the game: {', '.join(game_names())} (one with a batched engine); "
+        + (f"default {default_game}" if default_game else "required for a new run"),
+    )
+    parser.set_defaults(default_game=default_game)
+    parser.add_argument("--board-size", type=int, metavar="N", help="the rule board_size=N")
+    parser.add_argument(
+        "--decay", type=int, metavar="PER_MILLE", help="the rule decay=PER_MILLE (Trap!'s)"
+    )
     add_record_options(
         parser,
         AlphaZeroConfig,
-        skip=("run_dir", "rules"),
-        flags={"progress_bar": "progress", "game_name": "game"},
-        helps={
-            "ladder": "evaluation opponents (agent specs)",
-            "progress_bar": "no progress bar",
-            "game_name": f"the game: {', '.join(game_names())} (one with a batched engine)",
-            "board_size": "N (of any game)",
-            "decay": "Trap!'s rule variant",
-        },
+        skip=("run_dir", "game_name", "rules"),
+        flags={"progress_bar": "progress"},
+        helps={"ladder": "evaluation opponents (agent specs)", "progress_bar": "no progress bar"},
     )
     parser.add_argument(
         "--rule",
         type=rule_pair,
         action="append",
         metavar="KEY=VALUE",
-        help="a rule parameter of a game other than Trap! (e.g. end_rule=course), repeatable",
+        help="a rule parameter of the game (e.g. end_rule=course for othello), repeatable",
     )
     return parser
 
 
+def _rule_flag(name: str) -> str:
+    """The flag that gives the rule ``name`` (the value follows it)."""
+    return f"--{name.replace('_', '-')}" if name in OWN_RULE_FLAGS else f"--rule {name}"
+
+
 def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    """The :class:`AlphaZeroConfig` fields that the arguments set: another game's
-    ``--board-size`` and ``--rule`` pairs go into ``rules``.
+    """The :class:`AlphaZeroConfig` fields that the arguments set: the game when named, and
+    ``--board-size``, ``--decay`` and the ``--rule`` pairs in ``rules``.
 
     Raises:
-        ValueError: for ``--rule`` with Trap!, or a rule given twice.
+        ValueError: for a rule given twice.
     """
     fields = record_overrides(args, AlphaZeroConfig, skip=("run_dir", "rules"))
-    game = fields.get("game_name", TRAP)
-    size = fields.pop("board_size", None) if game != TRAP else None
-    if game == TRAP and args.rule:
-        raise ValueError("Trap!'s rules are --board-size and --decay, not --rule")
-    rules = {} if game == TRAP else given_rules(size, args.rule or [])
+    pairs = [*([("decay", args.decay)] if args.decay is not None else []), *(args.rule or [])]
+    rules = given_rules(args.board_size, pairs)
     return fields | ({"rules": rules} if rules else {})
 
 
 def main(
     argv: Sequence[str] | None = None,
     parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser,
+    default_game: str | None = None,
 ) -> int:
     """Train, or resume, one AlphaZero run; print where the network is.
+
+    ``default_game`` is the game of a new run without ``--game`` (None: ``--game`` is
+    required); a resumed run keeps its own.
 
     The whole config (every setting, the agent specs of the teacher and the ladder, and on
     ``--resume`` the flags against the stored run) is checked before the run folder is
@@ -104,7 +119,7 @@ def main(
     ``config.json`` (``exec:`` commands and dotted paths run code): resume only runs whose
     folder you trust.
     """
-    args = build_parser(parser_class).parse_args(argv)
+    args = build_parser(parser_class, default_game).parse_args(argv)
     prog = "trap-train alphazero"
     try:
         config = _config(args)
@@ -135,8 +150,18 @@ def _config(args: argparse.Namespace) -> AlphaZeroConfig:
     folder = run_folder(args.run_dir)
     overrides = config_from_args(args)
     if not args.resume:
-        return AlphaZeroConfig(run_dir=args.run_dir, **overrides)
+        game = overrides.pop("game_name", args.default_game)
+        if game is None:
+            raise ValueError(f"give the game: --game NAME ({', '.join(game_names())})")
+        return AlphaZeroConfig(run_dir=args.run_dir, game_name=game, **overrides)
     saved = AlphaZeroConfig.load(folder / CONFIG_FILE)
-    check_resume_overrides(saved, overrides, FIXED_ON_RESUME, {})
+    given = overrides.pop("rules", {})
+    played = saved.rulebook.config_params(saved.game)
+    check_resume_overrides(
+        SimpleNamespace(**vars(saved), **played),  # each rule flag beside the stored rule
+        overrides | given,
+        (*FIXED_ON_RESUME, *given),
+        {"game_name": "--game", **{name: _rule_flag(name) for name in given}},
+    )
     # The folder may have moved since the run began: it is where the run is now.
     return dataclasses.replace(saved, run_dir=args.run_dir, **overrides)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.arena.record_rules import UNNAMED_GAME, record_params
 from agents.files import (
     write_text_atomically,
 )
@@ -23,11 +24,6 @@ from agents.rl.settings import (
 from trap_env.batched import batched_engine
 from trap_env.game import Game, turn_limit
 from trap_env.games import game_names, get_game
-from trap_env.trap.core import DEFAULT_DECAY
-
-TRAP = "trap"
-"""The game whose rules are the config's own ``board_size`` and ``decay`` fields: a run's
-``config.json`` written before ``game_name`` existed is a Trap! run."""
 
 CONFIG_FILE = "config.json"
 CHECKPOINT_FILE = "checkpoint.pt"
@@ -35,8 +31,6 @@ REPLAY_FILE = "replay.npz"
 FIXED_ON_RESUME = (
     "game_name",
     "rules",
-    "board_size",
-    "decay",
     "channels",
     "blocks",
     "hidden",
@@ -61,10 +55,9 @@ class AlphaZeroConfig:
         run_dir: the run folder.
         game_name: the game, by its name in :mod:`trap_env.games`; it needs a batched engine
             (Trap! and Othello have one).
-        rules: the rule parameters of a game other than Trap! (Othello:
-            ``{"board_size": 8, "end_rule": "standard"}``); None for the game's defaults.
-        board_size: Trap!'s N.
-        decay: Trap!'s rule variant (see :class:`trap_env.trap.core.GameConfig`).
+        rules: the game's rule parameters, as its ``make_config`` takes them (Trap!:
+            ``{"board_size": 5, "decay": 0}``; Othello: ``{"board_size": 8, "end_rule":
+            "standard"}``); None for the game's defaults.
         channels, blocks, hidden: the network's size (see :mod:`agents.mcts.network`).
         initial_network: an ``mcts`` network file to start from (a warm start; its size
             must be ``channels``, ``blocks``, ``hidden``), or None for random weights.
@@ -77,8 +70,7 @@ class AlphaZeroConfig:
         dirichlet_alpha, noise_fraction: the root noise of self-play.
         temperature_turns: turns during which moves are sampled by visit counts.
         value_mix: value target = (1 - value_mix) * outcome + value_mix * root value.
-        max_turns: self-play games are draws after this many turns (default: the game's,
-            Trap!'s 4 * N * N).
+        max_turns: self-play games are draws after this many turns (default: the game's).
         replay_size: samples kept in the replay buffer.
         batch_size: minibatch size.
         sample_reuse: training steps per iteration = new samples * reuse / batch size.
@@ -101,10 +93,8 @@ class AlphaZeroConfig:
     """
 
     run_dir: str
-    game_name: str = TRAP
+    game_name: str
     rules: dict[str, Any] | None = None
-    board_size: int = 7
-    decay: int = DEFAULT_DECAY
     channels: int = 32
     blocks: int = 3
     hidden: int = 64
@@ -155,11 +145,6 @@ class AlphaZeroConfig:
             raise ValueError(f"self-play runs on the game's batched engine: {error}") from None
         if self.eval_every and not self.ladder:
             raise ValueError("ladder must name at least one agent spec, or eval_every=0")
-        if self.eval_every and self.decay != DEFAULT_DECAY:
-            raise ValueError(
-                f"the ladder evaluation plays the default rule (decay={DEFAULT_DECAY}); "
-                f"with decay={self.decay} use eval_every=0"
-            )
         if self.eval_every and "," in self.run_dir:
             raise ValueError(
                 f"run_dir {self.run_dir!r} holds a comma: the ladder evaluation names the "
@@ -168,9 +153,7 @@ class AlphaZeroConfig:
             )
 
     def _check_rules(self) -> None:
-        """Refuse a game that is not registered, Trap!'s rule fields with another game and
-        ``rules`` with Trap! (:func:`agents.arena.plan.rule_params`), and rules the game's
-        ``make_config`` refuses."""
+        """Refuse a game that is not registered, and rules the game's ``make_config`` refuses."""
         if self.game_name not in game_names():  # a run's file never makes us import a module
             raise ValueError(
                 f"game_name must be one of {', '.join(game_names())}, got {self.game_name!r:.60}"
@@ -179,7 +162,7 @@ class AlphaZeroConfig:
             isinstance(self.rules, dict) and all(isinstance(key, str) for key in self.rules)
         ):
             raise ValueError(f"rules must be an object of rule parameters, got {self.rules!r:.100}")
-        _ = self.game  # rule_params, then make_config naming a bad parameter and what is allowed
+        _ = self.game  # make_config names a bad parameter and what is allowed
 
     @property
     def rulebook(self) -> Game[Any, Any]:
@@ -188,21 +171,7 @@ class AlphaZeroConfig:
 
     @property
     def rule_params(self) -> dict[str, Any]:
-        """The rule parameters: Trap!'s ``board_size`` and ``decay`` (fields of the stored
-        config), another game's ``rules``.
-
-        Raises:
-            ValueError: for Trap!'s fields set with another game, or ``rules`` with Trap!.
-        """
-        if self.game_name == TRAP:
-            if self.rules is not None:
-                raise ValueError("Trap!'s rules are board_size and decay, not rules={...}")
-            return {"board_size": self.board_size, "decay": self.decay}
-        if (self.board_size, self.decay) != (7, DEFAULT_DECAY):
-            raise ValueError(
-                f"board_size and decay are Trap!'s rules; the game {self.game_name!r} takes "
-                "its rule parameters in rules={...}"
-            )
+        """The rule parameters given (``rules``; empty for the game's defaults)."""
         return {} if self.rules is None else dict(self.rules)
 
     @property
@@ -227,7 +196,8 @@ class AlphaZeroConfig:
 
     @classmethod
     def load(cls, path: Path) -> AlphaZeroConfig:
-        """Read settings written by :meth:`save`.
+        """Read settings written by :meth:`save`, by this version or an earlier one
+        (:func:`current_fields`).
 
         Raises:
             FileNotFoundError: if there is no such file (no run to resume).
@@ -235,7 +205,39 @@ class AlphaZeroConfig:
         """
         if not path.is_file():
             raise FileNotFoundError(f"no run to resume: {path} does not exist")
-        return load_record(cls, path)
+        return load_record(cls, path, current_fields)
+
+
+OLD_RULE_FIELDS = ("board_size", "decay")
+"""The fields that held the rules of a run of the game that records naming none are of
+(Trap!'s), in config files written before ``rules`` held every game's rule parameters."""
+
+
+def current_fields(stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored config's fields as this version names them.
+
+    A config written before ``game_name`` existed is a run of the game that records naming
+    none are of (:data:`agents.arena.record_rules.UNNAMED_GAME`); one written before
+    ``rules`` held every game's parameters kept that game's rules in fields of their own
+    (:data:`OLD_RULE_FIELDS`, read as an old game record's are:
+    :func:`agents.arena.record_rules.record_params`), at their defaults for another game.
+
+    Raises:
+        ValueError: for old rule fields off their defaults beside ``rules``.
+    """
+    fields = dict(stored)
+    old = {name: fields.pop(name) for name in OLD_RULE_FIELDS if name in fields}
+    game = fields.setdefault("game_name", UNNAMED_GAME)
+    if old and game == UNNAMED_GAME and fields.get("rules") is None:
+        return fields | {"rules": record_params(old)}
+    unnamed = get_game(UNNAMED_GAME)
+    defaults = unnamed.config_params(unnamed.make_config())
+    if any(defaults[name] != value for name, value in old.items()):
+        raise ValueError(
+            f"{' and '.join(OLD_RULE_FIELDS)} hold the rules of a {UNNAMED_GAME} run only in a "
+            f"config without rules; give every rule parameter in rules={{...}}"
+        )
+    return fields
 
 
 _AT_LEAST_1: Rule = (int, lambda v: v >= 1, "an integer >= 1")
@@ -245,8 +247,6 @@ _SHARE: Rule = (float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
 _FIELD_RULES: dict[str, Rule] = {
     "run_dir": (str, lambda v: True, "a folder path"),
     "game_name": (str, lambda v: True, "a game's name"),  # get_game names the games
-    "board_size": (int, lambda v: True, "an integer"),  # GameConfig checks the range
-    "decay": (int, lambda v: True, "an integer"),
     "channels": _AT_LEAST_1,
     "blocks": _AT_LEAST_1,
     "hidden": _AT_LEAST_1,
@@ -261,7 +261,7 @@ _FIELD_RULES: dict[str, Rule] = {
     "noise_fraction": _SHARE,
     "temperature_turns": _AT_LEAST_0,
     "value_mix": _SHARE,
-    "max_turns": (int, lambda v: v >= 1, "an integer >= 1 or null (4 * N * N)"),
+    "max_turns": (int, lambda v: v >= 1, "an integer >= 1 or null (the game's limit)"),
     "replay_size": _AT_LEAST_1,
     "batch_size": _AT_LEAST_1,
     "sample_reuse": _POSITIVE,

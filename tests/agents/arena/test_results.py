@@ -77,6 +77,22 @@ def test_check_record_accepts_a_record_of_the_runner():
     check_record({**RECORD, "decay": 0})  # a rule variant names its decay
 
 
+@given(st.one_of(st.integers(-5, 1005), st.text(max_size=3), st.floats(), st.booleans()))
+def test_an_old_records_decay_is_checked_by_its_games_own_rules(decay):
+    """A record that names no game is Trap!'s: its game's ``make_config`` (through the
+    table of games) says which decays there are, in its own words."""
+    from trap_env.games import get_game
+
+    try:
+        get_game("trap").make_config(decay=decay)
+    except ValueError as error:
+        with pytest.raises(ResultsError) as caught:
+            check_record({**RECORD, "decay": decay})
+        assert str(caught.value) == f"'decay'{str(error).removeprefix('decay')}"
+    else:
+        check_record({**RECORD, "decay": decay})
+
+
 @given(st.lists(st.one_of(st.binary(max_size=40), st.sampled_from([line().encode(), b"\n"]))))
 def test_any_bytes_read_as_records_or_a_clear_error(tmp_path_factory, chunks):
     path = tmp_path_factory.mktemp("fuzz") / "r.jsonl"

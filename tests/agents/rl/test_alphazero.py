@@ -37,12 +37,13 @@ from agents.rl.alphazero import (
     SelfPlay,
     augment,
     build_net,
+    build_parser,
     imitation_samples,
 )
 from trap_env.trap import core
 from trap_env.trap.core import GameConfig
 
-TINY = {"board_size": 5, "channels": 4, "blocks": 1, "hidden": 4, "games": 3,
+TINY = {"game_name": "trap", "rules": {"board_size": 5}, "channels": 4, "blocks": 1, "hidden": 4, "games": 3,
         "simulations": 6}
 
 
@@ -59,7 +60,7 @@ def test_self_play_samples_are_legal_distributions(tmp_path: Path) -> None:
 
 def test_self_play_follows_its_seed_and_replaces_finished_games(tmp_path: Path) -> None:
     # Draws after 5 turns: every slot's game ends (by the limit if not before) and is replaced.
-    settings = {**TINY, "board_size": 4, "max_turns": 5}
+    settings = {**TINY, "rules": {"board_size": 4}, "max_turns": 5}
     config = AlphaZeroConfig(run_dir=str(tmp_path), **settings)  # type: ignore[arg-type]
     import torch
 
@@ -91,7 +92,7 @@ def test_a_run_starts_from_a_network_of_its_size_only(tmp_path: Path) -> None:
     wider = dataclasses.replace(config, channels=8, initial_network=str(start))
     with pytest.raises(IncompatibleNetworkError, match="this run needs channels=8"):
         build_net(wider)
-    other_board = dataclasses.replace(config, board_size=6, initial_network=str(start))
+    other_board = dataclasses.replace(config, rules={"board_size": 6}, initial_network=str(start))
     with pytest.raises(IncompatibleNetworkError, match=r"for trap \(board_size=5"):
         build_net(other_board)
 
@@ -162,21 +163,21 @@ def test_replay_buffer_keeps_the_latest() -> None:
 
 def test_config_errors_name_the_setting(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="games must be an integer >= 1"):
-        AlphaZeroConfig(run_dir=str(tmp_path), games=0)
+        AlphaZeroConfig(game_name="trap", run_dir=str(tmp_path), games=0)
     with pytest.raises(ValueError, match="value_mix"):
-        AlphaZeroConfig(run_dir=str(tmp_path), value_mix=2.0)
+        AlphaZeroConfig(game_name="trap", run_dir=str(tmp_path), value_mix=2.0)
     for field, value in [("max_turns", 0), ("weight_decay", -0.1), ("initial_network", ""),
                          ("simulations", 2.5), ("progress_bar", 1)]:
         with pytest.raises(ValueError, match=f"{field} must be"):
-            AlphaZeroConfig(run_dir=str(tmp_path), **{field: value})  # type: ignore[arg-type]
+            AlphaZeroConfig(game_name="trap", run_dir=str(tmp_path), **{field: value})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="ladder must be a list of agent specs"):
-        AlphaZeroConfig(run_dir=str(tmp_path), ladder="random")  # type: ignore[arg-type]
+        AlphaZeroConfig(game_name="trap", run_dir=str(tmp_path), ladder="random")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="at least one agent spec, or eval_every=0"):
-        AlphaZeroConfig(run_dir=str(tmp_path), ladder=[], eval_every=5)
+        AlphaZeroConfig(game_name="trap", run_dir=str(tmp_path), ladder=[], eval_every=5)
     with pytest.raises(ValueError, match="holds a comma"):
-        AlphaZeroConfig(run_dir=str(tmp_path / "a,b"), eval_every=5)
-    AlphaZeroConfig(run_dir=str(tmp_path / "a,b"), eval_every=0)
-    AlphaZeroConfig(run_dir=str(tmp_path / "a=b:c"), eval_every=5)  # read whole
+        AlphaZeroConfig(game_name="trap", run_dir=str(tmp_path / "a,b"), eval_every=5)
+    AlphaZeroConfig(game_name="trap", run_dir=str(tmp_path / "a,b"), eval_every=0)
+    AlphaZeroConfig(game_name="trap", run_dir=str(tmp_path / "a=b:c"), eval_every=5)  # read whole
 
 
 def test_tiny_training_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -360,6 +361,69 @@ def test_a_flag_the_run_can_take_is_recorded(
     assert state["optimizer"]["param_groups"][0]["lr"] == 0.25  # taken, not only recorded
 
 
+def _stored_as_before(run: Path, shape: str) -> None:
+    """Rewrite ``run``'s config.json as an earlier version wrote it: ``"no game"`` (before
+    ``game_name``), ``"rule fields"`` (Trap!'s rules in fields of their own)."""
+    import json
+
+    fields = json.loads((run / "config.json").read_text())
+    rules = fields.pop("rules")
+    if shape == "no game":
+        del fields["game_name"]
+    fields |= {"board_size": rules["board_size"], "decay": 50}
+    if shape == "rule fields":
+        fields["rules"] = None
+    (run / "config.json").write_text(json.dumps(fields))
+
+
+@pytest.mark.parametrize("shape", ["no game", "rule fields"])
+def test_a_config_written_before_resumes_with_its_rules(run_copy: Path, shape: str) -> None:
+    _stored_as_before(run_copy, shape)
+    config = AlphaZeroConfig.load(run_copy / "config.json")
+    assert (config.game_name, config.rules) == ("trap", {"board_size": 4, "decay": 50})
+    assert resume(run_copy, "--board-size", "4")[0] == 0  # its own value is fine
+    assert resume(run_copy, "--iterations", "2")[0] == 0
+    assert (run_copy / "networks" / "iter_0002.npz").is_file()
+    status, err = resume(run_copy, "--decay", "0")
+    assert status == 1
+    assert_one_line(err, "--decay 0 (the run has 50)", "new run")
+
+
+def test_an_othello_config_written_before_loads_and_refuses_trap_fields(tmp_path: Path) -> None:
+    import json
+
+    path = tmp_path / "config.json"
+    fields = {"run_dir": str(tmp_path), "game_name": "othello", "rules": {"board_size": 4}}
+    path.write_text(json.dumps(fields | {"board_size": 7, "decay": 50}))
+    assert AlphaZeroConfig.load(path).rules == {"board_size": 4}
+    path.write_text(json.dumps(fields | {"board_size": 8, "decay": 50}))
+    with pytest.raises(ValueError, match="give every rule parameter in rules"):
+        AlphaZeroConfig.load(path)
+
+
+def test_the_ladder_evaluation_plays_the_runs_own_rules(tmp_path: Path) -> None:
+    """A Trap! run with another decay is evaluated under that decay (no default rule)."""
+    from agents.rl.alphazero.ladder import run_config
+
+    config = AlphaZeroConfig(str(tmp_path), "trap", {"decay": 0}, eval_every=5)
+    assert run_config(config).params == {"decay": 0}
+
+
+def test_the_game_is_the_command_lines_choice(tmp_path: Path) -> None:
+    """The trainer names no game of its own: ``trap-train`` passes its default (Trap!),
+    and without one a new run needs ``--game``."""
+    from agents.rl.alphazero import main
+
+    with pytest.raises(TypeError, match="game_name"):
+        AlphaZeroConfig(run_dir=str(tmp_path))  # type: ignore[call-arg]
+    errors = io.StringIO()
+    with contextlib.redirect_stderr(errors):
+        assert main(["--run-dir", str(tmp_path / "run")]) == 1
+    assert "give the game: --game NAME" in errors.getvalue()
+    assert not (tmp_path / "run").exists()
+    assert build_parser(default_game="trap").parse_args(["--run-dir", "x"]).default_game == "trap"
+
+
 @pytest.mark.parametrize(
     ("flags", "message"),
     [(["--board-size", "9"], "board sizes 3..8"),
@@ -466,7 +530,7 @@ def test_a_diverged_network_is_named_and_never_saved(
 
 # --- Othello: the same trainer on another game's batched engine -------------------------
 
-OTHELLO_TINY = {"game_name": "othello", "rules": {"board_size": 4}, "board_size": 7,
+OTHELLO_TINY = {"game_name": "othello", "rules": {"board_size": 4},
                 "channels": 4, "blocks": 1, "hidden": 4, "games": 3, "simulations": 6}
 
 
@@ -558,8 +622,8 @@ def test_an_othello_run_trains_and_its_network_plays_othello_only(tmp_path: Path
      ({"rules": {"board_size": 10}}, "up to 8x8"),
      ({"rules": {"board_size": 5}}, "even integer"),
      ({"rules": {"size": 8}}, "no rule parameter"),
-     ({"board_size": 8}, "board_size and decay are Trap!'s rules"),
-     ({"game_name": "trap"}, "not rules="),
+     ({"rules": {"board_size": 4, "decay": 0}}, r"Othello has no rule parameter \['decay'\]"),
+     ({"game_name": "trap", "rules": {"end_rule": "course"}}, "Trap! has no rule parameter"),
      ({"game_name": "mypackage.game:GAME"}, "game_name must be one of")],
 )
 def test_an_othello_config_names_what_is_wrong(
@@ -569,12 +633,18 @@ def test_an_othello_config_names_what_is_wrong(
         othello_config(tmp_path, **changes)
 
 
-def test_rule_flags_go_to_other_games_only(
+def test_rule_flags_are_the_rules_of_any_game(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """``--board-size``, ``--decay`` and ``--rule`` all give the game's rules, which its own
+    ``make_config`` checks: Trap!'s decay is a rule like another game's."""
     run = str(tmp_path / "run")
-    assert trap_train(["alphazero", "--run-dir", run, "--rule", "decay=60"]) == 1
-    assert "not --rule" in capsys.readouterr().err
+    assert trap_train(["alphazero", "--run-dir", run, "--decay", "6", "--rule", "decay=6"]) == 1
+    assert "the rule 'decay' is given twice" in capsys.readouterr().err
+    assert trap_train(["alphazero", "--run-dir", run, "--game", "othello", "--decay", "6"]) == 1
+    assert "Othello has no rule parameter ['decay']" in capsys.readouterr().err
+    assert trap_train(["alphazero", "--run-dir", run, "--rule", "decay=1001"]) == 1
+    assert "decay must be an integer per mille in 0..1000" in capsys.readouterr().err
     flags = ["--game", "othello", "--rule", "board_size=6", "--board-size", "6"]
     assert trap_train(["alphazero", "--run-dir", run, *flags]) == 1
     assert "the rule 'board_size' is given twice" in capsys.readouterr().err

@@ -16,7 +16,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 import trap_env  # noqa: F401  (registers the ids)
 from agents.rl.batched_vec_env import BatchedVecEnv
-from agents.rl.ppo_training import OpponentMix, TrainConfig, make_vec_env, train
+from agents.trap.ppo_training import OpponentMix, TrainConfig, make_vec_env, train
 from trap_env.trap import batched as batched_trap
 
 

@@ -24,14 +24,14 @@ from trap_scripts import train
 
 from agents import SpecError, make_agent
 from agents.rl.ppo import DEFAULT_MODELS, IncompatibleModelError, PPOAgent
-from agents.rl.ppo_training import (
+from agents.trap.ppo_training import (
     MobilityShaping,
     OpponentMix,
     TrainConfig,
     latest_checkpoint,
     stage_at,
 )
-from agents.rl.pretrain import imitation_data, pretrain
+from agents.trap.pretrain import imitation_data, pretrain
 from trap_env.agent import UnsupportedGameError, check_supports
 from trap_env.trap.core import (
     GameConfig,

@@ -22,13 +22,13 @@ Example:
 This package needs the ``rl`` extra (torch, stable-baselines3, sb3-contrib).
 """
 
-from agents.rl.ppo_training.callbacks import DivergedError
-from agents.rl.ppo_training.checkpoints import checkpoints_newest_first, latest_checkpoint
-from agents.rl.ppo_training.config import CONFIG_FILE, FIXED_ON_RESUME, TrainConfig, stage_at
-from agents.rl.ppo_training.envs import make_eval_env, make_vec_env
-from agents.rl.ppo_training.opponents import OpponentMix
-from agents.rl.ppo_training.run import TrapPPO, train
-from agents.rl.ppo_training.shaping import MobilityShaping
+from agents.trap.ppo_training.callbacks import DivergedError
+from agents.trap.ppo_training.checkpoints import checkpoints_newest_first, latest_checkpoint
+from agents.trap.ppo_training.config import CONFIG_FILE, FIXED_ON_RESUME, TrainConfig, stage_at
+from agents.trap.ppo_training.envs import make_eval_env, make_vec_env
+from agents.trap.ppo_training.opponents import OpponentMix
+from agents.trap.ppo_training.run import TrapPPO, train
+from agents.trap.ppo_training.shaping import MobilityShaping
 
 __all__ = [
     "CONFIG_FILE",

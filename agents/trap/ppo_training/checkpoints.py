@@ -1,6 +1,6 @@
 """The model files of a run folder: its checkpoints and the self-play pool's snapshots.
 
-Part of :mod:`agents.rl.ppo_training`.
+Part of :mod:`agents.trap.ppo_training`.
 """
 
 from __future__ import annotations

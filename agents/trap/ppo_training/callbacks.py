@@ -1,6 +1,6 @@
 """The SB3 callbacks of a PPO run: curriculum and self-play pool, divergence, progress.
 
-Part of :mod:`agents.rl.ppo_training`.
+Part of :mod:`agents.trap.ppo_training`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm.auto import tqdm
 
-from agents.rl.ppo_training.checkpoints import _readable_snapshots
-from agents.rl.ppo_training.config import TrainConfig, stage_at
-from agents.rl.ppo_training.opponents import OpponentMix
+from agents.trap.ppo_training.checkpoints import _readable_snapshots
+from agents.trap.ppo_training.config import TrainConfig, stage_at
+from agents.trap.ppo_training.opponents import OpponentMix
 
 
 class CurriculumCallback(BaseCallback):

@@ -3,7 +3,7 @@
 Also the run folder's config file (:data:`CONFIG_FILE`), the settings a resume cannot change
 (:data:`FIXED_ON_RESUME`), and the curriculum stage in force at a step (:func:`stage_at`).
 
-Part of :mod:`agents.rl.ppo_training`.
+Part of :mod:`agents.trap.ppo_training`.
 """
 
 from __future__ import annotations
@@ -45,17 +45,17 @@ class TrainConfig:
         self_play_fraction: the share of games played against a frozen snapshot of the
             learner once the pool has one (0 disables self-play).
         shaping: the weight of the mobility-margin reward shaping (0 disables it; see
-            :mod:`agents.rl.ppo_training.shaping`).
+            :mod:`agents.trap.ppo_training.shaping`).
         pretrain_teacher: the agent spec that the policy imitates before PPO starts.
         pretrain_games: the number of teacher games to imitate (0: no warm start; see
-            :mod:`agents.rl.pretrain`).
+            :mod:`agents.trap.pretrain`).
         pretrain_epochs, pretrain_learning_rate: the imitation's epochs and step size.
         snapshot_every: learner steps between two snapshots added to the pool.
         pool_size: the number of most recent snapshots kept in the pool.
         board_size: N.
         max_turns: the env's truncation limit (None: its default, 4 * N * N).
         num_envs: the number of games played at once (see
-            :func:`agents.rl.ppo_training.envs.make_vec_env`).
+            :func:`agents.trap.ppo_training.envs.make_vec_env`).
         batched: play them in one batched env (:mod:`agents.rl.batched_vec_env`); False uses single
             envs, as reward shaping and boards over 8x8 always do.
         subprocess: run the envs in subprocesses (``SubprocVecEnv``); False runs them in

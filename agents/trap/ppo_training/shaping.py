@@ -1,6 +1,6 @@
 """Reward shaping by the mobility margin (:class:`MobilityShaping`), potential-based.
 
-Part of :mod:`agents.rl.ppo_training`.
+Part of :mod:`agents.trap.ppo_training`.
 """
 
 from __future__ import annotations

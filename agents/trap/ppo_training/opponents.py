@@ -2,7 +2,7 @@
 
 The mix is of agent specs and, with self-play, frozen snapshots of the learner.
 
-Part of :mod:`agents.rl.ppo_training`.
+Part of :mod:`agents.trap.ppo_training`.
 """
 
 from __future__ import annotations

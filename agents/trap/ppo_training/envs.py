@@ -1,6 +1,6 @@
 """The envs a PPO run trains and evaluates in: batched, or single envs in a vec env.
 
-Part of :mod:`agents.rl.ppo_training`.
+Part of :mod:`agents.trap.ppo_training`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
 from agents.rl.batched_vec_env import BatchedVecEnv
-from agents.rl.ppo_training.config import TrainConfig
-from agents.rl.ppo_training.shaping import MobilityShaping
+from agents.trap.ppo_training.config import TrainConfig
+from agents.trap.ppo_training.shaping import MobilityShaping
 from trap_env.agent import Agent
 from trap_env.trap.batched import MAX_BOARD_SIZE
 

@@ -1,6 +1,6 @@
 """One PPO run: build the model (or resume it from a checkpoint), warm start it, learn, save.
 
-Part of :mod:`agents.rl.ppo_training`.
+Part of :mod:`agents.trap.ppo_training`.
 """
 
 from __future__ import annotations
@@ -31,14 +31,14 @@ from agents.rl.ppo import (
     read_parameters,
     stamp_model,
 )
-from agents.rl.ppo_training.callbacks import (
+from agents.trap.ppo_training.callbacks import (
     CurriculumCallback,
     DivergenceCallback,
     ProgressBarCallback,
 )
-from agents.rl.ppo_training.checkpoints import checkpoints_newest_first
-from agents.rl.ppo_training.config import CONFIG_FILE, TrainConfig
-from agents.rl.ppo_training.envs import make_eval_env, make_vec_env
+from agents.trap.ppo_training.checkpoints import checkpoints_newest_first
+from agents.trap.ppo_training.config import CONFIG_FILE, TrainConfig
+from agents.trap.ppo_training.envs import make_eval_env, make_vec_env
 
 
 class TrapPPO(MaskablePPO):
@@ -174,7 +174,7 @@ def _train(config: TrainConfig, resume: bool) -> MaskablePPO:
 
 def _warm_start(config: TrainConfig, model: MaskablePPO) -> None:
     """Imitate the teacher (behaviour cloning), and save the result as ``pretrained.zip``."""
-    from agents.rl.pretrain import imitation_data, pretrain
+    from agents.trap.pretrain import imitation_data, pretrain
 
     data = imitation_data(
         config.pretrain_teacher,
