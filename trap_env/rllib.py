@@ -28,7 +28,9 @@ from gymnasium import spaces
 __all__ = ["RLlibObservation", "make_env", "masked_ppo_config", "register"]
 
 
-class RLlibObservation(gym.ObservationWrapper):  # type: ignore[type-arg]
+class RLlibObservation(
+    gym.ObservationWrapper[dict[str, np.ndarray], np.int64, dict[str, np.ndarray]]
+):
     """A game's env whose observations are RLlib's masked dict: the flat float32 planes
     under ``"observations"``, the float32 action mask under ``"action_mask"``.
 
@@ -39,7 +41,7 @@ class RLlibObservation(gym.ObservationWrapper):  # type: ignore[type-arg]
         ValueError: for an env whose observations are not the planes-and-mask dict.
     """
 
-    def __init__(self, env: gym.Env[Any, Any]) -> None:
+    def __init__(self, env: gym.Env[dict[str, np.ndarray], np.int64]) -> None:
         super().__init__(env)
         space = env.observation_space
         if not (isinstance(space, spaces.Dict) and set(space) == {"observation", "action_mask"}):
@@ -50,7 +52,7 @@ class RLlibObservation(gym.ObservationWrapper):  # type: ignore[type-arg]
         planes, mask = space["observation"], space["action_mask"]
         self.observation_space = spaces.Dict(
             {
-                "observations": spaces.Box(0.0, 1.0, (int(np.prod(planes.shape)),), np.float32),
+                "observations": spaces.Box(0.0, 1.0, (spaces.flatdim(planes),), np.float32),
                 "action_mask": spaces.Box(0.0, 1.0, mask.shape, np.float32),
             }
         )
@@ -103,7 +105,7 @@ def masked_ppo_config(env_id: str, **env_kwargs: Any) -> Any:
     )
 
     return (
-        PPOConfig()
+        PPOConfig()  # type: ignore[no-untyped-call]
         .environment(register(env_id), env_config=env_kwargs)
         .rl_module(rl_module_spec=RLModuleSpec(module_class=ActionMaskingTorchRLModule))
     )
