@@ -66,8 +66,9 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
     ``info["zones"]``); the rewards stay +1, 0 and -1.
 
     ``info`` holds the same keys after every ``reset`` and ``step`` (the env contract of
-    ``docs/environments.md``), NumPy values only (``np.int64``, ``np.bool_``, arrays: what
-    vectorizing clients such as TorchRL's ``GymEnv`` need), each with a neutral value where
+    ``docs/environments.md``), NumPy values only (``np.int64``, arrays, the flags 0-d ``bool``
+    arrays: what vectorizing clients such as TorchRL's ``GymEnv`` and Gymnasium's own vector
+    envs stack into typed arrays), each with a neutral value where
     it does not apply: ``"action_mask"`` (``int8``), ``"phase"`` (the index of the decision
     in ``game.decision_names``), ``"seat"``, ``"turn"``, ``"illegal_action"`` and
     ``"opponent_fault"`` (the fault's message is in the ``RuntimeWarning``); in a game with
@@ -305,14 +306,14 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         if self.illegal_action == "raise":
             raise error
         self._illegal = True
-        info = self._info({"illegal_action": np.True_}, over=True)
+        info = self._info({"illegal_action": _flag(True)}, over=True)
         return self._observation(), -1.0, True, False, info
 
     def _on_opponent_fault(self, error: OpponentError, info: dict[str, Any]) -> Step:
         """The one place that decides what an opponent's failure during ``step`` does."""
         self._fault = str(error)
         warnings.warn(f"{error}; the episode is truncated", RuntimeWarning, stacklevel=3)
-        info = self._info(info | {"opponent_fault": np.True_}, over=True)
+        info = self._info(info | {"opponent_fault": _flag(True)}, over=True)
         return self._observation(), 0.0, False, True, info
 
     def _start(self, state: Any) -> None:
@@ -419,8 +420,8 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
             "turn": np.int64(game.turn(state)),
             **count_info(game.scores(state)),
             **self._no_chance,
-            "illegal_action": np.False_,
-            "opponent_fault": np.False_,
+            "illegal_action": _flag(False),
+            "opponent_fault": _flag(False),
             **extra,
         }
 
@@ -480,6 +481,12 @@ def observation_space(
     if not mask_in_observation:
         return planes
     return spaces.Dict({"observation": planes, "action_mask": spaces.MultiBinary(num_actions)})
+
+
+def _flag(value: bool) -> np.ndarray:
+    """An ``info`` flag as a 0-d bool array, which every vectorizing client stacks into a
+    bool array (Gymnasium's vector envs make an object array of ``np.bool_`` values)."""
+    return np.array(value, np.bool_)
 
 
 def count_info(scores: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -592,16 +599,6 @@ class GameSyncVectorEnv(gym.vector.SyncVectorEnv):
     def set_opponent(self, opponent: Opponent) -> None:
         """Play every game against ``opponent`` from now on (each env's ``set_opponent``)."""
         self.call("set_opponent", opponent)
-
-    def _add_info(
-        self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int
-    ) -> dict[str, Any]:
-        """Gymnasium's stacking of one env's ``info``, with NumPy booleans into a bool array
-        (Gymnasium makes an object array of them, which TorchRL's info reader refuses)."""
-        for key, value in env_info.items():
-            if isinstance(value, np.bool_) and key not in vector_infos:
-                vector_infos[key] = np.zeros(self.num_envs, np.bool_)
-        return super()._add_info(vector_infos, env_info, env_num)
 
 
 def make_sync_vector_env(

@@ -20,7 +20,7 @@ from tests.support.env_contract import CHANCE_KEYS, GYM_KEYS, StateQuestions, pl
 from tests.support.far_throws import far_target
 from tests.support.replay_elsewhere import digest_in_another_process
 from trap_env.agent import UnsupportedGameError
-from trap_env.games import game_names
+from trap_env.games import entry_of, game_names
 from trap_env.gym_env import GameEnv, OpponentError
 from trap_env.trap.core import (
     DEFAULT_DECAY,
@@ -871,3 +871,32 @@ def test_gymnasium_check_env_passes_for_every_id_without_pygame() -> None:
         f"{env_id} ['ansi', 'rgb_array']" for env_id in ["Trap-v0", "Othello-v0", "Colosseum-v0"]
     ]
     assert "human" in GameEnv.metadata["render_modes"]  # pygame is installed here
+
+
+def _typed_arrays(info: dict[str, Any]) -> dict[str, str]:
+    """Every stacked ``info`` value's dtype (nested dicts flattened), to spot object arrays."""
+    return {key: (str(value.dtype) if isinstance(value, np.ndarray) else type(value).__name__)
+            for key, value in info.items()}  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("game", ["trap", "othello", "colosseum"])
+def test_gymnasium_s_own_vector_envs_stack_every_info_key_into_a_typed_array(
+    game: str, mode: str
+) -> None:
+    """Gymnasium's ``SyncVectorEnv`` and ``AsyncVectorEnv`` (``make_vec`` with a
+    ``vectorization_mode``) stack each key into an array of its type: a bool key a bool
+    array, not an object array of NumPy booleans; here through an illegal action too."""
+    gym_id = entry_of(game).gym_id
+    envs = gymnasium.make_vec(gym_id, num_envs=2, vectorization_mode=mode, board_size=6)
+    try:
+        _, info = envs.reset(seed=0)
+        assert "object" not in _typed_arrays(info).values(), _typed_arrays(info)
+        illegal = np.array([int(np.flatnonzero(info["action_mask"][0] == 0)[0]), 0])
+        _, _, terminated, _, info = envs.step(illegal)
+    finally:
+        envs.close()
+    dtypes = _typed_arrays(info)
+    assert "object" not in dtypes.values(), dtypes
+    assert dtypes["illegal_action"] == dtypes["opponent_fault"] == "bool", dtypes
+    assert terminated[0] and info["illegal_action"][0]
