@@ -34,7 +34,7 @@ def test_readme_test_command_runs_rllib_s_test_in_a_venv_of_its_own() -> None:
     assert "python -m venv .venv-rllib" in rllib_run
     assert '.venv-rllib/bin/python -m pip install -e ".[rllib,test]"' in rllib_run
     assert rllib_run.endswith(
-        "TRAP_ENV_RLLIB=1 .venv-rllib/bin/python -m pytest tests/test_rllib.py"
+        "TRAP_ENV_RLLIB=1 .venv-rllib/bin/python -m pytest tests/trap_env/test_rllib.py"
     )
 
 
