@@ -93,7 +93,7 @@ def test_trap_env_imports_no_agent(path: Path) -> None:
 
 def test_the_floors_cover_every_generic_package_and_no_game() -> None:
     names = {module_name(path) for path in GENERIC_FLOORS}
-    assert {"trap_env.games", "agents.registry", "agents.rl.ppo_training.run"} <= names
+    assert {"trap_env.games", "agents.registry", "agents.rl.alphazero.run"} <= names
     assert {f"agents.{floor}" for floor in GENERIC_AGENT_FLOORS} <= names
     assert not any(inside(name, GAME_PACKAGES) for name in names)
     assert "agents.course" not in names
