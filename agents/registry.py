@@ -80,7 +80,10 @@ expectiminimax; Othello's and Colosseum's, which have no chance after the start,
 and to the names it had before, kept as aliases: ``expectiminimax``, and in the chance-free
 games ``alphabeta`` and ``minimax``."""
 
-EVERY_GAME: dict[str, str] = {EXEC: "agents.program:ProgramAgent"}
+EVERY_GAME: dict[str, str] = {
+    EXEC: "agents.program:ProgramAgent",
+    "epsilon-greedy": "agents.epsilon_greedy:EpsilonGreedyAgent",
+}
 """The built-in agents of every game: name -> ``"module:factory"`` (told their game)."""
 
 _REGISTERED: dict[tuple[str, str], Callable[..., Agent]] = {}
