@@ -16,6 +16,7 @@ from agents.arena.tournament import BACKENDS, MAX_SECONDS, RunConfig, round_robi
 from agents.files import check_writable_folder, write_text_atomically
 from agents.options import given_rules, rule_pair
 from agents.program import DEFAULT_MEMORY_LIMIT, MAX_MEMORY_LIMIT
+from trap_env.game import played_params
 from trap_env.games import game_names, get_game
 from trap_env.trap.core import DEFAULT_DECAY, MAX_DECAY
 
@@ -162,7 +163,7 @@ def rule_params(args: argparse.Namespace) -> dict[str, Any]:
     pairs = [*getattr(args, "rule", [])]
     if args.decay is not None:
         found = get_game(args.game)
-        if "decay" not in found.config_params(found.make_config()):
+        if "decay" not in played_params(found):
             raise CliError(f"--decay is a rule of Trap! only, not of {args.game!r}")
         pairs.append(("decay", args.decay))
     try:

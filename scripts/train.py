@@ -65,8 +65,8 @@ _OWN = ("run_dir", "stages")
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``trap-train`` (its errors are one line): an option per
     :class:`~agents.trap.ppo_training.TrainConfig` field, built as AlphaZero's are."""
-    from agents.trap.ppo_training import TrainConfig
     from agents.rl.settings import add_record_options, add_run_folder_options
+    from agents.trap.ppo_training import TrainConfig
 
     parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     add_run_folder_options(parser)
@@ -79,8 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def config_from_args(args: argparse.Namespace) -> dict[str, object]:
     """The :class:`~agents.trap.ppo_training.TrainConfig` fields that the arguments set."""
-    from agents.trap.ppo_training import TrainConfig
     from agents.rl.settings import record_overrides
+    from agents.trap.ppo_training import TrainConfig
 
     fields = record_overrides(args, TrainConfig, skip=_OWN)
     if args.stage:
@@ -141,8 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from agents.files import run_folder
         from agents.rl import alphazero
-        from agents.trap.ppo_training import CONFIG_FILE, FIXED_ON_RESUME, TrainConfig, train
         from agents.rl.settings import check_resume_overrides
+        from agents.trap.ppo_training import CONFIG_FILE, FIXED_ON_RESUME, TrainConfig, train
     except ImportError as error:
         print(
             f"{PROG}: error: needs the rl extra (pip install 'trap_env[rl]'): {error}",

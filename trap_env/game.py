@@ -48,6 +48,7 @@ __all__ = [
     "RandomSource",
     "action_index",
     "config_from_params",
+    "played_params",
     "turn_limit",
 ]
 
@@ -316,3 +317,18 @@ class Game(Protocol[S, C]):
     def describe(self, state: S) -> Mapping[str, Any]:
         """A JSON-ready description of the position that a web page can draw."""
         ...
+
+
+def played_params(game: Game[Any, Any], params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Every rule parameter of ``game`` as played with ``params`` (its defaults fill the rest).
+
+    Example:
+        >>> from trap_env.games import get_game
+        >>> played_params(get_game("othello"), {"board_size": 6})
+        {'board_size': 6, 'end_rule': 'standard'}
+
+    Raises:
+        ValueError: from the game's ``make_config``, for a parameter it does not have or a
+            value it does not allow.
+    """
+    return game.config_params(game.make_config(**dict(params or {})))

@@ -20,7 +20,7 @@ from gymnasium.vector import AutoresetMode
 
 from trap_env.agent import Opponent, OpponentError, close_agent, resolve_opponent
 from trap_env.checks import describe, is_integral
-from trap_env.game import TRUNCATED, Game, IllegalActionError, Outcome, turn_limit
+from trap_env.game import TRUNCATED, Game, IllegalActionError, Outcome, played_params, turn_limit
 from trap_env.games import game_of
 from trap_env.rendering import GameRenderer, available_render_modes
 
@@ -499,7 +499,7 @@ def _check_rule_names(game: Game[Any, Any], params: dict[str, Any], env_name: st
     """Refuse a keyword that is no rule parameter of ``game`` as Python refuses an unknown
     keyword argument (a ``TypeError``), on which clients such as TorchRL rely to leave out
     options an env does not take."""
-    known = game.config_params(game.make_config())
+    known = played_params(game)
     unknown = sorted(set(params) - set(known))
     if unknown:
         raise TypeError(

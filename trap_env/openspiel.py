@@ -54,7 +54,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pyspiel
 
-from trap_env.game import Game, turn_limit
+from trap_env.game import Game, played_params, turn_limit
 from trap_env.games import GameEntry, entries, get_game
 
 __all__ = [
@@ -70,7 +70,7 @@ __all__ = [
 
 def default_params(game: Game[Any, Any]) -> dict[str, Any]:
     """The game's rule parameters with their defaults, and ``max_turns=-1`` (its default)."""
-    return {**game.config_params(game.make_config()), "max_turns": -1}
+    return {**played_params(game), "max_turns": -1}
 
 
 def spiel_game_type(game: Game[Any, Any], short_name: str) -> pyspiel.GameType:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from trap_env.game import played_params
 from trap_env.games import get_game
 
 __all__ = [
@@ -45,7 +46,7 @@ def rule_fields(game: str, params: Mapping[str, Any]) -> dict[str, Any]:
     if game != UNNAMED_GAME:
         return fields | {"game": game, "rules": others}
     found = get_game(game)
-    defaults = found.config_params(found.make_config())
+    defaults = played_params(found)
     return fields | {name: value for name, value in others.items() if defaults[name] != value}
 
 
@@ -84,6 +85,4 @@ def recorded_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _unnamed_defaults() -> dict[str, Any]:
-    found = get_game(UNNAMED_GAME)
-    defaults: dict[str, Any] = found.config_params(found.make_config())
-    return defaults
+    return played_params(get_game(UNNAMED_GAME))

@@ -45,7 +45,7 @@ from typing import Any
 from agents.arena.match import FAULTS
 from agents.arena.record_rules import UNNAMED_GAME, record_game, record_params, recorded_settings
 from agents.files import write_text_atomically
-from trap_env.game import TRUNCATED
+from trap_env.game import TRUNCATED, played_params
 from trap_env.games import UnknownGameError, game_names, get_game
 
 try:
@@ -554,7 +554,7 @@ def _rules_set(game: str, rules: object) -> object:
     if not isinstance(rules, dict):
         return rules
     found = get_game(game, allow_paths=(game,))
-    defaults = found.config_params(found.make_config())
+    defaults = played_params(found)
     changed = {key: value for key, value in rules.items() if defaults.get(key, _NONE) != value}
     return changed or None
 

@@ -52,6 +52,7 @@ from agents.arena.results import (
     load_results,
 )
 from agents.arena.worker import Beat, play_task
+from trap_env.game import played_params
 from trap_env.games import get_game
 
 __all__ = [
@@ -189,7 +190,7 @@ def _all_params(game: str, params: dict[str, Any]) -> dict[str, Any]:
     none for parameters the game refuses (a record that is not of this run)."""
     rules = get_game(game)
     try:
-        return rules.config_params(rules.make_config(**params))
+        return played_params(rules, params)
     except (TypeError, ValueError):
         return {}
 

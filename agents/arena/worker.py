@@ -23,6 +23,7 @@ from agents.program_process import die_with_parent
 from agents.registry import make_agent
 from agents.timing import limit_threads
 from trap_env.agent import Agent, check_supports
+from trap_env.game import played_params
 from trap_env.games import get_game
 
 __all__ = ["Beat", "BeatSink", "empty_result", "make_record", "play_task", "worker_main"]
@@ -86,7 +87,7 @@ def play_task(
 def empty_result(task: GameTask, config: RunConfig) -> GameResult:
     """The result of ``task`` before its first action, under ``config``'s rules and limit."""
     rules = get_game(config.game_name)
-    params = rules.config_params(rules.make_config(**config.rule_params_for(task.seed)))
+    params = played_params(rules, config.rule_params_for(task.seed))
     return GameResult(
         seed=task.seed, max_turns=config.turn_limit_for(task.seed), game=config.game_name,
         params=params,

@@ -24,6 +24,7 @@ from typing import Any
 
 from agents.arena.plan import GameTask, RunConfig, round_robin
 from agents.arena.stats import elo_ratings
+from trap_env.game import played_params
 from trap_env.games import game_names, get_game
 
 __all__ = [
@@ -191,5 +192,4 @@ def fit_ratings(records: Sequence[dict[str, Any]]) -> dict[str, float]:
 
 def game_params(game: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
     """Every rule parameter of ``game`` played with ``params`` (its defaults fill the rest)."""
-    rules = get_game(game)
-    return rules.config_params(rules.make_config(**(params or {})))
+    return played_params(get_game(game), params)

@@ -40,7 +40,7 @@ from agents.files import bundled_file, replace_atomically
 from agents.options import require_game
 from agents.seeded import SeededAgent
 from trap_env.agent import UnsupportedGameError
-from trap_env.game import Game
+from trap_env.game import Game, played_params
 from trap_env.games import game_names, get_game
 
 __all__ = [
@@ -252,7 +252,7 @@ def stamp_model(path: str | Path, *, game: str, params: Mapping[str, Any] | None
         raise FileNotFoundError(f"no PPO model at {path} to stamp")
     _read_data(path)
     found = get_game(game, allow_paths=False)
-    rules = found.config_params(found.make_config(**dict(params or {})))
+    rules = played_params(found, params)
     record = json.dumps({"game": found.name, "rules": rules}).encode()
 
     def write(target: Path) -> None:

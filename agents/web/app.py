@@ -60,6 +60,7 @@ from agents.web.views import (
     standings,
 )
 from trap_env.agent import SpecError
+from trap_env.game import played_params
 from trap_env.games import game_names, get_game
 
 __all__ = ["LOOPBACK_HOSTS", "MAX_BOARD_SIZE", "Settings", "check_spec", "create_app"]
@@ -306,7 +307,7 @@ def _info(settings: Settings) -> dict[str, Any]:
     described = []
     for name in sorted(game_names(), key=lambda name: name != settings.first_game):
         rules = get_game(name)
-        params = rules.config_params(rules.make_config())
+        params = played_params(rules)
         agents = [n for n in agent_names(name) if n in AGENT_TABLE.get(name, {})]
         described.append({"name": name, "title": rules.title, "has_chance": rules.has_chance,
                           "params": params, "agents": agents})  # fmt: skip

@@ -22,7 +22,7 @@ from agents.arena.record_rules import record_params
 from agents.arena.replays import MAX_REPLAY_BOARD_SIZE, replay_record
 from agents.arena.results import ResultsError, check_record, read_results, record_game
 from agents.arena.stats import elo_ratings, summarize_pairings, wilson_interval
-from trap_env.game import Game, Outcome
+from trap_env.game import Game, Outcome, played_params
 from trap_env.games import game_names, get_game
 
 __all__ = [
@@ -210,7 +210,7 @@ def record_rules(record: dict[str, Any]) -> dict[str, Any]:
         )
     game = get_game(record_game(record))
     try:
-        played = game.config_params(game.make_config(**params))
+        played = played_params(game, params)
     except TypeError as error:
         raise ValueError(str(error)) from None
     for name, value in [*written, *rules.items()]:

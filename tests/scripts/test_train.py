@@ -419,8 +419,8 @@ def check_one_command(argv: list[str]) -> None:
 @contextlib.contextmanager
 def no_training() -> Iterator[None]:
     """Both trainers' ``train`` replaced by the checks it makes before touching the folder."""
-    from agents.trap import ppo_training
     from agents.rl.alphazero import run
+    from agents.trap import ppo_training
 
     def checks_only(config: Any, resume: bool = False) -> Path:
         if isinstance(config, TrainConfig):

@@ -1,7 +1,8 @@
 """AlphaZero-style training of the ``mcts`` agent's network (``trap-train alphazero``).
 
 Any game with a batched engine trains (``game_name``: Trap! or Othello, chosen on the command
-line, where ``trap-train`` plays Trap! by default; its rule parameters in ``rules``). Self-play runs on the game's batched engine
+line, where ``trap-train`` plays Trap! by default; its rule parameters in ``rules``).
+Self-play runs on the game's batched engine
 (:class:`trap_env.batched.BatchedEngine`: :mod:`trap_env.trap.batched`,
 :mod:`trap_env.othello.batched`): ``games`` games kept going at once (a finished one is
 replaced at once), searched together by

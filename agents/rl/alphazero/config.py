@@ -22,7 +22,7 @@ from agents.rl.settings import (
     load_record,
 )
 from trap_env.batched import batched_engine
-from trap_env.game import Game, turn_limit
+from trap_env.game import Game, played_params, turn_limit
 from trap_env.games import game_names, get_game
 
 CONFIG_FILE = "config.json"
@@ -231,7 +231,7 @@ def current_fields(stored: dict[str, Any]) -> dict[str, Any]:
     if old and game == UNNAMED_GAME and fields.get("rules") is None:
         return fields | {"rules": record_params(old)}
     unnamed = get_game(UNNAMED_GAME)
-    defaults = unnamed.config_params(unnamed.make_config())
+    defaults = played_params(unnamed)
     if any(defaults[name] != value for name, value in old.items()):
         raise ValueError(
             f"{' and '.join(OLD_RULE_FIELDS)} hold the rules of a {UNNAMED_GAME} run only in a "

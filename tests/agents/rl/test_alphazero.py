@@ -43,8 +43,8 @@ from agents.rl.alphazero import (
 from trap_env.trap import core
 from trap_env.trap.core import GameConfig
 
-TINY = {"game_name": "trap", "rules": {"board_size": 5}, "channels": 4, "blocks": 1, "hidden": 4, "games": 3,
-        "simulations": 6}
+TINY = {"game_name": "trap", "rules": {"board_size": 5}, "channels": 4, "blocks": 1, "hidden": 4,
+        "games": 3, "simulations": 6}
 
 
 def test_self_play_samples_are_legal_distributions(tmp_path: Path) -> None:
