@@ -14,6 +14,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+# torch's tests use small matrices, on which a second thread only waits for the first: with
+# one (torch reads this when it loads) tests/agents/rl/test_ppo.py and
+# tests/agents/mcts/test_mcts.py took 16% less time (57 s against 68 s, 2 cores, 2026-11-27).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 settings.register_profile(
     "ci",
     derandomize=True,
