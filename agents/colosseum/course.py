@@ -26,7 +26,7 @@ from trap_env.agent import Agent
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import ColosseumState
 
-__all__ = ["NAME", "TIME_LIMIT", "CoursePlayer", "fallback_move", "to_state"]
+__all__ = ["NAME", "TIME_LIMIT", "CoursePlayer", "fallback_move", "time_limit", "to_state"]
 
 NAME = "trap_env_agent"
 """The name the engine agent is registered under (``--player_1 trap_env_agent``)."""

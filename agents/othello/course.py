@@ -33,7 +33,10 @@ from agents.othello.search import SearchAgent, SearchSettings
 from trap_env.othello import rules
 from trap_env.othello.rules import OthelloState
 
-__all__ = ["NAME", "TIME_LIMIT", "answer", "main", "parse_board", "read_colour", "to_state"]
+__all__ = [
+    "NAME", "TIME_LIMIT", "answer", "fallback_answer", "main", "parse_board", "read_colour",
+    "time_limit", "to_state",
+]  # fmt: skip
 
 NAME = "trap_env reference (alpha-beta)"
 TIME_LIMIT = 2.5
