@@ -1,170 +1,25 @@
 #!/usr/bin/env python3
 """An AI for the CSC384 Othello manager (``othello_game.py``) that plays this project's
-reference search (``expectiminimax`` of :mod:`agents.othello.search`).
-
-The manager launches it as ``python3 FILE`` and talks over stdin/stdout:
-
-1. the AI writes its name on one line;
-2. the manager sends the AI's colour, 1 (dark, moves first) or 2 (light): in the CSC384
-   version as ``color,limit,minimax,caching,ordering`` (the depth limit and three 0/1
-   switches, meant for the students' own search: this AI reads them and plays by time),
-   in Columbia's original as the colour alone; both are accepted;
-3. on each of its turns the manager sends ``SCORE dark light`` and then the board as the
-   text of a Python list (or tuple) of rows, 0 empty, 1 dark, 2 light, ``board[row][col]``;
-   the AI answers two integers, **the column, then the row**; a board it cannot read, or
-   a position no game reaches, gets a line on standard error and the first cell where
-   its discs may be placed as they stand (``0 0`` if none), never a traceback;
-4. ``FINAL dark light`` comes before the manager ends the process (it may kill the process
-   without sending it); the AI then exits.
-
-The manager allows 10 s of wall-clock time per move; the AI searches for
-:data:`TIME_LIMIT` seconds of wall-clock time (the environment variable
-``OTHELLO_AI_TIME_LIMIT`` overrides it), so a loaded machine cannot make it late. The
-game ends under the course's rule (the manager stops as soon as the player to act has no
-move), which the search knows.
+reference search: the manager runs ``python3 FILE``, and this file hands the talking to
+:func:`agents.othello.course.main` (the protocol, the time limit, the answers to boards it
+cannot read: see there).
 
 It needs the ``trap_env`` package installed (``pip install -e .`` in a checkout, or
 the wheel that ``pip wheel --no-deps .`` builds there); it works from any directory. Give
 the manager this file's path wherever it takes an AI's file (as it takes ``randy_ai.py``).
 """
 
-from __future__ import annotations
-
-import ast
-import os
 import sys
-from typing import Any
 
-NAME = "trap_env reference (alpha-beta)"
-TIME_LIMIT = 2.5
-"""Seconds of wall-clock time per move: a quarter of the manager's 10 s."""
-
-
-def eprint(*parts: object) -> None:
-    """Print to stderr (stdout belongs to the manager)."""
-    print(*parts, file=sys.stderr, flush=True)
-
-
-def import_engine() -> tuple[Any, Any, Any]:
-    """The search agent's classes and the rules module; exit with a message if missing."""
-    try:
-        from agents.othello.search import SearchAgent, SearchSettings
-        from trap_env.othello import rules
-    except ImportError as error:
-        eprint(
-            f"othello_csc384_ai.py needs the trap_env package ({error}); install it with "
-            "'pip install -e .' in its checkout for the python3 "
-            "that the manager runs"
-        )
-        sys.exit(1)
-    return SearchAgent, SearchSettings, rules
-
-
-def read_colour(line: str) -> int:
-    """The colour from ``color`` or ``color,limit,minimax,caching,ordering``.
-
-    Raises:
-        ValueError: if the first field is not 1 or 2.
-    """
-    first = line.strip().split(",")[0].strip()
-    if first not in ("1", "2"):
-        raise ValueError(f"the colour line must start with 1 or 2, got {line.strip()!r}")
-    return int(first)
-
-
-def parse_board(text: str) -> list[list[int]]:
-    """The board's rows from the manager's text (a list or tuple of rows, read safely).
-
-    Raises:
-        ValueError: for text that is not a square board of 0, 1 and 2.
-    """
-    board = ast.literal_eval(text.strip())
-    rows = [list(row) for row in board]
-    if not rows or any(len(row) != len(rows) for row in rows):
-        raise ValueError(f"the board must be square, got {text.strip()[:80]!r}")
-    if any(cell not in (0, 1, 2) for row in rows for cell in row):
-        raise ValueError(f"the board's cells must be 0, 1 or 2, got {text.strip()[:80]!r}")
-    return rows
-
-
-def to_state(rules: Any, board: list[list[int]], colour: int) -> Any:
-    """The position in the rules module's terms, the course's end rule, ``colour`` to act
-    (not checked: see ``rules.check_state``)."""
-    n = len(board)
-    dark = light = 0
-    for row, cells in enumerate(board):
-        for col, cell in enumerate(cells):
-            dark |= (1 << (row * n + col)) if cell == 1 else 0
-            light |= (1 << (row * n + col)) if cell == 2 else 0
-    turn = (dark | light).bit_count() - 4  # no pass is ever played under the course's rule
-    return rules.OthelloState(n, rules.COURSE, dark, light, colour - 1, max(turn, 0))
-
-
-def time_limit() -> float:
-    """:data:`TIME_LIMIT`, or the environment's ``OTHELLO_AI_TIME_LIMIT``."""
-    text = os.environ.get("OTHELLO_AI_TIME_LIMIT")
-    if text is None:
-        return TIME_LIMIT
-    value = float(text)
-    if not 0 < value < 10:
-        raise ValueError(f"OTHELLO_AI_TIME_LIMIT must be between 0 and 10 seconds, got {text}")
-    return value
-
-
-def answer(agent: Any, rules: Any, text: str, colour: int) -> str:
-    """The answer line, ``"column row"``, to the board ``text``: the search's move, or for
-    a board it cannot read (or a position no game reaches) a line on standard error and
-    :func:`fallback_answer`."""
-    try:
-        state = to_state(rules, parse_board(text), colour)
-        rules.check_state(state)
-    except Exception as error:  # an answer in any case, never a traceback
-        eprint(f"othello_csc384_ai.py cannot read the board ({str(error)[:200]}); {text[:80]!r}")
-        return fallback_answer(rules, text, colour)
-    try:
-        action = agent.select_action(state)
-    except Exception as error:  # the rules' first move rather than none
-        eprint(f"othello_csc384_ai.py: the search failed ({str(error)[:200]})")
-        return fallback_answer(rules, text, colour)
-    row, col = divmod(action, state.board_size)
-    return f"{col} {row}"
-
-
-def fallback_answer(rules: Any, text: str, colour: int) -> str:
-    """The first cell where ``colour`` may place on the discs as they stand, as
-    ``"column row"``, even in a position no game reaches; ``"0 0"`` if the board cannot
-    be read or allows no placement."""
-    try:
-        board = parse_board(text)
-        rules.check_board_size(len(board))
-        state = to_state(rules, board, colour)
-        own, other = rules.sides_of(state, colour - 1)
-        cell = rules.cells_of(rules.placements(state.board_size, own, other))[0]
-    except Exception:  # an answer in any case, never a traceback
-        return "0 0"
-    row, col = divmod(cell, state.board_size)
-    return f"{col} {row}"
-
-
-def run_ai() -> int:
-    """Talk to the manager until ``FINAL`` or the end of input."""
-    search_agent, search_settings, rules = import_engine()
-    print(NAME, flush=True)
-    colour = read_colour(sys.stdin.readline())
-    agent = search_agent(search_settings(time_limit=time_limit(), clock="wall"))
-    agent.reset()
-    while True:
-        line = sys.stdin.readline()
-        if not line:
-            return 0  # the manager closed the pipe
-        status = line.split()[:1]
-        if status == ["FINAL"]:
-            return 0
-        if status != ["SCORE"]:
-            eprint(f"expected 'SCORE dark light' or 'FINAL dark light', got {line[:80]!r}")
-            continue
-        print(answer(agent, rules, sys.stdin.readline(), colour), flush=True)
-
+try:
+    from agents.othello.course import main
+except ImportError as error:
+    print(
+        f"othello_csc384_ai.py needs the trap_env package ({error}); install it with "
+        "'pip install -e .' in its checkout for the python3 that the manager runs",
+        file=sys.stderr,
+    )
+    sys.exit(1)
 
 if __name__ == "__main__":
-    sys.exit(run_ai())
+    sys.exit(main())

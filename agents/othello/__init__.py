@@ -5,7 +5,7 @@ under a CPU-time budget with an exact endgame solver (:mod:`agents.othello.searc
 :mod:`agents.othello.bitboards` and :mod:`agents.othello.evaluation`), and
 ``openspiel-mcts``, OpenSpiel's ``MCTSBot`` as a yardstick
 (:mod:`agents.othello.openspiel_mcts`), all in :data:`agents.registry.AGENT_TABLE` under
-the game ``"othello"``.
+the game ``"othello"``; and the CSC384 course adapter (:mod:`agents.othello.course`).
 
 Example:
     >>> from agents import make_agent

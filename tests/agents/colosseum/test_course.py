@@ -1,8 +1,9 @@
-"""The COMP 424 engine agent (``examples/colosseum_comp424_agent.py``) inside a stand-in
-of the course engine (:mod:`tests.support.colosseum_course_engine`): laid out as the engine's
-directory, whose own ``agents`` package hides this project's; whole autoplay games on the
-engine's random sizes against its random agent, no random walk ever made for ours; and
-the engine's tests of a step agreeing with our rules."""
+"""The COMP 424 course adapter (:mod:`agents.colosseum.course`, registered in the engine by
+``examples/colosseum_comp424_agent.py``) inside a stand-in of the course engine
+(:mod:`tests.support.colosseum_course_engine`): laid out as the engine's directory, whose own
+``agents`` package hides this project's; whole autoplay games on the engine's random sizes
+against its random agent, no random walk ever made for ours; and the engine's tests of a step
+agreeing with our rules."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
+from agents.colosseum import course
 from tests.support import colosseum_course_engine as engine
 from tests.support.example_files import load_module
 from trap_env.colosseum import rules
@@ -103,7 +106,7 @@ def test_the_agent_reads_the_engines_arguments() -> None:
     module = load_module(AGENT_FILE)
     state = rules.start_state(ColosseumConfig(7), 3)
     world = a_world(state)
-    read = module.to_state(rules, world.chess_board, tuple(world.p0_pos), tuple(world.p1_pos), 0)
+    read = course.to_state(world.chess_board, tuple(world.p0_pos), tuple(world.p1_pos), 0)
     assert read.walls == state.walls and read.cells == state.cells
     agent = module.TrapEnvAgent()
     assert agent.autoplay is True
@@ -114,8 +117,7 @@ def test_the_agent_reads_the_engines_arguments() -> None:
     assert sys.modules["agents.colosseum.search"] is agents.colosseum.search
 
 
-def test_the_agent_answers_a_legal_move_when_its_search_fails() -> None:
-    module = load_module(AGENT_FILE)
+def test_the_agent_answers_a_legal_move_when_its_search_fails(capsys: Any) -> None:
     state = rules.start_state(ColosseumConfig(6), 1)
     world = a_world(state)
 
@@ -123,23 +125,25 @@ def test_the_agent_answers_a_legal_move_when_its_search_fails() -> None:
         def select_action(self, state: object) -> int:
             raise RuntimeError("no search today")
 
-    agent = module.TrapEnvAgent()
-    agent._search = Broken()
-    (row, col), side = agent.step(world.chess_board, tuple(world.p0_pos), tuple(world.p1_pos), 3)
+        def reset(self, seed: int | None = None) -> None:
+            pass
+
+    player = course.CoursePlayer(search=Broken())
+    (row, col), side = player.step(world.chess_board, tuple(world.p0_pos), tuple(world.p1_pos), 3)
     assert world.check_valid_step(world.p0_pos, np.array((row, col)), side)
+    assert "the search failed (no search today)" in capsys.readouterr().err
 
 
 def test_the_agent_answers_a_legal_move_for_a_board_it_cannot_read(capsys: Any) -> None:
     """A board without its border walls, a player off the board, another shape: a line on
     standard error and a move that stays put with a free side (the zone search never runs
     on such a board: it used to loop for good)."""
-    module = load_module(AGENT_FILE)
     state = rules.start_state(ColosseumConfig(6), 1)
     world = a_world(state)
     me, other = tuple(world.p0_pos), tuple(world.p1_pos)
     no_border = world.chess_board.copy()
     no_border[-1, :, 2] = False  # the bottom row's down sides
-    agent = module.TrapEnvAgent()
+    agent = course.CoursePlayer()
     (row, col), side = agent.step(no_border, me, other, 3)
     assert (row, col) == me and not no_border[row, col, side]
     assert "cannot read the engine's position" in capsys.readouterr().err
@@ -154,3 +158,14 @@ def test_the_agent_answers_a_legal_move_for_a_board_it_cannot_read(capsys: Any) 
         assert "cannot read" in capsys.readouterr().err
     (row, col), side = agent.step(world.chess_board, me, me, 3)
     assert world.check_valid_step(world.p0_pos, np.array((row, col)), side)
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "soon", "nan"])
+def test_a_time_limit_that_is_no_positive_number_is_refused(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLOSSEUM_AGENT_TIME_LIMIT", text)
+    with pytest.raises(ValueError, match="must be a positive number of seconds"):
+        course.time_limit()
+    monkeypatch.setenv("COLOSSEUM_AGENT_TIME_LIMIT", "0.5")
+    assert course.time_limit() == 0.5

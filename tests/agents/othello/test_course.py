@@ -1,6 +1,7 @@
-"""The CSC384 course AI (``examples/othello_csc384_ai.py``) under a stand-in of the course's
-manager (:mod:`tests.support.othello_course_manager`): whole games from another directory, both
-forms of the colour line, legal moves only, and its parsing."""
+"""The CSC384 course adapter (:mod:`agents.othello.course`, run by the manager through
+``examples/othello_csc384_ai.py``) under a stand-in of the course's manager
+(:mod:`tests.support.othello_course_manager`): whole games from another directory, both forms of
+the colour line, legal moves only, and its parsing."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from agents.othello import course
 from tests.support import othello_course_manager as manager
-from tests.support.example_files import load_module
 from trap_env.othello import rules
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -61,29 +62,27 @@ def test_a_whole_8x8_game_with_the_colour_alone_and_final_read(tmp_path: Path) -
 
 
 def test_the_answer_is_column_then_row() -> None:
-    ai = load_module(AI_FILE)
     board = [[0] * 4 for _ in range(4)]
     board[1][1] = board[2][2] = 2
     board[2][1] = board[1][2] = 1
     # Dark's moves, as (column, row): the course's get_possible_moves.
     moves = manager.get_possible_moves(board, 1)
-    state = ai.to_state(rules, ai.parse_board(str(board)), 1)
+    state = course.to_state(course.parse_board(str(board)), 1)
     assert state == rules.initial_state(rules.OthelloConfig(4, rules.COURSE))
     legal = [divmod(action, 4) for action in rules.legal_actions(state)]  # (row, col)
     assert sorted((col, row) for row, col in legal) == sorted(moves)
 
 
 def test_the_board_and_the_colour_line_are_read_in_every_form() -> None:
-    ai = load_module(AI_FILE)
     board = manager.play_move(manager.initial_board(4), 1, 0, 1)
-    assert ai.parse_board(str(board)) == [list(row) for row in board]
-    assert ai.read_colour("2,4,0,1,1\n") == 2 and ai.read_colour("1\n") == 1
+    assert course.parse_board(str(board)) == [list(row) for row in board]
+    assert course.read_colour("2,4,0,1,1\n") == 2 and course.read_colour("1\n") == 1
     with pytest.raises(ValueError, match="must start with 1 or 2"):
-        ai.read_colour("3,4,0,0,0")
+        course.read_colour("3,4,0,0,0")
     with pytest.raises(ValueError, match="must be square"):
-        ai.parse_board("[[0, 0], [0]]")
+        course.parse_board("[[0, 0], [0]]")
     with pytest.raises(ValueError, match="0, 1 or 2"):
-        ai.parse_board("[[0, 3], [0, 0]]")
+        course.parse_board("[[0, 3], [0, 0]]")
 
 
 def test_without_the_package_it_says_how_to_install_it(tmp_path: Path) -> None:
@@ -122,3 +121,15 @@ def test_a_board_it_cannot_read_gets_a_line_on_stderr_and_an_answer(tmp_path: Pa
     col, row = map(int, answers[5].split())
     assert (col, row) in manager.get_possible_moves(start, 2)
     assert done.stderr.count("cannot read the board") == 5 and "got 'HELLO" in done.stderr
+
+
+def test_a_failing_search_still_gets_a_legal_answer(capsys: pytest.CaptureFixture[str]) -> None:
+    class Broken(course.SearchAgent):
+        def select_action(self, state: object) -> int:
+            raise RuntimeError("no search today")
+
+    board = manager.initial_board(6)
+    line = course.answer(Broken(course.SearchSettings(depth=1)), str(board), 2)
+    col, row = map(int, line.split())
+    assert (col, row) in manager.get_possible_moves(board, 2)
+    assert "the search failed (no search today)" in capsys.readouterr().err
