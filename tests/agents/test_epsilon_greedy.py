@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from agents import SpecError, make_agent
+from tests.support.game_runs import random_decision_states
 from trap_env.games import game_names, get_game
 
 
 def _states(game_name: str, seed: int, plies: int) -> list[object]:
-    """The decision states of a random game of ``game_name`` (chance resolved at random)."""
     game = get_game(game_name)
-    rng = random.Random(seed)
-    state = game.initial_state(game.make_config())
-    states = []
-    while len(states) < plies and game.outcome(state) is None:
-        if game.is_chance(state):
-            state = game.apply(state, game.sample_chance(state, rng))
-            continue
-        states.append(state)
-        state = game.apply(state, rng.choice(game.legal_actions(state)))
-    return states
+    return random_decision_states(game, game.make_config(), seed=seed, count=plies)
 
 
 @pytest.mark.parametrize("game_name", game_names())

@@ -1,11 +1,13 @@
 """Whole games of one game through the project's front doors, for each game's tests: a
-tournament (:func:`tournament_records`) and a program over ``exec:`` that answers in the
-game's action text (:data:`TEXT_PROGRAM`, :func:`play_text_program`).
+tournament (:func:`tournament_records`), a program over ``exec:`` that answers in the
+game's action text (:data:`TEXT_PROGRAM`, :func:`play_text_program`), and the decision
+states of a game of random moves (:func:`random_decision_states`).
 """
 
 from __future__ import annotations
 
 import json
+import random
 import shlex
 import sys
 from pathlib import Path
@@ -82,3 +84,18 @@ def play_text_program(
             for player in players:
                 getattr(player, "close", lambda: None)()
     return results
+
+
+def random_decision_states(game: Any, config: Any, seed: int, count: int) -> list[Any]:
+    """The first ``count`` decision states (fewer if it ends) of a game of ``game`` from
+    ``config``'s start, every action and chance outcome drawn from ``random.Random(seed)``."""
+    rng = random.Random(seed)
+    state = game.initial_state(config)
+    states: list[Any] = []
+    while len(states) < count and game.outcome(state) is None:
+        if game.is_chance(state):
+            state = game.apply(state, game.sample_chance(state, rng))
+            continue
+        states.append(state)
+        state = game.apply(state, rng.choice(game.legal_actions(state)))
+    return states

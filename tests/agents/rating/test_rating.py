@@ -17,6 +17,7 @@ from agents.rating.cards import leaderboard
 from agents.rating.estimate import ONE_SIDED, TWO_SIDED, _log_likelihood, expected_score
 from agents.rating.ladder import ANCHOR, ANCHOR_RATING, Calibration, Ladder, Rung
 from agents.rating.rate import make_card, schedule_round
+from tests.support.game_runs import random_decision_states
 from trap_env.games import game_names, get_game
 
 SMALL = Ladder(
@@ -236,17 +237,8 @@ def fingerprint(game: str) -> dict[str, list[int]]:
     """Each rung's answers on a few fixed positions of the game."""
     ladder = load_ladder(game)
     rules = get_game(game)
-    import random
-
-    rng = random.Random(2026)
-    state = rules.initial_state(rules.make_config(**ladder.params))
-    positions = []
-    while len(positions) < FINGERPRINT_PLIES and rules.outcome(state) is None:
-        if rules.is_chance(state):
-            state = rules.apply(state, rules.sample_chance(state, rng))
-            continue
-        positions.append(state)
-        state = rules.apply(state, rng.choice(rules.legal_actions(state)))
+    config = rules.make_config(**ladder.params)
+    positions = random_decision_states(rules, config, seed=2026, count=FINGERPRINT_PLIES)
     answers = {}
     for spec in ladder.specs:
         agent = make_agent(spec, game=game, seed=0)
