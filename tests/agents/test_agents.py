@@ -26,7 +26,9 @@ from trap_env.trap.core import GameConfig, Phase, State
 
 FAST_OPTIONS = {
     name: "depth=2,time_limit=1"
-    for name in ("expectiminimax", "alphabeta", "minimax", "easy", "medium", "hard", "expert")
+    for name in (
+        "reference", "expectiminimax", "alphabeta", "minimax", "easy", "medium", "hard", "expert"
+    )
 }
 NEEDS_EXTRAS = {"ppo", "mcts", "exec"}  # weights (ppo: torch), a program: tested with their code
 OURS = [name for name in agent_names("trap") if name not in NEEDS_EXTRAS]

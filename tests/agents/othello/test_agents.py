@@ -27,6 +27,7 @@ def test_the_module_examples_run() -> None:
 def test_the_table_lists_othellos_agents_and_names_them_on_a_miss() -> None:
     assert agent_names("othello") == [
         "alphabeta",
+        "epsilon-greedy",
         "exec",
         "expectiminimax",
         "greedy",
@@ -44,8 +45,8 @@ def test_the_table_lists_othellos_agents_and_names_them_on_a_miss() -> None:
     assert built.weights == Weights(discs=1.0, mobility=0.0, corners=25.0)
     with pytest.raises(
         SpecError,
-        match="known agents: alphabeta, exec, expectiminimax, greedy, mcts, minimax, "
-        "openspiel-mcts, ppo, random",
+        match="known agents: alphabeta, epsilon-greedy, exec, expectiminimax, greedy, mcts, "
+        "minimax, openspiel-mcts, ppo, random",
     ):
         make_agent("ocls", game="othello")
 
