@@ -34,8 +34,10 @@ __all__ = [
     "options_of",
     "parse_spec",
     "require_game",
+    "rule_flag",
     "rule_pair",
     "type_hints",
+    "with_value",
 ]
 
 EXEC = "exec"
@@ -339,6 +341,23 @@ def rule_pair(text: str) -> tuple[str, Any]:
 OWN_RULE_FLAGS = ("board_size", "decay")
 """The rules that ``trap-train alphazero`` gives with flags of their own (``--board-size``
 of every game, ``--decay`` of Trap!); any other is ``--rule KEY=VALUE``."""
+
+
+def rule_flag(name: str) -> str:
+    """The ``trap-train alphazero`` flag that gives the rule ``name``, up to its value:
+    ``--board-size`` for those of :data:`OWN_RULE_FLAGS`, else ``--rule name=``.
+
+    Example:
+        >>> with_value(rule_flag("board_size"), 5), with_value(rule_flag("end_rule"), "course")
+        ('--board-size 5', '--rule end_rule=course')
+    """
+    return f"--{name.replace('_', '-')}" if name in OWN_RULE_FLAGS else f"--rule {name}="
+
+
+def with_value(flag: str, value: object) -> str:
+    """``flag`` followed by ``value`` as a command line gives it (``--rule key=`` takes its
+    value without a space)."""
+    return f"{flag}{value}" if flag.endswith("=") else f"{flag} {value}"
 
 
 def given_rules(board_size: int | None, pairs: Sequence[tuple[str, Any]]) -> dict[str, Any]:

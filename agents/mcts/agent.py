@@ -30,7 +30,7 @@ from typing import Any
 from agents.files import bundled_file
 from agents.mcts.network import Network, load_network
 from agents.mcts.search import CHANCE_MODES, Tree
-from agents.options import OWN_RULE_FLAGS, require_game
+from agents.options import require_game, rule_flag, with_value
 from agents.seeded import SeededAgent
 from agents.timing import MAX_TIME_LIMIT, Clock, TimedAgent, check_clock
 from trap_env.agent import UnsupportedGameError
@@ -138,7 +138,7 @@ class MCTSAgent(TimedAgent, SeededAgent):
             return
         game_name = self.network.game_name
         flags = " ".join(
-            _train_flag(game_name, name, value)
+            with_value(rule_flag(name), value)
             for name, value in params.items()
             if self.network.rules.get(name) != value
         )
@@ -211,14 +211,6 @@ class MCTSAgent(TimedAgent, SeededAgent):
             assert leaf is not None and leaf.node is root
             tree.expand(leaf, logits[0], float(values[0]))
         return root.actions[root.best_index()]
-
-
-def _train_flag(game: str, name: str, value: object) -> str:
-    """The ``trap-train alphazero`` flag that sets the rule ``name`` of ``game``: those of
-    :data:`~agents.options.OWN_RULE_FLAGS` have flags of their own, others are ``--rule``."""
-    if name in OWN_RULE_FLAGS:
-        return f"--{name.replace('_', '-')} {value}"
-    return f"--rule {name}={value}"
 
 
 def _check_options(

@@ -19,6 +19,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from agents.options import with_value
+
 __all__ = [
     "Rule",
     "add_record_options",
@@ -122,13 +124,14 @@ def check_resume_overrides(
         saved: the run's stored config.
         overrides: the fields the command line sets.
         fixed: the fields the run cannot change (its network, buffer, generators...).
-        flags: the command-line flag of each field (default ``--field-name``).
+        flags: the command-line flag of each field (default ``--field-name``), up to its
+            value (:func:`agents.options.with_value`).
 
     Raises:
         ValueError: naming every refused flag, the run's value and what to do instead.
     """
     refused = [
-        f"{flags.get(name, '--' + name.replace('_', '-'))} {value} (the run has "
+        f"{with_value(flags.get(name, '--' + name.replace('_', '-')), value)} (the run has "
         f"{getattr(saved, name)})"
         for name, value in overrides.items()
         if name in fixed and value != getattr(saved, name)

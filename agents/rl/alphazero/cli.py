@@ -17,7 +17,7 @@ from typing import Any
 from agents.files import (
     run_folder,
 )
-from agents.options import OWN_RULE_FLAGS, given_rules, rule_pair
+from agents.options import given_rules, rule_flag, rule_pair
 from agents.rl.alphazero import run
 from agents.rl.alphazero.config import CONFIG_FILE, FIXED_ON_RESUME, AlphaZeroConfig
 from agents.rl.alphazero.ladder import run_config
@@ -83,11 +83,6 @@ def build_parser(
         help="a rule parameter of the game (e.g. end_rule=course for othello), repeatable",
     )
     return parser
-
-
-def _rule_flag(name: str) -> str:
-    """The flag that gives the rule ``name`` (the value follows it)."""
-    return f"--{name.replace('_', '-')}" if name in OWN_RULE_FLAGS else f"--rule {name}"
 
 
 def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -161,7 +156,7 @@ def _config(args: argparse.Namespace) -> AlphaZeroConfig:
         SimpleNamespace(**vars(saved), **played),  # each rule flag beside the stored rule
         overrides | given,
         (*FIXED_ON_RESUME, *given),
-        {"game_name": "--game", **{name: _rule_flag(name) for name in given}},
+        {"game_name": "--game", **{name: rule_flag(name) for name in given}},
     )
     # The folder may have moved since the run began: it is where the run is now.
     return dataclasses.replace(saved, run_dir=args.run_dir, **overrides)

@@ -586,7 +586,9 @@ def test_symmetries_turn_othellos_cells_and_keep_the_pass() -> None:
         assert np.array_equal(turned.masks[:, 36], masks[:, 36])
 
 
-def test_an_othello_run_trains_and_its_network_plays_othello_only(tmp_path: Path) -> None:
+def test_an_othello_run_trains_and_its_network_plays_othello_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from agents.registry import make_agent
     from trap_env.agent import UnsupportedGameError
     from trap_env.othello.game import GAME
@@ -606,6 +608,10 @@ def test_an_othello_run_trains_and_its_network_plays_othello_only(tmp_path: Path
         "othello", {"board_size": 4, "end_rule": "course"}
     )
     assert network.extra_actions == 1 and (run / "elo.csv").read_text().count("\n") == 2
+    resumed = ["alphazero", "--run-dir", str(run), "--resume", "--rule", "end_rule=standard"]
+    capsys.readouterr()
+    assert trap_train(resumed) == 1
+    assert "--rule end_rule=standard (the run has course)" in capsys.readouterr().err
     agent = make_agent(f"mcts:simulations=8,time_limit=none,path={run / 'latest.npz'}",
                        game="othello", seed=0)
     state = GAME.initial_state(network.config)
