@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import math
 import os
 import time
 from collections.abc import Callable
@@ -39,6 +40,7 @@ __all__ = [
     "limit_threads",
     "pause_collector",
     "resume_collector",
+    "seconds_from_environment",
 ]
 
 Clock = Literal["cpu", "wall"]
@@ -104,6 +106,27 @@ def check_clock(clock: object) -> None:
     """
     if clock not in CLOCKS:
         raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {clock!r}")
+
+
+def seconds_from_environment(variable: str, default: float, most: float = MAX_TIME_LIMIT) -> float:
+    """``default``, or the environment's ``variable``: a number of seconds above 0 and
+    below ``most`` (the course adapters' time limits).
+
+    Raises:
+        ValueError: naming the variable, what it must be and what it holds.
+    """
+    text = os.environ.get(variable)
+    if text is None:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan  # not a number: refused below with the others
+    if not 0 < value < most:
+        raise ValueError(
+            f"{variable} must be a number of seconds above 0 and below {most:g}, got {text!r}"
+        )
+    return value
 
 
 def check_time_limit(time_limit: object, depth: object, bound: str = "depth") -> None:

@@ -17,11 +17,11 @@ stays where it is, with a barrier on a free side of its cell (:func:`fallback_mo
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
 from agents.colosseum.search import SearchAgent, SearchSettings
+from agents.timing import seconds_from_environment
 from trap_env.agent import Agent
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import ColosseumState
@@ -82,18 +82,7 @@ def time_limit() -> float:
     Raises:
         ValueError: if the environment's value is not a positive number of seconds.
     """
-    text = os.environ.get("COLOSSEUM_AGENT_TIME_LIMIT")
-    if text is None:
-        return TIME_LIMIT
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0  # not a number: refused below with the others
-    if not value > 0:
-        raise ValueError(
-            f"COLOSSEUM_AGENT_TIME_LIMIT must be a positive number of seconds, got {text!r}"
-        )
-    return value
+    return seconds_from_environment("COLOSSEUM_AGENT_TIME_LIMIT", TIME_LIMIT)
 
 
 def _say(message: str) -> None:

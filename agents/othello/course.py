@@ -26,10 +26,10 @@ move), which the search knows.
 from __future__ import annotations
 
 import ast
-import os
 import sys
 
 from agents.othello.search import SearchAgent, SearchSettings
+from agents.timing import seconds_from_environment
 from trap_env.othello import rules
 from trap_env.othello.rules import OthelloState
 
@@ -89,18 +89,13 @@ def to_state(board: list[list[int]], colour: int) -> OthelloState:
 
 
 def time_limit() -> float:
-    """:data:`TIME_LIMIT`, or the environment's ``OTHELLO_AI_TIME_LIMIT``.
+    """:data:`TIME_LIMIT`, or the environment's ``OTHELLO_AI_TIME_LIMIT`` (under the
+    manager's 10 s).
 
     Raises:
-        ValueError: if the environment's value is not a number between 0 and 10.
+        ValueError: if the environment's value is not a number of seconds in (0, 10).
     """
-    text = os.environ.get("OTHELLO_AI_TIME_LIMIT")
-    if text is None:
-        return TIME_LIMIT
-    value = float(text)
-    if not 0 < value < 10:
-        raise ValueError(f"OTHELLO_AI_TIME_LIMIT must be between 0 and 10 seconds, got {text}")
-    return value
+    return seconds_from_environment("OTHELLO_AI_TIME_LIMIT", TIME_LIMIT, most=10.0)
 
 
 def answer(agent: SearchAgent, text: str, colour: int) -> str:

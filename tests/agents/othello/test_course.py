@@ -133,3 +133,15 @@ def test_a_failing_search_still_gets_a_legal_answer(capsys: pytest.CaptureFixtur
     col, row = map(int, line.split())
     assert (col, row) in manager.get_possible_moves(board, 2)
     assert "the search failed (no search today)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "10", "soon", "nan"])
+def test_a_time_limit_outside_the_managers_ten_seconds_is_refused(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OTHELLO_AI_TIME_LIMIT", text)
+    message = "OTHELLO_AI_TIME_LIMIT must be a number of seconds above 0 and below 10, got "
+    with pytest.raises(ValueError, match=message):
+        course.time_limit()
+    monkeypatch.setenv("OTHELLO_AI_TIME_LIMIT", "2")
+    assert course.time_limit() == 2.0
