@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -115,6 +116,23 @@ class Ladder:
     def specs(self) -> list[str]:
         """The rungs' specs, in their order."""
         return [rung.spec for rung in self.rungs]
+
+    @property
+    def identity(self) -> str:
+        """The SHA-256 of the ladder's canonical content (game, version, rules, openings,
+        seed, rungs with their ratings, as sorted-key JSON): what a card records, so that a
+        rating on an edited ladder never passes for one on the shipped ladder, while moving
+        or reformatting the file keeps it."""
+        content = {
+            "game": self.game,
+            "version": self.version,
+            "params": game_params(self.game, self.params),
+            "opening_plies": self.opening_plies,
+            "seed": self.seed,
+            "rungs": [[rung.spec, rung.rating] for rung in self.rungs],
+        }
+        canonical = json.dumps(content, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
     def run_config(self, **options: Any) -> RunConfig:
         """The :class:`RunConfig` of games on this ladder: its rules and openings, no clock

@@ -78,6 +78,7 @@ class Card:
     Attributes:
         benchmark: :data:`BENCHMARK`.
         ladder: the ladder's version.
+        ladder_sha256: the ladder's identity (:attr:`~agents.rating.ladder.Ladder.identity`).
         game: the game.
         params: every rule parameter it was played with.
         spec: the rated policy's spec.
@@ -94,6 +95,7 @@ class Card:
 
     benchmark: str
     ladder: str
+    ladder_sha256: str
     game: str
     params: dict[str, Any]
     spec: str
@@ -187,6 +189,7 @@ def make_card(ladder: Ladder, spec: str, seed: int, records: Sequence[Record]) -
     return Card(
         benchmark=BENCHMARK,
         ladder=ladder.version,
+        ladder_sha256=ladder.identity,
         game=ladder.game,
         params=game_params(ladder.game, ladder.params),
         spec=spec,
