@@ -6,7 +6,9 @@ or seeded with. Optional methods: ``check_game(config)`` refuses games it cannot
 (:func:`check_supports`), ``batched()`` returns its twin for the game's batched engine
 (:func:`batched_twin`), ``mix()`` says that it is a mix of others (``{spec: probability}``,
 which the batched env draws from per episode and game), ``close()`` frees what it holds
-(:func:`close_agent`).
+(:func:`close_agent`). An optional attribute ``time_limit`` says that it decides on a clock,
+the seconds of a turn (None or absent: it plays without one, alike on any machine;
+:func:`time_limit_of`).
 
 Spec strings (``"random"``, ``"expectiminimax:depth=2"``) name agents in a table that the
 ``agents`` package provides (``agents.make_agent``); this module does not import it. The
@@ -37,6 +39,7 @@ __all__ = [
     "check_supports",
     "close_agent",
     "resolve_opponent",
+    "time_limit_of",
     "use_agent_table",
 ]
 
@@ -134,6 +137,21 @@ def close_agent(agent: object) -> None:
     close = getattr(agent, "close", None)
     if callable(close):
         close()
+
+
+def time_limit_of(agent: object) -> float | None:
+    """The seconds of a turn that ``agent`` decides by (its ``time_limit``), or None for an
+    agent that plays without a clock: one whose moves do not depend on the machine's speed.
+
+    Raises:
+        TypeError: for a ``time_limit`` that is neither a number nor None.
+    """
+    limit = getattr(agent, "time_limit", None)
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int | float)):
+        raise TypeError(
+            f"{type(agent).__name__}.time_limit must be seconds or None, got {limit!r}"
+        )
+    return None if limit is None else float(limit)
 
 
 def batched_twin(agent: object) -> Any | None:

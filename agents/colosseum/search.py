@@ -234,6 +234,13 @@ class WeightedAgent(ClockedAgent, ColosseumAgent):
         self.settings = settings
         self.weights = weights
 
+    @property
+    def time_limit(self) -> float | None:
+        """The seconds of a turn it searches for (``settings.time_limit``); None: no clock,
+        it stops at its depth or number of simulations (:func:`trap_env.agent.time_limit_of`)."""
+        limit: float | None = self.settings.time_limit  # settings: the subclass's record
+        return limit
+
 
 class SearchAgent(WeightedAgent):
     """The reference: iterative-deepening alpha-beta under a CPU-time budget per turn;

@@ -391,6 +391,12 @@ class SearchAgent(ClockedAgent, OthelloAgent):
         self.last_search: SearchStats | None = None
 
     @property
+    def time_limit(self) -> float | None:
+        """The seconds of a turn it searches for (``settings.time_limit``); None: no clock,
+        it stops at its depth (:func:`trap_env.agent.time_limit_of`)."""
+        return self.settings.time_limit
+
+    @property
     def depth(self) -> int | None:
         """The fixed depth, if any (``settings.depth``)."""
         return self.settings.depth

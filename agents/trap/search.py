@@ -184,6 +184,12 @@ class ExpectiminimaxAgent(TimedAgent, SeededAgent):
         self.search = Search(self.game, chance_reduction=settings.chance_reduction)
         self.last_search: SearchStats | None = None
 
+    @property
+    def time_limit(self) -> float | None:
+        """The seconds of a turn it searches for (``settings.time_limit``); None: no clock,
+        it stops at its depth (:func:`trap_env.agent.time_limit_of`)."""
+        return self.settings.time_limit
+
     def check_game(self, config: GameConfig) -> None:
         """Refuse boards larger than :data:`MAX_BOARD_SIZE`; any rule variant is played.
 

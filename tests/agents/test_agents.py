@@ -16,11 +16,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agents import Agent, SpecError, agent_names, make_agent, parse_spec, register
+from agents.registry import AGENT_TABLE
 from agents.seeded import SeededAgent
-from agents.timing import pause_collector, resume_collector
+from agents.timing import ClockedAgent, pause_collector, resume_collector
 from agents.trap.search import ExpectiminimaxAgent, SearchSettings
 from tests.support.positions import random_position
-from trap_env.agent import UnsupportedGameError, check_supports
+from trap_env.agent import UnsupportedGameError, check_supports, time_limit_of
 from trap_env.trap import core
 from trap_env.trap.core import GameConfig, Phase, State
 
@@ -356,6 +357,20 @@ def test_check_supports_asks_the_agent() -> None:
     check_supports(agent, GameConfig(7))
     with pytest.raises(UnsupportedGameError, match="boards up to"):
         check_supports(agent, GameConfig(1000))
+
+
+@pytest.mark.parametrize(
+    ("game", "name"),
+    [(game, name) for game, table in AGENT_TABLE.items() for name in table
+     if name not in ("ppo", "openspiel-mcts")],  # a model file; OpenSpiel: simulations only
+)
+def test_an_agent_says_its_clock_if_and_only_if_it_decides_on_one(game: str, name: str) -> None:
+    """What a ladder asks of its rungs (trap_env.agent.time_limit_of): no clock, or it says."""
+    agent = make_agent(name, game=game, seed=0)
+    assert (time_limit_of(agent) is not None) == isinstance(agent, ClockedAgent)
+    if isinstance(agent, ClockedAgent):  # without a clock, it stops at a depth or budget
+        bound = "simulations" if name == "mcts" else "depth"
+        assert time_limit_of(make_agent(name, game=game, time_limit=None, **{bound: 2})) is None
 
 
 @pytest.mark.parametrize("name", OURS)
