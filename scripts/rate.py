@@ -88,7 +88,8 @@ def build_parser() -> Parser:
     parser.add_argument("--calibrate", action="store_true",
                         help="play the ladder's round robin and write DIR/ladder.json")
     parser.add_argument("--ladder", type=path, default=None, metavar="FILE",
-                        help="a ladder file to use instead of the game's shipped one")
+                        help="a ladder file to use instead of the game's shipped one, checked "
+                        "when read: its rungs are agents of the game by name, without a clock")
     return parser
 
 

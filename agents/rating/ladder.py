@@ -8,6 +8,12 @@ logistic Elo scale and anchored by giving ``random`` the rating :data:`ANCHOR_RA
 (:func:`fit_ratings`). A change of code that alters a rung's play calls for a new version
 (``tests/agents/rating/test_rating.py`` holds each rung's moves on a few positions).
 
+A ladder file is data, read by one reader (:func:`load_ladder`) that checks every field
+before any game: the shape against ``ladder.schema.json`` (shipped beside this module), then
+what a schema cannot say. Its rungs are agents of the game by name (built-in or
+registered): reading a file never runs a program (``exec:``) or imports a dotted path it
+names, unless the caller allows that same spec (one the user gave too).
+
 Example:
     >>> ladder = load_ladder("othello")
     >>> ladder.name, ladder.rungs[0].spec, ladder.rungs[0].rating
@@ -16,15 +22,23 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-from collections.abc import Sequence
+import math
+import os
+import re
+import stat
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.arena.plan import GameTask, RunConfig, round_robin
+from agents.arena.plan import GameTask, RunConfig, program_limits, round_robin
 from agents.arena.stats import elo_ratings
+from agents.options import EXEC, parse_spec
+from agents.registry import agent_names, make_agent
+from trap_env.agent import check_supports, close_agent, time_limit_of
 from trap_env.game import played_params
 from trap_env.games import game_names, get_game
 
@@ -32,12 +46,14 @@ __all__ = [
     "ANCHOR",
     "ANCHOR_RATING",
     "LADDER_VERSION",
+    "MAX_LADDER_BYTES",
     "Calibration",
     "Ladder",
     "Rung",
     "calibration_tasks",
     "fit_ratings",
     "ladder_games",
+    "ladder_schema",
     "load_ladder",
 ]
 
@@ -49,6 +65,10 @@ ANCHOR_RATING = 1000.0
 """The scale's anchor: the uniformly random player is rated 1000 in every game."""
 
 LADDERS = Path(__file__).resolve().parent / "ladders"
+SCHEMA = Path(__file__).resolve().parent / "ladder.schema.json"
+
+MAX_LADDER_BYTES = 1 << 20
+"""The largest ladder file read (a ladder of the most rungs takes a few kilobytes)."""
 
 
 @dataclass(frozen=True)
@@ -158,11 +178,27 @@ def ladder_games() -> list[str]:
     return [game for game in game_names() if (LADDERS / f"{game}-{LADDER_VERSION}.json").exists()]
 
 
-def load_ladder(game: str, path: str | Path | None = None) -> Ladder:
-    """The ladder of ``game`` (:data:`LADDER_VERSION`), or the one in the file ``path``.
+def load_ladder(
+    game: str, path: str | Path | None = None, *, allowed_specs: Collection[str] = ()
+) -> Ladder:
+    """The ladder of ``game`` (:data:`LADDER_VERSION`), or the one in the file ``path``,
+    every field checked before any game is played.
+
+    The file is a regular file of at most :data:`MAX_LADDER_BYTES` of UTF-8 JSON (no NaN
+    or infinity, no key given twice) whose shape :func:`ladder_schema` gives; the ladder
+    is of ``game``, with rules the game takes; its rungs' specs are distinct, ``random``
+    (the anchor) among them, and each is an agent of ``game`` by name that, built as a
+    run builds it, plays these rules without a clock (:func:`trap_env.agent.time_limit_of`).
+
+    Args:
+        game: the game the ladder is for.
+        path: a ladder file; None for the game's shipped ladder.
+        allowed_specs: rungs allowed beyond the game's agent names: specs the user gave
+            (a program, ``exec:``, or a dotted path, which building runs or imports).
 
     Raises:
-        ValueError: for a game without a ladder, or a file that is not a ladder of ``game``.
+        ValueError: for a game without a ladder, or a file that is not a ladder of
+            ``game``; one line naming the file, the field and what is allowed.
     """
     if path is None:
         if game not in ladder_games():
@@ -170,19 +206,297 @@ def load_ladder(game: str, path: str | Path | None = None) -> Ladder:
                 f"no {LADDER_VERSION} ladder for game {game!r}; ladders: "
                 f"{', '.join(ladder_games())}"
             )
-        path = LADDERS / f"{game}-{LADDER_VERSION}.json"
+        return _shipped_ladder(game)
+    return _read_ladder(game, Path(path), allowed_specs)
+
+
+@functools.cache
+def _shipped_ladder(game: str) -> Ladder:
+    """The shipped ladder of ``game``, read once (a leaderboard checks each card against it)."""
+    return _read_ladder(game, LADDERS / f"{game}-{LADDER_VERSION}.json", ())
+
+
+def _read_ladder(game: str, path: Path, allowed_specs: Collection[str]) -> Ladder:
+    """The ladder of ``game`` in ``path`` (see :func:`load_ladder`)."""
     try:
-        data = json.loads(Path(path).read_text())
-        ladder = Ladder(
-            **{key: value for key, value in data.items() if key not in ("rungs", "calibration")},
-            rungs=tuple(Rung(**rung) for rung in data["rungs"]),
-            calibration=Calibration(**data["calibration"]),
-        )
-    except (OSError, TypeError, KeyError, AttributeError, ValueError) as error:
-        raise ValueError(f"{path} is not a ladder file: {error}") from None
-    if ladder.game != game:
-        raise ValueError(f"{path} is the ladder of {ladder.game!r}, not {game!r}")
+        data = _read_json(path)
+        _check_value(data, _schema(), "")
+        ladder = _ladder_of(data)
+        if ladder.game != game:
+            raise ValueError(f"game is {ladder.game!r}: the ladder of another game than {game!r}")
+        _check_content(ladder, allowed_specs)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
     return ladder
+
+
+def ladder_schema() -> dict[str, Any]:
+    """The JSON Schema of a ladder file (``ladder.schema.json``, draft 2020-12).
+
+    :func:`load_ladder` checks a file against it with this module's own reading of the
+    keywords the schema uses, in which an integer is a JSON integer (never ``16.0``).
+    """
+    schema: dict[str, Any] = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    return schema
+
+
+_schema = functools.cache(ladder_schema)
+"""The schema, read once, for :func:`load_ladder` (the public function gives a copy to edit)."""
+
+
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+"""Open without waiting for a writer (where the system can: a FIFO would block)."""
+
+
+def _read_json(path: Path) -> Any:
+    """The JSON value in the file ``path``.
+
+    Raises:
+        ValueError: for a file that cannot be read, is not a regular file (a FIFO would
+            block), holds more than :data:`MAX_LADDER_BYTES`, or is not UTF-8 JSON.
+    """
+    try:  # non-blocking: a FIFO opens at once, and is refused as no regular file below
+        fd = os.open(path, os.O_RDONLY | _NONBLOCK)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ValueError("not a regular file; a ladder is a JSON file")
+            with os.fdopen(fd, "rb", closefd=False) as file:
+                content = file.read(MAX_LADDER_BYTES + 1)
+        finally:
+            os.close(fd)
+    except OSError as error:
+        raise ValueError(f"cannot be read: {error.strerror or error}") from None
+    if len(content) > MAX_LADDER_BYTES:
+        raise ValueError(f"larger than {MAX_LADDER_BYTES} bytes, the most a ladder file holds")
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"not UTF-8 text: {error}") from None
+    try:
+        return json.loads(
+            text, object_pairs_hook=_object, parse_constant=_no_constant, parse_float=_finite
+        )
+    except RecursionError:
+        raise ValueError("not a ladder: its JSON is nested too deeply") from None
+    except ValueError as error:
+        raise ValueError(f"not JSON: {error}") from None
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused if a key is given twice (JSON would keep the last silently)."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise ValueError(f"the key {key[:80]!r} is given twice in an object")
+        seen.add(key)
+    return dict(pairs)
+
+
+def _no_constant(name: str) -> float:
+    """Refuse ``NaN``, ``Infinity`` and ``-Infinity``, which Python's json would take."""
+    raise ValueError(f"{name} is not a JSON number; every number is finite")
+
+
+def _finite(text: str) -> float:
+    """A JSON number with a fraction or exponent, refused if too large for a float."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is too large for a number")
+    return value
+
+
+# --- The schema's keywords, read as JSON Schema does (integers are JSON integers) -----------
+
+_TYPES: dict[str, tuple[str, Any]] = {
+    "object": ("an object", dict),
+    "array": ("a list", list),
+    "string": ("a string", str),
+    "integer": ("an integer", int),
+    "number": ("a number", (int, float)),
+    "boolean": ("a boolean", bool),
+    "null": ("null", type(None)),
+}
+"""A schema type: how a message names it, and the Python type json gives it."""
+
+
+def _is_type(value: object, kind: str) -> bool:
+    """Whether ``value`` is of the schema type ``kind`` (a bool is no number)."""
+    return isinstance(value, _TYPES[kind][1]) and (kind == "boolean" or not isinstance(value, bool))
+
+
+def _check_value(value: Any, schema: dict[str, Any], where: str) -> None:
+    """Refuse ``value`` if it breaks ``schema`` at the field ``where`` ("" for the file).
+
+    Raises:
+        ValueError: naming the field, what it must be and what it is.
+    """
+    kinds = schema.get("type", [])
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    if kinds and not any(_is_type(value, kind) for kind in kinds):
+        _refuse(value, schema, where)
+    if isinstance(value, dict):
+        _check_object(value, schema, where)
+    elif isinstance(value, list):
+        if not schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", math.inf):
+            raise ValueError(f"{where} must be {_allowed(schema)}, got {_shown(value)}")
+        for index, item in enumerate(value):
+            _check_value(item, schema.get("items", {}), f"{where}[{index}]")
+    elif isinstance(value, str):
+        pattern = schema.get("pattern")
+        if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", math.inf) or (
+            pattern is not None and not _matches(pattern, value)
+        ):
+            _refuse(value, schema, where)
+    elif _is_type(value, "number") and not (
+        schema.get("minimum", -math.inf) <= value <= schema.get("maximum", math.inf)
+        and ("multipleOf" not in schema or value % schema["multipleOf"] == 0)
+    ):
+        _refuse(value, schema, where)
+
+
+def _check_object(value: dict[str, Any], schema: dict[str, Any], where: str) -> None:
+    """Refuse an object without a required key, with a key the schema does not allow, or
+    with a field that breaks its schema."""
+    name = where or "the ladder"
+    properties: dict[str, Any] = schema.get("properties", {})
+    extra = schema.get("additionalProperties", True)
+    missing = [key for key in schema.get("required", []) if key not in value]
+    if missing:
+        raise ValueError(f"{name} has no {missing[0]!r}; it needs {', '.join(schema['required'])}")
+    if len(value) > schema.get("maxProperties", math.inf):
+        raise ValueError(f"{name} has {len(value)} keys, at most {schema['maxProperties']}")
+    for key, item in value.items():
+        field_name = f"{where}.{key}" if where else key
+        if key in properties:
+            _check_value(item, properties[key], field_name)
+        elif extra is False:
+            raise ValueError(
+                f"{name} has an unknown key {key[:80]!r}; its keys: {', '.join(properties)}"
+            )
+        elif isinstance(extra, dict):
+            _check_value(item, extra, field_name)
+
+
+def _matches(pattern: str, text: str) -> bool:
+    """Whether ``text`` matches a pattern anchored at both ends (``^...$``), as JSON Schema
+    does (Python's ``$`` alone would also match before a final newline)."""
+    return re.fullmatch(pattern.removeprefix("^").removesuffix("$"), text) is not None
+
+
+def _refuse(value: Any, schema: dict[str, Any], where: str) -> None:
+    """Raise the ValueError that ``value`` at ``where`` is not what ``schema`` allows."""
+    raise ValueError(f"{where or 'the ladder'} must be {_allowed(schema)}, got {_shown(value)}")
+
+
+def _shown(value: Any) -> str:
+    """``value`` in a message: as JSON, cut to 80 characters; a list or an object by its
+    size (what it holds may be nested too deep to write)."""
+    if isinstance(value, list | dict) and value:
+        return f"{_TYPES['array' if isinstance(value, list) else 'object'][0]} of {len(value)}"
+    shown = json.dumps(value)
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
+def _allowed(schema: dict[str, Any]) -> str:
+    """What ``schema`` allows, in words: ``"an integer from 2 to 1000, a multiple of 2"``."""
+    kinds = schema.get("type", [])
+    words = [_kind_allowed(kind, schema) for kind in ([kinds] if isinstance(kinds, str) else kinds)]
+    return " or ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
+
+
+def _kind_allowed(kind: str, schema: dict[str, Any]) -> str:
+    """What ``schema`` allows of the type ``kind``, in words."""
+    text = _TYPES[kind][0]
+    bounds = {
+        "array": ("minItems", "maxItems", " items"),
+        "string": ("minLength", "maxLength", " characters"),
+        "integer": ("minimum", "maximum", ""),
+        "number": ("minimum", "maximum", ""),
+    }.get(kind)
+    if bounds is None:
+        return text
+    low, high = schema.get(bounds[0]), schema.get(bounds[1])
+    if low is not None and high is not None:
+        text += f" of {low} to {high}{bounds[2]}" if bounds[2] else f" from {low} to {high}"
+    elif low is not None:
+        text += f" of at least {low}{bounds[2]}" if bounds[2] else f" >= {low}"
+    elif high is not None:
+        text += f" of at most {high}{bounds[2]}" if bounds[2] else f" <= {high}"
+    if kind == "string" and "pattern" in schema:
+        text += f" matching {schema['pattern']}"
+    if "multipleOf" in schema and kind in ("integer", "number"):
+        text += f", a multiple of {schema['multipleOf']}"
+    return text
+
+
+# --- What a schema cannot say ---------------------------------------------------------------
+
+
+def _ladder_of(data: dict[str, Any]) -> Ladder:
+    """The ladder that checked ``data`` holds (ratings as floats, as its file writes them)."""
+    fields = {key: data[key] for key in ("game", "version", "params", "opening_plies", "seed")}
+    return Ladder(
+        **fields,
+        rungs=tuple(Rung(rung["spec"], float(rung["rating"])) for rung in data["rungs"]),
+        calibration=Calibration(**data["calibration"]),
+    )
+
+
+def _check_content(ladder: Ladder, allowed_specs: Collection[str]) -> None:
+    """Refuse rules the game does not take, and rungs that are not distinct agents of the
+    game, playing these rules without a clock, with ``random`` among them.
+
+    Raises:
+        ValueError: naming the field and what is allowed.
+    """
+    try:
+        game_params(ladder.game, ladder.params)
+    except ValueError as error:
+        raise ValueError(f"params: {error}") from None
+    config = ladder.run_config()  # its own checks: the opening plies
+    seen: set[str] = set()
+    for index, spec in enumerate(ladder.specs):
+        if spec in seen:
+            raise ValueError(f"rungs[{index}] {spec!r} is there twice; each rung is another spec")
+        seen.add(spec)
+    if ANCHOR not in seen:
+        raise ValueError(
+            f"rungs has no {ANCHOR!r}, the anchor of the scale (rated {ANCHOR_RATING:g})"
+        )
+    for index, spec in enumerate(ladder.specs):
+        try:
+            _check_rung(spec, config, allowed_specs)
+        except ValueError as error:
+            raise ValueError(f"rungs[{index}] {spec!r}: {error}") from None
+
+
+def _check_rung(spec: str, config: RunConfig, allowed_specs: Collection[str]) -> None:
+    """Refuse a rung that names no agent of the game (unless allowed), or whose agent, built
+    as a run builds it, cannot play the rules or plays by a clock.
+
+    Raises:
+        ValueError: saying which, and what a rung is.
+    """
+    game = config.game_name
+    names = [name for name in agent_names(game) if name != EXEC]
+    if spec not in allowed_specs and parse_spec(spec)[0] not in names:
+        raise ValueError(
+            f"names no agent of {game!r} ({', '.join(names)}); a program (exec:) or a dotted "
+            "path, which reading a file may not run or import, is a rung only if given on "
+            "the command line too"
+        )
+    agent = make_agent(spec, game=game, seed=0, **program_limits(spec, config))
+    try:
+        for rules in config.games:
+            check_supports(agent, rules)
+        limit = time_limit_of(agent)
+    finally:
+        close_agent(agent)
+    if limit is not None:
+        raise ValueError(
+            f"plays by a clock ({limit:g} s a turn), so its moves depend on the machine; a "
+            "rung plays without one (time_limit=none with a depth or a number of simulations)"
+        )
 
 
 def calibration_tasks(ladder: Ladder) -> list[GameTask]:

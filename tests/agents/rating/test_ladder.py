@@ -1,0 +1,376 @@
+"""Tests for agents.rating.ladder's reader: a ladder file is data, every field checked when read.
+
+A file's rungs are agents of the game by name, never a program or a dotted path it names
+(unless the user gave the same spec); each rung plays without a clock; every field has its
+type and range; the shape is ``ladder.schema.json``'s, read as jsonschema reads it; and
+whatever the bytes, ``load_ladder`` returns a ladder or raises a one-line ValueError, and
+``trap-rate --ladder FILE`` answers in one line with exit status 2.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import jsonschema
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from trap_scripts import rate as rate_cli
+
+from agents import make_agent, registry
+from agents.rating.ladder import (
+    LADDERS,
+    MAX_LADDER_BYTES,
+    Ladder,
+    _check_value,
+    ladder_schema,
+    load_ladder,
+)
+from agents.trap.random_agent import RandomAgent
+from tests.support.cli_fuzz import check_command, raise_run_started
+from tests.support.crafted_files import assert_one_line
+from trap_env.agent import time_limit_of
+from trap_env.games import game_names
+
+IDENTITIES = {
+    "trap": "02b772b9c09dfeabbc3cf97ea845f7b1a1358b0cdd36603a7863ce206e7d88c9",
+    "othello": "d6460f9f7e634833a4fd8dd827624b97d71485700920fb6e70c2255d826b65db",
+    "colosseum": "3b9a5a5380da17ec582da1664d0e4e5c734261c2242a72bd813652fd3525ad40",
+}
+"""The shipped ladders' identities, which cards record: reading them must not change them."""
+
+STRICT = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda checker, value: isinstance(value, int) and not isinstance(value, bool)
+    ),
+)
+"""jsonschema, with an integer a JSON integer (not 16.0), as the reader reads the schema."""
+
+
+SHIPPED = {game: (LADDERS / f"{game}-v1.json").read_text() for game in game_names()}
+SCHEMA = ladder_schema()
+
+
+def shipped(game: str) -> dict[str, Any]:
+    """The shipped ladder file of ``game``, as JSON data."""
+    return json.loads(SHIPPED[game])
+
+
+def write(folder: Path, content: object, name: str = "ladder.json") -> Path:
+    """``content`` (bytes, text, or JSON data) in the file ``folder/name``."""
+    path = folder / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content if isinstance(content, str) else json.dumps(content))
+    return path
+
+
+def changed(data: dict[str, Any], where: tuple[Any, ...], value: object) -> dict[str, Any]:
+    """A copy of ``data`` with the field at ``where`` set to ``value`` (DELETE: removed)."""
+    data = copy.deepcopy(data)
+    parent = data
+    for key in where[:-1]:
+        parent = parent[key]
+    if value is DELETE:
+        del parent[where[-1]]
+    else:
+        parent[where[-1]] = value
+    return data
+
+
+DELETE = object()
+
+
+def refusal(path: Path, **options: Any) -> str:
+    """The message ``load_ladder("trap", path)`` refuses the file with (one line, naming it)."""
+    with pytest.raises(ValueError) as refused:
+        load_ladder("trap", path, **options)
+    message = str(refused.value)
+    assert message.startswith(f"{path}: ") and "\n" not in message, message
+    return message
+
+
+# --- The shipped ladders --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_a_shipped_ladder_loads_as_before_and_every_rung_plays_without_a_clock(game, tmp_path):
+    ladder = load_ladder(game)
+    assert ladder.identity == IDENTITIES[game]
+    assert load_ladder(game, write(tmp_path, shipped(game))) == ladder  # the same file, copied
+    assert STRICT(SCHEMA).is_valid(shipped(game))
+    for spec in ladder.specs:  # the built agent, not the text: it decides by no clock
+        assert time_limit_of(make_agent(spec, game=game, seed=0)) is None, spec
+
+
+# --- What a file may name -------------------------------------------------------------------
+
+
+def test_a_rung_that_is_a_program_or_a_dotted_path_is_refused_unless_the_user_gave_it(tmp_path):
+    program = f"exec:{sys.executable} -c pass"
+    dotted = "tests.support.faulty_agents.RaisingAgent"
+    for spec in (program, dotted):
+        path = write(tmp_path, changed(shipped("trap"), ("rungs", 1, "spec"), spec))
+        message = refusal(path)
+        assert "names no agent of 'trap' (" in message and "exec, " not in message
+        assert "given on the command line too" in message
+        assert spec in load_ladder("trap", path, allowed_specs=[spec]).specs
+
+
+def test_a_registered_agent_is_a_rung_by_its_name(tmp_path, monkeypatch):
+    monkeypatch.setitem(registry._REGISTERED, ("trap", "my-rung"), RandomAgent)
+    path = write(tmp_path, changed(shipped("trap"), ("rungs", 1, "spec"), "my-rung"))
+    assert load_ladder("trap", path).specs[1] == "my-rung"
+
+
+def test_trap_rate_refuses_a_ladder_that_names_a_program_and_never_runs_it(tmp_path, capsys):
+    marker = tmp_path / "ran"
+    spec = f"exec:{sys.executable} -c \"open('{marker}', 'w')\""
+    weakest = changed(shipped("trap"), ("rungs", 1), {"spec": spec, "rating": 500.0})
+    path = write(tmp_path, weakest)  # played first, were the file read as before
+    status = rate_cli.main(["random", "--ladder", str(path), "--games", "2", "--workers", "0",
+                            "--output", str(tmp_path / "out")])
+    assert status == 2 and not marker.exists()
+    assert_one_line(capsys.readouterr().err, "trap-rate: error: ", "names no agent of 'trap'")
+
+
+# --- Every field checked when read ----------------------------------------------------------
+
+RUNG = ("rungs", 1)
+CALIBRATION = ("calibration", "games_per_pairing")
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "words"),
+    [
+        ((*RUNG, "spec"), "random", "rungs[1] 'random' is there twice"),
+        ((*RUNG, "rating"), "1000", 'rating must be a number from -10000 to 10000, got "1000"'),
+        ((*RUNG, "rating"), True, "rungs[1].rating must be a number"),
+        ((*RUNG, "rating"), 10_001, "rungs[1].rating must be a number from -10000 to 10000"),
+        (("seed",), "abc", 'seed must be an integer from 0 to 9223372036854775807, got "abc"'),
+        (("seed",), -1, "seed must be an integer"),
+        (("seed",), 7.0, "seed must be an integer"),
+        ((*RUNG, "spec"), "reference", "rungs[1] 'reference': plays by a clock (5 s a turn)"),
+        ((*RUNG, "spec"), "alphabeta:depth=2", "plays by a clock (5 s a turn)"),
+        ((*RUNG, "spec"), "mcts:simulations=4", "plays by a clock (1 s a turn)"),
+        ((*RUNG, "spec"), "greedy:x=1", "'greedy:x=1': agent 'greedy' takes no option 'x'"),
+        ((*RUNG, "spec"), "greedy:x", "is not key=value"),
+        ((*RUNG, "spec"), "nobody", "rungs[1] 'nobody': names no agent of 'trap'"),
+        (CALIBRATION, 1.5, "calibration.games_per_pairing must be an integer from 2 to 1000"),
+        (CALIBRATION, "16", "calibration.games_per_pairing must be an integer"),
+        (CALIBRATION, 3, "a multiple of 2, got 3"),
+        (CALIBRATION, 10_000_000, "calibration.games_per_pairing must be an integer"),
+        (("calibration", "seed"), None, "calibration.seed must be an integer"),
+        (("calibration", "date"), "soon", "calibration.date must be a string matching"),
+        (("rungs",), [], "rungs must be a list of 2 to 32 items, got []"),
+        (("rungs",), [{"spec": "random", "rating": 1000.0}], "got a list of 1"),
+        (("rungs", 0), DELETE, "rungs has no 'random', the anchor of the scale"),
+        (("rungs", 0), "random", "rungs[0] must be an object, got \"random\""),
+        ((*RUNG, "seat"), 1, "rungs[1] has an unknown key 'seat'; its keys: spec, rating"),
+        ((*RUNG, "rating"), DELETE, "rungs[1] has no 'rating'; it needs spec, rating"),
+        (("params",), DELETE, "the ladder has no 'params'"),
+        (("opening_ply",), 2, "the ladder has an unknown key 'opening_ply'"),
+        (("params", "board_size"), 2, "params: board_size must be an integer from 3"),
+        (("params", "rule"), 1, "params: Trap! has no rule parameter ['rule']"),
+        (("params", "board_size"), [7], "params.board_size must be a string of at most 1000"),
+        (("params", "board_size"), {"a": [7]}, "or null, got an object of 1"),
+        (("params", "board_size"), 5, "'mcts:simulations=16,time_limit=none': the mcts network"),
+        (("opening_plies",), 5000, "opening_plies must be an integer from 0 to 1000, got 5000"),
+        (("opening_plies",), False, "opening_plies must be an integer >= 0, got false"),
+        (("version",), "v1\n", 'version must be a string matching ^v[1-9][0-9]{0,3}$, got "v1\\n"'),
+        (("game",), "othello", "game is 'othello': the ladder of another game than 'trap'"),
+    ],
+)
+def test_a_field_out_of_type_or_range_is_refused_when_read_naming_it(tmp_path, where, value, words):
+    path = write(tmp_path, changed(shipped("trap"), where, value))
+    assert words in refusal(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("", "not JSON: Expecting value"),
+        ("[]", "the ladder must be an object, got []"),
+        ("[" * 100_000, "nested too deeply"),
+        (SHIPPED["trap"].replace('"rungs": [', '"rungs": [' + "[" * 900 + "]" * 900 + ",", 1),
+         "rungs[0] must be an object, got a list of 1"),
+        ('{"seed": 1, "seed": 2}', "the key 'seed' is given twice"),
+        ("{" + ",".join(f'"{n}": 0' for n in range(80_000)) + ', "1": 0}', "the key '1' is given"),
+        ('{"seed": NaN}', "NaN is not a JSON number"),
+        ('{"seed": -Infinity}', "-Infinity is not a JSON number"),
+        ('{"seed": 1e400}', "1e400 is too large for a number"),
+        ('{"seed": 1' + "0" * 5000 + "}", "not JSON: Exceeds the limit"),
+        (b"\xff\xfe{}", "not UTF-8 text"),
+        (b" " * MAX_LADDER_BYTES + b"{}", f"larger than {MAX_LADDER_BYTES} bytes"),
+    ],
+)
+def test_a_file_that_is_no_json_ladder_is_refused_in_one_line(tmp_path, text, words):
+    assert words in refusal(write(tmp_path, text))
+
+
+def test_what_is_no_regular_file_is_refused_without_waiting(tmp_path):
+    os.mkfifo(tmp_path / "fifo")  # opened for reading, a FIFO would wait for a writer
+    assert "not a regular file" in refusal(tmp_path / "fifo")
+    assert "not a regular file" in refusal(tmp_path)
+    assert "cannot be read: No such file or directory" in refusal(tmp_path / "none.json")
+
+
+def test_a_rating_in_a_file_is_a_float_and_an_integer_one_keeps_the_identity(tmp_path):
+    whole = changed(shipped("trap"), ("rungs", 0, "rating"), 1000)
+    ladder = load_ladder("trap", write(tmp_path, whole))
+    assert ladder.rungs[0].rating == 1000.0 and isinstance(ladder.rungs[0].rating, float)
+    assert ladder.identity == IDENTITIES["trap"]
+
+
+# --- The schema -----------------------------------------------------------------------------
+
+KEYWORDS = {"$schema", "title", "description", "type", "required", "properties",
+            "additionalProperties", "maxProperties", "items", "minItems", "maxItems",
+            "minLength", "maxLength", "pattern", "minimum", "maximum", "multipleOf"}  # fmt: skip
+"""The keywords the reader knows; a schema that used another would be read wrong."""
+
+
+def subschemas(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """``schema`` and every schema inside it."""
+    inner = [*schema.get("properties", {}).values(), schema.get("items")]
+    inner.append(schema.get("additionalProperties"))
+    return [schema, *(s for part in inner if isinstance(part, dict) for s in subschemas(part))]
+
+
+def test_the_schema_is_valid_and_uses_only_what_the_reader_knows():
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    for part in subschemas(SCHEMA):
+        assert set(part) <= KEYWORDS, set(part) - KEYWORDS
+        pattern = part.get("pattern", "^$")  # read whole: anchored at both ends
+        assert pattern.startswith("^") and pattern.endswith("$"), pattern
+
+
+WRONG = [None, True, False, 0, -1, 1, 2, 3, 7, 1.5, 16.0, -0.5, 1e300, -1e300, 2**63,
+         10_000_000, "", "16", "abc", "v1", "v12345", "2026-11-27", "random", "greedy",
+         "reference", "exec:true", "tests.support.faulty_agents.RaisingAgent", [], [1], {},
+         {"a": 1}, {"spec": "random", "rating": 1000.0}, {"spec": "greedy"}, "x" * 1001,
+         1234.5, "greedy:heuristic=is", "expectiminimax:depth=1,time_limit=none"]  # fmt: skip
+"""Values that a mutation puts in a ladder's field: wrong types, edges, near misses."""
+
+KEYS = ["extra", "spec", "rating", "seed", "board_size", "games_per_pairing"]
+
+
+def places(value: object, where: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Where a field can be changed: ``value`` itself and everything inside it."""
+    if isinstance(value, dict):
+        inner = [places(item, (*where, key)) for key, item in value.items()]
+    elif isinstance(value, list):
+        inner = [places(item, (*where, index)) for index, item in enumerate(value)]
+    else:
+        inner = []
+    return [where, *(place for found in inner for place in found)]
+
+
+@st.composite
+def mutated_ladders(draw: st.DrawFn, values: list[object] = WRONG) -> tuple[str, Any]:
+    """A shipped ladder's data with one to three fields replaced, removed or added."""
+    game = draw(st.sampled_from(game_names()))
+    data: Any = shipped(game)
+    for _ in range(draw(st.integers(1, 3))):
+        where = draw(st.sampled_from(places(data)))
+        value = copy.deepcopy(draw(st.sampled_from(values)))
+        action = draw(st.sampled_from(["set", "remove", "add"]))
+        if not where:
+            data = value
+            continue
+        target = data
+        for key in where:
+            target = target[key]
+        if action == "add" and isinstance(target, dict):
+            target[draw(st.sampled_from(KEYS))] = value
+        elif action == "add" and isinstance(target, list):
+            target.insert(draw(st.integers(0, len(target))), value)
+        else:
+            data = changed(data, where, DELETE if action == "remove" else value)
+    return game, data
+
+
+def passes(data: object) -> bool:
+    """Whether the reader's own reading of the schema lets ``data`` through."""
+    try:
+        _check_value(data, SCHEMA, "")
+    except ValueError as error:
+        assert "\n" not in str(error)
+        return False
+    return True
+
+
+@settings(max_examples=100, deadline=None)
+@given(mutated_ladders())
+def test_the_reader_reads_the_schema_as_jsonschema_does(mutated):
+    _, data = mutated
+    assert passes(data) == STRICT(SCHEMA).is_valid(data)
+
+
+# --- Fuzzed files ---------------------------------------------------------------------------
+
+FUZZ_VALUES = [*WRONG, math.nan, math.inf, -math.inf, "v1\n", "reference:depth=2",
+               f"exec:{sys.executable} -c pass", "é\x00\n"]  # fmt: skip
+
+
+def damaged(text: str) -> st.SearchStrategy[bytes]:
+    """``text`` cut short, or with one byte changed."""
+    data = text.encode()
+    cut = st.integers(0, len(data)).map(lambda end: data[:end])
+    flipped = st.tuples(st.integers(0, len(data) - 1), st.integers(0, 255)).map(
+        lambda change: data[: change[0]] + bytes([change[1]]) + data[change[0] + 1 :]
+    )
+    return cut | flipped
+
+
+ladder_files = st.one_of(
+    mutated_ladders(FUZZ_VALUES).map(lambda item: (item[0], json.dumps(item[1]).encode())),
+    st.sampled_from(game_names()).flatmap(
+        lambda game: st.tuples(st.just(game), damaged(SHIPPED[game]))
+    ),
+    st.tuples(st.sampled_from(game_names()), st.binary(max_size=200)),
+)
+"""(game, file content): mutated shipped ladders, damaged ones, and garbage."""
+
+
+@settings(max_examples=80, deadline=None)
+@given(ladder_files)
+@example(("trap", b"[]"))
+@example(("othello", json.dumps(changed(shipped("othello"), ("rungs",), [])).encode()))
+def test_a_fuzzed_ladder_file_is_a_ladder_or_a_one_line_value_error(tmp_path_factory, file):
+    game, content = file
+    path = write(tmp_path_factory.mktemp("ladder"), content)
+    try:
+        ladder = load_ladder(game, path)
+    except ValueError as error:
+        assert str(error).startswith(f"{path}: ") and "\n" not in str(error), error
+        return
+    assert isinstance(ladder, Ladder) and len(ladder.rungs) >= 2
+    assert jsonschema.Draft202012Validator(SCHEMA).is_valid(json.loads(content))
+
+
+@settings(max_examples=40, deadline=None)
+@given(ladder_files, st.booleans())
+@example(("trap", json.dumps(changed(shipped("trap"), ("rungs",), [])).encode()), False)
+def test_trap_rate_answers_a_fuzzed_ladder_file_in_one_line(tmp_path_factory, file, calibrate):
+    game, content = file
+    folder = tmp_path_factory.mktemp("rate")
+    path = write(folder, content)
+    argv = [*(["--calibrate"] if calibrate else ["random"]), "--ladder", str(path), "--game",
+            game, "--workers", "0", "--output", str(folder / "out")]  # fmt: skip
+    with mock.patch.object(rate_cli, "rate_spec", raise_run_started), \
+            mock.patch.object(rate_cli, "run_games", raise_run_started):  # fmt: skip
+        started = check_command(rate_cli.main, argv, "trap-rate")
+    try:
+        load_ladder(game, path)
+    except ValueError:
+        assert not started  # a file the reader refuses never starts a run
