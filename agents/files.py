@@ -4,9 +4,12 @@ A run killed while it writes (Ctrl-C, a full disk, a power cut) must leave each 
 was before or as it is after, never half written, so that ``--resume`` finds something it
 can read. :func:`replace_atomically` writes into a temporary file in the same folder,
 flushes it to disk and renames it over the target (``os.replace``, atomic on POSIX and
-Windows within one file system); :func:`write_text_atomically` is its text form.
-:func:`check_writable_folder` and :func:`check_writable_file` are the checks that a folder
-or a file given by a user can be written, made before any work starts.
+Windows within one file system); :func:`write_text_atomically` is its text form. A file
+written so gets the mode any new file gets (``0o666`` less the umask: 0644 under umask
+022), as a file opened for writing does. :func:`check_writable_folder` and
+:func:`check_writable_file` are the checks that a folder or a file given by a user can be
+written, made before any work starts; :func:`locked_folder` holds a folder for one run at a
+time.
 
 Example:
     >>> import numpy as np, tempfile, pathlib
@@ -21,20 +24,30 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
-from collections.abc import Callable, Mapping
+import secrets
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+try:
+    import fcntl
+except ImportError:  # not POSIX: folders are not locked against other runs
+    fcntl = None  # type: ignore[assignment]
+
 __all__ = [
     "DamagedRunFileError",
+    "FolderInUseError",
     "check_writable_file",
     "check_writable_folder",
+    "locked_folder",
     "replace_atomically",
     "run_folder",
     "save_npz_atomically",
     "write_text_atomically",
 ]
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+"""Open a file only if it is not a symbolic link (where the system can say so)."""
 
 
 class DamagedRunFileError(ValueError):
@@ -42,12 +55,18 @@ class DamagedRunFileError(ValueError):
     to do (delete it, restore a copy, start a new run)."""
 
 
+class FolderInUseError(ValueError):
+    """A folder that another run holds (:func:`locked_folder`)."""
+
+
 def replace_atomically(path: str | Path, write: Callable[[Path], object]) -> None:
     """Write ``path`` by calling ``write`` on a temporary path beside it, then renaming.
 
     The temporary file is hidden (a leading dot), keeps ``path``'s suffix (numpy and
-    stable-baselines3 add theirs to a path without it) and is synced to disk before the
-    rename; on any error it is removed and ``path`` is left as it was.
+    stable-baselines3 add theirs to a path without it), is created with the umask's mode
+    (not :func:`tempfile.mkstemp`'s 0600, which would leave a file others cannot read where
+    any other file of the run can be) and is synced to disk before the rename; on any error
+    it is removed and ``path`` is left as it was.
 
     Args:
         path: the file to create or replace.
@@ -57,11 +76,9 @@ def replace_atomically(path: str | Path, write: Callable[[Path], object]) -> Non
         OSError: if the folder cannot be written; whatever ``write`` raises.
     """
     target = Path(path)
-    handle, name = tempfile.mkstemp(
-        prefix=f".{target.stem}.", suffix=f".tmp{target.suffix}", dir=target.parent
-    )
-    os.close(handle)
-    temporary = Path(name)
+    temporary = target.with_name(f".{target.stem}.{secrets.token_hex(8)}.tmp{target.suffix}")
+    # O_EXCL: a new file of its own; 0o666: the kernel takes the umask off, as for any file.
+    os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666))
     try:
         write(temporary)
         _sync(temporary)
@@ -159,6 +176,54 @@ def check_writable_file(path: str | Path, what: str = "file") -> Path:
     if not folder.is_dir() or not os.access(folder, os.W_OK):
         raise ValueError(f"cannot write the {what} {text!r}: no writable folder for it")
     return target
+
+
+@contextlib.contextmanager
+def locked_folder(folder: str | Path, what: str = "folder") -> Iterator[Path]:
+    """Hold ``folder`` (created if need be) for this run alone while the block runs.
+
+    The lock is the system's (``flock`` on the folder itself, released when the process
+    ends however it ends); where there is none (not POSIX), the folder is not locked. The
+    folders this created are removed again if the block leaves them empty (a run refused
+    before it wrote anything leaves nothing behind).
+
+    Args:
+        folder: the folder a run writes to.
+        what: how to name it in the error (e.g. ``"rating folder"``).
+
+    Raises:
+        FolderInUseError: if another run holds it.
+        OSError: if it cannot be created or opened.
+    """
+    path = Path(folder)
+    created = [part for part in (path, *path.parents) if not part.exists()]  # deepest first
+    path.mkdir(parents=True, exist_ok=True)
+    try:
+        handle = os.open(path, os.O_RDONLY)
+        try:
+            _lock(handle, path, what)
+            yield path
+        finally:
+            os.close(handle)  # closing it releases the lock
+    finally:
+        for part in created:
+            try:
+                part.rmdir()  # only an empty folder is removed
+            except OSError:
+                break
+
+
+def _lock(handle: int, path: Path, what: str) -> None:
+    """Lock the open folder ``handle`` for this process, or refuse: another run holds it."""
+    if fcntl is None:
+        return
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise FolderInUseError(
+            f"another run is using the {what} {path}; wait for it to end, or choose another "
+            "folder"
+        ) from None
 
 
 def _sync(path: Path) -> None:

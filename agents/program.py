@@ -54,6 +54,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from agents.options import require_game
@@ -187,6 +188,16 @@ class ProgramAgent:
 
     def __repr__(self) -> str:
         return f"ProgramAgent({self.command!r})"
+
+    @staticmethod
+    def loaded_files(command: str | Sequence[str], **_: Any) -> list[Path]:
+        """The files the command loads, as far as it says: each of its arguments that names
+        an existing file (the program, its script, its data; see :mod:`agents.spec_files`).
+
+        Raises:
+            ValueError: for a command that cannot be split or run.
+        """
+        return [Path(argument) for argument in _split_command(command) if Path(argument).is_file()]
 
     # -- The Agent interface
 

@@ -9,18 +9,24 @@ Options are read strictly as the types the agent's factory declares
 (:mod:`agents.options`), so ``throw_filter=no`` is an error, not a true value.
 
 The table holds ``"module:factory"`` texts, imported only when an agent is built, so that
-``make_agent("random", game="trap")`` loads neither the search nor torch.
+``make_agent("random", game="trap")`` loads neither the search nor torch. A name given by
+:func:`local_agents` is found only inside its ``with`` block, in its own thread (a rating
+of a Python callable); :func:`spec_arguments` reads a spec without building its agent.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
+from types import MappingProxyType
 from typing import Any
 
 from agents.options import (
     EXEC,
+    Options,
     factory_arguments,
     option_value,
     options_of,
@@ -31,7 +37,15 @@ from agents.options import (
 from trap_env.agent import Agent, SpecError
 from trap_env.games import get_game
 
-__all__ = ["AGENT_TABLE", "EVERY_GAME", "agent_names", "make_agent", "register"]
+__all__ = [
+    "AGENT_TABLE",
+    "EVERY_GAME",
+    "agent_names",
+    "local_agents",
+    "make_agent",
+    "register",
+    "spec_arguments",
+]
 
 AGENT_TABLE: dict[str, dict[str, str]] = {
     "trap": {
@@ -89,6 +103,11 @@ EVERY_GAME: dict[str, str] = {
 _REGISTERED: dict[tuple[str, str], Callable[..., Agent]] = {}
 """Agents registered at run time by :func:`register` (users' agents), by (game, name)."""
 
+_LOCAL: ContextVar[Mapping[tuple[str, str], Callable[..., Agent]]] = ContextVar(
+    "local_agents", default=MappingProxyType({})
+)
+"""Agents of :func:`local_agents`, by (game, name): seen only in the context that made them."""
+
 
 def register(
     name: str, *, game: str | None = None
@@ -100,18 +119,41 @@ def register(
         TypeError: without ``game``.
     """
     game = require_game(game, "register()")
-    builtin = {**EVERY_GAME, **AGENT_TABLE.get(game, {})}
-    if name in builtin or not name.replace("-", "_").isidentifier():
-        raise SpecError(
-            f"cannot register {name!r}: names are identifiers, and the built-in names "
-            f"{sorted(builtin)} are taken"
-        )
+    _check_name(name, game, "register")
 
     def decorate(factory: Callable[..., Agent]) -> Callable[..., Agent]:
         _REGISTERED[game, name] = factory
         return factory
 
     return decorate
+
+
+@contextlib.contextmanager
+def local_agents(factories: Mapping[str, Callable[..., Agent]], *, game: str) -> Iterator[None]:
+    """Make each factory buildable by its name, for ``game``, while the block runs and only
+    in this thread (this context): a name here wins over :func:`register`'s, and no other
+    caller, before, after or beside, finds it.
+
+    Raises:
+        SpecError: if a name is a built-in agent's name or not a plain identifier.
+    """
+    for name in factories:
+        _check_name(name, game, "use")
+    token = _LOCAL.set({**_LOCAL.get(), **{(game, name): f for name, f in factories.items()}})
+    try:
+        yield
+    finally:
+        _LOCAL.reset(token)
+
+
+def _check_name(name: str, game: str, verb: str) -> None:
+    """Refuse a name for a user's agent that is not an identifier or is a built-in's."""
+    builtin = {**EVERY_GAME, **AGENT_TABLE.get(game, {})}
+    if not isinstance(name, str) or name in builtin or not name.replace("-", "_").isidentifier():
+        raise SpecError(
+            f"cannot {verb} {name!r} as an agent's name: names are identifiers, and the "
+            f"built-in names {sorted(builtin)} are taken"
+        )
 
 
 def agent_names(game: str | None = None) -> list[str]:
@@ -121,7 +163,7 @@ def agent_names(game: str | None = None) -> list[str]:
         TypeError: without ``game``.
     """
     game = require_game(game, "agent_names()")
-    registered = {name for known, name in _REGISTERED if known == game}
+    registered = {name for known, name in [*_REGISTERED, *_LOCAL.get()] if known == game}
     return sorted({*EVERY_GAME, *AGENT_TABLE.get(game, {}), *registered})
 
 
@@ -159,6 +201,39 @@ def make_agent(
         TypeError: without ``game``.
     """
     game = require_game(game, "make_agent()")
+    factory, options, values = _factory_values(spec, game, overrides)
+    if "seed" in options.types:
+        values.setdefault("seed", seed)
+    if "game" in options.types:  # an agent of every game (exec:) is told which it plays
+        values["game"] = game
+    try:
+        agent = factory(**factory_arguments(values, options))
+    except (TypeError, ValueError, OSError) as error:  # OSError: a model file not there
+        raise SpecError(f"agent spec {spec.strip()!r}: {error}") from error
+    if not isinstance(agent, Agent):
+        raise SpecError(
+            f"{parse_spec(spec)[0]!r} built a {type(agent).__name__}, not an agent (an object with "
+            "select_action(state) and reset(seed))"
+        )
+    return agent
+
+
+def spec_arguments(spec: str, *, game: str) -> tuple[Callable[..., Agent], dict[str, Any]]:
+    """The factory that ``spec`` names for ``game`` and the values of the options it gives
+    (read as :func:`make_agent` reads them; the defaults are not filled in).
+
+    Raises:
+        SpecError: as :func:`make_agent`, for a spec that names no agent or an option that
+            its agent does not take.
+    """
+    factory, _, values = _factory_values(spec, game, {})
+    return factory, values
+
+
+def _factory_values(
+    spec: str, game: str, overrides: dict[str, Any]
+) -> tuple[Callable[..., Agent], Options, dict[str, Any]]:
+    """The factory ``spec`` names, its options, and their values (``overrides`` winning)."""
     if not isinstance(spec, str):
         raise SpecError(f"an agent spec is a string such as 'random', got {spec!r}")
     name, texts = parse_spec(spec)
@@ -171,21 +246,7 @@ def make_agent(
             f"its options: {', '.join(sorted(options.types)) or 'none'}"
         )
     values = {key: option_value(name, key, text, options) for key, text in texts.items()}
-    values.update(overrides)
-    if "seed" in options.types:
-        values.setdefault("seed", seed)
-    if "game" in options.types:  # an agent of every game (exec:) is told which it plays
-        values["game"] = game
-    try:
-        agent = factory(**factory_arguments(values, options))
-    except (TypeError, ValueError, OSError) as error:  # OSError: a model file not there
-        raise SpecError(f"agent spec {spec.strip()!r}: {error}") from error
-    if not isinstance(agent, Agent):
-        raise SpecError(
-            f"{name!r} built a {type(agent).__name__}, not an agent (an object with "
-            "select_action(state) and reset(seed))"
-        )
-    return agent
+    return factory, options, values | overrides
 
 
 def _resolve(name: str, game: str) -> Callable[..., Agent]:
@@ -194,8 +255,9 @@ def _resolve(name: str, game: str) -> Callable[..., Agent]:
         get_game(game)
     except ValueError as error:
         raise SpecError(str(error)) from None
-    if (game, name) in _REGISTERED:
-        return _REGISTERED[game, name]
+    for table in (_LOCAL.get(), _REGISTERED):
+        if (game, name) in table:
+            return table[game, name]
     builtin = {**EVERY_GAME, **AGENT_TABLE.get(game, {})}
     if name in builtin:
         module_name, _, attribute = builtin[name].partition(":")

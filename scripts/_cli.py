@@ -200,6 +200,13 @@ def _seconds(text: str) -> float:
     return _number(text, float, lambda value: 0 < value <= MAX_SECONDS, expected)
 
 
+def finite_seconds(text: str) -> float:
+    """Positive seconds, at most :data:`MAX_SECONDS`: a limit that is one (not ``inf``)."""
+    return _number(
+        text, float, lambda value: 0 < value <= MAX_SECONDS, f"seconds > 0 and <= {MAX_SECONDS:.0f}"
+    )
+
+
 def seconds_or_none(text: str) -> float | None:
     """Positive seconds (at most :data:`MAX_SECONDS`), or ``none``/``inf`` for no limit."""
     return None if _is_unlimited(text) else _seconds(text)

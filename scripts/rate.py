@@ -30,16 +30,15 @@ from trap_scripts._cli import (
     Parser,
     add_game_option,
     fail,
+    finite_seconds,
     non_negative_int,
     path,
-    positive_float,
 )
 
 from agents.arena.tournament import BACKENDS, run_games
 from agents.files import write_text_atomically
 from agents.rating.ladder import Calibration, Ladder, calibration_tasks, fit_ratings, load_ladder
-from agents.rating.policy import DEFAULT_CPU_CAP
-from agents.rating.rate import DEFAULT_GAMES, rate_spec
+from agents.rating.rate import DEFAULT_CPU_CAP, DEFAULT_GAMES, rate_spec
 
 
 def even_games(text: str) -> int:
@@ -68,7 +67,7 @@ def build_parser() -> Parser:
                         help=f"games to play, an even number (default {DEFAULT_GAMES})")
     parser.add_argument("--seed", type=int, default=0,
                         help="the openings' seed (default 0: the ladder's standard games)")
-    parser.add_argument("--cpu-cap", type=positive_float, default=DEFAULT_CPU_CAP, metavar="S",
+    parser.add_argument("--cpu-cap", type=finite_seconds, default=DEFAULT_CPU_CAP, metavar="S",
                         help="CPU seconds per turn before a player loses by time "
                         f"(default {DEFAULT_CPU_CAP:g})")
     parser.add_argument("--workers", type=non_negative_int, default=None, metavar="W",
@@ -105,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.calibrate:
             _calibrate(ladder, args, options, argv)
         else:
-            _rate(ladder, args, options | {"time_budget": args.cpu_cap})
+            _rate(ladder, args, options)
     except (ValueError, OSError) as error:
         return fail("trap-rate", error)
     except KeyboardInterrupt:
@@ -119,8 +118,9 @@ def _rate(ladder: Ladder, args: argparse.Namespace, options: dict[str, object]) 
           f"{args.games} games; results in {output}", flush=True)
     started = time.monotonic()
     card = rate_spec(
-        ladder, args.spec, output, games=args.games, seed=args.seed, run_options=options,
-        resume=args.resume, overwrite=args.overwrite, say=lambda line: print(line, flush=True),
+        ladder, args.spec, output, games=args.games, seed=args.seed, cpu_cap=args.cpu_cap,
+        run_options=options, resume=args.resume, overwrite=args.overwrite,
+        say=lambda line: print(line, flush=True),
     )
     for rung in card.opponents:
         print(f"  {rung.spec:48s} {rung.rating:7.1f}  {rung.wins}-{rung.draws}-{rung.losses}"

@@ -35,8 +35,8 @@ def replay_record(
     under its rules (Trap!: its ``board_size`` and its ``decay``, the default when it names
     none; another game: its ``board_size`` if any and its ``rules``), and its
     ``winner``, ``reason`` and ``turns`` must be what those actions lead to: a trapped
-    player, the turn limit, or a fault of the seat to act (before any action, a fault of
-    either seat: its ``reset`` failed).
+    player, the turn limit, or a fault of the seat to act in a game not over, the turn
+    limit included (before any action, a fault of either seat: its ``reset`` failed).
 
     A record naming its game by a path is replayed only when ``allow_paths`` allows that
     path (:func:`trap_env.games.get_game`): reading a record never imports other code.
@@ -113,6 +113,11 @@ def _expected_winner(
             )
         return NO_WINNER
     if reason in FAULTS:
+        if rules.outcome(state, max_turns) is not None:  # no seat acts in a finished game
+            raise ValueError(
+                f"the record says the game ended by {reason!r:.20}; its actions reach the "
+                f"turn limit {max_turns}, where it was over"
+            )
         # The seat at fault is the one to act, or before any action either seat (a reset).
         winner = record.get("winner")
         if has_actions or winner not in (0, 1):

@@ -84,6 +84,8 @@ def run_games(
     check: bool = True,
     progress: bool = True,
     report: Report | None = None,
+    on_start: Callable[[], None] | None = None,
+    before_record: Callable[[Record], None] | None = None,
 ) -> list[Record]:
     """Play the tasks, appending each finished game to ``results_path`` as a JSON line.
 
@@ -101,6 +103,10 @@ def run_games(
         progress: show a tqdm progress bar on stderr.
         report: called with notes for the user (a torn line cut, a game replayed or left
             unplayed after machine stalls); default: printed to stderr.
+        on_start: called once the run may use the file (its checks passed), before it
+            writes anything to it: the caller's own description of the run goes there.
+        before_record: called with each game played before it is recorded; what it raises
+            stops the run, the game unrecorded (a file the agents load that changed).
 
     Returns:
         The records of the tasks (from the file and new), in task order; a game that the
@@ -122,10 +128,14 @@ def run_games(
         todo = [task for task in tasks if task.game_id not in done]
         if check and todo:
             check_specs([spec for task in todo for spec in task.seats], config)
+        if on_start is not None:
+            on_start()
         log.start(config.settings(), keep=resume)
         with _progress_bar(len(tasks), len(done), progress) as bar:
 
             def finish(record: Record) -> None:
+                if before_record is not None:
+                    before_record(record)
                 log.append(record)
                 done[record["game_id"]] = record
                 bar.update(1)

@@ -107,10 +107,7 @@ class MCTSAgent(TimedAgent, SeededAgent):
         _check_options(time_limit, simulations, chance, move_share, clock, c_puct, max_turns)
         self.time_limit = time_limit
         self.simulations = simulations
-        self.path = Path(path) if path is not None else bundled_file(
-            DEFAULT_NETWORKS, game, "mcts network",
-            f"give one with path=FILE (trained by trap-train alphazero --game {game})",
-        )
+        self.path = _network_path(path, game)
         self.network: Network = load_network(self.path)
         if self.network.game_name != game:
             raise ValueError(
@@ -125,6 +122,12 @@ class MCTSAgent(TimedAgent, SeededAgent):
         self.max_turns = max_turns
         self.last_search: MCTSStats | None = None
         self._tree: Tree | None = None
+
+    @staticmethod
+    def loaded_files(game: str, path: str | Path | None = None, **_: Any) -> list[Path]:
+        """The file an agent of ``game`` with these options loads: its network (see
+        :mod:`agents.spec_files`)."""
+        return [_network_path(path, game)]
 
     def check_game(self, config: Any) -> None:
         """Refuse rules the network was not trained for (another board size, Trap!'s
@@ -211,6 +214,16 @@ class MCTSAgent(TimedAgent, SeededAgent):
             assert leaf is not None and leaf.node is root
             tree.expand(leaf, logits[0], float(values[0]))
         return root.actions[root.best_index()]
+
+
+def _network_path(path: str | Path | None, game: str) -> Path:
+    """The network file ``path``, or the bundled network of ``game`` (:data:`DEFAULT_NETWORKS`)."""
+    if path is not None:
+        return Path(path)
+    return bundled_file(
+        DEFAULT_NETWORKS, game, "mcts network",
+        f"give one with path=FILE (trained by trap-train alphazero --game {game})",
+    )
 
 
 def _check_options(

@@ -16,22 +16,21 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, SupportsInt
+from typing import Any
 
 import numpy as np
 
+from agents.options import check_int
 from agents.rating.ladder import Ladder, load_ladder
-from agents.rating.rate import DEFAULT_GAMES, Card, Say, rate_spec
-from agents.registry import register
+from agents.rating.rate import DEFAULT_CPU_CAP, DEFAULT_GAMES, Card, Say, rate_spec
+from agents.registry import local_agents
 from trap_env.games import get_game
 
 __all__ = ["DEFAULT_CPU_CAP", "Policy", "PolicyAgent", "rate"]
 
-Policy = Callable[[Any, np.ndarray], SupportsInt]
-"""``policy(observation, action_mask) -> action``, as a learner sees the game's Gym env."""
-
-DEFAULT_CPU_CAP = 10.0
-"""CPU seconds a player may take per turn before it loses the game by time."""
+Policy = Callable[[Any, np.ndarray], Any]
+"""``policy(observation, action_mask) -> action``, as a learner sees the game's Gym env: the
+action an ``int``, a NumPy integer or a 0-d integer array."""
 
 
 class PolicyAgent:
@@ -55,11 +54,32 @@ class PolicyAgent:
         """Nothing to forget: the policy keeps its own state, if any."""
 
     def select_action(self, state: Any) -> int:
-        """The policy's action for the player to act in ``state``."""
+        """The policy's action for the player to act in ``state``.
+
+        Raises:
+            TypeError: for an answer that is no integer (``2.7``, ``'3'``, ``True``): a
+                fault of the policy, which loses the game.
+        """
         rules = self.rules
         observation = rules.observe(state, rules.current_player(state))
         mask = np.array(rules.legal_action_mask(state), dtype=np.int8)
-        return int(self.policy(observation, mask))
+        return action_of(self.policy(observation, mask))
+
+
+def action_of(answer: object) -> int:
+    """A policy's answer as an action: an ``int``, a NumPy integer, or a 0-d integer array
+    (what ``model.predict`` gives), never a number of another kind read as one.
+
+    Raises:
+        TypeError: naming what the policy returned and what an action is.
+    """
+    value = answer[()] if isinstance(answer, np.ndarray) and answer.ndim == 0 else answer
+    if isinstance(value, int | np.integer) and not isinstance(value, bool):
+        return int(value)
+    raise TypeError(
+        f"the policy returned {answer!r:.60} (a {type(answer).__name__}), not an action: an "
+        "int, a NumPy integer or a 0-d integer array"
+    )
 
 
 def rate(
@@ -79,30 +99,54 @@ def rate(
 
     Args:
         policy: a callable ``(observation, action_mask) -> action``, played in this process
-            (registered as the agent ``name`` of ``game``), or an agent spec string.
+            as the agent ``name`` (for this call only: no other call finds it), or an agent
+            spec string.
         game: the game, which has a ladder (:func:`~agents.rating.ladder.ladder_games`).
-        games: games to play, an even number (each opening from both seats).
-        seed: the openings' seed; 0, the ladder's standard games.
+        games: games to play, an even integer (each opening from both seats).
+        seed: the openings' seed, an integer; 0, the ladder's standard games.
         name: the name the card gives a callable policy.
         output: the folder for ``results.jsonl`` and ``card.json``, which must not hold
             another rating (default: none kept, only the card returned).
         workers: worker processes for a spec (a callable plays in this process).
-        cpu_cap: CPU seconds per turn before a player loses by time.
-        ladder: the ladder to play (default: the game's shipped one).
+        cpu_cap: CPU seconds per turn before a player loses by time (finite).
+        ladder: the ladder to play, of ``game`` (default: the game's shipped one).
         say: called with a line after each round (default: silent).
 
     Raises:
-        ValueError: for a game without a ladder, a bad spec or number of games.
+        ValueError: for a game without a ladder, a ladder of another game, a bad spec,
+            name, number of games, seed or cap.
     """
-    ladder = ladder or load_ladder(game)
-    options: dict[str, Any] = {"time_budget": cpu_cap, "workers": workers}
-    if not isinstance(policy, str):
-        agent = PolicyAgent(policy, game)
-        register(name, game=game)(lambda seed=None: agent)
-        policy, options["workers"] = name, 0
+    ladder = _ladder_of(game, ladder)
+    check_int("workers", workers, 0, allow_none=True)
+    quiet = say or (lambda line: None)
     with tempfile.TemporaryDirectory(prefix="rating-") as scratch:
-        return rate_spec(
-            ladder, policy, Path(scratch if output is None else output), games=games,
-            seed=seed, run_options=options, check=options["workers"] != 0,
-            say=say or (lambda line: None),
+        folder = Path(scratch if output is None else output)
+        if isinstance(policy, str):
+            return rate_spec(
+                ladder, policy, folder, games=games, seed=seed, cpu_cap=cpu_cap,
+                run_options={"workers": workers}, check=workers != 0, say=quiet,
+            )
+        agent = PolicyAgent(policy, ladder.game)
+        with local_agents({name: lambda seed=None: agent}, game=ladder.game):
+            return rate_spec(
+                ladder, name, folder, games=games, seed=seed, cpu_cap=cpu_cap,
+                run_options={"workers": 0}, check=False, say=quiet,
+            )
+
+
+def _ladder_of(game: str, ladder: Ladder | None) -> Ladder:
+    """``ladder``, which must be one of ``game``; by default the game's shipped one.
+
+    Raises:
+        ValueError: for a ladder of another game (or no ladder), or a game without one.
+    """
+    if ladder is None:
+        return load_ladder(game)
+    if not isinstance(ladder, Ladder):
+        raise ValueError(f"ladder must be a Ladder (agents.rating.load_ladder), got {ladder!r:.60}")
+    if ladder.game != game:
+        raise ValueError(
+            f"the ladder given is the {ladder.name}, not one of {game!r}: rate a policy of "
+            f"{game!r} on {game!r}'s ladder, or give game={ladder.game!r}"
         )
+    return ladder

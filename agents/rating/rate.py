@@ -12,6 +12,12 @@ The rating is the maximum-likelihood estimate against the rungs' fixed ratings
 (:func:`agents.rating.estimate.estimate_rating`); the card (:class:`Card`) holds it with
 the results per rung, and :func:`rate_spec` writes it as ``card.json`` beside the games'
 ``results.jsonl``.
+
+A card rates one policy on one ladder: a run records the ladder's identity and the SHA-256
+of every file the spec loads (:func:`agents.spec_files.spec_files`) in ``rating.json``,
+checks the files before each round and before it records each game, and on ``resume``
+refuses another ladder, a changed file, or a game of ``results.jsonl`` that does not
+replay to its recorded outcome; the card is always computed afresh from the games.
 """
 
 from __future__ import annotations
@@ -19,22 +25,25 @@ from __future__ import annotations
 import datetime
 import json
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import trap_env
 from agents.arena.match import FAULTS, NO_WINNER, derive_seed
-from agents.arena.plan import GameTask
-from agents.arena.results import Record
+from agents.arena.plan import MAX_SECONDS, GameTask, RunConfig
+from agents.arena.replays import replay_record
+from agents.arena.results import Record, read_results
 from agents.arena.tournament import run_games
-from agents.files import write_text_atomically
+from agents.files import locked_folder, write_text_atomically
 from agents.rating.estimate import RatingEstimate, estimate_rating
 from agents.rating.ladder import Ladder, game_params
+from agents.spec_files import file_changes, file_digests, spec_files
 
 __all__ = [
     "BENCHMARK",
+    "DEFAULT_CPU_CAP",
     "DEFAULT_GAMES",
     "RUNGS_PER_ROUND",
     "Card",
@@ -46,6 +55,8 @@ __all__ = [
 
 BENCHMARK = "trap_env ladder"
 DEFAULT_GAMES = 200
+DEFAULT_CPU_CAP = 10.0
+"""CPU seconds a player may take per turn before it loses the game by time."""
 RUNGS_PER_ROUND = 3
 """Rungs played per round after the first (a pair of games against each)."""
 
@@ -82,7 +93,10 @@ class Card:
         game: the game.
         params: every rule parameter it was played with.
         spec: the rated policy's spec.
+        files: the SHA-256 of each file the spec loads, by path (a model, a network, a
+            program, a dotted path's module).
         seed: the openings' seed (0: the ladder's standard games).
+        cpu_cap: the CPU seconds per turn past which a player lost the game by time.
         num_games: games played.
         rating: the estimate (None when every game was won or lost).
         low, high: the 95% interval's ends (None: unbounded on that side).
@@ -99,7 +113,9 @@ class Card:
     game: str
     params: dict[str, Any]
     spec: str
+    files: dict[str, str]
     seed: int
+    cpu_cap: float
     num_games: int
     rating: float | None
     low: float | None
@@ -183,8 +199,16 @@ def estimate_of(ladder: Ladder, records: Sequence[Record]) -> RatingEstimate:
     )
 
 
-def make_card(ladder: Ladder, spec: str, seed: int, records: Sequence[Record]) -> Card:
-    """The card of a policy's games against the ladder."""
+def make_card(
+    ladder: Ladder,
+    spec: str,
+    seed: int,
+    records: Sequence[Record],
+    *,
+    cpu_cap: float = DEFAULT_CPU_CAP,
+    files: Mapping[str, str] | None = None,
+) -> Card:
+    """The card of a policy's games against the ladder (``files``: those the spec loads)."""
     estimate = estimate_of(ladder, records)
     return Card(
         benchmark=BENCHMARK,
@@ -193,7 +217,9 @@ def make_card(ladder: Ladder, spec: str, seed: int, records: Sequence[Record]) -
         game=ladder.game,
         params=game_params(ladder.game, ladder.params),
         spec=spec,
+        files=dict(files or {}),
         seed=seed,
+        cpu_cap=cpu_cap,
         num_games=len(records),
         rating=_rounded(estimate.rating),
         low=_rounded(estimate.low),
@@ -242,6 +268,11 @@ def _commit() -> str | None:
     return commit if done.returncode == 0 and len(commit) == 40 else None
 
 
+RATING_FILE = "rating.json"
+CARD_FILE = "card.json"
+RESULTS_FILE = "results.jsonl"
+
+
 def rate_spec(
     ladder: Ladder,
     spec: str,
@@ -249,6 +280,7 @@ def rate_spec(
     *,
     games: int = DEFAULT_GAMES,
     seed: int = 0,
+    cpu_cap: float = DEFAULT_CPU_CAP,
     run_options: dict[str, Any] | None = None,
     resume: bool = False,
     overwrite: bool = False,
@@ -259,30 +291,91 @@ def rate_spec(
     write ``output/card.json``.
 
     ``output/results.jsonl`` holds the games (``resume`` keeps those already there) and
-    ``output/rating.json`` what the run is (ladder, spec, seed, games), checked on
-    ``resume`` so that no run's games are mixed with another's.
+    ``output/rating.json`` what the run is (ladder and its identity, spec, seed, games, and
+    the SHA-256 of each file the spec loads). The run holds the folder from its first check
+    to its card (a second run there is refused) and writes nothing before its checks pass.
+    The files are checked before each round and before each game is recorded: a changed
+    file stops the run, keeping the games recorded. ``resume`` checks ``rating.json``
+    against this run and replays every recorded game against its outcome.
+
+    Args:
+        cpu_cap: CPU seconds per turn past which a player loses by time (finite).
+        run_options: further :class:`~agents.arena.plan.RunConfig` settings (``workers``,
+            ``backend``, ``address``).
 
     Raises:
-        ValueError: for an odd or non-positive number of games, a resumed run that is
-            another rating's, and what :func:`~agents.arena.tournament.run_games` raises
-            (bad specs, settings, files).
+        ValueError: for a bad number of games, seed or cap, a bad spec, a folder another
+            run holds, a resumed run that is another rating's (or whose files, ladder or
+            games changed), a file changed during the run, and what
+            :func:`~agents.arena.tournament.run_games` raises (settings, files).
     """
-    if games < 2 or games % 2:
-        raise ValueError(f"games must be an even number >= 2 (pairs of seats), got {games}")
-    config = ladder.run_config(**(run_options or {}))
-    output.mkdir(parents=True, exist_ok=True)
-    run = {"ladder": ladder.name, "spec": spec, "seed": seed, "games": games}
-    _claim(output / "rating.json", run, resume=resume, overwrite=overwrite)
+    _check_arguments(games, seed, cpu_cap)
+    options = dict(run_options or {})
+    if "time_budget" in options:
+        raise ValueError("give a rating's CPU cap as cpu_cap=, not as run_options' time_budget")
+    config = ladder.run_config(**options, time_budget=cpu_cap)
+    files = spec_files(spec, ladder.game)
+    run = {"ladder": ladder.name, "ladder_sha256": ladder.identity, "spec": spec,
+           "seed": seed, "games": games, "files": files}
+    with locked_folder(output, "rating folder"):
+        _check_folder(output, run, resume=resume, overwrite=overwrite)
+        records = _play_rounds(
+            ladder, run, output, config, resume=resume, overwrite=overwrite, check=check, say=say
+        )
+        card = make_card(ladder, spec, seed, records, cpu_cap=cpu_cap, files=files)
+        write_text_atomically(output / CARD_FILE, card.to_json())
+    return card
+
+
+def _check_arguments(games: object, seed: object, cpu_cap: object) -> None:
+    """Refuse a number of games that is not an even integer >= 2, a seed that is not an
+    integer, or a CPU cap that is not a finite number of seconds (an infinite one would be
+    no cap, and no wall-clock ceiling either)."""
+    if not _is_int(games) or games < 2 or games % 2:
+        raise ValueError(f"games must be an even integer >= 2 (pairs of seats), got {games!r}")
+    if not _is_int(seed):
+        raise ValueError(f"seed must be an integer, got {seed!r}")
+    is_number = _is_int(cpu_cap) or isinstance(cpu_cap, float)
+    # nan and inf fail the comparison: no cap would also lift the wall-clock ceiling
+    if not (is_number and 0 < cpu_cap <= MAX_SECONDS):  # type: ignore[operator]
+        raise ValueError(
+            f"cpu_cap must be CPU seconds per turn, a finite number > 0 and <= "
+            f"{MAX_SECONDS:.0f}, got {cpu_cap!r}"
+        )
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _play_rounds(
+    ladder: Ladder,
+    run: dict[str, Any],
+    output: Path,
+    config: RunConfig,
+    *,
+    resume: bool,
+    overwrite: bool,
+    check: bool,
+    say: Say,
+) -> list[Record]:
+    """Play the run's rounds into ``output``; every game's record."""
+    spec, seed, games, files = run["spec"], run["seed"], run["games"], run["files"]
     records: list[Record] = []
     pairs: dict[str, int] = {}
     while len(records) < games:
         scores = [(record["pairing"][1], policy_score(record)) for record in records]
         rungs = schedule_round(ladder, scores, games - len(records))
         tasks = round_tasks(ladder, spec, seed, rungs, pairs)
+        if not tasks:  # no game would ever be played: the loop would not end
+            raise ValueError(f"the {ladder.name} has no rung to play against; a ladder needs one")
+        _check_files(files, output)
         first = not records
         played = run_games(
-            tasks, output / "results.jsonl", config, resume=resume or not first,
+            tasks, output / RESULTS_FILE, config, resume=resume or not first,
             overwrite=overwrite and first, check=check and first, progress=False,
+            on_start=(lambda: _claim(output, run)) if first else None,
+            before_record=lambda record: _check_files(files, output),
         )
         if len(played) < len(tasks):
             raise ValueError(
@@ -293,29 +386,92 @@ def rate_spec(
         for rung in rungs:
             pairs[rung] = pairs.get(rung, 0) + 1
         say(_round_note(ladder, records, rungs))
-    card = make_card(ladder, spec, seed, records)
-    write_text_atomically(output / "card.json", card.to_json())
-    return card
+    return records
 
 
-def _claim(
-    path: Path, run: dict[str, Any], *, resume: bool, overwrite: bool
-) -> None:
-    """Write what the run is; on ``resume``, check it is the run there (else refuse)."""
-    if path.exists() and not overwrite:
-        if not resume:
+def _check_files(files: Mapping[str, str], output: Path) -> None:
+    """Stop the run if a file the spec loads is not the one it recorded."""
+    changes = file_changes(files, file_digests(files))
+    if changes:
+        raise ValueError(
+            f"{'; '.join(changes)}: a file the rated spec loads changed during the run, which "
+            f"stops; the games played before are kept in {output / RESULTS_FILE}: put the "
+            "file back and run again with --resume, or rate it afresh with --overwrite"
+        )
+
+
+def _claim(output: Path, run: dict[str, Any]) -> None:
+    """Write what the run is (its checks passed); a card of the games before goes."""
+    write_text_atomically(output / RATING_FILE, json.dumps(run, indent=2) + "\n")
+    (output / CARD_FILE).unlink(missing_ok=True)  # the new card comes with the last game
+
+
+def _check_folder(output: Path, run: dict[str, Any], *, resume: bool, overwrite: bool) -> None:
+    """Check that this run may use ``output``: a new folder, ``overwrite``, or on ``resume``
+    the same rating (its description, its files, and games that replay)."""
+    path = output / RATING_FILE
+    if overwrite and not resume:
+        return
+    if not resume:
+        if path.exists():
             raise ValueError(
-                f"{path.parent} holds a rating already; --resume it or --overwrite it, or "
-                "write elsewhere"
+                f"{output} holds a rating already; --resume it or --overwrite it, or write "
+                "elsewhere"
             )
+        return
+    results = output / RESULTS_FILE
+    games = read_results(results).records if results.exists() else []
+    if path.exists():
+        _check_same_run(path, run)
+    elif games:
+        raise ValueError(
+            f"{output} holds games but no {RATING_FILE}: they are not a rating's (a "
+            "tournament's?); rate elsewhere, or replace them with --overwrite"
+        )
+    _check_replays(results, games)
+
+
+def _check_same_run(path: Path, run: dict[str, Any]) -> None:
+    """Refuse to resume a rating that is not this run: another spec, seed, number of games,
+    ladder (by its identity too), or files the spec loads that changed since."""
+    try:
+        before = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{path} is not a rating's description: {error}") from None
+    if not isinstance(before, dict):
+        raise ValueError(
+            f"{path} is not a rating's description (a JSON object), it holds a "
+            f"{type(before).__name__}; remove it, or write elsewhere"
+        )
+    for key, value in run.items():
+        if key != "files" and before.get(key) != value:
+            raise ValueError(
+                f"{path.parent} holds a rating with {key} {before.get(key)!r}, this one "
+                f"has {value!r}; resume with the same arguments or write elsewhere"
+            )
+    recorded = before.get("files")
+    changes = file_changes(recorded if isinstance(recorded, dict) else {}, run["files"])
+    if changes:
+        raise ValueError(
+            f"cannot resume {path.parent}: the files the rated spec loads are not those its "
+            f"games were played with ({'; '.join(changes)}); put them back, or rate afresh "
+            "with --overwrite or elsewhere"
+        )
+
+
+def _check_replays(results: Path, games: Sequence[Record]) -> None:
+    """Replay every recorded game: its actions (chance outcomes included) must lead to its
+    winner, reason and turns, and a fault to a live position with the faulting seat to act.
+
+    Raises:
+        ValueError: naming the first game that does not replay.
+    """
+    for record in games:
         try:
-            before = json.loads(path.read_text())
-        except (OSError, ValueError) as error:
-            raise ValueError(f"{path} is not a rating's description: {error}") from None
-        for key, value in run.items():
-            if before.get(key) != value:
-                raise ValueError(
-                    f"{path.parent} holds a rating with {key} {before.get(key)!r}, this one "
-                    f"has {value!r}; resume with the same arguments or write elsewhere"
-                )
-    write_text_atomically(path, json.dumps(run, indent=2) + "\n")
+            replay_record(record)
+        except ValueError as error:
+            raise ValueError(
+                f"{results}: game {record['game_id']!r} does not replay to its record "
+                f"({error}); the file was edited or damaged: restore it, or rate afresh with "
+                "--overwrite"
+            ) from None

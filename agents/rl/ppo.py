@@ -102,10 +102,7 @@ class PPOAgent(SeededAgent):
     ) -> None:
         super().__init__(seed)
         self.game: Game[Any, Any] = get_game(require_game(game, "PPOAgent()"))
-        self.path = Path(path) if path is not None else bundled_file(
-            DEFAULT_MODELS, self.game.name, "ppo model", "give one with path=ZIP (a MaskablePPO "
-            f"model trained on {self.game.name}'s Gymnasium env)"
-        )
+        self.path = _model_path(path, self.game.name)
         self.deterministic = deterministic
         self.policy = load_policy(self.path, device)
         self.record = read_model_game(self.path)
@@ -115,6 +112,12 @@ class PPOAgent(SeededAgent):
                 f"{self.game.name}; train one for {self.game.name} and give it with path=ZIP"
             )
         self._checked: object = None
+
+    @staticmethod
+    def loaded_files(game: str, path: str | Path | None = None, **_: Any) -> list[Path]:
+        """The file an agent of ``game`` with these options loads: its model zip (see
+        :mod:`agents.spec_files`)."""
+        return [_model_path(path, get_game(game).name)]
 
     def check_game(self, config: object) -> None:
         """Refuse rules the model was not trained for: other rules than the zip records,
@@ -178,6 +181,16 @@ class PPOAgent(SeededAgent):
             probabilities = distribution.distribution.probs[0].cpu().numpy()
         probabilities = np.where(mask, probabilities, 0.0)
         return np.asarray(probabilities / probabilities.sum(), dtype=np.float64)
+
+
+def _model_path(path: str | Path | None, game: str) -> Path:
+    """The model zip ``path``, or the bundled model of ``game`` (:data:`DEFAULT_MODELS`)."""
+    if path is not None:
+        return Path(path)
+    return bundled_file(
+        DEFAULT_MODELS, game, "ppo model",
+        f"give one with path=ZIP (a MaskablePPO model trained on {game}'s Gymnasium env)",
+    )
 
 
 def _describe(game: str, rules: Mapping[str, Any]) -> str:

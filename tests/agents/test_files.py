@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agents.files import (
+    FolderInUseError,
     check_writable_file,
     check_writable_folder,
+    locked_folder,
     replace_atomically,
     run_folder,
     save_npz_atomically,
@@ -70,3 +74,32 @@ def test_a_file_path_is_checked_without_creating_anything(tmp_path: Path) -> Non
             check_writable_file(path, "GIF")
     assert check_writable_file(tmp_path / "a.gif") == tmp_path / "a.gif"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_a_file_written_whole_has_the_umask_s_mode(tmp_path: Path, umask: int, mode: int) -> None:
+    old = os.umask(umask)
+    try:
+        write_text_atomically(tmp_path / "card.json", "{}")
+        save_npz_atomically(tmp_path / "a.npz", {"x": np.zeros(1)})
+        with open(tmp_path / "plain.txt", "w"):  # what any new file gets
+            pass
+    finally:
+        os.umask(old)
+    modes = {path.name: stat.S_IMODE(path.stat().st_mode) for path in tmp_path.iterdir()}
+    assert modes == {"card.json": mode, "a.npz": mode, "plain.txt": mode}
+
+
+def test_a_locked_folder_is_one_run_s_and_left_as_it_was_if_it_stays_empty(tmp_path: Path) -> None:
+    folder = tmp_path / "new" / "run"
+    refusal = f"another run is using the rating folder {folder}"
+    with locked_folder(folder, "rating folder") as held:
+        assert held == folder and folder.is_dir()
+        with pytest.raises(FolderInUseError, match=refusal), locked_folder(folder, "rating folder"):
+            pass
+    assert list(tmp_path.iterdir()) == []  # it created both, and both were left empty
+    with locked_folder(folder) as held:
+        (held / "results.jsonl").write_text("")
+    with locked_folder(folder):  # released: the next run takes it
+        pass
+    assert [path.name for path in folder.iterdir()] == ["results.jsonl"]

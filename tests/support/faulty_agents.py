@@ -218,3 +218,26 @@ class ThreadCountingAgent(RandomAgent):
         if any(count != 1 for count in threads):
             raise RuntimeError(f"BLAS runs {threads} threads in this worker")
         return super().select_action(state)
+
+
+class ModelFileAgent(RandomAgent):
+    """Plays like random with the "model" file ``path`` (a file the spec names, as
+    ``ppo:path=ZIP`` does); with ``edit_after``, it rewrites that file as it is reset for
+    its game number ``edit_after + 1`` (counted in ``path + ".games"``), replacing its own
+    model in the middle of a run."""
+
+    def __init__(self, path: str, edit_after: int = -1, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.path = path
+        self.edit_after = edit_after
+        with open(path, "rb"):  # a model that is not there cannot be loaded
+            pass
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        with open(self.path + ".games", "a+") as games:
+            games.write("game\n")
+            games.seek(0)
+            if len(games.readlines()) == self.edit_after + 1:
+                with open(self.path, "a") as model:
+                    model.write("another model\n")

@@ -146,7 +146,7 @@ def test_a_policy_that_raises_or_runs_out_of_time_loses_by_fault_and_the_run_goe
     assert card.num_games == 6 and sum(rung.faults for rung in card.opponents) == 6
     assert card.rating is None and card.line.endswith("< " + card.line.split("< ")[1])
     slow = rate_spec(SMALL, "tests.support.faulty_agents.SpinningAgent:seconds=0.3", tmp_path / "s",
-                     games=2, run_options={"workers": 0, "time_budget": 0.1}, say=lambda line: None)
+                     games=2, cpu_cap=0.1, run_options={"workers": 0}, say=lambda line: None)
     assert sum(rung.faults for rung in slow.opponents) == 2
     illegal = rate_spec(SMALL, "tests.support.faulty_agents.IllegalAgent:after=1", tmp_path / "i",
                         games=2, run_options={"workers": 0}, say=lambda line: None)
