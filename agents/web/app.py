@@ -47,7 +47,6 @@ from agents.arena.plan import RunConfig
 from agents.arena.record_rules import record_game
 from agents.options import parse_spec
 from agents.rating.cards import leaderboard
-from agents.rating.ladder import LADDER_VERSION
 from agents.registry import AGENT_TABLE, agent_names
 from agents.web.live import LiveGame, LiveGames, build_seats
 from agents.web.seats import SeatFault
@@ -522,10 +521,11 @@ async def _tournament(request: Request, settings: Settings) -> dict[str, Any]:
 
 
 async def _ratings(settings: Settings) -> dict[str, Any]:
-    """The cards under the root as a leaderboard per game (:mod:`agents.rating.cards`)."""
+    """The cards under the root ranked per shipped ladder, those of other ladders apart,
+    and the notes (:mod:`agents.rating.cards`)."""
     board = await _in_thread(settings, leaderboard, settings.results_root)
     return {
-        "ladder": LADDER_VERSION,
-        "games": {game: [asdict(row) for row in rows] for game, rows in board.rows.items()},
+        "ladders": [asdict(ladder) for ladder in board.boards.values()],
+        "apart": [asdict(row) for row in board.apart],
         "notes": board.notes,
     }

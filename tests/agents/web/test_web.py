@@ -27,14 +27,18 @@ from agents.arena.plan import GameTask, RunConfig
 from agents.arena.replays import replay_record
 from agents.arena.results import check_record
 from agents.arena.worker import make_record
+from agents.rating import load_ladder
 from agents.web.app import Settings, allowed_hosts, check_spec, create_app
 from agents.web.live import LiveGame, LiveGames
 from agents.web.seats import PersonSeat
 from agents.web.views import Frame, FrameBuilder
 from tests.support.cli_fuzz import check_command, command_lines, raise_run_started
+from tests.support.results_roots import card_of, write_card
 from trap_env.games import game_names
 
 JSON = {"Content-Type": "application/json"}
+
+
 
 
 def make_client(root: Path, allow_exec: bool = False) -> TestClient:
@@ -925,23 +929,25 @@ def test_a_record_whose_scores_are_not_its_actions_is_refused(client: TestClient
     assert post(client, "/api/replay", {"record": record}).status_code == 200
 
 
-def test_the_ratings_tab_shows_the_cards_under_the_root_per_game(tmp_path: Path) -> None:
-    from agents.rating import load_ladder
-    from agents.rating.rate import make_card
-
-    card = json.loads(make_card(load_ladder("colosseum"), "greedy", 0, []).to_json())
-    for name, fields in {"a": {"rating": 1700.0, "low": 1650.0, "high": 1750.0},
-                         "b": {"spec": "mcts", "rating": 1800.0, "low": 1700.0, "high": 1900.0},
-                         "c": {"ladder": "v0"}}.items():  # fmt: skip
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "card.json").write_text(json.dumps(card | fields))
+def test_the_ratings_tab_ranks_cards_per_shipped_ladder_and_lists_others_apart(
+    tmp_path: Path,
+) -> None:
+    ladder = load_ladder("colosseum")
+    weak, strong = ladder.rungs[0].spec, ladder.rungs[-1].spec
+    write_card(tmp_path / "a", card_of(ladder, "greedy", {weak: (2, 0, 1)}))
+    write_card(tmp_path / "b", card_of(ladder, "mcts", {strong: (2, 0, 1)}))
+    old = card_of(ladder, "old", {weak: (1, 0, 1)}) | {"ladder": "v0"}
+    old["line"] = old["line"].replace("v1", "v0")
+    del old["ladder_sha256"]
+    write_card(tmp_path / "c", old)
     with make_client(tmp_path) as client:
         answer = client.get("/api/ratings").json()
-    assert answer["ladder"] == "v1"
-    assert [row["spec"] for row in answer["games"]["colosseum"]] == ["mcts", "greedy"]
-    assert answer["notes"] == [
-        "c/card.json: left out, a card of ladder 'v0'; only v1 cards are compared"
-    ]
+    [ranked] = [board for board in answer["ladders"] if board["rows"]]
+    assert ranked["name"] == "colosseum ladder v1" and ranked["sha256"] == ladder.identity
+    assert [row["spec"] for row in ranked["rows"]] == ["mcts", "greedy"]
+    [apart] = answer["apart"]
+    assert apart["spec"] == "old" and "its ladder is 'v0', not 'v1'" in apart["note"]
+    assert answer["notes"] == []
 
 
 def test_a_folder_name_longer_than_the_system_takes_is_refused_not_a_500(
