@@ -52,9 +52,9 @@ from agents.web.live import LiveGame, LiveGames, build_seats
 from agents.web.seats import SeatFault
 from agents.web.views import (
     MAX_BOARD_SIZE,
-    RESULTS_FILE,
     read_records,
     record_frames,
+    results_folders,
     results_path,
     standings,
 )
@@ -488,10 +488,7 @@ def _records(path: Path, allow_paths: bool) -> list[dict[str, Any]]:
 async def _results(request: Request, settings: Settings) -> dict[str, Any]:
     """The results folders under the root, or with ``folder`` the games of its file."""
     if "folder" not in request.query_params:
-        root = settings.results_root
-        found = await _in_thread(settings, lambda: sorted(root.glob(f"**/{RESULTS_FILE}"))[:200])
-        folders = [str(path.parent.relative_to(root)) for path in found]
-        return {"root": str(root), "folders": folders}
+        return await _in_thread(settings, results_folders, settings.results_root)
     records = await _in_thread(settings, _records, _results_file(request, settings),
                                settings.allow_exec)  # fmt: skip
     games = [{"index": i, "seats": r["seats"], "winner": r["winner"], "reason": r["reason"],

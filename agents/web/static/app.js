@@ -132,6 +132,9 @@ async function loadFolders() {
       option.textContent = "(no results.jsonl under the root)";
       select.append(option);
     }
+    for (const note of answer.notes) {
+      select.append(Object.assign(document.createElement("option"), { textContent: note, disabled: true }));
+    }
   }
 }
 
