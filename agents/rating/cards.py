@@ -313,7 +313,7 @@ def _check_types(card: dict[str, Any]) -> None:
     if not _is_count(card.get("num_games")):
         raise ValueError("its 'num_games' is not an integer")
     for key in ("rating", "low", "high"):
-        if card.get(key) is not None and not _is_number(card[key]):
+        if key not in card or (card[key] is not None and not _is_number(card[key])):
             raise ValueError(f"its {key!r} is not a number or null")
     opponents = card.get("opponents")
     if not isinstance(opponents, list) or not all(map(_is_opponent, opponents)):
