@@ -47,15 +47,14 @@ from agents.arena.plan import RunConfig
 from agents.arena.record_rules import record_game
 from agents.options import parse_spec
 from agents.rating.cards import leaderboard
-from agents.rating.ladder import LADDER_VERSION
 from agents.registry import AGENT_TABLE, agent_names
 from agents.web.live import LiveGame, LiveGames, build_seats
 from agents.web.seats import SeatFault
 from agents.web.views import (
     MAX_BOARD_SIZE,
-    RESULTS_FILE,
     read_records,
     record_frames,
+    results_folders,
     results_path,
     standings,
 )
@@ -489,10 +488,7 @@ def _records(path: Path, allow_paths: bool) -> list[dict[str, Any]]:
 async def _results(request: Request, settings: Settings) -> dict[str, Any]:
     """The results folders under the root, or with ``folder`` the games of its file."""
     if "folder" not in request.query_params:
-        root = settings.results_root
-        found = await _in_thread(settings, lambda: sorted(root.glob(f"**/{RESULTS_FILE}"))[:200])
-        folders = [str(path.parent.relative_to(root)) for path in found]
-        return {"root": str(root), "folders": folders}
+        return await _in_thread(settings, results_folders, settings.results_root)
     records = await _in_thread(settings, _records, _results_file(request, settings),
                                settings.allow_exec)  # fmt: skip
     games = [{"index": i, "seats": r["seats"], "winner": r["winner"], "reason": r["reason"],
@@ -522,10 +518,11 @@ async def _tournament(request: Request, settings: Settings) -> dict[str, Any]:
 
 
 async def _ratings(settings: Settings) -> dict[str, Any]:
-    """The cards under the root as a leaderboard per game (:mod:`agents.rating.cards`)."""
+    """The cards under the root ranked per shipped ladder, those of other ladders apart,
+    and the notes (:mod:`agents.rating.cards`)."""
     board = await _in_thread(settings, leaderboard, settings.results_root)
     return {
-        "ladder": LADDER_VERSION,
-        "games": {game: [asdict(row) for row in rows] for game, rows in board.rows.items()},
+        "ladders": [asdict(ladder) for ladder in board.boards.values()],
+        "apart": [asdict(row) for row in board.apart],
         "notes": board.notes,
     }

@@ -22,11 +22,13 @@ from agents.arena.record_rules import record_params
 from agents.arena.replays import MAX_REPLAY_BOARD_SIZE, replay_record
 from agents.arena.results import ResultsError, check_record, read_results, record_game
 from agents.arena.stats import elo_ratings, summarize_pairings, wilson_interval
+from agents.folder_walk import find_files, shown_path
 from trap_env.game import Game, Outcome, played_params
 from trap_env.games import game_names, get_game
 
 __all__ = [
     "MAX_BOARD_SIZE",
+    "MAX_LISTED_FOLDERS",
     "MAX_RECORD_ACTIONS",
     "RESULTS_FILE",
     "Frame",
@@ -38,6 +40,7 @@ __all__ = [
     "record_frames",
     "record_outcome",
     "record_rules",
+    "results_folders",
     "results_path",
     "standings",
 ]
@@ -51,6 +54,8 @@ MAX_RECORD_ACTIONS = 20_000
 """The most actions of a record the page replays (a 16x16 game of Trap! has about 3,000)."""
 RESULTS_FILE = "results.jsonl"
 """The results file a tournament's folder holds (``trap-tournament --output FOLDER``)."""
+MAX_LISTED_FOLDERS = 200
+"""The most results folders the page lists."""
 
 
 class FrameBuilder:
@@ -234,6 +239,28 @@ def _check_scores(record: dict[str, Any], scores: dict[str, Any]) -> None:
         raise ValueError(
             f"the record's scores {record['scores']!r:.60} are not its actions' {scores!r:.60}"
         )
+
+
+def results_folders(root: Path) -> dict[str, Any]:
+    """The folders under ``root`` that hold a results file (at most
+    :data:`MAX_LISTED_FOLDERS`), and a note for each thing passed over.
+
+    The walk is :func:`agents.folder_walk.find_files`'s (iterative, bounded, no links, only
+    regular files). A folder whose name is not UTF-8 is noted with its odd bytes escaped,
+    not listed: the page could not name it back.
+    """
+    found = find_files(root, RESULTS_FILE, MAX_LISTED_FOLDERS)
+    folders, notes = [], found.notes
+    for path in found.paths:
+        folder = str(path.parent.relative_to(root))
+        if shown_path(folder) == folder:
+            folders.append(folder)
+        else:
+            notes.append(f"{shown_path(folder)}: not listed, its name is not UTF-8 (rename it)")
+    if found.num_left:
+        notes.append(f"{found.num_left} results files past the first {MAX_LISTED_FOLDERS} "
+                     "are not listed")  # fmt: skip
+    return {"root": shown_path(root), "folders": sorted(folders), "notes": notes}
 
 
 def results_path(root: Path, folder: str) -> Path:

@@ -132,6 +132,9 @@ async function loadFolders() {
       option.textContent = "(no results.jsonl under the root)";
       select.append(option);
     }
+    for (const note of answer.notes) {
+      select.append(Object.assign(document.createElement("option"), { textContent: note, disabled: true }));
+    }
   }
 }
 
@@ -506,29 +509,40 @@ async function showTournament() {
     `${percent(p.rate)} [${percent(p.interval[0])}, ${percent(p.interval[1])}]`]);
 }
 
+// One table of ratings; `apart` rows (cards of no shipped ladder) name their game and say why.
+function ratingsTable(rows, apart) {
+  const table = document.createElement("table");
+  table.className = "ratings";
+  const head = table.createTHead().insertRow();
+  const columns = ["agent", "rating [95% CI]", "games", "card", "date"];
+  for (const text of apart ? ["game", ...columns, "why apart"] : columns) {
+    head.append(Object.assign(document.createElement("th"), { textContent: text }));
+  }
+  for (const row of rows) {
+    const line = table.insertRow();
+    const rating = row.line.split(": ").slice(1).join(": ").replace(/ \(\d+ games\)$/, "");
+    const cells = [row.spec, rating, row.num_games, row.path, row.date];
+    for (const text of apart ? [row.game, ...cells, row.note] : cells) {
+      line.insertCell().textContent = text;
+    }
+  }
+  return table;
+}
+
 async function showRatings() {
   const answer = await api("/api/ratings");
   const place = $("#ratings");
   place.textContent = "";
-  for (const [game, rows] of Object.entries(answer.games)) {
-    const title = document.createElement("h2");
-    title.textContent = `${game} ladder ${answer.ladder}`;
-    const table = document.createElement("table");
-    table.className = "ratings";
-    const head = table.createTHead().insertRow();
-    for (const text of ["agent", "rating [95% CI]", "games", "card", "date"]) {
-      head.append(Object.assign(document.createElement("th"), { textContent: text }));
-    }
-    for (const row of rows) {
-      const line = table.insertRow();
-      const rating = row.line.split(": ").slice(1).join(": ").replace(/ \(\d+ games\)$/, "");
-      for (const text of [row.spec, rating, row.num_games, row.path, row.date]) {
-        line.insertCell().textContent = text;
-      }
-    }
-    place.append(title, table);
+  for (const ladder of answer.ladders.filter((ladder) => ladder.rows.length)) {
+    const title = Object.assign(document.createElement("h2"), { textContent: ladder.name });
+    title.title = `sha256 ${ladder.sha256}`;
+    place.append(title, ratingsTable(ladder.rows, false));
   }
-  if (!Object.keys(answer.games).length) place.textContent = "No card under the results root.";
+  if (answer.apart.length) {
+    const title = Object.assign(document.createElement("h2"), { textContent: "Other ladders (not ranked)" });
+    place.append(title, ratingsTable(answer.apart, true));
+  }
+  if (!place.childElementCount) place.textContent = "No card under the results root.";
   const notes = $("#ratings-notes");
   notes.textContent = "";
   for (const note of answer.notes) notes.append(Object.assign(document.createElement("li"), { textContent: note }));

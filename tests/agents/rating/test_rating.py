@@ -13,10 +13,9 @@ from trap_scripts import rate as rate_cli
 
 from agents import make_agent
 from agents.rating import estimate_rating, ladder_games, load_ladder, rate, rate_spec
-from agents.rating.cards import leaderboard
 from agents.rating.estimate import ONE_SIDED, TWO_SIDED, _log_likelihood, expected_score
 from agents.rating.ladder import ANCHOR, ANCHOR_RATING, Calibration, Ladder, Rung
-from agents.rating.rate import make_card, schedule_round
+from agents.rating.rate import schedule_round
 from tests.support.game_runs import random_decision_states
 from trap_env.games import game_names, get_game
 
@@ -254,31 +253,6 @@ def test_each_rung_plays_as_when_its_ladder_was_rated(game, request):
     """A change of code that alters a rung's moves calls for a new ladder version."""
     path = request.path.parents[2] / "data" / "ladder_fingerprints.json"
     assert fingerprint(game) == json.loads(path.read_text())[game]
-
-
-# --- Cards side by side --------------------------------------------------------------------
-
-
-def test_the_leaderboard_ranks_cards_per_game_and_leaves_out_other_versions(tmp_path):
-    ladder = load_ladder("othello")
-    base = json.loads(make_card(ladder, "greedy", 0, []).to_json())
-    cards = {
-        "a": base | {"spec": "a", "rating": 1500.0, "low": 1450.0, "high": 1550.0},
-        "b": base | {"spec": "b", "rating": None, "low": 2100.0, "high": None},
-        "old": base | {"spec": "old", "ladder": "v0"},
-        "rules": base | {"spec": "rules", "params": base["params"] | {"board_size": 6}},
-    }
-    for name, card in cards.items():
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "card.json").write_text(json.dumps(card))
-    (tmp_path / "junk").mkdir()
-    (tmp_path / "junk" / "card.json").write_text("[1, 2")
-    board = leaderboard(tmp_path)
-    assert [row.spec for row in board.rows["othello"]] == ["b", "a"]
-    notes = "\n".join(board.notes)
-    assert "old/card.json: left out, a card of ladder 'v0'; only v1 cards are compared" in notes
-    assert "rules/card.json: left out, played by other rules" in notes
-    assert "junk/card.json: left out, not a card" in notes
 
 
 def test_the_sb3_example_rates_during_learn_and_after_it(capsys, request):

@@ -3,10 +3,13 @@ agents in worker processes, faults, records replayed, results folders, and refus
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import os
 import random
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -27,14 +30,22 @@ from agents.arena.plan import GameTask, RunConfig
 from agents.arena.replays import replay_record
 from agents.arena.results import check_record
 from agents.arena.worker import make_record
+from agents.rating import load_ladder
 from agents.web.app import Settings, allowed_hosts, check_spec, create_app
 from agents.web.live import LiveGame, LiveGames
 from agents.web.seats import PersonSeat
 from agents.web.views import Frame, FrameBuilder
 from tests.support.cli_fuzz import check_command, command_lines, raise_run_started
+from tests.support.results_roots import card_of, deep_tree, fifo_released_after, write_card
 from trap_env.games import game_names
 
 JSON = {"Content-Type": "application/json"}
+
+
+OTHELLO = load_ladder("othello")
+GOOD_CARD = card_of(OTHELLO, "good", {OTHELLO.rungs[1].spec: (3, 1, 0),
+                                      OTHELLO.rungs[3].spec: (2, 0, 2)})  # fmt: skip
+"""A card whose fields agree, on the shipped Othello ladder."""
 
 
 def make_client(root: Path, allow_exec: bool = False) -> TestClient:
@@ -925,23 +936,83 @@ def test_a_record_whose_scores_are_not_its_actions_is_refused(client: TestClient
     assert post(client, "/api/replay", {"record": record}).status_code == 200
 
 
-def test_the_ratings_tab_shows_the_cards_under_the_root_per_game(tmp_path: Path) -> None:
-    from agents.rating import load_ladder
-    from agents.rating.rate import make_card
-
-    card = json.loads(make_card(load_ladder("colosseum"), "greedy", 0, []).to_json())
-    for name, fields in {"a": {"rating": 1700.0, "low": 1650.0, "high": 1750.0},
-                         "b": {"spec": "mcts", "rating": 1800.0, "low": 1700.0, "high": 1900.0},
-                         "c": {"ladder": "v0"}}.items():  # fmt: skip
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "card.json").write_text(json.dumps(card | fields))
+def test_the_ratings_tab_ranks_cards_per_shipped_ladder_and_lists_others_apart(
+    tmp_path: Path,
+) -> None:
+    ladder = load_ladder("colosseum")
+    weak, strong = ladder.rungs[0].spec, ladder.rungs[-1].spec
+    write_card(tmp_path / "a", card_of(ladder, "greedy", {weak: (2, 0, 1)}))
+    write_card(tmp_path / "b", card_of(ladder, "mcts", {strong: (2, 0, 1)}))
+    old = card_of(ladder, "old", {weak: (1, 0, 1)}) | {"ladder": "v0"}
+    old["line"] = old["line"].replace("v1", "v0")
+    del old["ladder_sha256"]
+    write_card(tmp_path / "c", old)
     with make_client(tmp_path) as client:
         answer = client.get("/api/ratings").json()
-    assert answer["ladder"] == "v1"
-    assert [row["spec"] for row in answer["games"]["colosseum"]] == ["mcts", "greedy"]
-    assert answer["notes"] == [
-        "c/card.json: left out, a card of ladder 'v0'; only v1 cards are compared"
-    ]
+    [ranked] = [board for board in answer["ladders"] if board["rows"]]
+    assert ranked["name"] == "colosseum ladder v1" and ranked["sha256"] == ladder.identity
+    assert [row["spec"] for row in ranked["rows"]] == ["mcts", "greedy"]
+    [apart] = answer["apart"]
+    assert apart["spec"] == "old" and "its ladder is 'v0', not 'v1'" in apart["note"]
+    assert answer["notes"] == []
+
+
+@contextlib.contextmanager
+def not_a_number(root: Path) -> Iterator[str]:
+    for name, text in [("nan", "NaN"), ("minus-infinity", "-Infinity")]:
+        (root / name).mkdir()
+        (root / name / "card.json").write_text(
+            json.dumps(GOOD_CARD).replace(f'"rating": {GOOD_CARD["rating"]}', f'"rating": {text}')
+        )
+    yield "minus-infinity/card.json: left out, not a card: it holds -Infinity"
+
+
+@contextlib.contextmanager
+def a_deep_tree(root: Path) -> Iterator[str]:
+    with deep_tree(root, 1200) as deepest:
+        write_card(deepest, GOOD_CARD)
+        write_results(deepest, [])
+        yield "not read: 1 folders more than 32 levels below the root"
+
+
+@contextlib.contextmanager
+def a_name_not_utf8(root: Path) -> Iterator[str]:
+    folder = Path(os.fsdecode(os.fsencode(root) + b"/caf\xff"))
+    write_card(folder, GOOD_CARD | {"spec": "odd"})
+    write_results(folder, [])
+    yield "caf\\xff: not listed, its name is not UTF-8"
+
+
+@contextlib.contextmanager
+def a_fifo(root: Path) -> Iterator[str]:
+    (root / "fifo").mkdir()
+    with fifo_released_after(root / "fifo" / "card.json"), \
+            fifo_released_after(root / "fifo" / "results.jsonl"):  # fmt: skip
+        yield "fifo/card.json: left out, not a regular file"
+
+
+@pytest.mark.parametrize("plant", [not_a_number, a_deep_tree, a_name_not_utf8, a_fifo])
+def test_nothing_under_the_results_root_takes_the_ratings_or_the_results_down(
+    tmp_path: Path, plant: Callable[[Path], contextlib.AbstractContextManager[str]]
+) -> None:
+    write_card(tmp_path / "good", GOOD_CARD)
+    write_results(tmp_path / "good", [game_record(("greedy", "random"), 1)])
+    with plant(tmp_path) as words, make_client(tmp_path) as client:
+        for _ in range(3):  # more requests than heavy-work threads: none may hang one
+            ratings = client.get("/api/ratings")
+            assert ratings.status_code == 200, ratings.text
+        results = client.get("/api/results")
+        assert results.status_code == 200, results.text
+        replay = client.get("/api/results/game?folder=good&index=0")
+        assert replay.status_code == 200, replay.text
+    ranked = [row["spec"] for board in ratings.json()["ladders"] for row in board["rows"]]
+    assert "good" in ranked and results.json()["folders"] == ["good"]
+    notes = "\n".join(ratings.json()["notes"] + results.json()["notes"])
+    assert words in notes
+    if plant is a_name_not_utf8:
+        [odd] = [row for board in ratings.json()["ladders"] for row in board["rows"]
+                 if row["spec"] == "odd"]  # fmt: skip
+        assert odd["path"] == "caf\\xff/card.json"
 
 
 def test_a_folder_name_longer_than_the_system_takes_is_refused_not_a_500(

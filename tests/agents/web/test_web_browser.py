@@ -8,6 +8,7 @@ screenshots that docs/web.md shows.
 
 from __future__ import annotations
 
+import dataclasses
 import http.server
 import json
 import os
@@ -449,15 +450,13 @@ def test_a_request_from_another_origin_is_refused(browser: Any, server: str) -> 
 
 def test_the_ratings_tab_shows_the_cards(page: Any, results_root: Path) -> None:
     from agents.rating import load_ladder
-    from agents.rating.rate import make_card
+    from tests.support.results_roots import card_of, write_card
 
-    card = json.loads(make_card(load_ladder("othello"), "greedy", 0, []).to_json())
-    folder = results_root / "rated"
-    folder.mkdir(exist_ok=True)
-    (folder / "card.json").write_text(
-        json.dumps(card | {"rating": 1300.0, "low": 1250.0, "high": 1350.0, "num_games": 100,
-                           "line": "othello ladder v1: 1300 [1250, 1350] (100 games)"})
-    )
+    ladder = load_ladder("othello")
+    card = card_of(ladder, "greedy", {ladder.rungs[1].spec: (50, 0, 50)})
+    write_card(results_root / "rated", card)
+    edited = dataclasses.replace(ladder, seed=1)  # not the shipped ladder any more
+    write_card(results_root / "edited", card_of(edited, "edited", {edited.specs[1]: (1, 0, 1)}))
     page.click("#tabs button[data-tab=ratings]")
     page.click("#ratings-load")
     page.wait_for_selector("#ratings table tbody tr, #ratings table tr + tr")
@@ -465,4 +464,11 @@ def test_the_ratings_tab_shows_the_cards(page: Any, results_root: Path) -> None:
     cells = page.eval_on_selector_all(
         "#ratings table tr:last-child td", "c => c.map(x => x.textContent)"
     )
-    assert cells[:3] == ["greedy", "1300 [1250, 1350]", "100"]
+    rating = card["line"].split(": ")[1].removesuffix(" (100 games)")
+    assert cells[:3] == ["greedy", rating, "100"]
+    assert page.eval_on_selector_all("#ratings h2", "h => h.map(x => x.textContent)") == [
+        "othello ladder v1", "Other ladders (not ranked)"]
+    apart = page.eval_on_selector_all(
+        "#ratings table:last-of-type tr:last-child td", "c => c.map(x => x.textContent)"
+    )
+    assert apart[:2] == ["othello", "edited"] and "not shipped" in apart[-1]
