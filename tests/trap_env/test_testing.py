@@ -105,8 +105,8 @@ def _stalled_apply(state: Any, action: int) -> Any:
 @pytest.mark.timeout(30)  # the old check played such a game forever
 def test_a_game_that_does_not_advance_fails_promptly_naming_it() -> None:
     stalled = Broken(RACE, apply=_stalled_apply)
-    with pytest.raises(ConformanceError, match=r"^race: the game does not advance: turn 0 after "
-                                               r"3 applies in a row, .* \(state '0 0 0 0 0 goal=4'\)"):
+    message = r"^race: the game does not advance: turn 0 after 3 applies in a row, .* \(state '0 0"
+    with pytest.raises(ConformanceError, match=message):
         check_game(stalled, games=1, adapters=False, goal=4)
 
 
