@@ -41,11 +41,12 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from types import ModuleType
 from typing import Any
 
-from trap_env.games import GAME_TABLE, get_game, register_entry_points
+from trap_env.games import GAME_TABLE, entry_for, get_game, register_entry_points
 
 __version__ = "0.1.0"
 """The package's version (``setup.cfg`` reads it from here)."""
@@ -128,33 +129,24 @@ def __getattr__(name: str) -> Any:
 
 
 def register_gym_env(game: str) -> str:
-    """Register the Gymnasium id of a registered game, ``trap_env/<Title>-v0``, and return it.
+    """Register the Gymnasium id of a registered game (or a game's path),
+    ``trap_env/<Title>-v0``, and return it.
 
     The id makes a :class:`trap_env.gym_env.GameEnv` of that game, and with ``make_vec`` a
     :class:`trap_env.batched_env.GameVectorEnv` when the game has a batched engine
     (Gymnasium's ``SyncVectorEnv`` otherwise, :func:`trap_env.gym_env.make_sync_vector_env`,
-    which checks ``num_envs`` as the batched env does). The suite's games register their own
+    which checks ``num_envs`` as the batched env does), bound to the game as every id is
+    (:mod:`trap_env.entry_points`). The suite's games register their own
     ids on import (:data:`trap_env.games.GAME_TABLE`); a game from outside can give its id to
     :func:`trap_env.games.register_game` instead. Registering twice is fine.
 
     Raises:
         UnknownGameError: (a ``ValueError``) if no game is registered under ``game``.
     """
-    import gymnasium
-
-    from trap_env.games import BATCHED_VECTOR_ENV, GENERIC_ENV, SYNC_VECTOR_ENV
-
     found = get_game(game)
     title = "".join(char for char in found.title if char.isalnum())
     gym_id = f"trap_env/{title}-v0"
-    if gym_id not in gymnasium.registry:
-        batched = hasattr(found, "batched_engine")
-        gymnasium.register(
-            id=gym_id,
-            entry_point=GENERIC_ENV,
-            vector_entry_point=BATCHED_VECTOR_ENV if batched else SYNC_VECTOR_ENV,
-            kwargs={"game": game},
-        )
+    register_entry_points(dataclasses.replace(entry_for(game), gym_id=gym_id, aec_id=None))
     return gym_id
 
 

@@ -32,7 +32,9 @@ __all__ = [
     "GAME_TABLE",
     "GameEntry",
     "UnknownGameError",
+    "bound_entry_point",
     "entries",
+    "entry_for",
     "entry_of",
     "game_names",
     "game_of",
@@ -49,6 +51,8 @@ BATCHED_VECTOR_ENV = "trap_env.batched_env:GameVectorEnv"
 """The vector entry point of a game with a batched engine (:mod:`trap_env.batched`)."""
 GENERIC_AEC_ENV = "trap_env.aec_env:game_env"
 """The PettingZoo entry point of a game without its own AEC module (with ``game=`` its name)."""
+BOUND_ENTRY_POINTS = "trap_env.entry_points"
+"""The module of the entry points every id is registered with (:func:`bound_entry_point`)."""
 
 
 @dataclass(frozen=True)
@@ -229,6 +233,43 @@ def entry_of(name: str) -> GameEntry | None:
     return _ENTRIES.get(name)
 
 
+def entry_for(game: str) -> GameEntry:
+    """The entry of the game registered as ``game``, or for a game given by its path the
+    generic entry points with ``game=`` the path (no ids).
+
+    Raises:
+        UnknownGameError: for a name that names no game.
+    """
+    return _ENTRIES.get(game) or _generic_entry(game, get_game(game))
+
+
+def _generic_entry(
+    name: str, game: Game[Any, Any], gym_id: str | None = None, aec_id: str | None = None
+) -> GameEntry:
+    """The entry of a game without entry points of its own: the generic ones, with the
+    batched env where the game has a batched engine."""
+    batched = hasattr(game, "batched_engine")
+    return GameEntry(
+        name=name,
+        game=game,
+        gym_id=gym_id,
+        env_entry_point=GENERIC_ENV,
+        vector_entry_point=BATCHED_VECTOR_ENV if batched else SYNC_VECTOR_ENV,
+        aec_id=aec_id,
+        aec_module=None,
+        spiel_name=None,
+        env_kwargs={"game": name},
+    )
+
+
+def bound_entry_point(kind: str, game: str) -> str:
+    """The entry point an id of ``game`` is registered with: the ``kind`` (``"env"``,
+    ``"vector_env"`` or ``"aec_env"``) of the game's entry (:func:`entry_for`) bound to the
+    game, ``"trap_env.entry_points:<kind>@<game>"`` (a path's ``:`` written ``/``), which
+    refuses a ``game=`` naming another game (:mod:`trap_env.entry_points`)."""
+    return f"{BOUND_ENTRY_POINTS}:{kind}@{game.replace(':', '/')}"
+
+
 def entries() -> list[GameEntry]:
     """Every game's entry: the table's and those :func:`register_game` added."""
     return list(_ENTRIES.values())
@@ -236,7 +277,8 @@ def entries() -> list[GameEntry]:
 
 def register_entry_points(entry: GameEntry) -> None:
     """Register ``entry``'s Gymnasium id (unless it is registered) and, where the installed
-    PettingZoo has a registry (``pettingzoo.register``), its AEC id.
+    PettingZoo has a registry (``pettingzoo.register``), its AEC id, each with its entry
+    points bound to the game (:func:`bound_entry_point`).
 
     Imports no game: the entry points are paths, imported by ``make``.
     """
@@ -245,8 +287,8 @@ def register_entry_points(entry: GameEntry) -> None:
     if entry.gym_id is not None and entry.gym_id not in gymnasium.registry:
         gymnasium.register(
             id=entry.gym_id,
-            entry_point=entry.env_entry_point,
-            vector_entry_point=entry.vector_entry_point,
+            entry_point=bound_entry_point("env", entry.name),
+            vector_entry_point=bound_entry_point("vector_env", entry.name),
             kwargs=dict(entry.env_kwargs),
         )
     if entry.aec_id is None:
@@ -257,7 +299,8 @@ def register_entry_points(entry: GameEntry) -> None:
         return
     register = getattr(pettingzoo, "register", None)  # PettingZoo 1.27 and later
     if register is not None:
-        register("aec", entry.aec_id, entry_point=entry.aec_entry_point, kwargs=entry.aec_kwargs)
+        entry_point = bound_entry_point("aec_env", entry.name)
+        register("aec", entry.aec_id, entry_point=entry_point, kwargs=entry.aec_kwargs)
 
 
 def register_game(
@@ -293,18 +336,7 @@ def register_game(
     if isinstance(current, str):
         raise ValueError(f"the game name {name!r} is taken by a built-in game")
     _GAMES[name] = game
-    batched = hasattr(game, "batched_engine")
-    entry = GameEntry(
-        name=name,
-        game=game,
-        gym_id=gym_id,
-        env_entry_point=GENERIC_ENV,
-        vector_entry_point=BATCHED_VECTOR_ENV if batched else SYNC_VECTOR_ENV,
-        aec_id=aec_id,
-        aec_module=None,
-        spiel_name=None,
-        env_kwargs={"game": name},
-    )
+    entry = _generic_entry(name, game, gym_id, aec_id)
     _ENTRIES[name] = entry
     register_entry_points(entry)
     return entry

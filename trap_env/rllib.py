@@ -6,7 +6,9 @@ which adds ``log(mask)`` to the policy's logits so that no illegal action is eve
 :func:`make_env` gives a game's Gymnasium env in that shape (the planes flattened, so that
 RLlib's default MLP encoder fits every board size), :func:`register` registers it with RLlib
 under the Gymnasium id, and :func:`masked_ppo_config` is a ``PPOConfig`` with both set.
-RLlib pins its own Gymnasium version: install it in an environment of its own.
+RLlib pins its own Gymnasium version: install it in an environment of its own. The id and the
+env's arguments are checked up front (:func:`check_env_arguments`, which needs no RLlib), so
+that a bad one fails in one line when the config is made, not in RLlib's env runners.
 
 Example (not run by the doctests: it needs ``pip install -e ".[rllib]"``)::
 
@@ -19,13 +21,27 @@ Example (not run by the doctests: it needs ``pip install -e ".[rllib]"``)::
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-__all__ = ["RLlibObservation", "make_env", "masked_ppo_config", "register"]
+from trap_env.game import played_params
+from trap_env.games import GameEntry, entries, get_game
+
+__all__ = [
+    "RLlibObservation",
+    "check_env_arguments",
+    "make_env",
+    "masked_ppo_config",
+    "register",
+]
+
+SET_BY_MAKE_ENV = "mask_in_observation"
+"""The env argument :func:`make_env` sets itself (RLlib's masked dict needs it True)."""
 
 
 class RLlibObservation(
@@ -67,8 +83,70 @@ class RLlibObservation(
 
 def make_env(env_id: str, **kwargs: Any) -> RLlibObservation:
     """The Gymnasium env ``env_id`` (``gymnasium.make``, with ``kwargs``) in RLlib's masked
-    dict shape; ``kwargs`` are the env's own (``board_size=5``, ``opponent="greedy"``)."""
-    return RLlibObservation(gym.make(env_id, mask_in_observation=True, **kwargs))
+    dict shape; ``kwargs`` are the env's own (``board_size=5``, ``opponent="greedy"``).
+
+    Raises:
+        ValueError: for an id of no game of this package, and a value the env refuses.
+        TypeError: for an argument the env does not take, and a value of a wrong type.
+    """
+    check_env_arguments(env_id, kwargs)
+    try:
+        env = gym.make(env_id, mask_in_observation=True, **kwargs)
+    except TypeError as error:
+        # Gymnasium restates an env's TypeError with every argument; the env's says it.
+        if isinstance(error.__cause__, TypeError):
+            raise error.__cause__ from None
+        raise
+    return RLlibObservation(env)
+
+
+def check_env_arguments(env_id: str, kwargs: Mapping[str, Any]) -> None:
+    """Refuse an id of no game of this package, and an argument its env does not take.
+
+    The arguments an env takes are its entry point's and, where it takes rule parameters
+    (``**params``), the game's (``board_size``, ``end_rule``...); ``game=`` names the id's
+    own game (:mod:`trap_env.entry_points`); :data:`SET_BY_MAKE_ENV` is :func:`make_env`'s.
+
+    Raises:
+        ValueError: ``"unknown env id ...; the games' ids: ..."``.
+        TypeError: ``"ID takes no argument 'NAME'; its arguments: ..."``.
+    """
+    entry = _entry_of_id(env_id)
+    allowed = _env_arguments(entry)
+    unknown = sorted(set(kwargs) - set(allowed))
+    if unknown:
+        raise TypeError(
+            f"{env_id} takes no argument {unknown[0]!r}; its arguments: {', '.join(allowed)} "
+            f"({SET_BY_MAKE_ENV} is make_env's own)"
+        )
+
+
+def _entry_of_id(env_id: object) -> GameEntry:
+    """The entry of the game whose Gymnasium id is ``env_id``.
+
+    Raises:
+        ValueError: naming the games' ids.
+    """
+    by_id = {entry.gym_id: entry for entry in entries() if entry.gym_id is not None}
+    entry = by_id.get(env_id) if isinstance(env_id, str) else None
+    if entry is None:
+        raise ValueError(f"unknown env id {env_id!r:.80}; the games' ids: {', '.join(by_id)}")
+    return entry
+
+
+def _env_arguments(entry: GameEntry) -> list[str]:
+    """The keyword arguments ``make_env`` passes on to ``entry``'s env, sorted."""
+    from trap_env.entry_points import BoundEntryPoint
+
+    parameters = inspect.signature(BoundEntryPoint("env", entry.name).target).parameters
+    names = {"game"} | {
+        name
+        for name, parameter in parameters.items()
+        if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+    }
+    if any(parameter.kind is parameter.VAR_KEYWORD for parameter in parameters.values()):
+        names |= set(played_params(get_game(entry.name)))  # the rule parameters
+    return sorted(names - {SET_BY_MAKE_ENV})
 
 
 def register(env_id: str) -> str:
@@ -78,13 +156,9 @@ def register(env_id: str) -> str:
     Raises:
         ValueError: if ``env_id`` is not a Gymnasium id of this package's games.
     """
+    _entry_of_id(env_id)
     from ray.tune.registry import register_env
 
-    from trap_env.games import entries
-
-    ids = [entry.gym_id for entry in entries() if entry.gym_id is not None]
-    if env_id not in ids:
-        raise ValueError(f"unknown env id {env_id!r}; the games' ids: {', '.join(ids)}")
     register_env(env_id, lambda env_config: make_env(env_id, **env_config))
     return env_id
 
@@ -95,9 +169,14 @@ def masked_ppo_config(env_id: str, **env_kwargs: Any) -> Any:
     illegal action. Chain RLlib's own settings on it (``.training(...)``,
     ``.env_runners(...)``).
 
+    The env is made once first (and closed), so that a bad id or argument fails here, in
+    the env's own words, rather than when RLlib builds the algorithm.
+
     Raises:
-        ValueError: if ``env_id`` is not a Gymnasium id of this package's games.
+        ValueError: for an id of no game of this package, and a value the env refuses.
+        TypeError: for an argument the env does not take, and a value of a wrong type.
     """
+    make_env(env_id, **env_kwargs).close()
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (

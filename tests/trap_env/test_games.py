@@ -9,10 +9,19 @@ import sys
 import gymnasium
 import pettingzoo
 import pytest
+from gymnasium.envs.registration import load_env_creator
 
 import trap_env
 from tests.support.toy_game import Race, RandomRacer
-from trap_env.games import GAME_TABLE, GameEntry, entry_of, get_game, register_game
+from trap_env.entry_points import BoundEntryPoint
+from trap_env.games import (
+    GAME_TABLE,
+    GameEntry,
+    bound_entry_point,
+    entry_of,
+    get_game,
+    register_game,
+)
 
 SUITE = {
     "trap": ("trap_env/Trap-v0", "trap_env/trap_v0", "python_trap"),
@@ -44,11 +53,19 @@ def test_every_path_of_the_table_imports(entry: GameEntry) -> None:
 def test_import_registers_every_entrys_ids(entry: GameEntry) -> None:
     assert entry.gym_id is not None and entry.aec_id is not None
     spec = gymnasium.spec(entry.gym_id)
-    assert (spec.entry_point, spec.vector_entry_point) == (
-        entry.env_entry_point,
-        entry.vector_entry_point,
-    )
-    assert pettingzoo.spec("aec", entry.aec_id).entry_point == entry.aec_entry_point
+    registered = {
+        "env": spec.entry_point,
+        "vector_env": spec.vector_entry_point,
+        "aec_env": pettingzoo.spec("aec", entry.aec_id).entry_point,
+    }
+    targets = {
+        "env": entry.env_entry_point,
+        "vector_env": entry.vector_entry_point,
+        "aec_env": entry.aec_entry_point,
+    }
+    for kind, path in registered.items():
+        assert path == bound_entry_point(kind, entry.name)
+        assert BoundEntryPoint(kind, entry.name).target is load_env_creator(targets[kind])
     aec = pettingzoo.make("aec", entry.aec_id)
     aec.reset(seed=0)
     assert aec.unwrapped.game.name == entry.name
@@ -122,6 +139,7 @@ def test_register_game_refuses_an_id_that_is_no_string() -> None:
     [
         "trap_env",
         "trap_env.games",
+        "trap_env.entry_points",
         "trap_env.rendering",
         "trap_env.batched_env",
         "trap_env.trap.gym_env",

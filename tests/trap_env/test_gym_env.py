@@ -107,7 +107,7 @@ def test_make_registers_the_id_with_the_documented_defaults() -> None:
     env = gymnasium.make("trap_env/Trap-v0")
     unwrapped = env.unwrapped
     assert isinstance(unwrapped, TrapEnv)
-    assert env.spec is not None and env.spec.entry_point == "trap_env.trap.gym_env:TrapEnv"
+    assert env.spec is not None and env.spec.entry_point == "trap_env.entry_points:env@trap"
     assert unwrapped.observation_space == gymnasium.spaces.Box(0, 1, (7, 7, 4), np.int8)
     assert unwrapped.action_space == gymnasium.spaces.Discrete(49)
     assert unwrapped.max_turns == 4 * 7 * 7
@@ -642,7 +642,7 @@ def test_generic_env_plays_trap_as_trap_env_does() -> None:
 
 def test_register_gym_env_names_the_id_after_the_title() -> None:
     assert trap_env.register_gym_env("trap") == "trap_env/Trap-v0"
-    assert gymnasium.spec("trap_env/Trap-v0").entry_point == "trap_env.trap.gym_env:TrapEnv"
+    assert gymnasium.spec("trap_env/Trap-v0").entry_point == "trap_env.entry_points:env@trap"
 
 
 def test_self_play_is_refused_with_where_it_exists() -> None:

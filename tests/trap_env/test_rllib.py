@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 
 from trap_env.games import entries
-from trap_env.rllib import RLlibObservation, make_env, register
+from trap_env.rllib import RLlibObservation, make_env, masked_ppo_config, register
 
 SMALL_BOARDS = {"trap": 5, "othello": 6, "colosseum": 5}
 """A small board per game, on which one PPO iteration takes a few seconds."""
@@ -52,6 +53,46 @@ def test_make_env_gives_rllib_s_masked_dict_for_every_game(game: str) -> None:
 def test_the_wrapper_refuses_an_env_without_the_mask_in_its_observation() -> None:
     with pytest.raises(ValueError, match="mask_in_observation=True"):
         RLlibObservation(gym.make(GAME_IDS["trap"], board_size=5))
+
+
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "trap_env/Chess-v0", "trap_env/trap_v0", 3])
+def test_an_id_of_no_game_is_refused_naming_the_games_ids(env_id: Any) -> None:
+    # Without RLlib: the id is checked before RLlib is imported.
+    ids = ", ".join(GAME_IDS.values())
+    message = rf"^unknown env id {re.escape(repr(env_id))}; the games' ids: {re.escape(ids)}$"
+    with pytest.raises(ValueError, match=message):
+        make_env(env_id)
+    with pytest.raises(ValueError, match=message):
+        masked_ppo_config(env_id)
+
+
+@pytest.mark.parametrize(("game", "argument"), [
+    ("trap", "end_rule"), ("othello", "decay"), ("colosseum", "boardsize"),
+    ("othello", "mask_in_observation"), ("trap", "num_envs"),
+])
+def test_an_argument_the_env_does_not_take_is_refused_naming_those_it_takes(
+    game: str, argument: str
+) -> None:
+    message = (rf"^{GAME_IDS[game]} takes no argument '{argument}'; its arguments: "
+               r"board_size, .*opponent.*seat.* \(mask_in_observation is make_env's own\)$")
+    with pytest.raises(TypeError, match=message):
+        make_env(GAME_IDS[game], **{argument: 1})
+    with pytest.raises(TypeError, match=message):
+        masked_ppo_config(GAME_IDS[game], **{argument: 1})
+
+
+@pytest.mark.parametrize(("arguments", "error", "message"), [
+    ({"board_size": 5}, ValueError, r"^board_size must be an even integer from 4 to 26, got int"),
+    ({"seat": "x"}, TypeError, r"^seat must be 0, 1 or None \(random each reset\), got str 'x'$"),
+    ({"game": "trap"}, ValueError, r"^trap_env/Othello-v0 plays the game 'othello', so game= "),
+])
+def test_a_value_the_env_refuses_fails_in_the_env_s_own_line_before_rllib(
+    arguments: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        make_env(GAME_IDS["othello"], **arguments)
+    with pytest.raises(error, match=message):
+        masked_ppo_config(GAME_IDS["othello"], **arguments)
 
 
 def test_register_refuses_an_id_of_no_game() -> None:

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from tests.support import toy_game
+from trap_env import testing
 from trap_env.games import game_names, get_game
 from trap_env.testing import ConformanceError, check_batched_engine, check_game
 
@@ -89,3 +91,86 @@ def test_the_openspiel_check_is_skipped_with_a_note_without_pyspiel(monkeypatch)
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # import pyspiel now raises
     with pytest.warns(UserWarning, match="random_sim_test of 'othello' skipped: pyspiel"):
         check_game("othello", games=1, board_size=4)
+
+
+RACE = toy_game.GAME
+
+
+def _stalled_apply(state: Any, action: int) -> Any:
+    """Race's apply that checks the action, then leaves the state as it was."""
+    RACE.apply(state, action)
+    return state
+
+
+@pytest.mark.timeout(30)  # the old check played such a game forever
+def test_a_game_that_does_not_advance_fails_promptly_naming_it() -> None:
+    stalled = Broken(RACE, apply=_stalled_apply)
+    message = r"^race: the game does not advance: turn 0 after 3 applies in a row, .* \(state '0 0"
+    with pytest.raises(ConformanceError, match=message):
+        check_game(stalled, games=1, adapters=False, goal=4)
+
+
+def test_a_batched_check_reports_a_game_that_does_not_end_instead_of_passing() -> None:
+    # The limit is ignored, so the games go on past it (the old check stopped after a
+    # fixed number of steps and passed).
+    endless = Broken(RACE, default_turn_limit=lambda config: 1,
+                     outcome=lambda state, max_turns=None: RACE.outcome(state))
+    with pytest.raises(ConformanceError, match=r"^race: the game does not end: 7 applies, turn "
+                                               r"\d+ of a limit of 1 \(state '"):
+        check_batched_engine(endless, games=2, goal=20)
+
+
+def test_a_game_that_does_not_end_within_the_cap_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(testing, "_MAX_STEPS", 3)  # a cap below Race's shortest game
+    with pytest.raises(ConformanceError, match=r"^race: the game does not end: 4 applies"):
+        check_game(RACE, games=1, adapters=False, goal=4)
+    with pytest.raises(ConformanceError, match=r"^race: the game does not end: 4 applies"):
+        check_batched_engine(RACE, games=2, goal=4)
+
+
+def _raises(error: Exception) -> Any:
+    def method(*args: Any, **kwargs: Any) -> Any:
+        raise error
+
+    return method
+
+
+@pytest.mark.parametrize(
+    ("methods", "step"),
+    [
+        ({"initial_state": _raises(KeyError("start"))}, "initial_state(OthelloConfig("),
+        ({"to_text": _raises(IndexError("cell"))}, "to_text(OthelloState("),
+        ({"observe": _raises(RuntimeError("planes"))}, "observe(OthelloState("),
+        ({"legal_actions": _raises(TypeError("moves"))}, "legal_actions(OthelloState("),
+        ({"outcome": _raises(ZeroDivisionError("end"))}, "outcome(OthelloState("),
+        ({"default_turn_limit": _raises(AttributeError("limit"))}, "default_turn_limit("),
+        ({"scores": _raises(RuntimeError("counts"))}, "Gymnasium's check_env"),
+    ],
+)
+def test_a_game_s_own_exception_is_a_conformance_error_naming_the_step(
+    methods: dict[str, Any], step: str
+) -> None:
+    broken = Broken(OTHELLO, **methods)
+    with pytest.raises(ConformanceError, match=r"^othello: " + re.escape(step)) as raised:
+        check_game(broken, games=1, board_size=4)
+    cause = raised.value.__cause__
+    assert cause is not None and f"raised {type(cause).__name__}: " in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_apply_that_raises_another_error_for_an_illegal_action_is_named() -> None:
+    def apply(state: Any, action: int) -> Any:
+        if action == -1:
+            raise IndexError("list index out of range")
+        return OTHELLO.apply(state, action)
+
+    with pytest.raises(ConformanceError, match=r"^othello: apply\(state, -1\) raised IndexError"):
+        check_game(Broken(OTHELLO, apply=apply), games=1, adapters=False, board_size=4)
+
+
+@pytest.mark.parametrize("games", [0, -1, 1.5, True, "2", None])
+def test_a_number_of_games_that_plays_nothing_is_refused(games: Any) -> None:
+    with pytest.raises(ValueError, match=r"^games must be a positive integer, got "):
+        check_game("othello", games=games, adapters=False, board_size=4)
+    with pytest.raises(ValueError, match=r"^games must be a positive integer, got "):
+        check_batched_engine("othello", games=games, board_size=4)

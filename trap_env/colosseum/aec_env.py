@@ -18,6 +18,7 @@ from typing import Any
 from pettingzoo import AECEnv
 
 from trap_env.aec_env import GameAECEnv, wrap
+from trap_env.entry_points import check_own_game
 
 __all__ = ["env", "raw_env"]
 
@@ -69,6 +70,7 @@ class raw_env(GameAECEnv):
     - ``max_turns``: the truncation limit in turns; None means the game's default, which
       never cuts a game.
     - ``render_mode``: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
+    - ``game``: only ``"colosseum"`` (another game is refused: it has its own module).
 
     ## Version History
     - v0: first version.
@@ -77,4 +79,5 @@ class raw_env(GameAECEnv):
     def __init__(
         self, max_turns: int | None = None, render_mode: str | None = None, **params: Any
     ) -> None:
+        check_own_game("colosseum", params.pop("game", "colosseum"), "colosseum_v0")
         super().__init__("colosseum", max_turns, render_mode, **params)

@@ -17,6 +17,7 @@ from typing import Any
 from pettingzoo import AECEnv
 
 from trap_env.aec_env import GameAECEnv, wrap
+from trap_env.entry_points import check_own_game
 
 __all__ = ["env", "raw_env"]
 
@@ -64,6 +65,7 @@ class raw_env(GameAECEnv):
     - ``max_turns``: the truncation limit in turns; None means the game's default, which
       never cuts a game.
     - ``render_mode``: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
+    - ``game``: only ``"othello"`` (another game is refused: it has its own module).
 
     ## Version History
     - v0: first version.
@@ -72,4 +74,5 @@ class raw_env(GameAECEnv):
     def __init__(
         self, max_turns: int | None = None, render_mode: str | None = None, **params: Any
     ) -> None:
+        check_own_game("othello", params.pop("game", "othello"), "othello_v0")
         super().__init__("othello", max_turns, render_mode, **params)

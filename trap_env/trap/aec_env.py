@@ -19,6 +19,7 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from trap_env.aec_env import GameAECEnv, wrap
+from trap_env.entry_points import check_own_game
 from trap_env.rendering import available_render_modes
 from trap_env.trap.core import DEFAULT_DECAY, State
 
@@ -83,6 +84,7 @@ class raw_env(GameAECEnv):
       integer per mille in 0..1000 (see :class:`trap_env.trap.core.GameConfig`); 50, the game
       as specified, by default; 0 lands every throw on its target.
     - ``render_mode``: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
+    - ``game``: only ``"trap"`` (another game is refused: it has its own module).
 
     ## Version History
     - v0: first version.
@@ -102,7 +104,9 @@ class raw_env(GameAECEnv):
         max_turns: int | None = None,
         decay: int = DEFAULT_DECAY,
         render_mode: str | None = None,
+        game: object = "trap",
     ) -> None:
+        check_own_game("trap", game, "trap_v0")
         super().__init__("trap", max_turns, render_mode, board_size=board_size, decay=decay)
 
     @property
