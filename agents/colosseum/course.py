@@ -7,12 +7,18 @@ The engine asks ``step(chess_board, my_pos, adv_pos, max_step)`` with the barrie
 positions as ``(row, col)`` tuples of numpy integers and K; the player answers
 ``((row, col), side)``. It reads and writes no file.
 
+The arguments are read strictly: the positions must be ``(row, col)`` pairs of integers
+(numpy's too) on the board, and ``max_step`` the board's K = (M + 1) // 2, which the
+rules take from the board's size; anything else is refused on standard error (nothing is
+truncated or ignored) and answered with :func:`fallback_move`.
+
 The search runs :data:`TIME_LIMIT` seconds of wall-clock time per move (the course's
-tournament allowed 2 s; the environment variable ``COLOSSEUM_AGENT_TIME_LIMIT``
-overrides it). If the search fails, the player says so on standard error and answers the
-first legal move of the rules rather than leave the engine to walk at random; given a
-board it cannot read (or a position no game reaches), it says so on standard error and
-stays where it is, with a barrier on a free side of its cell (:func:`fallback_move`).
+tournament allowed 2 s; the environment variable ``COLOSSEUM_AGENT_TIME_LIMIT``, above 0
+and below :data:`MAX_TIME_LIMIT`, overrides it). If the search fails (or the variable is
+refused), the player says so on standard error and answers the first legal move of the
+rules rather than leave the engine to walk at random; given a board it cannot read (or a
+position no game reaches), it says so on standard error and stays where it is, with a
+barrier on a free side of its cell (:func:`fallback_move`).
 """
 
 from __future__ import annotations
@@ -20,43 +26,74 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import numpy as np
+
 from agents.colosseum.search import SearchAgent, SearchSettings
 from agents.timing import seconds_from_environment
 from trap_env.agent import Agent
+from trap_env.checks import describe, is_integral
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import ColosseumState
 
-__all__ = ["NAME", "TIME_LIMIT", "CoursePlayer", "fallback_move", "time_limit", "to_state"]
+__all__ = [
+    "MAX_TIME_LIMIT", "NAME", "TIME_LIMIT", "CoursePlayer", "fallback_move", "time_limit",
+    "to_state",
+]  # fmt: skip
 
 NAME = "trap_env_agent"
 """The name the engine agent is registered under (``--player_1 trap_env_agent``)."""
 TIME_LIMIT = 1.5
 """Seconds of wall-clock time per move: the course's 2 s less a margin."""
+MAX_TIME_LIMIT = 30.0
+"""The bound of ``COLOSSEUM_AGENT_TIME_LIMIT``: the handout's 30 s for the first move, its
+longest turn (every later one has 2 s)."""
 
 Move = tuple[tuple[int, int], int]
 """The engine's answer: the cell to stand on, ``(row, col)``, and the side of its barrier."""
 
 
-def to_state(chess_board: Any, my_pos: Any, adv_pos: Any, turn: int) -> ColosseumState:
+def to_state(
+    chess_board: Any, my_pos: Any, adv_pos: Any, max_step: Any, turn: int
+) -> ColosseumState:
     """The engine's arguments as a state of :mod:`trap_env.colosseum.rules`, this player
     (whichever of the engine's it is) to act as player 0.
 
     Raises:
-        ValueError: for a position no game reaches (``rules.check_state``), or arguments
-            of another shape.
+        ValueError: for a position no game reaches (``rules.check_state``), positions that
+            are not pairs of integers on the board, a ``max_step`` that is not the board's
+            K, or arguments of another shape.
     """
     n = int(chess_board.shape[0])
     if tuple(chess_board.shape) != (n, n, 4):
         raise ValueError(f"the board must be (M, M, 4), got shape {tuple(chess_board.shape)}")
+    if not (is_integral(max_step) and max_step == rules.max_steps(n)):
+        raise ValueError(
+            f"max_step must be the {n}x{n} board's K = (M + 1) // 2 = {rules.max_steps(n)} "
+            f"(the rules take K from the board), got {describe(max_step)}"
+        )
     walls = (_barriers(chess_board, 0), _barriers(chess_board, 1),
              _barriers(chess_board, 2), _barriers(chess_board, 3))  # fmt: skip
-    me = int(my_pos[0]) * n + int(my_pos[1])
-    other = int(adv_pos[0]) * n + int(adv_pos[1])
-    if not all(0 <= int(value) < n for value in (*my_pos, *adv_pos)):
-        raise ValueError(f"the positions {my_pos} and {adv_pos} must be on the {n}x{n} board")
+    me, other = _cell(n, "my_pos", my_pos), _cell(n, "adv_pos", adv_pos)
     state = ColosseumState(n, walls, (me, other), 0, turn)
     rules.check_state(state)
     return state
+
+
+def _cell(n: int, name: str, position: Any) -> int:
+    """The cell of a ``(row, col)`` position of the engine's.
+
+    Raises:
+        ValueError: if it is not a pair of integers (numpy's too) on the ``n`` x ``n`` board.
+    """
+    if not (
+        isinstance(position, tuple | list | np.ndarray) and len(position) == 2
+        and all(is_integral(value) and 0 <= value < n for value in position)
+    ):
+        raise ValueError(
+            f"{name} must be a (row, col) pair of integers from 0 to {n - 1}, got "
+            f"{describe(position)}"
+        )
+    return int(position[0]) * n + int(position[1])
 
 
 def _barriers(chess_board: Any, side: int) -> int:
@@ -69,7 +106,8 @@ def fallback_move(chess_board: Any, my_pos: Any) -> Move:
     """Stay, with a barrier on the first side of the cell that has none: legal whenever
     the cell has a free side; ``((0, 0), 0)`` if not even the position can be read."""
     try:
-        row, col = int(my_pos[0]), int(my_pos[1])
+        n = int(chess_board.shape[0])
+        row, col = divmod(_cell(n, "my_pos", my_pos), n)
         free = [side for side in range(4) if not chess_board[row, col, side]]
     except Exception:  # an answer in any case, never a traceback
         return (0, 0), 0
@@ -80,9 +118,10 @@ def time_limit() -> float:
     """:data:`TIME_LIMIT`, or the environment's ``COLOSSEUM_AGENT_TIME_LIMIT``.
 
     Raises:
-        ValueError: if the environment's value is not a positive number of seconds.
+        ValueError: if the environment's value is not a number of seconds above 0 and
+            below :data:`MAX_TIME_LIMIT`.
     """
-    return seconds_from_environment("COLOSSEUM_AGENT_TIME_LIMIT", TIME_LIMIT)
+    return seconds_from_environment("COLOSSEUM_AGENT_TIME_LIMIT", TIME_LIMIT, MAX_TIME_LIMIT)
 
 
 def _say(message: str) -> None:
@@ -108,7 +147,7 @@ class CoursePlayer:
         on standard error and :func:`fallback_move`."""
         self.turns += 1
         try:
-            state = to_state(chess_board, my_pos, adv_pos, self.turns - 1)
+            state = to_state(chess_board, my_pos, adv_pos, max_step, self.turns - 1)
         except Exception as error:  # an answer in any case, never a traceback
             _say(f"cannot read the engine's position ({str(error)[:200]}); staying put")
             return fallback_move(chess_board, my_pos)

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import functools
 import json
-import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +47,7 @@ import numpy as np
 
 from agents.arena.record_rules import UNNAMED_GAME, record_params
 from agents.files import save_npz_atomically
+from agents.zips import UnreadableZipError, parse_json, read_npz
 from trap_env.cache import per_board_size
 from trap_env.game import Game
 from trap_env.games import game_names, get_game
@@ -362,11 +362,11 @@ def _read_game(path: Path, game: np.ndarray | None) -> tuple[str, dict[str, Any]
     try:
         if game is None or game.dtype != np.uint8 or game.ndim != 1:
             raise ValueError("no __game__ bytes")
-        record = json.loads(game.tobytes().decode())
+        record = parse_json(game.tobytes())
         name, rules = record["game"], record["rules"]
         if not isinstance(name, str) or not isinstance(rules, dict):
             raise ValueError("not {\"game\": NAME, \"rules\": {...}}")
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as error:
+    except (ValueError, KeyError, TypeError) as error:
         raise IncompatibleNetworkError(
             f"{path} does not say which game it plays ({error}); retrain it with trap-train"
         ) from None
@@ -384,19 +384,12 @@ def _read_arrays(path: Path) -> dict[str, np.ndarray]:
     Raises:
         IncompatibleNetworkError: naming the file and what is wrong with it.
     """
-    if not zipfile.is_zipfile(path):  # numpy would try it as a pickle and talk of those
-        raise IncompatibleNetworkError(
-            f"{path} is not an .npz weights file (not a zip archive, which an .npz saved by "
-            "trap-train is)"
-        )
     try:
-        with np.load(path) as data:
-            arrays = {name: np.asarray(data[name]) for name in data.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        arrays = read_npz(path)
+    except UnreadableZipError as error:
         raise IncompatibleNetworkError(
-            f"{path} is not a readable .npz weights file ({type(error).__name__}: "
-            f"{str(error)[:120]})"
-        ) from error
+            f"{path} is not an .npz weights file saved by trap-train ({error})"
+        ) from None
     for name, array in arrays.items():
         if array.dtype.kind not in "iuf":
             raise IncompatibleNetworkError(

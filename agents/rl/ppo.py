@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import io
 import json
-import pickle
 import pickletools
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ import numpy as np
 from agents.files import bundled_file, replace_atomically
 from agents.options import require_game
 from agents.seeded import SeededAgent
+from agents.zips import UnreadableZipError, parse_json, read_members
 from trap_env.agent import UnsupportedGameError
 from trap_env.game import Game, played_params
 from trap_env.games import game_names, get_game
@@ -263,16 +264,16 @@ def stamp_model(path: str | Path, *, game: str, params: Mapping[str, Any] | None
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no PPO model at {path} to stamp")
-    _read_data(path)
+    members = _read_zip(path, lambda name: name != GAME_MEMBER)
+    _data_of(path, members)
     found = get_game(game, allow_paths=False)
     rules = played_params(found, params)
     record = json.dumps({"game": found.name, "rules": rules}).encode()
 
     def write(target: Path) -> None:
-        with zipfile.ZipFile(path) as source, zipfile.ZipFile(target, "w") as copy:
-            for info in source.infolist():
-                if info.filename != GAME_MEMBER:
-                    copy.writestr(info, source.read(info))
+        with zipfile.ZipFile(target, "w") as copy:
+            for name, content in members.items():
+                copy.writestr(name, content)
             copy.writestr(GAME_MEMBER, record)
 
     replace_atomically(path, write)
@@ -281,30 +282,48 @@ def stamp_model(path: str | Path, *, game: str, params: Mapping[str, Any] | None
 def read_model_game(path: str | Path) -> tuple[str, dict[str, Any]] | None:
     """The game and rules a model zip records (:func:`stamp_model`), or None if it records none.
 
+    Returns:
+        The game's name and every rule as the game plays it (missing ones: its defaults).
+
     Raises:
-        IncompatibleModelError: if the record is not ``{"game": NAME, "rules": {...}}`` of
-            a registered game (a file never makes us import a module it names).
+        IncompatibleModelError: if the file is not a readable zip, or the record is not
+            ``{"game": NAME, "rules": {...}}`` of a registered game (a file never makes us
+            import a module it names) and rules of that game.
     """
     path = Path(path)
+    members = _read_zip(path, lambda name: name == GAME_MEMBER)
+    if GAME_MEMBER not in members:
+        return None
     try:
-        with zipfile.ZipFile(path) as archive:
-            if GAME_MEMBER not in archive.namelist():
-                return None
-            record = json.loads(archive.read(GAME_MEMBER).decode("utf-8"))
-        name, rules = record["game"], record["rules"]
-        if not isinstance(name, str) or not isinstance(rules, dict):
-            raise ValueError('not {"game": NAME, "rules": {...}}')
-    except (zipfile.BadZipFile, OSError, ValueError, KeyError, TypeError) as error:
-        raise IncompatibleModelError(
-            f"{path}: its record of the game ({GAME_MEMBER}) is damaged ({error}); stamp it "
-            "again with agents.rl.ppo.stamp_model"
-        ) from None
+        record = parse_json(members[GAME_MEMBER])
+    except UnreadableZipError as error:
+        raise _damaged_record(path, str(error)) from None
+    if not (
+        isinstance(record, dict) and isinstance(record.get("game"), str)
+        and isinstance(record.get("rules"), dict)
+    ):
+        shown = str(record)[:60]
+        raise _damaged_record(path, f'{shown} is not {{"game": NAME, "rules": {{...}}}}')
+    name, rules = record["game"], record["rules"]
     if name not in game_names():
         raise IncompatibleModelError(
             f"{path} is a model of the game {name!r:.40}, which is not one of "
             f"{', '.join(game_names())}"
         )
-    return name, rules
+    try:
+        # Every rule as the game plays it: a rule recorded as text ("6") is refused here,
+        # not found unequal to the game's 6 later.
+        return name, played_params(get_game(name, allow_paths=False), rules)
+    except ValueError as error:
+        raise _damaged_record(path, f"no rules of {name}: {str(error)[:200]}") from None
+
+
+def _damaged_record(path: Path, reason: str) -> IncompatibleModelError:
+    """The refusal of a model zip whose record of the game cannot be played."""
+    return IncompatibleModelError(
+        f"{path}: its record of the game ({GAME_MEMBER}) is damaged ({reason}); stamp it "
+        "again with agents.rl.ppo.stamp_model"
+    )
 
 
 def load_policy(path: str | Path, device: str = "cpu") -> Any:
@@ -453,7 +472,7 @@ def read_model_spec(path: Path) -> ModelSpec:
         )
     try:
         return _spec_of(data, found == TRAP_POLICY)
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
         raise IncompatibleModelError(
             f"{path}: its metadata does not describe a network the ppo agent builds "
             f"({error!r:.160}); it takes Box observations, Discrete actions and, for a "
@@ -519,24 +538,43 @@ def _mlp_network(kwargs: dict[str, Any]) -> MlpNetwork:
     return MlpNetwork(pi, vf, name, share)
 
 
-def _read_data(path: Path) -> dict[str, Any]:
+def _read_zip(path: Path, wanted: Callable[[str], bool]) -> dict[str, bytes]:
+    """The members of a model zip that ``wanted`` names, read within
+    :data:`agents.zips.MAX_READ_BYTES`.
+
+    Raises:
+        IncompatibleModelError: for a file that is no zip, a damaged one or one too large.
+    """
     try:
-        with zipfile.ZipFile(path) as archive:
-            if "data" not in archive.namelist():
-                raise IncompatibleModelError(
-                    f"{path} is a zip but not a saved MaskablePPO model (no 'data' in it)"
-                )
-            text = archive.read("data").decode("utf-8")
-        data = json.loads(text)
-    except (zipfile.BadZipFile, OSError, EOFError) as error:
+        return read_members(path, wanted)
+    except UnreadableZipError as error:
         raise IncompatibleModelError(
             f"{path} is not a model zip saved by MaskablePPO.save ({error})"
-        ) from error
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        ) from None
+
+
+def _read_data(path: Path) -> dict[str, Any]:
+    """A model zip's metadata (its ``data`` member), read as JSON only."""
+    return _data_of(path, _read_zip(path, lambda name: name == "data"))
+
+
+def _data_of(path: Path, members: Mapping[str, bytes]) -> dict[str, Any]:
+    """The metadata among a model zip's ``members``, read as JSON only.
+
+    Raises:
+        IncompatibleModelError: if there is none, or it is not a JSON object.
+    """
+    if "data" not in members:
         raise IncompatibleModelError(
-            f"{path} is damaged: its metadata (data) is not JSON ({error}); save the model "
-            "again or use another copy"
-        ) from error
+            f"{path} is a zip but not a saved MaskablePPO model (no 'data' in it)"
+        )
+    try:
+        data = parse_json(members["data"])
+    except UnreadableZipError as error:
+        raise IncompatibleModelError(
+            f"{path} is damaged: its metadata (data) is {error}; save the model again or use "
+            "another copy"
+        ) from None
     if not isinstance(data, dict):
         raise IncompatibleModelError(f"{path} is damaged: its metadata (data) is not an object")
     return data
@@ -568,24 +606,30 @@ def read_parameters(path: Path) -> dict[str, Any]:
         IncompatibleModelError: if they cannot be read as tensors (damaged, or a crafted
             file holding more than tensors), or there are no policy parameters.
     """
-    from stable_baselines3.common.save_util import load_from_zip_file
+    import torch
 
-    try:
-        # load_data=False: the pickled "data" is not read; the .pth files are read by
-        # torch.load(weights_only=True).
-        _, params, _ = load_from_zip_file(path, device="cpu", load_data=False)
-    except (zipfile.BadZipFile, ValueError, KeyError) as error:
-        raise IncompatibleModelError(
-            f"{path} is not a model zip saved by MaskablePPO.save ({error})"
-        ) from error
-    except (pickle.UnpicklingError, RuntimeError, EOFError, OSError) as error:
-        # torch.load's own message is a screen of advice (for pickles: to load them unsafely).
-        raise IncompatibleModelError(
-            f"{path} is damaged: the PyTorch parameters in it (policy.pth) cannot be read "
-            f"as tensors ({type(error).__name__}); save the model again or use another copy"
-        ) from error
-    if not params or "policy" not in params:
+    # As stable-baselines3's loader: every .pth member but the variables is a state dict.
+    members = _read_zip(path, lambda name: name.endswith(".pth") and name not in _VARIABLES)
+    params = {}
+    for name, content in members.items():
+        try:
+            params[name.removesuffix(".pth")] = torch.load(
+                io.BytesIO(content), map_location="cpu", weights_only=True
+            )
+        except Exception as error:  # torch.load raises what its parsers do (many kinds)
+            # torch.load's own message is a screen of advice (for pickles: to load them
+            # unsafely): the type says enough.
+            raise IncompatibleModelError(
+                f"{path} is damaged: the PyTorch parameters in it ({name:.60}) cannot be "
+                f"read as tensors ({type(error).__name__}); save the model again or use "
+                "another copy"
+            ) from None
+    if not isinstance(params.get("policy"), dict):
         raise IncompatibleModelError(
             f"{path} is a zip but not a saved MaskablePPO model (no policy parameters in it)"
         )
     return params
+
+
+_VARIABLES = ("pytorch_variables.pth", "tensors.pth")
+"""The ``.pth`` members that hold a model's other torch variables, not a state dict."""

@@ -10,6 +10,12 @@ move; it numbers the players 1 and 2 (this project's 0 and 1), and ``grid.map`` 
 reaches, gets a line on standard error and an answer the engine accepts where one exists
 (a free neighbour to step to, a free cell to throw at), never a traceback.
 
+The answer comes within the agent's time limit on every board the course's engine sets
+(up to 1000x1000): the grid is read with NumPy in milliseconds, and a board the agent
+declines (its ``check_game``: ``expectiminimax`` plays boards up to 100x100, where one
+evaluation fits in a turn) is played by the one-ply ``greedy`` agent instead, which is said
+once a game on standard error.
+
 Example (in the course's ``Game.py``)::
 
     from agents.course import PlayerAI
@@ -22,16 +28,21 @@ import numbers
 import sys
 from typing import Any, Protocol
 
+import numpy as np
+
 from agents.registry import make_agent
-from trap_env.agent import Agent
+from agents.trap.heuristics import GreedyAgent
+from trap_env.agent import Agent, UnsupportedGameError, check_supports
 from trap_env.checks import describe, is_integral
 from trap_env.trap import core
-from trap_env.trap.core import Phase, State
+from trap_env.trap.core import GameConfig, Phase, State
+from trap_env.trap.game import GAME
 
 __all__ = ["PlayerAI", "fallback_cell", "state_from_grid"]
 
 _PLAYER_VALUES = (1.0, 2.0)
 _TRAP_VALUE = -1.0
+_VALUES = np.array([0.0, _TRAP_VALUE, *_PLAYER_VALUES])
 
 
 class CourseGrid(Protocol):
@@ -50,25 +61,31 @@ def state_from_grid(grid: CourseGrid, player: int, phase: Phase, turn: int = 0) 
             each player exactly once, or holds a value other than 0, 1, 2 and -1.
     """
     n, values = _grid_cells(grid)
-    unknown = sorted(set(values) - {0.0, _TRAP_VALUE, *_PLAYER_VALUES})
-    if unknown:
-        raise ValueError(f"grid values must be 0, 1, 2 or -1, found {unknown}")
+    unknown = np.unique(values[~np.isin(values, _VALUES)])
+    if unknown.size:
+        raise ValueError(f"grid values must be 0, 1, 2 or -1, found {unknown[:10].tolist()}")
     cells = []
     for number, mark in enumerate(_PLAYER_VALUES, start=1):
-        found = [cell for cell, value in enumerate(values) if value == mark]
+        found = np.flatnonzero(values == mark)
         if len(found) != 1:
             raise ValueError(
                 f"the grid must hold player {number} once, found it {len(found)} times"
             )
-        cells.append(found[0])
-    traps = sum(1 << cell for cell, value in enumerate(values) if value == _TRAP_VALUE)
+        cells.append(int(found[0]))
+    traps = _bitboard(values == _TRAP_VALUE)
     state = State(n, traps, (cells[0], cells[1]), player, phase, core.NO_PLAYER, turn, -1)
     core.validate_state(state)
     return state
 
 
-def _grid_cells(grid: CourseGrid) -> tuple[int, list[float]]:
-    """A course grid's side ``N`` and its cells' values, row by row, checked for shape."""
+def _bitboard(flags: np.ndarray) -> int:
+    """The bitboard whose bit ``i`` is ``flags[i]`` (a million cells in a millisecond)."""
+    return int.from_bytes(np.packbits(flags, bitorder="little").tobytes(), "little")
+
+
+def _grid_cells(grid: CourseGrid) -> tuple[int, np.ndarray]:
+    """A course grid's side ``N`` and its cells' values, row by row, checked for shape and
+    type."""
     if not (hasattr(grid, "dim") and hasattr(grid, "map")):
         raise TypeError(f"grid must be the course's Grid, with dim and map, got {describe(grid)}")
     n = grid.dim
@@ -77,17 +94,24 @@ def _grid_cells(grid: CourseGrid) -> tuple[int, list[float]]:
     n = int(n)
     shape = f"{n} rows of {n} numbers (0 empty, 1 and 2 the players, -1 a trap)"
     try:
-        rows = [list(row) for row in grid.map]
+        rows = [row if _is_number_row(row) else list(row) for row in grid.map]
     except TypeError:
         raise TypeError(f"grid.map must be {shape}, got {describe(grid.map)}") from None
     if len(rows) != n or any(len(row) != n for row in rows):
         lengths = [len(row) for row in rows][:10]
         raise ValueError(f"grid.map must be {shape}, got rows of lengths {lengths}")
-    values = [value for row in rows for value in row]
-    for value in values:
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise TypeError(f"grid.map must be {shape}, found {describe(value)}")
-    return n, [float(value) for value in values]
+    for row in rows:
+        if not _is_number_row(row):  # the course's own rows are arrays of floats
+            for value in row:
+                if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                    raise TypeError(f"grid.map must be {shape}, found {describe(value)}")
+    values = [np.asarray(row, dtype=np.float64) for row in rows]
+    return n, np.concatenate(values) if values else np.zeros(0)
+
+
+def _is_number_row(row: object) -> bool:
+    """Whether a row of the grid is a NumPy row of integers or floats (read as a whole)."""
+    return isinstance(row, np.ndarray) and row.ndim == 1 and row.dtype.kind in "iuf"
 
 
 def fallback_cell(grid: Any, phase: Phase, position: tuple[int, int] | None) -> tuple[int, int]:
@@ -141,6 +165,9 @@ class PlayerAI:
         self.player_num: int | None = None
         self.position: tuple[int, int] | None = None
         self._own_turns = 0
+        self._seed = seed
+        self._checked: GameConfig | None = None
+        self._stand_in: Agent | None = None
 
     def setPlayerNum(self, num: int) -> None:
         """Set the course's player number, 1 or 2, as a game begins."""
@@ -150,6 +177,7 @@ class PlayerAI:
             raise ValueError(f"the player number must be 1 or 2, got {num!r}")
         self.player_num = int(num)
         self._own_turns = 0
+        self._checked = self._stand_in = None  # a new game: its board is checked again
         self.agent.reset()  # a new game: forget the last one's tables and trees
 
     def getPlayerNum(self) -> int | None:
@@ -196,5 +224,19 @@ class PlayerAI:
             what = phase.name.lower()
             print(f"PlayerAI cannot read the grid ({error}); a fallback {what}", file=sys.stderr)
             return fallback_cell(grid, phase, self.position)
-        row, col = divmod(int(self.agent.select_action(state)), state.board_size)
+        row, col = divmod(int(self._player_of(state).select_action(state)), state.board_size)
         return row, col
+
+    def _player_of(self, state: State) -> Agent:
+        """The agent to ask: the wrapped one, or for a board it declines (its
+        ``check_game``) the one-ply ``greedy`` agent, said once a game on stderr."""
+        config = GAME.config_of(state)
+        if config != self._checked:
+            self._checked, self._stand_in = config, None
+            try:
+                check_supports(self.agent, config)
+            except UnsupportedGameError as error:
+                print(f"PlayerAI: {error}; playing greedy (one ply) on this board instead",
+                      file=sys.stderr)  # fmt: skip
+                self._stand_in = GreedyAgent(seed=self._seed)
+        return self.agent if self._stand_in is None else self._stand_in

@@ -106,7 +106,7 @@ def test_the_agent_reads_the_engines_arguments() -> None:
     module = load_module(AGENT_FILE)
     state = rules.start_state(ColosseumConfig(7), 3)
     world = a_world(state)
-    read = course.to_state(world.chess_board, tuple(world.p0_pos), tuple(world.p1_pos), 0)
+    read = course.to_state(world.chess_board, tuple(world.p0_pos), tuple(world.p1_pos), 4, 0)
     assert read.walls == state.walls and read.cells == state.cells
     agent = module.TrapEnvAgent()
     assert agent.autoplay is True
@@ -160,13 +160,54 @@ def test_the_agent_answers_a_legal_move_for_a_board_it_cannot_read(capsys: Any) 
     assert world.check_valid_step(world.p0_pos, np.array((row, col)), side)
 
 
-@pytest.mark.parametrize("text", ["0", "-1", "soon", "nan"])
-def test_a_time_limit_that_is_no_positive_number_is_refused(
-    text: str, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("text", ["0", "-1", "soon", "nan", "30", "86000", "inf"])
+def test_a_time_limit_outside_the_handouts_turns_is_refused_naming_the_range(
+    text: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
     monkeypatch.setenv("COLOSSEUM_AGENT_TIME_LIMIT", text)
-    message = "COLOSSEUM_AGENT_TIME_LIMIT must be a number of seconds above 0 and below 86400, got "
+    message = "COLOSSEUM_AGENT_TIME_LIMIT must be a number of seconds above 0 and below 30, got "
     with pytest.raises(ValueError, match=message):
         course.time_limit()
+    # In the engine: said on standard error at each move, and a legal move played.
+    world = a_world(rules.start_state(ColosseumConfig(5), 0))
+    (row, col), side = course.CoursePlayer().step(
+        world.chess_board, tuple(world.p0_pos), tuple(world.p1_pos), 3
+    )
+    assert world.check_valid_step(world.p0_pos, np.array((row, col)), side)
+    assert message in capsys.readouterr().err
     monkeypatch.setenv("COLOSSEUM_AGENT_TIME_LIMIT", "0.5")
     assert course.time_limit() == 0.5
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs", "max_step", "words"),
+    [((1.7, 2), None, 3, "my_pos must be a (row, col) pair of integers from 0 to 4, got "
+                         "tuple (1.7, 2)"),
+     (None, (np.float64(4.0), 2), 3, "adv_pos must be a (row, col) pair of integers"),
+     ((True, 0), None, 3, "my_pos must be a (row, col) pair"),
+     ((1, 2, 3), None, 3, "got tuple (1, 2, 3)"),
+     (None, None, 2, "max_step must be the 5x5 board's K = (M + 1) // 2 = 3 (the rules take K "
+                     "from the board), got int 2"),
+     (None, None, 3.0, "got float 3.0"),
+     (None, None, np.int64(4), "got int64 np.int64(4)")],
+)
+def test_positions_and_max_step_are_read_strictly_never_truncated_or_ignored(
+    mine: Any, theirs: Any, max_step: Any, words: str, capsys: Any
+) -> None:
+    state = rules.start_state(ColosseumConfig(5), 0)
+    world = a_world(state)
+    me, other = tuple(world.p0_pos), tuple(world.p1_pos)
+    args = (world.chess_board, me if mine is None else mine, other if theirs is None else theirs)
+    with pytest.raises(ValueError) as raised:
+        course.to_state(*args, max_step, 0)
+    assert words in str(raised.value)
+    (row, col), side = course.CoursePlayer().step(*args, max_step)
+    assert "cannot read the engine's position" in capsys.readouterr().err
+    if mine is None:  # staying put, with a barrier on a free side
+        assert (row, col) == me and world.check_valid_step(world.p0_pos, np.array(me), side)
+    else:
+        assert ((row, col), side) == ((0, 0), 0)
+    numpy_ints = (np.int64(me[0]), np.intp(me[1]))
+    assert course.to_state(world.chess_board, numpy_ints, other, np.int64(3), 0).cells == (
+        state.cells
+    )

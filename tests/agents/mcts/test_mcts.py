@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agents.arena.match import play_game
 from agents.mcts.agent import DEFAULT_NETWORKS, MCTSAgent
@@ -16,6 +18,7 @@ from agents.mcts.network import IncompatibleNetworkError, Network, encode, load_
 from agents.mcts.search import ChanceNode, Tree, masked_priors
 from agents.registry import make_agent
 from agents.trap.evaluation import Weights
+from tests.support import crafted_files
 from tests.support.search_oracle import expectimax
 from trap_env.agent import UnsupportedGameError
 from trap_env.trap import core
@@ -326,7 +329,8 @@ def saved_network(path: Path, **changes: np.ndarray) -> Path:
 @pytest.mark.parametrize(
     ("content", "message"),
     [(b"", "not a zip archive"), (b"\x80\x04N.", "not a zip archive"),
-     (b"PK\x03\x04" + b"x" * 40, "not a zip archive"), (None, "holds .* not numbers")],
+     (b"PK\x03\x04" + b"x" * 40, "not a zip archive"),
+     (None, "its array 'stem.weight' is damaged")],
     ids=["empty", "a-pickle", "broken-zip", "garbage-array"],
 )
 def test_a_file_that_is_not_an_npz_is_named(
@@ -337,10 +341,45 @@ def test_a_file_that_is_not_an_npz_is_named(
     path = tmp_path / "n.npz"
     if content is None:
         with zipfile.ZipFile(path, "w") as archive:
-            archive.writestr("stem.weight.npy", b"garbage")  # numpy reads it as bytes
+            archive.writestr("stem.weight.npy", b"garbage")  # no .npy header
     else:
         path.write_bytes(content)
     with pytest.raises(IncompatibleNetworkError, match=f"{re.escape(str(path))}.*{message}"):
+        load_network(path)
+
+
+@pytest.fixture(scope="module")
+def network_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """A small network's ``.npz``, every member deflated (a deflate stream to damage)."""
+    path = saved_network(tmp_path_factory.mktemp("npz") / "n.npz")
+    return crafted_files.deflated(crafted_files.members_of(path.read_bytes()))
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_damaged_npz_is_loaded_or_refused_in_one_line(
+    network_bytes: bytes, tmp_path: Path, data: st.DataObject
+) -> None:
+    """Garbage, cut or deeply nested members, a member declaring gigabytes, a damaged
+    deflate stream: loaded, or refused naming the file, never zlib's or json's error."""
+    path = tmp_path / "n.npz"
+    path.write_bytes(data.draw(crafted_files.mutated_zips(network_bytes)))
+    try:
+        load_network(path)
+    except IncompatibleNetworkError as error:
+        message = str(error)
+        assert len(message.splitlines()) == 1 and message.startswith(str(path)), message
+
+
+def test_a_damaged_deflate_stream_in_an_npz_is_named(network_bytes: bytes, tmp_path: Path) -> None:
+    start, _ = crafted_files.data_span(network_bytes, "stem.weight.npy")
+    damaged = bytearray(network_bytes)
+    damaged[start:start + 8] = b"\xff" * 8  # an invalid deflate block
+    path = tmp_path / "n.npz"
+    path.write_bytes(bytes(damaged))
+    with pytest.raises(IncompatibleNetworkError, match=r"its member 'stem.weight.npy' is "
+                                                       r"damaged: zlib.error"):
         load_network(path)
 
 

@@ -15,6 +15,7 @@ from agents import make_agent
 from agents.course import PlayerAI, state_from_grid
 from agents.trap.random_agent import RandomAgent
 from tests.support.course_engine import CourseEngine, Grid, landing_distribution
+from trap_env.agent import UnsupportedGameError
 from trap_env.trap import core
 from trap_env.trap.core import GameConfig, Phase, State
 
@@ -329,3 +330,67 @@ def test_numpy_integers_are_positions_as_the_course_engine_gives_them() -> None:
     player = PlayerAI("random")
     player.setPosition((np.intp(3), np.int64(2)))
     assert player.getPosition() == (3, 2)
+
+
+# --- Every board the engine sets, within the time limit -----------------------------------
+
+PLAYER_AI_LIMIT = 0.9
+"""PlayerAI's default agent's seconds a turn (``expectiminimax:time_limit=0.9``)."""
+
+
+def opening_grid(n: int) -> Grid:
+    grid = Grid(n)
+    grid.map[n // 2 - 1, n // 2], grid.map[n // 2 + 1, n // 2] = 1.0, 2.0
+    return grid
+
+
+def test_a_turn_on_a_1000x1000_board_takes_well_under_the_time_limit(capsys: Any) -> None:
+    """The engine kills a slow player. The grid was once read cell by cell in Python (3 CPU
+    s on this board) and the search asked although one evaluation took 1.5 s: now the grid
+    is read with NumPy and a board the search declines (over 100x100) is played greedy."""
+    grid = opening_grid(1000)
+    player = PlayerAI()
+    player.setPlayerNum(1)
+    player.setPosition((499, 500))
+    started = time.process_time()
+    move = player.getMove(grid.clone())
+    assert move in grid.get_neighbors((499, 500), only_available=True)
+    grid.map[499, 500], grid.map[move] = 0.0, 1.0
+    player.setPosition(move)
+    target = player.getTrap(grid.clone())
+    spent = time.process_time() - started
+    assert grid.map[target] == 0.0
+    assert spent < PLAYER_AI_LIMIT / 3, f"{spent:.2f} CPU s for a turn"
+    err = capsys.readouterr().err
+    said = "PlayerAI: expectiminimax plays boards up to 100x100, not 1000x1000; playing greedy"
+    assert err.count(said) == 1
+
+
+class Declining(RandomAgent):
+    """An agent that plays 5x5 only."""
+
+    def check_game(self, config: GameConfig) -> None:
+        if config.board_size != 5:
+            raise UnsupportedGameError(f"declining plays 5x5 only, not {config.board_size}")
+
+
+def test_a_board_the_agent_declines_is_played_greedy_and_said_once_a_game(capsys: Any) -> None:
+    """Once: PlayerAI asked the agent anyway (a traceback in the engine for a ppo model of
+    another board, a turn far over the limit for the search on a huge board)."""
+    players = [PlayerAI(Declining(seed=0)), PlayerAI("random", seed=1)]
+    for _ in range(2):
+        result = CourseEngine(dim=6, max_turns=6, time_limit=COURSE_TIME_LIMIT).play(players)
+        assert result.reason in ("trapped", "truncated"), result
+    err = capsys.readouterr().err
+    assert err.count("PlayerAI: declining plays 5x5 only, not 6; playing greedy (one ply)") == 2
+    CourseEngine(dim=5, max_turns=4).play(players)
+    assert capsys.readouterr().err == ""
+
+
+@given(pending_throws(), st.booleans())
+def test_the_grid_read_as_numpy_rows_or_lists_is_the_state(state: State, as_lists: bool) -> None:
+    grid = grid_of(state)
+    if as_lists:
+        grid.map = grid.map.tolist()
+    read = state_from_grid(grid, state.player, Phase.MOVE)
+    assert (read.traps, read.cells) == (state.traps, state.cells)
