@@ -210,7 +210,7 @@ def load_ladder(
     return _read_ladder(game, Path(path), allowed_specs)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)  # bounded: a game given by path may be any name
 def _shipped_ladder(game: str) -> Ladder:
     """The shipped ladder of ``game``, read once (a leaderboard checks each card against it)."""
     return _read_ladder(game, LADDERS / f"{game}-{LADDER_VERSION}.json", ())
