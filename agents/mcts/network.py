@@ -26,7 +26,9 @@ way, ``(out, in, kh, kw)``):
 
 The file (format version 2): ``__meta__`` ``[2, blocks]``, ``__game__`` the UTF-8 bytes
 of ``{"game": NAME, "rules": {...}}``, and the weights by name. Version 1 files (Trap!
-only: ``[1, board_size, blocks, decay]``) are read too.
+only: ``[1, board_size, blocks, decay]``) are read too. A game's bundled networks are the
+files of ``agents/<game>/models/`` that are such networks, found by what they record
+(:func:`bundled_network`), whatever their names.
 
 Example:
     >>> from trap_env.trap.core import GameConfig, initial_state
@@ -42,7 +44,7 @@ from __future__ import annotations
 import functools
 import json
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -50,9 +52,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agents.arena.record_rules import UNNAMED_GAME, record_params
-from agents.files import save_npz_atomically
+from agents.files import Bundled, bundled_file, save_npz_atomically
+from agents.options import rules_text
 from trap_env.cache import per_board_size
-from trap_env.game import Game
+from trap_env.game import Game, played_params
 from trap_env.games import game_names, get_game
 
 __all__ = [
@@ -60,10 +63,12 @@ __all__ = [
     "IncompatibleNetworkError",
     "Network",
     "PolicyLayout",
+    "bundled_network",
     "encode",
     "input_planes",
     "load_network",
     "policy_layout",
+    "read_network_game",
 ]
 
 FORMAT_VERSION = 2
@@ -197,8 +202,7 @@ class Network:
 
     def describe(self) -> str:
         """What it plays, in words: ``"othello (board_size=8, end_rule=standard)"``."""
-        rules = ", ".join(f"{name}={value}" for name, value in self.rules.items())
-        return f"{self.game_name} ({rules})"
+        return f"{self.game_name} ({rules_text(self.rules)})"
 
     def evaluate(self, states: Sequence[Any]) -> tuple[FloatArray, FloatArray]:
         """Policy logits ``(batch, num_actions)`` and values ``(batch,)`` of decision states
@@ -363,11 +367,70 @@ def load_network(path: str | Path) -> Network:
             format version, or of a game that is not registered.
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no mcts network at {path}; give an .npz saved by trap-train")
     arrays = _read_arrays(path)
-    meta = arrays.pop("__meta__", None)
-    game = arrays.pop("__game__", None)
+    blocks, game_name, rules = _read_header(path, arrays.pop("__meta__", None),
+                                            arrays.pop("__game__", None))  # fmt: skip
+    if not 0 <= blocks <= len(arrays) // 4:  # each block has two weights and two biases
+        raise IncompatibleNetworkError(
+            f"{path}: its metadata says {blocks} blocks, but it holds {len(arrays)} arrays "
+            "(4 a block); the file is damaged or not an mcts network"
+        )
+    weights = {name: array.astype(np.float32) for name, array in arrays.items()}
+    network = Network(weights, blocks, game_name, rules)
+    _check_weights(path, network)
+    return network
+
+
+def read_network_game(path: str | Path) -> tuple[str, dict[str, Any]]:
+    """The game and rules that the network file ``path`` records, its weights unread.
+
+    Raises:
+        FileNotFoundError: if ``path`` does not exist.
+        IncompatibleNetworkError: as :func:`load_network`, for a file that does not say.
+    """
+    path = Path(path)
+    header = _read_arrays(path, ("__meta__", "__game__"))
+    _, game_name, rules = _read_header(path, header.get("__meta__"), header.get("__game__"))
+    return game_name, rules
+
+
+def bundled_network(game: str, rules: Mapping[str, Any] | None = None) -> Path:
+    """The network bundled with ``game``'s agents for ``rules``: the file of
+    ``agents/<game>/models/`` that records that game and those rules, whatever its name.
+
+    Args:
+        game: the game's registered name.
+        rules: its rule parameters; the game's defaults fill the ones left out (all, for
+            None: the network the ``mcts`` agent plays without ``path``).
+
+    Raises:
+        ValueError: for a game without one, or rules without one (naming those there are).
+    """
+    found = get_game(game)
+    wanted = played_params(found, rules)
+
+    def read(path: Path) -> Bundled | None:
+        try:
+            name, plays = read_network_game(path)
+        except IncompatibleNetworkError:  # another kind of file: the ppo agent's zip
+            return None
+        return Bundled(plays == wanted, rules_text(plays)) if name == found.name else None
+
+    return bundled_file(
+        found.name, "mcts network", rules_text(wanted), read,
+        f"give one with path=FILE (trained by trap-train alphazero --game {found.name})",
+    )  # fmt: skip
+
+
+def _read_header(
+    path: Path, meta: np.ndarray | None, game: np.ndarray | None
+) -> tuple[int, str, dict[str, Any]]:
+    """The blocks, game and rules of a network file's ``__meta__`` and ``__game__`` arrays.
+
+    Raises:
+        IncompatibleNetworkError: for a file of another format, or one that does not say
+            which game it plays.
+    """
     numbers = (
         [] if meta is None or meta.ndim != 1 or meta.dtype.kind not in "iu" else meta.tolist()
     )
@@ -384,15 +447,7 @@ def load_network(path: str | Path) -> Network:
             f"(metadata {None if meta is None else meta.tolist()!r:.80}); retrain it with "
             "trap-train"
         )
-    if not 0 <= blocks <= len(arrays) // 4:  # each block has two weights and two biases
-        raise IncompatibleNetworkError(
-            f"{path}: its metadata says {blocks} blocks, but it holds {len(arrays)} arrays "
-            "(4 a block); the file is damaged or not an mcts network"
-        )
-    weights = {name: array.astype(np.float32) for name, array in arrays.items()}
-    network = Network(weights, blocks, game_name, rules)
-    _check_weights(path, network)
-    return network
+    return blocks, game_name, rules
 
 
 def _read_game(path: Path, game: np.ndarray | None) -> tuple[str, dict[str, Any]]:
@@ -421,12 +476,16 @@ def _read_game(path: Path, game: np.ndarray | None) -> tuple[str, dict[str, Any]
     return name, rules
 
 
-def _read_arrays(path: Path) -> dict[str, np.ndarray]:
-    """The arrays of an ``.npz`` file: numbers only (no pickles), all finite.
+def _read_arrays(path: Path, names: Collection[str] | None = None) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` file (those of ``names`` it holds, or all): numbers only
+    (no pickles), all finite.
 
     Raises:
+        FileNotFoundError: if ``path`` does not exist.
         IncompatibleNetworkError: naming the file and what is wrong with it.
     """
+    if not path.is_file():
+        raise FileNotFoundError(f"no mcts network at {path}; give an .npz saved by trap-train")
     if not zipfile.is_zipfile(path):  # numpy would try it as a pickle and talk of those
         raise IncompatibleNetworkError(
             f"{path} is not an .npz weights file (not a zip archive, which an .npz saved by "
@@ -434,7 +493,11 @@ def _read_arrays(path: Path) -> dict[str, np.ndarray]:
         )
     try:
         with np.load(path) as data:
-            arrays = {name: np.asarray(data[name]) for name in data.files}
+            arrays = {
+                name: np.asarray(data[name])
+                for name in data.files
+                if names is None or name in names
+            }
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
         raise IncompatibleNetworkError(
             f"{path} is not a readable .npz weights file ({type(error).__name__}: "

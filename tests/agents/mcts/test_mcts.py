@@ -10,16 +10,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agents import files
 from agents.arena.match import play_game
-from agents.mcts.agent import DEFAULT_NETWORKS, MCTSAgent
-from agents.mcts.network import IncompatibleNetworkError, Network, encode, load_network
+from agents.mcts.agent import MCTSAgent
+from agents.mcts.network import (
+    IncompatibleNetworkError,
+    Network,
+    bundled_network,
+    encode,
+    load_network,
+)
 from agents.mcts.search import ChanceNode, Tree, masked_priors
 from agents.registry import make_agent
 from agents.trap.evaluation import Weights
 from tests.support import toy_game
 from tests.support.game_runs import random_decision_states
 from tests.support.search_oracle import expectimax
-from trap_env.agent import UnsupportedGameError
+from trap_env.agent import SpecError, UnsupportedGameError
 from trap_env.trap import core
 from trap_env.trap.core import GameConfig, Phase, State, from_text
 from trap_env.trap.game import GAME as TRAP
@@ -196,7 +203,7 @@ def test_bad_options_are_refused(small_network: Path) -> None:
 
 def test_default_network_plays_7x7() -> None:
     agent = make_agent("mcts:simulations=20,time_limit=none", seed=0, game="trap")
-    assert isinstance(agent, MCTSAgent) and agent.path == DEFAULT_NETWORKS["trap"]
+    assert isinstance(agent, MCTSAgent) and agent.path == bundled_network("trap")
     agent.check_game(GameConfig(7))
     state = core.initial_state()
     assert agent.select_action(state) in core.legal_actions(state)
@@ -530,7 +537,7 @@ def test_the_bundled_othello_network_plays_8x8_and_refuses_other_rules() -> None
     from trap_env.othello.game import GAME
 
     agent = make_agent("mcts:simulations=20,time_limit=none", game="othello", seed=0)
-    assert isinstance(agent, MCTSAgent) and agent.path == DEFAULT_NETWORKS["othello"]
+    assert isinstance(agent, MCTSAgent) and agent.path == bundled_network("othello")
     assert agent.path.stat().st_size <= 2_000_000
     state = GAME.initial_state(GAME.make_config())
     assert agent.select_action(state) in GAME.legal_actions(state)
@@ -545,9 +552,38 @@ def test_a_bundled_network_is_refused_in_the_other_game_in_one_line(
     network: str, game: str
 ) -> None:
     """Trap! 8x8 and Othello 8x8 observe the same shape: the file's record tells them apart."""
-    from trap_env.agent import SpecError
-
     with pytest.raises(SpecError, match=rf"plays {network} \(board_size=.*\), not {game};") as e:
-        make_agent(f"mcts:path={DEFAULT_NETWORKS[network]}", game=game)
+        make_agent(f"mcts:path={bundled_network(network)}", game=game)
     assert "\n" not in str(e.value)
 
+
+def test_a_bundled_network_is_found_by_its_record_not_its_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game's networks are the files of agents/<game>/models/ that record it and its rules."""
+    from trap_env.othello.game import GAME
+
+    models = tmp_path / "othello" / "models"
+    models.mkdir(parents=True)
+    Network.initial(GAME.make_config(board_size=4), 4, 1, 3, game=GAME).save(models / "any.npz")
+    Network.initial(GameConfig(4), 4, 1, 3, game=TRAP).save(models / "othello_8x8.npz")
+    (models / "notes.txt").write_text("not a network")
+    monkeypatch.setattr(files, "AGENTS", tmp_path)
+    assert bundled_network("othello", {"board_size": 4}) == models / "any.npz"
+    wanted = r"othello under board_size=8, end_rule=standard \(the bundled ones play " \
+             r"board_size=4, end_rule=standard\); give one with path=FILE"  # fmt: skip
+    with pytest.raises(ValueError, match=f"^no bundled mcts network for {wanted}"):
+        bundled_network("othello")
+    with pytest.raises(SpecError, match=wanted) as error:
+        make_agent("mcts", game="othello")
+    assert "\n" not in str(error.value)
+    with pytest.raises(ValueError, match=r"^no bundled mcts network for trap; give one"):
+        bundled_network("trap")
+
+
+def test_default_networks_is_a_deprecated_table_of_the_lookup() -> None:
+    from agents.mcts import agent
+
+    with pytest.deprecated_call(match="call agents.mcts.network.bundled_network"):
+        table = agent.DEFAULT_NETWORKS
+    assert table == {game: bundled_network(game) for game in ("othello", "trap")}
