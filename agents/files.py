@@ -9,7 +9,8 @@ written so gets the mode any new file gets (``0o666`` less the umask: 0644 under
 022), as a file opened for writing does. :func:`check_writable_folder` and
 :func:`check_writable_file` are the checks that a folder or a file given by a user can be
 written, made before any work starts; :func:`locked_folder` holds a folder for one run at a
-time.
+time. :func:`bundled_file` finds a file a game's agents ship (``agents/<game>/models/``) by
+what it records.
 
 Example:
     >>> import numpy as np, tempfile, pathlib
@@ -25,9 +26,10 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from collections.abc import Callable, Iterator, Mapping
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 try:
     import fcntl
@@ -35,10 +37,15 @@ except ImportError:  # not POSIX: folders are not locked against other runs
     fcntl = None  # type: ignore[assignment]
 
 __all__ = [
+    "AGENTS",
+    "Bundled",
     "DamagedRunFileError",
     "FolderInUseError",
+    "bundled_file",
     "check_writable_file",
     "check_writable_folder",
+    "deprecated_bundled_table",
+    "game_files",
     "locked_folder",
     "replace_atomically",
     "run_folder",
@@ -48,6 +55,10 @@ __all__ = [
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 """Open a file only if it is not a symbolic link (where the system can say so)."""
+
+AGENTS = Path(__file__).resolve().parent
+"""The ``agents`` package's folder: a game's agents, and the files they ship, are in
+``AGENTS / <game>``."""
 
 
 class DamagedRunFileError(ValueError):
@@ -108,15 +119,88 @@ def save_npz_atomically(path: str | Path, arrays: Mapping[str, Any]) -> None:
     replace_atomically(path, write)
 
 
-def bundled_file(files: Mapping[str, Path], game: str, what: str, how: str) -> Path:
-    """The file that ``files`` bundles for ``game`` (a network, a model).
+class Bundled(NamedTuple):
+    """A file of a game's bundled models as a lookup of one kind reads it.
+
+    Attributes:
+        fits: whether it is the file asked for (of the game and the rules asked).
+        plays: the rules it plays, in words (``"board_size=7, decay=50"``), for the
+            refusal that names the rules a game has files for.
+    """
+
+    fits: bool
+    plays: str
+
+
+def game_files(game: str, kind: str) -> list[Path]:
+    """The files a game's agents ship in ``agents/<game>/<kind>/`` (``models``), by name.
+
+    The game's agents package is the folder of the game's name beside this module; a game
+    without one (a game from outside, a name that is no package) has none, and so do
+    hidden files.
+    """
+    folder = AGENTS / game / kind
+    if not game.isidentifier() or not folder.is_dir():
+        return []
+    return sorted(
+        path for path in folder.iterdir() if path.is_file() and not path.name.startswith(".")
+    )
+
+
+def bundled_file(
+    game: str, what: str, rules: str, read: Callable[[Path], Bundled | None], how: str
+) -> Path:
+    """The one file of ``game``'s bundled models (:func:`game_files`) that ``read`` says fits.
+
+    Each lookup (``agents.mcts.network.bundled_network``, ``agents.rl.ppo.bundled_model``)
+    reads what a file records, so a file's name is for people only.
+
+    Args:
+        game: the game's registered name.
+        what: the kind of file, for the messages (``"mcts network"``).
+        rules: the rules asked, in words, for the messages.
+        read: a file -> None if it is no ``what`` of ``game``, else whether it fits.
+        how: what to do instead, the end of the refusal.
 
     Raises:
-        ValueError: for a game without one: ``no bundled {what} for {game}; {how}``.
+        ValueError: ``no bundled {what} for {game}; {how}`` for a game without one; for
+            other rules, that message naming the rules asked and those there are; for two
+            files that fit, naming both.
     """
-    if game not in files:
+    files = ((path, read(path)) for path in game_files(game, "models"))
+    of_kind = {path: found for path, found in files if found is not None}
+    fitting = [path for path, found in of_kind.items() if found.fits]
+    if len(fitting) > 1:
+        raise ValueError(
+            f"the bundled {what}s {' and '.join(map(str, fitting))} both play {game} under "
+            f"{rules}; keep one"
+        )
+    if fitting:
+        return fitting[0]
+    if not of_kind:
         raise ValueError(f"no bundled {what} for {game}; {how}")
-    return files[game]
+    there = "; ".join(sorted({found.plays for found in of_kind.values()}))
+    raise ValueError(
+        f"no bundled {what} for {game} under {rules} (the bundled ones play {there}); {how}"
+    )
+
+
+def deprecated_bundled_table(
+    name: str, lookup: Callable[[str], Path], games: Iterable[str]
+) -> dict[str, Path]:
+    """The table a module once kept as ``name`` (game -> its bundled file), computed by
+    ``lookup`` for each of ``games`` that has one, with a :class:`DeprecationWarning`."""
+    warnings.warn(
+        f"{name} is deprecated: a game's bundled files are found by what they record; call "
+        f"{lookup.__module__}.{lookup.__name__}(game) instead",
+        DeprecationWarning,
+        stacklevel=3,  # the import or attribute of the caller of the module's __getattr__
+    )
+    table = {}
+    for game in games:
+        with contextlib.suppress(ValueError):
+            table[game] = lookup(game)
+    return table
 
 
 def run_folder(text: str, what: str = "run folder (--run-dir)") -> Path:

@@ -15,7 +15,7 @@ import math
 import re
 import types
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
@@ -36,6 +36,7 @@ __all__ = [
     "require_game",
     "rule_flag",
     "rule_pair",
+    "rules_text",
     "type_hints",
     "with_value",
 ]
@@ -373,3 +374,8 @@ def given_rules(board_size: int | None, pairs: Sequence[tuple[str, Any]]) -> dic
             raise ValueError(f"the rule {key!r} is given twice")
         params[key] = value
     return params
+
+
+def rules_text(params: Mapping[str, Any]) -> str:
+    """Rule parameters in words, as messages name them: ``"board_size=8, end_rule=standard"``."""
+    return ", ".join(f"{name}={value}" for name, value in params.items())

@@ -29,7 +29,7 @@ import math
 import struct
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -160,15 +160,19 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-def read_npz(path: str | Path, limit: int = MAX_READ_BYTES) -> dict[str, np.ndarray]:
-    """The arrays of an ``.npz`` file by name, as :func:`numpy.load` gives them, read
-    within ``limit`` bytes and never unpickled.
+def read_npz(
+    path: str | Path, limit: int = MAX_READ_BYTES, names: Collection[str] | None = None
+) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` file by name (those of ``names`` it holds, or all), as
+    :func:`numpy.load` gives them, read within ``limit`` bytes and never unpickled.
 
     Raises:
         UnreadableZipError: for a file that is no zip, a member that is no ``.npy`` array
             of plain values, or members past ``limit``, with the reason.
     """
-    members = read_members(path, lambda name: True, limit)
+    members = read_members(
+        path, lambda name: names is None or name.removesuffix(".npy") in names, limit
+    )
     arrays = {}
     for name, data in members.items():
         if not name.endswith(".npy"):

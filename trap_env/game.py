@@ -182,11 +182,19 @@ class Game(Protocol[S, C]):
         ...
 
     def num_actions(self, config: C) -> int:
-        """The size of the action space; actions are ``range(num_actions)``."""
+        """The size of the action space; actions are ``range(num_actions)``.
+
+        Any numbering serves: a network that plays the game (``mcts``'s) gives one logit
+        per action, reading a cell's own features for actions numbered cell by cell first
+        (``cell * k + j`` for the ``k`` actions of each cell, the cells numbered row by row:
+        Trap!'s, Othello's, Colosseum's) and the whole board's for the rest (Othello's pass,
+        a column to drop in).
+        """
         ...
 
     def observation_shape(self, config: C) -> tuple[int, ...]:
-        """The shape of :meth:`observe`'s planes (``(N, N, planes)``)."""
+        """The shape of :meth:`observe`'s planes: ``(rows, cols, planes)``, a grid of
+        cells (Trap!'s ``(N, N, 4)``), which the networks convolve over."""
         ...
 
     def default_turn_limit(self, config: C) -> int:

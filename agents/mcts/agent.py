@@ -2,10 +2,10 @@
 has them), guided by a small network, under a clock.
 
 The network (:mod:`agents.mcts.network`) gives the search its priors and leaf values; it
-runs in NumPy, so the agent needs no torch. By default it is the bundled network of the
-game (:data:`DEFAULT_NETWORKS`: Trap! 7x7, Othello 8x8), trained by
-``trap-train alphazero`` (see :mod:`agents.rl.alphazero`); a network plays only the game
-and rules it was trained for.
+runs in NumPy, so the agent needs no torch. By default it is the network bundled with the
+game's agents for its default rules (:func:`agents.mcts.network.bundled_network`: Trap!
+7x7, Othello 8x8), trained by ``trap-train alphazero`` (see :mod:`agents.rl.alphazero`); a
+network plays only the game and rules it was trained for.
 
 Time control is that of the game's reference search: a CPU-time budget per turn, in
 Trap! shared by the move and the throw (``move_share`` of it at the move, the rest at the
@@ -23,27 +23,29 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.files import bundled_file
-from agents.mcts.network import Network, load_network
+from agents.files import deprecated_bundled_table
+from agents.mcts.network import Network, bundled_network, load_network
 from agents.mcts.search import CHANCE_MODES, Tree
-from agents.options import require_game, rule_flag, with_value
+from agents.options import require_game, rule_flag, rules_text, with_value
 from agents.seeded import SeededAgent
 from agents.timing import MAX_TIME_LIMIT, Clock, TimedAgent, check_clock
 from trap_env.agent import UnsupportedGameError
 from trap_env.game import turn_limit
+from trap_env.games import game_names
 
-__all__ = ["DEFAULT_NETWORKS", "MCTSAgent", "MCTSStats"]
+__all__ = ["MCTSAgent", "MCTSStats"]
 
-_AGENTS = Path(__file__).resolve().parent.parent
-DEFAULT_NETWORKS = {
-    "trap": _AGENTS / "trap" / "models" / "mcts_7x7.npz",
-    "othello": _AGENTS / "othello" / "models" / "mcts_8x8.npz",
-}
-"""The bundled network of each game: Trap! on 7x7, Othello on 8x8."""
+
+def __getattr__(name: str) -> Mapping[str, Path]:
+    """``DEFAULT_NETWORKS``, deprecated: each game's :func:`bundled_network`."""
+    if name == "DEFAULT_NETWORKS":
+        return deprecated_bundled_table(name, bundled_network, game_names())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,8 @@ class MCTSAgent(TimedAgent, SeededAgent):
         time_limit: CPU seconds per turn (in Trap!, move and throw together); None for no
             limit (then ``simulations`` must be given).
         simulations: the most simulations per decision; None for no limit.
-        path: the network's ``.npz`` file; by default the game's bundled network.
+        path: the network's ``.npz`` file; by default the game's bundled network of its
+            default rules (:func:`~agents.mcts.network.bundled_network`).
         c_puct: the weight of the prior in PUCT.
         chance: ``"expect"`` (follow each landing in proportion to its probability) or
             ``"sample"`` (draw landings from the agent's generator).
@@ -147,7 +150,7 @@ class MCTSAgent(TimedAgent, SeededAgent):
         )
         raise UnsupportedGameError(
             f"the mcts network {self.path} was trained for {self.network.describe()}; this "
-            f"game is {', '.join(f'{k}={v}' for k, v in params.items())}. Train one for it "
+            f"game is {rules_text(params)}. Train one for it "
             f"with trap-train alphazero --game {game_name} {flags}"
         )
 
@@ -217,13 +220,8 @@ class MCTSAgent(TimedAgent, SeededAgent):
 
 
 def _network_path(path: str | Path | None, game: str) -> Path:
-    """The network file ``path``, or the bundled network of ``game`` (:data:`DEFAULT_NETWORKS`)."""
-    if path is not None:
-        return Path(path)
-    return bundled_file(
-        DEFAULT_NETWORKS, game, "mcts network",
-        f"give one with path=FILE (trained by trap-train alphazero --game {game})",
-    )
+    """The network file ``path``, or the bundled network of ``game`` (:func:`bundled_network`)."""
+    return Path(path) if path is not None else bundled_network(game)
 
 
 def _check_options(

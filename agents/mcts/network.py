@@ -11,19 +11,24 @@ way, ``(out, in, kh, kw)``):
 * input: the game's observation planes (``game.observe``; Trap!'s four of
   :func:`trap_env.trap.observation.observe`, Othello's four) from the side to act, plus a plane
   of ones, so that the zero padding of the convolutions marks the board's edge; the
-  planes' count is ``game.observation_shape(config)[-1] + 1`` (:func:`input_planes`);
+  planes' count is ``game.observation_shape(config)[-1] + 1`` (:func:`input_planes`), on a
+  board of ``rows x cols`` cells (``observation_shape(config)[:2]``);
 * a 3x3 convolution to ``channels`` features, then ``blocks`` residual blocks of two 3x3
   convolutions (ReLU after the first, ReLU after the skip sum);
-* policy head: a 1x1 convolution to one logit per cell (``N*N`` logits; Trap! uses them for
-  the move and for the throw alike, the phase plane telling them apart), then one logit per
-  action beyond the cells (Othello's pass) from a linear layer on the mean of the feature
-  map (``policy_extra``, present only when the game has such actions);
+* policy head: one logit per action of the game (``game.num_actions(config)``), laid out by
+  :func:`policy_layout`: ``per_cell`` logits from each cell's features by a 1x1 convolution
+  (action ``cell * per_cell + j``: Trap!'s and Othello's one per cell, Colosseum's four),
+  then ``pooled`` logits from a linear layer on the mean of the feature map
+  (``policy_extra``: Othello's pass, or every action of a game with fewer actions than
+  cells); a head with no logits has no weights;
 * value head: the mean of the feature map over the cells, a hidden layer (ReLU) and one
   output through ``tanh``: the expected result for the player to act, in ``[-1, 1]``.
 
 The file (format version 2): ``__meta__`` ``[2, blocks]``, ``__game__`` the UTF-8 bytes
 of ``{"game": NAME, "rules": {...}}``, and the weights by name. Version 1 files (Trap!
-only: ``[1, board_size, blocks, decay]``) are read too.
+only: ``[1, board_size, blocks, decay]``) are read too. A game's bundled networks are the
+files of ``agents/<game>/models/`` that are such networks, found by what they record
+(:func:`bundled_network`), whatever their names.
 
 Example:
     >>> from trap_env.trap.core import GameConfig, initial_state
@@ -38,27 +43,32 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from agents.arena.record_rules import UNNAMED_GAME, record_params
-from agents.files import save_npz_atomically
+from agents.files import Bundled, bundled_file, save_npz_atomically
+from agents.options import rules_text
 from agents.zips import UnreadableZipError, parse_json, read_npz
 from trap_env.cache import per_board_size
-from trap_env.game import Game
+from trap_env.game import Game, played_params
 from trap_env.games import game_names, get_game
 
 __all__ = [
     "FORMAT_VERSION",
     "IncompatibleNetworkError",
     "Network",
+    "PolicyLayout",
+    "bundled_network",
     "encode",
     "input_planes",
     "load_network",
+    "policy_layout",
+    "read_network_game",
 ]
 
 FORMAT_VERSION = 2
@@ -76,15 +86,40 @@ def input_planes(game: Game[Any, Any], config: Any) -> int:
     return game.observation_shape(config)[-1] + 1
 
 
-def extra_actions(game: Game[Any, Any], config: Any) -> int:
-    """The actions of ``game`` beyond one per cell (Othello's pass: 1; Trap!: 0)."""
+class PolicyLayout(NamedTuple):
+    """How a network's logits cover a game's actions (:func:`policy_layout`).
+
+    Attributes:
+        per_cell: logits from each cell's own features: action ``cell * per_cell + j`` is
+            the cell's ``j``-th (cells numbered row by row).
+        pooled: logits from the whole board's pooled features, for the actions after those.
+    """
+
+    per_cell: int
+    pooled: int
+
+    def describe(self) -> str:
+        """The logits in words: ``"1 per cell and 1 pooled"``."""
+        return f"{self.per_cell} per cell and {self.pooled} pooled"
+
+
+def policy_layout(game: Game[Any, Any], config: Any) -> PolicyLayout:
+    """The policy head of a network for ``game`` under ``config``: one logit per action.
+
+    As many whole sets of one logit per cell as the actions hold, the rest pooled: Trap!
+    ``(1, 0)``, Othello ``(1, 1)`` (the pass), Colosseum ``(4, 0)`` (a cell and a side), a
+    game of fewer actions than cells (a column to drop in) ``(0, actions)``. The layout
+    only says which features each logit reads: any numbering of the actions trains, one
+    that numbers them cell by cell lets the per-cell logits read their own cell's.
+    """
     cells = int(np.prod(game.observation_shape(config)[:-1]))
-    return game.num_actions(config) - cells
+    per_cell, pooled = divmod(game.num_actions(config), cells)
+    return PolicyLayout(per_cell, pooled)
 
 
 def encode(states: Sequence[Any], game: Game[Any, Any]) -> FloatArray:
-    """The network's input for decision ``states`` of ``game``: ``(batch, N, N, planes + 1)``
-    float32 (Trap!: 5 planes).
+    """The network's input for decision ``states`` of ``game``: ``(batch, rows, cols,
+    planes + 1)`` float32 (Trap!: ``(batch, N, N, 5)``).
 
     Each state is seen from its player to act (``game.observe``); the last plane is all ones.
     """
@@ -127,7 +162,7 @@ class Network:
         starting point)."""
         rng = np.random.default_rng(seed)
         shapes = weight_shapes(
-            channels, blocks, hidden, input_planes(game, config), extra_actions(game, config)
+            channels, blocks, hidden, input_planes(game, config), policy_layout(game, config)
         )
         weights = {
             name: (rng.standard_normal(shape) / np.sqrt(_fan_in(shape))).astype(np.float32)
@@ -157,16 +192,17 @@ class Network:
         """The planes of its input (:func:`input_planes` of the game it plays)."""
         return int(self.weights["stem.weight"].shape[1])
 
-    @property
-    def extra_actions(self) -> int:
-        """Its logits beyond one per cell (:func:`extra_actions` of the game it plays)."""
-        extra = self.weights.get("policy_extra.bias")
-        return 0 if extra is None else int(extra.shape[0])
+    @functools.cached_property
+    def layout(self) -> PolicyLayout:
+        """Its policy head (:func:`policy_layout` of the game it plays)."""
+        return PolicyLayout(
+            _outputs(self.weights.get("policy.bias")),
+            _outputs(self.weights.get("policy_extra.bias")),
+        )
 
     def describe(self) -> str:
         """What it plays, in words: ``"othello (board_size=8, end_rule=standard)"``."""
-        rules = ", ".join(f"{name}={value}" for name, value in self.rules.items())
-        return f"{self.game_name} ({rules})"
+        return f"{self.game_name} ({rules_text(self.rules)})"
 
     def evaluate(self, states: Sequence[Any]) -> tuple[FloatArray, FloatArray]:
         """Policy logits ``(batch, num_actions)`` and values ``(batch,)`` of decision states
@@ -177,21 +213,23 @@ class Network:
         """Refuse a game whose observation or actions this network does not fit.
 
         Raises:
-            IncompatibleNetworkError: naming the planes or actions that differ.
+            IncompatibleNetworkError: naming the planes or logits that differ.
         """
-        planes, actions = input_planes(game, config), game.num_actions(config)
-        side = int(np.prod(game.observation_shape(config)[:-1]))
-        if planes != self.input_planes or actions != side + self.extra_actions:
+        planes, layout = input_planes(game, config), policy_layout(game, config)
+        if (planes, layout) != (self.input_planes, self.layout):
+            cells = int(np.prod(game.observation_shape(config)[:-1]))
             raise IncompatibleNetworkError(
-                f"an mcts network of {self.input_planes} input planes gives one logit per "
-                f"cell and {self.extra_actions} more; {game.title} has {planes} input planes "
-                f"and {actions} actions on {side} cells"
+                f"an mcts network of {self.input_planes} input planes gives "
+                f"{self.layout.describe()} logits; {game.title} has {planes} input planes and "
+                f"{game.num_actions(config)} actions on {cells} cells, which take "
+                f"{layout.describe()}"
             )
 
     def forward(self, planes: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """The forward pass of encoded inputs ``(batch, N, N, planes)``: (logits, values)."""
+        """The forward pass of encoded inputs ``(batch, rows, cols, planes)``: (logits,
+        values)."""
         w, matrices = self._weights_in_use, self._conv_matrices
-        windows = _window_indices(planes.shape[1])
+        windows = _window_indices(planes.shape[1], planes.shape[2])
         x = _relu(_conv3x3(planes, matrices["stem"], w["stem.bias"], windows))
         for block in range(self.blocks):
             prefix = f"blocks.{block}."
@@ -199,13 +237,15 @@ class Network:
             y = _conv3x3(y, matrices[prefix + "conv2"], w[prefix + "conv2.bias"], windows)
             x = _relu(x + y)
         batch = x.shape[0]
-        policy = w["policy.weight"].reshape(1, -1)
-        cells = x.reshape(batch, -1, x.shape[-1])
-        logits = (cells @ policy.T + w["policy.bias"]).reshape(batch, -1)
         pooled = x.mean(axis=(1, 2))
-        if self.extra_actions:
-            extra = pooled @ w["policy_extra.weight"].T + w["policy_extra.bias"]
-            logits = np.concatenate([logits, extra], axis=1)
+        heads = []
+        if self.layout.per_cell:
+            policy = w["policy.weight"].reshape(self.layout.per_cell, -1)
+            cells = x.reshape(batch, -1, x.shape[-1])
+            heads.append((cells @ policy.T + w["policy.bias"]).reshape(batch, -1))
+        if self.layout.pooled:
+            heads.append(pooled @ w["policy_extra.weight"].T + w["policy_extra.bias"])
+        logits = heads[0] if len(heads) == 1 else np.concatenate(heads, axis=1)
         hidden = _relu(pooled @ w["value_hidden.weight"].T + w["value_hidden.bias"])
         values = np.tanh(hidden @ w["value_out.weight"].T + w["value_out.bias"])
         return logits, values.reshape(batch)
@@ -239,10 +279,10 @@ class Network:
 
 
 def weight_shapes(
-    channels: int, blocks: int, hidden: int, planes: int, extra: int = 0
+    channels: int, blocks: int, hidden: int, planes: int, layout: PolicyLayout
 ) -> dict[str, tuple[int, ...]]:
     """Every weight's name and shape, in the torch module's layout (``planes``: the input's,
-    :func:`input_planes`; ``extra``: the logits beyond the cells, :func:`extra_actions`)."""
+    :func:`input_planes`; ``layout``: the policy head's, :func:`policy_layout`)."""
     shapes: dict[str, tuple[int, ...]] = {
         "stem.weight": (channels, planes, 3, 3),
         "stem.bias": (channels,),
@@ -251,12 +291,13 @@ def weight_shapes(
         for conv in ("conv1", "conv2"):
             shapes[f"blocks.{block}.{conv}.weight"] = (channels, channels, 3, 3)
             shapes[f"blocks.{block}.{conv}.bias"] = (channels,)
+    per_cell, pooled = layout
+    if per_cell:
+        shapes["policy.weight"], shapes["policy.bias"] = (per_cell, channels, 1, 1), (per_cell,)
+    if pooled:
+        shapes["policy_extra.weight"], shapes["policy_extra.bias"] = (pooled, channels), (pooled,)
     shapes.update(
         {
-            "policy.weight": (1, channels, 1, 1),
-            "policy.bias": (1,),
-            **({"policy_extra.weight": (extra, channels), "policy_extra.bias": (extra,)}
-               if extra else {}),
             "value_hidden.weight": (hidden, channels),
             "value_hidden.bias": (hidden,),
             "value_out.weight": (1, hidden),
@@ -278,6 +319,11 @@ def _without_negligible(weight: FloatArray) -> FloatArray:
     return np.where(np.abs(weight) < NEGLIGIBLE, np.float32(0.0), weight).astype(np.float32)
 
 
+def _outputs(bias: FloatArray | None) -> int:
+    """The outputs of a layer by its bias, 0 for a layer the network lacks."""
+    return 0 if bias is None else int(bias.shape[0])
+
+
 def _fan_in(shape: tuple[int, ...]) -> int:
     return int(np.prod(shape[1:]))
 
@@ -287,14 +333,15 @@ def _relu(x: FloatArray) -> FloatArray:
 
 
 @per_board_size()
-def _window_indices(board_size: int) -> np.ndarray:
-    """For each cell, the flat indices of its 3x3 window in the zero-padded board."""
-    side = board_size + 2
+def _window_indices(rows: int, cols: int) -> np.ndarray:
+    """For each cell, row by row, the flat indices of its 3x3 window in the zero-padded
+    board."""
+    side = cols + 2
     return np.array(
         [
             [(row + dr) * side + col + dc for dr in range(3) for dc in range(3)]
-            for row in range(board_size)
-            for col in range(board_size)
+            for row in range(rows)
+            for col in range(cols)
         ]
     )
 
@@ -302,13 +349,13 @@ def _window_indices(board_size: int) -> np.ndarray:
 def _conv3x3(
     x: FloatArray, matrix: FloatArray, bias: FloatArray, windows: np.ndarray
 ) -> FloatArray:
-    """A 3x3 convolution with zero padding 1 of channel-last maps ``(batch, N, N, C)``."""
-    batch, n, _, channels = x.shape
-    padded = np.zeros((batch, n + 2, n + 2, channels), dtype=np.float32)
+    """A 3x3 convolution with zero padding 1 of channel-last maps ``(batch, rows, cols, C)``."""
+    batch, rows, cols, channels = x.shape
+    padded = np.zeros((batch, rows + 2, cols + 2, channels), dtype=np.float32)
     padded[:, 1:-1, 1:-1] = x
-    columns = padded.reshape(batch, -1, channels)[:, windows]  # (batch, N*N, 9, C)
-    out = columns.reshape(batch * n * n, -1) @ matrix + bias
-    return np.asarray(out).reshape(batch, n, n, -1)
+    columns = padded.reshape(batch, -1, channels)[:, windows]  # (batch, cells, 9, C)
+    out = columns.reshape(batch * rows * cols, -1) @ matrix + bias
+    return np.asarray(out).reshape(batch, rows, cols, -1)
 
 
 def load_network(path: str | Path) -> Network:
@@ -320,11 +367,70 @@ def load_network(path: str | Path) -> Network:
             format version, or of a game that is not registered.
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no mcts network at {path}; give an .npz saved by trap-train")
     arrays = _read_arrays(path)
-    meta = arrays.pop("__meta__", None)
-    game = arrays.pop("__game__", None)
+    blocks, game_name, rules = _read_header(path, arrays.pop("__meta__", None),
+                                            arrays.pop("__game__", None))  # fmt: skip
+    if not 0 <= blocks <= len(arrays) // 4:  # each block has two weights and two biases
+        raise IncompatibleNetworkError(
+            f"{path}: its metadata says {blocks} blocks, but it holds {len(arrays)} arrays "
+            "(4 a block); the file is damaged or not an mcts network"
+        )
+    weights = {name: array.astype(np.float32) for name, array in arrays.items()}
+    network = Network(weights, blocks, game_name, rules)
+    _check_weights(path, network)
+    return network
+
+
+def read_network_game(path: str | Path) -> tuple[str, dict[str, Any]]:
+    """The game and rules that the network file ``path`` records, its weights unread.
+
+    Raises:
+        FileNotFoundError: if ``path`` does not exist.
+        IncompatibleNetworkError: as :func:`load_network`, for a file that does not say.
+    """
+    path = Path(path)
+    header = _read_arrays(path, ("__meta__", "__game__"))
+    _, game_name, rules = _read_header(path, header.get("__meta__"), header.get("__game__"))
+    return game_name, rules
+
+
+def bundled_network(game: str, rules: Mapping[str, Any] | None = None) -> Path:
+    """The network bundled with ``game``'s agents for ``rules``: the file of
+    ``agents/<game>/models/`` that records that game and those rules, whatever its name.
+
+    Args:
+        game: the game's registered name.
+        rules: its rule parameters; the game's defaults fill the ones left out (all, for
+            None: the network the ``mcts`` agent plays without ``path``).
+
+    Raises:
+        ValueError: for a game without one, or rules without one (naming those there are).
+    """
+    found = get_game(game)
+    wanted = played_params(found, rules)
+
+    def read(path: Path) -> Bundled | None:
+        try:
+            name, plays = read_network_game(path)
+        except IncompatibleNetworkError:  # another kind of file: the ppo agent's zip
+            return None
+        return Bundled(plays == wanted, rules_text(plays)) if name == found.name else None
+
+    return bundled_file(
+        found.name, "mcts network", rules_text(wanted), read,
+        f"give one with path=FILE (trained by trap-train alphazero --game {found.name})",
+    )  # fmt: skip
+
+
+def _read_header(
+    path: Path, meta: np.ndarray | None, game: np.ndarray | None
+) -> tuple[int, str, dict[str, Any]]:
+    """The blocks, game and rules of a network file's ``__meta__`` and ``__game__`` arrays.
+
+    Raises:
+        IncompatibleNetworkError: for a file of another format, or one that does not say
+            which game it plays.
+    """
     numbers = (
         [] if meta is None or meta.ndim != 1 or meta.dtype.kind not in "iu" else meta.tolist()
     )
@@ -341,15 +447,7 @@ def load_network(path: str | Path) -> Network:
             f"(metadata {None if meta is None else meta.tolist()!r:.80}); retrain it with "
             "trap-train"
         )
-    if not 0 <= blocks <= len(arrays) // 4:  # each block has two weights and two biases
-        raise IncompatibleNetworkError(
-            f"{path}: its metadata says {blocks} blocks, but it holds {len(arrays)} arrays "
-            "(4 a block); the file is damaged or not an mcts network"
-        )
-    weights = {name: array.astype(np.float32) for name, array in arrays.items()}
-    network = Network(weights, blocks, game_name, rules)
-    _check_weights(path, network)
-    return network
+    return blocks, game_name, rules
 
 
 def _read_game(path: Path, game: np.ndarray | None) -> tuple[str, dict[str, Any]]:
@@ -378,14 +476,18 @@ def _read_game(path: Path, game: np.ndarray | None) -> tuple[str, dict[str, Any]
     return name, rules
 
 
-def _read_arrays(path: Path) -> dict[str, np.ndarray]:
-    """The arrays of an ``.npz`` file: numbers only (no pickles), all finite.
+def _read_arrays(path: Path, names: Collection[str] | None = None) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` file (those of ``names`` it holds, or all): numbers only
+    (no pickles), all finite.
 
     Raises:
+        FileNotFoundError: if ``path`` does not exist.
         IncompatibleNetworkError: naming the file and what is wrong with it.
     """
+    if not path.is_file():
+        raise FileNotFoundError(f"no mcts network at {path}; give an .npz saved by trap-train")
     try:
-        arrays = read_npz(path)
+        arrays = read_npz(path, names=names)
     except UnreadableZipError as error:
         raise IncompatibleNetworkError(
             f"{path} is not an .npz weights file saved by trap-train ({error})"
@@ -421,7 +523,7 @@ def _check_weights(path: Path, network: Network) -> None:
         network.blocks,
         hidden,
         input_planes(game, config),
-        max(extra_actions(game, config), 0),
+        policy_layout(game, config),
     )
     found = {name: array.shape for name, array in network.weights.items()}
     if found != expected:

@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.files import bundled_file, replace_atomically
-from agents.options import require_game
+from agents.files import Bundled, bundled_file, deprecated_bundled_table, replace_atomically
+from agents.options import require_game, rules_text
 from agents.seeded import SeededAgent
 from agents.zips import UnreadableZipError, parse_json, read_members
 from trap_env.agent import UnsupportedGameError
@@ -45,23 +45,19 @@ from trap_env.game import Game, played_params
 from trap_env.games import game_names, get_game
 
 __all__ = [
-    "DEFAULT_MODELS",
     "GAME_MEMBER",
     "IncompatibleModelError",
     "MlpNetwork",
     "ModelSpec",
     "PPOAgent",
     "TrapNetwork",
+    "bundled_model",
     "load_policy",
     "read_model_game",
     "read_model_spec",
     "read_parameters",
     "stamp_model",
 ]
-
-_AGENTS = Path(__file__).resolve().parent.parent
-DEFAULT_MODELS = {"trap": _AGENTS / "trap" / "models" / "ppo_7x7.zip"}
-"""The bundled policy of each game that has one: Trap! on 7x7."""
 
 GAME_MEMBER = "trap_env_game.json"
 """The zip member that records a model's game and rules: ``{"game": NAME, "rules": {...}}``
@@ -72,12 +68,55 @@ class IncompatibleModelError(ValueError):
     """A model file that is not a readable MaskablePPO zip of a policy the agent can build."""
 
 
+def __getattr__(name: str) -> Mapping[str, Path]:
+    """``DEFAULT_MODELS``, deprecated: each game's :func:`bundled_model`."""
+    if name == "DEFAULT_MODELS":
+        return deprecated_bundled_table(name, bundled_model, game_names())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def bundled_model(game: str, rules: Mapping[str, Any] | None = None) -> Path:
+    """The model bundled with ``game``'s agents for ``rules``: the zip of
+    ``agents/<game>/models/`` that records that game and those rules (:func:`stamp_model`),
+    or that records none and whose spaces fit them; its name is for people.
+
+    Args:
+        game: the game's registered name.
+        rules: its rule parameters; the game's defaults fill the ones left out (all, for
+            None: the model the ``ppo`` agent plays without ``path``).
+
+    Raises:
+        ValueError: for a game without one, or rules without one (naming those there are).
+    """
+    found = get_game(game)
+    wanted = played_params(found, rules)
+    config = found.make_config(**wanted)
+    spaces = (tuple(found.observation_shape(config)), found.num_actions(config))
+
+    def read(path: Path) -> Bundled | None:
+        try:
+            spec, record = read_model_spec(path), read_model_game(path)
+        except IncompatibleModelError:  # another kind of file: the mcts agent's network
+            return None
+        if record is None:  # a plain zip in the game's folder: played where its spaces fit
+            shape, actions = spec.observation_shape, spec.num_actions
+            fits = (tuple(shape), actions) == spaces
+            return Bundled(fits, f"any rules with observations {shape} and {actions} actions")
+        name, plays = record
+        return Bundled(plays == wanted, rules_text(plays)) if name == found.name else None
+
+    return bundled_file(
+        found.name, "ppo model", rules_text(wanted), read,
+        f"give one with path=ZIP (a MaskablePPO model trained on {found.name}'s Gymnasium env)",
+    )  # fmt: skip
+
+
 class PPOAgent(SeededAgent):
     """A trained MaskablePPO policy behind the agent interface.
 
     Args:
-        path: the model zip saved by MaskablePPO; by default the game's bundled model
-            (:data:`DEFAULT_MODELS`).
+        path: the model zip saved by MaskablePPO; by default the game's bundled model of
+            its default rules (:func:`bundled_model`).
         deterministic: play the most probable legal action (True) or sample one from the
             masked policy with the agent's own seeded generator (False).
         device: the torch device; "cpu" is all a small policy needs.
@@ -185,13 +224,8 @@ class PPOAgent(SeededAgent):
 
 
 def _model_path(path: str | Path | None, game: str) -> Path:
-    """The model zip ``path``, or the bundled model of ``game`` (:data:`DEFAULT_MODELS`)."""
-    if path is not None:
-        return Path(path)
-    return bundled_file(
-        DEFAULT_MODELS, game, "ppo model",
-        f"give one with path=ZIP (a MaskablePPO model trained on {game}'s Gymnasium env)",
-    )
+    """The model zip ``path``, or the bundled model of ``game`` (:func:`bundled_model`)."""
+    return Path(path) if path is not None else bundled_model(game)
 
 
 def _describe(game: str, rules: Mapping[str, Any]) -> str:

@@ -1,16 +1,24 @@
-"""agents.files: a file is replaced whole or not at all; run folders are checked first."""
+"""agents.files: a file is replaced whole or not at all; run folders are checked first; a
+game's bundled file is found by what it records."""
 
 from __future__ import annotations
 
 import os
 import stat
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from agents import files
 from agents.files import (
+    Bundled,
     FolderInUseError,
+    bundled_file,
     check_writable_file,
     check_writable_folder,
     locked_folder,
@@ -103,3 +111,64 @@ def test_a_locked_folder_is_one_run_s_and_left_as_it_was_if_it_stays_empty(tmp_p
     with locked_folder(folder):  # released: the next run takes it
         pass
     assert [path.name for path in folder.iterdir()] == ["results.jsonl"]
+
+
+def read_rules(wanted: str) -> Callable[[Path], Bundled | None]:
+    """A lookup's reader of test files: ``rules=...`` is a file of its kind."""
+
+    def read(path: Path) -> Bundled | None:
+        text = path.read_text()
+        return Bundled(text == f"rules={wanted}", text[6:]) if text.startswith("rules=") else None
+
+    return read
+
+
+def find(game: str, wanted: str) -> Path:
+    return bundled_file(game, "thing", f"rules={wanted}", read_rules(wanted), "do this")
+
+
+NAMES = st.text(st.characters(codec="ascii", categories=["L", "N"]), min_size=1, max_size=12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(names=st.lists(NAMES, min_size=2, max_size=5, unique_by=str.lower), which=st.integers(0))
+def test_a_bundled_file_is_found_by_what_it_records_whatever_its_name(
+    names: list[str], which: int
+) -> None:
+    with tempfile.TemporaryDirectory() as root, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(files, "AGENTS", Path(root))
+        models = Path(root) / "chess" / "models"
+        models.mkdir(parents=True)
+        for index, name in enumerate(names):
+            (models / name).write_text(f"rules={index}")
+        (models / ".hidden").write_text(f"rules={len(names)}")
+        chosen = which % len(names)
+        assert find("chess", str(chosen)) == models / names[chosen]
+        there = "; ".join(sorted(str(index) for index in range(len(names))))
+        message = f"^no bundled thing for chess under rules={len(names)} \\(the bundled ones play "
+        with pytest.raises(ValueError, match=message + f"{there}\\); do this$"):
+            find("chess", str(len(names)))  # the hidden file is none of them
+
+
+def test_a_game_without_bundled_files_is_refused_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files, "AGENTS", tmp_path)
+    (tmp_path / "go" / "models").mkdir(parents=True)
+    (tmp_path / "go" / "models" / "notes.txt").write_text("not a thing")
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "x").write_text("rules=1")
+    for game in ("go", "chess", "", "../go", "."):  # no folder, or a name that is no package
+        with pytest.raises(ValueError, match=f"^no bundled thing for {game}; do this$"):
+            find(game, "1")
+
+
+def test_two_bundled_files_of_the_rules_asked_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files, "AGENTS", tmp_path)
+    (tmp_path / "go" / "models").mkdir(parents=True)
+    for name in ("a", "b"):
+        (tmp_path / "go" / "models" / name).write_text("rules=1")
+    with pytest.raises(ValueError, match=r"things .*/a and .*/b both play go under rules=1; keep"):
+        find("go", "1")

@@ -78,7 +78,7 @@ def build_every_size_cache(sizes: range) -> None:
             bitboards.geometry(n)
             greedy.corners(n)
         colosseum.border_walls(n)
-        network._window_indices(n)
+        network._window_indices(n, n)
     for decay in range(0, 100, 10):
         for n in range(3, 9):
             batched_evaluation.king_dilate(n, batched_evaluation.np.uint64(1))

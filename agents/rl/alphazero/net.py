@@ -15,9 +15,9 @@ from agents.mcts.batched import PlanesEvaluator
 from agents.mcts.network import (
     IncompatibleNetworkError,
     Network,
-    extra_actions,
     input_planes,
     load_network,
+    policy_layout,
 )
 from agents.rl.alphazero.config import AlphaZeroConfig
 from trap_env.game import Game
@@ -51,24 +51,28 @@ class AlphaZeroNet(nn.Module):
         super().__init__()
         self.game_name = game.name
         self.rules = game.config_params(config)
-        extra = extra_actions(game, config)
+        per_cell, pooled = policy_layout(game, config)
         self.stem = nn.Conv2d(input_planes(game, config), channels, 3, padding=1)
         self.blocks = nn.ModuleList(_Block(channels) for _ in range(blocks))
-        self.policy = nn.Conv2d(channels, 1, 1)
-        self.policy_extra = nn.Linear(channels, extra) if extra else None
+        self.policy = nn.Conv2d(channels, per_cell, 1) if per_cell else None
+        self.policy_extra = nn.Linear(channels, pooled) if pooled else None
         self.value_hidden = nn.Linear(channels, hidden)
         self.value_out = nn.Linear(hidden, 1)
 
     def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Logits ``(batch, num_actions)`` and values ``(batch,)`` of inputs
-        ``(batch, N, N, planes)``."""
+        ``(batch, rows, cols, planes)``; the logits are laid out as
+        :func:`~agents.mcts.network.policy_layout` says (a cell's logits side by side)."""
         x = torch.relu(self.stem(planes.permute(0, 3, 1, 2)))
         for block in self.blocks:
             x = block(x)
-        logits = self.policy(x).flatten(1)
         pooled = x.mean(dim=(2, 3))
+        heads = []
+        if self.policy is not None:
+            heads.append(self.policy(x).permute(0, 2, 3, 1).flatten(1))
         if self.policy_extra is not None:
-            logits = torch.cat([logits, self.policy_extra(pooled)], dim=1)
+            heads.append(self.policy_extra(pooled))
+        logits = torch.cat(heads, dim=1) if len(heads) > 1 else heads[0]
         hidden = torch.relu(self.value_hidden(pooled))
         values = torch.tanh(self.value_out(hidden)).squeeze(1)
         return logits, values

@@ -12,15 +12,23 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agents import files
 from agents.arena.match import play_game
-from agents.mcts.agent import DEFAULT_NETWORKS, MCTSAgent
-from agents.mcts.network import IncompatibleNetworkError, Network, encode, load_network
+from agents.mcts.agent import MCTSAgent
+from agents.mcts.network import (
+    IncompatibleNetworkError,
+    Network,
+    bundled_network,
+    encode,
+    load_network,
+)
 from agents.mcts.search import ChanceNode, Tree, masked_priors
 from agents.registry import make_agent
 from agents.trap.evaluation import Weights
-from tests.support import crafted_files
+from tests.support import crafted_files, toy_game
+from tests.support.game_runs import random_decision_states
 from tests.support.search_oracle import expectimax
-from trap_env.agent import UnsupportedGameError
+from trap_env.agent import SpecError, UnsupportedGameError
 from trap_env.trap import core
 from trap_env.trap.core import GameConfig, Phase, State, from_text
 from trap_env.trap.game import GAME as TRAP
@@ -197,7 +205,7 @@ def test_bad_options_are_refused(small_network: Path) -> None:
 
 def test_default_network_plays_7x7() -> None:
     agent = make_agent("mcts:simulations=20,time_limit=none", seed=0, game="trap")
-    assert isinstance(agent, MCTSAgent) and agent.path == DEFAULT_NETWORKS["trap"]
+    assert isinstance(agent, MCTSAgent) and agent.path == bundled_network("trap")
     agent.check_game(GameConfig(7))
     state = core.initial_state()
     assert agent.select_action(state) in core.legal_actions(state)
@@ -465,32 +473,73 @@ def test_othello_mcts_plays_a_winning_move_where_brute_force_finds_one(seed: int
         assert values[chosen] == max(values.values()), (GAME.to_text(state), values, chosen)
 
 
-def test_an_othello_network_evaluates_the_pass_in_numpy_as_in_torch(tmp_path: Path) -> None:
-    torch = pytest.importorskip("torch")
-    from agents.rl.alphazero import AlphaZeroNet
-    from trap_env.othello.game import GAME
+@pytest.fixture
+def race(monkeypatch: pytest.MonkeyPatch) -> toy_game.Race:
+    """Race (3 actions on a 1 x (goal + 1) track) registered by its name for this test, as
+    a network file names its game."""
+    from trap_env import games
 
-    config = GAME.make_config(board_size=6)
+    monkeypatch.setitem(games._GAMES, "race", toy_game.GAME)
+    return toy_game.GAME
+
+
+LAYOUTS = [
+    ("othello", {"board_size": 6}, (1, 1)),  # a logit per cell, and the pass
+    ("colosseum", {"board_size": 4}, (4, 0)),  # a cell and a side: four logits per cell
+    ("race", {"goal": 4}, (0, 3)),  # fewer actions than cells: none of them a cell
+]
+"""Games whose actions are not one per cell, and the policy head they get."""
+
+
+@pytest.mark.usefixtures("race")
+@pytest.mark.parametrize(("game_name", "rules", "layout"), LAYOUTS, ids=[g for g, *_ in LAYOUTS])
+def test_a_network_gives_one_logit_per_action_in_numpy_as_in_torch(
+    tmp_path: Path, game_name: str, rules: dict[str, int], layout: tuple[int, int]
+) -> None:
+    """The head is sized from the game's actions, whatever they mean; a train step runs."""
+    torch = pytest.importorskip("torch")
+    from agents.rl.alphazero import AlphaZeroNet, Samples, train_step
+    from trap_env.games import get_game
+
+    game = get_game(game_name)
+    config = game.make_config(**rules)
     torch.manual_seed(0)
-    net = AlphaZeroNet(GAME, config, channels=6, blocks=2, hidden=5).eval()
-    rng = random.Random(0)
-    states, state = [], GAME.initial_state(config)
-    while GAME.outcome(state) is None:
-        states.append(state)
-        state = GAME.apply(state, rng.choice(GAME.legal_actions(state)))
-    planes = encode(states, GAME)
+    net = AlphaZeroNet(game, config, channels=6, blocks=2, hidden=5).eval()
+    states = random_decision_states(game, config, seed=0, count=12)
+    planes = encode(states, game)
     with torch.no_grad():
         logits, values = net(torch.from_numpy(planes))
     network = net.to_network()
-    assert logits.shape == (len(states), 37) and network.extra_actions == 1
+    assert logits.shape == (len(states), game.num_actions(config)) and network.layout == layout
     np_logits, np_values = network.forward(planes)
     assert np.allclose(np_logits, logits.numpy(), atol=1e-5)
     assert np.allclose(np_values, values.numpy(), atol=1e-5)
-    network.save(tmp_path / "o6.npz")
-    loaded = load_network(tmp_path / "o6.npz")
-    rules = {"board_size": 6, "end_rule": "standard"}
-    assert (loaded.game_name, dict(loaded.rules)) == ("othello", rules)
+    network.save(tmp_path / "net.npz")
+    loaded = load_network(tmp_path / "net.npz")
+    assert (loaded.game_name, dict(loaded.rules)) == (game.name, game.config_params(config))
     assert np.array_equal(loaded.evaluate(states)[0], network.evaluate(states)[0])
+    masks = np.array([game.legal_action_mask(state) for state in states], np.bool_)
+    observations = np.array([game.observe(s, game.current_player(s)) for s in states], np.int8)
+    batch = Samples(observations, masks, masks / masks.sum(1, keepdims=True),
+                    np.zeros(len(states), np.float32))  # fmt: skip
+    losses = train_step(net.train(), torch.optim.SGD(net.parameters(), lr=0.1), batch)
+    assert all(np.isfinite(losses))
+
+
+def test_mcts_plays_a_game_of_fewer_actions_than_cells(
+    race: toy_game.Race, tmp_path: Path
+) -> None:
+    """Race's 3 actions on a track of 5 cells: a network once sized for -2 extra actions."""
+    network = Network.initial(race.make_config(goal=4), 4, 1, 4, seed=0, game=race)
+    network.save(tmp_path / "race.npz")
+    agent = MCTSAgent(time_limit=None, simulations=8, path=tmp_path / "race.npz", game="race",
+                      seed=0)  # fmt: skip
+    for seed in range(2):
+        racer = toy_game.RandomRacer(seed=seed)
+        players = [agent, racer] if seed == 0 else [racer, agent]
+        result = play_game(players, seed=seed, game="race", params={"goal": 4},
+                           time_budget=None)  # fmt: skip
+        assert result.reason in ("finished", "truncated"), result.detail
 
 
 @pytest.mark.parametrize(
@@ -526,7 +575,7 @@ def test_the_bundled_othello_network_plays_8x8_and_refuses_other_rules() -> None
     from trap_env.othello.game import GAME
 
     agent = make_agent("mcts:simulations=20,time_limit=none", game="othello", seed=0)
-    assert isinstance(agent, MCTSAgent) and agent.path == DEFAULT_NETWORKS["othello"]
+    assert isinstance(agent, MCTSAgent) and agent.path == bundled_network("othello")
     assert agent.path.stat().st_size <= 2_000_000
     state = GAME.initial_state(GAME.make_config())
     assert agent.select_action(state) in GAME.legal_actions(state)
@@ -541,8 +590,38 @@ def test_a_bundled_network_is_refused_in_the_other_game_in_one_line(
     network: str, game: str
 ) -> None:
     """Trap! 8x8 and Othello 8x8 observe the same shape: the file's record tells them apart."""
-    from trap_env.agent import SpecError
-
     with pytest.raises(SpecError, match=rf"plays {network} \(board_size=.*\), not {game};") as e:
-        make_agent(f"mcts:path={DEFAULT_NETWORKS[network]}", game=game)
+        make_agent(f"mcts:path={bundled_network(network)}", game=game)
     assert "\n" not in str(e.value)
+
+
+def test_a_bundled_network_is_found_by_its_record_not_its_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game's networks are the files of agents/<game>/models/ that record it and its rules."""
+    from trap_env.othello.game import GAME
+
+    models = tmp_path / "othello" / "models"
+    models.mkdir(parents=True)
+    Network.initial(GAME.make_config(board_size=4), 4, 1, 3, game=GAME).save(models / "any.npz")
+    Network.initial(GameConfig(4), 4, 1, 3, game=TRAP).save(models / "othello_8x8.npz")
+    (models / "notes.txt").write_text("not a network")
+    monkeypatch.setattr(files, "AGENTS", tmp_path)
+    assert bundled_network("othello", {"board_size": 4}) == models / "any.npz"
+    wanted = r"othello under board_size=8, end_rule=standard \(the bundled ones play " \
+             r"board_size=4, end_rule=standard\); give one with path=FILE"  # fmt: skip
+    with pytest.raises(ValueError, match=f"^no bundled mcts network for {wanted}"):
+        bundled_network("othello")
+    with pytest.raises(SpecError, match=wanted) as error:
+        make_agent("mcts", game="othello")
+    assert "\n" not in str(error.value)
+    with pytest.raises(ValueError, match=r"^no bundled mcts network for trap; give one"):
+        bundled_network("trap")
+
+
+def test_default_networks_is_a_deprecated_table_of_the_lookup() -> None:
+    from agents.mcts import agent
+
+    with pytest.deprecated_call(match="call agents.mcts.network.bundled_network"):
+        table = agent.DEFAULT_NETWORKS
+    assert table == {game: bundled_network(game) for game in ("othello", "trap")}

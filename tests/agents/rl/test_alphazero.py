@@ -607,7 +607,7 @@ def test_an_othello_run_trains_and_its_network_plays_othello_only(
     assert (network.game_name, dict(network.rules)) == (
         "othello", {"board_size": 4, "end_rule": "course"}
     )
-    assert network.extra_actions == 1 and (run / "elo.csv").read_text().count("\n") == 2
+    assert network.layout == (1, 1) and (run / "elo.csv").read_text().count("\n") == 2
     resumed = ["alphazero", "--run-dir", str(run), "--resume", "--rule", "end_rule=standard"]
     capsys.readouterr()
     assert trap_train(resumed) == 1

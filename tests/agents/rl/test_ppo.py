@@ -23,7 +23,7 @@ from stable_baselines3 import PPO
 from trap_scripts import train
 
 from agents import SpecError, make_agent
-from agents.rl.ppo import DEFAULT_MODELS, IncompatibleModelError, PPOAgent
+from agents.rl.ppo import IncompatibleModelError, PPOAgent, bundled_model
 from agents.trap.ppo_training import (
     MobilityShaping,
     OpponentMix,
@@ -44,7 +44,7 @@ from trap_env.trap.core import (
 )
 from trap_env.trap.observation import action_mask, observe
 
-DEFAULT_MODEL = DEFAULT_MODELS["trap"]
+DEFAULT_MODEL = bundled_model("trap")
 
 TINY = [
     "--timesteps", "2048", "--n-steps", "256", "--batch-size", "128", "--n-epochs", "2",
@@ -622,6 +622,44 @@ def test_trap_train_stamps_every_zip_it_saves(run_dir: Path) -> None:
 def test_a_game_without_a_bundled_model_needs_a_path() -> None:
     with pytest.raises(SpecError, match="no bundled ppo model for othello; give one with path="):
         make_agent("ppo", game="othello")
+
+
+def test_the_plain_bundled_trap_model_is_found_where_its_spaces_fit() -> None:
+    """It records no rules: it plays every decay of 7x7 (docs/evaluation.md), no other size."""
+    assert bundled_model("trap", {"decay": 20}) == DEFAULT_MODEL
+    there = r"\(the bundled ones play any rules with observations \(7, 7, 4\) and 49 actions\)"
+    with pytest.raises(ValueError, match=f"^no bundled ppo model for trap under board_size=5, "
+                                         f"decay=50 {there}; give one with path=ZIP"):  # fmt: skip
+        bundled_model("trap", {"board_size": 5})
+
+
+def test_a_bundled_model_is_found_by_its_stamp_not_its_name(
+    plain_models: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game's models are the zips of agents/<game>/models/ that record it and its rules."""
+    from agents import files
+    from agents.mcts.network import Network
+    from trap_env.othello.game import GAME
+
+    models = tmp_path / "othello" / "models"
+    models.mkdir(parents=True)
+    found = stamped_copy(plain_models["othello"], models, "othello", board_size=6)
+    found = found.rename(models / "ppo_8x8.zip")  # names are for people
+    stamped_copy(plain_models["colosseum"], models, "colosseum", board_size=4)
+    Network.initial(GAME.make_config(), 4, 1, 3, game=GAME).save(models / "mcts_8x8.npz")
+    monkeypatch.setattr(files, "AGENTS", tmp_path)
+    assert bundled_model("othello", {"board_size": 6}) == found
+    with pytest.raises(SpecError, match=r"no bundled ppo model for othello under board_size=8, "
+                       r"end_rule=standard \(the bundled ones play board_size=6, "
+                       r"end_rule=standard\); give one with path=ZIP"):  # fmt: skip
+        make_agent("ppo", game="othello")
+
+
+def test_default_models_is_a_deprecated_table_of_the_lookup() -> None:
+    from agents.rl import ppo
+
+    with pytest.deprecated_call(match="call agents.rl.ppo.bundled_model"):
+        assert ppo.DEFAULT_MODELS == {"trap": DEFAULT_MODEL}
 
 
 def test_stamp_model_refuses_what_is_not_a_model_a_game_or_its_rules(
