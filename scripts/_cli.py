@@ -405,10 +405,10 @@ def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: s
 
 
 def _run_line(specs: Sequence[str], config: RunConfig, games: int, num_games: int) -> str:
-    """What a round robin plays: game, board, time control, agents and games."""
+    """What a round robin plays: game, rules, time control, agents and games."""
     rules = get_game(config.game_name)
-    sizes = [rules.config_params(game).get("board_size") for game in config.games]
-    title = run_title(config.game_name, [n for n in sizes if n is not None], config.time_budget)
+    played = [rules.config_params(game) for game in config.games]
+    title = run_title(config.game_name, played, config.time_budget)
     return (
         f"{title}: {len(specs)} agents ({', '.join(specs)}), {games} games per pairing "
         f"({num_games} games)"
