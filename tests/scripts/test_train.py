@@ -76,7 +76,21 @@ BAD_RUNS = [
     (["--gamma", "0"], "gamma must be a number in (0, 1]"),
     (["--num-envs", "0"], "num_envs must be an integer >= 1"),
     (["--stage-fractions", "0.5"], "stage_fractions"),
+    (["--rule", "decay=0"], "--rule decay=0: PPO trains one game of Trap!, with the rules "
+                            "board_size (the others at their defaults)"),
+    (["--rule", "board_size=4-6"], "--rule board_size=4-6: PPO trains one game of Trap!"),
+    (["--rule", "board_size=4", "--board-size", "4"], "the rule 'board_size' is given twice"),
+    (["--rule", "size=4"], "Trap! has no rule 'size'; Trap!'s rules, at their defaults: "
+                           "board_size=7, decay=50"),
+    (["--rule", f"{__name__}.SevenOnly"], "is not KEY=VALUE"),
 ]
+
+
+def test_a_ppo_rule_is_its_flag_said_as_a_rule() -> None:
+    parse = train.build_parser().parse_args
+    as_rule = train.config_from_args(parse(["--run-dir", "r", "--rule", "board_size=4"]))
+    assert as_rule == train.config_from_args(parse(["--run-dir", "r", "--board-size", "4"]))
+    assert as_rule == {"board_size": 4}
 
 
 @pytest.mark.parametrize(("extra", "message"), BAD_RUNS)

@@ -160,6 +160,8 @@ def test_the_agent_table_shows_each_rating_with_its_interval():
      ({"board_size": 8, "time_budget": 5.0, "game": "othello", "rules": {}},
       "Othello 8x8, at most 5 s CPU a turn"),
      ({"board_size": 5, "decay": 0, "time_budget": None}, "Trap! 5x5, decay 0, no time limit"),
+     ({"game": "trap", "rules": {"board_size": 6, "decay": 50}, "time_budget": None},
+      "Trap! 6x6, no time limit"),
      ({"game": "othello", "rules": {"board_size": 6, "end_rule": "course"}, "time_budget": 1},
       "Othello 6x6, end_rule course, at most 1 s CPU a turn")],
 )  # fmt: skip

@@ -32,6 +32,7 @@ from agents.web.live import LiveGame, LiveGames
 from agents.web.seats import PersonSeat
 from agents.web.views import Frame, FrameBuilder
 from tests.support.cli_fuzz import check_command, command_lines, raise_run_started
+from tests.support.old_records import old_shape
 from trap_env.games import game_names
 
 GAMES = ", ".join(game_names())
@@ -342,8 +343,8 @@ def test_a_post_must_be_json(client: TestClient) -> None:
 
 def game_record(specs: tuple[str, str], seed: int) -> dict[str, Any]:
     agents = [make_agent(spec, seed=seed, game="trap") for spec in specs]
-    result = play_game(agents, seed=seed, board_size=5, time_budget=None, game="trap")
-    config = RunConfig(board_size=5, time_budget=None, game_name="trap")
+    result = play_game(agents, seed=seed, params={"board_size": 5}, time_budget=None, game="trap")
+    config = RunConfig(params={"board_size": 5}, time_budget=None, game_name="trap")
     return make_record(GameTask(f"g{seed}", tuple(sorted(specs)), specs, seed), result, config)
 
 
@@ -357,8 +358,11 @@ def test_a_pasted_record_replays_and_a_bad_one_gets_a_message(client: TestClient
                            ({"game": "os:system"}, "'game' must be one of")]:  # fmt: skip
         answer = post(client, "/api/replay", {"record": {**record, **changed}})
         assert answer.status_code == 400 and words in answer.json()["error"], answer.text
-    answer = post(client, "/api/replay", {"record": {**record, "board_size": 40}})
+    huge = {**record, "rules": {**record["rules"], "board_size": 40}}
+    answer = post(client, "/api/replay", {"record": huge})
     assert "boards up to 16x16" in answer.json()["error"]
+    answer = post(client, "/api/replay", {"record": {**record, "board_size": 40}})
+    assert "contradict each other" in answer.json()["error"]
     answer = post(client, "/api/replay", {"record": "{not json"})
     assert "not JSON" in answer.json()["error"]
 
@@ -466,7 +470,7 @@ def test_fuzzed_serve_flags_start_the_server_or_are_one_line(
 
 
 def test_an_idle_game_makes_room_and_a_followed_one_does_not() -> None:
-    config = RunConfig(board_size=5, game_name="trap")
+    config = RunConfig(params={"board_size": 5}, game_name="trap")
     games = LiveGames(limit=1)
     first = LiveGame([PersonSeat(), PersonSeat()], ["you", "you"], config, seed=1)
     games.add(first)
@@ -520,7 +524,7 @@ def othello_record(size: int = 4, seed: int = 1) -> dict[str, Any]:
 def test_a_trap_record_that_contradicts_itself_is_refused(
     client: TestClient, change: dict[str, Any], words: str
 ) -> None:
-    record = {**game_record(("greedy", "random"), 7), **change}
+    record = {**old_shape(game_record(("greedy", "random"), 7)), **change}
     answer = post(client, "/api/replay", {"record": record})
     assert answer.status_code == 400 and words in answer.json()["error"], answer.text
     assert "\n" not in answer.json()["error"]
@@ -537,7 +541,7 @@ def test_a_trap_record_that_contradicts_itself_is_refused(
 def test_an_othello_record_that_contradicts_itself_is_refused(
     client: TestClient, change: dict[str, Any], words: str
 ) -> None:
-    record = {**othello_record(), **change}
+    record = {**old_shape(othello_record()), **change}
     answer = post(client, "/api/replay", {"record": record})
     assert answer.status_code == 400 and words in answer.json()["error"], answer.text
 
@@ -547,7 +551,6 @@ def test_a_board_larger_than_the_page_shows_is_refused_wherever_written(
     client: TestClient, size: int
 ) -> None:
     record = othello_record()
-    del record["board_size"]
     record["rules"] = {**record["rules"], "board_size": size}
     answer = post(client, "/api/replay", {"record": record})
     assert answer.status_code == 400 and "boards up to 16x16" in answer.json()["error"]
@@ -789,7 +792,7 @@ def test_two_closes_of_one_game_close_its_worker_once_and_keep_its_record() -> N
 
     from agents.web.live import build_seats
 
-    config = RunConfig(board_size=5, time_budget=None, game_name="trap")
+    config = RunConfig(params={"board_size": 5}, time_budget=None, game_name="trap")
     seats = build_seats(["random", None], config, seed=1)
     conns = [mock.Mock(wraps=seats[0].conn)]
     seats[0].conn = conns[0]  # type: ignore[attr-defined]
