@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import math
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
+from agents.arena.record_rules import DrawnRule
 from agents.arena.results import settings_path
 from agents.arena.stats import format_report, plot_report, run_title
 from agents.arena.tournament import BACKENDS, MAX_SECONDS, RunConfig, round_robin, run_games
 from agents.files import check_writable_folder, write_text_atomically
 from agents.options import given_rules, rule_pair
 from agents.program import DEFAULT_MEMORY_LIMIT, MAX_MEMORY_LIMIT
-from trap_env.game import played_params
+from trap_env.game import Game, played_params
 from trap_env.games import game_names, get_game
-from trap_env.trap.core import DEFAULT_DECAY, MAX_DECAY
 
 DEFAULT_GAME = "trap"
 """The game every command plays unless told ``--game`` (Trap!, the suite's first)."""
@@ -91,42 +93,6 @@ def non_negative_float(text: str) -> float:
     return _number(text, float, lambda value: value >= 0, "a number >= 0")
 
 
-def board_size(text: str) -> int:
-    """A board size N >= 3."""
-    return _number(text, int, lambda value: value >= 3, "an integer >= 3")
-
-
-def board_size_or_range(text: str) -> int | tuple[int, int]:
-    """A board size N >= 3, or a range ``LOW-HIGH`` of sizes to draw one from per game."""
-    low, sep, high = text.partition("-")
-    if not sep:
-        return board_size(text)
-    sizes = board_size(low), board_size(high)
-    if sizes[0] > sizes[1]:
-        raise argparse.ArgumentTypeError(f"{text!r} is not LOW-HIGH with LOW <= HIGH, e.g. 6-12")
-    return sizes
-
-
-def decay(text: str) -> int:
-    """The throw's accuracy loss per step of distance beyond the first, per mille: 0 to 1000."""
-    return _number(
-        text, int, lambda value: 0 <= value <= MAX_DECAY, f"an integer per mille 0..{MAX_DECAY}"
-    )
-
-
-def add_decay_option(parser: argparse._ActionsContainer) -> None:
-    """The ``--decay PER_MILLE`` option: Trap!'s rule ``decay`` (``--rule decay=PER_MILLE``)."""
-    parser.add_argument(
-        "--decay",
-        type=decay,
-        default=None,
-        metavar="PER_MILLE",
-        help="Trap!'s throw accuracy loss per step of distance beyond the first, per mille "
-        f"(0..{MAX_DECAY}; 0: every throw lands on its target; default {DEFAULT_DECAY}, "
-        "the game as specified); the rule decay=PER_MILLE said on its own",
-    )
-
-
 def add_game_option(parser: argparse._ActionsContainer) -> None:
     """The ``--game NAME`` option: which game of :mod:`trap_env.games` is played."""
     parser.add_argument(
@@ -139,42 +105,164 @@ def add_game_option(parser: argparse._ActionsContainer) -> None:
     )
 
 
-def add_rule_option(parser: argparse._ActionsContainer) -> None:
-    """The ``--rule KEY=VALUE`` option: a rule parameter of a game other than Trap!."""
+def chosen_game(argv: Sequence[str], default: str = DEFAULT_GAME) -> str:
+    """The game that ``--game NAME`` names in ``argv``, read before the parse so that each
+    option's help gives that game's rules and defaults: ``default`` when none is named, or
+    the name is no game (the parse then says so).
+
+    Example:
+        >>> chosen_game(["random", "greedy", "--game=othello"])
+        'othello'
+    """
+    name = default
+    for index, word in enumerate(argv):
+        if word == "--game" and index + 1 < len(argv):
+            name = argv[index + 1]
+        elif word.startswith("--game="):
+            name = word.partition("=")[2]
+    try:
+        get_game(name)
+    except ValueError:
+        return default
+    return name
+
+
+def add_rule_options(parser: argparse._ActionsContainer, game: str) -> None:
+    """The options that give a game its rules, with the rules and defaults of ``game`` (the
+    game the command line names: :func:`chosen_game`) in their help.
+
+    ``--rule NAME=VALUE``, repeatable, gives any rule of any game; an integer rule given as
+    ``LOW-HIGH`` is drawn per game from the game's seed. ``--board-size N`` is
+    ``--rule board_size=N`` said short; ``--decay D`` is ``--rule decay=D``, an alias kept
+    for the command lines written before ``--rule``, which says so once
+    (:func:`note_aliases`). :func:`rule_params` reads them (:data:`RULE_FLAGS`).
+    """
+    found = get_game(game)
+    rules = played_params(found)
     parser.add_argument(
         "--rule",
-        type=rule_pair,
         action="append",
         default=[],
-        metavar="KEY=VALUE",
-        help="a rule parameter of the game (e.g. end_rule=course for othello, decay=30 for "
-        "trap), repeatable",
+        metavar="NAME=VALUE",
+        help="a rule of the game, repeatable; an integer rule as NAME=LOW-HIGH is drawn per "
+        f"game from the game's seed (e.g. board_size=6-12). {rules_text(found, rules)}",
+    )
+    size = rules.get("board_size")
+    parser.add_argument(
+        "--board-size",
+        metavar="N",
+        help="--rule board_size=N said short: the board's side, or LOW-HIGH for a size drawn "
+        "per game "
+        + (f"(default {size})" if size is not None else f"({found.title} has no board_size)"),
+    )
+    parser.add_argument(
+        "--decay",
+        metavar="PER_MILLE",
+        help="Trap!'s throw accuracy loss per step of distance beyond the first, per mille "
+        "(0: every throw lands on its target): an alias of --rule decay=PER_MILLE"
+        + ("" if "decay" in rules else f" ({found.title} has no decay)"),
     )
 
 
+RULE_FLAGS = {"board_size": False, "decay": True}
+"""The rules with a flag of their own (``--board-size``, ``--decay``: the last one given
+counts, as for any flag), and whether the flag is an alias kept for the command lines
+written before ``--rule`` (:func:`note_aliases` says so)."""
+
+
+def add_max_turns_option(parser: argparse._ActionsContainer, game: str, what: str) -> None:
+    """The ``--max-turns T`` option, its default the turn limit of ``game`` (``what``: what
+    happens after T turns)."""
+    parser.add_argument(
+        "--max-turns",
+        type=positive_int,
+        default=None,
+        metavar="T",
+        help=f"{what} after T turns (default: {turn_limit_text(game)})",
+    )
+
+
+def turn_limit_text(game: str) -> str:
+    """The turn limit that ``game`` applies by default, in words: the formula its
+    ``default_turn_limit`` documents (its docstring's leading literal), and the limit under
+    its default rules.
+
+    Example:
+        >>> turn_limit_text("trap")
+        "Trap!'s own limit, 4 * N * N: 196 under its default rules"
+    """
+    found = get_game(game)
+    limit = found.default_turn_limit(found.make_config())
+    formula = re.match(r"``([^`]+)``", inspect.getdoc(found.default_turn_limit) or "")
+    said = f", {formula[1]}:" if formula else ","
+    return f"{found.title}'s own limit{said} {limit} under its default rules"
+
+
+def rules_text(game: Game[Any, Any], rules: dict[str, Any]) -> str:
+    """``"Trap!'s rules, at their defaults: board_size=7, decay=50"``."""
+    listed = ", ".join(f"{name}={value}" for name, value in rules.items())
+    return f"{game.title}'s rules, at their defaults: {listed or 'none'}"
+
+
+def note_aliases(prog: str, args: argparse.Namespace) -> None:
+    """Say once, on stderr, that each alias flag given (``--decay``) is a ``--rule``: when
+    the command starts its work (an error is one line on its own)."""
+    for name, is_alias in RULE_FLAGS.items():
+        if is_alias and getattr(args, name, None) is not None:
+            flag = "--" + name.replace("_", "-")
+            print(f"{prog}: note: {flag} is an alias of --rule {name}=VALUE", file=sys.stderr)
+
+
 def rule_params(args: argparse.Namespace) -> dict[str, Any]:
-    """The rule parameters that ``--board-size``, ``--rule`` and ``--decay`` give
-    ``args.game`` (those not given: the game's defaults), as ``make_config`` takes them.
+    """The rules that ``--rule``, ``--board-size`` and ``--decay`` give ``args.game``
+    (:func:`parse_rules`).
 
     Raises:
-        CliError: for a rule given twice, or ``--decay`` with a game without that rule.
+        CliError: as :func:`parse_rules`.
     """
-    size = None if board_sizes(args) else args.board_size
-    pairs = [*getattr(args, "rule", [])]
-    if args.decay is not None:
-        found = get_game(args.game)
-        if "decay" not in played_params(found):
-            raise CliError(f"--decay is a rule of Trap! only, not of {args.game!r}")
-        pairs.append(("decay", args.decay))
+    flags = [f"{name}={getattr(args, name)}" for name in RULE_FLAGS
+             if getattr(args, name, None) is not None]  # fmt: skip
+    return parse_rules([*getattr(args, "rule", []), *flags], args.game)
+
+
+def parse_rules(texts: Sequence[str], game: str) -> dict[str, Any]:
+    """The rules of ``game`` that ``--rule`` texts (``NAME=VALUE``) give, as
+    :class:`RunConfig`'s ``params`` takes them: an integer as an integer, ``LOW-HIGH`` as a
+    rule drawn per game (:class:`DrawnRule`), anything else as text (the game's
+    ``make_config`` says what each rule allows).
+
+    Raises:
+        CliError: for text that is not NAME=VALUE, a rule given twice, or a rule the game
+            does not have; each naming the game's rules.
+    """
+    found = get_game(game)
+    rules = played_params(found)
+    known = rules_text(found, rules)
     try:
-        return given_rules(size, pairs)
+        pairs = [rule_pair(text) for text in texts]
+    except argparse.ArgumentTypeError as error:
+        raise CliError(f"--rule {error}; {known}") from None
+    unknown = list(dict.fromkeys(name for name, _ in pairs if name not in rules))
+    if unknown:
+        raise CliError(f"{found.title} has no rule {', '.join(map(repr, unknown))}; {known}")
+    try:
+        params = given_rules(None, pairs)
     except ValueError as error:
-        raise CliError(error) from None
+        raise CliError(f"{error}; {known}") from None
+    return {name: _drawn_or_value(name, value) for name, value in params.items()}
 
 
-def board_sizes(args: argparse.Namespace) -> tuple[int, int] | None:
-    """The range of ``--board-size LOW-HIGH`` (a size drawn per game), or None."""
-    return args.board_size if isinstance(args.board_size, tuple) else None
+def _drawn_or_value(name: str, value: Any) -> Any:
+    """A rule's value; ``LOW-HIGH`` a rule drawn per game (:class:`DrawnRule`).
+
+    Raises:
+        CliError: for ``LOW > HIGH``.
+    """
+    try:
+        drawn = DrawnRule.parse(value) if isinstance(value, str) else None
+    except ValueError as error:
+        raise CliError(f"--rule {name}={value}: {error}") from None
+    return value if drawn is None else drawn
 
 
 def game_name(text: str) -> str:
@@ -248,9 +336,11 @@ def _number(text: str, kind: Callable[[str], T], is_valid: Callable[[T], bool], 
     return value
 
 
-def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) -> None:
-    """The options of a round robin: game, games, board, decay, time, workers, seed, output,
-    resume."""
+def add_run_options(
+    parser: argparse.ArgumentParser, games: int, output: str, game: str = DEFAULT_GAME
+) -> None:
+    """The options of a round robin: game, games, rules, time, workers, seed, output,
+    resume; the help of the rules and the turn limit is ``game``'s (:func:`chosen_game`)."""
     group = parser.add_argument_group("run")
     add_game_option(group)
     group.add_argument(
@@ -260,15 +350,7 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
         metavar="N",
         help=f"games per pairing, seats alternating (default {games})",
     )
-    group.add_argument(
-        "--board-size",
-        type=board_size_or_range,
-        default=None,
-        metavar="N",
-        help="board side N (default: the game's own; Trap!'s 7), or LOW-HIGH for a size "
-        "drawn per game from the game's seed (e.g. 6-12)",
-    )
-    add_rule_option(group)
+    add_rule_options(group, game)
     group.add_argument(
         "--random-opening",
         type=non_negative_int,
@@ -278,14 +360,7 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
         "opening played from both seats (default 0; e.g. 4 for Othello's deterministic "
         "searches)",
     )
-    group.add_argument(
-        "--max-turns",
-        type=positive_int,
-        default=None,
-        metavar="T",
-        help="draw by truncation after T turns (default 4*N*N)",
-    )
-    add_decay_option(group)
+    add_max_turns_option(group, game, "draw by truncation")
     group.add_argument(
         "--time-budget",
         type=seconds_or_none,
@@ -356,16 +431,18 @@ def add_run_options(parser: argparse.ArgumentParser, games: int, output: str) ->
     )
 
 
-def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: str) -> None:
+def run_round_robin(
+    specs: Sequence[str], args: argparse.Namespace, plot_name: str, prog: str
+) -> None:
     """Check everything, say what runs, play the round robin, print and save the report,
-    and name every file written.
+    and name every file written (``prog``: the command, naming itself in a note).
 
     Raises:
         CliError: for a bad spec, setting or output folder (before any game starts), or
             games left unplayed (stalled by the machine, lost by the cluster, or whose
             workers died before they began, again and again).
     """
-    config = _run_config(args)
+    config = run_config(args)
     try:
         paired = bool(getattr(get_game(args.game), "paired_starts", False)) or bool(
             args.random_opening
@@ -375,6 +452,7 @@ def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: s
         raise CliError(error) from None
     results_path = args.output / "results.jsonl"
     _check_writable(args.output)
+    note_aliases(prog, args)
     print(f"{_run_line(specs, config, args.games, len(tasks))}; writing to {args.output}",
           flush=True)  # fmt: skip
     started = time.monotonic()
@@ -412,21 +490,26 @@ def run_round_robin(specs: Sequence[str], args: argparse.Namespace, plot_name: s
 
 
 def _run_line(specs: Sequence[str], config: RunConfig, games: int, num_games: int) -> str:
-    """What a round robin plays: game, board, time control, agents and games."""
+    """What a round robin plays: game, rules, time control, agents and games."""
     rules = get_game(config.game_name)
-    sizes = [rules.config_params(game).get("board_size") for game in config.games]
-    title = run_title(config.game_name, [n for n in sizes if n is not None], config.time_budget)
+    played = [rules.config_params(game) for game in config.games]
+    title = run_title(config.game_name, played, config.time_budget)
     return (
         f"{title}: {len(specs)} agents ({', '.join(specs)}), {games} games per pairing "
         f"({num_games} games)"
     )
 
 
-def _run_config(args: argparse.Namespace) -> RunConfig:
+def run_config(args: argparse.Namespace) -> RunConfig:
+    """The :class:`RunConfig` of a round robin's options.
+
+    Raises:
+        CliError: for rules or settings the game or the runner refuses, naming what is
+            allowed.
+    """
     try:
         return RunConfig(
             params=rule_params(args) or None,
-            board_sizes=board_sizes(args),
             opening_plies=args.random_opening,
             max_turns=args.max_turns,
             time_budget=args.time_budget,
@@ -437,7 +520,7 @@ def _run_config(args: argparse.Namespace) -> RunConfig:
             address=args.address,
             game_name=args.game,
         )
-    except ValueError as error:
+    except (TypeError, ValueError) as error:  # a game's make_config may refuse either way
         raise CliError(error) from None
 
 

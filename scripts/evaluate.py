@@ -26,8 +26,9 @@ from trap_scripts._cli import (
     CliError,
     Parser,
     add_run_options,
+    chosen_game,
     fail,
-    rule_params,
+    run_config,
     run_round_robin,
 )
 
@@ -73,8 +74,8 @@ def _default_agents(game: str) -> tuple[str, ...]:
     return tuple(spec for spec in OTHER_GAMES_AGENTS if spec in names)
 
 
-def build_parser() -> Parser:
-    """The command line."""
+def build_parser(game: str = DEFAULT_GAME) -> Parser:
+    """The command line; the help gives the rules and defaults of ``game``."""
     parser = Parser(
         prog="trap-evaluate",
         description="Round robin of a game's agents (Trap!'s unless --game): table, results "
@@ -90,17 +91,18 @@ def build_parser() -> Parser:
         f"{', '.join(DEFAULT_AGENTS)}, those installed; in another game, its "
         f"{', '.join(OTHER_GAMES_AGENTS)})",
     )
-    add_run_options(parser, games=DEFAULT_GAMES, output=DEFAULT_OUTPUT)
+    add_run_options(parser, games=DEFAULT_GAMES, output=DEFAULT_OUTPUT, game=game)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the evaluation; 0 on success, 2 on bad input."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(chosen_game(argv)).parse_args(argv)
     try:
-        params = rule_params(args)
+        params = run_config(args).params  # the rules refused before any agent is built
         specs = args.agents or available_agents(_default_agents(args.game), args.game, params)
-        run_round_robin(specs, args, plot_name="evaluate.png")
+        run_round_robin(specs, args, plot_name="evaluate.png", prog="trap-evaluate")
     except CliError as error:
         return fail("trap-evaluate", error)
     return 0

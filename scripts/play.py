@@ -3,8 +3,12 @@
 Two agent specs play one game shown turn by turn in the terminal; ``human`` as a spec
 lets you play, entering cells as ``row,col`` (the legal choices are shown; ``q`` resigns).
 ``--gif FILE`` writes the game as an animated GIF (needs imageio, in the ``plot`` extra).
-``--decay PER_MILLE`` plays a rule variant (0: every throw lands on its target).
-``--game NAME`` plays another game of :mod:`trap_env.games` (default ``trap``).
+``--game NAME`` plays another game of :mod:`trap_env.games` (default ``trap``), and
+``--rule NAME=VALUE`` one of its rule variants (``--board-size N`` is ``--rule
+board_size=N``, ``--decay D`` an alias of ``--rule decay=D``: 0, every throw lands on its
+target); an integer rule given as ``LOW-HIGH`` is drawn from ``--seed``, as a tournament
+draws it for a game of that seed. ``--help`` gives the rules and defaults of the game
+that ``--game`` names.
 ``--replay FILE --index N`` shows game N (counted from 0) of a results file written by
 trap-evaluate or trap-tournament, under the rules it was played by (its game, board size
 and decay); the record is first replayed through the rules core, and a record whose actions
@@ -13,7 +17,7 @@ refused with a one-line error.
 
 Example:
     trap-play greedy random
-    trap-play greedy random --decay 0
+    trap-play greedy random --rule decay=0
     trap-play human "expectiminimax:time_limit=1.0" --board-size 5
     trap-play greedy random --gif game.gif
     trap-play --replay results/evaluate/results.jsonl --index 0 --gif replay.gif
@@ -32,20 +36,20 @@ from trap_scripts._cli import (
     DEFAULT_GAME,
     CliError,
     Parser,
-    add_decay_option,
-    add_rule_option,
-    board_size,
+    add_max_turns_option,
+    add_rule_options,
+    chosen_game,
     fail,
     non_negative_float,
     non_negative_int,
+    note_aliases,
     path,
     positive_float,
-    positive_int,
     rule_params,
     seconds_or_none,
 )
 
-from agents.arena.match import LastChance, derive_seed, play_game, replay
+from agents.arena.match import LastChance, derive_seed, draw_rules, play_game, replay
 from agents.arena.replays import replay_record
 from agents.arena.results import ResultsError, read_results, record_game
 from agents.files import check_writable_file, replace_atomically
@@ -124,8 +128,8 @@ def _choices_text(game: Game[Any, Any], state: Any, legal: list[int]) -> str:
     return f"{decision}: one of " + " ".join(game.action_to_text(state, a) for a in legal)
 
 
-def build_parser() -> Parser:
-    """The command line."""
+def build_parser(game: str = DEFAULT_GAME) -> Parser:
+    """The command line; the help gives the rules and defaults of ``game``."""
     parser = Parser(prog=PROG, description="Watch, play or replay one game (Trap! by default).")
     parser.add_argument(
         "agents",
@@ -133,23 +137,9 @@ def build_parser() -> Parser:
         metavar="SPEC",
         help="two agent specs, seat 0 then seat 1; 'human' for you",
     )
-    parser.add_argument(
-        "--board-size",
-        type=board_size,
-        default=None,
-        metavar="N",
-        help="default: the game's own (Trap!: 7)",
-    )
-    add_decay_option(parser)
-    add_rule_option(parser)
+    add_rule_options(parser, game)
     parser.add_argument("--seed", type=int, default=0, help="the game's seed (default 0)")
-    parser.add_argument(
-        "--max-turns",
-        type=positive_int,
-        default=None,
-        metavar="T",
-        help="draw after T turns (default 4*N*N)",
-    )
+    add_max_turns_option(parser, game, "draw")
     parser.add_argument(
         "--time-budget",
         type=seconds_or_none,
@@ -225,7 +215,8 @@ def _game_and_index(args: argparse.Namespace) -> tuple[str, int]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Play or replay; 0 on success, 1 if the human resigned, 2 on bad input."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(chosen_game(argv)).parse_args(argv)
     try:
         if args.gif is not None:
             _check_writable(args.gif)
@@ -245,10 +236,10 @@ def _play(args: argparse.Namespace) -> int:
         raise CliError(f"give two agent specs (seat 0, seat 1), got {len(args.agents)}")
     game = get_game(args.game)
     agents = [_build(spec, args.game, args.seed, seat) for seat, spec in enumerate(args.agents)]
-    params = rule_params(args)
+    params = draw_rules(rule_params(args), args.seed)  # a rule LOW-HIGH: drawn from the seed
     try:
         config = game.make_config(**params)
-    except ValueError as error:
+    except (TypeError, ValueError) as error:  # a game's make_config may refuse either way
         raise CliError(error) from None
     for spec, agent in zip(args.agents, agents, strict=True):
         try:
@@ -260,6 +251,7 @@ def _play(args: argparse.Namespace) -> int:
     if args.gif is None or has_human:
         show = _show_turn(game, args.game, params, args.delay, has_human)
     budget = None if has_human else args.time_budget
+    note_aliases(PROG, args)
     result = play_game(
         agents,
         seed=args.seed,

@@ -22,7 +22,9 @@ Example:
     trap-train alphazero --run-dir /tmp/az --minutes 30   # the mcts agent's network instead
 
 ``--game NAME`` (default ``trap``) names the game: PPO trains Trap!, AlphaZero Trap! and
-Othello (``trap-train alphazero --game othello``).
+Othello (``trap-train alphazero --game othello``). ``--rule NAME=VALUE`` gives a rule of the
+game; PPO trains Trap!'s ``board_size`` (``--rule board_size=N`` is ``--board-size N``) with
+its other rules at their defaults.
 """
 
 from __future__ import annotations
@@ -32,9 +34,20 @@ import dataclasses
 import sys
 from collections.abc import Sequence
 
-from trap_scripts._cli import DEFAULT_GAME, Parser, one_line
+from trap_scripts._cli import (
+    DEFAULT_GAME,
+    CliError,
+    Parser,
+    fail,
+    one_line,
+    parse_rules,
+    rules_text,
+    turn_limit_text,
+)
 
-from trap_env.games import game_names
+from agents.arena.record_rules import DrawnRule
+from trap_env.game import played_params
+from trap_env.games import game_names, get_game
 
 PROG = "trap-train"
 
@@ -73,19 +86,52 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--stage", action="append", metavar="SPEC[|SPEC...]", help="a curriculum stage"
     )
-    add_record_options(parser, TrainConfig, skip=_OWN, flags=_FLAGS, helps=_HELPS)
+    turns = f"draw by truncation after MAX_TURNS turns (default: {turn_limit_text(PPO_GAMES[0])})"
+    helps = _HELPS | {"max_turns": turns}
+    add_record_options(parser, TrainConfig, skip=_OWN, flags=_FLAGS, helps=helps)
+    trap = get_game(PPO_GAMES[0])
+    parser.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help=f"a rule of the game, repeatable: PPO trains {', '.join(_trained_rules())} "
+        f"(board_size=N is --board-size N), the others at their defaults. "
+        f"{rules_text(trap, played_params(trap))}",
+    )
     return parser
 
 
 def config_from_args(args: argparse.Namespace) -> dict[str, object]:
-    """The :class:`~agents.trap.ppo_training.TrainConfig` fields that the arguments set."""
+    """The :class:`~agents.trap.ppo_training.TrainConfig` fields that the arguments set.
+
+    Raises:
+        CliError: for a ``--rule`` that PPO does not train with, or a rule given twice.
+    """
     from agents.rl.settings import record_overrides
     from agents.trap.ppo_training import TrainConfig
 
     fields = record_overrides(args, TrainConfig, skip=_OWN)
+    for name, value in parse_rules(args.rule, PPO_GAMES[0]).items():
+        if name not in _trained_rules() or isinstance(value, DrawnRule):
+            raise CliError(
+                f"--rule {name}={value}: PPO trains one game of Trap!, with the rules "
+                f"{', '.join(_trained_rules())} (the others at their defaults)"
+            )
+        if name in fields:
+            raise CliError(f"the rule {name!r} is given twice")
+        fields[name] = value
     if args.stage:
         fields["stages"] = [spec.split("|") for spec in args.stage]
     return fields
+
+
+def _trained_rules() -> list[str]:
+    """The rules of Trap! that PPO trains with: those that are fields of its config."""
+    from agents.trap.ppo_training import TrainConfig
+
+    fields = {item.name for item in dataclasses.fields(TrainConfig)}
+    return [name for name in played_params(get_game(PPO_GAMES[0])) if name in fields]
 
 
 PPO_GAMES = ("trap",)
@@ -152,7 +198,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if algo == "alphazero":
         return alphazero.main(argv, Parser, DEFAULT_GAME)
     args = build_parser().parse_args(argv)
-    overrides = config_from_args(args)
+    try:
+        overrides = config_from_args(args)
+    except CliError as error:
+        return fail(PROG, error)
     try:
         run = run_folder(args.run_dir)
         if args.resume:

@@ -10,13 +10,14 @@ an agent that goes over it, raises, or answers with ``None`` or an illegal actio
 game, and the record says why. The garbage collector is paused during each decision, so
 that no agent is charged for a collection of the runner's process.
 
-A game's seed alone fixes the chance draws and the agents' generators, so a game replays
-from its seed; the recorded action sequence replays it exactly whatever the agents' timing.
+A game's seed alone fixes the chance draws, the agents' generators and the rules drawn
+per game (:func:`draw_rules`), so a game replays from its seed; the recorded action
+sequence replays it exactly whatever the agents' timing.
 
 Example:
     >>> from agents import make_agent
     >>> players = [make_agent("random", game="trap"), make_agent("random", game="trap")]
-    >>> result = play_game(players, seed=3, game="trap", board_size=5)
+    >>> result = play_game(players, seed=3, game="trap", params={"board_size": 5})
     >>> result.reason in REASONS
     True
 """
@@ -26,11 +27,12 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from agents.arena.record_rules import UNNAMED_GAME, rule_fields
+from agents.arena.record_rules import DrawnRule, rule_fields
 from agents.options import require_game
 from agents.timing import pause_collector, resume_collector
 from trap_env.agent import Agent
@@ -45,6 +47,7 @@ __all__ = [
     "GameResult",
     "LastChance",
     "derive_seed",
+    "draw_rules",
     "interface_problem",
     "play_game",
     "replay",
@@ -85,7 +88,7 @@ class GameResult:
         max_turn_time: each seat's longest turn, in CPU seconds.
         actions: every ``apply``-ed action in order (moves, throws, landings): the replay.
         game: the game's name in :mod:`trap_env.games` (or its path).
-        params: the game's rule parameters, all of them (``config_params``).
+        params: the game's rule parameters as played, all of them (``config_params``).
         scores: what the game counts beyond win and loss at the end (``game.scores``:
             disc counts, zone sizes; none for Trap!).
     """
@@ -108,8 +111,6 @@ class GameResult:
         records hold them in (:func:`~agents.arena.record_rules.rule_fields`)."""
         fields = asdict(self) | rule_fields(self.game, self.params)
         del fields["params"]
-        if self.game == UNNAMED_GAME:
-            del fields["game"]
         if not self.scores:
             del fields["scores"]
         return {name: fields[name] for name in sorted(fields, key=_RECORD_ORDER.index)}
@@ -121,16 +122,60 @@ class GameResult:
 
 
 _RECORD_ORDER = [
-    "seed", "board_size", "max_turns", "decay", "winner", "reason", "detail", "turns",
-    "cpu_time", "max_turn_time", "actions", "game", "rules", "scores",
+    "seed", "max_turns", "winner", "reason", "detail", "turns", "cpu_time", "max_turn_time",
+    "actions", "game", "rules", "scores",
 ]  # fmt: skip
-"""The order of a record's fields, as records have always been written."""
+"""The order of a record's fields."""
 
 
 def derive_seed(*parts: object) -> int:
     """A 63-bit seed that depends only on ``parts`` (stable across runs and processes)."""
     digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1
+
+
+def draw_rules(params: Mapping[str, Any] | None, seed: int | None) -> dict[str, Any]:
+    """The rules of the game with ``seed``: ``params`` with each rule drawn per game
+    (:class:`~agents.arena.record_rules.DrawnRule`) drawn from the seed and the rule's
+    name, so that a game replays alone and the games of one seed share their rules (None:
+    each drawn rule at its highest, the largest game).
+
+    Example:
+        >>> draw_rules({"board_size": DrawnRule(6, 12), "decay": 0}, seed=3)
+        {'board_size': 10, 'decay': 0}
+    """
+    return {
+        name: _drawn(rule, name, seed) if isinstance(rule, DrawnRule) else rule
+        for name, rule in (params or {}).items()
+    }
+
+
+def _drawn(rule: DrawnRule, name: str, seed: int | None) -> int:
+    if seed is None:
+        return rule.high
+    return rule.low + derive_seed(seed, name) % len(rule.values)
+
+
+def deprecated_board_size(
+    params: Mapping[str, Any] | None, board_size: int | None, caller: str
+) -> dict[str, Any] | None:
+    """``params`` with ``board_size``, the keyword ``caller`` took before the board size
+    was a rule like any other (it warns: :class:`DeprecationWarning`).
+
+    Raises:
+        ValueError: for a board size given twice, in both.
+    """
+    if board_size is None:
+        return None if params is None else dict(params)
+    warnings.warn(
+        f"{caller}'s board_size={board_size!r} is deprecated: give the rule in "
+        f"params={{'board_size': {board_size!r}}}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    if "board_size" in (params or {}):
+        raise ValueError("give the board size once: board_size or params['board_size']")
+    return dict(params or {}) | {"board_size": board_size}
 
 
 class _Fault(Exception):
@@ -161,8 +206,10 @@ def play_game(
         seed: the game's seed.
         game: the game's name in :mod:`trap_env.games` (or its path); required.
         params: the game's rule parameters (``make_config(**params)``; None or those left
-            out: the game's defaults), such as Trap!'s ``{"decay": 30}``.
-        board_size: N, the rule every game here has, said on its own (None: ``params``').
+            out: the game's defaults), such as Trap!'s ``{"decay": 30}``; a rule drawn per
+            game (:class:`~agents.arena.record_rules.DrawnRule`) is drawn from ``seed``
+            (:func:`draw_rules`).
+        board_size: deprecated: ``params={"board_size": N}``.
         max_turns: a draw by truncation after this many turns (None: the game's
             ``default_turn_limit``).
         time_budget: CPU seconds per turn, shared by the decisions one player makes in a
@@ -186,7 +233,8 @@ def play_game(
     """
     game = require_game(game, "play_game()")
     rules = get_game(game)
-    config = rules.make_config(**with_board_size(params, board_size))
+    given = deprecated_board_size(params, board_size, "play_game()")
+    config = rules.make_config(**draw_rules(given, seed))
     limit = turn_limit(max_turns, rules.default_turn_limit(config))
     result = GameResult(seed=seed, max_turns=limit, game=game, params=rules.config_params(config))
     for seat, agent in enumerate(agents):
@@ -241,20 +289,6 @@ def _draw_chance(
     while rules.is_chance(state):
         state = _record(rules, state, rules.sample_chance(state, rng), result)
     return state
-
-
-def with_board_size(params: Mapping[str, Any] | None, board_size: int | None) -> dict[str, Any]:
-    """The rule parameters ``params`` with ``board_size`` (None: as they are).
-
-    Raises:
-        ValueError: for a board size given twice, in both.
-    """
-    given = dict(params or {})
-    if board_size is None:
-        return given
-    if "board_size" in given:
-        raise ValueError("give the board size once: board_size or params['board_size']")
-    return given | {"board_size": board_size}
 
 
 def _seat(winner: int | None) -> int:

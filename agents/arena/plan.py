@@ -2,25 +2,34 @@
 (:class:`RunConfig`).
 
 Each game's seed is derived from the base seed, the pairing and the game's number, so any
-game replays alone.
+game replays alone; so are the rules a run draws per game (:class:`DrawnRule`).
 
 Example:
     >>> tasks = round_robin(["random", "greedy"], games_per_pairing=4, seed=0)
-    >>> RunConfig(game_name="trap", board_size=5, workers=2).turn_limit
+    >>> RunConfig(game_name="trap", params={"board_size": 5}, workers=2).turn_limit
     100
+    >>> sizes = RunConfig(game_name="colosseum", params={"board_size": DrawnRule(6, 12)})
+    >>> [sizes.rule_params_for(task.seed)["board_size"] for task in tasks]
+    [8, 12, 9, 8]
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass
 from typing import Any
 
-from agents.arena.match import DEFAULT_TIME_BUDGET, derive_seed, with_board_size
-from agents.arena.record_rules import settings_rule_fields
+from agents.arena.match import (
+    DEFAULT_TIME_BUDGET,
+    deprecated_board_size,
+    derive_seed,
+    draw_rules,
+)
+from agents.arena.record_rules import DrawnRule, fixed_rules, settings_rule_fields
 from agents.options import parse_spec, require_game
 from agents.program import DEFAULT_MEMORY_LIMIT
 from trap_env.game import turn_limit
@@ -28,9 +37,11 @@ from trap_env.games import get_game
 
 __all__ = [
     "BACKENDS",
+    "MAX_DRAWN_GAMES",
     "MAX_OPENING_PLIES",
     "MAX_REPLAYS",
     "MAX_SECONDS",
+    "DrawnRule",
     "GameTask",
     "Report",
     "RunConfig",
@@ -44,6 +55,10 @@ MAX_SECONDS = 1e6
 MAX_OPENING_PLIES = 1000
 """The most random opening actions a run may ask for (a game ends long before on any board
 played in practice)."""
+
+MAX_DRAWN_GAMES = 10_000
+"""The most rule combinations that a run's rules drawn per game may give (each is checked,
+and every agent asked whether it plays it, before the first game)."""
 
 MAX_REPLAYS = 3
 """How often a game stalled by the machine is replayed before it is left unplayed."""
@@ -87,8 +102,13 @@ class RunConfig:
         game_name: the game played, by its name in :mod:`trap_env.games` (or its path);
             required.
         params: the game's rule parameters (``make_config(**params)``), such as Trap!'s
-            ``{"decay": 30}``; None for the game's defaults.
-        board_size: N, the rule every game here has, said on its own (None: ``params``').
+            ``{"decay": 30}``; None for the game's defaults. A rule given as a
+            :class:`DrawnRule` is drawn per game from the game's seed
+            (:func:`~agents.arena.match.draw_rules`), so that a game replays alone and the
+            two games of a paired seed share their rules: ``{"board_size": DrawnRule(6,
+            12)}`` plays each game on a board from 6 to 12 (as the COMP 424 handout plays
+            Colosseum Survival!).
+        board_size: deprecated: ``params={"board_size": N}``.
         max_turns: a draw after this many turns; None for the game's default turn limit.
         time_budget: CPU seconds per turn (move and throw); None (or ``math.inf``) for no
             limit.
@@ -107,10 +127,6 @@ class RunConfig:
             on the cluster at ``address``.
         address: the Ray cluster to use (``HOST:PORT``); None starts a local one that
             listens on the loopback address only. Only with ``backend="ray"``.
-        board_sizes: ``(low, high)`` to play each game on a board size drawn from ``low``
-            to ``high`` (both included) by the game's seed, so that a game replays alone
-            and the two games of a paired seed share their board (the COMP 424 handout
-            plays Colosseum Survival! on 6 to 12); None plays every game at the run's size.
         opening_plies: each game opens with this many uniformly random legal actions drawn
             from its seed (0: none), so that deterministic agents play many games; with
             :func:`round_robin`'s ``paired_seeds`` each opening is played from both seats.
@@ -122,7 +138,7 @@ class RunConfig:
 
     game_name: str = ""  # required: "" is no game, refused naming the games
     params: dict[str, Any] | None = None
-    board_size: int | None = None
+    board_size: InitVar[int | None] = None
     max_turns: int | None = None
     time_budget: float | None = DEFAULT_TIME_BUDGET
     wall_ceiling: float | None = None
@@ -132,12 +148,17 @@ class RunConfig:
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT
     backend: str = "process"
     address: str | None = None
-    board_sizes: tuple[int, int] | None = None
     opening_plies: int = 0
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, board_size: int | None) -> None:
         require_game(self.game_name or None, "RunConfig()", "game_name")
-        self._check_board_sizes()
+        if self.params is not None and not isinstance(self.params, dict):
+            raise ValueError(f"params must be a dict of rule parameters or None, got "
+                             f"{type(self.params).__name__}")  # fmt: skip
+        object.__setattr__(
+            self, "params", deprecated_board_size(self.params, board_size, "RunConfig()")
+        )
+        self._check_rules()
         if (
             isinstance(self.opening_plies, bool)
             or not isinstance(self.opening_plies, int)
@@ -147,7 +168,6 @@ class RunConfig:
                 f"opening_plies must be an integer from 0 to {MAX_OPENING_PLIES}, got "
                 f"{self.opening_plies!r}"
             )
-        _ = self.game  # checks the game's name and rules, naming what is allowed
         if self.time_budget == math.inf:  # no limit, said the other way
             object.__setattr__(self, "time_budget", None)
         _check_seconds("time_budget", self.time_budget, "or None for no limit")
@@ -169,65 +189,62 @@ class RunConfig:
         if self.address is not None and self.backend != "ray":
             raise ValueError(f"address {self.address!r} is a Ray cluster's: it needs backend 'ray'")
 
-    def _check_board_sizes(self) -> None:
-        """Refuse a size range that is not ``(low, high)`` with ``3 <= low <= high``, or
-        that the run's rules already fix the size of, or that holds a size the game refuses."""
-        if self.board_sizes is None:
-            return
-        sizes = self.board_sizes
-        if not (
-            isinstance(sizes, tuple)
-            and len(sizes) == 2
-            and all(isinstance(n, int) and not isinstance(n, bool) for n in sizes)
-            and 3 <= sizes[0] <= sizes[1]
-        ):
+    def _check_rules(self) -> None:
+        """Refuse rules drawn per game that give more than :data:`MAX_DRAWN_GAMES` rule
+        combinations, and rules that the game's ``make_config`` refuses (naming what is
+        allowed), drawn or not."""
+        drawn = self._drawn_values()
+        combinations = math.prod(map(len, drawn.values()))
+        if combinations > MAX_DRAWN_GAMES:
+            ranges = ", ".join(f"{name}={self.rule_params[name]}" for name in drawn)
             raise ValueError(
-                f"board_sizes must be (low, high), integers with 3 <= low <= high, got {sizes!r}"
+                f"the rules drawn per game ({ranges}) give {combinations} rule combinations; "
+                f"a run draws from at most {MAX_DRAWN_GAMES}"
             )
-        if "board_size" in self.rule_params:
-            raise ValueError(
-                "board_sizes draws each game's board size; give it or a board size, not both"
-            )
-        _ = self.games  # the game's rules refuse a size it cannot play
+        _ = self.games
+
+    def _drawn_values(self) -> dict[str, range]:
+        return {
+            name: rule.values
+            for name, rule in self.rule_params.items()
+            if isinstance(rule, DrawnRule)
+        }
 
     @property
     def game(self) -> Any:
-        """The rules the games are played by (what agents are asked whether they play); with
-        ``board_sizes``, those of the largest board."""
+        """The rules the games are played by (what agents are asked whether they play);
+        with rules drawn per game, each at its highest (the largest game)."""
         return get_game(self.game_name).make_config(**self.rule_params_for(None))
 
     @property
     def games(self) -> list[Any]:
-        """The rules of every board size the run plays (one unless ``board_sizes``)."""
-        if self.board_sizes is None:
-            return [self.game]
-        low, high = self.board_sizes
-        rules = get_game(self.game_name)
+        """The rules of every game the run may play: one, or each combination of the
+        values of its rules drawn per game."""
+        rules, drawn = get_game(self.game_name), self._drawn_values()
+        fixed = fixed_rules(self.rule_params)
         return [
-            rules.make_config(**self.rule_params | {"board_size": n}) for n in range(low, high + 1)
+            rules.make_config(**fixed, **dict(zip(drawn, values, strict=True)))
+            for values in itertools.product(*drawn.values())
         ]
 
     @property
     def rule_params(self) -> dict[str, Any]:
-        """The rule parameters given: ``params`` with ``board_size``."""
-        return with_board_size(self.params, self.board_size)
+        """The rule parameters given (``params``), those drawn per game as
+        :class:`DrawnRule`."""
+        return dict(self.params or {})
 
     def rule_params_for(self, seed: int | None) -> dict[str, Any]:
-        """The rule parameters of the game with ``seed``: :attr:`rule_params`, with the
-        board size drawn from the seed when the run has ``board_sizes`` (None: the largest)."""
-        if self.board_sizes is None:
-            return self.rule_params
-        low, high = self.board_sizes
-        size = high if seed is None else low + derive_seed(seed, "board_size") % (high - low + 1)
-        return self.rule_params | {"board_size": size}
+        """The rule parameters of the game with ``seed``: :attr:`rule_params`, each rule
+        drawn per game drawn from the seed (None: at its highest, the largest game)."""
+        return draw_rules(self.rule_params, seed)
 
     @property
     def turn_limit(self) -> int:
-        """The turn limit that applies (with ``board_sizes``: the largest board's)."""
+        """The turn limit that applies (with rules drawn per game: the largest game's)."""
         return turn_limit(self.max_turns, get_game(self.game_name).default_turn_limit(self.game))
 
     def turn_limit_for(self, seed: int) -> int:
-        """The turn limit of the game with ``seed`` (its board size's, unless ``max_turns``)."""
+        """The turn limit of the game with ``seed`` (its drawn rules', unless ``max_turns``)."""
         rules = get_game(self.game_name)
         config = rules.make_config(**self.rule_params_for(seed))
         return turn_limit(self.max_turns, rules.default_turn_limit(config))
@@ -255,7 +272,6 @@ class RunConfig:
             "memory_limit": self.memory_limit,
         } | (
             settings_rule_fields(self.game_name, self.rule_params)
-            | ({} if self.board_sizes is None else {"board_sizes": list(self.board_sizes)})
             | ({"opening_plies": self.opening_plies} if self.opening_plies else {})
         )
 
@@ -269,9 +285,6 @@ def _check_seconds(name: str, value: float | None, alternatives: str) -> None:
         raise ValueError(
             f"{name} must be seconds > 0 and <= {MAX_SECONDS:.0f} {alternatives}, got {value!r}"
         )
-
-
-"""The settings of a run that names none."""
 
 
 def round_robin(

@@ -26,7 +26,7 @@ loopback address only, and stops at its end. A process already connected to Ray 
 agents' packages and their files, as the driver does.
 
 Example:
-    >>> config = RunConfig(game_name="trap", board_size=5, workers=2, backend="ray")
+    >>> config = RunConfig(game_name="trap", params={"board_size": 5}, workers=2, backend="ray")
     >>> records = run_games(round_robin(["random", "greedy"], 4, 0), "out.jsonl", config)
 """
 

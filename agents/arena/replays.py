@@ -5,7 +5,7 @@ Example:
     >>> from agents import make_agent
     >>> from agents.arena.match import play_game
     >>> players = [make_agent("random", game="trap"), make_agent("random", game="trap")]
-    >>> record = play_game(players, seed=1, game="trap", board_size=5).to_dict()
+    >>> record = play_game(players, seed=1, game="trap", params={"board_size": 5}).to_dict()
     >>> final_state, last_throw = replay_record(record)[-1]
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Collection
 from typing import Any, TypeGuard
 
 from agents.arena.match import FAULTS, NO_WINNER, LastChance, replay
-from agents.arena.record_rules import UNNAMED_GAME, record_game, record_params
+from agents.arena.record_rules import record_game, record_params
 from agents.arena.results import end_reasons
 from trap_env.game import TRUNCATED, Game, IllegalActionError
 from trap_env.games import get_game
@@ -32,8 +32,9 @@ def replay_record(
     """Replay a game record through its game's rules and check its stored outcome.
 
     The record's ``actions`` must be a legal game of its game (Trap! when it names none)
-    under its rules (Trap!: its ``board_size`` and its ``decay``, the default when it names
-    none; another game: its ``board_size`` if any and its ``rules``), and its
+    under its rules (:func:`~agents.arena.record_rules.record_params`, in whichever shape
+    the record holds them; the game's defaults for those it leaves out), on a board of at
+    most :data:`MAX_REPLAY_BOARD_SIZE` where its game has a ``board_size``; and its
     ``winner``, ``reason`` and ``turns`` must be what those actions lead to: a trapped
     player, the turn limit, or a fault of the seat to act in a game not over, the turn
     limit included (before any action, a fault of either seat: its ``reset`` failed).
@@ -47,12 +48,13 @@ def replay_record(
     Raises:
         ValueError: naming what is wrong with the record.
     """
-    board_size, actions = record.get("board_size"), record.get("actions")
-    game = record_game(record)
-    if (board_size is not None or game == UNNAMED_GAME) and (
-        isinstance(board_size, bool)
-        or not isinstance(board_size, int)
-        or not 3 <= board_size <= MAX_REPLAY_BOARD_SIZE
+    game, actions = record_game(record), record.get("actions")
+    if not isinstance(record.get("rules", {}), dict):
+        raise ValueError(f"rules must be an object of rule parameters, got {record['rules']!r:.40}")
+    params = record_params(record)
+    board_size = params.get("board_size")
+    if ("board_size" in params or "game" not in record) and not (
+        _is_int(board_size) and 3 <= board_size <= MAX_REPLAY_BOARD_SIZE
     ):
         raise ValueError(
             f"board_size must be an integer from 3 to {MAX_REPLAY_BOARD_SIZE}, "
@@ -60,7 +62,7 @@ def replay_record(
         )
     if not isinstance(actions, list) or not all(_is_int(action) for action in actions):
         raise ValueError(f"actions must be a list of actions (integers), got {actions!r:.60}")
-    rules, params = get_game(game, allow_paths=allow_paths), record_params(record)
+    rules = get_game(game, allow_paths=allow_paths)
     state = rules.initial_state(rules.make_config(**params))
     for index, action in enumerate(actions):
         try:

@@ -43,7 +43,15 @@ from types import TracebackType
 from typing import Any
 
 from agents.arena.match import FAULTS
-from agents.arena.record_rules import UNNAMED_GAME, record_game, record_params, recorded_settings
+from agents.arena.record_rules import (
+    OLD_TRAP_FIELDS,
+    UNNAMED_GAME,
+    DrawnRule,
+    record_game,
+    record_params,
+    recorded_settings,
+    settings_rules,
+)
 from agents.files import write_text_atomically
 from trap_env.game import TRUNCATED, played_params
 from trap_env.games import UnknownGameError, game_names, get_game
@@ -203,8 +211,9 @@ _OPTIONAL_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
     "rules": (lambda v: isinstance(v, dict), "an object of rule parameters"),
     "scores": (lambda v: isinstance(v, dict), "an object of the game's counts"),
 }
-"""Fields a game record may leave out: older runs' replays, the game when it is Trap!
-(whose other rule fields, such as ``decay``, its game checks: :func:`_check_unnamed_rules`)."""
+"""Fields a game record may leave out: older runs' replays, the game and rules of Trap!'s
+records from before they named them (whose rule fields, such as ``decay``, its game checks:
+:func:`_check_unnamed_rules`), and another game's board size beside its rules."""
 
 
 def end_reasons(game: str, *, allow_paths: bool | Collection[str] = True) -> tuple[str, ...]:
@@ -240,8 +249,9 @@ def check_record(record: object, *, allow_paths: bool | Collection[str] = ()) ->
     for name, (is_valid, expected) in _OPTIONAL_FIELDS.items():
         if name in record and not is_valid(record[name]):
             raise ResultsError(f"{name!r} must be {expected}, got {record[name]!r:.80}")
-    if record_game(record) == UNNAMED_GAME:
+    if "game" not in record:  # Trap!'s, its rules in fields of their own
         _check_unnamed_rules(record)
+    _check_rules_said_once(record)
     try:
         reasons = end_reasons(record_game(record), allow_paths=allow_paths)
     except UnknownGameError:
@@ -284,6 +294,22 @@ def _check_unnamed_rules(record: dict[str, Any]) -> None:
             game.make_config(**{name: value})
         except ValueError as error:  # the game's message names the parameter first
             raise ResultsError(f"{name!r}{str(error).removeprefix(name)}") from None
+
+
+def _check_rules_said_once(record: dict[str, Any]) -> None:
+    """Refuse a rule written both in a field of its own (an old record's shape) and in
+    ``rules``, with two values: the record contradicts itself.
+
+    Raises:
+        ResultsError: naming the rule and both values.
+    """
+    rules = record.get("rules", {})
+    for name in OLD_TRAP_FIELDS:
+        if name in record and name in rules and record[name] != rules[name]:
+            raise ResultsError(
+                f"the record's fields contradict each other: its {name} is "
+                f"{record[name]!r:.20} and its rules' {name} {rules[name]!r:.20}"
+            )
 
 
 # --- Writing ---------------------------------------------------------------------------
@@ -515,24 +541,24 @@ def _game_of(settings: dict[str, Any]) -> str:
     return recorded_settings(settings)["game"]  # type: ignore[no-any-return]
 
 
-_UNNAMED = {"board_sizes": None, "opening_plies": 0}
+_UNNAMED = {"opening_plies": 0}
 """Settings that a settings file names only when they are not these values."""
+
+_RULE_FIELDS = ("rules", "drawn_rules", "board_sizes", *OLD_TRAP_FIELDS)
+"""The fields that hold a run's rules in its settings, in every shape
+(:func:`~agents.arena.record_rules.settings_rules` reads them)."""
 
 
 def _check_settings(path: Path, settings: dict[str, Any], records: list[Record]) -> None:
-    """Refuse to resume a file recorded with other settings (naming each difference) or
-    holding a game of another game."""
+    """Refuse to resume a file recorded with other settings or rules (naming each
+    difference; a rule written out at its default is no difference) or holding a game of
+    another game."""
     game = _game_of(settings)
     recorded = _UNNAMED | _recorded_settings(path, records)
-    settings = _UNNAMED | settings
-    for side in (recorded, settings):  # a rule written out at its default is the same run
-        if _game_of(side) == game:
-            side["rules"] = _rules_set(game, side.get("rules"))
-    differences = [
-        f"{name} {_show(recorded[name])} there, {_show(value)} now"
-        for name, value in settings.items()
-        if name in recorded and recorded[name] != value
-    ]
+    now = _UNNAMED | settings
+    differences = _differences(_beyond_rules(recorded), _beyond_rules(now))
+    if _game_of(recorded) == game:  # another game's rules are not compared: its name is
+        differences += _differences(_played_rules(game, recorded), _played_rules(game, now))
     if differences:
         raise ResultsError(
             f"cannot resume {path}: it was recorded with other settings ("
@@ -548,42 +574,53 @@ def _check_settings(path: Path, settings: dict[str, Any], records: list[Record])
             )
 
 
-def _rules_set(game: str, rules: object) -> object:
-    """The ``rules`` of a run of ``game`` that differ from the game's defaults (None: none
-    does); anything but a dict of rules is left as it is, for the comparison to name."""
-    if not isinstance(rules, dict):
-        return rules
-    found = get_game(game, allow_paths=(game,))
-    defaults = played_params(found)
-    changed = {key: value for key, value in rules.items() if defaults.get(key, _NONE) != value}
-    return changed or None
+def _differences(there: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """``"NAME THERE there, NOW now"`` for each setting of ``now`` that ``there`` holds
+    with another value (one it does not hold is newer than the file: no difference)."""
+    return [
+        f"{name} {_show(there[name])} there, {_show(value)} now"
+        for name, value in now.items()
+        if name in there and there[name] != value
+    ]
 
 
-_NONE = object()
-"""A default no rule has."""
+def _beyond_rules(settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings but the rules, with the game named."""
+    named = recorded_settings(settings)
+    return {name: value for name, value in named.items() if name not in _RULE_FIELDS}
+
+
+def _played_rules(game: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """Every rule of a run of ``game`` with ``settings``: those given (drawn per game as
+    :class:`DrawnRule`) and the game's defaults for the others; rules that the game
+    refuses (a file edited by hand) as they are given, for the comparison to name."""
+    given = settings_rules(settings)
+    drawn = {name: rule for name, rule in given.items() if isinstance(rule, DrawnRule)}
+    highest = given | {name: rule.high for name, rule in drawn.items()}
+    try:
+        return played_params(get_game(game, allow_paths=(game,)), highest) | drawn
+    except (TypeError, ValueError):
+        return given
 
 
 def _recorded_settings(path: Path, records: list[Record]) -> dict[str, Any]:
-    """The settings file's contents; for a file from before settings files, its first game's.
-
-    A run from before the decay was a setting played the game as specified: its settings
-    say the default decay. Settings and records that name no game are Trap!'s.
-    """
+    """The settings file's contents; for a file from before settings files, its first
+    game's (its game, rules, turn limit and time budget)."""
     try:
         text = settings_path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         if not records:
             return {}
         first = records[0]
-        kept = ("board_size", "max_turns", "time_budget", "decay", "game")
-        return recorded_settings({name: first[name] for name in kept if name in first})
+        kept = {name: first[name] for name in ("max_turns", "time_budget") if name in first}
+        return kept | {"game": record_game(first), "rules": record_params(first)}
     try:
         recorded = json.loads(text)
     except json.JSONDecodeError as error:
         raise ResultsError(f"{settings_path(path)} is not JSON ({error}); remove it") from None
     if not isinstance(recorded, dict):
         raise ResultsError(f"{settings_path(path)} is not a settings object; remove it")
-    return recorded_settings(recorded)
+    return recorded
 
 
 def _show(value: object) -> str:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,7 @@ import numpy as np
 
 from agents.arena.match import FAULTS
 from agents.arena.record_rules import record_game, record_params
+from trap_env.game import played_params
 from trap_env.games import get_game
 
 if TYPE_CHECKING:
@@ -357,33 +358,64 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def run_title(game: str, board_sizes: Iterable[int], time_budget: float | None) -> str:
+def run_title(
+    game: str, played: Iterable[Mapping[str, Any]], time_budget: float | None
+) -> str:
     """What a run plays, as its reports name it: ``"Trap! 7x7, at most 5 s CPU a turn"``.
+
+    The title names the game, then each rule the games were played by that is not the
+    game's default, or that varies from game to game (as ``"NAME LOW to HIGH"``); the
+    rule ``board_size``, where the game has it, as the board (``"6x6 to 12x12"``),
+    always.
 
     Args:
         game: the game's name in :mod:`trap_env.games` (or its path).
-        board_sizes: the board sizes played (none: the board is left unsaid).
+        played: the rules of the games played (none: the rules are left unsaid).
         time_budget: CPU seconds per turn; None or ``math.inf`` for no limit.
     """
-    sizes = sorted(set(board_sizes))
-    boards = [f"{n}x{n}" for n in sizes[:1] + sizes[1:][-1:]]
-    board = f" {' to '.join(boards)}" if boards else ""
+    found = get_game(game)
+    values: dict[str, set[Any]] = {}
+    for params in played:
+        for name, value in params.items():
+            values.setdefault(name, set()).add(value)
+    board = _values_text(values.pop("board_size", set()), "{}x{}")
+    defaults = played_params(found)
+    rules = [
+        f"{name} {_values_text(seen, '{}')}"
+        for name, seen in values.items()
+        if seen != {defaults.get(name, _NO_DEFAULT)}
+    ]
     unlimited = time_budget is None or math.isinf(time_budget)
     time = "no time limit" if unlimited else f"at most {time_budget:g} s CPU a turn"
-    return f"{get_game(game).title}{board}, {time}"
+    return ", ".join([f"{found.title}{' ' + board if board else ''}", *rules, time])
+
+
+_NO_DEFAULT = object()
+"""The default of a rule that the game does not have."""
+
+
+def _values_text(values: set[Any], form: str) -> str:
+    """One value (``form`` with it, twice), or the lowest to the highest."""
+    if not values:
+        return ""
+    ordered = sorted(values, key=lambda value: (str(type(value)), value))
+    shown = [form.format(value, value) for value in ordered[:1] + ordered[1:][-1:]]
+    return " to ".join(shown)
 
 
 def records_title(records: Sequence[Record]) -> str:
     """:func:`run_title` of the records: their game and time budget (the first record's,
-    as one run's records share them) and every board size they were played on.
+    as one run's records share them) and every rule they were played by.
 
     Raises:
         ValueError: without records.
     """
     if not records:
         raise ValueError("records_title needs at least one record")
-    sizes = [params["board_size"] for params in map(record_params, records) if params]
-    return run_title(record_game(records[0]), sizes, records[0].get("time_budget"))
+    game = record_game(records[0])
+    found = get_game(game)
+    played = [played_params(found, record_params(record)) for record in records]
+    return run_title(game, played, records[0].get("time_budget"))
 
 
 def plot_report(records: Sequence[Record], path: str | os.PathLike[str]) -> None:

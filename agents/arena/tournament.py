@@ -21,7 +21,7 @@ so a killed run loses at most the games in flight.
 Example:
     >>> tasks = round_robin(["random", "greedy"], games_per_pairing=4, seed=0)
     >>> records = run_games(
-        tasks, "results.jsonl", RunConfig(game_name="trap", board_size=5, workers=2)
+        tasks, "results.jsonl", RunConfig(game_name="trap", params={"board_size": 5}, workers=2)
     )
 """
 

@@ -15,6 +15,7 @@ from trap_scripts import evaluate, play, tournament
 
 from agents import make_agent
 from agents.arena.match import play_game
+from tests.support.old_records import old_shape
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +62,10 @@ def changed(record: dict[str, Any], **fields: Any) -> dict[str, Any]:
     return {**record, **fields}
 
 
+def with_rules(record: dict[str, Any], **rules: Any) -> dict[str, Any]:
+    return {**record, "rules": {**record["rules"], **rules}}
+
+
 def winner_fields(record: dict[str, Any], winner: int) -> dict[str, Any]:
     """``winner`` and the ``winner_spec`` that agrees with it."""
     return {"winner": winner, "winner_spec": None if winner < 0 else record["seats"][winner]}
@@ -72,10 +77,13 @@ TAMPERED = [
     ("the other winner", lambda r: changed(r, **winner_fields(r, 1 - r["winner"])), "winner"),
     ("a draw claimed", lambda r: changed(r, reason="truncated", **winner_fields(r, -1)), "trap"),
     ("wrong turns", lambda r: changed(r, turns=r["turns"] + 1), "turns"),
-    ("another board", lambda r: changed(r, board_size=7), "action"),
-    ("a huge board", lambda r: changed(r, board_size=10**9), "board_size must be"),
+    ("another board", lambda r: with_rules(r, board_size=7), "action"),
+    ("a huge board", lambda r: with_rules(r, board_size=10**9), "board_size must be"),
     ("no actions", lambda r: changed(r, actions=[]), "its actions"),
-    ("a bad decay", lambda r: changed(r, decay=1001), "'decay' must be an integer per mille"),
+    ("a bad decay", lambda r: with_rules(r, decay=1001), "decay must be an integer per mille"),
+    ("a board said twice", lambda r: changed(r, board_size=7), "contradict"),
+    ("an old record's bad decay", lambda r: old_shape(r, decay=1001),
+     "'decay' must be an integer per mille"),
 ]
 
 
@@ -112,7 +120,8 @@ def test_a_record_replays_under_its_recorded_decay(
 ) -> None:
     for record in variant_records[decay]:
         final, _ = play.replay_record(record)[-1]
-        assert record["decay"] == final.decay == decay and final.winner == record["winner"]
+        assert record["rules"]["decay"] == final.decay == decay
+        assert final.winner == record["winner"]
     status, err = replay_status(tmp_path / "results.jsonl", variant_records[decay][0], capsys)
     assert status == 0 and err == ""
 
@@ -123,14 +132,14 @@ def test_a_record_replayed_under_another_decay_is_refused(
     variant_records: dict[int, list[dict[str, Any]]],
 ) -> None:
     # With decay 1000 a throw two or more steps away lands beside its target; with 0, never.
-    record = changed(variant_records[1000][0], decay=0)
+    record = with_rules(variant_records[1000][0], decay=0)
     status, err = replay_status(tmp_path / "results.jsonl", record, capsys)
     assert status == 2 and "landing on" in err and len(err.strip().splitlines()) == 1
 
 
 def test_a_truncated_game_replays_to_its_turn_limit() -> None:
     agents = [make_agent("random", game="trap"), make_agent("random", game="trap")]
-    record = play_game(agents, seed=0, board_size=7, max_turns=2, game="trap").to_dict()
+    record = play_game(agents, seed=0, params={"board_size": 7}, max_turns=2, game="trap").to_dict()
     assert record["reason"] == "truncated"
     assert play.replay_record(record)[-1][0].turn == 2
     with pytest.raises(ValueError, match="max_turns 3"):
@@ -178,6 +187,8 @@ FIELDS = st.sampled_from(
         "seats",
         "winner_spec",
         "decay",
+        "rules",
+        "game",
     ]
 )
 

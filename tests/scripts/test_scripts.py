@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import json
@@ -53,13 +54,15 @@ def test_tournament_resume_adds_only_missing_games(tmp_path, capsys):
     assert "4 games" in capsys.readouterr().out
 
 
-def test_tournament_game_trap_is_the_default_and_its_records_name_no_game(tmp_path):
+def test_tournament_game_trap_is_the_default_and_its_records_name_it_with_every_rule(tmp_path):
     argv = [*TWO_RANDOMS, *QUICK, "--no-plot", "--output", str(tmp_path)]
-    assert tournament.main([*argv, "--game", "trap"]) == 0
+    assert tournament.main(argv) == 0
     records = load_results(tmp_path / "results.jsonl")
-    assert records and all("game" not in record for record in records)
-    assert "game" not in (tmp_path / "results.settings.json").read_text()
-    assert tournament.main([*argv, "--games", "4", "--resume"]) == 0  # read as Trap!'s
+    rules = {"board_size": 5, "decay": 50}
+    assert records and all(r["game"] == "trap" and r["rules"] == rules for r in records)
+    settings = json.loads((tmp_path / "results.settings.json").read_text())
+    assert settings["game"] == "trap" and settings["rules"] == rules
+    assert tournament.main([*argv, "--game", "trap", "--games", "4", "--resume"]) == 0
     assert len(load_results(tmp_path / "results.jsonl")) == 4
 
 
@@ -84,12 +87,14 @@ BAD_INPUT = [
     (["random", "tests.support.faulty_agents.ExitingConstructorAgent"], "it exited with code 7"),
     (["random", "os.getcwd"], "'os.getcwd' is not an agent"),
     (["random", "tests.support.faulty_agents.FiveOnlyAgent"], "plays 5x5 boards only, not 7x7"),
-    ([*TWO_RANDOMS, "--board-size", "2"], "--board-size"),
+    ([*TWO_RANDOMS, "--board-size", "2"], "board_size must be an integer from 3 to 1000"),
+    ([*TWO_RANDOMS, "--board-size", "6-4"], "--rule board_size=6-4: a rule drawn per game is "
+                                            "LOW-HIGH, integers with LOW <= HIGH"),
     ([*TWO_RANDOMS, "--time-budget", "-1"], "--time-budget"),
     ([*TWO_RANDOMS, "--workers", "1.5"], "--workers"),
-    ([*TWO_RANDOMS, "--decay", "-1"], "argument --decay: '-1' is not an integer per mille 0..1000"),
-    ([*TWO_RANDOMS, "--decay", "1001"], "'1001' is not an integer per mille 0..1000"),
-    ([*TWO_RANDOMS, "--decay", "x"], "'x' is not an integer per mille 0..1000"),
+    ([*TWO_RANDOMS, "--decay", "-1"], "decay must be an integer per mille in 0..1000"),
+    ([*TWO_RANDOMS, "--decay", "1001"], "decay must be an integer per mille in 0..1000"),
+    ([*TWO_RANDOMS, "--decay", "x"], "decay must be an integer per mille in 0..1000"),
     ([*TWO_RANDOMS, "--resume", "--overwrite"], "not allowed with argument --resume"),
 ]
 
@@ -128,19 +133,20 @@ def test_a_folder_with_results_needs_resume_or_overwrite(tmp_path, capsys):
     assert tournament.main([*argv, "--resume", "--board-size", "6"]) == 2
     assert "board_size 5 there, 6 now" in capsys.readouterr().err
     assert tournament.main([*argv, "--overwrite", "--board-size", "6"]) == 0
-    assert {r["board_size"] for r in load_results(tmp_path / "results.jsonl")} == {6}
+    assert {r["rules"]["board_size"] for r in load_results(tmp_path / "results.jsonl")} == {6}
 
 
 def test_a_decay_is_played_recorded_and_resumed_only_with_itself(tmp_path, capsys):
     argv = [*TWO_RANDOMS, *QUICK, "--no-plot", "--output", str(tmp_path), "--decay", "0"]
     assert tournament.main(argv) == 0
     settings = json.loads((tmp_path / "results.settings.json").read_text())
-    assert settings["decay"] == 0
-    assert [r["decay"] for r in load_results(tmp_path / "results.jsonl")] == [0, 0]
+    assert settings["rules"]["decay"] == 0
+    assert [r["rules"]["decay"] for r in load_results(tmp_path / "results.jsonl")] == [0, 0]
     capsys.readouterr()
     assert tournament.main([*argv, "--resume", "--decay", "1000"]) == 2
-    err = capsys.readouterr().err
-    assert "decay 0 there, 1000 now" in err and len(err.strip().splitlines()) == 1
+    note, error = capsys.readouterr().err.strip().splitlines()  # the alias's note, the error
+    assert "--decay is an alias of --rule decay=VALUE" in note
+    assert "decay 0 there, 1000 now" in error
     assert tournament.main([*argv, "--resume", "--games", "4"]) == 0
     assert len(load_results(tmp_path / "results.jsonl")) == 4
 
@@ -179,25 +185,30 @@ def test_play_plays_the_decay_it_is_given(tmp_path, capsys):
         argv = ["random", "random", "--board-size", "5", "--decay", "0"]
         assert play.main([*argv, "--gif", str(tmp_path / "g.gif")]) == 0
     assert spy.call_args.kwargs["params"] == {"board_size": 5, "decay": 0}
+    capsys.readouterr()
     assert exit_status(play.main, ["random", "random", "--decay", "x"]) == 2
     err = capsys.readouterr().err
-    assert "--decay: 'x' is not an integer per mille 0..1000" in err
+    assert "decay must be an integer per mille in 0..1000" in err
     assert len(err.strip().splitlines()) == 1
 
 
-def test_decay_is_trap_s_rule_and_the_flag_says_it_on_its_own(tmp_path):
-    """--decay N is --rule decay=N: the run's rule dictionary holds it, as any game's rules."""
-    configs = []
+def test_decay_is_an_alias_of_its_rule_that_says_so_once(tmp_path, capsys):
+    """--decay N is --rule decay=N: the run's rule dictionary holds it, as any game's rules;
+    the command says once, on stderr, that the flag is an alias."""
+    configs, notes = [], []
     for flags in (["--decay", "0"], ["--rule", "decay=0"]):
         with mock.patch.object(_cli, "run_games", return_value=[]) as run_games:
             tournament.main(["random", "greedy", "--board-size", "5", "--quiet", "--no-plot",
                              "--output", str(tmp_path / flags[0]), *flags])  # fmt: skip
         configs.append(run_games.call_args.args[2])
+        notes.append(capsys.readouterr().err)
     assert configs[0].params == configs[1].params == {"board_size": 5, "decay": 0}
     assert configs[0].settings() == configs[1].settings()
-    assert configs[0].settings()["decay"] == 0  # the settings file's shape, as always
+    note = "trap-tournament: note: --decay is an alias of --rule decay=VALUE\n"
+    assert notes[0].count(note) == 1 and note not in notes[1]
     assert exit_status(tournament.main, ["random", "greedy", "--decay", "0", "--rule",
                                          "decay=1"]) == 2  # fmt: skip
+    assert capsys.readouterr().err.count("\n") == 1  # the error alone, no note
 
 
 def test_play_draws_watches_and_replays_another_game(tmp_path, capsys):
@@ -209,7 +220,9 @@ def test_play_draws_watches_and_replays_another_game(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "won after" in out or "draw after" in out
     assert exit_status(play.main, [*argv, "--decay", "10"]) == 2
-    assert "--decay is a rule of Trap! only" in capsys.readouterr().err
+    assert "Race has no rule 'decay'; Race's rules, at their defaults: goal=4" in (
+        capsys.readouterr().err
+    )
     folder = tmp_path / "race"
     assert tournament.main([*argv, "--games", "2", "--time-budget", "none", "--workers", "1",
                             "--out", str(folder), "--no-plot", "--quiet"]) == 0  # fmt: skip
@@ -335,20 +348,22 @@ def test_another_games_rules_come_from_board_size_and_rule(tmp_path, capsys):
             "--workers", "0", "--no-plot", "--quiet", "--output", str(folder)]  # fmt: skip
     assert tournament.main([*argv, "--board-size", "6", "--rule", "end_rule=course"]) == 0
     records = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
-    assert {(r["board_size"], r["rules"]["end_rule"]) for r in records} == {(6, "course")}
+    assert [r["rules"] for r in records] == [{"board_size": 6, "end_rule": "course"}] * 2
     assert {r["game"] for r in records} == {"othello"}
     capsys.readouterr()
     for extra, words in [
         (["--rule", "end_rule=sudden"], "end_rule"),
         (["--rule", "end_rule"], "is not KEY=VALUE"),
-        (["--decay", "10"], "--decay is a rule of Trap! only"),
-        (["--rule", "size=6", "--rule", "size=8"], "given twice"),
+        (["--decay", "10"], "Othello has no rule 'decay'"),
+        (["--rule", "end_rule=course", "--rule", "end_rule=course"], "given twice"),
+        (["--rule", "size=6", "--rule", "size=8"], "Othello has no rule 'size'; Othello's "
+                                                   "rules, at their defaults: board_size=8"),
     ]:
         assert exit_status(tournament.main, [*argv, "--overwrite", *extra]) == 2
         err = capsys.readouterr().err
         assert words in err and len(err.strip().splitlines()) == 1
     assert exit_status(tournament.main, ["random", "greedy", "--rule", "end_rule=course"]) == 2
-    assert "Trap! has no rule parameter ['end_rule']" in capsys.readouterr().err
+    assert "Trap! has no rule 'end_rule'" in capsys.readouterr().err
     assert evaluate._default_agents("othello") == (
         "mcts", "expectiminimax", "greedy", "random"
     )
@@ -439,3 +454,96 @@ def test_fuzzed_benchmark_flags_start_the_measures_or_are_one_line(results_folde
 def test_a_negative_number_of_ppo_steps_is_refused(capsys):
     assert exit_status(benchmark.main, ["--ppo-timesteps", "-1"]) == 2
     assert "'-1' is not an integer >= 0" in capsys.readouterr().err
+
+
+# --- Rules: any game's, on every command --------------------------------------------------
+
+RACE = "tests.support.toy_game:GAME"
+RACERS = ["tests.support.toy_game.RandomRacer", "tests.support.toy_game.Walker"]
+
+
+def test_a_game_without_a_board_plays_writes_and_plots_its_run(tmp_path, capsys):
+    """Race has no board_size: its run is titled, summed up and plotted by its own rules."""
+    argv = [*RACERS, "--game", RACE, "--games", "4", "--time-budget", "none", "--workers", "0",
+            "--quiet", "--output", str(tmp_path), "--rule", "goal=3-5"]  # fmt: skip
+    assert tournament.main(argv) == 0
+    assert "Race, goal 3 to 5, no time limit: 2 agents" in capsys.readouterr().out
+    assert (tmp_path / "tournament.png").read_bytes()[:4] == b"\x89PNG"
+    records = load_results(tmp_path / "results.jsonl", allow_paths=(RACE,))
+    goals = {record["rules"]["goal"] for record in records}
+    assert goals <= {3, 4, 5} and len(goals) > 1
+    assert tournament.main([*argv, "--resume", "--games", "6"]) == 0
+    assert len(load_results(tmp_path / "results.jsonl", allow_paths=(RACE,))) == 6
+    capsys.readouterr()
+    assert exit_status(tournament.main, [*argv, "--resume", "--board-size", "5"]) == 2
+    assert "Race has no rule 'board_size'; Race's rules, at their defaults: goal=4" in (
+        capsys.readouterr().err
+    )
+
+
+def rule_texts() -> st.SearchStrategy[str]:
+    """``NAME=VALUE`` texts: the games' rule names and others, values of every kind."""
+    names = st.sampled_from(["board_size", "decay", "end_rule", "start", "goal", "size", ""])
+    values = st.one_of(
+        st.integers(-2, 20).map(str),
+        st.tuples(st.integers(-2, 14), st.integers(-2, 14)).map(lambda p: f"{p[0]}-{p[1]}"),
+        st.sampled_from(["course", "standard", "x", "", "1e3", "9" * 120]),
+        st.text(max_size=6),
+    )
+    return st.tuples(names | st.text(max_size=6), st.sampled_from(["=", ""]), values).map("".join)
+
+
+@settings(max_examples=80, deadline=None)
+@given(game=st.sampled_from([*_cli.game_names(), RACE]), texts=st.lists(rule_texts(), max_size=3))
+def test_any_rule_gives_the_runs_rules_or_one_line_naming_the_games_rules(game, texts):
+    """A --rule that is no NAME=VALUE, names no rule of the game or is given twice is one
+    line naming the game's rules; a value the game refuses, one line in the game's words."""
+    from agents.options import rule_pair
+    from trap_env.game import played_params
+    from trap_env.games import get_game
+
+    argv = ["random", "greedy", "--game", game, *(f"--rule={text}" for text in texts)]
+    args = tournament.build_parser(game).parse_args(argv)
+    rules = played_params(get_game(game))
+    try:
+        names = [rule_pair(text)[0] for text in texts]
+    except argparse.ArgumentTypeError:
+        names = None  # a text that is no NAME=VALUE
+    try:
+        config = _cli.run_config(args)
+    except _cli.CliError as error:
+        message = str(error)
+        assert "\n" not in message
+        if names is None or len(set(names)) < len(names) or not set(names) <= set(rules):
+            assert all(f"{name}={value}" in message for name, value in rules.items()), message
+        else:  # the game's own words, naming the rule
+            assert any(name in message for name in names), message
+        return
+    assert names is not None and set(config.params or {}) == set(names) <= set(rules)
+
+
+@pytest.mark.parametrize("game", [*_cli.game_names(), RACE])
+def test_every_commands_help_gives_the_chosen_games_rules_and_turn_limit(game, capsys):
+    from trap_env.games import get_game
+
+    found = get_game(game)
+    limit = str(found.default_turn_limit(found.make_config()))
+    for main in (tournament.main, evaluate.main, play.main):
+        assert exit_status(main, ["--game", game, "--help"]) == 0
+        shown = " ".join(capsys.readouterr().out.split())  # the help's lines joined
+        assert f"{found.title}'s own limit" in shown and f"{limit} under its default" in shown
+        assert f"{found.title}'s rules, at their defaults:" in shown
+    assert "4 * N * N" not in _cli.turn_limit_text("othello")  # Trap!'s formula is Trap!'s
+
+
+def test_play_draws_a_rule_given_as_a_range_from_its_seed(tmp_path, capsys):
+    """trap-play plays the game that a tournament plays for a game of that seed."""
+    from agents.arena.match import derive_seed
+
+    for seed in range(3):
+        with mock.patch.object(play, "play_game", wraps=play.play_game) as spy:
+            argv = ["random", "random", "--rule", "board_size=4-6", "--seed", str(seed)]
+            assert play.main(argv) == 0
+        size = 4 + derive_seed(seed, "board_size") % 3
+        assert spy.call_args.kwargs["params"] == {"board_size": size}
+    capsys.readouterr()

@@ -30,6 +30,7 @@ from trap_scripts import train
 
 from agents.trap.ppo_training import CONFIG_FILE, TrainConfig
 from trap_env.agent import UnsupportedGameError
+from trap_env.games import game_names
 from trap_env.trap.core import GameConfig, State, legal_actions
 
 QUICK = ["--timesteps", "64", "--n-steps", "32", "--batch-size", "32", "--num-envs", "1",
@@ -75,7 +76,21 @@ BAD_RUNS = [
     (["--gamma", "0"], "gamma must be a number in (0, 1]"),
     (["--num-envs", "0"], "num_envs must be an integer >= 1"),
     (["--stage-fractions", "0.5"], "stage_fractions"),
+    (["--rule", "decay=0"], "--rule decay=0: PPO trains one game of Trap!, with the rules "
+                            "board_size (the others at their defaults)"),
+    (["--rule", "board_size=4-6"], "--rule board_size=4-6: PPO trains one game of Trap!"),
+    (["--rule", "board_size=4", "--board-size", "4"], "the rule 'board_size' is given twice"),
+    (["--rule", "size=4"], "Trap! has no rule 'size'; Trap!'s rules, at their defaults: "
+                           "board_size=7, decay=50"),
+    (["--rule", f"{__name__}.SevenOnly"], "is not KEY=VALUE"),
 ]
+
+
+def test_a_ppo_rule_is_its_flag_said_as_a_rule() -> None:
+    parse = train.build_parser().parse_args
+    as_rule = train.config_from_args(parse(["--run-dir", "r", "--rule", "board_size=4"]))
+    assert as_rule == train.config_from_args(parse(["--run-dir", "r", "--board-size", "4"]))
+    assert as_rule == {"board_size": 4}
 
 
 @pytest.mark.parametrize(("extra", "message"), BAD_RUNS)
@@ -178,7 +193,7 @@ def test_train_takes_game_trap_and_refuses_other_games_in_one_line(capsys) -> No
     assert train.main(["alphazero", "--game", "colosseum", "--run-dir", "unused"]) == 1
     assert "colosseum' has no batched engine" in capsys.readouterr().err
     assert train.main(["alphazero", "--game=toy_game:GAME", "--run-dir", "unused"]) == 1
-    assert "game_name must be one of colosseum, othello, trap" in capsys.readouterr().err
+    assert f"game_name must be one of {', '.join(game_names())}" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # --game trap reaches the parser, which wants its flags
         train.main(["--game", "trap"])
 

@@ -110,8 +110,7 @@ def test_env_renderer_rejects_unknown_modes() -> None:
 @pytest.mark.parametrize("name", game_names())
 def test_the_env_renderer_draws_every_game_with_its_own_pictures(name: str) -> None:
     game = get_game(name)
-    start = {"start": 0} if name == "colosseum" else {}
-    state = game.initial_state(game.make_config(board_size=6, **start))
+    state = game.initial_state(game.make_config())  # the game's own defaults
     text = GameRenderer(game, "ansi").render(state, None)
     assert isinstance(text, str) and text.endswith("\n") and not text.endswith("\n\n")
     assert text == game.render_text(state).rstrip("\n") + "\n"

@@ -196,7 +196,7 @@ def test_a_run_takes_every_games_rules_in_params_and_refuses_rules_a_game_lacks(
     from agents.arena.plan import RunConfig
 
     with pytest.raises(ValueError, match=r"has no rule parameter \['board_size'\]"):
-        RunConfig(game_name=RACE, board_size=5)
+        RunConfig(game_name=RACE, params={"board_size": 5})
     with pytest.raises(ValueError, match=r"Trap! has no rule parameter \['goal'\]"):
         RunConfig(game_name="trap", params={"goal": 3})
     assert RunConfig(game_name=RACE, params={"goal": 3}).game == GAME.make_config(goal=3)

@@ -33,8 +33,8 @@ def random_pair(seed: int = 0) -> list:
 
 
 def test_same_seed_same_game_whatever_the_agents_were_seeded_with():
-    first = play_game(random_pair(0), seed=11, board_size=5, game="trap")
-    second = play_game(random_pair(99), seed=11, board_size=5, game="trap")
+    first = play_game(random_pair(0), seed=11, params={"board_size": 5}, game="trap")
+    second = play_game(random_pair(99), seed=11, params={"board_size": 5}, game="trap")
     assert (first.actions, first.winner, first.turns) == (
         second.actions,
         second.winner,
@@ -46,14 +46,14 @@ def test_same_seed_same_game_whatever_the_agents_were_seeded_with():
 
 def test_different_seeds_give_different_games():
     games = {
-        tuple(play_game(random_pair(), seed=s, game="trap", board_size=5).actions)
+        tuple(play_game(random_pair(), seed=s, game="trap", params={"board_size": 5}).actions)
         for s in range(5)
     }
     assert len(games) == 5
 
 
 def test_normal_game_ends_with_a_trapped_player_and_replays_exactly():
-    result = play_game(random_pair(), seed=4, board_size=5, game="trap")
+    result = play_game(random_pair(), seed=4, params={"board_size": 5}, game="trap")
     assert result.reason == "trapped" and result.winner in (0, 1) and result.detail == ""
     states = list(replay(result.actions, game=result.game, params=result.params))
     final, last_throw = states[-1]
@@ -63,7 +63,7 @@ def test_normal_game_ends_with_a_trapped_player_and_replays_exactly():
 
 
 def test_truncation_is_a_draw_after_max_turns():
-    result = play_game(random_pair(), seed=1, board_size=7, max_turns=3, game="trap")
+    result = play_game(random_pair(), seed=1, params={"board_size": 7}, max_turns=3, game="trap")
     assert (result.winner, result.reason, result.turns) == (NO_PLAYER, "truncated", 3)
     assert default_turn_limit(7) == 196
 
@@ -87,7 +87,7 @@ def test_derive_seed_is_stable_and_spreads():
 def test_a_fault_loses_the_game_with_its_reason(agent_class, reason, words, faulty_seat):
     agents = random_pair()
     agents[faulty_seat] = agent_class(after=2)
-    result = play_game(agents, seed=3, board_size=7, time_budget=0.05, game="trap")
+    result = play_game(agents, seed=3, params={"board_size": 7}, time_budget=0.05, game="trap")
     assert result.reason == reason and reason in FAULTS
     assert result.winner == 1 - faulty_seat
     assert words in result.detail
@@ -98,7 +98,8 @@ def test_a_fault_loses_the_game_with_its_reason(agent_class, reason, words, faul
 def test_time_is_counted_per_seat_and_no_budget_means_no_limit():
     agents = random_pair()
     agents[1] = faulty_agents.SpinningAgent(seconds=0.02, after=0)
-    result = play_game(agents, seed=3, board_size=5, time_budget=None, max_turns=4, game="trap")
+    result = play_game(agents, seed=3, params={"board_size": 5}, time_budget=None, max_turns=4,
+                       game="trap")  # fmt: skip
     assert result.reason == "truncated"
     assert result.max_turn_time[1] >= 0.04 > result.max_turn_time[0]
     assert result.cpu_time[1] >= 0.08
@@ -109,7 +110,7 @@ def test_on_turn_sees_every_turn_and_the_end():
     result = play_game(
         random_pair(),
         seed=2,
-        board_size=5,
+        params={"board_size": 5},
         on_turn=lambda s, st, a: seen.append((s, st.turn)),
         game="trap",
     )
@@ -134,7 +135,7 @@ def test_no_garbage_collection_runs_during_a_decision(collection_watch: Collecti
             collection_watch.active = False
             return self.inner.select_action(state)
 
-    result = play_game([Allocating(), Allocating()], seed=5, board_size=5, game="trap")
+    result = play_game([Allocating(), Allocating()], seed=5, params={"board_size": 5}, game="trap")
     assert result.reason == "trapped"
     assert collection_watch.collections == []
     assert gc.isenabled()
@@ -152,7 +153,8 @@ def test_a_reset_that_fails_or_is_missing_loses_for_its_own_seat(agent_class, wo
     agents = random_pair()
     agents[faulty_seat] = agent_class()
     resets = []
-    result = play_game(agents, seed=3, board_size=5, on_reset=resets.append, game="trap")
+    result = play_game(agents, seed=3, params={"board_size": 5}, on_reset=resets.append,
+                       game="trap")  # fmt: skip
     assert (result.reason, result.winner, result.turns) == ("exception", 1 - faulty_seat, 0)
     assert words in result.detail and result.actions == []
     assert resets == list(range(faulty_seat + 1))  # announced before each reset, in seat order
@@ -177,7 +179,7 @@ def test_the_games_decay_decides_where_far_throws_land(decay, lands_on_target):
     result = play_game(
         [FarThrower(), FarThrower()], seed=1, params={"board_size": 5, "decay": decay}, game="trap"
     )
-    assert result.to_dict()["decay"] == decay
+    assert result.to_dict()["rules"]["decay"] == decay
     state, num_landings = initial_state(GameConfig(5, decay)), 0
     for action in result.actions:
         if state.phase is Phase.LANDING:
@@ -189,14 +191,41 @@ def test_the_games_decay_decides_where_far_throws_land(decay, lands_on_target):
     assert final.turn == result.turns and final.decay == decay
 
 
-def test_a_record_names_the_decay_only_when_it_is_not_the_default():
-    assert "decay" not in play_game(random_pair(), seed=2, board_size=5, game="trap").to_dict()
-    explicit = play_game(
-        random_pair(), seed=2, params={"board_size": 5, "decay": DEFAULT_DECAY}, game="trap"
-    )
-    assert "decay" not in explicit.to_dict()
+def test_a_record_names_its_game_and_every_rule_it_was_played_by():
+    record = play_game(random_pair(), seed=2, params={"board_size": 5}, game="trap").to_dict()
+    assert record["game"] == "trap"
+    assert record["rules"] == {"board_size": 5, "decay": DEFAULT_DECAY}
+    assert not {"board_size", "decay"} & set(record)  # no rule beside the others
 
 
 def test_a_bad_decay_is_refused_before_the_game():
     with pytest.raises(ValueError, match=r"decay must be an integer per mille in 0\.\.1000"):
         play_game(random_pair(), seed=0, params={"board_size": 5, "decay": -1}, game="trap")
+
+
+# --- Rules ------------------------------------------------------------------------------
+
+
+def test_the_board_size_keyword_is_deprecated_for_the_rule_in_params():
+    with pytest.warns(DeprecationWarning, match=r"params=\{'board_size': 5\}"):
+        old = play_game(random_pair(), seed=3, board_size=5, game="trap")
+    new = play_game(random_pair(), seed=3, params={"board_size": 5}, game="trap")
+    assert (old.actions, old.params) == (new.actions, new.params)
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="the board size once"):
+        play_game(random_pair(), seed=3, board_size=5, params={"board_size": 6}, game="trap")
+
+
+def test_a_rule_drawn_per_game_is_drawn_from_the_seed_in_any_game():
+    """Race has no board: its track's length is drawn as a board size is, by the rule's name."""
+    from agents.arena.match import draw_rules
+    from agents.arena.record_rules import DrawnRule
+    from tests.support.toy_game import RandomRacer, Walker
+
+    race, drawn = "tests.support.toy_game:GAME", {"goal": DrawnRule(3, 9)}
+    goals = set()
+    for seed in range(6):
+        record = play_game([RandomRacer(), Walker()], seed=seed, game=race, params=drawn).to_dict()
+        goal = 3 + derive_seed(seed, "goal") % 7
+        assert record["rules"] == {"goal": goal} == draw_rules(drawn, seed)
+        goals.add(goal)
+    assert len(goals) > 1

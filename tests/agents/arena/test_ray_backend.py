@@ -32,8 +32,9 @@ from agents.trap.random_agent import RandomAgent  # noqa: E402
 from trap_env.trap.core import Cell, State  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
-RAY = RunConfig(board_size=5, time_budget=None, workers=2, backend="ray", game_name="trap")
-PROCESS = RunConfig(board_size=5, time_budget=None, workers=2, game_name="trap")
+RAY = RunConfig(params={"board_size": 5}, time_budget=None, workers=2, backend="ray",
+                game_name="trap")  # fmt: skip
+PROCESS = RunConfig(params={"board_size": 5}, time_budget=None, workers=2, game_name="trap")
 TIMING = ("cpu_time", "max_turn_time")
 
 
@@ -148,7 +149,8 @@ def test_agents_faults_are_charged_to_their_seat_as_in_the_process_backend(tmp_p
     }
     tasks = [GameTask(spec, (spec, "random"), ("random", spec), seed=1) for spec in faulty]
     config = RunConfig(
-        board_size=5, time_budget=0.2, wall_ceiling=1.0, workers=2, backend="ray", game_name="trap"
+        params={"board_size": 5}, time_budget=0.2, wall_ceiling=1.0, workers=2, backend="ray",
+        game_name="trap",
     )
     records = run_games(tasks, tmp_path / "r.jsonl", config, progress=False)
     for record in records:
@@ -193,7 +195,7 @@ def test_the_command_line_runs_on_ray_and_names_a_misplaced_address(tmp_path, ca
 def test_a_task_is_given_up_on_only_after_its_game_could_have_ended():
     assert ray_backend.task_deadline(RAY) is None  # no ceiling: no limit
     timed = RunConfig(
-        board_size=5, time_budget=0.1, setup_seconds=5, backend="ray", game_name="trap"
+        params={"board_size": 5}, time_budget=0.1, setup_seconds=5, backend="ray", game_name="trap"
     )
     one_game = 5 * timed.setup_seconds + timed.turn_limit * timed.ceiling
     assert ray_backend.task_deadline(timed) > (MAX_REPLAYS + 1) * one_game

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from agents import make_agent
 from agents.arena.match import play_game
+from agents.arena.record_rules import DrawnRule
 from agents.arena.replays import replay_record
 from agents.arena.results import (
     ResultsError,
@@ -240,7 +241,9 @@ def test_a_record_names_its_game_and_one_without_is_trap():
     from agents.arena.record_rules import rule_fields
     from agents.arena.results import check_record, end_reasons, record_game
 
-    assert "game" not in rule_fields("trap", {"board_size": 7, "decay": 50})
+    assert rule_fields("trap", {"board_size": 7, "decay": 50}) == {
+        "game": "trap", "rules": {"board_size": 7, "decay": 50}
+    }  # fmt: skip
     assert record_game({}) == "trap"
     assert end_reasons("trap") == ("trapped", "truncated", *FAULTS)
     record = {
@@ -278,7 +281,8 @@ def test_resume_over_a_record_of_another_game_is_refused(tmp_path):
     path = tmp_path / "r.jsonl"
     recorded(path)
     seats = [make_agent("random", game="othello", seed=seat) for seat in (0, 1)]
-    othello = {**RECORD, "winner_spec": None, **play_game(seats, seed=0, game="othello").to_dict()}
+    trap_fields = {name: value for name, value in RECORD.items() if name != "board_size"}
+    othello = {**trap_fields, **play_game(seats, seed=0, game="othello").to_dict()}
     othello["winner_spec"] = None if othello["winner"] < 0 else othello["seats"][othello["winner"]]
     with open(path, "a") as file:
         file.write(json.dumps(othello) + "\n")
@@ -360,15 +364,53 @@ def test_the_one_reader_reads_what_the_one_writer_writes(game, size, data):
 
 
 def test_records_written_so_far_are_read_in_their_own_shape():
-    """Trap!'s records name no game and hold decay only off its default; others name theirs."""
+    """Trap!'s old records name no game and hold decay only off its default; other games'
+    hold their board size beside their rules; records now hold every rule in ``rules``."""
     from agents.arena.record_rules import record_params, rule_fields
 
-    assert rule_fields("trap", {"board_size": 5, "decay": 50}) == {"board_size": 5}
-    assert rule_fields("trap", {"board_size": 5, "decay": 0}) == {"board_size": 5, "decay": 0}
     assert record_params({"board_size": 5}) == {"board_size": 5}
     assert record_params({"board_size": 5, "decay": 0}) == {"board_size": 5, "decay": 0}
     old_othello = {"game": "othello", "board_size": 6, "rules": {"end_rule": "course"}}
     assert record_params(old_othello) == {"board_size": 6, "end_rule": "course"}
-    assert rule_fields("othello", {"board_size": 6, "end_rule": "course"}) == {
-        "board_size": 6, "game": "othello", "rules": {"end_rule": "course"}
-    }
+    for game, params in [("trap", {"board_size": 5, "decay": 50}), ("race", {"goal": 4})]:
+        assert rule_fields(game, params) == {"game": game, "rules": params}
+        assert record_params(rule_fields(game, params)) == params
+
+
+@pytest.mark.parametrize(
+    ("settings", "rules"),
+    [
+        ({"board_size": 5}, {"board_size": 5}),  # Trap!'s, from before the decay was one
+        ({"board_size": 7, "decay": 0, "board_sizes": [6, 8]},
+         {"decay": 0, "board_size": DrawnRule(6, 8)}),
+        ({"game": "othello", "board_size": 7, "decay": 50}, {}),  # Trap!'s fields, not played
+        ({"game": "colosseum", "board_sizes": [5, 7]}, {"board_size": DrawnRule(5, 7)}),
+        ({"game": "trap", "rules": {"decay": 0}, "drawn_rules": {"board_size": [6, 8]}},
+         {"decay": 0, "board_size": DrawnRule(6, 8)}),
+    ],
+)  # fmt: skip
+def test_settings_of_every_shape_give_their_rules(settings, rules):
+    from agents.arena.record_rules import settings_rules
+
+    assert settings_rules(settings) == rules
+
+
+@given(
+    st.dictionaries(st.sampled_from(["board_size", "decay"]), st.integers(0, 12), max_size=2),
+    st.one_of(st.none(), st.tuples(st.integers(3, 6), st.integers(0, 3))),
+)
+def test_the_settings_a_run_writes_read_back_as_its_rules(fixed, sizes):
+    """What :meth:`RunConfig.settings` writes reads back as the run's rules, defaults
+    filled in: a resumed run is the same run."""
+    from agents.arena.plan import RunConfig
+    from agents.arena.record_rules import settings_rules
+
+    drawn = {} if sizes is None else {"board_size": DrawnRule(sizes[0], sum(sizes))}
+    params = dict(fixed) | drawn
+    try:
+        config = RunConfig(game_name="trap", params=params)
+    except ValueError:
+        return  # rules the game refuses
+    written = json.loads(json.dumps(config.settings()))
+    defaults = {"board_size": 7, "decay": 50}
+    assert settings_rules(written) == defaults | params

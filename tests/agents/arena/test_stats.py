@@ -158,7 +158,12 @@ def test_the_agent_table_shows_each_rating_with_its_interval():
     [({"board_size": 5, "time_budget": 0.5}, "Trap! 5x5, at most 0.5 s CPU a turn"),
      ({"board_size": 7, "time_budget": None}, "Trap! 7x7, no time limit"),
      ({"board_size": 8, "time_budget": 5.0, "game": "othello", "rules": {}},
-      "Othello 8x8, at most 5 s CPU a turn")],
+      "Othello 8x8, at most 5 s CPU a turn"),
+     ({"board_size": 5, "decay": 0, "time_budget": None}, "Trap! 5x5, decay 0, no time limit"),
+     ({"game": "trap", "rules": {"board_size": 6, "decay": 50}, "time_budget": None},
+      "Trap! 6x6, no time limit"),
+     ({"game": "othello", "rules": {"board_size": 6, "end_rule": "course"}, "time_budget": 1},
+      "Othello 6x6, end_rule course, at most 1 s CPU a turn")],
 )  # fmt: skip
 def test_records_title_names_the_game_board_and_time_control(fields, title):
     assert records_title([{**game("a", "b", "a"), **fields}]) == title
@@ -167,6 +172,18 @@ def test_records_title_names_the_game_board_and_time_control(fields, title):
 def test_records_title_names_the_range_of_boards_drawn():
     records = [{**game("a", "b", "a"), "board_size": n, "time_budget": 1.0} for n in (9, 6, 12)]
     assert records_title(records) == "Trap! 6x6 to 12x12, at most 1 s CPU a turn"
+
+
+def test_a_game_without_a_board_is_titled_and_plotted_by_its_own_rules(tmp_path):
+    """Race has no board_size: its title names the rules off their defaults, drawn or not."""
+    race = [{**game("a", "b", winner), "game": "tests.support.toy_game:GAME",
+             "rules": {"goal": goal}, "reason": "finished", "time_budget": None}
+            for winner, goal in [("a", 4), ("b", 6), ("a", 5)]]  # fmt: skip
+    assert records_title(race[:1]) == "Race, no time limit"
+    assert records_title(race) == "Race, goal 4 to 6, no time limit"
+    pytest.importorskip("matplotlib")
+    plot_report(race, tmp_path / "race.png")
+    assert (tmp_path / "race.png").stat().st_size > 0
 
 
 def test_the_figure_names_the_run_and_orders_the_matrix_like_the_ratings():

@@ -7,7 +7,9 @@ import errno
 import json
 import math
 import os
+import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +22,7 @@ from agents import SpecError
 from agents.arena import pool, tournament
 from agents.arena.match import FAULTS, replay
 from agents.arena.processes import SchedStat, read_schedstat
+from agents.arena.record_rules import DrawnRule
 from agents.arena.results import ResultsError
 from agents.arena.stats import format_report
 from agents.arena.tournament import (
@@ -38,7 +41,9 @@ from trap_env.games import game_names
 from trap_env.trap.core import DEFAULT_DECAY, GameConfig
 
 ROOT = Path(__file__).resolve().parents[3]
-FAST = RunConfig(board_size=5, workers=2, time_budget=0.3, wall_ceiling=2.0, game_name="trap")
+FAST = RunConfig(params={"board_size": 5}, workers=2, time_budget=0.3, wall_ceiling=2.0,
+                 game_name="trap")  # fmt: skip
+IN_PROCESS = RunConfig(params={"board_size": 5}, workers=0, game_name="trap")
 
 
 def test_round_robin_alternates_seats_and_derives_distinct_seeds():
@@ -63,7 +68,8 @@ def test_bad_specs_and_settings_fail_before_any_game():
         check_specs(["random", "no_such_agent"], RunConfig(game_name="trap"))
     with pytest.raises(SpecError, match="option"):
         check_specs(["random:depth=2"], RunConfig(game_name="trap"))
-    for bad in ({"time_budget": 0}, {"workers": -1}, {"board_size": 2}, {"max_turns": 0}):
+    for bad in ({"time_budget": 0}, {"workers": -1}, {"params": {"board_size": 2}},
+                {"max_turns": 0}):
         with pytest.raises(ValueError):
             RunConfig(**bad, game_name="trap")
     for decay in (-1, 1001, 2.5):
@@ -77,7 +83,7 @@ def test_workers_and_in_process_play_the_same_games(tmp_path):
     local = run_games(
         tasks,
         tmp_path / "b.jsonl",
-        RunConfig(board_size=5, workers=0, game_name="trap"),
+        IN_PROCESS,
         progress=False,
     )
     keys = ("game_id", "seats", "seed", "winner", "winner_spec", "reason", "turns", "actions")
@@ -140,7 +146,7 @@ def without_timing(records):
 def test_resume_plays_only_the_missing_games_and_drops_a_torn_line(tmp_path):
     tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 6, seed=2)
     path = tmp_path / "r.jsonl"
-    config = RunConfig(board_size=5, workers=0, game_name="trap")
+    config = IN_PROCESS
     full = run_games(tasks, path, config, progress=False)
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join(lines[:3]) + lines[3][:20])  # a run killed while writing
@@ -213,7 +219,7 @@ def test_a_reset_that_raises_or_hangs_is_charged_to_its_own_seat(tmp_path):
     }
     tasks = [one_game(spec, seat) for spec in specs for seat in (0, 1)]
     config = RunConfig(
-        board_size=5,
+        params={"board_size": 5},
         workers=2,
         time_budget=0.3,
         wall_ceiling=2.0,
@@ -256,9 +262,9 @@ def test_agents_are_checked_in_a_guarded_process_naming_the_spec():
 
 def test_an_agent_that_cannot_play_the_board_is_refused_before_the_first_game(tmp_path):
     spec = "tests.support.faulty_agents.FiveOnlyAgent"
-    check_specs([spec], RunConfig(board_size=5, game_name="trap"))
+    check_specs([spec], RunConfig(params={"board_size": 5}, game_name="trap"))
     with pytest.raises(UnsupportedGameError, match="5x5 boards only, not 7x7"):
-        check_specs([spec], RunConfig(board_size=7, game_name="trap"))
+        check_specs([spec], RunConfig(params={"board_size": 7}, game_name="trap"))
     tasks = round_robin(["random", spec], 2, seed=0)
     with pytest.raises(UnsupportedGameError):
         run_games(
@@ -270,26 +276,26 @@ def test_an_agent_that_cannot_play_the_board_is_refused_before_the_first_game(tm
 def test_a_folder_with_results_is_resumed_only_with_its_settings_and_never_emptied(tmp_path):
     tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     path = tmp_path / "r.jsonl"
-    config = RunConfig(board_size=5, workers=0, game_name="trap")
+    config = IN_PROCESS
     first = run_games(tasks, path, config, progress=False)
     with pytest.raises(ResultsError, match="already holds 2 recorded games"):
         run_games(tasks, path, config, progress=False)
     assert load_results(path) == first
-    other = RunConfig(board_size=6, max_turns=50, workers=0, game_name="trap")
+    other = RunConfig(params={"board_size": 6}, max_turns=50, workers=0, game_name="trap")
     with pytest.raises(ResultsError) as caught:
         run_games(tasks, path, other, resume=True, progress=False)
     assert "board_size 5 there, 6 now" in str(caught.value)
     assert "max_turns 100 there, 50 now" in str(caught.value)
     assert load_results(path) == first
     replaced = run_games(tasks, path, other, overwrite=True, progress=False)
-    assert load_results(path) == replaced and replaced[0]["board_size"] == 6
+    assert load_results(path) == replaced and replaced[0]["rules"]["board_size"] == 6
 
 
 def test_a_run_into_a_locked_file_is_refused(tmp_path):
     path = tmp_path / "r.jsonl"
     tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     with tournament.ResultsLog(path), pytest.raises(ResultsError, match="another run"):
-        run_games(tasks, path, RunConfig(board_size=5, workers=0, game_name="trap"), progress=False)
+        run_games(tasks, path, IN_PROCESS, progress=False)
 
 
 def starving_reader(starving):
@@ -302,7 +308,7 @@ def starving_reader(starving):
 
 
 STALL_CONFIG = RunConfig(
-    board_size=5, workers=1, time_budget=0.2, wall_ceiling=0.6, game_name="trap"
+    params={"board_size": 5}, workers=1, time_budget=0.2, wall_ceiling=0.6, game_name="trap"
 )
 
 
@@ -350,52 +356,47 @@ def test_a_game_the_machine_stalls_every_time_is_left_unplayed_and_reported(tmp_
 def test_a_board_size_per_game_is_drawn_from_its_seed_and_recorded(tmp_path):
     specs = ["random", "agents.trap.random_agent.RandomAgent"]
     tasks = round_robin(specs, 12, seed=4, paired_seeds=True)
-    config = RunConfig(workers=0, board_sizes=(4, 6), game_name="trap")
+    config = RunConfig(workers=0, params={"board_size": DrawnRule(4, 6)}, game_name="trap")
     records = run_games(tasks, tmp_path / "r.jsonl", config, progress=False)
-    sizes = [record["board_size"] for record in records]
+    sizes = [record["rules"]["board_size"] for record in records]
     assert set(sizes) <= {4, 5, 6} and len(set(sizes)) > 1
     assert sizes[::2] == sizes[1::2]  # a paired seed shares it
     for task, record in zip(tasks, records, strict=True):
-        assert record["board_size"] == config.rule_params_for(task.seed)["board_size"]
-        assert record["max_turns"] == 4 * record["board_size"] ** 2
-        params = {"board_size": record["board_size"]}
-        final, _ = list(replay(record["actions"], game="trap", params=params))[-1]
+        assert record["rules"] == config.rule_params_for(task.seed) | {"decay": DEFAULT_DECAY}
+        assert record["max_turns"] == 4 * record["rules"]["board_size"] ** 2
+        final, _ = list(replay(record["actions"], game="trap", params=record["rules"]))[-1]
         assert final.turn == record["turns"]
-    assert json.loads((tmp_path / "r.settings.json").read_text())["board_sizes"] == [4, 6]
+    settings = json.loads((tmp_path / "r.settings.json").read_text())
+    assert settings["drawn_rules"] == {"board_size": [4, 6]}
+    assert "board_size" not in settings["rules"]
     again = run_games(tasks, tmp_path / "r.jsonl", config, resume=True, progress=False)
     assert again == records
-    with pytest.raises(ResultsError, match=r"board_sizes \[4, 6\] there, \[4, 5\] now"):
-        run_games(
-            tasks,
-            tmp_path / "r.jsonl",
-            RunConfig(workers=0, board_sizes=(4, 5), game_name="trap"),
-            resume=True,
-            progress=False,
-        )
-    with pytest.raises(ResultsError, match=r"board_sizes \[4, 6\] there, none now"):
-        run_games(
-            tasks,
-            tmp_path / "r.jsonl",
-            RunConfig(workers=0, game_name="trap"),
-            resume=True,
-            progress=False,
-        )
+    for other, shown in [(DrawnRule(4, 5), "4-5"), (None, "7")]:
+        params = None if other is None else {"board_size": other}
+        with pytest.raises(ResultsError, match=f"board_size 4-6 there, {shown} now"):
+            run_games(tasks, tmp_path / "r.jsonl",
+                      RunConfig(workers=0, params=params, game_name="trap"),
+                      resume=True, progress=False)  # fmt: skip
 
 
 @pytest.mark.parametrize(
-    "sizes, message",
+    ("rule", "message"),
     [
-        ((6, 4), "3 <= low <= high"),
-        ((2, 5), "3 <= low <= high"),
-        ([4, 6], "got \\[4, 6\\]"),
-        ((4, True), "integers"),
+        ((6, 4), r"LOW-HIGH, integers with LOW <= HIGH, got \(6, 4\)"),
+        ((4, True), r"integers with LOW <= HIGH, got \(4, True\)"),
+        ((2, 5), "board_size must be an integer from 3 to 1000, got int 2"),  # the game's words
     ],
 )
-def test_a_board_size_range_names_what_is_allowed(sizes, message):
+def test_a_rule_drawn_per_game_names_what_is_allowed(rule, message):
     with pytest.raises(ValueError, match=message):
-        RunConfig(board_sizes=sizes, game_name="trap")
-    with pytest.raises(ValueError, match="give it or a board size, not both"):
-        RunConfig(board_size=5, board_sizes=(4, 6), game_name="trap")
+        RunConfig(params={"board_size": DrawnRule(*rule)}, game_name="trap")
+
+
+def test_rules_drawn_per_game_are_refused_past_the_most_combinations():
+    drawn = {"board_size": DrawnRule(3, 12), "decay": DrawnRule(0, 1000)}
+    with pytest.raises(ValueError, match=r"\(board_size=3-12, decay=0-1000\) give 10010 rule "
+                                         r"combinations; a run draws from at most 10000"):
+        RunConfig(params=drawn, game_name="trap")
 
 
 def test_a_random_opening_is_drawn_from_the_seed_and_played_from_both_seats(tmp_path):
@@ -436,20 +437,23 @@ def test_a_random_opening_names_what_is_allowed(plies):
 def test_agents_are_asked_about_every_board_size_of_the_run():
     five_only = "tests.support.faulty_agents.FiveOnlyAgent"
     not_four = "tests.support.faulty_agents.NotFourAgent"
-    check_specs([five_only], RunConfig(board_sizes=(5, 5), game_name="trap"))
+    def sizes(low: int, high: int) -> RunConfig:
+        return RunConfig(params={"board_size": DrawnRule(low, high)}, game_name="trap")
+
+    check_specs([five_only], sizes(5, 5))
     with pytest.raises(UnsupportedGameError, match="not 6x6"):
-        check_specs([five_only], RunConfig(board_sizes=(5, 6), game_name="trap"))
+        check_specs([five_only], sizes(5, 6))
     with pytest.raises(UnsupportedGameError, match="any board but 4x4"):  # inside the range
-        check_specs([not_four], RunConfig(board_sizes=(3, 5), game_name="trap"))
+        check_specs([not_four], sizes(3, 5))
 
 
 def test_a_decay_is_a_setting_of_the_run_and_of_each_record(tmp_path):
     tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     path = tmp_path / "r.jsonl"
-    config = RunConfig(game_name="trap", board_size=5, workers=0, params={"decay": 0})
+    config = RunConfig(game_name="trap", workers=0, params={"board_size": 5, "decay": 0})
     records = run_games(tasks, path, config, progress=False)
-    assert json.loads(path.with_suffix(".settings.json").read_text())["decay"] == 0
-    assert [record["decay"] for record in load_results(path)] == [0, 0]
+    assert json.loads(path.with_suffix(".settings.json").read_text())["rules"]["decay"] == 0
+    assert [record["rules"]["decay"] for record in load_results(path)] == [0, 0]
     for record in records:
         params = {"board_size": 5, "decay": 0}
         final, _ = list(replay(record["actions"], game="trap", params=params))[-1]
@@ -457,32 +461,35 @@ def test_a_decay_is_a_setting_of_the_run_and_of_each_record(tmp_path):
     default = run_games(
         tasks,
         tmp_path / "d.jsonl",
-        RunConfig(board_size=5, workers=0, game_name="trap"),
+        IN_PROCESS,
         progress=False,
     )
-    assert json.loads((tmp_path / "d.settings.json").read_text())["decay"] == DEFAULT_DECAY
-    assert all("decay" not in record for record in default)
+    settings = json.loads((tmp_path / "d.settings.json").read_text())
+    assert settings["rules"]["decay"] == DEFAULT_DECAY  # every rule, the defaults too
+    assert all(record["rules"]["decay"] == DEFAULT_DECAY for record in default)
 
 
 @pytest.mark.parametrize("settings_file", ["kept", "from before decay", "lost"])
 def test_resume_with_another_decay_is_refused_naming_it(tmp_path, settings_file):
     tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     path = tmp_path / "r.jsonl"
-    run_games(tasks, path, RunConfig(board_size=5, workers=0, game_name="trap"), progress=False)
+    run_games(tasks, path, IN_PROCESS,
+              progress=False)  # fmt: skip
     settings = path.with_suffix(".settings.json")
-    if settings_file == "from before decay":
+    if settings_file == "from before decay":  # Trap!'s settings named no game, nor its decay
         recorded = json.loads(settings.read_text())
-        del recorded["decay"]
-        settings.write_text(json.dumps(recorded))
+        board_size = recorded.pop("rules")["board_size"]
+        del recorded["game"]
+        settings.write_text(json.dumps(recorded | {"board_size": board_size}))
     elif settings_file == "lost":
         settings.unlink()
-    other = RunConfig(game_name="trap", board_size=5, workers=0, params={"decay": 0})
+    other = RunConfig(game_name="trap", workers=0, params={"board_size": 5, "decay": 0})
     with pytest.raises(ResultsError, match="decay 50 there, 0 now"):
         run_games(tasks, path, other, resume=True, progress=False)
     run_games(
         tasks,
         path,
-        RunConfig(board_size=5, workers=0, game_name="trap"),
+        IN_PROCESS,
         resume=True,
         progress=False,
     )
@@ -494,19 +501,19 @@ def test_a_record_of_another_decay_is_not_resumed(tmp_path):
     run_games(
         tasks,
         path,
-        RunConfig(game_name="trap", board_size=5, workers=0, params={"decay": 0}),
+        RunConfig(game_name="trap", workers=0, params={"board_size": 5, "decay": 0}),
         progress=False,
     )
     path.with_suffix(".settings.json").unlink()
     lines = path.read_text().splitlines(keepends=True)
     second = json.loads(lines[1])
-    del second["decay"]  # as if played by the game as specified
+    second["rules"]["decay"] = 50  # as if played by the game as specified
     path.write_text(lines[0] + json.dumps(second) + "\n")
     with pytest.raises(ResultsError, match="played with decay 50, this run has 0"):
         run_games(
             tasks,
             path,
-            RunConfig(game_name="trap", board_size=5, workers=0, params={"decay": 0}),
+            RunConfig(game_name="trap", workers=0, params={"board_size": 5, "decay": 0}),
             resume=True,
             progress=False,
         )
@@ -519,7 +526,7 @@ def test_the_in_process_runner_contains_an_agent_that_exits(tmp_path):
     records = run_games(
         tasks,
         tmp_path / "r.jsonl",
-        RunConfig(board_size=5, workers=0, game_name="trap"),
+        IN_PROCESS,
         progress=False,
     )
     assert [r["reason"] for r in records] == ["exception", "exception"]
@@ -549,18 +556,18 @@ def test_a_full_disk_ends_the_run_with_one_error_and_the_recorded_games_kept(
     monkeypatch.setattr(results, "_write_line", full_after_three)
     with pytest.raises(ResultsError, match=r"No space left on device.*kept.*--resume"):
         run_games(
-            tasks, path, RunConfig(board_size=5, workers=workers, game_name="trap"), progress=False
+            tasks, path, dataclasses.replace(IN_PROCESS, workers=workers), progress=False
         )
     monkeypatch.undo()
     assert len(load_results(path)) == 3
-    config = RunConfig(board_size=5, workers=0, game_name="trap")
+    config = IN_PROCESS
     assert len(run_games(tasks, path, config, resume=True, progress=False)) == len(tasks)
 
 
 def test_two_different_records_of_one_game_are_refused_and_a_repeated_one_is_not(tmp_path):
     tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
     path = tmp_path / "r.jsonl"
-    config = RunConfig(board_size=5, workers=0, game_name="trap")
+    config = IN_PROCESS
     full = run_games(tasks, path, config, progress=False)
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join(lines) + lines[0])  # the same record twice: one game
@@ -585,11 +592,11 @@ class SpecifiedRuleOnlyAgent(RandomAgent):
 
 def test_agents_are_asked_whether_they_play_the_runs_decay(tmp_path):
     spec = f"{__name__}.SpecifiedRuleOnlyAgent"
-    check_specs([spec], RunConfig(board_size=5, game_name="trap"))
+    check_specs([spec], RunConfig(params={"board_size": 5}, game_name="trap"))
     with pytest.raises(UnsupportedGameError, match="decay 50 only, not 0"):
-        check_specs([spec], RunConfig(game_name="trap", board_size=5, params={"decay": 0}))
+        check_specs([spec], RunConfig(game_name="trap", params={"board_size": 5, "decay": 0}))
     tasks = round_robin(["random", spec], 2, seed=0)
-    config = RunConfig(game_name="trap", board_size=5, workers=0, params={"decay": 0})
+    config = RunConfig(game_name="trap", workers=0, params={"board_size": 5, "decay": 0})
     records = run_games(tasks, tmp_path / "r.jsonl", config, check=False, progress=False)
     assert {record["winner_spec"] for record in records} == {"random"}
     assert all("decay 50 only, not 0" in record["detail"] for record in records)
@@ -695,7 +702,7 @@ def test_resume_imports_a_records_game_path_only_when_it_is_the_runs(tmp_path, p
         run_games(
             tasks,
             path,
-            RunConfig(board_size=5, workers=0, game_name="trap"),
+            IN_PROCESS,
             resume=True,
             progress=False,
         )
@@ -720,7 +727,7 @@ def test_a_results_file_replaced_during_a_run_ends_it_with_its_games_kept_beside
     real = tournament.play_task
     monkeypatch.setattr(tournament, "play_task", play_and_edit)
     with pytest.raises(ResultsError, match=f"results.{os.getpid()}.jsonl: check them"):
-        run_games(tasks, path, RunConfig(board_size=5, workers=0, game_name="trap"), progress=False)
+        run_games(tasks, path, IN_PROCESS, progress=False)
     assert len(load_results(path)) == 2
     assert load_results(tmp_path / f"results.{os.getpid()}.jsonl") == played
 
@@ -746,9 +753,10 @@ def test_resume_with_a_rule_written_out_at_its_default_is_the_same_run(tmp_path,
 def test_a_run_names_its_game_or_is_refused_naming_the_games():
     from agents.arena.match import play_game
 
-    with pytest.raises(TypeError, match=r"RunConfig\(\) needs game_name=: one of 'colosseum', "):
-        RunConfig(board_size=5)
-    with pytest.raises(TypeError, match=r"play_game\(\) needs game=: one of 'colosseum', "):
+    games = re.escape(f"one of {', '.join(map(repr, game_names()))}, or a game's path")
+    with pytest.raises(TypeError, match=r"RunConfig\(\) needs game_name=: " + games):
+        RunConfig(params={"board_size": 5})
+    with pytest.raises(TypeError, match=r"play_game\(\) needs game=: " + games):
         play_game([RandomAgent(), RandomAgent()], seed=0)
 
 
@@ -765,4 +773,76 @@ def test_an_old_run_of_another_game_resumes(tmp_path):
     settings_file.write_text(json.dumps(old))
     records = run_games(tasks, path, config, resume=True, progress=False)
     assert len(records) == len(tasks)
-    assert all(r["game"] == "othello" and r["board_size"] == 6 for r in load_results(path))
+    assert all(r["game"] == "othello" and r["rules"]["board_size"] == 6
+               for r in load_results(path))  # fmt: skip
+
+
+# --- Runs written before the rules were one dictionary ----------------------------------
+
+OLD_RUNS = ROOT / "tests" / "data" / "old_runs"
+"""Runs written by the runner before records and settings held every rule in ``rules``:
+Trap!'s records and settings with its rules in fields of their own and a size drawn per
+game in ``board_sizes``, other games' with the board size beside their rules."""
+
+OLD_RUN_FLAGS = {
+    "trap-sizes-6-8": [
+        ["--board-size", "6-8", "--decay", "0"],
+        ["--rule", "board_size=6-8", "--rule", "decay=0"],
+    ],
+    "othello-6-course": [["--game", "othello", "--board-size", "6", "--rule", "end_rule=course"]],
+    "colosseum-sizes-5-7": [["--game", "colosseum", "--rule", "board_size=5-7"]],
+}
+"""Each old run, and the flags that play it again (its seed and games: in :func:`old_run`)."""
+
+
+def old_run(name: str) -> list[str]:
+    """The command line of the old run ``name``, but its rules."""
+    records = [json.loads(line) for line in (OLD_RUNS / name / "results.jsonl").open()]
+    seed = {"trap-sizes-6-8": 5, "othello-6-course": 5, "colosseum-sizes-5-7": 1}[name]
+    return ["random", "greedy", "--games", str(len(records)), "--seed", str(seed),
+            "--time-budget", "none", "--workers", "0", "--quiet", "--no-plot"]  # fmt: skip
+
+
+def same_game(record: dict) -> tuple:
+    """What decides a game and how it went, whichever shape its record has."""
+    from agents.arena.record_rules import record_game, record_params
+    from trap_env.game import played_params
+    from trap_env.games import get_game
+
+    played = played_params(get_game(record_game(record)), record_params(record))
+    fields = ("game_id", "seats", "seed", "max_turns", "winner", "reason", "turns", "actions")
+    return (record_game(record), sorted(played.items()), *(record[key] for key in fields))
+
+
+@pytest.mark.parametrize(
+    ("name", "flags"), [(name, flags) for name, each in OLD_RUN_FLAGS.items() for flags in each]
+)
+def test_an_old_run_resumes_with_its_flags_and_plays_the_same_games(tmp_path, name, flags):
+    """A run cut short and resumed by this runner keeps its games in their own shape and
+    plays the others as the old runner did: the same rules drawn from the same seeds
+    (``--rule board_size=6-8`` as ``--board-size 6-8`` drew them), the same games."""
+    from trap_scripts import tournament as cli
+
+    from agents.arena.replays import replay_record
+
+    folder = Path(shutil.copytree(OLD_RUNS / name, tmp_path / name))
+    lines = (folder / "results.jsonl").read_text().splitlines(keepends=True)
+    (folder / "results.jsonl").write_text("".join(lines[:1]))
+    argv = [*old_run(name), *flags, "--output", str(folder)]
+    assert cli.main([*argv, "--resume"]) == 0
+    resumed = load_results(folder / "results.jsonl")
+    assert json.dumps(resumed[0]) + "\n" == lines[0]  # kept as it was written
+    old = [json.loads(line) for line in lines]
+    assert sorted(map(same_game, resumed)) == sorted(map(same_game, old))
+    for record in resumed:
+        replay_record(record)
+    assert cli.main([*argv, "--resume"]) == 0  # the settings it wrote are the same run's
+
+
+def test_an_old_run_resumed_with_other_rules_is_refused_naming_each(tmp_path, capsys):
+    from trap_scripts import tournament as cli
+
+    folder = Path(shutil.copytree(OLD_RUNS / "trap-sizes-6-8", tmp_path / "run"))
+    argv = [*old_run("trap-sizes-6-8"), "--output", str(folder), "--resume"]
+    assert cli.main([*argv, "--board-size", "6-7"]) == 2
+    assert "board_size 6-8 there, 6-7 now; decay 0 there, 50 now" in capsys.readouterr().err

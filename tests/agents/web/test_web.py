@@ -36,8 +36,12 @@ from agents.web.live import LiveGame, LiveGames
 from agents.web.seats import PersonSeat
 from agents.web.views import Frame, FrameBuilder
 from tests.support.cli_fuzz import check_command, command_lines, raise_run_started
+from tests.support.old_records import old_shape
 from tests.support.results_roots import card_of, deep_tree, fifo_released_after, write_card
 from trap_env.games import game_names
+
+GAMES = ", ".join(game_names())
+"""The games, as the page's messages list them."""
 
 JSON = {"Content-Type": "application/json"}
 
@@ -141,9 +145,10 @@ def random_game(game: str, params: dict[str, Any], seed: int) -> tuple[list[Fram
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**32), game=st.sampled_from(game_names()))
 def test_a_frames_board_is_its_game_and_the_last_decisions_action(game: str, seed: int) -> None:
-    """The same for every game (its drawing on the page reads it with ``describe``): a
-    chance outcome is no decision, an action of no cell (Othello's pass) is one."""
-    frames, actions = random_game(game, {"board_size": 6}, seed)
+    """The same for every game (its drawing on the page reads it with ``describe``), under
+    its own default rules: a chance outcome is no decision, an action of no cell (Othello's
+    pass) is one."""
+    frames, actions = random_game(game, {}, seed)
     last = None
     for frame, action in zip(frames, [None, *actions], strict=True):
         if frame["actor"] not in (None, "chance"):
@@ -271,7 +276,7 @@ def test_bad_rules_get_a_message(client: TestClient) -> None:
         answer = post(client, "/api/games", {"params": params, "specs": ["random", None]})
         assert answer.status_code == 400 and words in answer.json()["error"], answer.text
     answer = post(client, "/api/games", {"game": "chess", "specs": ["random", None]})
-    assert "game must be one of colosseum, othello, trap, got 'chess'" in answer.json()["error"]
+    assert f"game must be one of {GAMES}, got 'chess'" in answer.json()["error"]
 
 
 def test_the_app_defaults_to_the_game_it_is_started_with_and_to_none_otherwise(
@@ -281,12 +286,10 @@ def test_the_app_defaults_to_the_game_it_is_started_with_and_to_none_otherwise(
     lists the games by name and starts only a game that a request names."""
     app = create_app(Settings(tmp_path, False, ["testserver"]))
     with TestClient(app) as plain:
-        assert [g["name"] for g in plain.get("/api/info").json()["games"]] == sorted(
-            ["trap", "othello", "colosseum"]
-        )
+        assert [g["name"] for g in plain.get("/api/info").json()["games"]] == game_names()
         answer = post(plain, "/api/games", {"specs": ["random", None]})
         assert answer.status_code == 400
-        assert "game must be one of colosseum, othello, trap, got None" in answer.json()["error"]
+        assert f"game must be one of {GAMES}, got None" in answer.json()["error"]
 
 
 def test_check_spec_allows_programs_only_when_asked() -> None:
@@ -351,8 +354,8 @@ def test_a_post_must_be_json(client: TestClient) -> None:
 
 def game_record(specs: tuple[str, str], seed: int) -> dict[str, Any]:
     agents = [make_agent(spec, seed=seed, game="trap") for spec in specs]
-    result = play_game(agents, seed=seed, board_size=5, time_budget=None, game="trap")
-    config = RunConfig(board_size=5, time_budget=None, game_name="trap")
+    result = play_game(agents, seed=seed, params={"board_size": 5}, time_budget=None, game="trap")
+    config = RunConfig(params={"board_size": 5}, time_budget=None, game_name="trap")
     return make_record(GameTask(f"g{seed}", tuple(sorted(specs)), specs, seed), result, config)
 
 
@@ -366,8 +369,11 @@ def test_a_pasted_record_replays_and_a_bad_one_gets_a_message(client: TestClient
                            ({"game": "os:system"}, "'game' must be one of")]:  # fmt: skip
         answer = post(client, "/api/replay", {"record": {**record, **changed}})
         assert answer.status_code == 400 and words in answer.json()["error"], answer.text
-    answer = post(client, "/api/replay", {"record": {**record, "board_size": 40}})
+    huge = {**record, "rules": {**record["rules"], "board_size": 40}}
+    answer = post(client, "/api/replay", {"record": huge})
     assert "boards up to 16x16" in answer.json()["error"]
+    answer = post(client, "/api/replay", {"record": {**record, "board_size": 40}})
+    assert "contradict each other" in answer.json()["error"]
     answer = post(client, "/api/replay", {"record": "{not json"})
     assert "not JSON" in answer.json()["error"]
 
@@ -475,7 +481,7 @@ def test_fuzzed_serve_flags_start_the_server_or_are_one_line(
 
 
 def test_an_idle_game_makes_room_and_a_followed_one_does_not() -> None:
-    config = RunConfig(board_size=5, game_name="trap")
+    config = RunConfig(params={"board_size": 5}, game_name="trap")
     games = LiveGames(limit=1)
     first = LiveGame([PersonSeat(), PersonSeat()], ["you", "you"], config, seed=1)
     games.add(first)
@@ -529,7 +535,7 @@ def othello_record(size: int = 4, seed: int = 1) -> dict[str, Any]:
 def test_a_trap_record_that_contradicts_itself_is_refused(
     client: TestClient, change: dict[str, Any], words: str
 ) -> None:
-    record = {**game_record(("greedy", "random"), 7), **change}
+    record = {**old_shape(game_record(("greedy", "random"), 7)), **change}
     answer = post(client, "/api/replay", {"record": record})
     assert answer.status_code == 400 and words in answer.json()["error"], answer.text
     assert "\n" not in answer.json()["error"]
@@ -546,7 +552,7 @@ def test_a_trap_record_that_contradicts_itself_is_refused(
 def test_an_othello_record_that_contradicts_itself_is_refused(
     client: TestClient, change: dict[str, Any], words: str
 ) -> None:
-    record = {**othello_record(), **change}
+    record = {**old_shape(othello_record()), **change}
     answer = post(client, "/api/replay", {"record": record})
     assert answer.status_code == 400 and words in answer.json()["error"], answer.text
 
@@ -556,7 +562,6 @@ def test_a_board_larger_than_the_page_shows_is_refused_wherever_written(
     client: TestClient, size: int
 ) -> None:
     record = othello_record()
-    del record["board_size"]
     record["rules"] = {**record["rules"], "board_size": size}
     answer = post(client, "/api/replay", {"record": record})
     assert answer.status_code == 400 and "boards up to 16x16" in answer.json()["error"]
@@ -798,7 +803,7 @@ def test_two_closes_of_one_game_close_its_worker_once_and_keep_its_record() -> N
 
     from agents.web.live import build_seats
 
-    config = RunConfig(board_size=5, time_budget=None, game_name="trap")
+    config = RunConfig(params={"board_size": 5}, time_budget=None, game_name="trap")
     seats = build_seats(["random", None], config, seed=1)
     conns = [mock.Mock(wraps=seats[0].conn)]
     seats[0].conn = conns[0]  # type: ignore[attr-defined]

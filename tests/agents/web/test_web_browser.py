@@ -73,8 +73,8 @@ def browser() -> Iterator[Any]:
 
 def game_record(specs: tuple[str, str], seed: int) -> dict[str, Any]:
     agents = [make_agent(spec, seed=seed, game="trap") for spec in specs]
-    result = play_game(agents, seed=seed, board_size=5, time_budget=None, game="trap")
-    config = RunConfig(board_size=5, time_budget=None, game_name="trap")
+    result = play_game(agents, seed=seed, params={"board_size": 5}, time_budget=None, game="trap")
+    config = RunConfig(params={"board_size": 5}, time_budget=None, game_name="trap")
     return make_record(GameTask(f"g{seed}", tuple(sorted(specs)), specs, seed), result, config)
 
 

@@ -19,8 +19,9 @@ SPECS = [
     "greedy",
     "random",
 ]
-FIELDS = ("game_id", "pairing", "seats", "winner_spec", "seed", "board_size", "max_turns",
-          "winner", "reason", "detail", "turns", "actions")
+FIELDS = ("game_id", "pairing", "seats", "winner_spec", "seed", "max_turns", "winner",
+          "reason", "detail", "turns", "actions")
+"""The fields compared, beside the board size (which a record holds in its rules now)."""
 
 
 def test_the_tournament_plays_the_recorded_games(tmp_path: Path) -> None:
@@ -30,7 +31,10 @@ def test_the_tournament_plays_the_recorded_games(tmp_path: Path) -> None:
     assert tournament.main(argv) == 0
     lines = (out / "results.jsonl").read_text().splitlines()
     played = sorted(
-        ({key: record[key] for key in FIELDS} for record in map(json.loads, lines)),
+        (
+            {key: record[key] for key in FIELDS} | {"board_size": record["rules"]["board_size"]}
+            for record in map(json.loads, lines)
+        ),
         key=lambda record: record["game_id"],
     )
     assert played == json.loads(DATA.read_text())
