@@ -20,8 +20,8 @@ import numpy as np
 from agents.seeded import SeededAgent
 from trap_env.batched import num_games
 from trap_env.checks import is_int, parse_natural
-from trap_env.game import TRUNCATED, Outcome, RandomSource, config_from_params
-from trap_env.trap.core import IllegalActionError
+from trap_env.game import TRUNCATED, IllegalActionError, Outcome, RandomSource
+from trap_env.game_base import GameBase
 
 WALK, GAMBLE = 0, 1
 GAMBLE_OUTCOMES = ((0, 0.4), (2, 0.6))
@@ -49,21 +49,15 @@ class RaceState(NamedTuple):
     turn: int
 
 
-class Race:
-    """The game protocol for Race."""
+class Race(GameBase[RaceState, RaceConfig]):
+    """The game protocol for Race, on the defaults of :class:`trap_env.game_base.GameBase`."""
 
     name = "race"
     title = "Race"
     end_reasons = ("finished",)
+    config_type = RaceConfig
     has_chance = True
     decision_names = ("step", "chance")
-    decisions_per_turn = 1
-
-    def make_config(self, **params: Any) -> RaceConfig:
-        return config_from_params(self.title, RaceConfig, params)
-
-    def config_params(self, config: RaceConfig) -> dict[str, Any]:
-        return {"goal": config.goal}
 
     def config_of(self, state: RaceState) -> RaceConfig:
         return RaceConfig(state.goal)
@@ -92,10 +86,6 @@ class Race:
         if state.gambling:
             return [outcome for outcome, _ in GAMBLE_OUTCOMES]
         return [WALK, GAMBLE]
-
-    def legal_action_mask(self, state: RaceState) -> list[int]:
-        legal = self.legal_actions(state)
-        return [int(action in legal) for action in range(3)]
 
     def apply(self, state: RaceState, action: int) -> RaceState:
         if action not in self.legal_actions(state):
@@ -131,9 +121,6 @@ class Race:
 
     def scores(self, state: RaceState) -> dict[str, Any]:
         return {"positions": list(state.positions)}
-
-    def decision_name(self, state: RaceState) -> str:
-        return "chance" if state.gambling else "step"
 
     def observe(self, state: RaceState, player: int) -> Any:
         planes = np.zeros(self.observation_shape(self.config_of(state)), np.int8)
@@ -171,18 +158,7 @@ class Race:
         return str(action) if state.gambling else NAMES[action]
 
     def action_from_text(self, state: RaceState, text: str) -> int:
-        if text in NAMES:
-            return NAMES.index(text)
-        if text in [str(action) for action in range(self.num_actions(self.config_of(state)))]:
-            return int(text)
-        raise ValueError(f"an action is 'walk', 'gamble' or a number, got {text[:80]!r}")
-
-    def render_text(self, state: RaceState, last_chance: tuple[int, int] | None = None) -> str:
-        track = range(state.goal + 1)
-        return "\n".join(
-            f"{player}: " + "".join("o" if cell == position else "." for cell in track)
-            for player, position in enumerate(state.positions)
-        )
+        return NAMES.index(text) if text in NAMES else super().action_from_text(state, text)
 
     def render_rgb(self, state: RaceState, last_chance: tuple[int, int] | None = None) -> Any:
         image = np.zeros((20, 10 * (state.goal + 1), 3), np.uint8)

@@ -16,14 +16,13 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from trap_env.checks import parse_natural
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import NUM_SIDES, ColosseumConfig, ColosseumState
-from trap_env.game import Outcome, RandomSource, config_from_params
+from trap_env.game_base import GameBase
 
 __all__ = ["GAME", "NUM_PLANES", "Colosseum"]
 
@@ -40,34 +39,23 @@ _PLAYER_COLOURS = ((31, 119, 180), (140, 86, 75))  # the engine's tab:blue and t
 _SIDE_WORDS = {"u": 0, "up": 0, "r": 1, "right": 1, "d": 2, "down": 2, "l": 3, "left": 3}
 
 
-class Colosseum:
+class Colosseum(GameBase[ColosseumState, ColosseumConfig]):
     """Colosseum Survival! as a :class:`trap_env.game.Game`: states are
     :class:`~trap_env.colosseum.rules.ColosseumState`, the configuration is
-    :class:`~trap_env.colosseum.rules.ColosseumConfig`, actions are ``cell * 4 + side``;
+    :class:`~trap_env.colosseum.rules.ColosseumConfig` (``board_size`` 8, ``start`` -1: drawn
+    by chance), actions are ``cell * 4 + side``;
     the start is a chance node over start numbers (or the rule parameter ``start``)."""
 
     name: str = "colosseum"
     title: str = "Colosseum"
     end_reasons: tuple[str, ...] = rules.END_REASONS
+    config_type = ColosseumConfig
     has_chance: bool = True
     decision_names: tuple[str, ...] = ("move", "start")
-    decisions_per_turn: int = 1
     paired_starts: bool = True
     """Tournaments play each start twice, seats swapped (the start is all its chance)."""
 
     # --- Configuration ----------------------------------------------------------------
-
-    def make_config(self, **params: Any) -> ColosseumConfig:
-        """A :class:`ColosseumConfig` from ``board_size`` (8) and ``start`` (-1: chance).
-
-        Raises:
-            ValueError: for an unknown parameter or a value out of range.
-        """
-        return config_from_params(self.title, ColosseumConfig, params)
-
-    def config_params(self, config: ColosseumConfig) -> dict[str, Any]:
-        """``{"board_size": M, "start": START}``."""
-        return dataclasses.asdict(config)
 
     def config_of(self, state: ColosseumState) -> ColosseumConfig:
         """The board size; the start is drawn by chance (a state does not say how its
@@ -92,48 +80,24 @@ class Colosseum:
         n = config.board_size
         return 2 * n * (n - 1) + 1
 
-    # --- Play ---------------------------------------------------------------------------
+    # --- Play: the rules' own functions (trap_env.colosseum.rules) -----------------------
 
-    def initial_state(self, config: ColosseumConfig) -> ColosseumState:
-        """:func:`trap_env.colosseum.rules.initial_state`: the chance node of the start,
-        or the start ``config.start``."""
-        return rules.initial_state(config)
+    initial_state = staticmethod(rules.initial_state)
+    is_chance = staticmethod(rules.is_chance)
+    legal_actions = staticmethod(rules.legal_actions)
+    legal_action_mask = staticmethod(rules.legal_action_mask)
+    apply = staticmethod(rules.apply)
+    chance_outcomes = staticmethod(rules.chance_outcomes)
+    sample_chance = staticmethod(rules.sample_start)
+    outcome = staticmethod(rules.outcome)
 
     def current_player(self, state: ColosseumState) -> int:
         """The player to move: 0 (A), 1 (B); 0 at the chance node."""
         return state.player
 
-    def is_chance(self, state: ColosseumState) -> bool:
-        """Whether the start is still to be drawn."""
-        return rules.is_chance(state)
-
-    def legal_actions(self, state: ColosseumState) -> list[int]:
-        """:func:`trap_env.colosseum.rules.legal_actions` (none at the chance node)."""
-        return rules.legal_actions(state)
-
-    def legal_action_mask(self, state: ColosseumState) -> list[int]:
-        """:func:`trap_env.colosseum.rules.legal_action_mask`."""
-        return rules.legal_action_mask(state)
-
-    def apply(self, state: ColosseumState, action: int) -> ColosseumState:
-        """:func:`trap_env.colosseum.rules.apply` (a start number at the chance node)."""
-        return rules.apply(state, action)
-
-    def chance_outcomes(self, state: ColosseumState) -> Sequence[tuple[int, float]]:
-        """:func:`trap_env.colosseum.rules.chance_outcomes`: every start number, equally likely."""
-        return rules.chance_outcomes(state)
-
-    def sample_chance(self, state: ColosseumState, rng: RandomSource) -> int:
-        """:func:`trap_env.colosseum.rules.sample_start`: one ``rng.random()``."""
-        return rules.sample_start(state, rng)
-
     def turn(self, state: ColosseumState) -> int:
         """Turns played: a turn is one decision, a move and its barrier."""
         return state.turn
-
-    def outcome(self, state: ColosseumState, max_turns: int | None = None) -> Outcome | None:
-        """:func:`trap_env.colosseum.rules.outcome`."""
-        return rules.outcome(state, max_turns)
 
     def scores(self, state: ColosseumState) -> dict[str, Any]:
         """``{"zones": [A's, B's]}``, the cells of each player's zone (the same zone, so
@@ -142,11 +106,11 @@ class Colosseum:
             return {}
         return {"zones": list(rules.zone_counts(state))}
 
-    def decision_name(self, state: ColosseumState) -> str:
-        """``"move"`` (a move and its barrier), or ``"start"`` at the chance node."""
-        return "start" if rules.is_chance(state) else "move"
-
     # --- Views --------------------------------------------------------------------------
+
+    to_text = staticmethod(rules.to_text)
+    from_text = staticmethod(rules.from_text)
+    check_state = staticmethod(rules.check_state)
 
     def observe(self, state: ColosseumState, player: int) -> Any:
         """``int8`` planes ``(M, M, 7)`` seen by ``player``: 0 its cell, 1 the opponent's,
@@ -167,18 +131,6 @@ class Colosseum:
         if state.player == player and to_act:
             planes[:, 6] = 1
         return planes.reshape(n, n, NUM_PLANES)
-
-    def to_text(self, state: ColosseumState) -> str:
-        """:func:`trap_env.colosseum.rules.to_text`."""
-        return rules.to_text(state)
-
-    def from_text(self, text: str) -> ColosseumState:
-        """:func:`trap_env.colosseum.rules.from_text`."""
-        return rules.from_text(text)
-
-    def check_state(self, state: ColosseumState) -> None:
-        """:func:`trap_env.colosseum.rules.check_state`."""
-        rules.check_state(state)
 
     def action_to_text(self, state: ColosseumState, action: int) -> str:
         """``"row,col,side"`` with the engine's side numbers (``"2,3,1"``); a start number

@@ -15,12 +15,11 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from trap_env.checks import parse_natural
-from trap_env.game import Outcome, RandomSource, config_from_params
+from trap_env.game_base import GameBase
 from trap_env.othello import rules
 from trap_env.othello.rules import OthelloConfig, OthelloState
 
@@ -35,31 +34,19 @@ _LINE = (0, 60, 25)
 _DISC_COLOURS = ((20, 20, 20), (235, 235, 235))
 
 
-class Othello:
+class Othello(GameBase[OthelloState, OthelloConfig]):
     """Othello as a :class:`trap_env.game.Game`: states are
     :class:`~trap_env.othello.rules.OthelloState`, the configuration is
-    :class:`~trap_env.othello.rules.OthelloConfig`, actions are cells and the pass (N*N)."""
+    :class:`~trap_env.othello.rules.OthelloConfig` (``board_size`` 8, ``end_rule``
+    ``"standard"``), actions are cells and the pass (N*N); no chance."""
 
     name: str = "othello"
     title: str = "Othello"
     end_reasons: tuple[str, ...] = rules.END_REASONS
-    has_chance: bool = False
+    config_type = OthelloConfig
     decision_names: tuple[str, ...] = ("place", "pass")
-    decisions_per_turn: int = 1
 
     # --- Configuration ----------------------------------------------------------------
-
-    def make_config(self, **params: Any) -> OthelloConfig:
-        """An :class:`OthelloConfig` from ``board_size`` (8) and ``end_rule`` (``"standard"``).
-
-        Raises:
-            ValueError: for an unknown parameter or a value out of range.
-        """
-        return config_from_params(self.title, OthelloConfig, params)
-
-    def config_params(self, config: OthelloConfig) -> dict[str, Any]:
-        """``{"board_size": N, "end_rule": RULE}``."""
-        return dataclasses.asdict(config)
 
     def config_of(self, state: OthelloState) -> OthelloConfig:
         """The board size and end rule the state carries."""
@@ -89,55 +76,20 @@ class Othello:
         is never followed by another), so the limit never cuts a game."""
         return 2 * config.board_size * config.board_size
 
-    # --- Play ---------------------------------------------------------------------------
+    # --- Play: the rules' own functions (trap_env.othello.rules) ------------------------
 
-    def initial_state(self, config: OthelloConfig) -> OthelloState:
-        """:func:`trap_env.othello.rules.initial_state`: dark (player 0) to move."""
-        return rules.initial_state(config)
+    initial_state = staticmethod(rules.initial_state)
+    legal_actions = staticmethod(rules.legal_actions)
+    apply = staticmethod(rules.apply)
+    outcome = staticmethod(rules.outcome)
 
     def current_player(self, state: OthelloState) -> int:
         """The player to place or pass: 0 dark, 1 light."""
         return state.player
 
-    def is_chance(self, state: OthelloState) -> bool:
-        """Never: Othello has no chance."""
-        return False
-
-    def legal_actions(self, state: OthelloState) -> list[int]:
-        """:func:`trap_env.othello.rules.legal_actions`."""
-        return rules.legal_actions(state)
-
-    def legal_action_mask(self, state: OthelloState) -> list[int]:
-        """:func:`trap_env.othello.rules.legal_action_mask`."""
-        return rules.legal_action_mask(state)
-
-    def apply(self, state: OthelloState, action: int) -> OthelloState:
-        """:func:`trap_env.othello.rules.apply`."""
-        return rules.apply(state, action)
-
-    def chance_outcomes(self, state: OthelloState) -> Sequence[tuple[int, float]]:
-        """Othello has no chance node.
-
-        Raises:
-            ValueError: always.
-        """
-        raise ValueError("Othello has no chance nodes")
-
-    def sample_chance(self, state: OthelloState, rng: RandomSource) -> int:
-        """Othello has no chance node.
-
-        Raises:
-            ValueError: always.
-        """
-        raise ValueError("Othello has no chance nodes")
-
     def turn(self, state: OthelloState) -> int:
         """Plies played: a turn is one decision, a placement or a pass."""
         return state.turn
-
-    def outcome(self, state: OthelloState, max_turns: int | None = None) -> Outcome | None:
-        """:func:`trap_env.othello.rules.outcome`."""
-        return rules.outcome(state, max_turns)
 
     def scores(self, state: OthelloState) -> dict[str, Any]:
         """``{"discs": [dark, light]}``."""
@@ -149,6 +101,10 @@ class Othello:
             else "place"  # fmt: skip
 
     # --- Views --------------------------------------------------------------------------
+
+    to_text = staticmethod(rules.to_text)
+    from_text = staticmethod(rules.from_text)
+    check_state = staticmethod(rules.check_state)
 
     def observe(self, state: OthelloState, player: int) -> Any:
         """``int8`` planes ``(N, N, 4)`` seen by ``player``: 0 its discs, 1 the opponent's,
@@ -164,18 +120,6 @@ class Othello:
         if state.player == player and rules.is_live(state):
             planes[:, 3] = 1
         return planes.reshape(n, n, NUM_PLANES)
-
-    def to_text(self, state: OthelloState) -> str:
-        """:func:`trap_env.othello.rules.to_text`."""
-        return rules.to_text(state)
-
-    def from_text(self, text: str) -> OthelloState:
-        """:func:`trap_env.othello.rules.from_text`."""
-        return rules.from_text(text)
-
-    def check_state(self, state: OthelloState) -> None:
-        """:func:`trap_env.othello.rules.check_state`."""
-        rules.check_state(state)
 
     def action_to_text(self, state: OthelloState, action: int) -> str:
         """A cell as ``d3`` (column letter, row from 1), or ``"pass"``."""

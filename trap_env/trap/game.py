@@ -15,43 +15,32 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from trap_env.bits import cells_of
 from trap_env.checks import parse_natural
-from trap_env.game import Outcome, RandomSource, config_from_params
+from trap_env.game_base import GameBase
 from trap_env.trap import core
 from trap_env.trap.core import Cell, GameConfig, Phase, State
 
 __all__ = ["GAME", "Trap"]
 
 
-class Trap:
+class Trap(GameBase[State, GameConfig]):
     """Trap! as a :class:`trap_env.game.Game`: states are :class:`trap_env.trap.core.State`,
-    the configuration is :class:`trap_env.trap.core.GameConfig`, actions are flat cells."""
+    the configuration is :class:`trap_env.trap.core.GameConfig` (``board_size`` 7, ``decay``
+    50), actions are flat cells."""
 
     name: str = "trap"
     title: str = "Trap!"
     end_reasons: tuple[str, ...] = (core.TRAPPED,)
+    config_type = GameConfig
     has_chance: bool = True
     decision_names: tuple[str, ...] = ("move", "throw", "landing")
     decisions_per_turn: int = 2
 
     # --- Configuration ----------------------------------------------------------------
-
-    def make_config(self, **params: Any) -> GameConfig:
-        """A :class:`GameConfig` from ``board_size`` and ``decay`` (defaults 7 and 50).
-
-        Raises:
-            ValueError: for an unknown parameter or a value out of range.
-        """
-        return config_from_params(self.title, GameConfig, params)
-
-    def config_params(self, config: GameConfig) -> dict[str, Any]:
-        """``{"board_size": N, "decay": D}``."""
-        return dataclasses.asdict(config)
 
     def config_of(self, state: State) -> GameConfig:
         """The board size and decay the state carries."""
@@ -81,11 +70,15 @@ class Trap:
         """``4 * N * N`` (:func:`trap_env.trap.core.default_turn_limit`)."""
         return core.default_turn_limit(config.board_size)
 
-    # --- Play ---------------------------------------------------------------------------
+    # --- Play: the rules' own functions (trap_env.trap.core) -----------------------------
 
-    def initial_state(self, config: GameConfig) -> State:
-        """:func:`trap_env.trap.core.initial_state`."""
-        return core.initial_state(config)
+    initial_state = staticmethod(core.initial_state)
+    legal_actions = staticmethod(core.legal_actions)
+    legal_action_mask = staticmethod(core.legal_action_mask)
+    apply = staticmethod(core.apply)
+    chance_outcomes = staticmethod(core.chance_outcomes)
+    sample_chance = staticmethod(core.sample_landing)
+    outcome = staticmethod(core.outcome)
 
     def current_player(self, state: State) -> int:
         """The player to move or throw; at a landing, the thrower."""
@@ -95,37 +88,9 @@ class Trap:
         """Whether a throw waits for its landing."""
         return state.phase is Phase.LANDING and state.winner == core.NO_PLAYER
 
-    def legal_actions(self, state: State) -> list[Cell]:
-        """:func:`trap_env.trap.core.legal_actions`."""
-        return core.legal_actions(state)
-
-    def legal_action_mask(self, state: State) -> list[int]:
-        """:func:`trap_env.trap.core.legal_action_mask`."""
-        return core.legal_action_mask(state)
-
-    def apply(self, state: State, action: int) -> State:
-        """:func:`trap_env.trap.core.apply`."""
-        return core.apply(state, action)
-
-    def chance_outcomes(self, state: State) -> Sequence[tuple[Cell, float]]:
-        """:func:`trap_env.trap.core.chance_outcomes`: the landing cells, the target first."""
-        return core.chance_outcomes(state)
-
-    def sample_chance(self, state: State, rng: RandomSource) -> Cell:
-        """:func:`trap_env.trap.core.sample_landing`: one ``rng.random()`` per landing."""
-        return core.sample_landing(state, rng)
-
     def turn(self, state: State) -> int:
         """Turns completed; a turn is one player's move and throw."""
         return state.turn
-
-    def outcome(self, state: State, max_turns: int | None = None) -> Outcome | None:
-        """:func:`trap_env.trap.core.outcome`."""
-        return core.outcome(state, max_turns)
-
-    def scores(self, state: State) -> dict[str, Any]:
-        """Nothing beyond win and loss."""
-        return {}
 
     def decision_name(self, state: State) -> str:
         """``"move"``, ``"throw"`` or ``"landing"`` (chance)."""
@@ -133,23 +98,15 @@ class Trap:
 
     # --- Views --------------------------------------------------------------------------
 
+    to_text = staticmethod(core.to_text)
+    from_text = staticmethod(core.from_text)
+    check_state = staticmethod(core.validate_state)
+
     def observe(self, state: State, player: int) -> Any:
         """:func:`trap_env.trap.observation.observe`."""
         from trap_env.trap.observation import observe
 
         return observe(state, player)
-
-    def to_text(self, state: State) -> str:
-        """:func:`trap_env.trap.core.to_text`."""
-        return core.to_text(state)
-
-    def from_text(self, text: str) -> State:
-        """:func:`trap_env.trap.core.from_text`."""
-        return core.from_text(text)
-
-    def check_state(self, state: State) -> None:
-        """:func:`trap_env.trap.core.validate_state`."""
-        core.validate_state(state)
 
     def action_to_text(self, state: State, action: int) -> str:
         """``"row,col"``."""
