@@ -21,8 +21,26 @@ Example:
 from agents.options import parse_spec
 from agents.registry import agent_names, make_agent, register
 from trap_env.agent import Agent, SpecError, UnsupportedGameError, check_supports, use_agent_table
+from trap_env.aliases import move_module
 
 use_agent_table(make_agent)
+
+MOVED_MODULES = {
+    "agents.heuristics": "agents.trap.heuristics",
+    "agents.batched_heuristics": "agents.trap.batched_heuristics",
+    "agents.random_agent": "agents.trap.random_agent",
+    "agents.search.agent": "agents.trap.search",
+    "agents.search.batched": "agents.trap.batched_search",
+    "agents.search.evaluation": "agents.trap.evaluation",
+    "agents.search.batched_evaluation": "agents.trap.batched_evaluation",
+    "agents.rl.pretrain": "agents.trap.pretrain",
+    "agents.rl.ppo_training": "agents.trap.ppo_training",
+}
+"""Each module that moved into Trap!'s agents -> its new home; the old name imports it, with
+a :class:`DeprecationWarning` (:func:`trap_env.aliases.move_module`)."""
+
+for _old, _new in MOVED_MODULES.items():
+    move_module(_old, _new)
 
 __all__ = [
     "Agent",

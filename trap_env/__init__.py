@@ -21,10 +21,20 @@ game's batched engine where it has one (:class:`trap_env.batched_env.GameVectorE
 (:class:`trap_env.aec_env.GameAECEnv`). ``import trap_env.openspiel`` registers the OpenSpiel
 names. A game from outside joins with :func:`trap_env.games.register_game`.
 
-The package's top also holds the ids as constants (:data:`GYM_ID`, :data:`OTHELLO_GYM_ID`,
-:data:`COLOSSEUM_GYM_ID`, :data:`AEC_ID`) and Trap!'s shortcuts: ``TrapEnv``, ``env()`` and
-``raw_env`` (of :mod:`trap_env.trap`) and its rule functions (:mod:`trap_env.trap.core`),
-each loaded on first use.
+The package's top holds, generic, the ids as constants (:data:`GYM_ID`,
+:data:`OTHELLO_GYM_ID`, :data:`COLOSSEUM_GYM_ID`, :data:`AEC_ID`), each game's PettingZoo
+module (``othello_v0``: made by :func:`trap_env.aec_env.game_module` for a game without a
+module of its own) and :class:`~trap_env.game.IllegalActionError`; and Trap!'s shortcuts, as
+they always were: ``TrapEnv`` (:class:`trap_env.trap.gym_env.TrapEnv`), ``env()`` and
+``raw_env`` (Trap!'s PettingZoo env, :mod:`trap_env.trap.aec_env`), each loaded on first use.
+
+Moved names keep working for a deprecation period, each with a :class:`DeprecationWarning`
+naming its new home (:mod:`trap_env.aliases`): Trap!'s rules once at the top (``apply``,
+``initial_state``, ``State``, ...: :mod:`trap_env.trap.core`), the modules that moved into
+Trap!'s package (``trap_env.core``, ``trap_env.kernel``, ``trap_env.observation``,
+``trap_env.batched_trap``), the games' old PettingZoo modules
+(``trap_env.othello.aec_env``: ``trap_env.othello_v0``) and :func:`register_gym_env`
+(:func:`trap_env.games.register_game`).
 
 Example:
     >>> import gymnasium, trap_env
@@ -42,10 +52,15 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
+import warnings
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+from trap_env.aliases import move_module, moved_attribute, serve_module
+from trap_env.game import IllegalActionError
 from trap_env.games import GAME_TABLE, entry_for, get_game, register_entry_points
 
 __version__ = "0.1.0"
@@ -56,24 +71,12 @@ __all__ = [
     "COLOSSEUM_GYM_ID",
     "GYM_ID",
     "OTHELLO_GYM_ID",
-    "GameConfig",
     "IllegalActionError",
-    "Phase",
-    "State",
     "TrapEnv",
-    "apply",
-    "chance_outcomes",
     "colosseum_v0",
     "env",
-    "initial_state",
-    "is_terminal",
-    "legal_action_mask",
-    "legal_actions",
     "othello_v0",
     "raw_env",
-    "register_gym_env",
-    "returns",
-    "sample_landing",
     "trap_v0",
 ]
 
@@ -86,9 +89,15 @@ COLOSSEUM_GYM_ID = "trap_env/Colosseum-v0"
 AEC_ID = "trap_env/trap_v0"
 """Trap!'s PettingZoo AEC id: ``pettingzoo.make("aec", AEC_ID)`` where PettingZoo has ``make``."""
 
-_TRAP_RULES = (
+_TRAP_SHORTCUTS = {
+    "TrapEnv": "trap_env.trap.gym_env",
+    "env": "trap_env.trap.aec_env",
+    "raw_env": "trap_env.trap.aec_env",
+}
+"""Trap!'s envs at the top -> the module each is loaded from on first use."""
+
+_MOVED_TRAP_RULES = (
     "GameConfig",
-    "IllegalActionError",
     "Phase",
     "State",
     "apply",
@@ -100,49 +109,49 @@ _TRAP_RULES = (
     "returns",
     "sample_landing",
 )
-"""Trap!'s rule names the package re-exports (from :mod:`trap_env.trap.core`)."""
+"""Trap!'s rule names the top once held, deprecated: :mod:`trap_env.trap.core`'s."""
 
-_LAZY = {
-    "TrapEnv": "trap_env.trap.gym_env",
-    "env": "trap_env.trap.aec_env",
-    "raw_env": "trap_env.trap.aec_env",
-    **dict.fromkeys(_TRAP_RULES, "trap_env.trap.core"),
+MOVED_MODULES = {
+    "trap_env.core": "trap_env.trap.core",
+    "trap_env.kernel": "trap_env.trap.kernel",
+    "trap_env.observation": "trap_env.trap.observation",
+    "trap_env.batched_trap": "trap_env.trap.batched",
+    "trap_env.othello.aec_env": "trap_env.othello_v0",
+    "trap_env.colosseum.aec_env": "trap_env.colosseum_v0",
 }
-"""Name -> the module it is loaded from on first use."""
-
-_AEC_MODULES = {
-    entry.aec_id.partition("/")[2]: entry.aec_module
-    for entry in GAME_TABLE
-    if entry.aec_id is not None and entry.aec_module is not None
-}
-"""``<game>_v0`` -> the game's PettingZoo module (``from trap_env import othello_v0``)."""
+"""Each module that moved -> its new home; the old name imports it, with a warning."""
 
 
 def __getattr__(name: str) -> Any:
-    """Load the environments, the PettingZoo modules and Trap!'s rules on first use (PEP 562)."""
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    if name in _AEC_MODULES:
-        module: ModuleType = importlib.import_module(_AEC_MODULES[name])
+    """Load Trap!'s envs and the games' PettingZoo modules on first use, and Trap!'s rules
+    the top once held, with a :class:`DeprecationWarning` (PEP 562)."""
+    if name in _TRAP_SHORTCUTS:
+        return getattr(importlib.import_module(_TRAP_SHORTCUTS[name]), name)
+    if f"{__name__}.{name}" in _PETTINGZOO_MODULES:
+        module: ModuleType = importlib.import_module(f"{__name__}.{name}")
         return module
+    if name in _MOVED_TRAP_RULES:
+        return moved_attribute(f"trap_env.{name}", f"trap_env.trap.core:{name}")
     raise AttributeError(f"module 'trap_env' has no attribute {name!r}")
 
 
 def register_gym_env(game: str) -> str:
-    """Register the Gymnasium id of a registered game (or a game's path),
-    ``trap_env/<Title>-v0``, and return it.
+    """Deprecated: register a game and its ids with :func:`trap_env.games.register_game`
+    (``register_game(game, gym_id="mypackage/MyGame-v0")``); the suite's games register
+    theirs on import.
 
-    The id makes a :class:`trap_env.gym_env.GameEnv` of that game, and with ``make_vec`` a
-    :class:`trap_env.batched_env.GameVectorEnv` when the game has a batched engine
-    (Gymnasium's ``SyncVectorEnv`` otherwise, :func:`trap_env.gym_env.make_sync_vector_env`,
-    which checks ``num_envs`` as the batched env does), bound to the game as every id is
-    (:mod:`trap_env.entry_points`). The suite's games register their own
-    ids on import (:data:`trap_env.games.GAME_TABLE`); a game from outside can give its id to
-    :func:`trap_env.games.register_game` instead. Registering twice is fine.
+    Registers the Gymnasium id ``trap_env/<Title>-v0`` of a registered game (or a game's
+    path), with a :class:`DeprecationWarning`, and returns it; registering twice is fine.
 
     Raises:
         UnknownGameError: (a ``ValueError``) if no game is registered under ``game``.
     """
+    warnings.warn(
+        "register_gym_env is deprecated: register a game and its ids with "
+        "trap_env.games.register_game(game, gym_id=...)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     found = get_game(game)
     title = "".join(char for char in found.title if char.isalnum())
     gym_id = f"trap_env/{title}-v0"
@@ -150,5 +159,34 @@ def register_gym_env(game: str) -> str:
     return gym_id
 
 
+def _made_pettingzoo_module(game: str) -> ModuleType:
+    """The PettingZoo module made for ``game`` (numpy and PettingZoo imported only now)."""
+    from trap_env.aec_env import game_module
+
+    return game_module(game)
+
+
+def _pettingzoo_modules() -> dict[str, Callable[[], ModuleType]]:
+    """Each game's PettingZoo module, ``trap_env.<game>_v0`` (its AEC id's last part) -> what
+    gives it: the game's own module, or the one :func:`trap_env.aec_env.game_module` makes
+    where the game's entry names ``trap_env.<game>_v0`` itself."""
+    served: dict[str, Callable[[], ModuleType]] = {}
+    for entry in GAME_TABLE:
+        if entry.aec_id is None or entry.aec_module is None:
+            continue
+        name = f"trap_env.{entry.aec_id.rpartition('/')[2]}"
+        if entry.aec_module == name:
+            served[name] = functools.partial(_made_pettingzoo_module, entry.name)
+        else:
+            served[name] = functools.partial(importlib.import_module, entry.aec_module)
+    return served
+
+
+_PETTINGZOO_MODULES = _pettingzoo_modules()
+
+for _name, _make in _PETTINGZOO_MODULES.items():
+    serve_module(_name, _make)
+for _old, _new in MOVED_MODULES.items():
+    move_module(_old, _new)
 for _entry in GAME_TABLE:
     register_entry_points(_entry)

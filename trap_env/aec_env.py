@@ -1,12 +1,16 @@
 """The PettingZoo AEC environments: both players are agents; chance plays inside ``step``.
 
 :class:`GameAECEnv` plays any :class:`trap_env.game.Game` and restates no rule. Each game
-has a PettingZoo module with ``raw_env`` (its :class:`GameAECEnv`) and ``env()`` (that in
-the wrappers of :func:`wrap`): ``from trap_env import trap_v0, othello_v0, colosseum_v0``.
+of the table has a PettingZoo module with ``raw_env`` (its :class:`GameAECEnv`) and ``env()``
+(that in the wrappers of :func:`wrap`): ``from trap_env import trap_v0, othello_v0,
+colosseum_v0``. A game whose table entry names no module of its own gets one made here,
+:func:`game_module` (``raw_env`` a :class:`BoundAECEnv`); Trap!'s is its own
+(:mod:`trap_env.trap.aec_env`, with Trap!'s arguments and throw ``infos``).
 """
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,12 +20,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from trap_env.checks import describe
-from trap_env.game import TRUNCATED, Game, turn_limit
-from trap_env.games import game_of
+from trap_env.entry_points import check_own_game
+from trap_env.game import TRUNCATED, Game, played_params, turn_limit
+from trap_env.games import entry_for, game_of, get_game
 from trap_env.gym_env import StateFacts, check_reset_arguments, count_info
 from trap_env.rendering import GameRenderer, available_render_modes
 
-__all__ = ["AGENTS", "GameAECEnv", "game_env", "wrap"]
+__all__ = ["AGENTS", "BoundAECEnv", "GameAECEnv", "game_env", "game_module", "wrap"]
 
 AGENTS = ("player_0", "player_1")
 """The agent names; ``player_i`` is the game's player ``i``."""
@@ -259,3 +264,78 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
     def _is_over(self) -> bool:
         agent = self.agent_selection
         return self.terminations.get(agent, True) or self.truncations.get(agent, True)
+
+
+class BoundAECEnv(GameAECEnv):
+    """:class:`GameAECEnv` of one game, :attr:`game_name`: the ``raw_env`` of a game's
+    PettingZoo module made by :func:`game_module`, which takes the game's rule parameters and
+    a ``game=`` naming only that game.
+
+    Args:
+        max_turns: the truncation limit in turns; None means the game's default.
+        render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (pygame).
+        **params: the game's rule parameters, and ``game`` naming the game itself.
+
+    Raises:
+        ValueError: for a ``game=`` naming another game, and what :class:`GameAECEnv` refuses.
+    """
+
+    game_name: ClassVar[str]
+    """The name of the game the class plays."""
+
+    def __init__(
+        self, max_turns: int | None = None, render_mode: str | None = None, **params: Any
+    ) -> None:
+        game = self.game_name
+        check_own_game(game, params.pop("game", game), self.metadata["name"])
+        super().__init__(game, max_turns, render_mode, **params)
+
+
+def game_module(game: str) -> ModuleType:
+    """The PettingZoo module of the table's game ``game``, ``trap_env.<game>_v0`` (the last
+    part of its AEC id), made for a game whose entry names no module of its own: ``raw_env``,
+    the game's :class:`BoundAECEnv`, and ``env()``, that in :func:`wrap`'s wrappers.
+
+    ``import trap_env`` serves it (:mod:`trap_env.aliases`): ``from trap_env import
+    othello_v0``, ``import trap_env.othello_v0`` and ``pettingzoo.make`` give it.
+
+    Raises:
+        UnknownGameError: for a game that is not registered.
+        ValueError: for a game without a PettingZoo id.
+    """
+    aec_id = entry_for(game).aec_id
+    if aec_id is None:
+        raise ValueError(f"the game {game!r} has no PettingZoo id, so no PettingZoo module")
+    short = aec_id.rpartition("/")[2]
+    name, title = f"trap_env.{short}", get_game(game).title
+    body = {
+        "game_name": game,
+        "metadata": {**GameAECEnv.metadata, "name": short},
+        "__module__": name,
+        "__qualname__": "raw_env",
+        "__doc__": _raw_env_doc(game, title),
+    }
+    raw_env = type("raw_env", (BoundAECEnv,), body)
+
+    def env(**kwargs: Any) -> AECEnv:
+        return wrap(raw_env(**kwargs))
+
+    env.__module__, env.__qualname__ = name, "env"
+    env.__doc__ = f"{title}'s ``raw_env`` in PettingZoo's usual wrappers (:func:`wrap`)."
+    module = ModuleType(name, f"{title}'s PettingZoo module, ``{aec_id}``: ``env``, ``raw_env``.")
+    module.__dict__.update(env=env, raw_env=raw_env, __all__=["env", "raw_env"])
+    return module
+
+
+def _raw_env_doc(game: str, title: str) -> str:
+    """The docstring of a made module's ``raw_env``: the game, its arguments and defaults."""
+    params = played_params(get_game(game))
+    rules = ", ".join(f"``{key}={value!r}``" for key, value in params.items())
+    return (
+        f"{title} for two agents, ``player_0`` (the first to act) and ``player_1``, in "
+        f"PettingZoo's AEC API: the :class:`trap_env.aec_env.GameAECEnv` of {game!r}, which "
+        "says what the agents observe, their masks, rewards and ``infos``; the game's page "
+        "of the docs says its rules, actions and planes. Its arguments: the game's rule "
+        f"parameters ({rules or 'none'}), ``max_turns`` (None: the game's default), "
+        f"``render_mode`` and ``game``, which names only {game!r}."
+    )

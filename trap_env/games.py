@@ -71,8 +71,11 @@ class GameEntry:
         vector_entry_point: ``make_vec``'s entry point: the batched env where the game has a
             batched engine, Gymnasium's ``SyncVectorEnv`` otherwise.
         aec_id: its PettingZoo AEC id, ``trap_env/<game>_v0``; None registers none.
-        aec_module: the module with its PettingZoo ``env()`` and ``raw_env()``
-            (``from trap_env import <game>_v0`` gives it); None: the generic entry point.
+        aec_module: the module with its PettingZoo ``env()`` and ``raw_env``, which
+            ``from trap_env import <game>_v0`` gives: the game's own, or
+            ``"trap_env.<game>_v0"`` itself, which the package makes (a
+            :func:`trap_env.aec_env.game_module`: a game's folder holds no module that only
+            names the game); None: the generic entry point.
         spiel_name: its OpenSpiel short name (``pyspiel.load_game``); None registers none.
         spiel_module: the module of its own ``pyspiel.Game`` class, which registers it under
             ``spiel_name`` when imported, or None for the generic class
@@ -122,7 +125,7 @@ GAME_TABLE: tuple[GameEntry, ...] = (
         env_entry_point=GENERIC_ENV,
         vector_entry_point=BATCHED_VECTOR_ENV,
         aec_id="trap_env/othello_v0",
-        aec_module="trap_env.othello.aec_env",
+        aec_module="trap_env.othello_v0",
         spiel_name="python_othello",
         env_kwargs={"game": "othello"},
     ),
@@ -133,7 +136,7 @@ GAME_TABLE: tuple[GameEntry, ...] = (
         env_entry_point=GENERIC_ENV,
         vector_entry_point=SYNC_VECTOR_ENV,
         aec_id="trap_env/colosseum_v0",
-        aec_module="trap_env.colosseum.aec_env",
+        aec_module="trap_env.colosseum_v0",
         spiel_name="python_colosseum",
         env_kwargs={"game": "colosseum"},
     ),

@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from trap_env.aliases import moved_attribute
+
 __all__ = ["Search", "SearchGame", "SearchResult", "SearchTimeout", "timed_iterations"]
 
 _LAZY = {
@@ -22,8 +24,15 @@ _LAZY = {
 }
 
 
+_MOVED = {"Game": "agents.search.game:SearchGame", "TrapGame": "agents.trap.search_game:TrapGame"}
+"""Names this package once held -> their new homes (deprecated)."""
+
+
 def __getattr__(name: str) -> Any:
-    """Load the search's names on first use (PEP 562)."""
+    """Load the search's names on first use, and the names that moved with a
+    :class:`DeprecationWarning` (PEP 562)."""
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
+    if name in _MOVED:
+        return moved_attribute(f"agents.search.{name}", _MOVED[name])
     raise AttributeError(f"module 'agents.search' has no attribute {name!r}")

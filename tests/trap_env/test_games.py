@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import pickle
 import subprocess
 import sys
 
@@ -13,6 +14,7 @@ from gymnasium.envs.registration import load_env_creator
 
 import trap_env
 from tests.support.toy_game import Race, RandomRacer
+from trap_env.aec_env import BoundAECEnv
 from trap_env.entry_points import BoundEntryPoint
 from trap_env.games import (
     GAME_TABLE,
@@ -80,16 +82,29 @@ def test_import_trap_env_imports_no_game() -> None:
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
-    loaded = "['trap_env', 'trap_env.checks', 'trap_env.game', 'trap_env.games']"
-    assert done.stdout.strip() == loaded
+    loaded = ["trap_env", "trap_env.aliases", "trap_env.checks", "trap_env.game", "trap_env.games"]
+    assert done.stdout.strip() == str(loaded)
 
 
 @pytest.mark.parametrize("name", sorted(SUITE))
 def test_each_game_has_a_pettingzoo_module(name: str) -> None:
     module = getattr(trap_env, f"{name}_v0")
     assert callable(module.env) and isinstance(module.raw_env, type)
-    assert module is importlib.import_module(f"trap_env.{name}.aec_env")
+    assert module is importlib.import_module(f"trap_env.{name}_v0")
     exec(f"from trap_env import {name}_v0", {})  # the documented import
+    aec = pettingzoo.make("aec", f"trap_env/{name}_v0")
+    assert type(aec.unwrapped) is module.raw_env
+
+
+@pytest.mark.parametrize("name", ["othello", "colosseum"])
+def test_a_game_without_a_module_of_its_own_is_served_one_from_the_table(name: str) -> None:
+    module = importlib.import_module(f"trap_env.{name}_v0")
+    raw = module.raw_env(board_size=4)
+    assert isinstance(raw, BoundAECEnv) and raw.game is get_game(name)
+    assert raw.metadata["name"] == f"{name}_v0" and module.raw_env.__module__ == module.__name__
+    assert type(pickle.loads(pickle.dumps(raw))) is module.raw_env  # found by its name
+    with pytest.raises(ValueError, match=f"^{name}_v0 plays the game '{name}', so game= names"):
+        module.env(game="trap")
 
 
 def test_an_unknown_attribute_is_an_attribute_error() -> None:
@@ -146,8 +161,8 @@ def test_register_game_refuses_an_id_that_is_no_string() -> None:
         "trap_env.trap.batched_env",
         "trap_env.trap.aec_env",
         "trap_env.trap.rendering",
-        "trap_env.othello.aec_env",
-        "trap_env.colosseum.aec_env",
+        "trap_env.aliases",
+        "trap_env.game_base",
     ],
 )
 def test_the_examples_of_the_entry_points_run(module: str) -> None:

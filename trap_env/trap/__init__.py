@@ -18,3 +18,15 @@ Example:
     >>> game.to_text(state)
     '..0../...../...../...../..1.. 0 move - 0'
 """
+
+from typing import Any
+
+from trap_env.aliases import moved_attribute
+
+
+def __getattr__(name: str) -> Any:
+    """``GAME`` and ``Trap``, deprecated: this package was once the module of Trap!'s game
+    object, now :mod:`trap_env.trap.game` (PEP 562)."""
+    if name in ("GAME", "Trap"):
+        return moved_attribute(f"trap_env.trap.{name}", f"trap_env.trap.game:{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
