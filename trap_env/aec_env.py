@@ -132,7 +132,8 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         }
         self._rng, _ = seeding.np_random(None)
         self._renderer = GameRenderer(game, render_mode, self.metadata["render_fps"])
-        self._last_throw: tuple[int, int] | None = None
+        self._last_chance: tuple[int, int] | None = None
+        """The last chance node's ``(decision before it, outcome)``, drawn by ``render``."""
         self._start_game()
         self._has_started = False  # step() needs a reset() first, as in the wrapped env
 
@@ -203,6 +204,7 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         if self.game.is_chance(state):
             landing = self.game.sample_chance(state, self._rng)
             self._chance = self._chance_info(AGENTS.index(agent), state, landing)
+            self._last_chance = (int(action), landing)  # type: ignore[arg-type]  # applied
             state = self.game.apply(state, landing)
         self._game_state = state
         self._update_ends()
@@ -213,7 +215,7 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
 
     def render(self) -> str | np.ndarray | None:
         """Draw the board as ``render_mode`` says: text, an RGB array, or a pygame window."""
-        return self._renderer.render(self._game_state, self._last_throw)
+        return self._renderer.render(self._game_state, self._last_chance)
 
     def close(self) -> None:
         """Close the window if one is open; closing twice is fine."""
@@ -232,7 +234,7 @@ class GameAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
 
     def _start_game(self) -> None:
         self._game_state = self.game.initial_state(self._config)
-        self._last_throw = None
+        self._last_chance = None
         self._chance = dict(self._NO_CHANCE) if self.game.has_chance else {}
         while self.game.is_chance(self._game_state):  # a start drawn by chance (Colosseum's)
             start = self.game.sample_chance(self._game_state, self._rng)

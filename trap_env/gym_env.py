@@ -143,7 +143,8 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         self._opponent, self._owns_opponent = self._resolve(opponent)
         self._game_state = game.initial_state(config)
         self._seat = 0 if seat is None else seat
-        self._last_throw: tuple[int, int] | None = None
+        self._last_chance: tuple[int, int] | None = None
+        """The last chance node's ``(decision before it, outcome)``, drawn by ``render``."""
         self._truncated = False
         self._illegal = False
         self._fault: str | None = None
@@ -271,7 +272,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         except IllegalActionError as error:
             return self._on_illegal_action(error)
         if self.game.is_chance(self._game_state):
-            info |= self._land(own=True)
+            info |= self._land(own=True, decision=int(action))
         try:
             info |= self._play_others()
         except OpponentError as error:
@@ -286,7 +287,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
 
     def render(self) -> str | np.ndarray | None:
         """Draw the board as ``render_mode`` says: text, an RGB array, or a pygame window."""
-        return self._renderer.render(self._game_state, self._last_throw)
+        return self._renderer.render(self._game_state, self._last_chance)
 
     def close(self) -> None:
         """Close the window if one is open, and an opponent built from a spec if it holds
@@ -318,7 +319,7 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
 
     def _start(self, state: Any) -> None:
         self._game_state = state
-        self._last_throw = None
+        self._last_chance = None
         self._illegal = False
         self._fault = None
         self._has_started = True
@@ -337,18 +338,20 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
         state = self._game_state
         game, seat = self.game, self._seat
         while self._outcome() is None and game.current_player(state) != seat:
-            self._game_state = state = self._apply_opponent_action(state)
-            if game.is_chance(state):
-                info |= self._land(own=False)
-                state = self._game_state
+            self._game_state, action = self._apply_opponent_action(state)
+            if game.is_chance(self._game_state):
+                info |= self._land(own=False, decision=action)
+            state = self._game_state
         self._truncated = self._ending() == TRUNCATED
         return info
 
-    def _land(self, *, own: bool) -> dict[str, np.int64]:
-        """Draw the pending chance outcome from ``np_random`` (one ``random()``), apply it."""
+    def _land(self, *, own: bool, decision: int | None = None) -> dict[str, np.int64]:
+        """Draw the pending chance outcome from ``np_random`` (one ``random()``), apply it,
+        and keep it with the ``decision`` it followed (None: a start) for ``render``."""
         before = self._game_state
         landing = self.game.sample_chance(before, self.np_random)
         self._game_state = self.game.apply(before, landing)
+        self._last_chance = None if decision is None else (decision, landing)
         return self._chance_info(before, landing, own=own)
 
     def _chance_info(self, before: Any, outcome: int, *, own: bool) -> dict[str, np.int64]:
@@ -363,13 +366,14 @@ class GameEnv(gym.Env[np.ndarray, np.int64]):
     }
     """The chance keys of ``info`` when no outcome was drawn (a game with chance only)."""
 
-    def _apply_opponent_action(self, state: Any) -> Any:
-        """The opponent's action applied; any failure of the opponent is an OpponentError."""
+    def _apply_opponent_action(self, state: Any) -> tuple[Any, int]:
+        """The state after the opponent's action, and the action; any failure of the
+        opponent is an OpponentError."""
         opponent = self._opponent
         select = getattr(opponent, "select_action", None)
         try:
             action = select(state) if select is not None else opponent(state)
-            return self.game.apply(state, action)
+            return self.game.apply(state, action), int(action)
         except IllegalActionError as error:
             raise OpponentError(f"the opponent {opponent!r} erred: {error}") from error
         except Exception as error:

@@ -19,6 +19,7 @@ import trap_env
 from tests.support.env_contract import CHANCE_KEYS, GYM_KEYS, StateQuestions, play_gym_episode
 from tests.support.far_throws import far_target
 from tests.support.replay_elsewhere import digest_in_another_process
+from tests.support.toy_game import GAMBLE, Race, Walker
 from trap_env.agent import UnsupportedGameError
 from trap_env.games import entry_of, game_names
 from trap_env.gym_env import GameEnv, OpponentError
@@ -900,3 +901,26 @@ def test_gymnasium_s_own_vector_envs_stack_every_info_key_into_a_typed_array(
     assert "object" not in dtypes.values(), dtypes
     assert dtypes["illegal_action"] == dtypes["opponent_fault"] == "bool", dtypes
     assert terminated[0] and info["illegal_action"][0]
+
+
+class _ChanceDrawn(Race):
+    """Race drawing only the chance node it is given: what ``render`` passes on."""
+
+    name = "race_chance_drawn"
+
+    def render_text(self, state: Any, last_chance: tuple[int, int] | None = None) -> str:
+        return repr(last_chance)
+
+
+def test_render_draws_the_last_chance_node_as_the_decision_and_its_outcome() -> None:
+    env = GameEnv(_ChanceDrawn(), opponent=Walker(), seat=0, render_mode="ansi", goal=9)
+    env.reset(seed=0)
+    assert env.render() == "None\n"  # the renderer ends a text with a new line
+    _, _, _, _, info = env.step(GAMBLE)
+    assert env.render() == f"{(GAMBLE, int(info['chance']))}\n"
+    trap = TrapEnv(opponent="random", seat=0, board_size=5, render_mode="ansi")
+    trap.reset(seed=1)
+    trap.step(legal_actions(trap.game_state)[0])
+    _, _, _, _, info = trap.step(legal_actions(trap.game_state)[0])  # and the opponent's turn
+    target, landing = (divmod(int(info[f"opponent_{key}"]), 5) for key in ("target", "landing"))
+    assert "last throw: target {},{}, landed on {},{}".format(*target, *landing) in trap.render()

@@ -122,7 +122,6 @@ class raw_env(GameAECEnv):
 
     def _chance_info(self, player: int, before: State, outcome: int) -> dict[str, np.int64]:
         """``{"thrower", "target", "landing"}``: the throw's author, its target, its landing."""
-        self._last_throw = (before.target, outcome)
         return {
             "thrower": np.int64(player),
             "target": np.int64(before.target),

@@ -179,7 +179,6 @@ class TrapEnv(GameEnv):
 
     def _chance_info(self, before: State, outcome: int, *, own: bool) -> dict[str, np.int64]:
         """``target``/``landing`` (the opponent's: ``opponent_target``/``opponent_landing``)."""
-        self._last_throw = (before.target, outcome)
         prefix = "" if own else "opponent_"
         return {f"{prefix}target": np.int64(before.target), f"{prefix}landing": np.int64(outcome)}
 
