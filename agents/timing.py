@@ -278,12 +278,17 @@ class TimedAgent(ClockedAgent):
         """Whether the second decision's state is the one the remembered decision led to."""
         return bool(first == second)
 
-    def _turn_budget(self, state: Any, time_limit: float | None, move_share: float) -> float | None:
+    def _turn_budget(
+        self, state: Any, time_limit: float | None, move_share: float | None = None
+    ) -> float | None:
         """Seconds for this decision: all of the turn's in a game of one decision a turn,
-        else a share of it at the first decision and the rest at the second."""
-        if self._turn_game.decisions_per_turn == 1:
+        else a share of it at the first decision and the rest at the second; the share is
+        ``move_share``, or by default the game's even one, ``1 / game.decisions_per_turn``."""
+        decisions = self._turn_game.decisions_per_turn
+        if decisions == 1:
             return time_limit
         spent, move_seconds = self._turn_spent, None
         if spent is not None and self._is_same_position(spent[0], state):
             move_seconds = spent[1]
-        return decision_budget(time_limit, move_share, self._is_first(state), move_seconds)
+        share = 1.0 / decisions if move_share is None else move_share
+        return decision_budget(time_limit, share, self._is_first(state), move_seconds)

@@ -7,12 +7,13 @@ game's agents for its default rules (:func:`agents.mcts.network.bundled_network`
 7x7, Othello 8x8), trained by ``trap-train alphazero`` (see :mod:`agents.rl.alphazero`); a
 network plays only the game and rules it was trained for.
 
-Time control is that of the game's reference search: a CPU-time budget per turn, in
-Trap! shared by the move and the throw (``move_share`` of it at the move, the rest at the
-throw), the clock checked every eight simulations with a safety margin, so a turn never
-runs over. The tree is kept between decisions, where it still holds the position. If the
-clock is nearly out before the search starts, the agent plays the network's likeliest
-legal action (or the kept tree's most visited one).
+Time control is that of the game's reference search: a CPU-time budget per turn, shared
+by the decisions one player makes in a turn as the game says (``game.decisions_per_turn``:
+Trap!'s move and throw; the first gets an even share, the second what the first left), the
+clock checked every eight simulations with a safety margin, so a turn never runs over. The
+tree is kept between decisions, where it still holds the position. If the clock is nearly
+out before the search starts, the agent plays the network's likeliest legal action (or the
+kept tree's most visited one).
 
 Example:
     >>> from agents import make_agent
@@ -23,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,18 +71,19 @@ class MCTSStats:
 
 
 class MCTSAgent(TimedAgent, SeededAgent):
-    """AlphaZero-style search; in Trap!, the throw's landing is an exact chance node.
+    """AlphaZero-style search, with exact chance nodes where the game has them.
 
     Args:
-        time_limit: CPU seconds per turn (in Trap!, move and throw together); None for no
-            limit (then ``simulations`` must be given).
+        time_limit: CPU seconds per turn (all the decisions of one player's turn together);
+            None for no limit (then ``simulations`` must be given).
         simulations: the most simulations per decision; None for no limit.
         path: the network's ``.npz`` file; by default the game's bundled network of its
             default rules (:func:`~agents.mcts.network.bundled_network`).
         c_puct: the weight of the prior in PUCT.
-        chance: ``"expect"`` (follow each landing in proportion to its probability) or
-            ``"sample"`` (draw landings from the agent's generator).
-        move_share: the part of Trap!'s turn budget given to the move.
+        chance: ``"expect"`` (follow each chance outcome in proportion to its probability)
+            or ``"sample"`` (draw them from the agent's generator).
+        move_share: deprecated (it warns): the part of a turn's budget given to its first
+            decision, in a game of two decisions a turn; by default an even share.
         max_turns: the turn limit the search counts as a draw (default: the game's, Trap!'s
             4 * N * N).
         clock: ``"cpu"`` (this process's CPU time) or ``"wall"``.
@@ -99,7 +102,7 @@ class MCTSAgent(TimedAgent, SeededAgent):
         path: str | Path | None = None,
         c_puct: float = 1.5,
         chance: str = "expect",
-        move_share: float = 0.5,
+        move_share: float | None = None,
         max_turns: int | None = None,
         clock: Clock = "cpu",
         seed: int | None = None,
@@ -228,7 +231,7 @@ def _check_options(
     time_limit: float | None,
     simulations: int | None,
     chance: str,
-    move_share: float,
+    move_share: float | None,
     clock: str,
     c_puct: float,
     max_turns: int | None,
@@ -252,7 +255,14 @@ def _check_options(
         raise ValueError(f"simulations must be an integer >= 1 or None, got {simulations!r}")
     if chance not in CHANCE_MODES:
         raise ValueError(f"chance must be one of {list(CHANCE_MODES)}, got {chance!r}")
-    if not 0.0 < move_share < 1.0:
-        raise ValueError(f"move_share must be between 0 and 1 (exclusive), got {move_share!r}")
+    if move_share is not None:
+        if not 0.0 < move_share < 1.0:
+            raise ValueError(f"move_share must be between 0 and 1 (exclusive), got {move_share}")
+        warnings.warn(
+            "mcts's move_share is deprecated: a turn's decisions share its budget as the game "
+            "says (game.decisions_per_turn: an even share each)",
+            DeprecationWarning,
+            stacklevel=3,  # the caller of MCTSAgent()
+        )
     check_clock(clock)
 

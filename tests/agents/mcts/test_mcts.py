@@ -225,7 +225,8 @@ class FakeClock:
 
 
 def test_budget_shared_by_move_and_throw_on_a_fake_clock(small_network: Path) -> None:
-    agent = MCTSAgent(time_limit=1.0, path=small_network, move_share=0.5, game="trap")
+    """The move's share is the game's even one, ``1 / decisions_per_turn``."""
+    agent = MCTSAgent(time_limit=1.0, path=small_network, game="trap")
     agent.clock = FakeClock(0.001)
     state = core.initial_state(GameConfig(5))
     move = agent.select_action(state)
@@ -237,6 +238,24 @@ def test_budget_shared_by_move_and_throw_on_a_fake_clock(small_network: Path) ->
     assert throw_stats is not None
     assert throw_stats.budget == pytest.approx(1.0 - stats.seconds)
     assert stats.seconds + throw_stats.seconds <= 1.0
+
+
+def test_the_first_decisions_share_of_a_turn_comes_from_the_game(
+    small_network: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(type(TRAP), "decisions_per_turn", 4)
+    agent = MCTSAgent(time_limit=1.0, simulations=2, path=small_network, game="trap")
+    agent.select_action(core.initial_state(GameConfig(5)))
+    assert agent.last_search is not None and agent.last_search.budget == 0.25
+
+
+def test_move_share_is_deprecated_and_still_shares_the_turn(small_network: Path) -> None:
+    with pytest.warns(DeprecationWarning, match="mcts's move_share is deprecated") as caught:
+        agent = MCTSAgent(time_limit=1.0, simulations=2, path=small_network, move_share=0.3,
+                          game="trap")  # fmt: skip
+    assert caught[0].filename == __file__  # the warning names the caller's line
+    agent.select_action(core.initial_state(GameConfig(5)))
+    assert agent.last_search is not None and agent.last_search.budget == 0.3
 
 
 def test_static_fallback_when_the_clock_is_out(small_network: Path) -> None:
