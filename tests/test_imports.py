@@ -1,11 +1,14 @@
-"""The import contract: the generic floors import no game, and ``trap_env`` imports no agent.
+"""The import contract: the generic floors import no game, no game imports another, and
+``trap_env`` imports no agent.
 
 The generic floors are the modules of ``trap_env`` outside the game folders, every module of
 ``agents.search``, ``agents.mcts``, ``agents.rl``, ``agents.arena``, ``agents.rating`` and
 ``agents.web``, and the modules at the root of ``agents`` but the course's shim
 (``agents/course.py``, which students import by that name). They reach a game only through the
-table of games (its ``module:attr`` strings). Imports are read from the source, so an import
-inside a function counts as much as one at the top.
+table of games (its ``module:attr`` strings). A game's own packages (``trap_env/<game>/``,
+``agents/<game>/``) import the generic floors and themselves, never another game's: a
+maintainer who copies a game inherits no other. Imports are read from the source, so an
+import inside a function counts as much as one at the top.
 """
 
 from __future__ import annotations
@@ -35,6 +38,11 @@ GENERIC_FLOORS = sorted(
     ]
 )
 TRAP_ENV_MODULES = sorted((ROOT / "trap_env").rglob("*.py"))
+GAME_MODULES = sorted(
+    path
+    for package in GAME_PACKAGES
+    for path in (ROOT / package.replace(".", "/")).rglob("*.py")
+)
 
 
 def module_name(path: Path) -> str:
@@ -85,10 +93,24 @@ def test_a_generic_floor_imports_no_game(path: Path) -> None:
     assert games == [], f"{label(path)} imports a game's package: {', '.join(games)}"
 
 
+@pytest.mark.parametrize("path", GAME_MODULES, ids=label)
+def test_a_game_imports_no_other_game(path: Path) -> None:
+    game = module_name(path).split(".")[1]
+    others = tuple(package for package in GAME_PACKAGES if package.split(".")[1] != game)
+    found = outermost(module for module in imported_modules(path) if inside(module, others))
+    assert found == [], f"{label(path)} imports another game's package: {', '.join(found)}"
+
+
 @pytest.mark.parametrize("path", TRAP_ENV_MODULES, ids=label)
 def test_trap_env_imports_no_agent(path: Path) -> None:
     found = outermost(module for module in imported_modules(path) if inside(module, ("agents",)))
     assert found == [], f"{label(path)} imports from agents: {', '.join(found)}"
+
+
+def test_the_games_modules_are_every_module_of_each_games_packages() -> None:
+    names = {module_name(path) for path in GAME_MODULES}
+    assert {"trap_env.othello.batched", "agents.colosseum.search", "agents.trap.search"} <= names
+    assert all(inside(name, GAME_PACKAGES) for name in names)
 
 
 def test_the_floors_cover_every_generic_package_and_no_game() -> None:

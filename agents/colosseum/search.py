@@ -58,9 +58,8 @@ from agents.search.alphabeta import (
     choose,
     deepen,
 )
-from agents.search.expectimax import never
+from agents.search.expectimax import SearchStats, never
 from agents.timing import ClockedAgent
-from agents.trap.search import SearchStats
 from trap_env.checks import check_type
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import NUM_SIDES, ColosseumState

@@ -50,7 +50,6 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-import agents.trap.search
 from agents.options import check_int
 from agents.othello.bitboards import Geometry, geometry
 from agents.othello.evaluation import (
@@ -61,6 +60,7 @@ from agents.othello.evaluation import (
     score_of_margin,
 )
 from agents.othello.random_agent import OthelloAgent
+from agents.search import expectimax
 from agents.search.alphabeta import (
     MAX_DEPTH,
     AlphaBetaSearch,
@@ -350,8 +350,8 @@ class SearchSettings(AlphaBetaSettings):
 
 
 @dataclass(frozen=True)
-class SearchStats(agents.trap.search.SearchStats):
-    """What the last decision's search did (:class:`agents.trap.search.SearchStats`'s
+class SearchStats(expectimax.SearchStats):
+    """What the last decision's search did (:class:`agents.search.expectimax.SearchStats`'s
     fields; ``depth`` is the number of empty cells for an exact solve, and ``value`` past
     :data:`~agents.othello.evaluation.WIN_SCORE` for a won game).
 

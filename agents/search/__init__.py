@@ -13,12 +13,20 @@ from typing import Any
 
 from trap_env.aliases import moved_attribute
 
-__all__ = ["Search", "SearchGame", "SearchResult", "SearchTimeout", "timed_iterations"]
+__all__ = [
+    "Search",
+    "SearchGame",
+    "SearchResult",
+    "SearchStats",
+    "SearchTimeout",
+    "timed_iterations",
+]
 
 _LAZY = {
     "SearchGame": "agents.search.game",
     "Search": "agents.search.expectimax",
     "SearchResult": "agents.search.expectimax",
+    "SearchStats": "agents.search.expectimax",
     "SearchTimeout": "agents.search.expectimax",
     "timed_iterations": "agents.search.expectimax",
 }

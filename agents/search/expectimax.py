@@ -42,7 +42,7 @@ from typing import Generic, NamedTuple, TypeVar
 from agents.search.game import SearchGame
 from trap_env.cache import BoundedCache
 
-__all__ = ["Search", "SearchResult", "SearchTimeout", "never", "timed_iterations"]
+__all__ = ["Search", "SearchResult", "SearchStats", "SearchTimeout", "never", "timed_iterations"]
 
 S = TypeVar("S")
 
@@ -171,6 +171,26 @@ class SearchResult:
     action: int
     nodes: int
     complete: bool = True
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    """What a search agent's last decision did, in any game (a game's agent may add fields).
+
+    Attributes:
+        nodes: nodes visited.
+        depth: the depth of the iteration that gave the answer, in plies (0: the static
+            guess was used); it may be one the clock cut short (see :class:`SearchResult`).
+        seconds: the decision's time on the agent's clock.
+        value: the chosen action's value for the player to act (0.0 for a static guess).
+        budget: the time the decision was allowed.
+    """
+
+    nodes: int
+    depth: int
+    seconds: float
+    value: float
+    budget: float
 
 
 def _nothing_known(

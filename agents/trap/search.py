@@ -46,7 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.options import check_int
-from agents.search.expectimax import Search
+from agents.search.expectimax import Search, SearchStats
 from agents.seeded import SeededAgent
 from agents.timing import Clock, TimedAgent, check_clock, check_time_limit, decision_deadline
 from agents.trap.batched_search import BatchedExpectiminimax
@@ -121,26 +121,6 @@ class SearchSettings:
         if not isinstance(self.weights, Weights):
             raise ValueError(f"weights must be a Weights, got {self.weights!r}")
         check_clock(self.clock)
-
-
-@dataclass(frozen=True)
-class SearchStats:
-    """What the last decision's search did.
-
-    Attributes:
-        nodes: nodes visited.
-        depth: the depth of the iteration that gave the answer, in plies (0: the static
-            guess was used); it may be one the clock cut short (see ``SearchResult``).
-        seconds: the decision's time on the agent's clock.
-        value: the chosen action's value for the player to act (0.0 for a static guess).
-        budget: the time the decision was allowed.
-    """
-
-    nodes: int
-    depth: int
-    seconds: float
-    value: float
-    budget: float
 
 
 DEFAULT_SETTINGS = SearchSettings()

@@ -48,9 +48,9 @@ from trap_env.batched import (
     uniform_below,
 )
 from trap_env.cache import per_board_size
+from trap_env.game import IllegalActionError
 from trap_env.othello import rules
 from trap_env.othello.rules import DARK, STANDARD, OthelloConfig, OthelloState
-from trap_env.trap.core import IllegalActionError
 
 __all__ = [
     "MAX_BOARD_SIZE",
