@@ -9,7 +9,7 @@ from trap_env.othello import rules
 from trap_env.othello.rules import OthelloConfig, OthelloState
 
 if TYPE_CHECKING:
-    from trap_env.othello.batched import RandomOpponent
+    from trap_env.othello.batched import BatchedRandom
 
 __all__ = ["OthelloAgent", "RandomAgent"]
 
@@ -34,11 +34,11 @@ class RandomAgent(OthelloAgent):
         """One of the legal actions, drawn from the agent's generator."""
         return self.rng.choice(rules.legal_actions(state))
 
-    def batched(self) -> RandomOpponent | None:
+    def batched(self) -> BatchedRandom | None:
         """The same policy for every game of the batched env at once (None for a subclass
         that decides otherwise: it plays game by game)."""
         if type(self).select_action is not RandomAgent.select_action:
             return None
-        from trap_env.othello.batched import RandomOpponent
+        from trap_env.othello.batched import BatchedRandom
 
-        return RandomOpponent()
+        return BatchedRandom()

@@ -24,6 +24,7 @@ MOVED_NAMES = {
     "trap_env.trap.Trap": "trap_env.trap.game.Trap",
     "agents.search.Game": "agents.search.game.SearchGame",
     "agents.search.TrapGame": "agents.trap.search_game.TrapGame",
+    "trap_env.othello.batched.RandomOpponent": "trap_env.othello.batched.BatchedRandom",
 }
 """Each name that moved out of a module that stays -> its new home."""
 

@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from trap_env.aliases import moved_attribute
 from trap_env.batched import (
     I8,
     I64,
@@ -55,8 +56,8 @@ from trap_env.othello.rules import DARK, STANDARD, OthelloConfig, OthelloState
 __all__ = [
     "MAX_BOARD_SIZE",
     "Batch",
+    "BatchedRandom",
     "Engine",
-    "RandomOpponent",
     "Tables",
     "apply",
     "from_states",
@@ -387,9 +388,10 @@ def random_actions(t: Tables, batch: Batch, words: U64) -> I64:
     return chosen
 
 
-class RandomOpponent:
+class BatchedRandom:
     """:class:`agents.othello.random_agent.RandomAgent`'s batched twin: a uniformly random legal
-    action in every game at once (a :class:`trap_env.batched_opponents.BatchOpponent`)."""
+    action in every game at once (a :class:`trap_env.batched_opponents.BatchOpponent`; every
+    game's batched random opponent has this name)."""
 
     checked = False  # legal by construction
 
@@ -497,3 +499,11 @@ class Engine:
     def observations(self, batch: Batch, players: NDArray[Any]) -> I8:
         """:func:`observations`."""
         return observations(self.tables, batch, players)
+
+
+def __getattr__(name: str) -> Any:
+    """``RandomOpponent``, deprecated: :class:`BatchedRandom`, the name of every game's batched
+    random opponent (PEP 562)."""
+    if name == "RandomOpponent":
+        return moved_attribute(f"{__name__}.RandomOpponent", f"{__name__}:BatchedRandom")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

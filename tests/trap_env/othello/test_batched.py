@@ -160,7 +160,7 @@ def test_make_vec_gives_the_batched_env_deterministic_under_a_seed() -> None:
 
 def test_the_batched_env_plays_whole_games_against_random() -> None:
     envs = GameVectorEnv("othello", num_envs=16, opponent="random", board_size=6)
-    assert isinstance(envs._opponents[0], batched.RandomOpponent)  # the batched twin
+    assert isinstance(envs._opponents[0], batched.BatchedRandom)  # the batched twin
     observations, _ = envs.reset(seed=3)
     assert observations.shape == (16, 6, 6, 4) and envs.action_masks().shape == (16, 37)
     ended = 0
