@@ -38,7 +38,7 @@ from trap_scripts._cli import (
 from agents.arena.tournament import BACKENDS, run_games
 from agents.files import write_text_atomically
 from agents.rating.ladder import Calibration, Ladder, calibration_tasks, fit_ratings, load_ladder
-from agents.rating.rate import DEFAULT_CPU_CAP, DEFAULT_GAMES, rate_spec
+from agents.rating.run import DEFAULT_CPU_CAP, DEFAULT_GAMES, rate_spec
 
 
 def even_games(text: str) -> int:

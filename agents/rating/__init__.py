@@ -1,7 +1,7 @@
 """Ratings anyone can reproduce: a policy against a fixed ladder of opponents per game.
 
 The ladders (:mod:`agents.rating.ladder`) are fixed opponents that play without a clock,
-with published ratings; :mod:`agents.rating.rate` plays a policy against one and writes its
+with published ratings; :mod:`agents.rating.run` plays a policy against one and writes its
 card; :mod:`agents.rating.estimate` turns the games into a rating with a 95% interval;
 :mod:`agents.rating.policy` rates a Python callable from a training loop (:func:`rate`).
 """
@@ -9,7 +9,7 @@ card; :mod:`agents.rating.estimate` turns the games into a rating with a 95% int
 from agents.rating.estimate import RatingEstimate, estimate_rating
 from agents.rating.ladder import LADDER_VERSION, Ladder, ladder_games, load_ladder
 from agents.rating.policy import PolicyAgent, rate
-from agents.rating.rate import Card, rate_spec
+from agents.rating.run import Card, rate_spec
 
 __all__ = [
     "LADDER_VERSION",

@@ -26,7 +26,7 @@ from typing import Any
 
 from agents.folder_walk import find_files, read_regular_file, shown_path
 from agents.rating.ladder import Ladder, game_params, ladder_games, load_ladder
-from agents.rating.rate import BENCHMARK
+from agents.rating.run import BENCHMARK
 
 __all__ = [
     "CARD_FILE",

@@ -22,7 +22,7 @@ import numpy as np
 
 from agents.options import check_int
 from agents.rating.ladder import Ladder, load_ladder
-from agents.rating.rate import DEFAULT_CPU_CAP, DEFAULT_GAMES, Card, Say, rate_spec
+from agents.rating.run import DEFAULT_CPU_CAP, DEFAULT_GAMES, Card, Say, rate_spec
 from agents.registry import local_agents
 from trap_env.games import get_game
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.rating.ladder import Ladder
-from agents.rating.rate import make_card
+from agents.rating.run import make_card
 
 
 def card_of(

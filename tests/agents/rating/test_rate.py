@@ -1,8 +1,10 @@
-"""Tests for the integrity of a rating run (agents.rating.rate, agents.rating.policy): one
+"""Tests for the integrity of a rating run (agents.rating.run, agents.rating.policy): one
 policy, one ladder and unedited games per card; one run per folder; checked arguments."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import json
 import os
 import shlex
@@ -303,3 +305,13 @@ def test_rating_json_records_the_ladder_s_identity_and_the_files(tmp_path):
     described = json.loads((tmp_path / "out" / "rating.json").read_text())
     assert described["ladder_sha256"] == card.ladder_sha256 == SMALL.identity
     assert described["files"] == card.files and str(model) in card.files
+
+
+def test_agents_rating_rate_is_the_function_only() -> None:
+    """The run's module is ``agents.rating.run``: no module shadows the function's name."""
+    import agents.rating
+
+    assert agents.rating.rate is rate and inspect.isfunction(rate)
+    assert "agents.rating.rate" not in sys.modules
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("agents.rating.rate")

@@ -15,7 +15,7 @@ from agents import make_agent
 from agents.rating import estimate_rating, ladder_games, load_ladder, rate, rate_spec
 from agents.rating.estimate import ONE_SIDED, TWO_SIDED, _log_likelihood, expected_score
 from agents.rating.ladder import ANCHOR, ANCHOR_RATING, Calibration, Ladder, Rung
-from agents.rating.rate import schedule_round
+from agents.rating.run import schedule_round
 from tests.support.game_runs import random_decision_states
 from trap_env.games import game_names, get_game
 
