@@ -491,8 +491,8 @@ def run_round_robin(
 
 def _run_line(specs: Sequence[str], config: RunConfig, games: int, num_games: int) -> str:
     """What a round robin plays: game, rules, time control, agents and games."""
-    rules = get_game(config.game_name)
-    played = [rules.config_params(game) for game in config.games]
+    game = get_game(config.game_name)
+    played = [game.config_params(rules) for rules in config.games]
     title = run_title(config.game_name, played, config.time_budget)
     return (
         f"{title}: {len(specs)} agents ({', '.join(specs)}), {games} games per pairing "

@@ -322,12 +322,12 @@ def _replay(args: argparse.Namespace) -> int:
         frames = replay_record(record, allow_paths=given)
     except ValueError as error:
         raise CliError(f"game {args.index} of {args.replay} is not a valid game: {error}") from None
-    rules = get_game(record_game(record), allow_paths=given)
+    game = get_game(record_game(record), allow_paths=given)
     if args.gif is not None:
-        _write_gif(rules, frames, args.gif, args.frame_seconds)
+        _write_gif(game, frames, args.gif, args.frame_seconds)
     else:
-        for state, last_throw in frames:
-            print(rules.render_text(state, last_throw))
+        for state, last_chance in frames:
+            print(game.render_text(state, last_chance))
             print()
             if args.delay:
                 time.sleep(args.delay)

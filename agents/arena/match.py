@@ -232,11 +232,11 @@ def play_game(
         ValueError: for a game name or rule parameters that the game refuses.
     """
     game = require_game(game, "play_game()")
-    rules = get_game(game)
+    found = get_game(game)  # ``game`` is its name
     given = deprecated_board_size(params, board_size, "play_game()")
-    config = rules.make_config(**draw_rules(given, seed))
-    limit = turn_limit(max_turns, rules.default_turn_limit(config))
-    result = GameResult(seed=seed, max_turns=limit, game=game, params=rules.config_params(config))
+    config = found.make_config(**draw_rules(given, seed))
+    limit = turn_limit(max_turns, found.default_turn_limit(config))
+    result = GameResult(seed=seed, max_turns=limit, game=game, params=found.config_params(config))
     for seat, agent in enumerate(agents):
         if on_reset is not None:
             on_reset(seat)
@@ -245,28 +245,28 @@ def play_game(
         except _Fault as fault:
             return result.lose(seat, fault.reason, str(fault))
     chance_rng = random.Random(derive_seed(seed, "landing"))
-    state = _opening(rules, rules.initial_state(config), opening_plies, seed, limit, result)
-    while (outcome := rules.outcome(state, limit)) is None:
-        seat = rules.current_player(state)
+    state = _opening(found, found.initial_state(config), opening_plies, seed, limit, result)
+    while (outcome := found.outcome(state, limit)) is None:
+        seat = found.current_player(state)
         if on_turn is not None:
             on_turn(seat, state, result.actions)
         try:
-            state = _play_turn(rules, agents[seat], state, seat, result, time_budget)
+            state = _play_turn(found, agents[seat], state, seat, result, time_budget)
         except _Fault as fault:
-            result.turns = rules.turn(state)
+            result.turns = found.turn(state)
             return result.lose(seat, fault.reason, str(fault))
-        while rules.is_chance(state):
-            state = _record(rules, state, rules.sample_chance(state, chance_rng), result)
+        while found.is_chance(state):
+            state = _record(found, state, found.sample_chance(state, chance_rng), result)
     if on_turn is not None:
         on_turn(-1, state, result.actions)
-    result.turns, result.scores = rules.turn(state), rules.scores(state)
+    result.turns, result.scores = found.turn(state), found.scores(state)
     if outcome.reason != TRUNCATED:
         result.winner, result.reason = _seat(outcome.winner), outcome.reason
     return result
 
 
 def _opening(
-    rules: Game[Any, Any], state: Any, plies: int, seed: int, limit: int, result: GameResult
+    game: Game[Any, Any], state: Any, plies: int, seed: int, limit: int, result: GameResult
 ) -> Any:
     """``state`` after up to ``plies`` uniformly random legal actions (and the chance outcomes
     that follow them) drawn from ``seed``'s own generator, recorded; it stops early at a
@@ -275,19 +275,19 @@ def _opening(
         return state
     rng = random.Random(derive_seed(seed, "opening"))
     for _ in range(plies):
-        state = _draw_chance(rules, state, rng, result)  # a game may start by chance
-        if rules.outcome(state, limit) is not None:
+        state = _draw_chance(game, state, rng, result)  # a game may start by chance
+        if game.outcome(state, limit) is not None:
             break
-        state = _record(rules, state, rng.choice(rules.legal_actions(state)), result)
-    return _draw_chance(rules, state, rng, result)
+        state = _record(game, state, rng.choice(game.legal_actions(state)), result)
+    return _draw_chance(game, state, rng, result)
 
 
 def _draw_chance(
-    rules: Game[Any, Any], state: Any, rng: random.Random, result: GameResult
+    game: Game[Any, Any], state: Any, rng: random.Random, result: GameResult
 ) -> Any:
     """``state`` after the chance outcomes it waits for, drawn from ``rng`` and recorded."""
-    while rules.is_chance(state):
-        state = _record(rules, state, rules.sample_chance(state, rng), result)
+    while game.is_chance(state):
+        state = _record(game, state, game.sample_chance(state, rng), result)
     return state
 
 
@@ -320,7 +320,7 @@ def _reset(agent: Agent, seed: int) -> None:
 
 
 def _play_turn(
-    rules: Game[Any, Any],
+    game: Game[Any, Any],
     agent: Agent,
     state: Any,
     seat: int,
@@ -330,30 +330,30 @@ def _play_turn(
     """The seat's decisions of one turn (Trap!: the move, and the throw if the move did not
     win), up to the next chance node, the next turn, or the end."""
     spent = 0.0
-    turn = rules.turn(state)
-    while _is_seat_to_decide(rules, state, seat, turn):
-        action, seconds = _timed_decision(rules, agent, state)
+    turn = game.turn(state)
+    while _is_seat_to_decide(game, state, seat, turn):
+        action, seconds = _timed_decision(game, agent, state)
         spent += seconds
         result.cpu_time[seat] += seconds
         result.max_turn_time[seat] = max(result.max_turn_time[seat], spent)
         if budget is not None and spent > budget:
             detail = f"turn {turn} took {spent:.3f} s of CPU, budget {budget} s"
             raise _Fault("timeout", detail)
-        state = _checked_apply(rules, state, action, result)
+        state = _checked_apply(game, state, action, result)
     return state
 
 
-def _is_seat_to_decide(rules: Game[Any, Any], state: Any, seat: int, turn: int) -> bool:
+def _is_seat_to_decide(game: Game[Any, Any], state: Any, seat: int, turn: int) -> bool:
     """Whether ``seat`` still decides within ``turn``: no end, no chance, no other player."""
     return (
-        rules.outcome(state) is None
-        and not rules.is_chance(state)
-        and rules.current_player(state) == seat
-        and rules.turn(state) == turn
+        game.outcome(state) is None
+        and not game.is_chance(state)
+        and game.current_player(state) == seat
+        and game.turn(state) == turn
     )
 
 
-def _timed_decision(rules: Game[Any, Any], agent: Agent, state: Any) -> tuple[Any, float]:
+def _timed_decision(game: Game[Any, Any], agent: Agent, state: Any) -> tuple[Any, float]:
     collecting = pause_collector()  # no agent is charged for the runner's collections
     try:
         start = time.process_time()
@@ -366,29 +366,29 @@ def _timed_decision(rules: Game[Any, Any], agent: Agent, state: Any) -> tuple[An
         raise _Fault(
             reason if reason in FAULTS else "exception",
             f"select_action raised {type(error).__name__}: {error} "
-            f"(turn {rules.turn(state)}, phase {_phase(rules, state)})",
+            f"(turn {game.turn(state)}, phase {_phase(game, state)})",
         ) from error
     finally:
         resume_collector(collecting)
     return action, seconds
 
 
-def _phase(rules: Game[Any, Any], state: Any) -> str:
+def _phase(game: Game[Any, Any], state: Any) -> str:
     """The decision to make, as records name it (Trap!: ``MOVE``, ``THROW``)."""
-    return rules.decision_name(state).upper()
+    return game.decision_name(state).upper()
 
 
-def _checked_apply(rules: Game[Any, Any], state: Any, action: Any, result: GameResult) -> Any:
+def _checked_apply(game: Game[Any, Any], state: Any, action: Any, result: GameResult) -> Any:
     if action is None:
-        raise _Fault("no_action", f"select_action returned None in phase {_phase(rules, state)}")
+        raise _Fault("no_action", f"select_action returned None in phase {_phase(game, state)}")
     try:
-        return _record(rules, state, action, result)
+        return _record(game, state, action, result)
     except IllegalActionError as error:
         raise _Fault("illegal", str(error)) from None
 
 
-def _record(rules: Game[Any, Any], state: Any, action: int, result: GameResult) -> Any:
-    next_state = rules.apply(state, action)
+def _record(game: Game[Any, Any], state: Any, action: int, result: GameResult) -> Any:
+    next_state = game.apply(state, action)
     result.actions.append(int(action))
     return next_state
 
@@ -406,18 +406,18 @@ def replay(
         IllegalActionError: if the sequence is not a legal game of ``game`` under the rule
             parameters ``params`` (a ``ValueError``, as are parameters the game refuses).
     """
-    rules = get_game(game)
-    config = rules.make_config(**(params or {}))
-    state = rules.initial_state(config)
+    found = get_game(game)  # ``game`` is its name
+    config = found.make_config(**(params or {}))
+    state = found.initial_state(config)
     last_chance: LastChance = None
     decision = -1  # every chance node follows a decision
     yield state, last_chance
     for action in actions:
         before = state
-        state = rules.apply(state, action)
-        if rules.is_chance(before):
+        state = found.apply(state, action)
+        if found.is_chance(before):
             last_chance = (decision, action)
         else:
             decision = action
-        if rules.turn(state) != rules.turn(before) or rules.outcome(state) is not None:
+        if found.turn(state) != found.turn(before) or found.outcome(state) is not None:
             yield state, last_chance

@@ -220,10 +220,10 @@ class RunConfig:
     def games(self) -> list[Any]:
         """The rules of every game the run may play: one, or each combination of the
         values of its rules drawn per game."""
-        rules, drawn = get_game(self.game_name), self._drawn_values()
+        game, drawn = get_game(self.game_name), self._drawn_values()
         fixed = fixed_rules(self.rule_params)
         return [
-            rules.make_config(**fixed, **dict(zip(drawn, values, strict=True)))
+            game.make_config(**fixed, **dict(zip(drawn, values, strict=True)))
             for values in itertools.product(*drawn.values())
         ]
 
@@ -245,9 +245,9 @@ class RunConfig:
 
     def turn_limit_for(self, seed: int) -> int:
         """The turn limit of the game with ``seed`` (its drawn rules', unless ``max_turns``)."""
-        rules = get_game(self.game_name)
-        config = rules.make_config(**self.rule_params_for(seed))
-        return turn_limit(self.max_turns, rules.default_turn_limit(config))
+        game = get_game(self.game_name)
+        config = game.make_config(**self.rule_params_for(seed))
+        return turn_limit(self.max_turns, game.default_turn_limit(config))
 
     @property
     def ceiling(self) -> float | None:

@@ -48,7 +48,7 @@ def replay_record(
     Raises:
         ValueError: naming what is wrong with the record.
     """
-    game, actions = record_game(record), record.get("actions")
+    name, actions = record_game(record), record.get("actions")
     if not isinstance(record.get("rules", {}), dict):
         raise ValueError(f"rules must be an object of rule parameters, got {record['rules']!r:.40}")
     params = record_params(record)
@@ -62,23 +62,23 @@ def replay_record(
         )
     if not isinstance(actions, list) or not all(_is_int(action) for action in actions):
         raise ValueError(f"actions must be a list of actions (integers), got {actions!r:.60}")
-    rules = get_game(game, allow_paths=allow_paths)
-    state = rules.initial_state(rules.make_config(**params))
+    game = get_game(name, allow_paths=allow_paths)
+    state = game.initial_state(game.make_config(**params))
     for index, action in enumerate(actions):
         try:
-            state = rules.apply(state, action)
+            state = game.apply(state, action)
         except IllegalActionError as error:
             raise ValueError(f"action {index} of the record: {error}") from None
-    _check_outcome(rules, record, state, has_actions=bool(actions))
-    return list(replay(actions, game=game, params=params))
+    _check_outcome(game, record, state, has_actions=bool(actions))
+    return list(replay(actions, game=name, params=params))
 
 
 def _check_outcome(
-    rules: Game[Any, Any], record: dict[str, Any], state: Any, has_actions: bool
+    game: Game[Any, Any], record: dict[str, Any], state: Any, has_actions: bool
 ) -> None:
     """Check the record's ``winner``, ``reason`` and ``turns`` against its final ``state``."""
     winner, turns = record.get("winner"), record.get("turns")
-    max_turns, played = record.get("max_turns"), rules.turn(state)
+    max_turns, played = record.get("max_turns"), game.turn(state)
     if not _is_int(turns) or turns != played:
         raise ValueError(f"the record says {turns!r:.20} turns; its actions play {played}")
     if not _is_int(max_turns) or played > max_turns:
@@ -86,17 +86,17 @@ def _check_outcome(
             f"max_turns must be an integer of at least the {played} turns played, "
             f"got {max_turns!r:.20}"
         )
-    expected = _expected_winner(rules, record, state, has_actions)
+    expected = _expected_winner(game, record, state, has_actions)
     if not _is_int(winner) or winner != expected:
         raise ValueError(f"the record says winner {winner!r:.20}; its actions give {expected}")
 
 
 def _expected_winner(
-    rules: Game[Any, Any], record: dict[str, Any], state: Any, has_actions: bool
+    game: Game[Any, Any], record: dict[str, Any], state: Any, has_actions: bool
 ) -> int:
     """The winner that the record's reason and its final ``state`` give; -1 for a draw."""
     reason, max_turns = record.get("reason"), record["max_turns"]
-    ended = rules.outcome(state)  # by the rules alone
+    ended = game.outcome(state)  # by the rules alone
     if ended is not None:
         if reason != ended.reason:
             raise ValueError(
@@ -104,18 +104,18 @@ def _expected_winner(
                 f"{ended.reason} (seat {ended.winner} won)"
             )
         return NO_WINNER if ended.winner is None else ended.winner
-    if reason in rules.end_reasons:
+    if reason in game.end_reasons:
         raise ValueError(f"the record says the game ended by {reason!r:.20}; its actions go on")
     if reason == TRUNCATED:
-        cut = rules.outcome(state, max_turns)
-        if cut is None or rules.turn(state) != max_turns:
+        cut = game.outcome(state, max_turns)
+        if cut is None or game.turn(state) != max_turns:
             raise ValueError(
                 f"the record says truncated at max_turns {max_turns}; its actions stop "
-                f"at turn {rules.turn(state)}, deciding {rules.decision_name(state)}"
+                f"at turn {game.turn(state)}, deciding {game.decision_name(state)}"
             )
         return NO_WINNER
     if reason in FAULTS:
-        if rules.outcome(state, max_turns) is not None:  # no seat acts in a finished game
+        if game.outcome(state, max_turns) is not None:  # no seat acts in a finished game
             raise ValueError(
                 f"the record says the game ended by {reason!r:.20}; its actions reach the "
                 f"turn limit {max_turns}, where it was over"
@@ -123,7 +123,7 @@ def _expected_winner(
         # The seat at fault is the one to act, or before any action either seat (a reset).
         winner = record.get("winner")
         if has_actions or winner not in (0, 1):
-            return 1 - rules.current_player(state)
+            return 1 - game.current_player(state)
         return int(winner)
     reasons = end_reasons(record_game(record))  # a game already allowed (and imported)
     raise ValueError(f"reason must be one of {', '.join(reasons)}; got {reason!r:.30}")

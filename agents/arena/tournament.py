@@ -195,12 +195,12 @@ def _matching_records(
     return done
 
 
-def _all_params(game: str, params: dict[str, Any]) -> dict[str, Any]:
-    """Every rule parameter of ``game`` played with ``params`` (its defaults fill the others);
-    none for parameters the game refuses (a record that is not of this run)."""
-    rules = get_game(game)
+def _all_params(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Every rule parameter of the game ``name`` played with ``params`` (its defaults fill the
+    others); none for parameters the game refuses (a record that is not of this run)."""
+    game = get_game(name)
     try:
-        return played_params(rules, params)
+        return played_params(game, params)
     except (TypeError, ValueError):
         return {}
 

@@ -86,8 +86,8 @@ def play_task(
 
 def empty_result(task: GameTask, config: RunConfig) -> GameResult:
     """The result of ``task`` before its first action, under ``config``'s rules and limit."""
-    rules = get_game(config.game_name)
-    params = played_params(rules, config.rule_params_for(task.seed))
+    game = get_game(config.game_name)
+    params = played_params(game, config.rule_params_for(task.seed))
     return GameResult(
         seed=task.seed, max_turns=config.turn_limit_for(task.seed), game=config.game_name,
         params=params,

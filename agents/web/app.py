@@ -305,10 +305,10 @@ def _info(settings: Settings) -> dict[str, Any]:
     """The games, their built-in agents and default rules, and whether exec is allowed."""
     described = []
     for name in sorted(game_names(), key=lambda name: name != settings.first_game):
-        rules = get_game(name)
-        params = played_params(rules)
+        game = get_game(name)
+        params = played_params(game)
         agents = [n for n in agent_names(name) if n in AGENT_TABLE.get(name, {})]
-        described.append({"name": name, "title": rules.title, "has_chance": rules.has_chance,
+        described.append({"name": name, "title": game.title, "has_chance": game.has_chance,
                           "params": params, "agents": agents})  # fmt: skip
     return {"games": described, "allow_exec": settings.allow_exec,
             "time_budget": DEFAULT_TIME_BUDGET}  # fmt: skip
