@@ -194,23 +194,24 @@ def build_parser(game: str = DEFAULT_GAME) -> Parser:
 
 
 def _game_and_index(args: argparse.Namespace) -> tuple[str, int]:
-    """The game to play and the record to replay; ``--game N`` with ``--replay`` is the
-    index, said the old way (deprecated for one release, with a note on stderr).
+    """The game to play and the record to replay.
 
     Raises:
-        CliError: for a game name that is not registered, or both an index and ``--index``.
+        CliError: for a game name that is not registered; a number as ``--game`` with
+            ``--replay`` names ``--index``, the record's option (``--game N`` was its
+            deprecated form).
     """
-    game, index = args.game, args.index
-    if args.replay is not None and game is not None and game.isdigit():
-        print(f"{PROG}: note: --game N is deprecated for --index N", file=sys.stderr)
-        if index is not None:
-            raise CliError(f"give the game to replay once, as --index N, not also --game {game}")
-        index, game = int(game), None
+    game = args.game or DEFAULT_GAME
+    if args.replay is not None and game.isdigit():
+        raise CliError(
+            f"--game takes a game's name, not a record's number: replay record {game} with "
+            f"--index {game}"
+        )
     try:
-        get_game(game or DEFAULT_GAME)
+        get_game(game)
     except UnknownGameError as error:
         raise CliError(error) from None
-    return game or DEFAULT_GAME, index or 0
+    return game, args.index or 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -240,17 +240,18 @@ def test_a_missing_model_file_and_an_unsupported_board_are_one_line_errors(
     assert status != 0 and err.count("\n") == 1 and "board_size=5" in err
 
 
-def test_game_n_with_replay_is_still_the_index_with_a_deprecation_note(
+def test_game_n_with_replay_is_a_one_line_error_naming_index(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], records: list[dict[str, Any]]
 ) -> None:
     path = tmp_path / "results.jsonl"
     path.write_text("".join(json.dumps(record) + "\n" for record in records[:2]))
     capsys.readouterr()
-    assert play.main(["--replay", str(path), "--game", "1"]) == 0
-    captured = capsys.readouterr()
-    assert captured.err == "trap-play: note: --game N is deprecated for --index N\n"
+    assert play.main(["--replay", str(path), "--game", "1"]) == 2
+    assert capsys.readouterr().err == (
+        "trap-play: error: --game takes a game's name, not a record's number: replay record 1 "
+        "with --index 1\n"
+    )
     assert play.main(["--replay", str(path), "--index", "1"]) == 0
-    assert capsys.readouterr().out == captured.out
 
 
 def test_an_unknown_game_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
