@@ -642,7 +642,8 @@ def test_generic_env_plays_trap_as_trap_env_does() -> None:
 
 
 def test_register_gym_env_names_the_id_after_the_title() -> None:
-    assert trap_env.register_gym_env("trap") == "trap_env/Trap-v0"
+    with pytest.warns(DeprecationWarning, match="register_gym_env is deprecated"):
+        assert trap_env.register_gym_env("trap") == "trap_env/Trap-v0"
     assert gymnasium.spec("trap_env/Trap-v0").entry_point == "trap_env.entry_points:env@trap"
 
 

@@ -147,7 +147,7 @@ def test_the_gymnasium_id_passes_check_env_and_plays_with_masks() -> None:
     import gymnasium
     from gymnasium.utils.env_checker import check_env
 
-    assert trap_env.register_gym_env("colosseum") == trap_env.COLOSSEUM_GYM_ID
+    assert trap_env.COLOSSEUM_GYM_ID in gymnasium.registry  # registered by import trap_env
     for render_mode in ("ansi", "rgb_array"):
         env = gymnasium.make(trap_env.COLOSSEUM_GYM_ID, opponent="random", render_mode=render_mode)
         check_env(env.unwrapped)
