@@ -1,5 +1,6 @@
 """The versioning policy (docs/versioning.md) holds: an env plays under its id as it played
-when the id's fingerprint was recorded.
+when the id's fingerprint was recorded, and CITATION.cff and CHANGELOG.md say the package's
+version.
 
 An env's fingerprint is the SHA-256 of what a learner sees in a few seeded random steps with
 the env's default arguments (rules, opponent, seat): observations, masks, rewards and
@@ -25,6 +26,7 @@ import numpy as np
 import pytest
 from gymnasium.envs.registration import load_env_creator
 
+import trap_env
 from trap_env.games import GAME_TABLE, bound_entry_point
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,6 +156,38 @@ def test_a_fingerprint_sees_a_change_of_the_observations(monkeypatch):
 
     monkeypatch.setattr(GameEnv, "_observation", flipped)
     assert single_env_fingerprint("trap_env/Othello-v0") != before
+
+
+def _citation_fields() -> dict[str, str]:
+    """CITATION.cff's top-level ``key: value`` lines (the file is YAML; its keys are plain)."""
+    text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    lines = re.findall(r"^([\w-]+):(.*)$", text, re.M)
+    return {key: value.strip().strip('"') for key, value in lines}
+
+
+def test_citation_cff_is_cff_1_2_0_of_this_version():
+    fields = _citation_fields()
+    assert fields["cff-version"] == "1.2.0"
+    assert {"cff-version", "message", "title", "authors"} <= fields.keys()  # CFF's required
+    assert fields["version"] == trap_env.__version__, "CITATION.cff's version is not the package's"
+    assert fields["license"] == "MIT"
+    assert "- name: trap_env developers" in (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+
+
+def test_the_readme_cites_this_version():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    entry = re.search(r"```bibtex\n(@software\{.*?)\n```", readme, re.DOTALL)
+    assert entry, "README.md has no ```bibtex block with an @software entry"
+    assert f"version = {{{trap_env.__version__}}}" in entry.group(1)
+    assert "CITATION.cff" in readme
+
+
+def test_the_changelog_has_unreleased_and_this_version():
+    headings = re.findall(r"^## (.+)$", (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"), re.M)
+    assert headings[0] == "Unreleased", "CHANGELOG.md begins with an 'Unreleased' section"
+    assert any(heading.split()[0] == trap_env.__version__ for heading in headings), (
+        f"CHANGELOG.md has no section for {trap_env.__version__}, the package's version"
+    )
 
 
 def main() -> int:
