@@ -60,9 +60,9 @@ def _is_module(dotted: str) -> bool:
 
 def undocumented(module: str, name: str | None) -> str | None:
     """Why ``name`` of ``module`` (the module itself for None) is on no API page, or None."""
-    target = importlib.import_module(module) if name is None else getattr(
-        importlib.import_module(module), name
-    )
+    target = importlib.import_module(module)
+    if name is not None:
+        target = getattr(target, name)
     if inspect.ismodule(target):
         if target.__name__ not in API_MODULES:
             return f"the module {target.__name__} has no '::: {target.__name__}' in docs/api/"
