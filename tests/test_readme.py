@@ -38,6 +38,11 @@ def test_readme_test_command_runs_rllib_s_test_in_a_venv_of_its_own() -> None:
     )
 
 
+def test_readme_stays_within_200_lines() -> None:
+    lines = len(TEXT.splitlines())
+    assert lines <= 200, f"README.md is {lines} lines, over 200: the detail belongs in docs/"
+
+
 def test_readme_says_what_the_main_command_plays() -> None:
     intro = TEXT.split("<!-- main-command -->")[0].strip().rsplit("\n\n", 1)[-1]
     intro = " ".join(intro.split())
