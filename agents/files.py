@@ -39,12 +39,17 @@ __all__ = [
     "FolderInUseError",
     "check_writable_file",
     "check_writable_folder",
+    "game_files",
+    "game_folder",
     "locked_folder",
     "replace_atomically",
     "run_folder",
     "save_npz_atomically",
     "write_text_atomically",
 ]
+
+AGENTS = Path(__file__).resolve().parent
+"""The agents package: a game's agents, and the files they ship, are in ``AGENTS/<game>/``."""
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 """Open a file only if it is not a symbolic link (where the system can say so)."""
@@ -117,6 +122,34 @@ def bundled_file(files: Mapping[str, Path], game: str, what: str, how: str) -> P
     if game not in files:
         raise ValueError(f"no bundled {what} for {game}; {how}")
     return files[game]
+
+
+def game_folder(game: str, kind: str) -> Path:
+    """The folder ``agents/<game>/<kind>/`` where a game's agents ship files of ``kind``
+    (``models``, ``ladders``), whether or not it exists.
+
+    Raises:
+        ValueError: for a game name that is no package name (a game's path), which has no
+            folder here.
+    """
+    if not game.isidentifier():
+        raise ValueError(f"the game {game!r} has no folder in agents/: it is not a package name")
+    return AGENTS / game / kind
+
+
+def game_files(game: str, kind: str) -> list[Path]:
+    """The files a game's agents ship in ``agents/<game>/<kind>/`` (``models``, ``ladders``),
+    by name.
+
+    The game's agents package is the folder of the game's name beside this module; a game
+    without one (a game from outside, a name that is no package) has none, and so do
+    hidden files.
+    """
+    if not game.isidentifier() or not (folder := game_folder(game, kind)).is_dir():
+        return []
+    return sorted(
+        path for path in folder.iterdir() if path.is_file() and not path.name.startswith(".")
+    )
 
 
 def run_folder(text: str, what: str = "run folder (--run-dir)") -> Path:

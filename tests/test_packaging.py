@@ -70,7 +70,7 @@ def test_the_wheel_builds_without_a_warning_and_ships_every_data_file(tmp_path: 
     [wheel] = (tmp_path / "wheel").glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     data = [name for name in tracked if "/models/" in name or "/static/" in name
-            or name.startswith("agents/rating/") and name.endswith(".json")]  # ladders, schema
+            or "/ladders/" in name or name == "agents/rating/ladder.schema.json"]
     assert data and all(name in names for name in data)
     dist_info = f"trap_env-{trap_env.__version__}.dist-info"
     assert f"{dist_info}/METADATA" in names
