@@ -35,18 +35,24 @@ from pathlib import Path
 from typing import Any
 
 from trap_scripts._cli import (
+    DEFAULT_GAME,
     CliError,
     Parser,
     add_game_option,
+    add_rule_options,
+    chosen_game,
     fail,
     finite_seconds,
     non_negative_int,
+    note_aliases,
     path,
+    rule_params,
 )
 
 from agents.arena.plan import MAX_OPENING_PLIES
 from agents.arena.tournament import BACKENDS, run_games
-from agents.options import given_rules, parse_spec, rule_pair
+from agents.arena.record_rules import DrawnRule
+from agents.options import parse_spec
 from agents.rating.fingerprint import fingerprints_of
 from agents.rating.ladder import (
     DEFAULT_GAMES_PER_PAIRING,
@@ -105,20 +111,8 @@ def version(text: str) -> str:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def add_rule_options(parser: argparse._ActionsContainer) -> None:
-    """``--board-size N`` and ``--rule NAME=VALUE``: the rules of the ladder (the game's
-    ``make_config`` says what each rule allows; :func:`_given_rules` reads them)."""
-    parser.add_argument("--board-size", type=non_negative_int, default=None, metavar="N",
-                        help="the board's size (default: the game's, or the one a ppo "
-                        "model records)")
-    parser.add_argument("--rule", type=rule_pair, action="append", default=[],
-                        metavar="NAME=VALUE", help="a rule of the game, repeatable (e.g. "
-                        "end_rule=course for othello; default: the game's, or those a ppo "
-                        "model records)")
-
-
-def build_parser() -> Parser:
-    """The command line."""
+def build_parser(game: str = DEFAULT_GAME) -> Parser:
+    """The command line (its rule options' help gives ``game``'s rules: :func:`chosen_game`)."""
     parser = Parser(
         prog="trap-rate",
         description="Rate an agent spec against the ladder of fixed opponents of its game "
@@ -126,7 +120,7 @@ def build_parser() -> Parser:
     )
     parser.add_argument("spec", nargs="?", metavar="SPEC", help="the agent spec to rate")
     add_game_option(parser)
-    add_rule_options(parser)
+    add_rule_options(parser, game)
     parser.add_argument("--ladder-version", type=version, default=None, metavar="V",
                         help="the ladder's version, e.g. 1 or v1 (default: the newest that "
                         "has the rules)")
@@ -176,13 +170,15 @@ def build_parser() -> Parser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Rate the spec (or calibrate a ladder); 0 on success, 2 on bad input."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(chosen_game(words))
+    args = parser.parse_args(words)
     misuse = _misuse(args)
     if misuse:
         parser.error(misuse)
     try:
         ladder = _chosen_ladder(args)
+        note_aliases("trap-rate", args)
         options = {"workers": args.workers, "backend": args.backend, "address": args.address}
         if args.calibrate:
             _calibrate(ladder, args, options, argv)
@@ -244,10 +240,19 @@ def _chosen_ladder(args: argparse.Namespace) -> Ladder:
 
 
 def _given_rules(args: argparse.Namespace) -> dict[str, Any] | None:
-    """The rules ``--board-size`` and ``--rule`` give (None: neither is given)."""
-    if args.board_size is None and not args.rule:
-        return None
-    return given_rules(args.board_size, args.rule)
+    """The rules ``--rule``, ``--board-size`` and ``--decay`` give (None: none is given).
+
+    Raises:
+        CliError: as :func:`~trap_scripts._cli.rule_params`, and for a rule drawn per game,
+            which no ladder has.
+    """
+    rules = rule_params(args)
+    drawn = [name for name, value in rules.items() if isinstance(value, DrawnRule)]
+    if drawn:
+        raise CliError(
+            f"no ladder draws {', '.join(drawn)} per game; give one value (--rule NAME=VALUE)"
+        )
+    return rules or None
 
 
 def _spec_rules(spec: str, game: str, rules: dict[str, Any] | None) -> dict[str, Any] | None:
