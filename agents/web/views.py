@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -162,21 +162,21 @@ def decision_odds(rules: Game[Any, Any], state: Any) -> dict[int, list[list[floa
     return odds
 
 
-def record_frames(record: Any, allow_paths: bool = False) -> dict[str, Any]:
+def record_frames(record: Any, allow_paths: bool | Collection[str] = False) -> dict[str, Any]:
     """A recorded game as frames, after checking it as ``trap-play --replay`` does.
 
-    A record naming its game by a path is read only with ``allow_paths`` (a page run with
-    ``--allow-exec``), which imports that path.
+    A record naming its game by a path is read only when ``allow_paths`` allows that path
+    (any: a page run with ``--allow-exec``; these: the page's ``--game``), which imports it.
 
     Raises:
         ValueError: naming what is wrong with the record (its shape, fields that
             contradict each other, a board the page does not show, or its actions and
             outcome under its rules).
     """
-    is_known = isinstance(record, dict) and record_game(record) in game_names()
-    if not allow_paths and isinstance(record, dict) and not is_known:
-        # A game's path would import its module: a pasted record names registered games only.
-        raise ValueError(f"'game' must be one of {', '.join(game_names())}")
+    readable = [*game_names(), *([] if isinstance(allow_paths, bool) else allow_paths)]
+    if isinstance(record, dict) and allow_paths is not True and record_game(record) not in readable:
+        # A game's path would import its module: only the paths allowed are read.
+        raise ValueError(f"'game' must be one of {', '.join(readable)}")
     check_record(record, allow_paths=allow_paths)
     params = record_rules(record)
     if len(record["actions"]) > MAX_RECORD_ACTIONS:
@@ -287,10 +287,12 @@ def results_path(root: Path, folder: str) -> Path:
     return path
 
 
-def read_records(path: Path, allow_paths: bool = False) -> list[dict[str, Any]]:
+def read_records(
+    path: Path, allow_paths: bool | tuple[str, ...] = False
+) -> list[dict[str, Any]]:
     """The complete records of a results file (a line being written is left out); read
     again only when the file has changed. A record naming its game by a path is read
-    only with ``allow_paths`` (a page run with ``--allow-exec``), which imports that path.
+    only when ``allow_paths`` allows it (as :func:`record_frames`), which imports that path.
 
     Raises:
         ValueError: for a file that cannot be read or a line that is not a record.
@@ -306,7 +308,7 @@ def read_records(path: Path, allow_paths: bool = False) -> list[dict[str, Any]]:
 
 @functools.lru_cache(maxsize=8)
 def _read_records(
-    path: Path, mtime_ns: int, size: int, allow_paths: bool
+    path: Path, mtime_ns: int, size: int, allow_paths: bool | tuple[str, ...]
 ) -> list[dict[str, Any]]:
     """The records of ``path`` as it was at ``mtime_ns`` and ``size`` (the cache's key)."""
     return read_results(path, allow_paths=allow_paths).records

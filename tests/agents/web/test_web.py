@@ -190,6 +190,11 @@ def test_colosseum_frames_give_the_walls_players_zones_and_the_last_move(
     assert frames[-1]["position"]["zones"] is not None
 
 
+DROP = "tests.support.drop_game:GAME"
+"""Drop, the test-only game on a board that is not square, whose actions are columns."""
+DROPPER = "tests.support.drop_game.RandomDropper"
+
+
 def test_the_event_stream_ends_with_the_game(client: TestClient) -> None:
     started = post(client, "/api/games", {"game": "othello", "params": {"board_size": 4},
                                           "specs": ["random", "greedy"], "seed": 1})  # fmt: skip
@@ -502,6 +507,31 @@ def test_a_stored_record_never_imports_the_game_path_it_names(
         assert not planted_game.was_imported()
     with make_client(tmp_path, allow_exec=True) as client:  # the page allows paths
         assert client.get("/api/results/game?folder=planted").json()["game"] == planted_game.path
+
+
+def test_a_game_given_by_its_path_is_offered_played_and_its_records_replay(tmp_path: Path) -> None:
+    """trap-serve --game PATH: the page offers that game first with its rules, plays it,
+    and replays its records, pasted or in a results file, even without --allow-exec (no
+    other path: a record of another is refused, and a server without --game refuses it)."""
+    hosts = allowed_hosts("127.0.0.1", 8000, ["testserver"])
+    with TestClient(create_app(Settings(tmp_path, True, hosts, first_game=DROP))) as client:
+        info = client.get("/api/info").json()["games"]
+        assert (info[0]["name"], info[0]["title"], info[0]["params"]) == (DROP, "Drop",
+                                                                          {"rows": 4, "cols": 5})
+        started = post(client, "/api/games", {"params": {"cols": 6}, "specs": [DROPPER] * 2})
+        assert started.status_code == 200, started.text
+        record = finished(client, started.json()["id"])["record"]
+    assert record["game"] == DROP and record["rules"] == {"rows": 4, "cols": 6}
+    write_results(tmp_path / "drop", [record])
+    other = {**record, "game": "tests.support.toy_game:GAME"}
+    with TestClient(create_app(Settings(tmp_path, False, hosts, first_game=DROP))) as client:
+        frames = post(client, "/api/replay", {"record": record}).json()["frames"]
+        assert frames[-1]["position"]["grid"]["cols"] == 6
+        assert client.get("/api/results/game?folder=drop").json()["frames"] == frames
+        refused = post(client, "/api/replay", {"record": other}).json()["error"]
+        assert f"'game' must be one of colosseum, othello, trap, {DROP}" in refused
+    with make_client(tmp_path) as client:
+        assert "'game' must be" in post(client, "/api/replay", {"record": record}).json()["error"]
 
 
 # --- Sizes, contradictions and heavy work (issue 36) -----------------------------------------
