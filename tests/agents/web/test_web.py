@@ -38,6 +38,7 @@ from agents.web.views import Frame, FrameBuilder
 from tests.support.cli_fuzz import check_command, command_lines, raise_run_started
 from tests.support.results_roots import card_of, deep_tree, fifo_released_after, write_card
 from trap_env.games import game_names
+from trap_env.grid import Grid, click_targets
 
 JSON = {"Content-Type": "application/json"}
 
@@ -181,7 +182,7 @@ def test_colosseum_frames_give_the_walls_players_zones_and_the_last_move(
     for frame in frames[1:]:
         position, last = frame["position"], frame["board"]["last"]
         if frame["actor"] == "chance":
-            assert last is None
+            assert last is None and frame["last_chance"] is None  # a start is no cell
             continue
         row, col, side = map(int, frame["action"].split(","))
         assert divmod(last, 4) == (row * size + col, side)  # the page's cellOf and sideOf
@@ -193,6 +194,58 @@ def test_colosseum_frames_give_the_walls_players_zones_and_the_last_move(
 DROP = "tests.support.drop_game:GAME"
 """Drop, the test-only game on a board that is not square, whose actions are columns."""
 DROPPER = "tests.support.drop_game.RandomDropper"
+SMALL = {"trap": {"board_size": 5}, "othello": {"board_size": 4}, "colosseum": {"board_size": 4},
+         DROP: {"rows": 3, "cols": 4}}  # fmt: skip
+"""Small rules of each game, Drop among them."""
+
+
+def pieces_by_game(position: dict[str, Any]) -> dict[int, str]:
+    """The pieces a position's own fields say (not its grid), by cell."""
+    game = position["game"]
+    if game == "trap":
+        return {**dict.fromkeys(position["traps"], "trap"),
+                **{cell: f"p{player}" for player, cell in enumerate(position["players"])}}
+    if game == "othello":
+        return {**dict.fromkeys(position["dark"], "dark"),
+                **dict.fromkeys(position["light"], "light")}
+    if game == "colosseum":
+        n = position["board_size"]
+        return {at[0] * n + at[1]: "AB"[player] for player, at in enumerate(position["cells"])
+                if at is not None}  # fmt: skip
+    return {}  # Drop's own fields say no cells: its grid is all there is
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32), game=st.sampled_from([*game_names(), DROP]))
+def test_every_frames_grid_is_its_position_and_its_clicks_are_the_legal_actions(
+    game: str, seed: int
+) -> None:
+    """The generic board's fields, in every game: a grid that reads back, whose pieces (and
+    Colosseum's walls) are the position's, and whose click reaches every legal decision but
+    Othello's pass; a chance node's odds and landing are shown where its outcomes are
+    clicks on the grid (Trap!'s cells, Drop's columns), not where they are not (Colosseum's
+    start)."""
+    frames, _ = random_game(game, SMALL[game], seed)
+    for frame in frames:
+        position, grid = frame["position"], frame["position"]["grid"]
+        assert Grid.from_json(grid).to_json() == grid
+        pieces = {int(cell): fields["piece"] for cell, fields in grid["cells"].items()
+                  if "piece" in fields}  # fmt: skip
+        if game != DROP:
+            assert pieces == pieces_by_game(position)
+        if game == "colosseum":
+            walls = [sides for row in position["walls"] for sides in row]
+            for cell, sides in enumerate(walls):
+                drawn = grid["cells"].get(str(cell), {}).get("walls", "")
+                assert drawn == "".join(s for s, on in zip("nesw", sides, strict=True) if on)
+        on_grid = game in ("trap", DROP)  # chance's outcomes are clicks on the grid
+        if frame["to_act"] is not None:
+            off_grid = set(frame["legal"]) - set(click_targets(grid))
+            assert off_grid <= ({grid["rows"] * grid["cols"]} if game == "othello" else set())
+        elif frame["outcome"] is None:  # a chance node
+            assert (frame["odds"] is not None) == on_grid
+        if frame["actor"] == "chance":
+            assert (frame["last_chance"] is not None) == on_grid
 
 
 def test_the_event_stream_ends_with_the_game(client: TestClient) -> None:
