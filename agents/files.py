@@ -46,6 +46,7 @@ __all__ = [
     "check_writable_folder",
     "deprecated_bundled_table",
     "game_files",
+    "game_folder",
     "locked_folder",
     "replace_atomically",
     "run_folder",
@@ -132,21 +133,6 @@ class Bundled(NamedTuple):
     plays: str
 
 
-def game_files(game: str, kind: str) -> list[Path]:
-    """The files a game's agents ship in ``agents/<game>/<kind>/`` (``models``), by name.
-
-    The game's agents package is the folder of the game's name beside this module; a game
-    without one (a game from outside, a name that is no package) has none, and so do
-    hidden files.
-    """
-    folder = AGENTS / game / kind
-    if not game.isidentifier() or not folder.is_dir():
-        return []
-    return sorted(
-        path for path in folder.iterdir() if path.is_file() and not path.name.startswith(".")
-    )
-
-
 def bundled_file(
     game: str, what: str, rules: str, read: Callable[[Path], Bundled | None], how: str
 ) -> Path:
@@ -201,6 +187,34 @@ def deprecated_bundled_table(
         with contextlib.suppress(ValueError):
             table[game] = lookup(game)
     return table
+
+
+def game_folder(game: str, kind: str) -> Path:
+    """The folder ``agents/<game>/<kind>/`` where a game's agents ship files of ``kind``
+    (``models``, ``ladders``), whether or not it exists.
+
+    Raises:
+        ValueError: for a game name that is no package name (a game's path), which has no
+            folder here.
+    """
+    if not game.isidentifier():
+        raise ValueError(f"the game {game!r} has no folder in agents/: it is not a package name")
+    return AGENTS / game / kind
+
+
+def game_files(game: str, kind: str) -> list[Path]:
+    """The files a game's agents ship in ``agents/<game>/<kind>/`` (``models``, ``ladders``),
+    by name.
+
+    The game's agents package is the folder of the game's name beside this module; a game
+    without one (a game from outside, a name that is no package) has none, and so do
+    hidden files.
+    """
+    if not game.isidentifier() or not (folder := game_folder(game, kind)).is_dir():
+        return []
+    return sorted(
+        path for path in folder.iterdir() if path.is_file() and not path.name.startswith(".")
+    )
 
 
 def run_folder(text: str, what: str = "run folder (--run-dir)") -> Path:

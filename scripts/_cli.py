@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import math
-import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -183,19 +181,16 @@ def add_max_turns_option(parser: argparse._ActionsContainer, game: str, what: st
 
 
 def turn_limit_text(game: str) -> str:
-    """The turn limit that ``game`` applies by default, in words: the formula its
-    ``default_turn_limit`` documents (its docstring's leading literal), and the limit under
-    its default rules.
+    """The turn limit that ``game`` applies by default, in words: the limit under its
+    default rules (the game's ``default_turn_limit``; other rules may give another).
 
     Example:
         >>> turn_limit_text("trap")
-        "Trap!'s own limit, 4 * N * N: 196 under its default rules"
+        "Trap!'s own limit, 196 under its default rules"
     """
     found = get_game(game)
     limit = found.default_turn_limit(found.make_config())
-    formula = re.match(r"``([^`]+)``", inspect.getdoc(found.default_turn_limit) or "")
-    said = f", {formula[1]}:" if formula else ","
-    return f"{found.title}'s own limit{said} {limit} under its default rules"
+    return f"{found.title}'s own limit, {limit} under its default rules"
 
 
 def rules_text(game: Game[Any, Any], rules: dict[str, Any]) -> str:

@@ -1,18 +1,25 @@
 """Rate an agent against its game's ladder: one line a paper can quote, and a card.
 
-The ladder is a fixed set of opponents that play without a clock, with published ratings
-(``agents/rating/ladders``); the games are the same for every policy; the rating is the
-maximum-likelihood one against the rungs' fixed ratings, with a 95% interval. The games go
-to ``OUTPUT/results.jsonl`` as they finish (``--resume`` finishes a stopped run) and the
-card to ``OUTPUT/card.json``.
+The ladder is a fixed set of opponents that play without a clock, with published ratings;
+a game owns its ladders (``agents/<game>/ladders/``), one per rules and version, and the
+rating plays the one of the game, its rules (``--board-size``, ``--rule``, or those a
+``ppo:path=ZIP`` model records) and a version (``--ladder-version``, the newest by default).
+The games are the same for every policy; the rating is the maximum-likelihood one against
+the rungs' fixed ratings, with a 95% interval. The games go to ``OUTPUT/results.jsonl`` as
+they finish (``--resume`` finishes a stopped run) and the card to ``OUTPUT/card.json``.
 
 ``--calibrate`` plays instead the ladder's own round robin (the one its ratings come from)
-and writes the ladder with the ratings it gives to ``OUTPUT/ladder.json``.
+and writes the ladder with the ratings it gives to ``OUTPUT/ladder.json``. With ``--rungs
+SPEC ...`` it makes a new ladder of those rungs (``random`` among them) for the game and
+rules, and writes it into the game's ladders folder (``--ladder-out FILE``: elsewhere).
 
 Example:
     trap-rate greedy --game othello
     trap-rate "ppo:path=runs/x/best/best_model.zip" --game trap --games 400 --workers 2
+    trap-rate greedy --game trap --ladder-version 1
     trap-rate --calibrate --game colosseum --workers 2 --output results/ladder-colosseum
+    trap-rate --calibrate --rungs random greedy "alphabeta:depth=2,time_limit=none" \\
+        --game othello --board-size 6 --workers 2
 """
 
 from __future__ import annotations
@@ -23,21 +30,45 @@ import shlex
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from trap_scripts._cli import (
+    DEFAULT_GAME,
     CliError,
     Parser,
     add_game_option,
+    add_rule_options,
+    chosen_game,
     fail,
     finite_seconds,
     non_negative_int,
+    note_aliases,
     path,
+    rule_params,
 )
 
+from agents.arena.plan import MAX_OPENING_PLIES
 from agents.arena.tournament import BACKENDS, run_games
-from agents.files import write_text_atomically
-from agents.rating.ladder import Calibration, Ladder, calibration_tasks, fit_ratings, load_ladder
+from agents.arena.record_rules import DrawnRule
+from agents.options import parse_spec
+from agents.rating.fingerprint import fingerprints_of
+from agents.rating.ladder import (
+    DEFAULT_GAMES_PER_PAIRING,
+    DEFAULT_OPENING_PLIES,
+    Ladder,
+    calibration_tasks,
+    find_ladder,
+    fit_ratings,
+    game_params,
+    ladder_target,
+    ladder_version,
+    load_ladder,
+    new_ladder,
+    setting_name,
+    write_ladder,
+)
 from agents.rating.run import DEFAULT_CPU_CAP, DEFAULT_GAMES, rate_spec
 
 
@@ -54,15 +85,45 @@ def even_games(text: str) -> int:
     return value
 
 
-def build_parser() -> Parser:
-    """The command line."""
+def pairing_games(text: str) -> int:
+    """An even number of games per pairing from 2 to 1000 (a ladder's round robin)."""
+    value = even_games(text)
+    if value > 1000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an even number of games from 2 to 1000")
+    return value
+
+
+def opening_plies(text: str) -> int:
+    """A number of random opening plies, 0 to :data:`MAX_OPENING_PLIES`."""
+    value = non_negative_int(text)
+    if value > MAX_OPENING_PLIES:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an integer from 0 to {MAX_OPENING_PLIES}"
+        )
+    return value
+
+
+def version(text: str) -> str:
+    """A ladder version: ``v1`` or ``1``."""
+    try:
+        return ladder_version(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def build_parser(game: str = DEFAULT_GAME) -> Parser:
+    """The command line (its rule options' help gives ``game``'s rules: :func:`chosen_game`)."""
     parser = Parser(
         prog="trap-rate",
-        description="Rate an agent spec against the game's ladder of fixed opponents (Trap!'s "
-        "unless --game), or --calibrate the ladder itself.",
+        description="Rate an agent spec against the ladder of fixed opponents of its game "
+        "(Trap!'s unless --game), rules and version, or --calibrate a ladder.",
     )
     parser.add_argument("spec", nargs="?", metavar="SPEC", help="the agent spec to rate")
     add_game_option(parser)
+    add_rule_options(parser, game)
+    parser.add_argument("--ladder-version", type=version, default=None, metavar="V",
+                        help="the ladder's version, e.g. 1 or v1 (default: the newest that "
+                        "has the rules)")
     parser.add_argument("--games", type=even_games, default=DEFAULT_GAMES, metavar="N",
                         help=f"games to play, an even number (default {DEFAULT_GAMES})")
     parser.add_argument("--seed", type=int, default=0,
@@ -77,39 +138,150 @@ def build_parser() -> Parser:
     parser.add_argument("--address", default=None, metavar="ADDR",
                         help="with --backend ray: the HOST:PORT of a running Ray cluster")
     parser.add_argument("--output", type=path, default=None, metavar="DIR",
-                        help="folder for results.jsonl and card.json (default "
-                        "results/rate/GAME-SPEC)")
+                        help="folder for the games and the card (default results/rate/GAME-SPEC; "
+                        "calibrating: calibration/GAME/VERSION-SETTING)")
     existing = parser.add_mutually_exclusive_group()
     existing.add_argument("--resume", action="store_true",
                           help="keep the games already in DIR and play the rest")
     existing.add_argument("--overwrite", action="store_true",
-                          help="replace the rating already in DIR")
-    parser.add_argument("--calibrate", action="store_true",
-                        help="play the ladder's round robin and write DIR/ladder.json")
+                          help="replace the rating (or the ladder file) already there")
     parser.add_argument("--ladder", type=path, default=None, metavar="FILE",
-                        help="a ladder file to use instead of the game's shipped one, checked "
-                        "when read: its rungs are agents of the game by name, without a clock")
+                        help="a ladder file to use instead of a shipped one, checked when "
+                        "read: its rungs are agents of the game by name, without a clock")
+    calibrating = parser.add_argument_group("calibrating a ladder")
+    calibrating.add_argument("--calibrate", action="store_true",
+                             help="play the ladder's round robin and write the ladder rated "
+                             "by it (to DIR/ladder.json)")
+    calibrating.add_argument("--rungs", nargs="+", default=None, metavar="SPEC",
+                             help="with --calibrate: make a new ladder of these rungs "
+                             "('random' among them; exec: and dotted paths allowed) for the "
+                             "game and rules, written into the game's ladders folder "
+                             "(agents/GAME/ladders/VERSION-SETTING.json)")
+    calibrating.add_argument("--ladder-out", type=path, default=None, metavar="FILE",
+                             help="with --calibrate: write the ladder to FILE instead")
+    calibrating.add_argument("--games-per-pairing", type=pairing_games, default=None,
+                             metavar="N", help="with --rungs: games of each pair of rungs, "
+                             f"even (default {DEFAULT_GAMES_PER_PAIRING})")
+    calibrating.add_argument("--opening-plies", type=opening_plies, default=None, metavar="N",
+                             help="with --rungs: random legal actions opening each game "
+                             f"(default {DEFAULT_OPENING_PLIES})")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Rate the spec (or calibrate the ladder); 0 on success, 2 on bad input."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if (args.spec is None) != args.calibrate:
-        parser.error("give an agent SPEC to rate, or --calibrate (not both)")
+    """Rate the spec (or calibrate a ladder); 0 on success, 2 on bad input."""
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(chosen_game(words))
+    args = parser.parse_args(words)
+    misuse = _misuse(args)
+    if misuse:
+        parser.error(misuse)
     try:
-        ladder = load_ladder(args.game, args.ladder)
+        ladder = _chosen_ladder(args)
+        note_aliases("trap-rate", args)
         options = {"workers": args.workers, "backend": args.backend, "address": args.address}
         if args.calibrate:
             _calibrate(ladder, args, options, argv)
         else:
             _rate(ladder, args, options)
-    except (ValueError, OSError) as error:
+    except (CliError, ValueError, OSError) as error:
         return fail("trap-rate", error)
     except KeyboardInterrupt:
         return fail("trap-rate", "interrupted; finished games are kept, run again with --resume")
     return 0
+
+
+def _misuse(args: argparse.Namespace) -> str:
+    """What of the options does not go together ("" if nothing)."""
+    if (args.spec is None) != args.calibrate:
+        return "give an agent SPEC to rate, or --calibrate (not both)"
+    for flag in ("rungs", "ladder_out"):
+        if getattr(args, flag) is not None and not args.calibrate:
+            return f"--{flag.replace('_', '-')} goes with --calibrate"
+    for flag in ("games_per_pairing", "opening_plies"):
+        if getattr(args, flag) is not None and args.rungs is None:
+            return f"--{flag.replace('_', '-')} goes with --rungs (a new ladder's)"
+    if args.rungs is not None and args.ladder is not None:
+        return "--rungs makes a new ladder and --ladder reads one: give one of them"
+    return ""
+
+
+def _chosen_ladder(args: argparse.Namespace) -> Ladder:
+    """The ladder of the game, its rules and version: a new one (``--rungs``), the file
+    ``--ladder`` (which must be of the rules and version given), or the shipped one.
+
+    Raises:
+        ValueError: for rules given twice or not the game's, a model that records other
+            rules or another game, a file of other rules or version, or rules and version
+            without a shipped ladder (naming those that have one): before any game.
+    """
+    rules = _given_rules(args)
+    if args.spec is not None:
+        rules = _spec_rules(args.spec, args.game, rules)
+    if args.rungs is not None:
+        return new_ladder(
+            args.game, rules, args.rungs, version=args.ladder_version,
+            games_per_pairing=args.games_per_pairing or DEFAULT_GAMES_PER_PAIRING,
+            opening_plies=(
+                DEFAULT_OPENING_PLIES if args.opening_plies is None else args.opening_plies
+            ),
+        )
+    if args.ladder is None:
+        return find_ladder(args.game, rules, args.ladder_version)
+    ladder = load_ladder(args.game, args.ladder)
+    if rules is not None and game_params(args.game, rules) != game_params(args.game, ladder.params):
+        raise ValueError(
+            f"{args.ladder} is a ladder of {ladder.game} {ladder.setting}, not of "
+            f"{args.game} {setting_name(args.game, rules)}"
+        )
+    if args.ladder_version not in (None, ladder.version):
+        raise ValueError(f"{args.ladder} is a ladder {ladder.version}, not {args.ladder_version}")
+    return ladder
+
+
+def _given_rules(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The rules ``--rule``, ``--board-size`` and ``--decay`` give (None: none is given).
+
+    Raises:
+        CliError: as :func:`~trap_scripts._cli.rule_params`, and for a rule drawn per game,
+            which no ladder has.
+    """
+    rules = rule_params(args)
+    drawn = [name for name, value in rules.items() if isinstance(value, DrawnRule)]
+    if drawn:
+        raise CliError(
+            f"no ladder draws {', '.join(drawn)} per game; give one value (--rule NAME=VALUE)"
+        )
+    return rules or None
+
+
+def _spec_rules(spec: str, game: str, rules: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The rules to rate ``spec`` by: those a ``ppo:path=ZIP`` model records (which the
+    rules given must be), else those given.
+
+    Raises:
+        ValueError: for a model of another game, or rules given that are not its own.
+    """
+    name, options = parse_spec(spec)
+    if name != "ppo" or "path" not in options:
+        return rules
+    from agents.rl.ppo import read_model_game  # the rl agents, imported for a ppo spec only
+
+    recorded = read_model_game(options["path"])
+    if recorded is None:  # an unstamped model: its rules are those given
+        return rules
+    model_game, model_rules = recorded
+    if model_game != game:
+        raise ValueError(
+            f"the ppo model {options['path']} plays {model_game}, not {game}; rate it with "
+            f"--game {model_game}"
+        )
+    if rules is not None and game_params(game, rules) != model_rules:
+        raise ValueError(
+            f"the ppo model {options['path']} plays {game} {setting_name(game, model_rules)}, "
+            f"not the rules given ({setting_name(game, rules)})"
+        )
+    return model_rules
 
 
 def _rate(ladder: Ladder, args: argparse.Namespace, options: dict[str, object]) -> None:
@@ -133,9 +305,17 @@ def _calibrate(
     ladder: Ladder, args: argparse.Namespace, options: dict[str, object],
     argv: Sequence[str] | None,
 ) -> None:
-    output = args.output or Path("results", f"ladder-{ladder.game}")
+    """Play the ladder's round robin into ``--output`` and write it rated, with its
+    fingerprints: a new ladder (``--rungs``) into the game's ladders folder, another to
+    ``DIR/ladder.json`` (``--ladder-out FILE``: there)."""
+    output = args.output or Path("calibration", ladder.game, ladder.file_stem)
+    default = None if args.rungs is not None else output / "ladder.json"
+    target = ladder_target(
+        ladder, args.ladder_out or default, overwrite=args.overwrite or args.resume
+    )
     tasks = calibration_tasks(ladder)
-    print(f"calibrating the {ladder.name}: {len(tasks)} games; results in {output}", flush=True)
+    print(f"calibrating the {ladder.name} ({ladder.game} {ladder.setting}, {len(ladder.rungs)} "
+          f"rungs): {len(tasks)} games; results in {output}", flush=True)
     output.mkdir(parents=True, exist_ok=True)
     records = run_games(tasks, output / "results.jsonl", ladder.run_config(**options),
                         resume=args.resume, overwrite=args.overwrite)
@@ -144,15 +324,16 @@ def _calibrate(
             f"{len(tasks) - len(records)} games were left unplayed; run again with --resume"
         )
     words = sys.argv[1:] if argv is None else list(argv)
-    calibration = Calibration(
-        ladder.calibration.games_per_pairing, ladder.calibration.seed, len(records),
-        shlex.join(["trap-rate", *words]), datetime.date.today().isoformat(),
+    calibration = replace(
+        ladder.calibration, num_games=len(records), command=shlex.join(["trap-rate", *words]),
+        date=datetime.date.today().isoformat(),
     )
     rated = ladder.with_ratings(fit_ratings(records), calibration)
-    write_text_atomically(output / "ladder.json", rated.to_json())
+    rated = replace(rated, fingerprints=fingerprints_of(rated))
+    write_ladder(rated, target)
     for rung in sorted(rated.rungs, key=lambda rung: rung.rating):
         print(f"  {rung.spec:48s} {rung.rating:7.1f}")
-    print(f"ladder: {output / 'ladder.json'}")
+    print(f"ladder: {target}")
 
 
 def _slug(spec: str) -> str:

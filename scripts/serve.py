@@ -5,12 +5,15 @@ open it in a browser. It listens on the loopback address only, unless ``--host``
 another (then anyone who reaches this machine may play, with a warning). Agents are the
 games' built-in ones unless ``--allow-exec`` (any web page you visit can send requests to
 127.0.0.1: only allow programs where you trust every page you open). Results files are read
-only under ``--results-root``.
+only under ``--results-root``. ``--game`` names the game the page shows first; a game's
+path (``package.module:GAME``) adds that game to the page.
 
 Example:
     trap-serve
     trap-serve --port 8080 --results-root results
     trap-serve --allow-exec --results-root runs
+    trap-serve --game othello
+    trap-serve --allow-exec --game tests.support.drop_game:GAME
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from trap_scripts._cli import DEFAULT_GAME, CliError, Parser, fail, path
+from trap_scripts._cli import CliError, Parser, add_game_option, fail, path
 
 PROG = "trap-serve"
 
@@ -50,6 +53,7 @@ def build_parser() -> Parser:
         action="store_true",
         help="accept exec: programs and dotted paths as agents (default: built-in agents only)",
     )
+    add_game_option(parser)
     parser.add_argument(
         "--allow-host",
         action="append",
@@ -91,12 +95,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Serve until interrupted; 0 on a clean stop, 2 on bad input."""
     args = build_parser().parse_args(argv)
     try:
-        return _serve(args.host, args.port, args.results_root, args.allow_exec, args.allow_host)
+        return _serve(args.host, args.port, args.results_root, args.allow_exec, args.allow_host,
+                      args.game)  # fmt: skip
     except CliError as error:
         return fail(PROG, error)
 
 
-def _serve(host: str, port: int, root: Path, allow_exec: bool, extra_hosts: list[str]) -> int:
+def _serve(
+    host: str, port: int, root: Path, allow_exec: bool, extra_hosts: list[str], game: str
+) -> int:
     try:
         import uvicorn
 
@@ -115,7 +122,7 @@ def _serve(host: str, port: int, root: Path, allow_exec: bool, extra_hosts: list
     try:  # the socket is closed however the server ends (uvicorn's shutdown closes it too)
         bound = listening.getsockname()[1]
         hosts = allowed_hosts(host, bound, extra_hosts)
-        settings = Settings(root, allow_exec, hosts, first_game=DEFAULT_GAME)
+        settings = Settings(root, allow_exec, hosts, first_game=game)
 
         class Server(uvicorn.Server):
             def handle_exit(self, sig: int, frame: Any) -> None:

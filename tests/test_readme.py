@@ -25,17 +25,23 @@ def test_readme_has_the_main_and_test_commands() -> None:
     main, tests = _command("main-command"), _command("test-command")
     assert "\n" not in main and "\n" not in tests, "each command is one line"
     assert "pip install" in main and main.endswith("trap-evaluate")
-    assert "pip install" in tests and "&& python -m pytest &&" in tests
+    # the whole suite on every core (pytest-xdist), then RLlib's file in its own venv
+    assert "pip install" in tests and "&& python -m pytest -n auto &&" in tests
 
 
 def test_readme_test_command_runs_rllib_s_test_in_a_venv_of_its_own() -> None:
     # RLlib pins its own Gymnasium; TRAP_ENV_RLLIB=1 turns a missing RLlib into a failure.
-    rllib_run = _command("test-command").split("&& python -m pytest &&", 1)[1]
+    rllib_run = _command("test-command").split("&& python -m pytest -n auto &&", 1)[1]
     assert "python -m venv .venv-rllib" in rllib_run
     assert '.venv-rllib/bin/python -m pip install -e ".[rllib,test]"' in rllib_run
     assert rllib_run.endswith(
         "TRAP_ENV_RLLIB=1 .venv-rllib/bin/python -m pytest tests/trap_env/test_rllib.py"
     )
+
+
+def test_readme_stays_within_200_lines() -> None:
+    lines = len(TEXT.splitlines())
+    assert lines <= 200, f"README.md is {lines} lines, over 200: the detail belongs in docs/"
 
 
 def test_readme_says_what_the_main_command_plays() -> None:

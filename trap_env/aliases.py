@@ -8,12 +8,12 @@ moved) and nothing else; a name that moved out of a module is its ``__getattr__`
 :func:`moved_attribute`.
 
 Example:
-    >>> import warnings
+    >>> import warnings, trap_env
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     from trap_env import core
-    >>> core.__name__, str(caught[0].message)
-    ('trap_env.trap.core', 'trap_env.core is deprecated: it moved to trap_env.trap.core')
+    ...     apply = trap_env.apply
+    >>> apply.__module__, str(caught[0].message)
+    ('trap_env.trap.core', 'trap_env.apply is deprecated: it moved to trap_env.trap.core.apply')
 """
 
 from __future__ import annotations

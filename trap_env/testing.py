@@ -5,7 +5,8 @@
 checks, at every state reached: the text notation reads back (``from_text(to_text(s))``),
 the legal mask is the legal actions, ``apply`` takes every legal action and refuses every
 other one, a chance node's probabilities sum to one, ``outcome`` agrees with the turn
-limit, and the observation fits the Gymnasium env's space; odd texts get a state or a
+limit, the observation fits the Gymnasium env's space, and ``describe`` is JSON whose
+``grid``, where it gives one, is a :class:`trap_env.grid.Grid`'s; odd texts get a state or a
 one-line error from the parsers (:func:`check_text`, which a game's tests also feed with
 Hypothesis). Then it runs the checkers of
 the adapters: Gymnasium's ``check_env`` on :class:`trap_env.gym_env.GameEnv`,
@@ -30,6 +31,7 @@ Example:
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import random
 import warnings
@@ -43,6 +45,7 @@ from trap_env.batched import NO_WINNER, batched_engine, game_keys, random_words
 from trap_env.checks import describe, is_int
 from trap_env.game import TRUNCATED, Game, IllegalActionError
 from trap_env.games import game_of
+from trap_env.grid import Grid
 
 __all__ = [
     "ConformanceError",
@@ -261,6 +264,7 @@ def _check_state(game: _Named, state: Any, limit: int, space: Any) -> None:
         raise _failed(game.name, f"from_text({_short(text)})", error) from error
     _expect(read == state, game, text, f"from_text(to_text(state)) gives {read}")
     _check_outcome(game, state, limit, text)
+    _check_view(game, state, text)
     if game.is_chance(state):
         _check_chance(game, state, text)
         return  # observations are of decisions (Trap!'s refuses a landing)
@@ -274,6 +278,22 @@ def _check_state(game: _Named, state: Any, limit: int, space: Any) -> None:
             f"observe(state, {player}) is {getattr(planes, 'dtype', type(planes))} "
             f"{getattr(planes, 'shape', '')}, outside the env's space {space}",
         )
+
+
+def _check_view(game: _Named, state: Any, text: str) -> None:
+    """``describe`` is a JSON object (no NaN), and its ``grid``, if any, reads back as it is."""
+    try:
+        view = json.loads(json.dumps(game.describe(state), allow_nan=False))
+        if not isinstance(view, dict):
+            raise ValueError(f"it gives {describe(view)}")
+        grid = Grid.from_json(view["grid"]).to_json() if "grid" in view else None
+    except (TypeError, ValueError) as error:
+        raise ConformanceError(
+            f"{game.name}: describe(state) is not a JSON object (with a grid, if any, as "
+            f"trap_env.grid reads it): {error} (state {text!r})"
+        ) from error
+    same = grid is None or grid == view["grid"]
+    _expect(same, game, text, f"describe's grid reads back as {grid}")
 
 
 def _check_actions(game: _Named, state: Any, text: str) -> None:

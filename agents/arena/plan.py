@@ -9,8 +9,8 @@ Example:
     >>> RunConfig(game_name="trap", params={"board_size": 5}, workers=2).turn_limit
     100
     >>> sizes = RunConfig(game_name="colosseum", params={"board_size": DrawnRule(6, 12)})
-    >>> [sizes.rule_params_for(task.seed)["board_size"] for task in tasks]
-    [8, 12, 9, 8]
+    >>> tuple(sizes.rule_params_for(task.seed)["board_size"] for task in tasks)
+    (8, 12, 9, 8)
 """
 
 from __future__ import annotations

@@ -554,7 +554,10 @@ def _check_settings(path: Path, settings: dict[str, Any], records: list[Record])
     difference; a rule written out at its default is no difference) or holding a game of
     another game."""
     game = _game_of(settings)
-    recorded = _UNNAMED | _recorded_settings(path, records)
+    found = _recorded_settings(path, records)
+    if not found:  # nothing recorded yet (no settings file, no game): nothing to differ from
+        return
+    recorded = _UNNAMED | found
     now = _UNNAMED | settings
     differences = _differences(_beyond_rules(recorded), _beyond_rules(now))
     if _game_of(recorded) == game:  # another game's rules are not compared: its name is

@@ -1,13 +1,21 @@
 """Ratings anyone can reproduce: a policy against a fixed ladder of opponents per game.
 
 The ladders (:mod:`agents.rating.ladder`) are fixed opponents that play without a clock,
-with published ratings; :mod:`agents.rating.run` plays a policy against one and writes its
-card; :mod:`agents.rating.estimate` turns the games into a rating with a 95% interval;
+with published ratings, each game's own (``agents/<game>/ladders/``, :func:`find_ladder`);
+:mod:`agents.rating.run` plays a policy against one and writes its card;
+:mod:`agents.rating.estimate` turns the games into a rating with a 95% interval;
 :mod:`agents.rating.policy` rates a Python callable from a training loop (:func:`rate`).
 """
 
 from agents.rating.estimate import RatingEstimate, estimate_rating
-from agents.rating.ladder import LADDER_VERSION, Ladder, ladder_games, load_ladder
+from agents.rating.ladder import (
+    LADDER_VERSION,
+    Ladder,
+    find_ladder,
+    ladder_games,
+    load_ladder,
+    shipped_ladders,
+)
 from agents.rating.policy import PolicyAgent, rate
 from agents.rating.run import Card, rate_spec
 
@@ -18,8 +26,10 @@ __all__ = [
     "PolicyAgent",
     "RatingEstimate",
     "estimate_rating",
+    "find_ladder",
     "ladder_games",
     "load_ladder",
     "rate",
     "rate_spec",
+    "shipped_ladders",
 ]

@@ -1,6 +1,7 @@
 """Cards side by side: read every ``card.json`` under a folder and rank them per shipped ladder.
 
-The shipped ladders are a set, each known by its identity
+The shipped ladders (:func:`~agents.rating.ladder.shipped_ladders`: every game's own, any
+version and rules) are a set, each known by its identity
 (:attr:`~agents.rating.ladder.Ladder.identity`). A card is ranked under the shipped ladder
 whose identity it records (``ladder_sha256``); a card written before cards recorded it,
 under the shipped ladder whose game, version, rules, and rungs with their ratings are the
@@ -25,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from agents.folder_walk import find_files, read_regular_file, shown_path
-from agents.rating.ladder import Ladder, game_params, ladder_games, load_ladder
+from agents.rating.ladder import Ladder, game_params, ladder_name, names_rules, shipped_ladders
 from agents.rating.run import BENCHMARK
+from trap_env.games import game_names
 
 __all__ = [
     "CARD_FILE",
@@ -35,9 +37,9 @@ __all__ = [
     "Leaderboard",
     "Row",
     "card_ladder",
+    "ladders_by_identity",
     "leaderboard",
     "read_card",
-    "shipped_ladders",
 ]
 
 CARD_FILE = "card.json"
@@ -115,7 +117,7 @@ class Leaderboard:
 
     Attributes:
         boards: a shipped ladder's identity -> its board (every shipped ladder, in the
-            order of :func:`shipped_ladders`).
+            order of :func:`~agents.rating.ladder.shipped_ladders`).
         apart: the cards of no shipped ladder, each with its note; by game, best first.
         notes: one line per file left out and per thing the walk passed over.
     """
@@ -125,16 +127,15 @@ class Leaderboard:
     notes: list[str] = field(default_factory=list)
 
 
-def shipped_ladders() -> dict[str, Ladder]:
-    """Every shipped ladder, by identity."""
-    ladders = (load_ladder(game) for game in ladder_games())
-    return {ladder.identity: ladder for ladder in ladders}
+def ladders_by_identity() -> dict[str, Ladder]:
+    """Every shipped ladder (:func:`~agents.rating.ladder.shipped_ladders`), by identity."""
+    return {ladder.identity: ladder for ladder in shipped_ladders()}
 
 
 def leaderboard(root: Path) -> Leaderboard:
     """Every card under ``root`` (at most :data:`MAX_CARDS`, links not followed), ranked
     under its shipped ladder or listed apart; never raises for what the folder holds."""
-    shipped = shipped_ladders()
+    shipped = ladders_by_identity()
     board = Leaderboard({key: Board(ladder.name, ladder.game, key)
                          for key, ladder in shipped.items()})  # fmt: skip
     found = find_files(root, CARD_FILE, MAX_CARDS)
@@ -368,7 +369,10 @@ def _check_interval(card: dict[str, Any]) -> str:
 def _check_line(card: dict[str, Any]) -> str:
     """What of the card's line is not its ladder, rating, interval or games ("" if
     nothing)."""
-    prefix = f"{card['game']} ladder {card['ladder']}: "
+    try:
+        prefix = _line_prefix(card)
+    except ValueError as error:
+        return f"its ladder {card['ladder']!r:.20} of {card['game']!r:.40} has no name ({error})"
     line = card["line"]
     match = _LINE.fullmatch(line[len(prefix) :]) if line.startswith(prefix) else None
     if match is None:
@@ -383,6 +387,22 @@ def _check_line(card: dict[str, Any]) -> str:
     if said["games"] != str(card["num_games"]):
         return f"its line {line!r:.80} does not say its {card['num_games']} games"
     return ""
+
+
+def _line_prefix(card: dict[str, Any]) -> str:
+    """``"othello 6x6 ladder v2: "``: the start of the line of the card's ladder
+    (:func:`~agents.rating.ladder.ladder_name`, which names the rules of a version after
+    the first, against the game's defaults: only a registered game's, never a module a
+    card names).
+
+    Raises:
+        ValueError: for a later version of a game that is not registered, or rules that
+            are not the game's.
+    """
+    game, version = card["game"], card["ladder"]
+    if names_rules(version) and game not in game_names():
+        raise ValueError(f"no registered game is named {game!r:.40}")
+    return f"{ladder_name(game, version, card['params'])}: "
 
 
 def _figures(card: dict[str, Any]) -> list[float | None]:

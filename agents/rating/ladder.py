@@ -1,23 +1,30 @@
 """The ladders: per game, fixed opponents with published ratings on one Elo scale.
 
-A ladder is data (``agents/rating/ladders/<game>-<version>.json``): the game's rules, the
-rungs (agent specs that play without a clock, at a fixed depth or number of simulations, so
-that they play alike on any machine) with their ratings, and how those ratings were made:
-one round robin of the rungs (:func:`calibration_tasks`), fitted by maximum likelihood on the
-logistic Elo scale and anchored by giving ``random`` the rating :data:`ANCHOR_RATING`
-(:func:`fit_ratings`). A change of code that alters a rung's play calls for a new version
-(``tests/agents/rating/test_rating.py`` holds each rung's moves on a few positions).
+A ladder is data: the game's rules, the rungs (agent specs that play without a clock, at a
+fixed depth or number of simulations, so that they play alike on any machine) with their
+ratings, and how those ratings were made: one round robin of the rungs
+(:func:`calibration_tasks`), fitted by maximum likelihood on the logistic Elo scale and
+anchored by giving ``random`` the rating :data:`ANCHOR_RATING` (:func:`fit_ratings`). A
+change of code that alters a rung's play calls for a new version: a ladder holds each
+rung's moves on a few fixed positions (:class:`Fingerprints`), which the tests play again.
 
-A ladder file is data, read by one reader (:func:`load_ladder`) that checks every field
-before any game: the shape against ``ladder.schema.json`` (shipped beside this module), then
+A game owns its ladders: they are the files of ``agents/<game>/ladders/``
+(:func:`agents.files.game_files`), found by their content, never by their names (which
+are for people: ``v1-7x7.json``). :func:`shipped_ladders` reads them all;
+:func:`find_ladder` gives the one of a game's rules and version (the newest by default).
+
+A ladder file is read by one reader (:func:`load_ladder`) that checks every field before
+any game: the shape against ``ladder.schema.json`` (shipped beside this module), then
 what a schema cannot say. Its rungs are agents of the game by name (built-in or
 registered): reading a file never runs a program (``exec:``) or imports a dotted path it
 names, unless the caller allows that same spec (one the user gave too).
 
 Example:
     >>> ladder = load_ladder("othello")
-    >>> ladder.name, ladder.rungs[0].spec, ladder.rungs[0].rating
-    ('othello ladder v1', 'random', 1000.0)
+    >>> ladder.name, ladder.setting, ladder.rungs[0].spec, ladder.rungs[0].rating
+    ('othello ladder v1', '8x8', 'random', 1000.0)
+    >>> find_ladder("trap", {"board_size": 7}, version="1").name
+    'trap ladder v1'
 """
 
 from __future__ import annotations
@@ -29,13 +36,14 @@ import math
 import os
 import re
 import stat
-from collections.abc import Collection, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from agents.arena.plan import GameTask, RunConfig, program_limits, round_robin
 from agents.arena.stats import elo_ratings
+from agents.files import game_files, game_folder, write_text_atomically
 from agents.options import EXEC, parse_spec
 from agents.registry import agent_names, make_agent
 from trap_env.agent import check_supports, close_agent, time_limit_of
@@ -45,26 +53,49 @@ from trap_env.games import game_names, get_game
 __all__ = [
     "ANCHOR",
     "ANCHOR_RATING",
+    "DEFAULT_GAMES_PER_PAIRING",
+    "DEFAULT_OPENING_PLIES",
     "LADDER_VERSION",
     "MAX_LADDER_BYTES",
     "Calibration",
+    "Fingerprints",
     "Ladder",
     "Rung",
     "calibration_tasks",
+    "find_ladder",
     "fit_ratings",
     "ladder_games",
+    "ladder_name",
     "ladder_schema",
+    "ladder_target",
+    "ladder_version",
     "load_ladder",
+    "names_rules",
+    "new_ladder",
+    "setting_name",
+    "shipped_ladders",
+    "write_ladder",
 ]
 
 LADDER_VERSION = "v1"
-"""The ladders' version: cards of different versions are not compared."""
+"""The first version of a game's ladders (that of the ladders first shipped), whose name,
+and so a card's line, names no rules (``trap ladder v1``); later versions name them
+(``othello 6x6 ladder v2``). Cards of different ladders are not compared."""
+
+KIND = "ladders"
+"""A game's ladders are the files of ``agents/<game>/ladders/``."""
+
+NEW_LADDER_SEED = 2026
+"""The base seed of a new ladder's games (that of the ladders first shipped)."""
+DEFAULT_GAMES_PER_PAIRING = 16
+"""Games of each pair of rungs in a new ladder's round robin."""
+DEFAULT_OPENING_PLIES = 2
+"""Random legal actions that open each game of a new ladder."""
 
 ANCHOR = "random"
 ANCHOR_RATING = 1000.0
 """The scale's anchor: the uniformly random player is rated 1000 in every game."""
 
-LADDERS = Path(__file__).resolve().parent / "ladders"
 SCHEMA = Path(__file__).resolve().parent / "ladder.schema.json"
 
 MAX_LADDER_BYTES = 1 << 20
@@ -104,12 +135,29 @@ class Calibration:
 
 
 @dataclass(frozen=True)
+class Fingerprints:
+    """Each rung's moves on a few fixed positions, as it played when the ladder was rated:
+    the decision states of a game of random moves of the ladder's rules, drawn from
+    ``random.Random(seed)`` (:func:`agents.rating.fingerprint.fingerprints_of`).
+
+    Attributes:
+        seed: the seed of the game of random moves.
+        positions: how many of its first decision states.
+        moves: a rung's spec -> its action in each of them.
+    """
+
+    seed: int
+    positions: int
+    moves: dict[str, list[int]]
+
+
+@dataclass(frozen=True)
 class Ladder:
     """A game's ladder.
 
     Attributes:
         game: the game's name in :mod:`trap_env.games`.
-        version: :data:`LADDER_VERSION` for the ladders shipped now.
+        version: its version (``v1``, ``v2``, ...): another version is another scale.
         params: every rule parameter of the game it is played by.
         opening_plies: random legal actions that open each game (drawn from its seed and
             played from both seats), so that deterministic rungs play different games.
@@ -117,6 +165,8 @@ class Ladder:
         rungs: the opponents, in the order of the calibration's round robin (whose
             seeds depend on it), which is not their order of strength.
         calibration: how the ratings were made.
+        fingerprints: each rung's moves on a few positions when it was rated (None: not
+            recorded); not part of the identity, as they record the code, not the scale.
     """
 
     game: str
@@ -126,11 +176,25 @@ class Ladder:
     seed: int
     rungs: tuple[Rung, ...]
     calibration: Calibration = field(default_factory=lambda: Calibration(16, 1))
+    fingerprints: Fingerprints | None = None
 
     @property
     def name(self) -> str:
-        """``"othello ladder v1"``: how a rating names its scale."""
-        return f"{self.game} ladder {self.version}"
+        """``"othello ladder v1"``, ``"othello 6x6 ladder v2"``: how a rating names its
+        scale (:func:`ladder_name`)."""
+        return ladder_name(self.game, self.version, self.params)
+
+    @property
+    def setting(self) -> str:
+        """Its rules in words (:func:`setting_name`): ``"7x7"``."""
+        return setting_name(self.game, self.params)
+
+    @property
+    def file_stem(self) -> str:
+        """``"v1-7x7"``: the name, for people, of its file (``.json``) and of the folder its
+        calibration plays into; any character other than a letter, a digit or ``.=_-``
+        becomes ``_``."""
+        return re.sub(r"[^A-Za-z0-9.=_-]", "_", f"{self.version}-{self.setting}")
 
     @property
     def specs(self) -> list[str]:
@@ -165,24 +229,157 @@ class Ladder:
     def with_ratings(self, ratings: dict[str, float], calibration: Calibration) -> Ladder:
         """This ladder with the rungs rated by ``ratings``."""
         rungs = tuple(Rung(spec, round(ratings[spec], 1)) for spec in self.specs)
-        return Ladder(self.game, self.version, self.params, self.opening_plies, self.seed,
-                      rungs, calibration)
+        return replace(self, rungs=rungs, calibration=calibration)
 
     def to_json(self) -> str:
-        """The ladder as the JSON its file holds."""
-        return json.dumps(asdict(self), indent=2) + "\n"
+        """The ladder as the JSON its file holds (no ``fingerprints`` when None)."""
+        data = asdict(self)
+        if self.fingerprints is None:
+            del data["fingerprints"]
+        return json.dumps(data, indent=2) + "\n"
+
+
+# --- Versions, settings and names -----------------------------------------------------------
+
+
+def ladder_version(version: str | int) -> str:
+    """The version ``version`` names: ``"v2"`` for ``"v2"``, ``"2"`` or ``2``.
+
+    Raises:
+        ValueError: for anything else, saying what a version is.
+    """
+    match = re.fullmatch(r"v?([1-9][0-9]{0,3})", str(version).strip())
+    if match is None:
+        raise ValueError(
+            f"a ladder version is v1, v2, ... (or 1, 2, ...), got {str(version)[:40]!r}"
+        )
+    return f"v{match[1]}"
+
+
+def _version_number(version: str) -> int:
+    """``2`` for ``"v2"`` (a version the schema allows)."""
+    return int(version.removeprefix("v"))
+
+
+def setting_name(game: str, params: Mapping[str, Any] | None = None) -> str:
+    """The rules of ``game`` played with ``params`` in words, for messages and file names:
+    the board (``"7x7"``; a size drawn per game as its range, ``"6-12"``), then each rule
+    that is not the game's default (``"6x6-end_rule=course"``).
+
+    Raises:
+        ValueError: for parameters that are not rules of ``game``.
+    """
+    played, defaults = game_params(game, dict(params or {})), game_params(game)
+    size = played.get("board_size")
+    words = [] if size is None else [f"{size}x{size}" if isinstance(size, int) else str(size)]
+    words += [
+        f"{key}={value}" for key, value in played.items()
+        if key != "board_size" and value != defaults.get(key)
+    ]  # fmt: skip
+    return "-".join(words) or "default"
+
+
+def ladder_name(game: str, version: str, params: Mapping[str, Any]) -> str:
+    """How a rating names the ladder of ``game`` of this version and these rules: a version
+    after the first names them (``"othello 6x6 ladder v2"``); the first
+    (:data:`LADDER_VERSION`), or a version that is none (a card may say anything), does
+    not (``"trap ladder v1"``)."""
+    if not names_rules(version):
+        return f"{game} ladder {version}"
+    return f"{game} {setting_name(game, params)} ladder {version}"
+
+
+def names_rules(version: str) -> bool:
+    """Whether a ladder's name names its rules: a version after the first (v2, v3, ...)."""
+    number = re.fullmatch(r"v([0-9]{1,4})", version)
+    return number is not None and int(number[1]) > _version_number(LADDER_VERSION)
+
+
+# --- The shipped ladders: a game's own, found by content --------------------------------------
+
+
+def shipped_ladders(game: str | None = None) -> list[Ladder]:
+    """Every ladder the games ship (only ``game``'s if given), each file read by its content:
+    by game, then version.
+
+    Raises:
+        ValueError: for a file of a game's ladders folder that is no ladder of that game,
+            or two ladders of a game with the same rules and version, naming both files.
+    """
+    games = game_names() if game is None else [game]
+    return [ladder for name in games for ladder in _shipped(name).values()]
 
 
 def ladder_games() -> list[str]:
-    """The games that have a ladder of the current version."""
-    return [game for game in game_names() if (LADDERS / f"{game}-{LADDER_VERSION}.json").exists()]
+    """The games that ship a ladder."""
+    return sorted({ladder.game for ladder in shipped_ladders()})
+
+
+def find_ladder(
+    game: str, params: Mapping[str, Any] | None = None, version: str | int | None = None
+) -> Ladder:
+    """The shipped ladder of ``game`` under the rules ``params`` (the game's defaults fill
+    the rest; None: its default rules) of ``version`` (``"v1"``, ``"1"``; None: the newest
+    version that has these rules).
+
+    Raises:
+        ValueError: for rules that are not the game's, a version that is none, or rules
+            and version without a shipped ladder: one line naming the settings and versions
+            that have one.
+    """
+    wanted = game_params(game, dict(params or {}))
+    asked = None if version is None else ladder_version(version)
+    fitting = [
+        ladder for ladder in shipped_ladders(game)
+        if game_params(game, ladder.params) == wanted and asked in (None, ladder.version)
+    ]  # fmt: skip
+    if fitting:
+        return max(fitting, key=lambda ladder: _version_number(ladder.version))
+    what = f"{asked} ladder" if asked else "ladder"
+    raise ValueError(f"no {what} of {game} {setting_name(game, wanted)}; {_ladders_of(game)}")
+
+
+def _ladders_of(game: str) -> str:
+    """The settings of ``game`` that have a ladder, and their versions, in words."""
+    versions: dict[str, list[str]] = {}
+    for ladder in shipped_ladders(game):
+        versions.setdefault(ladder.setting, []).append(ladder.version)
+    if not versions:
+        return (
+            f"{game} ships no ladder (agents/{game}/ladders/); trap-rate --calibrate --rungs "
+            f"random ... --game {game} makes its first"
+        )
+    there = "; ".join(f"{setting} ({', '.join(found)})" for setting, found in versions.items())
+    return f"the ladders of {game}: {there}"
+
+
+@functools.lru_cache(maxsize=64)  # bounded: a game given by path may be any name
+def _shipped(game: str) -> dict[Path, Ladder]:
+    """The ladders in ``game``'s ladders folder by file, read once (a leaderboard checks
+    each card against them), by version.
+
+    Raises:
+        ValueError: for a file that is no ladder of ``game``, or two with the same rules
+            and version.
+    """
+    ladders = {path: _read_ladder(game, path, ()) for path in game_files(game, KIND)}
+    seen: dict[tuple[str, str], Path] = {}
+    for path, ladder in ladders.items():
+        key = (ladder.version, json.dumps(game_params(game, ladder.params), sort_keys=True))
+        if key in seen:
+            raise ValueError(
+                f"{seen[key]} and {path} are both the {ladder.name} of {game} "
+                f"{ladder.setting}; keep one"
+            )
+        seen[key] = path
+    return dict(sorted(ladders.items(), key=lambda item: _version_number(item[1].version)))
 
 
 def load_ladder(
     game: str, path: str | Path | None = None, *, allowed_specs: Collection[str] = ()
 ) -> Ladder:
-    """The ladder of ``game`` (:data:`LADDER_VERSION`), or the one in the file ``path``,
-    every field checked before any game is played.
+    """The shipped ladder of ``game``'s default rules (its newest version: :func:`find_ladder`),
+    or the one in the file ``path``, every field checked before any game is played.
 
     The file is a regular file of at most :data:`MAX_LADDER_BYTES` of UTF-8 JSON (no NaN
     or infinity, no key given twice) whose shape :func:`ladder_schema` gives; the ladder
@@ -197,23 +394,13 @@ def load_ladder(
             (a program, ``exec:``, or a dotted path, which building runs or imports).
 
     Raises:
-        ValueError: for a game without a ladder, or a file that is not a ladder of
-            ``game``; one line naming the file, the field and what is allowed.
+        ValueError: for a game without a ladder of its default rules, or a file that is
+            not a ladder of ``game``; one line naming the file, the field and what is
+            allowed.
     """
     if path is None:
-        if game not in ladder_games():
-            raise ValueError(
-                f"no {LADDER_VERSION} ladder for game {game!r}; ladders: "
-                f"{', '.join(ladder_games())}"
-            )
-        return _shipped_ladder(game)
+        return find_ladder(game)
     return _read_ladder(game, Path(path), allowed_specs)
-
-
-@functools.lru_cache(maxsize=64)  # bounded: a game given by path may be any name
-def _shipped_ladder(game: str) -> Ladder:
-    """The shipped ladder of ``game``, read once (a leaderboard checks each card against it)."""
-    return _read_ladder(game, LADDERS / f"{game}-{LADDER_VERSION}.json", ())
 
 
 def _read_ladder(game: str, path: Path, allowed_specs: Collection[str]) -> Ladder:
@@ -435,10 +622,12 @@ def _kind_allowed(kind: str, schema: dict[str, Any]) -> str:
 def _ladder_of(data: dict[str, Any]) -> Ladder:
     """The ladder that checked ``data`` holds (ratings as floats, as its file writes them)."""
     fields = {key: data[key] for key in ("game", "version", "params", "opening_plies", "seed")}
+    fingerprints = data.get("fingerprints")
     return Ladder(
         **fields,
         rungs=tuple(Rung(rung["spec"], float(rung["rating"])) for rung in data["rungs"]),
         calibration=Calibration(**data["calibration"]),
+        fingerprints=None if fingerprints is None else Fingerprints(**fingerprints),
     )
 
 
@@ -499,6 +688,108 @@ def _check_rung(spec: str, config: RunConfig, allowed_specs: Collection[str]) ->
         )
 
 
+# --- A new ladder -----------------------------------------------------------------------------
+
+
+def new_ladder(
+    game: str,
+    params: Mapping[str, Any] | None,
+    specs: Sequence[str],
+    *,
+    version: str | int | None = None,
+    games_per_pairing: int = DEFAULT_GAMES_PER_PAIRING,
+    opening_plies: int = DEFAULT_OPENING_PLIES,
+) -> Ladder:
+    """A ladder of ``game`` under ``params`` (its defaults fill the rest) with the rungs
+    ``specs``, to be rated by its round robin (every rung rated :data:`ANCHOR_RATING` until
+    then), checked as a file is: the specs given are allowed rungs (a program, a dotted
+    path).
+
+    Args:
+        version: its version; None: the one after the game's newest shipped ladder (``v1``
+            for a game without one).
+        games_per_pairing: games of each pair of rungs in the round robin (even).
+        opening_plies: random legal actions that open each game.
+
+    Raises:
+        ValueError: for rules that are not the game's, or a ladder the reader would refuse
+            (no ``random``, a spec twice, a rung with a clock), saying what.
+    """
+    if version is None:
+        versions = [_version_number(ladder.version) for ladder in shipped_ladders(game)]
+        version = f"v{max(versions, default=0) + 1}"
+    ladder = Ladder(
+        game, ladder_version(version), game_params(game, dict(params or {})), opening_plies,
+        NEW_LADDER_SEED, tuple(Rung(spec, ANCHOR_RATING) for spec in specs),
+        Calibration(games_per_pairing, 1),
+    )
+    try:
+        _check_value(json.loads(ladder.to_json()), _schema(), "")
+        _check_content(ladder, specs)
+    except ValueError as error:
+        raise ValueError(f"the new ladder of {game} {ladder.setting}: {error}") from None
+    return ladder
+
+
+def ladder_target(ladder: Ladder, path: str | Path | None = None, *, overwrite: bool = False
+                  ) -> Path:
+    """Where :func:`write_ladder` puts ``ladder``: ``path``, or by default its file in the
+    game's ladders folder (``agents/<game>/ladders/<version>-<setting>.json``), checked
+    before any game of its calibration is played.
+
+    Raises:
+        ValueError: for a file there already (unless ``overwrite``); for the game's folder,
+            a game without one, another file of the folder holding a ladder of the same
+            rules and version, or a second first version (:data:`LADDER_VERSION`, whose
+            name names no rules), naming the file.
+    """
+    if path is not None:
+        target = Path(path)
+    else:
+        try:
+            folder = game_folder(ladder.game, KIND)
+            if not folder.parent.is_dir():
+                raise ValueError(
+                    f"the game {ladder.game!r} has no agents package {folder.parent} to hold "
+                    "its ladders"
+                )
+        except ValueError as error:
+            raise ValueError(f"{error}; write the ladder elsewhere (--ladder-out FILE)") from None
+        target = folder / f"{ladder.file_stem}.json"
+        _check_shipped_beside(ladder, target)
+    if target.exists() and not overwrite:
+        raise ValueError(f"{target} exists already; replace it (--overwrite) or write elsewhere")
+    return target
+
+
+def _check_shipped_beside(ladder: Ladder, target: Path) -> None:
+    """Refuse a new ladder of its game's folder that another file there has the rules and
+    version of, or a second first version."""
+    rules = game_params(ladder.game, ladder.params)
+    for path, shipped in _shipped(ladder.game).items():
+        if path.resolve() == target.resolve():
+            continue  # the file replaced
+        if shipped.version == ladder.version and game_params(shipped.game, shipped.params) == rules:
+            raise ValueError(
+                f"{path} is the {shipped.name} of {ladder.game} {ladder.setting} already; give "
+                "another version (--ladder-version)"
+            )
+        if LADDER_VERSION == ladder.version == shipped.version:
+            raise ValueError(
+                f"{path} is the {LADDER_VERSION} of {ladder.game} already ({shipped.setting}): "
+                f"a game has one {LADDER_VERSION}, whose name names no rules; give a later "
+                "version (--ladder-version)"
+            )
+
+
+def write_ladder(ladder: Ladder, path: Path) -> None:
+    """Write ``ladder`` whole to ``path`` (:func:`ladder_target`); the shipped ladders are
+    read afresh after it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomically(path, ladder.to_json())
+    _shipped.cache_clear()
+
+
 def calibration_tasks(ladder: Ladder) -> list[GameTask]:
     """The round robin that rates the rungs: every pair, openings from both seats."""
     calibration = ladder.calibration
@@ -522,6 +813,6 @@ def fit_ratings(records: Sequence[dict[str, Any]]) -> dict[str, float]:
     return {spec: rating + shift for spec, rating in ratings.items()}
 
 
-def game_params(game: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+def game_params(game: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Every rule parameter of ``game`` played with ``params`` (its defaults fill the rest)."""
     return played_params(get_game(game), params)

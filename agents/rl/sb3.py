@@ -3,12 +3,15 @@
 Example:
     >>> import gymnasium, trap_env
     >>> from sb3_contrib import MaskablePPO
+    >>> from stable_baselines3.common.vec_env import VecMonitor
     >>> from agents.rl.sb3 import to_sb3
     >>> envs = gymnasium.make_vec("trap_env/Othello-v0", num_envs=8, board_size=6,
     ...                           autoreset_mode="disabled")
-    >>> model = MaskablePPO("MlpPolicy", to_sb3(envs), n_steps=32)  # doctest: +SKIP
+    >>> model = MaskablePPO("MlpPolicy", VecMonitor(to_sb3(envs)), n_steps=32)  # doctest: +SKIP
 
-This module needs the ``rl`` extra (torch, stable-baselines3, sb3-contrib).
+``VecMonitor`` records each episode's reward and length for SB3's logger, which monitors a
+single env itself but no ``VecEnv``. This module needs the ``rl`` extra (torch,
+stable-baselines3, sb3-contrib).
 """
 
 from __future__ import annotations

@@ -92,8 +92,9 @@ class Settings:
         allow_exec: whether ``exec:`` programs and dotted paths are accepted as agents.
         hosts: the ``host`` or ``host:port`` values the ``Host`` header may name.
         first_game: the game the page lists first and a start request that names none
-            plays (``trap-serve``: Trap!); None: the games by name, and a start request
-            names its game.
+            plays (``trap-serve``: Trap!, or its ``--game``); None: the games by name, and
+            a start request names its game. A game's path (``"package.module:GAME"``) adds
+            that game to the registered ones.
 
     Attributes:
         stopping: set when the server stops, so that the event streams end at once.
@@ -113,6 +114,23 @@ class Settings:
         self.hosts = set(hosts)
         self.stopping = threading.Event()
         self.heavy = anyio.CapacityLimiter(HEAVY_THREADS)
+
+    @property
+    def game_paths(self) -> tuple[str, ...]:
+        """The game given by its path, if any: a record may name it (it is imported already)."""
+        first = self.first_game
+        return () if first is None or first in game_names() else (first,)
+
+    @property
+    def games(self) -> list[str]:
+        """The games the page offers, ``first_game`` first."""
+        names = [*game_names(), *self.game_paths]
+        return sorted(names, key=lambda name: name != self.first_game)
+
+    @property
+    def file_paths(self) -> bool | tuple[str, ...]:
+        """The game paths a results file's records may name: any with ``allow_exec``."""
+        return True if self.allow_exec else self.game_paths
 
 
 class ApiError(Exception):
@@ -304,7 +322,7 @@ async def _body(request: Request, settings: Settings) -> dict[str, Any]:
 def _info(settings: Settings) -> dict[str, Any]:
     """The games, their built-in agents and default rules, and whether exec is allowed."""
     described = []
-    for name in sorted(game_names(), key=lambda name: name != settings.first_game):
+    for name in settings.games:
         game = get_game(name)
         params = played_params(game)
         agents = [n for n in agent_names(name) if n in AGENT_TABLE.get(name, {})]
@@ -320,7 +338,7 @@ def _info(settings: Settings) -> dict[str, Any]:
 async def _start(request: Request, settings: Settings, games: LiveGames) -> dict[str, Any]:
     """Start a game: ``specs`` by seat, None for the person's seat (Play) or none (Watch)."""
     body = await _body(request, settings)
-    config = _run_config(body, settings.first_game)
+    config = _run_config(body, settings)
     specs = body.get("specs")
     if not isinstance(specs, list) or len(specs) != 2 or specs.count(None) > 1:
         raise ApiError("specs must be two agent specs by seat, or one and null for your seat")
@@ -346,12 +364,12 @@ async def _start(request: Request, settings: Settings, games: LiveGames) -> dict
     return {"id": game.id, "seats": labels, "seed": seed, "person": game.person_seat()}
 
 
-def _run_config(body: dict[str, Any], first_game: str | None) -> RunConfig:
-    """The game (``first_game`` when it names none), rules and time budget of a start
-    request."""
-    name = body.get("game", first_game)
-    if name not in game_names():
-        raise ApiError(f"game must be one of {', '.join(game_names())}, got {name!r:.40}")
+def _run_config(body: dict[str, Any], settings: Settings) -> RunConfig:
+    """The game (the first when it names none), rules and time budget of a start request."""
+    name = body.get("game", settings.first_game)
+    if name not in settings.games:
+        known = ", ".join([*game_names(), *settings.game_paths])
+        raise ApiError(f"game must be one of {known}, got {name!r:.40}")
     params = body.get("params") or {}
     if not isinstance(params, dict):
         raise ApiError("params must be an object of rule parameters")
@@ -452,17 +470,20 @@ def _close(request: Request, games: LiveGames) -> dict[str, Any]:
 
 async def _replay(request: Request, settings: Settings) -> Response:
     """A pasted record, checked as ``trap-play --replay`` checks it, as frames."""
-    return await _in_thread(settings, _pasted_frames, await _read_body(request))
+    body = await _read_body(request)
+    return await _in_thread(settings, _pasted_frames, body, settings.game_paths)
 
 
-def _pasted_frames(raw: bytes) -> Response:
+def _pasted_frames(raw: bytes, paths: tuple[str, ...]) -> Response:
+    """A pasted record's frames; it names a registered game, or one of ``paths`` (the
+    page's own game, imported already)."""
     record = _object_of(raw).get("record")
     if isinstance(record, str):
         record = _parse_json(record, "the record")
-    return _frames_of(record, "the record")
+    return _frames_of(record, "the record", paths)
 
 
-def _frames_of(record: Any, what: str, allow_paths: bool = False) -> Response:
+def _frames_of(record: Any, what: str, allow_paths: bool | tuple[str, ...]) -> Response:
     """The frames of ``record`` as a response, rendered here (in a heavy-work thread)."""
     try:
         return JSONResponse(record_frames(record, allow_paths))
@@ -478,7 +499,7 @@ def _results_file(request: Request, settings: Settings) -> Path:
         raise ApiError(str(error), 404) from None
 
 
-def _records(path: Path, allow_paths: bool) -> list[dict[str, Any]]:
+def _records(path: Path, allow_paths: bool | tuple[str, ...]) -> list[dict[str, Any]]:
     try:
         return read_records(path, allow_paths)
     except ValueError as error:
@@ -490,7 +511,7 @@ async def _results(request: Request, settings: Settings) -> dict[str, Any]:
     if "folder" not in request.query_params:
         return await _in_thread(settings, results_folders, settings.results_root)
     records = await _in_thread(settings, _records, _results_file(request, settings),
-                               settings.allow_exec)  # fmt: skip
+                               settings.file_paths)  # fmt: skip
     games = [{"index": i, "seats": r["seats"], "winner": r["winner"], "reason": r["reason"],
               "turns": r["turns"], "game": record_game(r)}
              for i, r in enumerate(records)]  # fmt: skip
@@ -501,11 +522,11 @@ async def _result_game(request: Request, settings: Settings) -> Response:
     """Game ``index`` of a folder's results file, checked, as frames."""
     path = _results_file(request, settings)
     index = _query_number(request, "index", "a game's number from 0")
-    records = await _in_thread(settings, _records, path, settings.allow_exec)
+    records = await _in_thread(settings, _records, path, settings.file_paths)
     if index >= len(records):
         raise ApiError(f"{path.name} holds {len(records)} games; no game {index}", 404)
     return await _in_thread(
-        settings, _frames_of, records[index], f"game {index}", settings.allow_exec
+        settings, _frames_of, records[index], f"game {index}", settings.file_paths
     )
 
 
@@ -513,7 +534,7 @@ async def _tournament(request: Request, settings: Settings) -> dict[str, Any]:
     """Standings, win rates with intervals and Elo of a folder's results, as they are now,
     each game's apart."""
     path = _results_file(request, settings)
-    records = await _in_thread(settings, _records, path, settings.allow_exec)
+    records = await _in_thread(settings, _records, path, settings.file_paths)
     return await _in_thread(settings, standings, records)
 
 

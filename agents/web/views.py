@@ -1,20 +1,21 @@
 """What the page draws, as JSON: a position after each action, a recorded game, a tournament.
 
 A *frame* is one position of a game with what the page needs to draw it: the game's own
-:meth:`~trap_env.game.Game.describe`, its *board* (the game's name and the last decision's
-action: each game's drawing on the page, ``static/boards.js``, reads them with
-``describe``), the legal actions, the action that led to it, a chance node's outcome odds
-when its outcomes are cells and the last chance outcome (Trap!: a throw's landing odds and
-where it landed), and the outcome once the game is over. Frames are built one per action,
-so that the page steps through moves, throws and landings alike. Nothing here knows a
-game: each is reached through :mod:`trap_env.games`.
+:meth:`~trap_env.game.Game.describe` (whose ``grid``, :mod:`trap_env.grid`, the page's
+generic board draws, ``static/boards.js``), its *board* (the game's name and the last
+decision's action, which the board marks where its grid's click puts it), the legal
+actions, the action that led to it, a chance node's outcome odds when its outcomes are
+clicks on the grid and then where chance landed (Trap!: a throw's landing odds and the
+landing cell), and the outcome once the game is over. Frames are built one per action, so
+that the page steps through moves, throws and landings alike. Nothing here knows a game:
+each is reached through :mod:`trap_env.games`.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from agents.arena.stats import elo_ratings, summarize_pairings, wilson_interval
 from agents.folder_walk import find_files, shown_path
 from trap_env.game import Game, Outcome, played_params
 from trap_env.games import game_names, get_game
+from trap_env.grid import click_targets
 
 __all__ = [
     "MAX_BOARD_SIZE",
@@ -83,14 +85,17 @@ class FrameBuilder:
 
     def follow(self, actions: Sequence[int]) -> list[Frame]:
         """Apply the actions past those already followed; the new frames."""
-        new = []
+        new: list[Frame] = []
         for action in actions[self.num_actions :]:
             before = self.state
             actor: int | str
             self.state = self.rules.apply(before, action)
             self.num_actions += 1
             if self.rules.is_chance(before):
-                self.last_chance, actor = [self.decision, action], "chance"
+                # Where the page showed the odds on the grid, it shows the landing too.
+                shown = (new or self.frames)[-1]["odds"] is not None
+                self.last_chance = [self.decision, action] if shown else None
+                actor = "chance"
             else:
                 self.decision, actor = action, self.rules.current_player(before)
             text = self.rules.action_to_text(before, action)
@@ -123,12 +128,21 @@ class FrameBuilder:
 def _cell_odds(
     odds: list[list[float]] | None, position: Mapping[str, Any]
 ) -> list[list[float]] | None:
-    """A chance node's odds if its outcomes are cells of the board (Trap!'s landings), for
-    the page to show on them; None otherwise (Colosseum's start numbers)."""
-    size = position.get("board_size")
-    if odds is None or not isinstance(size, int):
-        return odds
-    return odds if all(0 <= outcome < size * size for outcome, _ in odds) else None
+    """A chance node's odds if its outcomes are clicks on the position's grid (Trap!'s
+    landing cells, a column game's columns), for the page to show; None otherwise
+    (Colosseum's start numbers, a game without a grid)."""
+    if odds is None:
+        return None
+    return odds if _on_grid((int(outcome) for outcome, _ in odds), position) else None
+
+
+def _on_grid(actions: Iterable[int], position: Mapping[str, Any]) -> bool:
+    """Whether each of ``actions`` is a click on the position's grid."""
+    grid = position.get("grid")
+    if not isinstance(grid, Mapping):
+        return False
+    targets = click_targets(grid)
+    return all(action in targets for action in actions)
 
 
 def outcome_view(outcome: Outcome, detail: str = "") -> dict[str, Any]:
@@ -162,21 +176,21 @@ def decision_odds(rules: Game[Any, Any], state: Any) -> dict[int, list[list[floa
     return odds
 
 
-def record_frames(record: Any, allow_paths: bool = False) -> dict[str, Any]:
+def record_frames(record: Any, allow_paths: bool | Collection[str] = False) -> dict[str, Any]:
     """A recorded game as frames, after checking it as ``trap-play --replay`` does.
 
-    A record naming its game by a path is read only with ``allow_paths`` (a page run with
-    ``--allow-exec``), which imports that path.
+    A record naming its game by a path is read only when ``allow_paths`` allows that path
+    (any: a page run with ``--allow-exec``; these: the page's ``--game``), which imports it.
 
     Raises:
         ValueError: naming what is wrong with the record (its shape, fields that
             contradict each other, a board the page does not show, or its actions and
             outcome under its rules).
     """
-    is_known = isinstance(record, dict) and record_game(record) in game_names()
-    if not allow_paths and isinstance(record, dict) and not is_known:
-        # A game's path would import its module: a pasted record names registered games only.
-        raise ValueError(f"'game' must be one of {', '.join(game_names())}")
+    readable = [*game_names(), *([] if isinstance(allow_paths, bool) else allow_paths)]
+    if isinstance(record, dict) and allow_paths is not True and record_game(record) not in readable:
+        # A game's path would import its module: only the paths allowed are read.
+        raise ValueError(f"'game' must be one of {', '.join(readable)}")
     check_record(record, allow_paths=allow_paths)
     params = record_rules(record)
     if len(record["actions"]) > MAX_RECORD_ACTIONS:
@@ -287,10 +301,12 @@ def results_path(root: Path, folder: str) -> Path:
     return path
 
 
-def read_records(path: Path, allow_paths: bool = False) -> list[dict[str, Any]]:
+def read_records(
+    path: Path, allow_paths: bool | tuple[str, ...] = False
+) -> list[dict[str, Any]]:
     """The complete records of a results file (a line being written is left out); read
     again only when the file has changed. A record naming its game by a path is read
-    only with ``allow_paths`` (a page run with ``--allow-exec``), which imports that path.
+    only when ``allow_paths`` allows it (as :func:`record_frames`), which imports that path.
 
     Raises:
         ValueError: for a file that cannot be read or a line that is not a record.
@@ -306,7 +322,7 @@ def read_records(path: Path, allow_paths: bool = False) -> list[dict[str, Any]]:
 
 @functools.lru_cache(maxsize=8)
 def _read_records(
-    path: Path, mtime_ns: int, size: int, allow_paths: bool
+    path: Path, mtime_ns: int, size: int, allow_paths: bool | tuple[str, ...]
 ) -> list[dict[str, Any]]:
     """The records of ``path`` as it was at ``mtime_ns`` and ``size`` (the cache's key)."""
     return read_results(path, allow_paths=allow_paths).records

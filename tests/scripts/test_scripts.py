@@ -533,7 +533,6 @@ def test_every_commands_help_gives_the_chosen_games_rules_and_turn_limit(game, c
         shown = " ".join(capsys.readouterr().out.split())  # the help's lines joined
         assert f"{found.title}'s own limit" in shown and f"{limit} under its default" in shown
         assert f"{found.title}'s rules, at their defaults:" in shown
-    assert "4 * N * N" not in _cli.turn_limit_text("othello")  # Trap!'s formula is Trap!'s
 
 
 def test_play_draws_a_rule_given_as_a_range_from_its_seed(tmp_path, capsys):

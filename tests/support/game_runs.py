@@ -1,17 +1,19 @@
 """Whole games of one game through the project's front doors, for each game's tests: a
 tournament (:func:`tournament_records`), a program over ``exec:`` that answers in the
 game's action text (:data:`TEXT_PROGRAM`, :func:`play_text_program`), and the decision
-states of a game of random moves (:func:`random_decision_states`).
+states of a game of random moves (:func:`random_decision_states`, which the ladders'
+fingerprints take their positions from).
 """
 
 from __future__ import annotations
 
 import json
-import random
 import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from agents.rating.fingerprint import random_decision_states as random_decision_states
 
 if TYPE_CHECKING:
     from agents.arena.match import GameResult
@@ -84,18 +86,3 @@ def play_text_program(
             for player in players:
                 getattr(player, "close", lambda: None)()
     return results
-
-
-def random_decision_states(game: Any, config: Any, seed: int, count: int) -> list[Any]:
-    """The first ``count`` decision states (fewer if it ends) of a game of ``game`` from
-    ``config``'s start, every action and chance outcome drawn from ``random.Random(seed)``."""
-    rng = random.Random(seed)
-    state = game.initial_state(config)
-    states: list[Any] = []
-    while len(states) < count and game.outcome(state) is None:
-        if game.is_chance(state):
-            state = game.apply(state, game.sample_chance(state, rng))
-            continue
-        states.append(state)
-        state = game.apply(state, rng.choice(game.legal_actions(state)))
-    return states

@@ -52,6 +52,11 @@ OTHELLO = get_game("othello")
         ({"outcome": lambda state, max_turns=None: OTHELLO.outcome(state, max_turns and 3)},
          "at turn 3 of a limit of 32"),
         ({"observe": lambda state, player: OTHELLO.observe(state, player) * 2}, "space"),
+        ({"describe": lambda state: {"legal": {OTHELLO.to_text(state)}}}, "is not a JSON object"),
+        ({"describe": lambda state: {"grid": {**OTHELLO.describe(state)["grid"], "cols": 0}}},
+         "a grid's cols is an integer >= 1"),
+        ({"describe": lambda state: {"grid": {**OTHELLO.describe(state)["grid"], "cells": {
+            "0": {"piece": "dark", "mark": "dark"}, "1": {}}}}}, "describe's grid reads back"),
     ],
 )
 def test_a_broken_game_fails_naming_the_game_the_state_and_the_difference(

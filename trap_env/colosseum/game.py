@@ -23,6 +23,7 @@ from trap_env.checks import parse_natural
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import NUM_SIDES, ColosseumConfig, ColosseumState
 from trap_env.game_base import GameBase
+from trap_env.grid import SEAT_COLORS, SIDES, Click, Grid, Legend
 
 __all__ = ["GAME", "NUM_PLANES", "Colosseum"]
 
@@ -221,8 +222,11 @@ class Colosseum(GameBase[ColosseumState, ColosseumConfig]):
     def describe(self, state: ColosseumState) -> Mapping[str, Any]:
         """The board size, the barriers as the engine's ``(M, M, 4)`` array (nested
         lists of 0 and 1), both cells as ``[row, col]`` (None before the start), the
-        player to move, the turns, the most steps, the legal actions, the zones and the
-        winner (None while play goes on or after a draw; see ``over``)."""
+        player to move, the turns, the most steps, the legal actions, the zones, the
+        winner (None while play goes on or after a draw; see ``over``), and the board as a
+        :class:`~trap_env.grid.Grid` (``grid``: the players as pieces, the barriers as
+        walls, the zones in the legend; a click on a side of a cell is the move there with
+        the barrier on that side)."""
         n = state.board_size
         ended = rules.outcome(state)
         walls = [
@@ -243,7 +247,27 @@ class Colosseum(GameBase[ColosseumState, ColosseumConfig]):
             "zones": self.scores(state).get("zones"),
             "over": ended is not None,
             "winner": None if ended is None else ended.winner,
+            "grid": self._grid(state).to_json(),
         }
+
+    def _grid(self, state: ColosseumState) -> Grid:
+        """The board: A and B as pieces, the barriers (and the border) as walls."""
+        n = state.board_size
+        zones = self.scores(state).get("zones")
+        legend = [
+            Legend(name, name, SEAT_COLORS[player], f"seat {player}"
+                   + ("" if zones is None else f", zone {zones[player]}"))
+            for player, name in enumerate("AB")
+        ]  # fmt: skip
+        walls = {}
+        for cell in range(n * n):
+            sides = "".join(letter for side, letter in enumerate(SIDES)
+                            if rules.has_wall(state.walls, cell, side))  # fmt: skip
+            if sides:
+                walls[cell] = sides
+        pieces = {cell: "AB"[player] for player, cell in enumerate(state.cells)
+                  if cell != rules.NO_CELL}  # fmt: skip
+        return Grid(n, n, legend, pieces, walls=walls, click=Click(NUM_SIDES * n, NUM_SIDES, 1))
 
 
 def _is_number(text: str) -> bool:

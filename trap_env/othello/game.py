@@ -20,6 +20,7 @@ from typing import Any
 
 from trap_env.checks import parse_natural
 from trap_env.game_base import GameBase
+from trap_env.grid import Click, Grid, Legend
 from trap_env.othello import rules
 from trap_env.othello.rules import OthelloConfig, OthelloState
 
@@ -189,8 +190,10 @@ class Othello(GameBase[OthelloState, OthelloConfig]):
 
     def describe(self, state: OthelloState) -> Mapping[str, Any]:
         """The board size and end rule, each colour's cells, the side to act, the plies,
-        the legal actions, the disc counts and the winner (None while play goes on or
-        after a draw; see ``over``)."""
+        the legal actions, the disc counts, the winner (None while play goes on or after
+        a draw; see ``over``), and the board as a :class:`~trap_env.grid.Grid` (``grid``:
+        the discs as pieces, their counts in the legend; a click on a cell is that cell,
+        the pass no cell)."""
         ended = rules.outcome(state)
         return {
             "game": self.name,
@@ -204,7 +207,19 @@ class Othello(GameBase[OthelloState, OthelloConfig]):
             "discs": list(rules.disc_counts(state)),
             "over": ended is not None,
             "winner": None if ended is None else ended.winner,
+            "grid": _grid(state).to_json(),
         }
+
+
+def _grid(state: OthelloState) -> Grid:
+    """The board: the discs as pieces, each colour's count in the legend."""
+    n, counts = state.board_size, rules.disc_counts(state)
+    legend, pieces = [], {}
+    for player, (name, board) in enumerate((("dark", state.dark), ("light", state.light))):
+        colour = "#{:02x}{:02x}{:02x}".format(*_DISC_COLOURS[player])
+        legend.append(Legend(name, "", colour, f"{name} (seat {player}): {counts[player]}"))
+        pieces.update(dict.fromkeys(rules.cells_of(board), name))
+    return Grid(n, n, legend, pieces, click=Click(n, 1))
 
 
 def _cell_char(state: OthelloState, cell: int, legal: set[int]) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 from trap_env.bits import cells_of
 from trap_env.checks import parse_natural
 from trap_env.game_base import GameBase
+from trap_env.grid import SEAT_COLORS, Click, Grid, Legend
 from trap_env.trap import core
 from trap_env.trap.core import Cell, GameConfig, Phase, State
 
@@ -144,7 +145,9 @@ class Trap(GameBase[State, GameConfig]):
 
     def describe(self, state: State) -> Mapping[str, Any]:
         """The board size, the players' and traps' cells, the side to act and its phase,
-        a pending target, and the winner (None while play goes on)."""
+        a pending target, the winner (None while play goes on), and the board as a
+        :class:`~trap_env.grid.Grid` (``grid``: the players and the traps as pieces, the
+        target as a mark; a click on a cell is that cell)."""
         n = state.board_size
         return {
             "game": self.name,
@@ -157,7 +160,25 @@ class Trap(GameBase[State, GameConfig]):
             "turn": state.turn,
             "winner": core.winner(state),
             "decay": state.decay,
+            "grid": _grid(state).to_json(),
         }
+
+
+_LEGEND = (
+    Legend("p0", "0", SEAT_COLORS[0], "seat 0"),
+    Legend("p1", "1", SEAT_COLORS[1], "seat 1"),
+    Legend("trap", "×", "#566573", "a trap"),
+    Legend("target", "", "#f5b041", "the throw's target"),
+)
+
+
+def _grid(state: State) -> Grid:
+    """The board: the players and the traps as pieces, a pending throw's target as a mark."""
+    n = state.board_size
+    pieces = dict.fromkeys(cells_of(state.traps), "trap")
+    pieces.update({cell: f"p{player}" for player, cell in enumerate(state.cells)})
+    marks = {} if state.target == core.NO_PLAYER else {state.target: "target"}
+    return Grid(n, n, _LEGEND, pieces, marks, click=Click(n, 1))
 
 
 GAME = Trap()

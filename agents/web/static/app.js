@@ -18,7 +18,7 @@ const view = {
   record: null,
   source: null,        // the EventSource of the live game
   drawing: null,       // the board's drawing of the frame shown (boards.js), or null
-  choices: new Map(),  // the person's legal actions by the cell they are clicked on
+  choices: new Map(),  // the person's legal [action, side] pairs by the cell they are clicked on
   focus: null,         // the cell under the keyboard cursor
   hover: null,         // the cell under the mouse
   timer: null,
@@ -192,11 +192,12 @@ async function choose(action, text) {
 // A click on a cell (on one of its sides: that side's action) or Enter on it: its action,
 // or a message when the cell alone does not say which one.
 function chooseAt(cell, sideElement) {
-  const actions = view.choices.get(cell) || [];
+  const choices = view.choices.get(cell) || [];
+  const name = view.drawing.cellName(cell);
   if (sideElement) choose(Number(sideElement.dataset.action));
-  else if (actions.length === 1) choose(actions[0]);
-  else if (actions.length) showError(`cell ${cellName(cell)} has ${actions.length} choices: click one of its sides, or type the action`);
-  else showError(`cell ${cellName(cell)} is not a legal choice; the legal ones are highlighted`);
+  else if (choices.length === 1) choose(choices[0][0]);
+  else if (choices.length) showError(`cell ${name} has ${choices.length} choices: click one of its sides, or type the action`);
+  else showError(`cell ${name} is not a legal choice; the legal ones are highlighted`);
 }
 
 function isPersonToChoose() {
@@ -258,11 +259,16 @@ function draw() {
   view.choices = choicesOf(drawing);
   text.hidden = drawing !== null;
   text.textContent = frame.text;
-  if (drawing) drawBoard(board, drawing, frame);
-  else board.textContent = "";
-  $("#legend").textContent = drawing ? drawing.legend : "";
+  if (drawing) {
+    drawGrid(board, drawing, decorOf(frame, drawing), chooseAt, hoverOn);
+  } else {
+    board.textContent = "";
+    delete board.dataset.shape;
+  }
+  drawLegend($("#legend"), drawing);
   $("#status").textContent = statusText(frame);
   $("#action-form").hidden = !isPersonToChoose();
+  if (isPersonToChoose()) $("#action-text").placeholder = view.waiting.texts[view.waiting.legal[0]];
   drawOffBoard();
   const record = view.record && view.record.actions ? JSON.stringify(view.record) : "";
   $("#record-box").hidden = !record;
@@ -270,23 +276,61 @@ function draw() {
   $("#odds").textContent = oddsText(frame);
 }
 
-// The person's legal actions by the cell of the board they are clicked on.
+// The person's legal actions by the cell of the board they are clicked on: [action, side]
+// pairs (side null: a click on the cell; a column's action is on each of its cells).
 function choicesOf(drawing) {
   const choices = new Map();
   if (!drawing || !isPersonToChoose()) return choices;
   for (const action of view.waiting.legal) {
-    const cell = drawing.cellOf(action);
-    if (cell !== null) choices.set(cell, [...(choices.get(cell) || []), action]);
+    for (const [cell, side] of drawing.clicksOf(action)) {
+      choices.set(cell, [...(choices.get(cell) || []), [action, side]]);
+    }
   }
   return choices;
 }
 
-// Legal actions that are no cell of the board (Othello's pass) get a button each.
+// What the frame adds to the board: the person's legal cells, their sides and the cursor,
+// the last decision's cell (with sides: its new wall), the last chance node's aim and
+// landing, and chance odds on the cells they are about.
+function decorOf(frame, drawing) {
+  const choosing = isPersonToChoose();
+  const last = frame.board.last === null ? null : drawing.placeOf(frame.board.last);
+  const [aimed, landed] = frame.last_chance && isLanding(frame)
+    ? frame.last_chance.map((action) => drawing.placeOf(action)) : [null, null];
+  const odds = new Map();
+  for (const [outcome, p] of chanceOdds(frame)) {
+    const place = drawing.placeOf(outcome);
+    if (place) odds.set(place.cell, p);
+  }
+  return {
+    odds,
+    classes(cell) {
+      const classes = [];
+      if (view.choices.has(cell)) classes.push("legal");
+      if (cell === view.focus && choosing) classes.push("cursor");
+      if (last && last.cell === cell) {
+        classes.push("last", ...(last.side === null ? [] : [`new-wall-${SIDES[last.side]}`]));
+      }
+      if (aimed && aimed.cell === cell) classes.push("thrown-at");
+      if (landed && landed.cell === cell) classes.push("landed");
+      if (odds.has(cell)) classes.push("odds");
+      return classes;
+    },
+    sides: (cell) => (view.choices.get(cell) || []).filter(([, side]) => side !== null),
+  };
+}
+
+function hoverOn(cell) {
+  view.hover = cell;
+  draw();
+}
+
+// Legal actions that no click on the board reaches (Othello's pass) get a button each.
 function drawOffBoard() {
   const box = $("#off-board");
   box.textContent = "";
   if (!isPersonToChoose() || !view.drawing) return;
-  for (const action of view.waiting.legal.filter((a) => view.drawing.cellOf(a) === null)) {
+  for (const action of view.waiting.legal.filter((a) => !view.drawing.clicksOf(a).length)) {
     const button = document.createElement("button");
     button.type = "button";
     button.dataset.action = action;
@@ -307,97 +351,40 @@ function drawSeats(frame) {
   });
 }
 
-function drawBoard(board, drawing, frame) {
-  const n = drawing.size;
-  const choosing = isPersonToChoose();
-  const shownOdds = landingOdds(frame);
-  const [thrownAt, landed] = frame.last_chance && isLanding(frame) ? frame.last_chance : [null, null];
-  board.style.gridTemplateColumns = `repeat(${n}, var(--cell))`;
-  if (board.children.length !== n * n) {
-    board.textContent = "";
-    for (let index = 0; index < n * n; index++) {
-      const cell = document.createElement("button");
-      cell.type = "button";
-      cell.tabIndex = -1;
-      cell.dataset.cell = index;
-      cell.dataset.row = Math.floor(index / n);
-      cell.dataset.col = index % n;
-      cell.addEventListener("click", (event) => chooseAt(index, event.target.closest(".side")));
-      cell.addEventListener("mouseenter", () => { view.hover = index; draw(); });
-      cell.addEventListener("mouseleave", () => { view.hover = null; draw(); });
-      board.append(cell);
-    }
-  }
-  for (const cell of board.children) {
-    const index = Number(cell.dataset.cell);
-    const { classes, label } = drawing.cell(index);
-    const extra = ["cell", ...classes];
-    const actions = view.choices.get(index) || [];
-    if (actions.length) extra.push("legal");
-    if (index === view.focus && choosing) extra.push("cursor");
-    if (index === thrownAt) extra.push("thrown-at");
-    if (index === landed) extra.push("landed");
-    if (shownOdds.has(index)) extra.push("odds");
-    cell.className = extra.join(" ");
-    cell.textContent = label;
-    cell.disabled = !actions.length;
-    drawSides(cell, actions, drawing);
-    if (shownOdds.has(index)) {
-      const odds = document.createElement("small");
-      odds.textContent = `${(100 * shownOdds.get(index)).toFixed(0)}%`;
-      cell.append(odds);
-    }
-    cell.setAttribute("aria-label", `row ${cell.dataset.row} column ${cell.dataset.col} ${classes.join(" ")}`);
-  }
-}
-
-// A legal action that is a side of its cell (Colosseum's barrier) is a strip on that side.
-function drawSides(cell, actions, drawing) {
-  for (const action of actions) {
-    const side = drawing.sideOf(action);
-    if (side === null) continue;
-    const strip = document.createElement("span");
-    strip.className = `side side-${SIDES[side]}`;
-    strip.dataset.action = action;
-    strip.title = `${cell.dataset.row},${cell.dataset.col},${SIDE_WORDS[side]}`;
-    cell.append(strip);
-  }
-}
-
 function isLanding(frame) {
   return frame.actor === "chance";
 }
 
-// The landing odds on the board: of the target under the mouse or cursor before a
-// throw, or of the throw just made at a chance node.
-function landingOdds(frame) {
-  if (frame.odds) return new Map(frame.odds);
-  if (!isPersonToChoose()) return new Map();
-  const target = view.hover ?? view.focus;
-  const odds = view.waiting.odds && view.waiting.odds[target];
-  return new Map(odds || []);
+// The choice under the mouse or the keyboard cursor, when that cell is one choice.
+function pointedChoice() {
+  const choices = view.choices.get(view.hover ?? view.focus) || [];
+  return choices.length === 1 ? choices[0][0] : null;
 }
 
-function cellName(index) {
-  const n = view.frames[view.cursor].position.board_size;
-  return `${Math.floor(index / n)},${index % n}`;
+// [outcome, probability] pairs: of the chance node shown, or before a choice those of the
+// chance node the choice under the mouse or cursor leads to (Trap!: where a throw lands).
+function chanceOdds(frame) {
+  if (frame.odds) return frame.odds;
+  const pointed = isPersonToChoose() && view.waiting.odds ? pointedChoice() : null;
+  return pointed === null ? [] : view.waiting.odds[pointed] || [];
+}
+
+// An action or outcome by its cell where it is one cell, else by its number (a column).
+function placeName(action) {
+  const place = view.drawing && view.drawing.placeOf(action);
+  return place ? view.drawing.cellName(place.cell) : String(action);
 }
 
 function oddsText(frame) {
-  if (frame.odds) {
-    return "landing odds: " + frame.odds.map(([cell, p]) => `${cellName(cell)} ${(100 * p).toFixed(1)}%`).join(", ");
-  }
+  const listed = (odds) => odds.map(([outcome, p]) => `${placeName(outcome)} ${(100 * p).toFixed(1)}%`).join(", ");
+  if (frame.odds) return `landing odds: ${listed(frame.odds)}`;
   if (frame.last_chance && isLanding(frame)) {
-    const [target, landing] = frame.last_chance;
-    return target === landing ? `the throw at ${cellName(target)} landed on its target`
-      : `the throw at ${cellName(target)} landed on ${cellName(landing)}`;
+    const [aimed, landed] = frame.last_chance.map(placeName);
+    return aimed === landed ? `landed where aimed, on ${landed}` : `aimed at ${aimed}, landed on ${landed}`;
   }
-  const map = landingOdds(frame);
-  if (map.size) {
-    const target = view.hover ?? view.focus;
-    return `a throw at ${cellName(target)} lands: ` + Array.from(map, ([cell, p]) => `${cellName(cell)} ${(100 * p).toFixed(1)}%`).join(", ");
-  }
-  return "";
+  const odds = chanceOdds(frame);
+  if (!odds.length) return "";
+  return `${view.waiting.decision} ${view.waiting.texts[pointedChoice()]} lands: ${listed(odds)}`;
 }
 
 function statusText(frame) {
@@ -411,7 +398,7 @@ function statusText(frame) {
     return `${who} (${why}) after ${frame.turn} turns.`;
   }
   if (isPersonToChoose()) {
-    const where = view.drawing && view.drawing.pick ? view.drawing.pick : "a highlighted cell";
+    const where = view.drawing && view.drawing.hasSides ? "a side of a highlighted cell" : "a highlighted cell";
     return `Your ${view.waiting.decision}: click ${where} (turn ${frame.turn}).`;
   }
   if (frame.to_act === null) return `Turn ${frame.turn}: ${played}; chance acts next.`;
@@ -425,14 +412,15 @@ function onKey(event) {
   if (["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName)) return;
   const frame = view.frames[view.cursor];
   if (!frame) return;
-  if (isPersonToChoose()) {
-    const n = frame.position.board_size;
+  if (isPersonToChoose() && view.drawing) {
+    const { rows, cols } = view.drawing.grid;
     if (view.focus === null) view.focus = view.choices.keys().next().value ?? 0;
-    const moves = { ArrowUp: -n, ArrowDown: n, ArrowLeft: -1, ArrowRight: 1 };
+    const moves = { ArrowUp: -cols, ArrowDown: cols, ArrowLeft: -1, ArrowRight: 1 };
     if (event.key in moves) {
       const next = view.focus + moves[event.key];
-      const sameRow = Math.floor(next / n) === Math.floor(view.focus / n);
-      if (next >= 0 && next < n * n && (Math.abs(moves[event.key]) === n || sameRow)) view.focus = next;
+      const vertical = event.key === "ArrowUp" || event.key === "ArrowDown";
+      const sameRow = Math.floor(next / cols) === Math.floor(view.focus / cols);
+      if (next >= 0 && next < rows * cols && (vertical || sameRow)) view.focus = next;
       event.preventDefault();
       draw();
     } else if (event.key === "Enter" || event.key === " ") {

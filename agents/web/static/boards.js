@@ -1,91 +1,132 @@
-// How each game's board is drawn: one function per game name, from the frame's position
-// (the game's describe()) and the last decision's action (the frame's board, the same for
-// every game: agents/web/views.py knows no game). A drawing gives, for each cell of the
-// square board, its CSS classes and its label; the legend line (the game's counts); and,
-// for a game whose actions are not plain cells, which cell and side each action is. A game
-// whose cells have walls on their sides gives classes such as "wall-n", "wall-e", "wall-s",
-// "wall-w" (style.css draws them). A game without a drawing here is shown as its text.
+// The generic board: every game whose describe() gives a grid (trap_env/grid.py) is drawn
+// from it, whatever its shape: rows x cols cells, each with its piece (a disc in its
+// legend's colour, with its label), its mark (the cell in its legend's colour) and its
+// walls (thick sides, wall-n/-e/-s/-w in style.css); the legend under the board. The grid's
+// click says which action a click on a cell (or on one of its sides) is; read both ways, it
+// gives the cells where each legal action is clicked and the one cell (and side) that an
+// action marks: the last decision, a chance node's odds and landing. An action that no
+// click reaches is a button under the board; a game without a grid is shown as its text.
 "use strict";
 
-const SIDES = ["n", "e", "s", "w"];  // Colosseum's side numbers: up, right, down, left
+const SIDES = "nesw";  // a cell's sides by number: up, right, down, left
 const SIDE_WORDS = ["up", "right", "down", "left"];
 
-const BOARDS = {
-  trap(position) {
-    const traps = new Set(position.traps);
-    return {
-      size: position.board_size,
-      cell(index) {
-        const classes = [];
-        let label = "";
-        if (traps.has(index)) { classes.push("trap"); label = "×"; }
-        position.players.forEach((at, player) => {
-          if (at === index) { classes.push(`p${player}`); label = String(player); }
-        });
-        if (position.target === index) classes.push("target");
-        return { classes, label };
-      },
-      legend: "0 and 1: the players; ×: a trap",
-    };
-  },
-
-  // An action is a cell, or n * n: the pass (no cell, so never marked as the last).
-  othello(position, last) {
-    const dark = new Set(position.dark);
-    const light = new Set(position.light);
-    const [darkCount, lightCount] = position.discs;
-    return {
-      size: position.board_size,
-      cell(index) {
-        const classes = index === last ? ["last"] : [];
-        if (dark.has(index)) return { classes: ["p0", "disc", ...classes], label: "●" };
-        if (light.has(index)) return { classes: ["p1", "disc", ...classes], label: "○" };
-        return { classes, label: "" };
-      },
-      legend: `● dark (seat 0): ${darkCount}, ○ light (seat 1): ${lightCount}`,
-    };
-  },
-
-  // An action is cell * 4 + side: the cell moved to and the side its barrier goes on.
-  // The walls are [row][col][side], the players' cells [row, col] (null before the start).
-  colosseum(position, last) {
-    const n = position.board_size;
-    const players = position.cells.map((at) => (at === null ? null : at[0] * n + at[1]));
-    const zones = position.zones ? `zones: A ${position.zones[0]}, B ${position.zones[1]}` : "";
-    const cellOf = (action) => Math.floor(action / 4);
-    const sideOf = (action) => action % 4;
-    return {
-      size: n,
-      cell(index) {
-        const walls = position.walls[Math.floor(index / n)][index % n];
-        const classes = SIDES.filter((_, side) => walls[side]).map((s) => `wall-${s}`);
-        let label = "";
-        players.forEach((at, player) => {
-          if (at === index) { classes.push(`p${player}`); label = "AB"[player]; }
-        });
-        if (last !== null && index === cellOf(last)) {
-          classes.push("last", `new-wall-${SIDES[sideOf(last)]}`);
-        }
-        return { classes, label };
-      },
-      cellOf,
-      sideOf,
-      legend: ["A: seat 0, B: seat 1", zones].filter(Boolean).join("; "),
-      pick: "a side of a highlighted cell (to move there and put the barrier on that side)",
-    };
-  },
-};
-
-// The drawing of a frame's board (null: the game has none here, its text is shown): its
-// game's function given the frame's describe() and the last decision's action.
+// The drawing of a frame's board (null: the game gives no grid, its text is shown).
 function boardFor(frame) {
-  const draw = BOARDS[frame.board.game];
-  if (!draw) return null;
-  const drawing = draw(frame.position, frame.board.last);
-  const cells = drawing.size * drawing.size;
+  const grid = frame.position.grid;
+  if (!grid) return null;
+  const targets = clickTargets(grid);
   return {
-    cellOf: (action) => (action < cells ? action : null),  // a plain cell, or off the board
-    sideOf: () => null,
-    ...drawing,
+    grid,
+    legend: new Map(grid.legend.map((entry) => [entry.key, entry])),
+    hasSides: Boolean(grid.click && grid.click.side),
+    // Where an action is clicked: [cell, side] pairs (side null: the cell as a whole).
+    clicksOf: (action) => targets.get(action) || [],
+    // The one cell (and side) an action is at; null when it is at none or at several (a column).
+    placeOf(action) {
+      const at = targets.get(action);
+      return at && at.length === 1 ? { cell: at[0][0], side: at[0][1] } : null;
+    },
+    cellName: (cell) => `${Math.floor(cell / grid.cols)},${cell % grid.cols}`,
   };
+}
+
+// Every action a click reaches, with where: the grid's click rule, cell by cell.
+function clickTargets(grid) {
+  const targets = new Map();
+  const click = grid.click;
+  if (!click) return targets;
+  const sides = click.side ? [0, 1, 2, 3] : [null];
+  for (let cell = 0; cell < grid.rows * grid.cols; cell++) {
+    const row = Math.floor(cell / grid.cols);
+    const col = cell % grid.cols;
+    for (const side of sides) {
+      const action = row * click.row + col * click.col + (side ?? 0) * click.side;
+      if (!targets.has(action)) targets.set(action, []);
+      targets.get(action).push([cell, side]);
+    }
+  }
+  return targets;
+}
+
+// Dark text on a light colour, white on a dark one.
+function inkOn(color) {
+  const [r, g, b] = [1, 3, 5].map((at) => parseInt(color.slice(at, at + 2), 16) / 255);
+  return 0.299 * r + 0.587 * g + 0.114 * b > 0.6 ? "#1b2631" : "#ffffff";
+}
+
+// The board's cells as buttons (made again only when the shape changes), each drawn with
+// its piece, mark and walls, and the frame's decorations: `decor.classes(cell)` gives the
+// extra classes (legal, last, landed, ...), `decor.sides(cell)` the legal [action, side]
+// strips, `decor.odds` the chance odds by cell; `onCell(cell, event)` and `onHover(cell)`
+// are called back.
+function drawGrid(board, drawing, decor, onCell, onHover) {
+  const { rows, cols } = drawing.grid;
+  board.style.gridTemplateColumns = `repeat(${cols}, var(--cell))`;
+  if (board.dataset.shape !== `${rows}x${cols}`) {
+    board.textContent = "";
+    board.dataset.shape = `${rows}x${cols}`;
+    for (let index = 0; index < rows * cols; index++) {
+      const cell = document.createElement("button");
+      cell.type = "button";
+      cell.tabIndex = -1;
+      cell.dataset.cell = index;
+      cell.dataset.row = Math.floor(index / cols);
+      cell.dataset.col = index % cols;
+      cell.addEventListener("click", (event) => onCell(index, event.target.closest(".side")));
+      cell.addEventListener("mouseenter", () => onHover(index));
+      cell.addEventListener("mouseleave", () => onHover(null));
+      board.append(cell);
+    }
+  }
+  for (const cell of board.children) drawCell(cell, drawing, decor);
+}
+
+function drawCell(cell, drawing, decor) {
+  const index = Number(cell.dataset.cell);
+  const { piece = "", mark = "", walls = "" } = drawing.grid.cells[index] || {};
+  const classes = ["cell", ...Array.from(walls, (side) => `wall-${side}`), ...decor.classes(index)];
+  cell.className = classes.join(" ");
+  Object.assign(cell.dataset, { piece, mark, walls });
+  cell.style.setProperty("--mark", mark ? drawing.legend.get(mark).color : null);
+  cell.style.color = mark && !piece ? inkOn(drawing.legend.get(mark).color) : "";
+  cell.textContent = "";
+  if (piece) {
+    const entry = drawing.legend.get(piece);
+    const disc = Object.assign(document.createElement("span"), { className: "piece", textContent: entry.label });
+    disc.style.setProperty("--piece", entry.color);
+    disc.style.color = inkOn(entry.color);
+    cell.append(disc);
+  } else if (mark) {
+    cell.append(drawing.legend.get(mark).label);
+  }
+  const strips = decor.sides(index);
+  for (const [action, side] of strips) {
+    const strip = Object.assign(document.createElement("span"), { className: `side side-${SIDES[side]}` });
+    strip.dataset.action = action;
+    strip.title = `${drawing.cellName(index)},${SIDE_WORDS[side]}`;
+    cell.append(strip);
+  }
+  if (decor.odds.has(index)) {
+    const odds = document.createElement("small");
+    odds.textContent = `${(100 * decor.odds.get(index)).toFixed(0)}%`;
+    cell.append(odds);
+  }
+  cell.disabled = !classes.includes("legal");
+  const words = [piece && drawing.legend.get(piece).text, mark && drawing.legend.get(mark).text];
+  cell.setAttribute("aria-label", [`row ${cell.dataset.row} column ${cell.dataset.col}`, ...words.filter(Boolean)].join(", "));
+}
+
+// The legend: each key's swatch (its colour and label) and words.
+function drawLegend(place, drawing) {
+  place.textContent = "";
+  if (!drawing) return;
+  for (const entry of drawing.grid.legend) {
+    const item = Object.assign(document.createElement("span"), { className: "key" });
+    const swatch = Object.assign(document.createElement("span"), { className: "swatch", textContent: entry.label });
+    swatch.style.background = entry.color;
+    swatch.style.color = inkOn(entry.color);
+    item.append(swatch, ` ${entry.text}`);
+    place.append(item);
+  }
 }

@@ -88,7 +88,11 @@ def test_a_fault_raises_a_clear_error_and_kills_the_program(tmp_path, fault):
 @pytest.mark.parametrize("fault", ["crash", "garbage", "busy", "huge_number"])
 def test_a_fault_is_recorded_as_that_seats_loss_with_the_reason(tmp_path, fault):
     body, error_class, words = FAULTS[fault]
-    with ProgramAgent(program(tmp_path, body), time_limit=0.3, game="trap") as agent:
+    # A wall limit far past the CPU limit: a busy program meets its CPU limit first even on
+    # a machine so loaded that it gets a fraction of a core.
+    with ProgramAgent(
+        program(tmp_path, body), time_limit=0.3, wall_limit=10.0, game="trap"
+    ) as agent:
         players = [make_agent("random", game="trap"), agent]
         result = play_game(players, seed=0, game="trap", board_size=5)
     assert result.winner == 0 and result.reason == error_class.reason

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.rating import cards
-from agents.rating.cards import leaderboard, read_card, shipped_ladders
+from agents.rating.cards import ladders_by_identity, leaderboard, read_card
 from agents.rating.ladder import Ladder, Rung, ladder_games, load_ladder
 from tests.support.results_roots import card_of, deep_tree, fifo_released_after, write_card
 
@@ -42,7 +42,7 @@ def shifted(ladder: Ladder, points: float) -> Ladder:
 
 
 def test_the_shipped_ladders_are_a_set_by_identity() -> None:
-    shipped = shipped_ladders()
+    shipped = ladders_by_identity()
     assert sorted(ladder.game for ladder in shipped.values()) == sorted(ladder_games())
     assert all(key == ladder.identity for key, ladder in shipped.items())
 
@@ -90,6 +90,22 @@ def test_an_old_card_without_the_identity_is_matched_by_its_opponents(tmp_path: 
     assert "records no ladder_sha256" in notes["edited"]
     assert "opponents and their ratings are not the othello ladder v1's" in notes["edited"]
     assert "its ladder is 'v0', not 'v1'" in notes["v0"]
+
+
+def test_a_card_of_a_later_version_names_its_rules_in_its_line(tmp_path: Path) -> None:
+    six = dataclasses.replace(OTHELLO, version="v2", params={"board_size": 6})
+    card = card_of(six, "six", {GREEDY: (3, 1, 0)})
+    assert card["line"].startswith("othello 6x6 ladder v2: ")
+    write_card(tmp_path / "six", card)
+    unnamed = card["line"].replace("othello 6x6 ladder", "othello ladder")
+    write_card(tmp_path / "unnamed", card | {"spec": "unnamed", "line": unnamed})
+    module = card["line"].replace("othello", "os:getcwd")  # a path is never imported
+    write_card(tmp_path / "module", card | {"spec": "module", "game": "os:getcwd", "line": module})
+    board = leaderboard(tmp_path)
+    assert [row.spec for row in board.apart] == ["six"]
+    notes = notes_of(board)
+    assert "unnamed/card.json: left out, its fields contradict each other: its line" in notes
+    assert "module/card.json: left out" in notes and "no registered game" in notes
 
 
 def each_opponent(change: Callable[[dict[str, Any]], dict[str, Any]]) -> list[dict[str, Any]]:

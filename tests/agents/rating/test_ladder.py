@@ -25,13 +25,19 @@ from hypothesis import strategies as st
 from trap_scripts import rate as rate_cli
 
 from agents import make_agent, registry
+from agents.files import game_files
+from agents.rating import ladder as ladder_module
 from agents.rating.ladder import (
-    LADDERS,
     MAX_LADDER_BYTES,
     Ladder,
     _check_value,
+    find_ladder,
+    ladder_name,
     ladder_schema,
+    ladder_version,
     load_ladder,
+    setting_name,
+    shipped_ladders,
 )
 from agents.trap.random_agent import RandomAgent
 from tests.support.cli_fuzz import check_command, raise_run_started
@@ -55,7 +61,12 @@ STRICT = jsonschema.validators.extend(
 """jsonschema, with an integer a JSON integer (not 16.0), as the reader reads the schema."""
 
 
-SHIPPED = {game: (LADDERS / f"{game}-v1.json").read_text() for game in game_names()}
+SHIPPED = {
+    game: next(text for path in game_files(game, "ladders")
+               if json.loads(text := path.read_text())["version"] == "v1")
+    for game in game_names()
+}  # fmt: skip
+"""Each game's shipped v1 ladder file, as text."""
 SCHEMA = ladder_schema()
 
 
@@ -110,6 +121,91 @@ def test_a_shipped_ladder_loads_as_before_and_every_rung_plays_without_a_clock(g
     assert STRICT(SCHEMA).is_valid(shipped(game))
     for spec in ladder.specs:  # the built agent, not the text: it decides by no clock
         assert time_limit_of(make_agent(spec, game=game, seed=0)) is None, spec
+
+
+# --- A game's ladders, found by their content ------------------------------------------------
+
+
+def put(root: Path, game: str, name: str, data: dict[str, Any]) -> Path:
+    """``data`` as the file ``name`` of ``game``'s ladders folder under ``root`` (the
+    lookup, which reads a folder once, reads it afresh)."""
+    ladder_module._shipped.cache_clear()
+    return write(root / game / "ladders", data, name)
+
+
+def test_a_ladder_is_found_by_its_content_whatever_its_file_is_named(ladders_root):
+    put(ladders_root, "trap", "mine.json", shipped("trap"))
+    five = shipped("trap") | {"version": "v2", "params": {"board_size": 5}}
+    five["rungs"] = five["rungs"][:2]  # random and greedy, which play any board
+    put(ladders_root, "trap", "v1-7x7.json", five)  # a name that says otherwise: for people
+    assert find_ladder("trap").identity == IDENTITIES["trap"]
+    assert find_ladder("trap", {"board_size": 5}).name == "trap 5x5 ladder v2"
+    newer = changed(shipped("trap"), ("version",), "v3")
+    put(ladders_root, "trap", "z.json", newer)
+    assert find_ladder("trap").version == "v3"  # the newest version of the rules asked
+    for version in ("1", "v1", 1):
+        assert find_ladder("trap", {"board_size": 7}, version).identity == IDENTITIES["trap"]
+    assert [ladder.version for ladder in shipped_ladders("trap")] == ["v1", "v2", "v3"]
+
+
+def test_two_files_of_the_same_rules_and_version_are_refused_naming_both(ladders_root):
+    first = put(ladders_root, "othello", "a.json", shipped("othello"))
+    second = put(ladders_root, "othello", "b.json", changed(shipped("othello"), ("seed",), 9))
+    with pytest.raises(ValueError) as refused:
+        find_ladder("othello")
+    both = f"{first} and {second} are both the othello ladder v1 of othello 8x8; keep one"
+    assert both in str(refused.value)
+    second.unlink()
+    put(ladders_root, "othello", "b.json", shipped("trap"))  # a file of another game's ladder
+    with pytest.raises(ValueError, match="the ladder of another game than 'othello'"):
+        shipped_ladders()
+
+
+@pytest.mark.parametrize(
+    ("game", "params", "version", "words"),
+    [
+        ("othello", {"board_size": 6}, None,
+         "no ladder of othello 6x6; the ladders of othello: 8x8 (v1)"),
+        ("trap", {"decay": 30}, None,
+         "no ladder of trap 7x7-decay=30; the ladders of trap: 7x7 (v1)"),
+        ("trap", None, "2", "no v2 ladder of trap 7x7; the ladders of trap: 7x7 (v1)"),
+        ("colosseum", {"board_size": 8}, "x",
+         "a ladder version is v1, v2, ... (or 1, 2, ...), got 'x'"),
+        ("othello", {"end_rule": "chess"}, None, "end_rule"),
+    ],
+)
+def test_rules_or_a_version_without_a_ladder_are_refused_naming_those_that_have_one(
+    game, params, version, words
+):
+    with pytest.raises(ValueError) as refused:
+        find_ladder(game, params, version)
+    assert words in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_a_game_without_a_ladder_says_how_to_make_its_first(ladders_root):
+    with pytest.raises(ValueError) as refused:
+        load_ladder("trap")
+    assert "trap ships no ladder (agents/trap/ladders/); trap-rate --calibrate --rungs random " \
+        "... --game trap makes its first" in str(refused.value)
+
+
+def test_a_setting_is_named_by_its_board_and_the_rules_that_are_not_the_game_s_defaults():
+    assert setting_name("trap", {"board_size": 7}) == "7x7" == find_ladder("trap").setting
+    assert setting_name("othello", {"board_size": 6, "end_rule": "course"}) == "6x6-end_rule=course"
+    assert setting_name("trap", {"decay": 30}) == "7x7-decay=30"
+    assert ladder_name("othello", "v1", {"board_size": 6}) == "othello ladder v1"  # as ever
+    assert ladder_name("othello", "v2", {"board_size": 6}) == "othello 6x6 ladder v2"
+    assert [ladder.file_stem for ladder in shipped_ladders()] == ["v1-8x8", "v1-8x8", "v1-7x7"]
+
+
+@given(st.text(max_size=8) | st.integers(-5, 10_001).map(str))
+def test_a_version_is_vN_or_N_and_anything_else_a_one_line_refusal(text):
+    try:
+        version = ladder_version(text)
+    except ValueError as error:
+        assert str(error).startswith("a ladder version is v1, v2, ...") and "\n" not in str(error)
+        return
+    assert version == "v" + text.strip().removeprefix("v") and 1 <= int(version[1:]) <= 9999
 
 
 # --- What a file may name -------------------------------------------------------------------

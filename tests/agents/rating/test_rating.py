@@ -2,21 +2,43 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import runpy
+import zipfile
+from pathlib import Path
+from unittest import mock
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from trap_scripts import rate as rate_cli
 
-from agents import make_agent
-from agents.rating import estimate_rating, ladder_games, load_ladder, rate, rate_spec
+from agents.rating import (
+    estimate_rating,
+    ladder_games,
+    load_ladder,
+    rate,
+    rate_spec,
+    shipped_ladders,
+)
 from agents.rating.estimate import ONE_SIDED, TWO_SIDED, _log_likelihood, expected_score
-from agents.rating.ladder import ANCHOR, ANCHOR_RATING, Calibration, Ladder, Rung
+from agents.rating.fingerprint import fingerprints_of
+from agents.rating.ladder import (
+    ANCHOR,
+    ANCHOR_RATING,
+    Calibration,
+    Ladder,
+    Rung,
+    find_ladder,
+    ladder_target,
+    new_ladder,
+    write_ladder,
+)
 from agents.rating.run import schedule_round
-from tests.support.game_runs import random_decision_states
+from agents.rl.ppo import GAME_MEMBER
+from tests.support.cli_fuzz import RunStarted, check_command, command_lines, raise_run_started
 from trap_env.games import game_names, get_game
 
 SMALL = Ladder(
@@ -193,6 +215,81 @@ def test_trap_rate_calibrates_a_ladder_from_its_round_robin(tmp_path, capsys):
     assert rated.calibration.num_games == 12 and rated.specs == SMALL.specs
     assert dict((r.spec, r.rating) for r in rated.rungs)[ANCHOR] == ANCHOR_RATING
     assert rated.calibration.command.startswith("trap-rate --calibrate")
+    assert rated.fingerprints == fingerprints_of(rated)  # the rungs' moves, recorded afresh
+
+
+TRAP = load_ladder("trap")
+"""The shipped ladder of Trap! 7x7 (read before a test points the lookup elsewhere)."""
+
+NEW_RUNGS = ["--calibrate", "--rungs", "random", "greedy", "--game", "trap", "--board-size",
+             "4", "--games-per-pairing", "2", "--workers", "0"]  # fmt: skip
+"""A new ladder of Trap! 4x4 of two rungs, calibrated by two games."""
+
+
+def test_trap_rate_makes_a_new_ladder_of_the_rungs_given_and_rates_on_it(tmp_path):
+    ladder_file = tmp_path / "new.json"
+    argv = [*NEW_RUNGS, "--ladder-out", str(ladder_file), "--output", str(tmp_path / "cal")]
+    assert rate_cli.main(argv) == 0
+    new = load_ladder("trap", ladder_file)
+    assert (new.version, new.params, new.specs) == ("v2", {"board_size": 4, "decay": 50},
+                                                    ["random", "greedy"])  # fmt: skip
+    assert new.calibration.num_games == 2 and new.fingerprints == fingerprints_of(new)
+    out = tmp_path / "rated"
+    assert rate_cli.main(["greedy", "--ladder", str(ladder_file), "--games", "2", "--workers",
+                          "0", "--output", str(out)]) == 0  # fmt: skip
+    assert json.loads((out / "card.json").read_text())["line"].startswith("trap 4x4 ladder v2: ")
+
+
+def test_a_new_ladder_goes_into_its_game_s_ladders_folder_and_is_found_there(
+    ladders_root, tmp_path, capsys
+):
+    (ladders_root / "trap" / "ladders" / "v1-7x7.json").write_text(TRAP.to_json())
+    assert rate_cli.main([*NEW_RUNGS, "--output", str(tmp_path / "cal")]) == 0
+    written = ladders_root / "trap" / "ladders" / "v2-4x4.json"
+    assert find_ladder("trap", {"board_size": 4}) == load_ladder("trap", written)
+    capsys.readouterr()
+    for version, words in [("2", f"{written} exists already"), ("1", "is the v1 of trap already")]:
+        status = rate_cli.main([*NEW_RUNGS, "--ladder-version", version, "--output",
+                                str(tmp_path / version)])  # fmt: skip
+        assert status == 2 and words in capsys.readouterr().err
+        assert not (tmp_path / version).exists()  # refused before any game
+
+
+def stamped_zip(folder: Path, game: str, **rules: object) -> str:
+    """The spec of a ``ppo`` model zip that holds only its record of the game and rules: all
+    that trap-rate reads of it before any game (a game would load its policy)."""
+    path = folder / f"{game}-{len(rules)}.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(GAME_MEMBER, json.dumps({"game": game, "rules": rules}))
+    return f"ppo:path={path}"
+
+
+def test_a_ppo_model_s_record_picks_the_rules_and_other_rules_given_are_refused(
+    ladders_root, tmp_path, capsys
+):
+    four = new_ladder("trap", {"board_size": 4}, ["random", "greedy"])
+    write_ladder(four, ladder_target(four))
+    spec = stamped_zip(tmp_path, "trap", board_size=4)
+    with mock.patch.object(rate_cli, "rate_spec", side_effect=RunStarted) as run:
+        assert check_command(rate_cli.main, [spec, "--output", str(tmp_path / "o")], "trap-rate")
+    assert run.call_args.args[0] == four
+    for argv, words in [
+        (["--board-size", "7"], "plays trap 4x4, not the rules given (7x7)"),
+        (["--game", "othello"], "plays trap, not othello; rate it with --game trap"),
+        (["--board-size", "4", "--rule", "decay=3"], "not the rules given (4x4-decay=3)"),
+    ]:
+        assert rate_cli.main([spec, *argv, "--output", str(tmp_path / "o")]) == 2
+        assert words in capsys.readouterr().err
+    assert rate_cli.main([stamped_zip(tmp_path, "trap", board_size=5, decay=50)]) == 2
+    assert "no ladder of trap 5x5; the ladders of trap: 4x4 (v1)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("version", ["1", "v1"])
+def test_trap_rate_takes_the_ladder_version_as_1_or_v1(version, tmp_path):
+    with mock.patch.object(rate_cli, "rate_spec", side_effect=RunStarted) as run:
+        argv = ["random", "--ladder-version", version, "--output", str(tmp_path)]
+        assert check_command(rate_cli.main, argv, "trap-rate")
+    assert run.call_args.args[0] == find_ladder("trap", version="v1")
 
 
 @pytest.mark.parametrize(
@@ -202,6 +299,18 @@ def test_trap_rate_calibrates_a_ladder_from_its_round_robin(tmp_path, capsys):
         (["random", "--games", "3"], "not an even number of games"),
         (["nosuchagent", "--game", "othello", "--games", "2"], "nosuchagent"),
         (["random", "--game", "nope"], "unknown game 'nope'"),
+        (["random", "--ladder-version", "v0"], "a ladder version is v1, v2, ... (or 1, 2, ...)"),
+        (["random", "--ladder-version", "2"], "no v2 ladder of trap 7x7; the ladders of trap: "
+         "7x7 (v1)"),
+        (["random", "--board-size", "5"], "no ladder of trap 5x5; the ladders of trap: 7x7 (v1)"),
+        (["random", "--game", "othello", "--rule", "end_rule=course"],
+         "no ladder of othello 8x8-end_rule=course; the ladders of othello: 8x8 (v1)"),
+        (["random", "--board-size", "7", "--rule", "board_size=7"], "given twice"),
+        (["random", "--rungs", "random", "greedy"], "--rungs goes with --calibrate"),
+        (["--calibrate", "--rungs", "greedy", "epsilon-greedy"],
+         "the new ladder of trap 7x7: rungs has no 'random', the anchor"),
+        (["--calibrate", "--rungs", "random", "greedy", "--ladder", "l.json"],
+         "--rungs makes a new ladder and --ladder reads one"),
     ],
 )
 def test_trap_rate_answers_bad_input_in_one_line(argv, message, tmp_path, capsys):
@@ -211,6 +320,20 @@ def test_trap_rate_answers_bad_input_in_one_line(argv, message, tmp_path, capsys
         status = exit.code
     error = capsys.readouterr().err
     assert status == 2 and message in error and len(error.strip().splitlines()) == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(command_lines(
+    ["--game", "--board-size", "--rule", "--ladder-version", "--rungs", "--ladder-out",
+     "--games-per-pairing", "--opening-plies"],
+    switches=["--calibrate"], positionals=["random", "greedy"],
+))  # fmt: skip
+@example(["--calibrate", "--rungs", "random", "greedy", "--board-size", "5"])
+def test_fuzzed_ladder_choices_start_a_run_or_are_one_line(tmp_path_factory, argv):
+    with contextlib.chdir(tmp_path_factory.mktemp("rate")), \
+            mock.patch.object(rate_cli, "rate_spec", raise_run_started), \
+            mock.patch.object(rate_cli, "run_games", raise_run_started):  # fmt: skip
+        check_command(rate_cli.main, [*argv, "--workers", "0"], "trap-rate")
 
 
 # --- The shipped ladders -------------------------------------------------------------------
@@ -228,31 +351,13 @@ def test_every_game_has_a_ladder_anchored_on_random_without_a_clock():
         assert ladder.calibration.num_games > 0 and ladder.calibration.command
 
 
-FINGERPRINT_PLIES = 4
-"""Positions of the fingerprint: the first plies of a fixed game of random moves."""
-
-
-def fingerprint(game: str) -> dict[str, list[int]]:
-    """Each rung's answers on a few fixed positions of the game."""
-    ladder = load_ladder(game)
-    rules = get_game(game)
-    config = rules.make_config(**ladder.params)
-    positions = random_decision_states(rules, config, seed=2026, count=FINGERPRINT_PLIES)
-    answers = {}
-    for spec in ladder.specs:
-        agent = make_agent(spec, game=game, seed=0)
-        answers[spec] = []
-        for position in positions:
-            agent.reset(0)
-            answers[spec].append(int(agent.select_action(position)))
-    return answers
-
-
-@pytest.mark.parametrize("game", game_names())
-def test_each_rung_plays_as_when_its_ladder_was_rated(game, request):
+@pytest.mark.parametrize(
+    "ladder", shipped_ladders(), ids=lambda ladder: f"{ladder.game}-{ladder.file_stem}"
+)
+def test_each_rung_plays_as_when_its_ladder_was_rated(ladder):
     """A change of code that alters a rung's moves calls for a new ladder version."""
-    path = request.path.parents[2] / "data" / "ladder_fingerprints.json"
-    assert fingerprint(game) == json.loads(path.read_text())[game]
+    assert ladder.fingerprints is not None, f"the {ladder.name} records no fingerprints"
+    assert fingerprints_of(ladder) == ladder.fingerprints
 
 
 def test_the_sb3_example_rates_during_learn_and_after_it(capsys, request):

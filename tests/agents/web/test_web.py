@@ -39,6 +39,7 @@ from tests.support.cli_fuzz import check_command, command_lines, raise_run_start
 from tests.support.old_records import old_shape
 from tests.support.results_roots import card_of, deep_tree, fifo_released_after, write_card
 from trap_env.games import game_names
+from trap_env.grid import Grid, click_targets
 
 GAMES = ", ".join(game_names())
 """The games, as the page's messages list them."""
@@ -186,13 +187,70 @@ def test_colosseum_frames_give_the_walls_players_zones_and_the_last_move(
     for frame in frames[1:]:
         position, last = frame["position"], frame["board"]["last"]
         if frame["actor"] == "chance":
-            assert last is None
+            assert last is None and frame["last_chance"] is None  # a start is no cell
             continue
         row, col, side = map(int, frame["action"].split(","))
         assert divmod(last, 4) == (row * size + col, side)  # the page's cellOf and sideOf
         assert position["cells"][frame["actor"]] == [row, col]
         assert position["walls"][row][col][side] == 1
     assert frames[-1]["position"]["zones"] is not None
+
+
+DROP = "tests.support.drop_game:GAME"
+"""Drop, the test-only game on a board that is not square, whose actions are columns."""
+DROPPER = "tests.support.drop_game.RandomDropper"
+SMALL = {"trap": {"board_size": 5}, "othello": {"board_size": 4}, "colosseum": {"board_size": 4},
+         DROP: {"rows": 3, "cols": 4}}  # fmt: skip
+"""Small rules of each game, Drop among them."""
+
+
+def pieces_by_game(position: dict[str, Any]) -> dict[int, str]:
+    """The pieces a position's own fields say (not its grid), by cell."""
+    game = position["game"]
+    if game == "trap":
+        return {**dict.fromkeys(position["traps"], "trap"),
+                **{cell: f"p{player}" for player, cell in enumerate(position["players"])}}
+    if game == "othello":
+        return {**dict.fromkeys(position["dark"], "dark"),
+                **dict.fromkeys(position["light"], "light")}
+    if game == "colosseum":
+        n = position["board_size"]
+        return {at[0] * n + at[1]: "AB"[player] for player, at in enumerate(position["cells"])
+                if at is not None}  # fmt: skip
+    return {}  # Drop's own fields say no cells: its grid is all there is
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32), game=st.sampled_from([*game_names(), DROP]))
+def test_every_frames_grid_is_its_position_and_its_clicks_are_the_legal_actions(
+    game: str, seed: int
+) -> None:
+    """The generic board's fields, in every game: a grid that reads back, whose pieces (and
+    Colosseum's walls) are the position's, and whose click reaches every legal decision but
+    Othello's pass; a chance node's odds and landing are shown where its outcomes are
+    clicks on the grid (Trap!'s cells, Drop's columns), not where they are not (Colosseum's
+    start)."""
+    frames, _ = random_game(game, SMALL[game], seed)
+    for frame in frames:
+        position, grid = frame["position"], frame["position"]["grid"]
+        assert Grid.from_json(grid).to_json() == grid
+        pieces = {int(cell): fields["piece"] for cell, fields in grid["cells"].items()
+                  if "piece" in fields}  # fmt: skip
+        if game != DROP:
+            assert pieces == pieces_by_game(position)
+        if game == "colosseum":
+            walls = [sides for row in position["walls"] for sides in row]
+            for cell, sides in enumerate(walls):
+                drawn = grid["cells"].get(str(cell), {}).get("walls", "")
+                assert drawn == "".join(s for s, on in zip("nesw", sides, strict=True) if on)
+        on_grid = game in ("trap", DROP)  # chance's outcomes are clicks on the grid
+        if frame["to_act"] is not None:
+            off_grid = set(frame["legal"]) - set(click_targets(grid))
+            assert off_grid <= ({grid["rows"] * grid["cols"]} if game == "othello" else set())
+        elif frame["outcome"] is None:  # a chance node
+            assert (frame["odds"] is not None) == on_grid
+        if frame["actor"] == "chance":
+            assert (frame["last_chance"] is not None) == on_grid
 
 
 def test_the_event_stream_ends_with_the_game(client: TestClient) -> None:
@@ -508,6 +566,31 @@ def test_a_stored_record_never_imports_the_game_path_it_names(
         assert not planted_game.was_imported()
     with make_client(tmp_path, allow_exec=True) as client:  # the page allows paths
         assert client.get("/api/results/game?folder=planted").json()["game"] == planted_game.path
+
+
+def test_a_game_given_by_its_path_is_offered_played_and_its_records_replay(tmp_path: Path) -> None:
+    """trap-serve --game PATH: the page offers that game first with its rules, plays it,
+    and replays its records, pasted or in a results file, even without --allow-exec (no
+    other path: a record of another is refused, and a server without --game refuses it)."""
+    hosts = allowed_hosts("127.0.0.1", 8000, ["testserver"])
+    with TestClient(create_app(Settings(tmp_path, True, hosts, first_game=DROP))) as client:
+        info = client.get("/api/info").json()["games"]
+        assert (info[0]["name"], info[0]["title"], info[0]["params"]) == (DROP, "Drop",
+                                                                          {"rows": 4, "cols": 5})
+        started = post(client, "/api/games", {"params": {"cols": 6}, "specs": [DROPPER] * 2})
+        assert started.status_code == 200, started.text
+        record = finished(client, started.json()["id"])["record"]
+    assert record["game"] == DROP and record["rules"] == {"rows": 4, "cols": 6}
+    write_results(tmp_path / "drop", [record])
+    other = {**record, "game": "tests.support.toy_game:GAME"}
+    with TestClient(create_app(Settings(tmp_path, False, hosts, first_game=DROP))) as client:
+        frames = post(client, "/api/replay", {"record": record}).json()["frames"]
+        assert frames[-1]["position"]["grid"]["cols"] == 6
+        assert client.get("/api/results/game?folder=drop").json()["frames"] == frames
+        refused = post(client, "/api/replay", {"record": other}).json()["error"]
+        assert f"'game' must be one of colosseum, othello, trap, {DROP}" in refused
+    with make_client(tmp_path) as client:
+        assert "'game' must be" in post(client, "/api/replay", {"record": record}).json()["error"]
 
 
 # --- Sizes, contradictions and heavy work (issue 36) -----------------------------------------

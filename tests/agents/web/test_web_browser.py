@@ -8,6 +8,7 @@ screenshots that docs/web.md shows.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import http.server
 import json
@@ -27,6 +28,7 @@ from agents.arena.match import play_game
 from agents.arena.plan import GameTask, RunConfig
 from agents.arena.worker import make_record
 from agents.web.views import FrameBuilder
+from trap_env.grid import click_targets
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -38,6 +40,9 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+DROP = "tests.support.drop_game:GAME"
+"""Drop, the test-only game on a board that is not square, whose actions are columns."""
+ROOT = Path(__file__).resolve().parents[3]
 IS_CI = os.environ.get("CI", "").lower() == "true"
 SCREENSHOTS = os.environ.get("TRAP_WEB_SCREENSHOTS")
 TIMEOUT_MS = 60_000
@@ -88,12 +93,14 @@ def results_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def server(results_root: Path, browser: Any) -> Iterator[str]:
-    """``trap-serve`` on a free port; its address."""
+@contextlib.contextmanager
+def serving(results_root: Path, *flags: str) -> Iterator[str]:
+    """``trap-serve`` on a free port, run from the checkout (so that ``tests`` imports);
+    its address."""
     command = [sys.executable, "-m", "trap_scripts.serve", "--port", "0",
-               "--results-root", str(results_root)]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               "--results-root", str(results_root), *flags]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, cwd=ROOT)  # fmt: skip
     try:
         line = process.stdout.readline() if process.stdout else ""
         assert "serving on http://127.0.0.1:" in line, line + (
@@ -105,18 +112,31 @@ def server(results_root: Path, browser: Any) -> Iterator[str]:
         process.wait(timeout=10)
 
 
-@pytest.fixture
-def page(browser: Any, server: str) -> Iterator[Any]:
+@pytest.fixture(scope="module")
+def server(results_root: Path, browser: Any) -> Iterator[str]:
+    with serving(results_root) as address:
+        yield address
+
+
+@contextlib.contextmanager
+def opened_page(browser: Any, address: str) -> Iterator[Any]:
+    """A page of the server at ``address``, its forms filled; no script error on it."""
     context = browser.new_context(viewport={"width": 900, "height": 760})
     opened = context.new_page()
     opened.set_default_timeout(TIMEOUT_MS)
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.goto(server + "/")
+    opened.goto(address + "/")
     opened.wait_for_selector("#play-form .game-select option", state="attached")
     yield opened
     context.close()
     assert not errors, errors
+
+
+@pytest.fixture
+def page(browser: Any, server: str) -> Iterator[Any]:
+    with opened_page(browser, server) as opened:
+        yield opened
 
 
 def screenshot(page: Any, name: str) -> None:
@@ -132,39 +152,50 @@ def board_cells(page: Any, css: str) -> list[int]:
     )
 
 
+def piece_cells(page: Any, key: str | None = None) -> list[int]:
+    """The cells of the board drawn with a piece (of the legend's ``key``), read from the page."""
+    selector = "[data-piece]:not([data-piece=''])" if key is None else f"[data-piece='{key}']"
+    return page.eval_on_selector_all(
+        f"#board .cell{selector}", "cells => cells.map(c => +c.dataset.cell)"
+    )
+
+
+def drawn_cells(page: Any) -> list[dict[str, str]]:
+    """Each cell of the board as drawn: its piece, mark and walls, and the piece's label."""
+    return page.eval_on_selector_all(  # type: ignore[no-any-return]
+        "#board .cell",
+        "cells => cells.map(c => ({piece: c.dataset.piece, mark: c.dataset.mark, "
+        "walls: c.dataset.walls, label: (c.querySelector('.piece') || {}).textContent || ''}))",
+    )
+
+
 def shown_frame(page: Any) -> dict[str, Any]:
     """The frame the page shows, as the server sent it."""
     return page.evaluate("view.frames[view.cursor]")  # type: ignore[no-any-return]
 
 
 def check_drawn(page: Any) -> None:
-    """The board drawn is the frame's position: the players (Othello: the discs), the walls
-    on their cells' sides, the counts in the legend, the last move marked (Colosseum: its
-    new barrier's side too; an Othello pass marks no cell)."""
+    """The board drawn is the frame's grid, whatever its game and shape: each cell's piece
+    (with its label), mark and walls (thick sides), the legend's words, and the last
+    decision's cell marked where it is one cell (a column's is none; an Othello pass marks
+    no cell), with sides its new wall's side too."""
     frame = shown_frame(page)
-    position, last = frame["position"], frame["board"]["last"]
-    n = position["board_size"]
-    if position["game"] == "othello":
-        assert board_cells(page, "p0") == sorted(position["dark"])
-        assert board_cells(page, "p1") == sorted(position["light"])
-        dark, light = position["discs"]
-        assert f"dark (seat 0): {dark}, ○ light (seat 1): {light}" in page.text_content("#legend")
-        last_cell = None if last is None or last == n * n else last
-    else:
-        cells = [[] if at is None else [at[0] * n + at[1]] for at in position["cells"]]
-        assert [board_cells(page, "p0"), board_cells(page, "p1")] == cells
-        walls = [sides for row in position["walls"] for sides in row]
-        for side, name in enumerate("nesw"):
-            assert board_cells(page, f"wall-{name}") == [
-                cell for cell, sides in enumerate(walls) if sides[side]
-            ]
-        if position["zones"] is not None:
-            zones = position["zones"]
-            assert f"zones: A {zones[0]}, B {zones[1]}" in page.text_content("#legend")
-        last_cell = None if last is None else last // 4
-        if last is not None:
-            assert board_cells(page, f"new-wall-{'nesw'[last % 4]}") == [last_cell]
-    assert board_cells(page, "last") == ([] if last_cell is None else [last_cell])
+    grid, last = frame["position"]["grid"], frame["board"]["last"]
+    labels = {entry["key"]: entry["label"] for entry in grid["legend"]}
+    expected = []
+    for cell in range(grid["rows"] * grid["cols"]):
+        drawn = {"piece": "", "mark": "", "walls": "", **grid["cells"].get(str(cell), {})}
+        expected.append({**drawn, "label": labels.get(drawn["piece"], "")})
+    assert drawn_cells(page) == expected
+    for side in "nesw":
+        walled = [cell for cell, drawn in enumerate(expected) if side in drawn["walls"]]
+        assert board_cells(page, f"wall-{side}") == walled
+    words = [f"{entry['label']} {entry['text']}" for entry in grid["legend"]]
+    assert page.text_content("#legend") == "".join(words)
+    at = click_targets(grid).get(last, []) if last is not None else []
+    assert board_cells(page, "last") == ([at[0][0]] if len(at) == 1 else [])
+    if len(at) == 1 and at[0][1] is not None:
+        assert board_cells(page, f"new-wall-{'nesw'[at[0][1]]}") == [at[0][0]]
 
 
 def play_as_person(page: Any, shot: str | None = None) -> int:
@@ -185,7 +216,7 @@ def play_as_person(page: Any, shot: str | None = None) -> int:
             screenshot(page, shot)
         shown = page.get_attribute("#board", "data-frame")
         legal = board_cells(page, "legal")
-        if shown_frame(page)["board"]["game"] == "colosseum":
+        if legal and page.locator(f"#board .cell[data-cell='{legal[-1]}'] .side").count():
             assert page.locator("#off-board button").count() == 0  # no list of moves
             page.click(f"#board .cell[data-cell='{legal[-1]}'] .side >> nth=0")
         elif legal:
@@ -242,7 +273,7 @@ def test_play_a_whole_game_against_random(page: Any) -> None:
         )
         if page.get_attribute("#board", "data-over") == "true":
             break
-        assert len(board_cells(page, "p0")) == 1 and len(board_cells(page, "p1")) == 1
+        assert len(piece_cells(page, "p0")) == 1 and len(piece_cells(page, "p1")) == 1
         legal = board_cells(page, "legal")
         shown = page.get_attribute("#board", "data-frame")
         if "throw" in page.text_content("#status"):
@@ -288,7 +319,7 @@ def test_play_othello_as_seat_1_and_replay_it(page: Any) -> None:
     page.click("#play-start")
     assert play_as_person(page) >= 1
     assert page.text_content("#status").startswith(("You win", "You lose", "Draw"))
-    assert len(board_cells(page, "disc")) >= 4
+    assert len(piece_cells(page)) >= 4
     check_drawn(page)
     replay_shown_record(page)
 
@@ -303,7 +334,7 @@ def test_play_colosseum_with_the_forms_defaults_watch_and_replay(page: Any) -> N
     assert play_as_person(page, "web-colosseum.png") >= 1
     assert page.text_content("#status").startswith(("You win", "You lose", "Draw"))
     check_drawn(page)
-    assert "zones: A" in page.text_content("#legend")
+    assert "seat 0, zone " in page.text_content("#legend")
     replay_shown_record(page)
     page.click("#tabs button[data-tab=watch]")
     page.select_option("#watch-form .game-select", "colosseum")
@@ -313,6 +344,34 @@ def test_play_colosseum_with_the_forms_defaults_watch_and_replay(page: Any) -> N
     check_drawn(page)
     page.click("#step-first")
     check_drawn(page)
+
+
+def test_play_drop_a_game_of_columns_on_a_board_that_is_not_square(
+    browser: Any, results_root: Path
+) -> None:
+    """``trap-serve --game PATH`` puts a game without a drawing of its own on the page: the
+    generic board draws its 4x5 grid from ``describe`` at every decision, a click on any
+    cell of a column is that column's action, and the odds of where a drop lands show
+    before it (its record replays: test_web.py)."""
+    with serving(results_root, "--game", DROP, "--allow-exec") as address, opened_page(
+        browser, address
+    ) as page:
+        assert page.input_value("#play-form .game-select") == DROP
+        page.fill("#play-form input[name=spec]", "tests.support.drop_game.RandomDropper")
+        page.fill("#speed", "0")
+        page.click("#play-start")
+        page.wait_for_selector("#board .cell.legal")
+        assert page.get_attribute("#board", "data-shape") == "4x5"
+        assert board_cells(page, "legal") == list(range(20))  # every cell of every column
+        page.hover("#board .cell[data-cell='19']")  # the bottom right: column 4
+        assert page.text_content("#odds") == "drop 4 lands: 3 25.0%, 4 75.0%"
+        page.click("#board .cell[data-cell='19']")
+        page.wait_for_function("view.frames.length > 1")
+        assert page.evaluate("view.frames[1].action") == "4"
+        assert play_as_person(page) >= 1
+        assert page.text_content("#status").startswith(("You win", "You lose", "Draw"))
+        check_drawn(page)
+        screenshot(page, "web-drop.png")
 
 
 def test_watch_two_agents(page: Any) -> None:
@@ -337,13 +396,13 @@ def test_replay_a_recorded_game_step_by_step(page: Any, results_root: Path) -> N
     page.wait_for_selector("#replay-index option[value='2']", state="attached")
     page.select_option("#replay-index", "2")
     page.click("#replay-load")
-    page.wait_for_selector("#board .cell.p0")
+    page.wait_for_selector("#board .cell[data-piece=p0]")
     landed_seen = False
     for number, frame in enumerate(expected.frames):
         assert page.get_attribute("#board", "data-frame") == str(number)
         players = frame["position"]["players"]
-        assert board_cells(page, "p0") == [players[0]] and board_cells(page, "p1") == [players[1]]
-        assert board_cells(page, "trap") == sorted(frame["position"]["traps"])
+        assert piece_cells(page, "p0") == [players[0]] and piece_cells(page, "p1") == [players[1]]
+        assert piece_cells(page, "trap") == sorted(frame["position"]["traps"])
         if frame["actor"] == "chance":
             assert board_cells(page, "landed") == [frame["last_chance"][1]]
             landed_seen = True
@@ -372,12 +431,12 @@ def test_watch_othello(page: Any) -> None:
     page.select_option("#watch-form .game-select", "othello")
     set_rule(page, "#watch-form", "board_size", "6")
     watch_greedy_against_random(page)
-    discs = len(board_cells(page, "p0")) + len(board_cells(page, "p1"))
-    assert len(board_cells(page, "disc")) == discs > 4
+    discs = len(piece_cells(page, "dark")) + len(piece_cells(page, "light"))
+    assert len(piece_cells(page)) == discs > 4
     check_drawn(page)
     assert len(board_cells(page, "last")) == 1
     page.click("#step-first")
-    assert sorted(board_cells(page, "disc")) == [14, 15, 20, 21]  # the four centre discs
+    assert piece_cells(page) == [14, 15, 20, 21]  # the four centre discs
     check_drawn(page)
 
 

@@ -261,10 +261,10 @@ def test_a_tournament_draws_a_board_size_per_start(tmp_path) -> None:  # type: i
     records = tournament_records(tmp_path, "random", "greedy", "--game", "colosseum",
                                  "--board-size", "4-6", "--games", "8", "--time-budget", "none",
                                  "--workers", "0")  # fmt: skip
-    sizes = [record["board_size"] for record in records]
+    sizes = [record["rules"]["board_size"] for record in records]
     assert set(sizes) <= {4, 5, 6} and len(set(sizes)) > 1 and sizes[::2] == sizes[1::2]
     for record in records:
-        params = {"board_size": record["board_size"]}
+        params = record["rules"]
         *_, (final, _) = replay(record["actions"], game="colosseum", params=params)
         assert GAME.scores(final) == record["scores"]
         assert record["max_turns"] == GAME.default_turn_limit(GAME.make_config(**params))
