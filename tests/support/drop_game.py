@@ -18,7 +18,6 @@ tests.support.drop_game:GAME``.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -28,14 +27,8 @@ import numpy as np
 
 from agents.seeded import OneGameAgent
 from trap_env.checks import describe, is_int, parse_natural
-from trap_env.game import (
-    TRUNCATED,
-    IllegalActionError,
-    Outcome,
-    RandomSource,
-    action_index,
-    config_from_params,
-)
+from trap_env.game import TRUNCATED, IllegalActionError, Outcome, RandomSource, action_index
+from trap_env.game_base import GameBase
 from trap_env.grid import SEAT_COLORS, Click, Grid, Legend
 
 __all__ = ["GAME", "Drop", "DropConfig", "DropState", "RandomDropper"]
@@ -84,23 +77,17 @@ class DropState(NamedTuple):
     pending: int
 
 
-class Drop:
-    """The game protocol for Drop."""
+class Drop(GameBase[DropState, DropConfig]):
+    """The game protocol for Drop, on the defaults of :class:`trap_env.game_base.GameBase`."""
 
     name: str = "drop"
     title: str = "Drop"
     end_reasons: tuple[str, ...] = ("three", "full")
+    config_type = DropConfig
     has_chance: bool = True
     decision_names: tuple[str, ...] = ("drop", "landing")
-    decisions_per_turn: int = 1
 
     # --- Configuration ----------------------------------------------------------------
-
-    def make_config(self, **params: Any) -> DropConfig:
-        return config_from_params(self.title, DropConfig, params)
-
-    def config_params(self, config: DropConfig) -> dict[str, Any]:
-        return dataclasses.asdict(config)
 
     def config_of(self, state: DropState) -> DropConfig:
         return DropConfig(state.rows, state.cols)
@@ -131,10 +118,6 @@ class Drop:
         if self.is_chance(state):
             return [column for column, _ in _landings(state)]
         return [column for column in range(state.cols) if _has_room(state, column)]
-
-    def legal_action_mask(self, state: DropState) -> list[int]:
-        legal = set(self.legal_actions(state))
-        return [int(column in legal) for column in range(state.cols)]
 
     def apply(self, state: DropState, action: int) -> DropState:
         if type(action) is not int:
@@ -178,12 +161,6 @@ class Drop:
             return Outcome(None, TRUNCATED)
         return None
 
-    def scores(self, state: DropState) -> dict[str, Any]:
-        return {}
-
-    def decision_name(self, state: DropState) -> str:
-        return self.decision_names[self.is_chance(state)]
-
     # --- Views --------------------------------------------------------------------------
 
     def observe(self, state: DropState, player: int) -> Any:
@@ -223,15 +200,6 @@ class Drop:
         _check_gravity(state)
         _check_counts(state)
         _check_pending(self, state)
-
-    def action_to_text(self, state: DropState, action: int) -> str:
-        return str(action)
-
-    def action_from_text(self, state: DropState, text: str) -> int:
-        column = parse_natural(text, "a column is ASCII digits")
-        if column >= state.cols:
-            raise ValueError(f"a column is 0..{state.cols - 1}, got {column}")
-        return column
 
     def render_text(self, state: DropState, last_chance: tuple[int, int] | None = None) -> str:
         rows = [" ".join(state.board[row * state.cols : (row + 1) * state.cols])

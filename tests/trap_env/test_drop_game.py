@@ -108,7 +108,7 @@ def test_a_column_is_the_only_action_and_chance_draws_once() -> None:
     start = GAME.initial_state(GAME.make_config(rows=3, cols=4))
     assert GAME.num_actions(GAME.make_config(rows=3, cols=4)) == 4
     assert GAME.action_from_text(start, "3") == 3
-    with pytest.raises(ValueError, match=r"a column is 0\.\.3, got 4"):
+    with pytest.raises(ValueError, match=r"an action is a number 0\.\.3, got '4'"):
         GAME.action_from_text(start, "4")
     with pytest.raises(IllegalActionError, match="legal columns"):
         GAME.apply(start, 4)
