@@ -274,6 +274,16 @@ class RaceEngine:
 GAME = Race()
 
 
+class ChanceShown(Race):
+    """Race whose text drawing is only the last chance node it is given: what an env's
+    ``render`` passes on."""
+
+    name = "race_chance_shown"
+
+    def render_text(self, state: RaceState, last_chance: tuple[int, int] | None = None) -> str:
+        return repr(last_chance)
+
+
 class RandomRacer(SeededAgent):
     """A uniformly random legal decision."""
 

@@ -19,7 +19,7 @@ import trap_env
 from tests.support.env_contract import StateQuestions, play_aec_game
 from tests.support.far_throws import far_target
 from tests.support.replay_elsewhere import digest_in_another_process
-from tests.support.toy_game import GAMBLE, Race
+from tests.support.toy_game import GAMBLE, ChanceShown
 from trap_env.aec_env import AGENTS, GameAECEnv, game_env, wrap
 from trap_env.games import game_names, get_game
 from trap_env.trap.aec_env import env, raw_env
@@ -499,17 +499,8 @@ def test_each_state_is_asked_for_its_outcome_and_mask_once(monkeypatch, game: st
         assert questions.repeated() == []
 
 
-class _ChanceDrawn(Race):
-    """Race drawing only the chance node it is given: what ``render`` passes on."""
-
-    name = "race_chance_drawn"
-
-    def render_text(self, state: Any, last_chance: tuple[int, int] | None = None) -> str:
-        return repr(last_chance)
-
-
 def test_render_draws_the_last_chance_node_as_the_decision_and_its_outcome() -> None:
-    aec = GameAECEnv(_ChanceDrawn(), render_mode="ansi", goal=9)
+    aec = GameAECEnv(ChanceShown(), render_mode="ansi", goal=9)
     aec.reset(seed=0)
     assert aec.render() == "None\n"  # the renderer ends a text with a new line
     aec.step(GAMBLE)

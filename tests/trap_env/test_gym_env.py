@@ -19,7 +19,7 @@ import trap_env
 from tests.support.env_contract import CHANCE_KEYS, GYM_KEYS, StateQuestions, play_gym_episode
 from tests.support.far_throws import far_target
 from tests.support.replay_elsewhere import digest_in_another_process
-from tests.support.toy_game import GAMBLE, Race, Walker
+from tests.support.toy_game import GAMBLE, ChanceShown, Walker
 from trap_env.agent import UnsupportedGameError
 from trap_env.games import entry_of, game_names
 from trap_env.gym_env import GameEnv, OpponentError
@@ -904,17 +904,8 @@ def test_gymnasium_s_own_vector_envs_stack_every_info_key_into_a_typed_array(
     assert terminated[0] and info["illegal_action"][0]
 
 
-class _ChanceDrawn(Race):
-    """Race drawing only the chance node it is given: what ``render`` passes on."""
-
-    name = "race_chance_drawn"
-
-    def render_text(self, state: Any, last_chance: tuple[int, int] | None = None) -> str:
-        return repr(last_chance)
-
-
 def test_render_draws_the_last_chance_node_as_the_decision_and_its_outcome() -> None:
-    env = GameEnv(_ChanceDrawn(), opponent=Walker(), seat=0, render_mode="ansi", goal=9)
+    env = GameEnv(ChanceShown(), opponent=Walker(), seat=0, render_mode="ansi", goal=9)
     env.reset(seed=0)
     assert env.render() == "None\n"  # the renderer ends a text with a new line
     _, _, _, _, info = env.step(GAMBLE)
