@@ -50,8 +50,8 @@ from trap_scripts._cli import (
 )
 
 from agents.arena.plan import MAX_OPENING_PLIES
-from agents.arena.tournament import BACKENDS, run_games
 from agents.arena.record_rules import DrawnRule
+from agents.arena.tournament import BACKENDS, run_games
 from agents.options import parse_spec
 from agents.rating.fingerprint import fingerprints_of
 from agents.rating.ladder import (
