@@ -86,3 +86,26 @@ def test_it_plays_alike_on_openspiels_othello_and_on_ours() -> None:
     on_ours.native = None  # as a game without a C++ twin: our rules behind OpenSpiel's API
     assert on_cpp.select_action(state) == on_ours.select_action(state)
     assert on_cpp.native_states and not on_ours.native_states
+
+
+def test_a_position_without_a_found_history_is_searched_once_then_the_game_stays_in_python(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    agent = make_agent("openspiel-mcts:simulations=3", game="othello", seed=0)
+    assert isinstance(agent, OpenSpielMCTSAgent) and agent.native is not None
+    searches: list[OthelloState] = []
+
+    def finds_none(state: OthelloState) -> None:
+        searches.append(state)
+
+    native = openspiel_mcts.NativeGame("othello", openspiel_mcts.plays, finds_none)
+    monkeypatch.setattr(agent, "native", native)
+    state = random_opening(1, plies=20)
+    for _ in range(2):
+        state = rules.apply(state, agent.select_action(state))
+        state = rules.apply(state, rules.legal_actions(state)[0])
+        assert not agent.native_states
+    assert len(searches) == 1  # not again at every decision (a quarter second each)
+    agent.reset(0)
+    agent.select_action(state)
+    assert len(searches) == 2  # a new game may be reachable again
