@@ -72,7 +72,6 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
         "expectiminimax": "agents.othello.search:SearchAgent",  # aliases of the reference
         "alphabeta": "agents.othello.search:SearchAgent",
         "minimax": "agents.othello.search:SearchAgent",
-        "openspiel-mcts": "agents.othello.openspiel_mcts:OpenSpielMCTSAgent",
         "mcts": "agents.mcts.agent:MCTSAgent",
         "ppo": "agents.rl.ppo:PPOAgent",
     },
@@ -97,6 +96,7 @@ games ``alphabeta`` and ``minimax``."""
 EVERY_GAME: dict[str, str] = {
     EXEC: "agents.program:ProgramAgent",
     "epsilon-greedy": "agents.epsilon_greedy:EpsilonGreedyAgent",
+    "openspiel-mcts": "agents.openspiel_mcts:OpenSpielMCTSAgent",
 }
 """The built-in agents of every game: name -> ``"module:factory"`` (told their game)."""
 

@@ -31,7 +31,8 @@ FAST_OPTIONS = {
         "reference", "expectiminimax", "alphabeta", "minimax", "easy", "medium", "hard", "expert"
     )
 }
-NEEDS_EXTRAS = {"ppo", "mcts", "exec"}  # weights (ppo: torch), a program: tested with their code
+# Weights (ppo: torch), a program, OpenSpiel: each tested with its code.
+NEEDS_EXTRAS = {"ppo", "mcts", "exec", "openspiel-mcts"}
 OURS = [name for name in agent_names("trap") if name not in NEEDS_EXTRAS]
 
 
@@ -362,7 +363,7 @@ def test_check_supports_asks_the_agent() -> None:
 @pytest.mark.parametrize(
     ("game", "name"),
     [(game, name) for game, table in AGENT_TABLE.items() for name in table
-     if name not in ("ppo", "openspiel-mcts")],  # a model file; OpenSpiel: simulations only
+     if name != "ppo"],  # a model file
 )
 def test_an_agent_says_its_clock_if_and_only_if_it_decides_on_one(game: str, name: str) -> None:
     """What a ladder asks of its rungs (trap_env.agent.time_limit_of): no clock, or it says."""
