@@ -78,7 +78,8 @@ class SolvedTable:
         path.parent.mkdir(parents=True, exist_ok=True)
         meta = {"format": FORMAT, "game": self.game, "rules": self.rules, "report": self.report}
         partial = path.with_name(f"{path.name}.{os.getpid()}.partial.npz")
-        np.savez_compressed(partial, meta=np.array(json.dumps(meta)), **self.arrays)
+        arrays: dict[str, Any] = {**self.arrays, "meta": np.array(json.dumps(meta))}
+        np.savez_compressed(partial, **arrays)
         partial.replace(path)
 
     @classmethod
@@ -108,7 +109,9 @@ def table_path(game: str, rules: Mapping[str, Any]) -> Path:
     return cache_folder() / f"{game}-{listed}.npz"
 
 
-def measured_solve(solve: Callable[[], tuple[Arrays, dict[str, Any]]]) -> tuple[Arrays, dict[str, Any]]:
+def measured_solve(
+    solve: Callable[[], tuple[Arrays, dict[str, Any]]],
+) -> tuple[Arrays, dict[str, Any]]:
     """Run ``solve`` and add its ``seconds`` and ``peak_memory_mb`` (traced allocations,
     NumPy's included) to the report it returns."""
     tracing = tracemalloc.is_tracing()
@@ -121,7 +124,11 @@ def measured_solve(solve: Callable[[], tuple[Arrays, dict[str, Any]]]) -> tuple[
     peak = tracemalloc.get_traced_memory()[1]
     if not tracing:
         tracemalloc.stop()
-    return arrays, {**report, "seconds": round(seconds, 3), "peak_memory_mb": round(peak / 2**20, 1)}
+    return arrays, {
+        **report,
+        "seconds": round(seconds, 3),
+        "peak_memory_mb": round(peak / 2**20, 1),
+    }
 
 
 def _solver(game: str) -> Callable[..., SolvedTable]:

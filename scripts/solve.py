@@ -17,7 +17,6 @@ import json
 import sys
 from collections.abc import Sequence
 
-from agents.solved import load_or_solve
 from trap_scripts._cli import (
     CliError,
     Parser,
@@ -27,6 +26,8 @@ from trap_scripts._cli import (
     fail,
     rule_params,
 )
+
+from agents.solved import load_or_solve
 from trap_env.games import get_game
 
 PROG = "trap-solve"

@@ -90,7 +90,8 @@ class Placements:
     def at(self, me: IntArray | int, other: IntArray | int, traps: IntArray | int) -> Any:
         """The placement number(s) of ``(me, other, traps)``."""
         cells = self.board_size * self.board_size
-        return self.index[(np.asarray(me) * cells + other << cells) + traps]
+        key = (np.asarray(me, dtype=np.int64) * cells + other << cells) + traps
+        return self.index[key]
 
     def of_state(self, state: State) -> int:
         """The placement number of a state, seen from its player to act."""
@@ -104,12 +105,15 @@ def _neighbour_table(board_size: int) -> IntArray:
     return np.array([list(ring) + [-1] * (8 - len(ring)) for ring in rings], dtype=np.int64)
 
 
-def _is_trapped(places: Placements, neighbours: IntArray, who: IntArray, blocker: IntArray) -> BoolArray:
+def _is_trapped(
+    places: Placements, neighbours: IntArray, who: IntArray, blocker: IntArray
+) -> BoolArray:
     """Whether the player on ``who`` has no step: each neighbour a trap or ``blocker``."""
     ring = neighbours[who]
     free = (ring >= 0) & (places.traps[:, None] >> np.maximum(ring, 0) & 1 == 0)
     free &= ring != blocker[:, None]
-    return ~free.any(axis=1)
+    trapped: BoolArray = ~free.any(axis=1)
+    return trapped
 
 
 @dataclass(frozen=True)
@@ -217,7 +221,9 @@ def solve(board_size: int = 3, decay: int = kernel.DEFAULT_DECAY) -> SolvedTable
     """
     config = GameConfig(board_size, decay)  # checks the rules' ranges
     if board_size not in SOLVED_SIZES:
-        raise ValueError(f"Trap! is solved on the boards {_sizes_text()}, not {board_size}x{board_size}")
+        raise ValueError(
+            f"Trap! is solved on the boards {_sizes_text()}, not {board_size}x{board_size}"
+        )
     arrays, report = measured_solve(lambda: _value_iteration(config.board_size, config.decay))
     return SolvedTable("trap", GAME.config_params(config), arrays, report)
 

@@ -23,7 +23,9 @@ def test_the_cache_follows_xdg_cache_home(monkeypatch: pytest.MonkeyPatch, tmp_p
 
 
 def test_a_table_reads_back_as_saved(tmp_path: Path) -> None:
-    table = SolvedTable("trap", {"board_size": 3, "decay": 0}, {"move": np.arange(3.0)}, {"value": 1.0})
+    table = SolvedTable(
+        "trap", {"board_size": 3, "decay": 0}, {"move": np.arange(3.0)}, {"value": 1.0}
+    )
     table.save(tmp_path / "t.npz")
     found = SolvedTable.load(tmp_path / "t.npz")
     assert found is not None
@@ -31,7 +33,9 @@ def test_a_table_reads_back_as_saved(tmp_path: Path) -> None:
     np.testing.assert_array_equal(found.arrays["move"], table.arrays["move"])
 
 
-def test_a_damaged_or_missing_table_is_solved_again(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_a_damaged_or_missing_table_is_solved_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     rules = {"board_size": 3, "decay": 0}  # every throw lands: 36 sweeps
     path = table_path("trap", rules)

@@ -37,7 +37,9 @@ def positions(places: Placements, min_traps: int) -> list[State]:
     """Every placement with at least ``min_traps`` traps, as a MOVE and a THROW position of
     a game in progress (the player to act alternating, to read both sides of the table)."""
     found = []
-    for number, (me, other, traps) in enumerate(zip(places.me, places.other, places.traps)):
+    for number, (me, other, traps) in enumerate(
+        zip(places.me, places.other, places.traps, strict=True)
+    ):
         if int(traps).bit_count() < min_traps:
             continue
         player = number % 2
@@ -56,7 +58,9 @@ def ends_within(state: State, depth: int) -> bool:
     if core.is_terminal(state):
         return True
     if state.phase is Phase.LANDING:
-        return all(ends_within(kernel.land(state, cell), depth) for cell, _ in core.chance_outcomes(state))
+        return all(
+            ends_within(kernel.land(state, cell), depth) for cell, _ in core.chance_outcomes(state)
+        )
     return depth > 0 and all(
         ends_within(core.apply(state, action), depth - 1) for action in core.legal_actions(state)
     )
@@ -89,7 +93,9 @@ def test_the_reference_search_agrees_with_the_table_near_the_end(
     table: SolvedTable, places: Placements, near_the_end: list[State]
 ) -> None:
     # Every throw, every landing at full depth, and twice the depth the positions need.
-    settings = SearchSettings(time_limit=None, depth=2 * REACH, throw_filter=False, chance_reduction=0)
+    settings = SearchSettings(
+        time_limit=None, depth=2 * REACH, throw_filter=False, chance_reduction=0
+    )
     for state in random.Random(0).sample(near_the_end, 200):
         agent = ExpectiminimaxAgent(settings)
         agent.select_action(state)
@@ -115,7 +121,10 @@ def test_perfect_plays_optimal_actions_and_beats_random_from_the_start(
     table.save(table_path("trap", table.rules))  # the agent reads it instead of solving again
     limit = core.default_turn_limit(3)
     for seed in range(4):
-        perfect, rival = make_agent("perfect", game="trap"), make_agent("random", game="trap", seed=seed)
+        perfect, rival = (
+            make_agent("perfect", game="trap"),
+            make_agent("random", game="trap", seed=seed),
+        )
         chance = random.Random(seed)
         state = core.initial_state(GameConfig(3))
         while core.outcome(state, limit) is None:
@@ -137,7 +146,9 @@ def test_perfect_plays_optimal_actions_and_beats_random_from_the_start(
 
 def test_perfect_refuses_a_board_with_no_table_in_one_line() -> None:
     agent = make_agent("perfect", game="trap")
-    with pytest.raises(UnsupportedGameError, match=r"^perfect plays only the solved boards \(3x3\), not 5x5$"):
+    with pytest.raises(
+        UnsupportedGameError, match=r"^perfect plays only the solved boards \(3x3\), not 5x5$"
+    ):
         agent.check_game(GameConfig(5))  # type: ignore[attr-defined]
 
 
