@@ -64,6 +64,7 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
         "expert": "agents.trap.search:expert",
         "ppo": "agents.rl.ppo:PPOAgent",
         "mcts": "agents.mcts.agent:MCTSAgent",
+        "perfect": "agents.trap.solve:PerfectAgent",
     },
     "othello": {
         "random": "agents.othello.random_agent:RandomAgent",

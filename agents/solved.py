@@ -1,0 +1,195 @@
+"""Solved games: the table format, its cache folder, and the ``perfect`` agent's choice.
+
+A game's solver (:data:`SOLVERS`, ``"module:function"`` texts imported only when asked)
+computes the value of every decision position of a small board, for the player to act (win
+1, loss -1, draw 0; a game that never ends is a draw), and returns a :class:`SolvedTable`:
+named NumPy arrays that the game's own code indexes, and a report (the start's values,
+the positions counted, the solve's time and memory). Tables are saved as ``.npz`` files
+under :func:`cache_folder` and read back by :func:`load_or_solve` instead of solving again.
+
+:func:`state_value` and :func:`best_action` turn a table's lookup of decision positions
+into values of any state (chance averaged, finished games scored) and the optimal action,
+ties broken by the lowest action: what a game's ``perfect`` agent plays.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import time
+import tracemalloc
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from trap_env.game import Game
+
+__all__ = [
+    "FORMAT",
+    "SOLVERS",
+    "TIE_TOLERANCE",
+    "SolvedTable",
+    "action_values",
+    "best_action",
+    "cache_folder",
+    "load_or_solve",
+    "measured_solve",
+    "state_value",
+    "table_path",
+]
+
+FORMAT = 1
+"""The version of the ``.npz`` layout; a cached table of another version is solved again."""
+TIE_TOLERANCE = 1e-9
+"""Action values this close to the best are ties (value iteration stops at 1e-12)."""
+SOLVERS: dict[str, str] = {"trap": "agents.trap.solve:solve"}
+"""Each solvable game's solver: game -> ``"module:function"``, the function taking the
+rules as keyword arguments and returning a :class:`SolvedTable` (or raising ``ValueError``
+naming the boards it solves)."""
+
+Arrays = dict[str, npt.NDArray[np.float64]]
+
+
+@dataclass
+class SolvedTable:
+    """A solved board: the values of its decision positions and the report of the solve.
+
+    Attributes:
+        game: the game's name (:mod:`trap_env.games`).
+        rules: the rules solved, every one given (``{"board_size": 3, "decay": 50}``).
+        arrays: the game's value arrays, by name (the game's solver says how they are indexed).
+        report: ``value`` (the start's value for the first player, no turn limit),
+            ``value_turn_limited`` (under the runners' turn limit), ``positions`` (decision
+            positions counted), ``iterations``, ``seconds`` and ``peak_memory_mb``.
+    """
+
+    game: str
+    rules: dict[str, Any]
+    arrays: Arrays
+    report: dict[str, Any] = field(default_factory=dict)
+
+    def save(self, path: Path) -> None:
+        """Write the table to ``path`` (an ``.npz``), atomically: a reader sees all or none."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        meta = {"format": FORMAT, "game": self.game, "rules": self.rules, "report": self.report}
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial.npz")
+        arrays: dict[str, Any] = {**self.arrays, "meta": np.array(json.dumps(meta))}
+        np.savez_compressed(partial, **arrays)
+        partial.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> SolvedTable | None:
+        """The table saved at ``path``; None if there is none or it is of another format."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                arrays = {name: data[name] for name in data.files if name != "meta"}
+        except (OSError, ValueError, KeyError):  # missing, truncated or foreign: solve again
+            return None
+        if meta.get("format") != FORMAT:
+            return None
+        return cls(meta["game"], meta["rules"], arrays, meta["report"])
+
+
+def cache_folder() -> Path:
+    """Where solved tables are kept: ``$XDG_CACHE_HOME/trap_env/solved``, by default
+    ``~/.cache/trap_env/solved``."""
+    root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(root) / "trap_env" / "solved"
+
+
+def table_path(game: str, rules: Mapping[str, Any]) -> Path:
+    """The cache file of ``game``'s table under ``rules`` (``trap-board_size=3-decay=50.npz``)."""
+    listed = "-".join(f"{name}={rules[name]}" for name in sorted(rules))
+    return cache_folder() / f"{game}-{listed}.npz"
+
+
+def measured_solve(
+    solve: Callable[[], tuple[Arrays, dict[str, Any]]],
+) -> tuple[Arrays, dict[str, Any]]:
+    """Run ``solve`` and add its ``seconds`` and ``peak_memory_mb`` (traced allocations,
+    NumPy's included) to the report it returns."""
+    tracing = tracemalloc.is_tracing()
+    if not tracing:
+        tracemalloc.start()
+    tracemalloc.reset_peak()
+    started = time.perf_counter()
+    arrays, report = solve()
+    seconds = time.perf_counter() - started
+    peak = tracemalloc.get_traced_memory()[1]
+    if not tracing:
+        tracemalloc.stop()
+    return arrays, {
+        **report,
+        "seconds": round(seconds, 3),
+        "peak_memory_mb": round(peak / 2**20, 1),
+    }
+
+
+def _solver(game: str) -> Callable[..., SolvedTable]:
+    if game not in SOLVERS:
+        raise ValueError(f"no solver for the game {game!r}; solvable games: {', '.join(SOLVERS)}")
+    module_name, _, attribute = SOLVERS[game].partition(":")
+    return getattr(importlib.import_module(module_name), attribute)  # type: ignore[no-any-return]
+
+
+def load_or_solve(game: str, rules: Mapping[str, Any]) -> tuple[SolvedTable, bool]:
+    """``game``'s table under ``rules``, read from the cache or solved and cached there;
+    and whether it was read from the cache.
+
+    Raises:
+        ValueError: for a game with no solver, or rules its solver does not solve.
+    """
+    solve = _solver(game)
+    path = table_path(game, rules)
+    found = SolvedTable.load(path)
+    if found is not None and found.game == game and found.rules == dict(rules):
+        return found, True
+    table = solve(**rules)
+    table.save(path)
+    return table, False
+
+
+def state_value(
+    game: Game[Any, Any],
+    decision_value: Callable[[Any], float],
+    state: Any,
+    player: int,
+) -> float:
+    """The value of ``state`` for ``player`` under perfect play without a turn limit.
+
+    Finished games score +1, -1 or 0; a chance node averages its outcomes; a decision
+    position is ``decision_value(state)``, its value for the player to act.
+    """
+    outcome = game.outcome(state)
+    if outcome is not None:
+        return 0.0 if outcome.winner is None else (1.0 if outcome.winner == player else -1.0)
+    if game.is_chance(state):
+        return sum(
+            p * state_value(game, decision_value, game.apply(state, cell), player)
+            for cell, p in game.chance_outcomes(state)
+        )
+    value = decision_value(state)
+    return value if game.current_player(state) == player else -value
+
+
+def action_values(
+    game: Game[Any, Any], decision_value: Callable[[Any], float], state: Any
+) -> dict[int, float]:
+    """The value of each legal action at the decision position ``state``, for the player to act."""
+    player = game.current_player(state)
+    return {
+        action: state_value(game, decision_value, game.apply(state, action), player)
+        for action in game.legal_actions(state)
+    }
+
+
+def best_action(values: Mapping[int, float]) -> int:
+    """The lowest action whose value is within :data:`TIE_TOLERANCE` of the best."""
+    best = max(values.values())
+    return min(action for action, value in values.items() if value >= best - TIE_TOLERANCE)

@@ -1,0 +1,52 @@
+"""The solved tables' generic floor: the cache, the file format, the choice among ties."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.solved import SolvedTable, best_action, cache_folder, load_or_solve, table_path
+
+
+def test_ties_go_to_the_lowest_action() -> None:
+    assert best_action({5: 0.5, 2: 0.5 - 1e-12, 7: 0.1}) == 2
+    assert best_action({5: 0.5, 2: 0.4}) == 5
+
+
+def test_the_cache_follows_xdg_cache_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache_folder() == tmp_path / "trap_env" / "solved"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert cache_folder() == Path.home() / ".cache" / "trap_env" / "solved"
+
+
+def test_a_table_reads_back_as_saved(tmp_path: Path) -> None:
+    table = SolvedTable(
+        "trap", {"board_size": 3, "decay": 0}, {"move": np.arange(3.0)}, {"value": 1.0}
+    )
+    table.save(tmp_path / "t.npz")
+    found = SolvedTable.load(tmp_path / "t.npz")
+    assert found is not None
+    assert (found.game, found.rules, found.report) == (table.game, table.rules, table.report)
+    np.testing.assert_array_equal(found.arrays["move"], table.arrays["move"])
+
+
+def test_a_damaged_or_missing_table_is_solved_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    rules = {"board_size": 3, "decay": 0}  # every throw lands: 36 sweeps
+    path = table_path("trap", rules)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not a table")
+    assert SolvedTable.load(path) is None
+    table, cached = load_or_solve("trap", rules)
+    assert not cached and table.rules == rules
+    assert load_or_solve("trap", rules)[1]
+
+
+def test_a_game_with_no_solver_is_refused_naming_those_with_one() -> None:
+    with pytest.raises(ValueError, match="no solver for the game 'othello'; solvable games: trap"):
+        load_or_solve("othello", {"board_size": 4})

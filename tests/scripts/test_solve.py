@@ -1,0 +1,42 @@
+"""``trap-solve``: one JSON line, cached under the user's cache folder, one-line refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from trap_scripts.solve import main
+
+
+def test_it_prints_one_json_line_and_reads_the_cache_next_time(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    # decay=0: every throw lands, so the solve takes the turn limit's sweeps and no more.
+    argv = ["--game", "trap", "--board-size", "3", "--rule", "decay=0"]
+    assert main(argv) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["rules"] == {"board_size": 3, "decay": 0}
+    assert first["value"] == first["value_turn_limited"] == 1.0
+    assert first["positions"] == 18432 and not first["cached"]
+    assert {"seconds", "peak_memory_mb"} <= set(first)
+    assert main(argv) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again == {**first, "cached": True}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--board-size", "5"], "Trap! is solved on the boards 3x3, not 5x5"),
+        (["--game", "othello", "--board-size", "4"], "no solver for the game 'othello'"),
+        (["--board-size", "3-4"], "board_size"),
+    ],
+)
+def test_it_refuses_what_it_does_not_solve_in_one_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("trap-solve: error: ") and message in err and err.count("\n") == 1
