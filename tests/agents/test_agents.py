@@ -33,7 +33,8 @@ FAST_OPTIONS = {
 }
 # Weights (ppo: torch), a program, OpenSpiel: each tested with its code.
 NEEDS_EXTRAS = {"ppo", "mcts", "exec", "openspiel-mcts"}
-OURS = [name for name in agent_names("trap") if name not in NEEDS_EXTRAS]
+SOLVED_BOARDS_ONLY = {"perfect"}  # its own tests: tests/agents/trap/test_solve.py
+OURS = [name for name in agent_names("trap") if name not in NEEDS_EXTRAS | SOLVED_BOARDS_ONLY]
 
 
 def fast_spec(name: str) -> str:
