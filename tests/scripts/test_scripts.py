@@ -173,10 +173,10 @@ def test_play_replays_a_recorded_game(tmp_path, capsys):
     evaluate.main(["--agents", *TWO_RANDOMS, *QUICK, "--no-plot", "--output", str(tmp_path)])
     capsys.readouterr()
     results = str(tmp_path / "results.jsonl")
-    assert play.main(["--replay", results, "--game", "1"]) == 0
+    assert play.main(["--replay", results, "--index", "1"]) == 0
     record = load_results(results)[1]
     assert f"after {record['turns']} turns" in capsys.readouterr().out
-    assert play.main(["--replay", results, "--game", "5"]) == 2
+    assert play.main(["--replay", results, "--index", "5"]) == 2
     assert "holds 2 games" in capsys.readouterr().err
 
 
