@@ -1,0 +1,141 @@
+"""Check a rating card against its games: recompute it from ``results.jsonl`` and compare.
+
+A rating folder holds the card (``card.json``) and the games it was computed from
+(``results.jsonl``). :func:`verify_card` reads both with the package's strict readers,
+replays every game to its recorded outcome, makes the card afresh from the games with the
+ladder the card names (by its identity) and returns every field that differs: none for a
+card that its games give. What describes the run rather than its games (the package's
+version and commit, the date, the software and the machine) is not compared.
+
+Example:
+    >>> verify_card(Path("results/rate/trap-greedy"))  # doctest: +SKIP
+    []
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from agents.arena.replays import replay_record
+from agents.arena.results import Record, read_results
+from agents.rating.cards import card_ladder, ladders_by_identity, read_card
+from agents.rating.ladder import Ladder, load_ladder
+from agents.rating.run import (
+    CARD_FILE,
+    DEFAULT_CPU_CAP,
+    RESULTS_FILE,
+    make_card,
+    policy_score,
+    round_tasks,
+    schedule_round,
+)
+
+__all__ = ["NOT_COMPARED", "verify_card"]
+
+NOT_COMPARED = ("version", "commit", "date", "environment", "machine")
+"""The card's fields that describe the run, not its games: a card made again differs there."""
+
+
+def verify_card(folder: Path, ladder_file: Path | None = None) -> list[str]:
+    """What of ``folder``'s card its games do not give: one line per field that differs
+    (and per game that does not replay); empty when they agree.
+
+    Args:
+        folder: a rating's folder (``card.json`` and ``results.jsonl``).
+        ladder_file: the ladder's file, for a card of a ladder that is not shipped (its
+            identity must be the card's).
+
+    Raises:
+        ValueError: for a card or results file that cannot be read or is not one, or a
+            ladder that is not found or is not the card's.
+    """
+    try:
+        card = read_card(folder / CARD_FILE)
+    except ValueError as error:  # the reader's message names no file: a leaderboard's does
+        raise ValueError(f"{folder / CARD_FILE}: {error}") from None
+    try:
+        results = read_results(folder / RESULTS_FILE)
+    except OSError as error:
+        raise ValueError(f"{folder / RESULTS_FILE}: cannot be read: {error.strerror}") from None
+    if results.torn_tail is not None:
+        raise ValueError(f"{folder / RESULTS_FILE} ends in an unfinished line: not a rating's")
+    ladder = _ladder(card, ladder_file)
+    foreign = [record["game_id"] for record in results.records if not _is_rating_game(
+        record, card["spec"], ladder
+    )]  # fmt: skip
+    if foreign:
+        return [f"game {foreign[0]!r} is not the card's spec against a rung of the {ladder.name}"]
+    schedule = _schedule_problem(ladder, card["spec"], card.get("seed", 0), results.records)
+    if schedule:
+        return [schedule]
+    problems = [problem for record in results.records if (problem := _replay_problem(record))]
+    remade = json.loads(make_card(
+        ladder, card["spec"], card.get("seed", 0), results.records,
+        cpu_cap=card.get("cpu_cap", DEFAULT_CPU_CAP), files=card.get("files", {}),
+    ).to_json())  # fmt: skip
+    return problems + [
+        f"{key}: the card says {_shown(card[key])}, its games give {_shown(value)}"
+        for key, value in remade.items()
+        if key in card and key not in NOT_COMPARED and card[key] != value
+    ]
+
+
+def _ladder(card: dict[str, Any], ladder_file: Path | None) -> Ladder:
+    """The ladder the card was made on: the shipped one of its identity, or ``ladder_file``."""
+    if ladder_file is not None:
+        ladder = load_ladder(card["game"], ladder_file)
+        if ladder.identity != card.get("ladder_sha256"):
+            raise ValueError(f"{ladder_file} is not the ladder the card was made on (its "
+                             "identity is not the card's ladder_sha256)")  # fmt: skip
+        return ladder
+    found = card_ladder(card, ladders_by_identity())
+    if found is None:
+        raise ValueError(
+            "the card was made on a ladder that is not shipped; give its file with --ladder"
+        )
+    return found
+
+
+def _is_rating_game(record: Record, spec: str, ladder: Ladder) -> bool:
+    """Whether ``record`` is a game of ``spec`` against a rung, numbered as a rating's are."""
+    pairing = record.get("pairing")
+    return (isinstance(pairing, list) and len(pairing) == 2 and pairing[0] == spec
+            and pairing[1] in ladder.specs
+            and re.fullmatch(rf"{re.escape(pairing[1])} #[0-9]+", record["game_id"]) is not None)
+
+
+def _schedule_problem(ladder: Ladder, spec: str, seed: int, records: list[Record]) -> str:
+    """How ``records`` are not the games a rating of ``spec`` with ``seed`` plays, round by
+    round (:func:`~agents.rating.run.schedule_round`), with their seeds ("" if they are)."""
+    by_id = {record["game_id"]: record for record in records}
+    played: list[Record] = []
+    pairs: dict[str, int] = {}
+    while len(played) < len(records):
+        scores = [(record["pairing"][1], policy_score(record)) for record in played]
+        rungs = schedule_round(ladder, scores, len(records) - len(played))
+        for task in round_tasks(ladder, spec, seed, rungs, pairs):
+            record = by_id.get(task.game_id)
+            if record is None or record["seed"] != task.seed:
+                return (f"game {task.game_id!r} of a rating with seed {seed} on the "
+                        f"{ladder.name} is not among its games (or has another seed)")  # fmt: skip
+            played.append(record)
+        for rung in rungs:
+            pairs[rung] = pairs.get(rung, 0) + 1
+    return ""
+
+
+def _replay_problem(record: Record) -> str:
+    """Why the game does not replay to its record ("" if it does)."""
+    try:
+        replay_record(record)
+    except ValueError as error:
+        return f"game {record['game_id']!r} does not replay to its record ({error})"
+    return ""
+
+
+def _shown(value: Any) -> str:
+    shown = json.dumps(value)
+    return shown if len(shown) <= 100 else shown[:97] + "..."
