@@ -10,7 +10,9 @@ they finish (``--resume`` finishes a stopped run) and the card to ``OUTPUT/card.
 
 ``--verify DIR`` makes the card of ``DIR/card.json`` afresh from its games
 (``DIR/results.jsonl``, each replayed) and the ladder it names, and says whether they
-agree: exit 0 when they do, 1 naming each field that differs, 2 for bad input.
+agree: exit 0 when they do, 1 naming each field that differs, 2 for bad input. A folder
+without a card is a calibration's: its ladder (``DIR/ladder.json``, or ``--ladder FILE``)
+is rated afresh from its round robin's games.
 
 ``--calibrate`` plays instead the ladder's own round robin (the one its ratings come from)
 and writes the ladder with the ratings it gives to ``OUTPUT/ladder.json``. With ``--rungs
@@ -75,7 +77,7 @@ from agents.rating.ladder import (
     write_ladder,
 )
 from agents.rating.run import DEFAULT_CPU_CAP, DEFAULT_GAMES, rate_spec
-from agents.rating.verify import verify_card
+from agents.rating.verify import LADDER_FILE, verify_card, verify_ladder
 
 
 def even_games(text: str) -> int:
@@ -155,8 +157,9 @@ def build_parser(game: str = DEFAULT_GAME) -> Parser:
                         help="a ladder file to use instead of a shipped one, checked when "
                         "read: its rungs are agents of the game by name, without a clock")
     parser.add_argument("--verify", type=path, default=None, metavar="DIR",
-                        help="make DIR/card.json afresh from DIR/results.jsonl and say whether "
-                        "they agree (exit 1 if not); --ladder FILE for a ladder not shipped")
+                        help="make DIR/card.json (a calibration's DIR/ladder.json, or --ladder "
+                        "FILE) afresh from DIR/results.jsonl and say whether they agree (exit 1 "
+                        "if not); with a card, --ladder FILE is its ladder when not shipped")
     calibrating = parser.add_argument_group("calibrating a ladder")
     calibrating.add_argument("--calibrate", action="store_true",
                              help="play the ladder's round robin and write the ladder rated "
@@ -321,12 +324,21 @@ def _rate(ladder: Ladder, args: argparse.Namespace, options: dict[str, object]) 
 
 
 def _verify(folder: Path, ladder_file: Path | None) -> int:
-    """Print whether ``folder``'s card is what its games give; 0 if it is, 1 if not."""
-    differences = verify_card(folder, ladder_file)
+    """Print whether ``folder``'s card (a calibration's folder: its ladder) is what its
+    games give; 0 if it is, 1 if not."""
+    if (folder / "card.json").exists():
+        shown, differences = folder / "card.json", verify_card(folder, ladder_file)
+    elif ladder_file is None and not (folder / LADDER_FILE).exists():
+        raise CliError(f"{folder} holds no card.json (a rating's) and no {LADDER_FILE} (a "
+                       "calibration's): nothing to verify")  # fmt: skip
+    else:
+        shown = ladder_file or folder / LADDER_FILE
+        differences = verify_ladder(folder, ladder_file)
+    games = folder / "results.jsonl"
     if not differences:
-        print(f"{folder / 'card.json'}: agrees with its games ({folder / 'results.jsonl'})")
+        print(f"{shown}: agrees with its games ({games})")
         return 0
-    print(f"{folder / 'card.json'}: does not agree with its games ({folder / 'results.jsonl'}):")
+    print(f"{shown}: does not agree with its games ({games}):")
     for line in differences:
         print(f"  {line}")
     return 1

@@ -9,7 +9,7 @@ import pytest
 from trap_scripts import rate as rate_cli
 
 from agents.rating import load_ladder, rate_spec
-from agents.rating.verify import verify_card
+from agents.rating.verify import verify_card, verify_ladder
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,7 @@ def test_edited_games_do_not_agree(rated: Path, tmp_path: Path):
 @pytest.mark.parametrize(
     ("setup", "message"),
     [
-        (lambda folder: (folder / "card.json").unlink(), "card.json"),
+        (lambda folder: (folder / "card.json").unlink(), "holds no card.json"),
         (lambda folder: (folder / "results.jsonl").unlink(), "results.jsonl: cannot be read"),
         (lambda folder: (folder / "card.json").write_text("[1"), "not a card"),
     ],
@@ -87,3 +87,30 @@ def test_trap_rate_verify_goes_alone(capsys: pytest.CaptureFixture[str], tmp_pat
     with pytest.raises(SystemExit) as exit_:
         rate_cli.main(["greedy", "--verify", str(tmp_path)])
     assert exit_.value.code == 2 and "--verify goes alone" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny calibration's folder: random and greedy, two games, Trap! 5x5."""
+    folder = tmp_path_factory.mktemp("calibrated")
+    assert rate_cli.main(["--calibrate", "--rungs", "random", "greedy", "--game", "trap",
+                          "--board-size", "5", "--games-per-pairing", "2", "--workers", "0",
+                          "--output", str(folder), "--ladder-out", str(folder / "ladder.json")
+                          ]) == 0  # fmt: skip
+    return folder
+
+
+def test_a_ladder_agrees_with_its_calibration_games(calibrated: Path):
+    assert verify_ladder(calibrated) == []
+    assert rate_cli.main(["--verify", str(calibrated)]) == 0
+
+
+def test_a_ladder_edited_by_hand_does_not_agree(
+    calibrated: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    ladder = json.loads((calibrated / "ladder.json").read_text())
+    ladder["rungs"][1]["rating"] += 50
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(ladder))
+    assert rate_cli.main(["--verify", str(calibrated), "--ladder", str(edited)]) == 1
+    assert "  rung 'greedy': the ladder says" in capsys.readouterr().out
