@@ -8,6 +8,12 @@ The games are the same for every policy; the rating is the maximum-likelihood on
 the rungs' fixed ratings, with a 95% interval. The games go to ``OUTPUT/results.jsonl`` as
 they finish (``--resume`` finishes a stopped run) and the card to ``OUTPUT/card.json``.
 
+``--verify DIR`` makes the card of ``DIR/card.json`` afresh from its games
+(``DIR/results.jsonl``, each replayed) and the ladder it names, and says whether they
+agree: exit 0 when they do, 1 naming each field that differs, 2 for bad input. A folder
+without a card is a calibration's: its ladder (``DIR/ladder.json``, or ``--ladder FILE``)
+is rated afresh from its round robin's games.
+
 ``--calibrate`` plays instead the ladder's own round robin (the one its ratings come from)
 and writes the ladder with the ratings it gives to ``OUTPUT/ladder.json``. With ``--rungs
 SPEC ...`` it makes a new ladder of those rungs (``random`` among them) for the game and
@@ -17,6 +23,7 @@ Example:
     trap-rate greedy --game othello
     trap-rate "ppo:path=runs/x/best/best_model.zip" --game trap --games 400 --workers 2
     trap-rate greedy --game trap --ladder-version 1
+    trap-rate --verify results/rate/trap-greedy
     trap-rate --calibrate --game colosseum --workers 2 --output results/ladder-colosseum
     trap-rate --calibrate --rungs random greedy "alphabeta:depth=2,time_limit=none" \\
         --game othello --board-size 6 --workers 2
@@ -70,6 +77,7 @@ from agents.rating.ladder import (
     write_ladder,
 )
 from agents.rating.run import DEFAULT_CPU_CAP, DEFAULT_GAMES, rate_spec
+from agents.rating.verify import LADDER_FILE, verify_card, verify_ladder
 
 
 def even_games(text: str) -> int:
@@ -148,6 +156,10 @@ def build_parser(game: str = DEFAULT_GAME) -> Parser:
     parser.add_argument("--ladder", type=path, default=None, metavar="FILE",
                         help="a ladder file to use instead of a shipped one, checked when "
                         "read: its rungs are agents of the game by name, without a clock")
+    parser.add_argument("--verify", type=path, default=None, metavar="DIR",
+                        help="make DIR/card.json (a calibration's DIR/ladder.json, or --ladder "
+                        "FILE) afresh from DIR/results.jsonl and say whether they agree (exit 1 "
+                        "if not); with a card, --ladder FILE is its ladder when not shipped")
     calibrating = parser.add_argument_group("calibrating a ladder")
     calibrating.add_argument("--calibrate", action="store_true",
                              help="play the ladder's round robin and write the ladder rated "
@@ -169,7 +181,8 @@ def build_parser(game: str = DEFAULT_GAME) -> Parser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Rate the spec (or calibrate a ladder); 0 on success, 2 on bad input."""
+    """Rate the spec (or calibrate a ladder, or verify a card); 0 on success, 1 for a card
+    its games do not give, 2 on bad input."""
     words = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(chosen_game(words))
     args = parser.parse_args(words)
@@ -177,6 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if misuse:
         parser.error(misuse)
     try:
+        if args.verify is not None:
+            return _verify(args.verify, args.ladder)
         ladder = _chosen_ladder(args)
         note_aliases("trap-rate", args)
         options = {"workers": args.workers, "backend": args.backend, "address": args.address}
@@ -193,6 +208,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _misuse(args: argparse.Namespace) -> str:
     """What of the options does not go together ("" if nothing)."""
+    if args.verify is not None:
+        given = [flag for flag in ("spec", "calibrate", "resume", "overwrite", "output")
+                 if getattr(args, flag) not in (None, False)]  # fmt: skip
+        if not given:
+            return ""
+        shown = "a SPEC" if given[0] == "spec" else f"--{given[0]}"
+        return f"--verify goes alone (with --ladder FILE at most), not with {shown}"
     if (args.spec is None) != args.calibrate:
         return "give an agent SPEC to rate, or --calibrate (not both)"
     for flag in ("rungs", "ladder_out"):
@@ -299,6 +321,27 @@ def _rate(ladder: Ladder, args: argparse.Namespace, options: dict[str, object]) 
               + (f" ({rung.faults} faults)" if rung.faults else ""))
     print(f"{time.monotonic() - started:.0f} s; card: {output / 'card.json'}")
     print(card.line)
+
+
+def _verify(folder: Path, ladder_file: Path | None) -> int:
+    """Print whether ``folder``'s card (a calibration's folder: its ladder) is what its
+    games give; 0 if it is, 1 if not."""
+    if (folder / "card.json").exists():
+        shown, differences = folder / "card.json", verify_card(folder, ladder_file)
+    elif ladder_file is None and not (folder / LADDER_FILE).exists():
+        raise CliError(f"{folder} holds no card.json (a rating's) and no {LADDER_FILE} (a "
+                       "calibration's): nothing to verify")  # fmt: skip
+    else:
+        shown = ladder_file or folder / LADDER_FILE
+        differences = verify_ladder(folder, ladder_file)
+    games = folder / "results.jsonl"
+    if not differences:
+        print(f"{shown}: agrees with its games ({games})")
+        return 0
+    print(f"{shown}: does not agree with its games ({games}):")
+    for line in differences:
+        print(f"  {line}")
+    return 1
 
 
 def _calibrate(

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.folder_walk import find_files, read_regular_file, shown_path
+from agents.rating.card_format import check_card
 from agents.rating.ladder import Ladder, game_params, ladder_name, names_rules, shipped_ladders
 from agents.rating.run import BENCHMARK
 from trap_env.games import game_names
@@ -172,17 +173,25 @@ def _row(card: dict[str, Any], path: str) -> Row:
 
 
 def read_card(path: Path) -> dict[str, Any]:
-    """A card file's fields, checked to be a card whose fields agree with each other.
+    """A rating card file's fields, checked to be a card whose fields agree with each other.
+
+    A card of format 2 (:mod:`agents.rating.card_format`) is checked against its schema
+    first; one without ``format`` is a rating card of format 1, written before.
 
     Raises:
         ValueError: for a file that is not a regular file of at most
-            :data:`MAX_CARD_BYTES` bytes, not JSON with finite numbers, not a card, or a
-            card whose fields contradict each other, saying which.
+            :data:`MAX_CARD_BYTES` bytes, not JSON with finite numbers, not a card, a card
+            of another kind than a rating or of an unknown format, or a card whose fields
+            contradict each other, saying which.
     """
     try:
         card = _parse(read_regular_file(path, MAX_CARD_BYTES))
     except ValueError as error:
         raise ValueError(f"not a card: {error}") from None
+    if isinstance(card, dict) and "format" in card:
+        check_card(card)
+        if card["kind"] != "rating":
+            raise ValueError(f"a {card['kind']} card, not a rating")
     if not isinstance(card, dict) or card.get("benchmark") != BENCHMARK:
         raise ValueError(f"not a card of the {BENCHMARK}")
     _check_types(card)

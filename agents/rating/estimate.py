@@ -22,7 +22,12 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["RatingEstimate", "estimate_rating", "expected_score"]
+__all__ = ["LEVEL", "METHOD", "RatingEstimate", "estimate_rating", "expected_score"]
+
+LEVEL = 0.95
+"""The interval's level."""
+METHOD = "likelihood ratio"
+"""How the interval is made: the ratings whose likelihood is near enough the maximum's."""
 
 TWO_SIDED = 3.841458820694124 / 2
 """Half the 95% quantile of chi-square with one degree of freedom."""

@@ -44,6 +44,7 @@ from typing import Any
 from agents.arena.plan import GameTask, RunConfig, program_limits, round_robin
 from agents.arena.stats import elo_ratings
 from agents.files import game_files, game_folder, write_text_atomically
+from agents.json_schema import check_json
 from agents.options import EXEC, parse_spec
 from agents.registry import agent_names, make_agent
 from trap_env.agent import check_supports, close_agent, time_limit_of
@@ -407,7 +408,7 @@ def _read_ladder(game: str, path: Path, allowed_specs: Collection[str]) -> Ladde
     """The ladder of ``game`` in ``path`` (see :func:`load_ladder`)."""
     try:
         data = _read_json(path)
-        _check_value(data, _schema(), "")
+        check_json(data, _schema(), "the ladder")
         ladder = _ladder_of(data)
         if ladder.game != game:
             raise ValueError(f"game is {ladder.game!r}: the ladder of another game than {game!r}")
@@ -490,130 +491,6 @@ def _finite(text: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{text} is too large for a number")
     return value
-
-
-# --- The schema's keywords, read as JSON Schema does (integers are JSON integers) -----------
-
-_TYPES: dict[str, tuple[str, Any]] = {
-    "object": ("an object", dict),
-    "array": ("a list", list),
-    "string": ("a string", str),
-    "integer": ("an integer", int),
-    "number": ("a number", (int, float)),
-    "boolean": ("a boolean", bool),
-    "null": ("null", type(None)),
-}
-"""A schema type: how a message names it, and the Python type json gives it."""
-
-
-def _is_type(value: object, kind: str) -> bool:
-    """Whether ``value`` is of the schema type ``kind`` (a bool is no number)."""
-    return isinstance(value, _TYPES[kind][1]) and (kind == "boolean" or not isinstance(value, bool))
-
-
-def _check_value(value: Any, schema: dict[str, Any], where: str) -> None:
-    """Refuse ``value`` if it breaks ``schema`` at the field ``where`` ("" for the file).
-
-    Raises:
-        ValueError: naming the field, what it must be and what it is.
-    """
-    kinds = schema.get("type", [])
-    kinds = [kinds] if isinstance(kinds, str) else kinds
-    if kinds and not any(_is_type(value, kind) for kind in kinds):
-        _refuse(value, schema, where)
-    if isinstance(value, dict):
-        _check_object(value, schema, where)
-    elif isinstance(value, list):
-        if not schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", math.inf):
-            raise ValueError(f"{where} must be {_allowed(schema)}, got {_shown(value)}")
-        for index, item in enumerate(value):
-            _check_value(item, schema.get("items", {}), f"{where}[{index}]")
-    elif isinstance(value, str):
-        pattern = schema.get("pattern")
-        if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", math.inf) or (
-            pattern is not None and not _matches(pattern, value)
-        ):
-            _refuse(value, schema, where)
-    elif _is_type(value, "number") and not (
-        schema.get("minimum", -math.inf) <= value <= schema.get("maximum", math.inf)
-        and ("multipleOf" not in schema or value % schema["multipleOf"] == 0)
-    ):
-        _refuse(value, schema, where)
-
-
-def _check_object(value: dict[str, Any], schema: dict[str, Any], where: str) -> None:
-    """Refuse an object without a required key, with a key the schema does not allow, or
-    with a field that breaks its schema."""
-    name = where or "the ladder"
-    properties: dict[str, Any] = schema.get("properties", {})
-    extra = schema.get("additionalProperties", True)
-    missing = [key for key in schema.get("required", []) if key not in value]
-    if missing:
-        raise ValueError(f"{name} has no {missing[0]!r}; it needs {', '.join(schema['required'])}")
-    if len(value) > schema.get("maxProperties", math.inf):
-        raise ValueError(f"{name} has {len(value)} keys, at most {schema['maxProperties']}")
-    for key, item in value.items():
-        field_name = f"{where}.{key}" if where else key
-        if key in properties:
-            _check_value(item, properties[key], field_name)
-        elif extra is False:
-            raise ValueError(
-                f"{name} has an unknown key {key[:80]!r}; its keys: {', '.join(properties)}"
-            )
-        elif isinstance(extra, dict):
-            _check_value(item, extra, field_name)
-
-
-def _matches(pattern: str, text: str) -> bool:
-    """Whether ``text`` matches a pattern anchored at both ends (``^...$``), as JSON Schema
-    does (Python's ``$`` alone would also match before a final newline)."""
-    return re.fullmatch(pattern.removeprefix("^").removesuffix("$"), text) is not None
-
-
-def _refuse(value: Any, schema: dict[str, Any], where: str) -> None:
-    """Raise the ValueError that ``value`` at ``where`` is not what ``schema`` allows."""
-    raise ValueError(f"{where or 'the ladder'} must be {_allowed(schema)}, got {_shown(value)}")
-
-
-def _shown(value: Any) -> str:
-    """``value`` in a message: as JSON, cut to 80 characters; a list or an object by its
-    size (what it holds may be nested too deep to write)."""
-    if isinstance(value, list | dict) and value:
-        return f"{_TYPES['array' if isinstance(value, list) else 'object'][0]} of {len(value)}"
-    shown = json.dumps(value)
-    return shown if len(shown) <= 80 else shown[:77] + "..."
-
-
-def _allowed(schema: dict[str, Any]) -> str:
-    """What ``schema`` allows, in words: ``"an integer from 2 to 1000, a multiple of 2"``."""
-    kinds = schema.get("type", [])
-    words = [_kind_allowed(kind, schema) for kind in ([kinds] if isinstance(kinds, str) else kinds)]
-    return " or ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
-
-
-def _kind_allowed(kind: str, schema: dict[str, Any]) -> str:
-    """What ``schema`` allows of the type ``kind``, in words."""
-    text = _TYPES[kind][0]
-    bounds = {
-        "array": ("minItems", "maxItems", " items"),
-        "string": ("minLength", "maxLength", " characters"),
-        "integer": ("minimum", "maximum", ""),
-        "number": ("minimum", "maximum", ""),
-    }.get(kind)
-    if bounds is None:
-        return text
-    low, high = schema.get(bounds[0]), schema.get(bounds[1])
-    if low is not None and high is not None:
-        text += f" of {low} to {high}{bounds[2]}" if bounds[2] else f" from {low} to {high}"
-    elif low is not None:
-        text += f" of at least {low}{bounds[2]}" if bounds[2] else f" >= {low}"
-    elif high is not None:
-        text += f" of at most {high}{bounds[2]}" if bounds[2] else f" <= {high}"
-    if kind == "string" and "pattern" in schema:
-        text += f" matching {schema['pattern']}"
-    if "multipleOf" in schema and kind in ("integer", "number"):
-        text += f", a multiple of {schema['multipleOf']}"
-    return text
 
 
 # --- What a schema cannot say ---------------------------------------------------------------
@@ -724,7 +601,7 @@ def new_ladder(
         Calibration(games_per_pairing, 1),
     )
     try:
-        _check_value(json.loads(ladder.to_json()), _schema(), "")
+        check_json(json.loads(ladder.to_json()), _schema(), "the ladder")
         _check_content(ladder, specs)
     except ValueError as error:
         raise ValueError(f"the new ladder of {game} {ladder.setting}: {error}") from None

@@ -37,7 +37,8 @@ from agents.arena.replays import replay_record
 from agents.arena.results import Record, read_results
 from agents.arena.tournament import run_games
 from agents.files import locked_folder, write_text_atomically
-from agents.rating.estimate import RatingEstimate, estimate_rating
+from agents.rating.card_format import CARD_FORMAT, check_card, environment, machine
+from agents.rating.estimate import LEVEL, METHOD, RatingEstimate, estimate_rating
 from agents.rating.ladder import Ladder, game_params
 from agents.spec_files import file_changes, file_digests, spec_files
 
@@ -86,7 +87,12 @@ class RungResult:
 class Card:
     """A rating with everything needed to quote, check and reproduce it.
 
+    Its JSON is a card of format :data:`~agents.rating.card_format.CARD_FORMAT`
+    (``card.schema.json``), checked against the schema when written.
+
     Attributes:
+        format: the card's format (:data:`~agents.rating.card_format.CARD_FORMAT`).
+        kind: ``"rating"``.
         benchmark: :data:`BENCHMARK`.
         ladder: the ladder's version.
         ladder_sha256: the ladder's identity (:attr:`~agents.rating.ladder.Ladder.identity`).
@@ -105,8 +111,17 @@ class Card:
         version: the package's version.
         commit: the git commit of the code, when run from a checkout.
         date: the day the card was written (ISO).
+        environment: the versions of Python, NumPy, Gymnasium and each library the policy
+            loaded (:func:`~agents.rating.card_format.environment`).
+        machine: the CPU model and a fixed speed figure
+            (:func:`~agents.rating.card_format.machine`).
+        policy_cpu: the policy's ``mean`` and ``max`` CPU seconds per turn
+            (:func:`policy_cpu`).
+        interval: the interval's ``level`` and ``method``.
     """
 
+    format: int
+    kind: str
     benchmark: str
     ladder: str
     ladder_sha256: str
@@ -125,6 +140,10 @@ class Card:
     version: str
     commit: str | None
     date: str
+    environment: dict[str, str]
+    machine: dict[str, Any]
+    policy_cpu: dict[str, float]
+    interval: dict[str, Any]
 
     def to_json(self) -> str:
         """The card as JSON."""
@@ -178,9 +197,14 @@ def round_tasks(
     return tasks
 
 
+def policy_seat(record: Record) -> int:
+    """The policy's seat in a game: it sits in seat 0 of even-numbered games."""
+    return int(record["game_id"].rpartition("#")[2]) % 2
+
+
 def policy_score(record: Record) -> float:
-    """The policy's score in a game: it sits in seat 0 of even-numbered games."""
-    seat = int(record["game_id"].rpartition("#")[2]) % 2
+    """The policy's score in a game."""
+    seat = policy_seat(record)
     if record["winner"] == NO_WINNER:
         return 0.5
     return 1.0 if record["winner"] == seat else 0.0
@@ -211,6 +235,8 @@ def make_card(
     """The card of a policy's games against the ladder (``files``: those the spec loads)."""
     estimate = estimate_of(ladder, records)
     return Card(
+        format=CARD_FORMAT,
+        kind="rating",
         benchmark=BENCHMARK,
         ladder=ladder.version,
         ladder_sha256=ladder.identity,
@@ -229,7 +255,25 @@ def make_card(
         version=trap_env.__version__,
         commit=_commit(),
         date=datetime.date.today().isoformat(),
+        environment=environment(),
+        machine=machine(),
+        policy_cpu=policy_cpu(records),
+        interval={"level": LEVEL, "method": METHOD},
     )
+
+
+def policy_cpu(records: Sequence[Record]) -> dict[str, float]:
+    """The policy's CPU seconds per turn in its games: ``mean`` and ``max``.
+
+    A record holds each seat's CPU seconds over the game and its longest turn, and the
+    game's turns, not each turn's time: the mean is the policy's CPU over half the games'
+    turns (the seats take turns), the max its longest turn.
+    """
+    spent = sum(record["cpu_time"][policy_seat(record)] for record in records)
+    turns = sum(record["turns"] for record in records) / 2
+    longest = max((record["max_turn_time"][policy_seat(record)] for record in records),
+                  default=0.0)  # fmt: skip
+    return {"mean": round(spent / turns, 6) if turns else 0.0, "max": round(longest, 6)}
 
 
 def _rounded(value: float | None) -> float | None:
@@ -323,6 +367,7 @@ def rate_spec(
             ladder, run, output, config, resume=resume, overwrite=overwrite, check=check, say=say
         )
         card = make_card(ladder, spec, seed, records, cpu_cap=cpu_cap, files=files)
+        check_card(json.loads(card.to_json()))  # a card that breaks its schema is a bug here
         write_text_atomically(output / CARD_FILE, card.to_json())
     return card
 

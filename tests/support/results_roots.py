@@ -28,10 +28,21 @@ def card_of(
     for rung, (wins, draws, losses) in results.items():
         winners = [0] * wins + [-1] * draws + [1] * losses  # the policy sits in seat 0
         records += [{"pairing": [spec, rung], "game_id": f"{rung} #{2 * index}",
-                     "winner": winner, "reason": "score"}
+                     "winner": winner, "reason": "score", "turns": 10,
+                     "cpu_time": [0.01, 0.02], "max_turn_time": [0.002, 0.004]}
                     for index, winner in enumerate(winners)]  # fmt: skip
     card: dict[str, Any] = json.loads(make_card(ladder, spec, 0, records).to_json())
     return card
+
+
+FORMAT_2_FIELDS = ("format", "kind", "environment", "machine", "policy_cpu", "interval")
+"""What a card of format 2 has that one of format 1 (written before formats) has not."""
+
+
+def as_format_1(card: Mapping[str, Any], *without: str) -> dict[str, Any]:
+    """``card`` as a card of format 1 was written (and without the fields ``without``)."""
+    return {key: value for key, value in card.items()
+            if key not in FORMAT_2_FIELDS and key not in without}  # fmt: skip
 
 
 def write_card(folder: Path, card: Mapping[str, Any]) -> Path:

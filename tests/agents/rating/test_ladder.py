@@ -26,11 +26,11 @@ from trap_scripts import rate as rate_cli
 
 from agents import make_agent, registry
 from agents.files import game_files
+from agents.json_schema import check_json
 from agents.rating import ladder as ladder_module
 from agents.rating.ladder import (
     MAX_LADDER_BYTES,
     Ladder,
-    _check_value,
     find_ladder,
     ladder_name,
     ladder_schema,
@@ -42,6 +42,7 @@ from agents.rating.ladder import (
 from agents.trap.random_agent import RandomAgent
 from tests.support.cli_fuzz import check_command, raise_run_started
 from tests.support.crafted_files import assert_one_line
+from tests.support.schemas import STRICT, assert_known_schema
 from trap_env.agent import time_limit_of
 from trap_env.games import game_names
 
@@ -52,13 +53,6 @@ IDENTITIES = {
 }
 """The shipped ladders' identities, which cards record: reading them must not change them."""
 
-STRICT = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator,
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
-        "integer", lambda checker, value: isinstance(value, int) and not isinstance(value, bool)
-    ),
-)
-"""jsonschema, with an integer a JSON integer (not 16.0), as the reader reads the schema."""
 
 
 SHIPPED = {
@@ -329,25 +323,8 @@ def test_a_rating_in_a_file_is_a_float_and_an_integer_one_keeps_the_identity(tmp
 
 # --- The schema -----------------------------------------------------------------------------
 
-KEYWORDS = {"$schema", "title", "description", "type", "required", "properties",
-            "additionalProperties", "maxProperties", "items", "minItems", "maxItems",
-            "minLength", "maxLength", "pattern", "minimum", "maximum", "multipleOf"}  # fmt: skip
-"""The keywords the reader knows; a schema that used another would be read wrong."""
-
-
-def subschemas(schema: dict[str, Any]) -> list[dict[str, Any]]:
-    """``schema`` and every schema inside it."""
-    inner = [*schema.get("properties", {}).values(), schema.get("items")]
-    inner.append(schema.get("additionalProperties"))
-    return [schema, *(s for part in inner if isinstance(part, dict) for s in subschemas(part))]
-
-
 def test_the_schema_is_valid_and_uses_only_what_the_reader_knows():
-    jsonschema.Draft202012Validator.check_schema(SCHEMA)
-    for part in subschemas(SCHEMA):
-        assert set(part) <= KEYWORDS, set(part) - KEYWORDS
-        pattern = part.get("pattern", "^$")  # read whole: anchored at both ends
-        assert pattern.startswith("^") and pattern.endswith("$"), pattern
+    assert_known_schema(SCHEMA)
 
 
 WRONG = [None, True, False, 0, -1, 1, 2, 3, 7, 1.5, 16.0, -0.5, 1e300, -1e300, 2**63,
@@ -398,7 +375,7 @@ def mutated_ladders(draw: st.DrawFn, values: list[object] = WRONG) -> tuple[str,
 def passes(data: object) -> bool:
     """Whether the reader's own reading of the schema lets ``data`` through."""
     try:
-        _check_value(data, SCHEMA, "")
+        check_json(data, SCHEMA, "the ladder")
     except ValueError as error:
         assert "\n" not in str(error)
         return False

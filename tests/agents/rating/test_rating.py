@@ -58,7 +58,9 @@ SMALL = Ladder(
 
 
 def without_date(card: dict) -> dict:
-    return {key: value for key, value in card.items() if key not in ("date", "commit")}
+    """The card's fields that its games give (CPU times vary from run to run)."""
+    return {key: value for key, value in card.items()
+            if key not in ("date", "commit", "machine", "policy_cpu")}
 
 
 # --- The estimate ------------------------------------------------------------------------

@@ -37,7 +37,13 @@ from agents.web.seats import PersonSeat
 from agents.web.views import Frame, FrameBuilder
 from tests.support.cli_fuzz import check_command, command_lines, raise_run_started
 from tests.support.old_records import old_shape
-from tests.support.results_roots import card_of, deep_tree, fifo_released_after, write_card
+from tests.support.results_roots import (
+    as_format_1,
+    card_of,
+    deep_tree,
+    fifo_released_after,
+    write_card,
+)
 from trap_env.games import game_names
 from trap_env.grid import Grid, click_targets
 
@@ -1031,9 +1037,8 @@ def test_the_ratings_tab_ranks_cards_per_shipped_ladder_and_lists_others_apart(
     weak, strong = ladder.rungs[0].spec, ladder.rungs[-1].spec
     write_card(tmp_path / "a", card_of(ladder, "greedy", {weak: (2, 0, 1)}))
     write_card(tmp_path / "b", card_of(ladder, "mcts", {strong: (2, 0, 1)}))
-    old = card_of(ladder, "old", {weak: (1, 0, 1)}) | {"ladder": "v0"}
-    old["line"] = old["line"].replace("v1", "v0")
-    del old["ladder_sha256"]
+    old = as_format_1(card_of(ladder, "old", {weak: (1, 0, 1)}), "ladder_sha256")  # written before
+    old |= {"ladder": "v0", "line": old["line"].replace("v1", "v0")}
     write_card(tmp_path / "c", old)
     with make_client(tmp_path) as client:
         answer = client.get("/api/ratings").json()

@@ -1,0 +1,148 @@
+"""The card format: its schema, the check of every card written, and what a card records of
+the run's software and machine.
+
+A card is versioned by its ``format`` (:data:`CARD_FORMAT`), the version of
+``card.schema.json`` (shipped beside this module); within a format fields are only added
+(docs/versioning.md). A card without ``format`` is of format 1, a rating card written
+before the format was named; :func:`card_format` says which a card is.
+
+Example:
+    >>> sorted(environment())[:3]  # doctest: +SKIP
+    ['gymnasium', 'numpy', 'python']
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import json
+import platform
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from agents.json_schema import check_json
+from trap_env.games import get_game
+
+__all__ = [
+    "CARD_FORMAT",
+    "CARD_KINDS",
+    "LIBRARIES",
+    "SPEED_UNIT",
+    "card_format",
+    "card_schema",
+    "check_card",
+    "environment",
+    "machine",
+]
+
+CARD_FORMAT = 2
+"""The format of the cards written now (``card.schema.json``'s)."""
+CARD_KINDS = ("rating", "comparison", "accuracy")
+SCHEMA = Path(__file__).resolve().parent / "card.schema.json"
+
+LIBRARIES = {
+    "torch": "torch",
+    "stable_baselines3": "stable_baselines3",
+    "sb3_contrib": "sb3_contrib",
+    "open_spiel": "pyspiel",
+    "numba": "numba",
+}
+"""A library a policy may load -> the module whose presence in ``sys.modules`` says it did."""
+
+_DISTRIBUTIONS = {"open_spiel": "open_spiel", "sb3_contrib": "sb3-contrib",
+                  "stable_baselines3": "stable-baselines3"}  # fmt: skip
+"""A library's distribution name, where it is not its key."""
+
+SPEED_PLAYOUTS = 40
+"""Random Trap! games (7x7, the default rules, fixed seeds) timed for the speed figure."""
+SPEED_UNIT = "Trap! 7x7 random playouts per CPU second"
+
+
+def card_schema() -> dict[str, Any]:
+    """The JSON Schema of a card of format :data:`CARD_FORMAT` (draft 2020-12)."""
+    schema: dict[str, Any] = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    return schema
+
+
+_schema = functools.cache(card_schema)
+
+
+def card_format(card: dict[str, Any]) -> int:
+    """A card's format: its ``format``, 1 for a card without one (written before formats)."""
+    value = card.get("format", 1)
+    return value if isinstance(value, int) and not isinstance(value, bool) else -1
+
+
+def check_card(card: Any) -> None:
+    """Refuse a card of format :data:`CARD_FORMAT` that breaks ``card.schema.json``.
+
+    Raises:
+        ValueError: naming the field, what it must be and what it is; for a card of
+            another format, saying which formats are read.
+    """
+    if isinstance(card, dict) and "format" in card and card_format(card) != CARD_FORMAT:
+        raise ValueError(
+            f"the card's format is {json.dumps(card['format'])[:40]}; this trap_env reads "
+            f"formats 1 and {CARD_FORMAT} (a newer trap_env writes newer ones)"
+        )
+    check_json(card, _schema(), "the card")
+
+
+def environment() -> dict[str, str]:
+    """The versions of Python, NumPy, Gymnasium, and of each of :data:`LIBRARIES` that this
+    process has imported (the libraries its policy loaded)."""
+    found = {"python": platform.python_version(), "numpy": _version("numpy"),
+             "gymnasium": _version("gymnasium")}  # fmt: skip
+    for name, module in LIBRARIES.items():
+        if module in sys.modules:
+            found[name] = _version(_DISTRIBUTIONS.get(name, name))
+    return found
+
+
+def _version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:  # imported from a path, not installed
+        return "unknown"
+
+
+def machine() -> dict[str, Any]:
+    """The machine: its CPU model and its speed (:func:`speed`, in :data:`SPEED_UNIT`)."""
+    return {"cpu": cpu_model(), "speed": speed(), "speed_unit": SPEED_UNIT}
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``'s on Linux, else what ``platform`` says)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as file:
+            for line in file:
+                key, _, value = line.partition(":")
+                if key.strip() in ("model name", "Hardware", "Processor") and value.strip():
+                    return value.strip()[:200]
+    except OSError:
+        pass
+    return (platform.processor() or platform.machine() or "unknown")[:200]
+
+
+@functools.cache
+def speed() -> float:
+    """Random Trap! playouts per CPU second through the pure-Python core: the same
+    :data:`SPEED_PLAYOUTS` games on any machine (about a fifth of a second), measured once a
+    process."""
+    game = get_game("trap")
+    config = game.make_config()
+    limit = game.default_turn_limit(config)
+    rng = random.Random(0)
+    start = time.process_time()
+    for _ in range(SPEED_PLAYOUTS):
+        state = game.initial_state(config)
+        while game.outcome(state, limit) is None:
+            if game.is_chance(state):
+                state = game.apply(state, game.sample_chance(state, rng))
+            else:
+                state = game.apply(state, rng.choice(game.legal_actions(state)))
+    seconds = max(time.process_time() - start, 1e-6)
+    return round(SPEED_PLAYOUTS / seconds, 1)

@@ -1,0 +1,151 @@
+"""Tests for agents.rating.card_format: the card schema, the check of every card, and what a
+card records of the run (software, machine, CPU per turn, the interval)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.rating.card_format import (
+    CARD_FORMAT,
+    card_schema,
+    check_card,
+    environment,
+    machine,
+)
+from agents.rating.cards import leaderboard, read_card
+from agents.rating.ladder import load_ladder
+from agents.rating.run import policy_cpu
+from tests.support.results_roots import as_format_1, card_of, write_card
+from tests.support.schemas import STRICT, assert_known_schema
+
+SCHEMA = card_schema()
+TRAP = load_ladder("trap")
+WRITTEN = card_of(TRAP, "greedy", {TRAP.rungs[0].spec: (2, 0, 1), TRAP.rungs[1].spec: (1, 1, 1)})
+"""A card as the package writes it."""
+
+
+def passes(card: object) -> bool:
+    try:
+        check_card(card)
+    except ValueError as error:
+        assert "\n" not in str(error)
+        return False
+    return True
+
+
+def test_the_schema_is_valid_and_uses_only_what_the_checker_knows():
+    assert_known_schema(SCHEMA)
+    assert SCHEMA["properties"]["format"]["enum"] == [CARD_FORMAT]
+
+
+def test_a_written_card_passes_the_check_and_jsonschema():
+    assert passes(WRITTEN) and STRICT(SCHEMA).is_valid(WRITTEN)
+    assert WRITTEN["format"] == CARD_FORMAT and WRITTEN["kind"] == "rating"
+
+
+def test_a_card_records_its_software_machine_cpu_and_interval():
+    assert {"python", "numpy", "gymnasium"} <= set(WRITTEN["environment"])
+    assert WRITTEN["machine"]["cpu"] and WRITTEN["machine"]["speed"] > 0
+    assert WRITTEN["interval"] == {"level": 0.95, "method": "likelihood ratio"}
+    # card_of's games: 10 turns each, the policy in seat 0 with 0.01 s and a 0.002 s turn
+    assert WRITTEN["policy_cpu"] == {"mean": 0.002, "max": 0.002}
+    assert set(environment()) >= {"python", "numpy", "gymnasium"}
+    assert machine()["speed_unit"].endswith("per CPU second")
+
+
+def test_the_policy_cpu_is_its_own_seat_s():
+    records = [{"game_id": "random #1", "turns": 4, "cpu_time": [3.0, 1.0],
+                "max_turn_time": [2.0, 0.5]}]  # fmt: skip
+    assert policy_cpu(records) == {"mean": 0.5, "max": 0.5}
+    assert policy_cpu([]) == {"mean": 0.0, "max": 0.0}
+
+
+def test_a_comparison_or_accuracy_card_needs_only_the_common_fields():
+    common = {key: WRITTEN[key] for key in SCHEMA["required"]}
+    for kind in ("comparison", "accuracy"):
+        assert passes(common | {"kind": kind}) and STRICT(SCHEMA).is_valid(common | {"kind": kind})
+    assert not passes(common)  # a rating card without its rating's fields
+
+
+def test_another_format_is_refused_in_one_line_naming_the_formats_read():
+    for value in (3, 1, "2", 2.5, True):
+        try:
+            check_card(WRITTEN | {"format": value})
+        except ValueError as error:
+            assert "format" in str(error) and "\n" not in str(error)
+        else:
+            raise AssertionError(value)
+
+
+WRONG = [None, True, 0, -1, 2, 3, 0.5, 1e300, "", "x", "rating", "comparison", [], [1], {},
+         {"a": 1}, "a" * 65, "0" * 64, "2026-11-28", "v1"]  # fmt: skip
+KEYS = ["extra", "format", "kind", "mean", "rating", "python", "cpu", "level", "wins"]
+
+
+def places(value: object, where: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """``value`` and every field inside it, as paths."""
+    if isinstance(value, dict):
+        inner = [places(item, (*where, key)) for key, item in value.items()]
+    elif isinstance(value, list):
+        inner = [places(item, (*where, index)) for index, item in enumerate(value)]
+    else:
+        inner = []
+    return [where, *(place for found in inner for place in found)]
+
+
+@st.composite
+def mutated_cards(draw: st.DrawFn) -> Any:
+    """A written card with one to three fields replaced, removed or added."""
+    card: Any = copy.deepcopy(WRITTEN)
+    for _ in range(draw(st.integers(1, 3))):
+        where = draw(st.sampled_from(places(card)))
+        value = copy.deepcopy(draw(st.sampled_from(WRONG)))
+        if not where:
+            card = value
+            continue
+        *path, last = where
+        target = card
+        for key in path:
+            target = target[key]
+        action = draw(st.sampled_from(["set", "remove", "add"]))
+        if action == "add" and isinstance(target[last], dict):
+            target[last][draw(st.sampled_from(KEYS))] = value
+        elif action == "remove" and isinstance(target, dict):
+            del target[last]
+        else:
+            target[last] = value
+    return card
+
+
+@settings(max_examples=150, deadline=None)
+@given(mutated_cards())
+def test_the_check_reads_the_schema_as_jsonschema_does(card):
+    assert passes(card) == STRICT(SCHEMA).is_valid(card)
+
+
+def test_a_format_1_card_written_before_stays_readable_and_ranked(tmp_path: Path):
+    old = as_format_1(WRITTEN)
+    write_card(tmp_path / "old", old)
+    write_card(tmp_path / "new", WRITTEN | {"spec": "new"})
+    assert read_card(tmp_path / "old" / "card.json") == old
+    board = leaderboard(tmp_path)
+    assert sorted(row.spec for row in board.boards[TRAP.identity].rows) == ["greedy", "new"]
+    assert not board.notes
+
+
+def test_a_card_of_another_kind_or_format_is_left_out_with_a_note(tmp_path: Path):
+    write_card(tmp_path / "cmp", {key: WRITTEN[key] for key in SCHEMA["required"]}
+               | {"kind": "comparison"})  # fmt: skip
+    write_card(tmp_path / "future", WRITTEN | {"format": 3})
+    write_card(tmp_path / "added", WRITTEN | {"a_later_field": [1]})  # format 2, added to
+    board = leaderboard(tmp_path)
+    notes = "\n".join(board.notes)
+    assert "a comparison card, not a rating" in notes and "format is 3" in notes
+    assert [row.spec for row in board.boards[TRAP.identity].rows] == ["greedy"]
+    assert json.loads((tmp_path / "added" / "card.json").read_text())["a_later_field"] == [1]
