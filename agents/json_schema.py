@@ -1,7 +1,8 @@
 """A small, strict reading of JSON Schema (draft 2020-12) for the package's own file formats.
 
-The package ships JSON Schemas for the files it reads and writes (a ladder, a card) and
-checks a file against its schema with :func:`check_json`, which needs no third-party
+The package ships JSON Schemas for the files it reads and writes (a ladder, a card), reads
+such a file with :func:`parse_json` (JSON with nothing Python's ``json`` would take silently)
+and checks it against its schema with :func:`check_json`, which needs no third-party
 library and says in one line what is wrong. It knows the keywords those schemas use
 (:data:`KEYWORDS`), read as JSON Schema reads them, except that an integer is a JSON
 integer (never ``16.0``); the tests hold that ``jsonschema``, so configured, agrees.
@@ -21,7 +22,10 @@ import math
 import re
 from typing import Any
 
-__all__ = ["KEYWORDS", "check_json"]
+__all__ = ["KEYWORDS", "MAX_DIGITS", "check_json", "parse_json"]
+
+MAX_DIGITS = 30
+"""The most digits an integer of the package's files has (Python would read 4,300)."""
 
 KEYWORDS = frozenset({
     "$schema", "title", "description", "type", "required", "properties",
@@ -183,3 +187,56 @@ def _kind_allowed(kind: str, schema: dict[str, Any]) -> str:
     if "multipleOf" in schema and kind in ("integer", "number"):
         text += f", a multiple of {schema['multipleOf']}"
     return text
+
+
+def parse_json(data: bytes) -> Any:
+    """The JSON value of ``data``, read strictly: UTF-8 text, no key given twice in an object
+    (JSON would keep the last silently), only finite numbers (Python's ``json`` takes ``NaN``
+    and ``Infinity``), integers of at most :data:`MAX_DIGITS` digits, no lone surrogate.
+
+    Raises:
+        ValueError: saying what is wrong, in one line.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"not UTF-8 text: {error}") from None
+    try:  # a value the hooks refuse raises a ValueError that says so itself
+        value = json.loads(
+            text, object_pairs_hook=_object, parse_constant=_no_constant,
+            parse_float=_finite, parse_int=_short_int,
+        )
+        json.dumps(value, ensure_ascii=False).encode("utf-8")  # a lone surrogate ("\ud800")
+    except RecursionError:
+        raise ValueError("its JSON is nested too deeply") from None
+    except UnicodeError:
+        raise ValueError("its text is not UTF-8 (a lone surrogate)") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"not JSON: {error}") from None
+    return value
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise ValueError(f"the key {key[:80]!r} is given twice in an object")
+        seen.add(key)
+    return dict(pairs)
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number; every number is finite")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text:.20} is too large for a number; every number is finite")
+    return value
+
+
+def _short_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ValueError(f"an integer of more than {MAX_DIGITS} digits ({text:.20}...)")
+    return int(text)

@@ -18,7 +18,6 @@ Example:
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.folder_walk import find_files, read_regular_file, shown_path
+from agents.json_schema import parse_json
 from agents.rating.card_format import check_card
 from agents.rating.ladder import Ladder, game_params, ladder_name, names_rules, shipped_ladders
 from agents.rating.run import BENCHMARK
@@ -47,8 +47,6 @@ CARD_FILE = "card.json"
 MAX_CARDS = 10_000
 """The most cards a leaderboard reads (a folder may hold any number of files)."""
 MAX_CARD_BYTES = 1 << 20
-MAX_DIGITS = 30
-"""The most digits of an integer in a card (a count or a seed has far fewer)."""
 LINE_ROUNDING = 0.55
 """How far a figure of a card's line may be from the card's own: the line rounds to whole
 points what the card rounds to tenths."""
@@ -185,7 +183,7 @@ def read_card(path: Path) -> dict[str, Any]:
             contradict each other, saying which.
     """
     try:
-        card = _parse(read_regular_file(path, MAX_CARD_BYTES))
+        card = parse_json(read_regular_file(path, MAX_CARD_BYTES))
     except ValueError as error:
         raise ValueError(f"not a card: {error}") from None
     if isinstance(card, dict) and "format" in card:
@@ -257,46 +255,6 @@ def _apart_note(card: dict[str, Any], shipped: Mapping[str, Ladder]) -> str:
 
 
 # --- The checks ----------------------------------------------------------------------------
-
-
-def _parse(data: bytes) -> Any:
-    """JSON whose numbers are all finite and whose text is all Unicode.
-
-    Raises:
-        ValueError: for anything else, saying what.
-    """
-    try:  # a number the hooks refuse raises a ValueError that says so itself
-        value = json.loads(
-            data.decode("utf-8"),
-            parse_constant=_refuse_constant,
-            parse_float=_finite_float,
-            parse_int=_short_int,
-        )
-        json.dumps(value, ensure_ascii=False).encode("utf-8")  # a lone surrogate ("\ud800")
-    except RecursionError:
-        raise ValueError("nested too deeply") from None
-    except UnicodeError:
-        raise ValueError("its text is not UTF-8") from None
-    except json.JSONDecodeError as error:
-        raise ValueError(f"not JSON: {error}") from None
-    return value
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"it holds {name}, and a card's numbers are finite")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"it holds {text:.20}, past a float's range (numbers are finite)")
-    return value
-
-
-def _short_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_DIGITS:
-        raise ValueError(f"it holds an integer of more than {MAX_DIGITS} digits ({text:.20}...)")
-    return int(text)
 
 
 def _is_number(value: Any) -> bool:

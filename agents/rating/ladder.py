@@ -32,7 +32,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import math
 import os
 import re
 import stat
@@ -44,7 +43,7 @@ from typing import Any
 from agents.arena.plan import GameTask, RunConfig, program_limits, round_robin
 from agents.arena.stats import elo_ratings
 from agents.files import game_files, game_folder, write_text_atomically
-from agents.json_schema import check_json
+from agents.json_schema import check_json, parse_json
 from agents.options import EXEC, parse_spec
 from agents.registry import agent_names, make_agent
 from trap_env.agent import check_supports, close_agent, time_limit_of
@@ -457,40 +456,9 @@ def _read_json(path: Path) -> Any:
     if len(content) > MAX_LADDER_BYTES:
         raise ValueError(f"larger than {MAX_LADDER_BYTES} bytes, the most a ladder file holds")
     try:
-        text = content.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"not UTF-8 text: {error}") from None
-    try:
-        return json.loads(
-            text, object_pairs_hook=_object, parse_constant=_no_constant, parse_float=_finite
-        )
-    except RecursionError:
-        raise ValueError("not a ladder: its JSON is nested too deeply") from None
+        return parse_json(content)
     except ValueError as error:
-        raise ValueError(f"not JSON: {error}") from None
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object, refused if a key is given twice (JSON would keep the last silently)."""
-    seen: set[str] = set()
-    for key, _ in pairs:
-        if key in seen:
-            raise ValueError(f"the key {key[:80]!r} is given twice in an object")
-        seen.add(key)
-    return dict(pairs)
-
-
-def _no_constant(name: str) -> float:
-    """Refuse ``NaN``, ``Infinity`` and ``-Infinity``, which Python's json would take."""
-    raise ValueError(f"{name} is not a JSON number; every number is finite")
-
-
-def _finite(text: str) -> float:
-    """A JSON number with a fraction or exponent, refused if too large for a float."""
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{text} is too large for a number")
-    return value
+        raise ValueError(f"not a ladder: {error}") from None
 
 
 # --- What a schema cannot say ---------------------------------------------------------------

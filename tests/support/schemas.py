@@ -31,3 +31,15 @@ def assert_known_schema(schema: dict[str, Any]) -> None:
         assert set(part) <= KEYWORDS, set(part) - KEYWORDS
         pattern = part.get("pattern", "^$")  # read whole: anchored at both ends
         assert pattern.startswith("^") and pattern.endswith("$"), pattern
+
+
+def places(value: object, where: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Where a field of JSON data can be changed: ``value`` itself and everything inside it,
+    as paths of keys and indices."""
+    if isinstance(value, dict):
+        inner = [places(item, (*where, key)) for key, item in value.items()]
+    elif isinstance(value, list):
+        inner = [places(item, (*where, index)) for index, item in enumerate(value)]
+    else:
+        inner = []
+    return [where, *(place for found in inner for place in found)]

@@ -22,7 +22,7 @@ from agents.rating.cards import leaderboard, read_card
 from agents.rating.ladder import load_ladder
 from agents.rating.run import policy_cpu
 from tests.support.results_roots import as_format_1, card_of, write_card
-from tests.support.schemas import STRICT, assert_known_schema
+from tests.support.schemas import STRICT, assert_known_schema, places
 
 SCHEMA = card_schema()
 TRAP = load_ladder("trap")
@@ -86,17 +86,6 @@ def test_another_format_is_refused_in_one_line_naming_the_formats_read():
 WRONG = [None, True, 0, -1, 2, 3, 0.5, 1e300, "", "x", "rating", "comparison", [], [1], {},
          {"a": 1}, "a" * 65, "0" * 64, "2026-11-28", "v1"]  # fmt: skip
 KEYS = ["extra", "format", "kind", "mean", "rating", "python", "cpu", "level", "wins"]
-
-
-def places(value: object, where: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """``value`` and every field inside it, as paths."""
-    if isinstance(value, dict):
-        inner = [places(item, (*where, key)) for key, item in value.items()]
-    elif isinstance(value, list):
-        inner = [places(item, (*where, index)) for index, item in enumerate(value)]
-    else:
-        inner = []
-    return [where, *(place for found in inner for place in found)]
 
 
 @st.composite

@@ -1057,7 +1057,7 @@ def not_a_number(root: Path) -> Iterator[str]:
         (root / name / "card.json").write_text(
             json.dumps(GOOD_CARD).replace(f'"rating": {GOOD_CARD["rating"]}', f'"rating": {text}')
         )
-    yield "minus-infinity/card.json: left out, not a card: it holds -Infinity"
+    yield "minus-infinity/card.json: left out, not a card: -Infinity is not a JSON number"
 
 
 @contextlib.contextmanager
