@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 
 from agents.options import require_game
-from agents.registry import make_agent
+from agents.registry import agent_names, make_agent
 from trap_env.agent import check_supports
 from trap_env.games import get_game
 
@@ -36,7 +36,7 @@ class EpsilonGreedyAgent:
         game: the game it plays (the agent table tells it).
 
     Raises:
-        ValueError: for an ``epsilon`` outside [0, 1].
+        ValueError: for an ``epsilon`` outside [0, 1], or a game without a ``greedy`` agent.
     """
 
     def __init__(
@@ -47,6 +47,11 @@ class EpsilonGreedyAgent:
             raise ValueError(f"epsilon is a probability in [0, 1], got {epsilon}")
         self.epsilon = epsilon
         self.game = get_game(game)
+        if "greedy" not in agent_names(game):
+            raise ValueError(
+                f"epsilon-greedy adds noise to the game's greedy agent, and {self.game.title} "
+                f"has none; its agents: {', '.join(agent_names(game))}"
+            )
         self.greedy = make_agent("greedy", game=game)
         self.rng = random.Random()
         self.reset(seed)

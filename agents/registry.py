@@ -98,8 +98,15 @@ EVERY_GAME: dict[str, str] = {
     EXEC: "agents.program:ProgramAgent",
     "epsilon-greedy": "agents.epsilon_greedy:EpsilonGreedyAgent",
     "openspiel-mcts": "agents.openspiel_mcts:OpenSpielMCTSAgent",
+    "random": "agents.protocol_random:RandomAgent",
+    "mcts": "agents.mcts.agent:MCTSAgent",
+    "ppo": "agents.rl.ppo:PPOAgent",
 }
-"""The built-in agents of every game: name -> ``"module:factory"`` (told their game)."""
+"""The built-in agents of every game, a game named by its path too: name ->
+``"module:factory"`` (told their game). A game's own row of :data:`AGENT_TABLE` wins
+(Colosseum's ``random`` and ``mcts``); ``random``, ``mcts`` and ``ppo`` read nothing but the
+protocol, so that any game has an opponent for its environments, an anchor for its ladder,
+and its trained networks and policies."""
 
 _REGISTERED: dict[tuple[str, str], Callable[..., Agent]] = {}
 """Agents registered at run time by :func:`register` (users' agents), by (game, name)."""
