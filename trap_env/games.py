@@ -39,6 +39,7 @@ __all__ = [
     "game_names",
     "game_of",
     "get_game",
+    "recorded_game",
     "register_entry_points",
     "register_game",
 ]
@@ -186,6 +187,25 @@ def get_game(name: str, *, allow_paths: bool | Collection[str] = True) -> Game[A
         if name in _GAMES:
             _GAMES[name] = found
     return found
+
+
+def recorded_game(name: object, playing: Game[Any, Any] | None = None) -> Game[Any, Any]:
+    """The game that a file records by its name (an ``mcts`` network, a ``ppo`` zip): a
+    registered game, or ``playing``, the game the reader plays, where it is its name (a
+    game named by its path records its ``name``, registered nowhere). A file never makes
+    us import a module.
+
+    Raises:
+        UnknownGameError: for any other name, naming the games there are.
+    """
+    if playing is not None and name == playing.name:
+        return playing
+    if isinstance(name, str) and name in _GAMES:
+        return get_game(name)
+    played = "" if playing is None or playing.name in _GAMES else f", nor {playing.name!r:.40}"
+    raise UnknownGameError(
+        f"the game {name!r:.40}, which is not one of {', '.join(game_names())}{played}"
+    )
 
 
 def game_of(game: object) -> Game[Any, Any]:

@@ -38,7 +38,7 @@ from agents.seeded import SeededAgent
 from agents.timing import MAX_TIME_LIMIT, Clock, TimedAgent, check_clock
 from trap_env.agent import UnsupportedGameError
 from trap_env.game import turn_limit
-from trap_env.games import game_names
+from trap_env.games import game_names, get_game
 
 __all__ = ["MCTSAgent", "MCTSStats"]
 
@@ -114,13 +114,13 @@ class MCTSAgent(TimedAgent, SeededAgent):
         self.time_limit = time_limit
         self.simulations = simulations
         self.path = _network_path(path, game)
-        self.network: Network = load_network(self.path)
-        if self.network.game_name != game:
+        self.rules = get_game(game)
+        self.network: Network = load_network(self.path, self.rules)
+        if self.network.game_name != self.rules.name:
             raise ValueError(
                 f"the mcts network {self.path} plays {self.network.describe()}, not {game}; "
                 f"train one for {game} with trap-train alphazero --game {game}"
             )
-        self.rules = self.network.game
         TimedAgent.__init__(self, clock, self.rules)
         self.c_puct = c_puct
         self.chance = chance

@@ -44,7 +44,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -56,7 +56,7 @@ from agents.options import rules_text
 from agents.zips import UnreadableZipError, parse_json, read_npz
 from trap_env.cache import per_board_size
 from trap_env.game import Game, played_params
-from trap_env.games import game_names, get_game
+from trap_env.games import UnknownGameError, get_game, recorded_game
 
 __all__ = [
     "FORMAT_VERSION",
@@ -140,12 +140,15 @@ class Network:
         game_name: the game it plays, by its registered name (:mod:`trap_env.games`).
         rules: the rules it was trained for, ``game.config_params(config)`` (other rules,
             another board size included, are refused by the agent).
+        rulebook: the game object it plays, where ``game_name`` is registered nowhere (a
+            game named by its path); None: the game registered as ``game_name``.
     """
 
     weights: dict[str, FloatArray]
     blocks: int
     game_name: str
     rules: Mapping[str, Any]
+    rulebook: Game[Any, Any] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def initial(
@@ -170,12 +173,12 @@ class Network:
             else np.zeros(shape, dtype=np.float32)
             for name, shape in shapes.items()
         }
-        return cls(weights, blocks, game.name, game.config_params(config))
+        return cls(weights, blocks, game.name, game.config_params(config), game)
 
     @functools.cached_property
     def game(self) -> Game[Any, Any]:
         """The game it plays (looked up once: every evaluation encodes with it)."""
-        return get_game(self.game_name)
+        return self.rulebook if self.rulebook is not None else get_game(self.game_name)
 
     @property
     def config(self) -> Any:
@@ -358,31 +361,40 @@ def _conv3x3(
     return np.asarray(out).reshape(batch, rows, cols, -1)
 
 
-def load_network(path: str | Path) -> Network:
+def load_network(path: str | Path, playing: Game[Any, Any] | None = None) -> Network:
     """The network saved in ``path`` by :meth:`Network.save` (or by the trainer).
+
+    Args:
+        path: the file.
+        playing: the game it is read to play: a network of a game registered nowhere (one
+            named by its path, as a runner's worker names it) is read for that game only.
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
         IncompatibleNetworkError: if the file is not such a network, or one of another
-            format version, or of a game that is not registered.
+            format version, or of a game that is neither registered nor ``playing``.
     """
     path = Path(path)
     arrays = _read_arrays(path)
     blocks, game_name, rules = _read_header(path, arrays.pop("__meta__", None),
-                                            arrays.pop("__game__", None))  # fmt: skip
+                                            arrays.pop("__game__", None), playing)  # fmt: skip
     if not 0 <= blocks <= len(arrays) // 4:  # each block has two weights and two biases
         raise IncompatibleNetworkError(
             f"{path}: its metadata says {blocks} blocks, but it holds {len(arrays)} arrays "
             "(4 a block); the file is damaged or not an mcts network"
         )
     weights = {name: array.astype(np.float32) for name, array in arrays.items()}
-    network = Network(weights, blocks, game_name, rules)
+    rulebook = playing if playing is not None and playing.name == game_name else None
+    network = Network(weights, blocks, game_name, rules, rulebook)
     _check_weights(path, network)
     return network
 
 
-def read_network_game(path: str | Path) -> tuple[str, dict[str, Any]]:
-    """The game and rules that the network file ``path`` records, its weights unread.
+def read_network_game(
+    path: str | Path, playing: Game[Any, Any] | None = None
+) -> tuple[str, dict[str, Any]]:
+    """The game and rules that the network file ``path`` records, its weights unread
+    (``playing`` as in :func:`load_network`).
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
@@ -390,7 +402,8 @@ def read_network_game(path: str | Path) -> tuple[str, dict[str, Any]]:
     """
     path = Path(path)
     header = _read_arrays(path, ("__meta__", "__game__"))
-    _, game_name, rules = _read_header(path, header.get("__meta__"), header.get("__game__"))
+    meta, game = header.get("__meta__"), header.get("__game__")
+    _, game_name, rules = _read_header(path, meta, game, playing)
     return game_name, rules
 
 
@@ -411,7 +424,7 @@ def bundled_network(game: str, rules: Mapping[str, Any] | None = None) -> Path:
 
     def read(path: Path) -> Bundled | None:
         try:
-            name, plays = read_network_game(path)
+            name, plays = read_network_game(path, found)
         except IncompatibleNetworkError:  # another kind of file: the ppo agent's zip
             return None
         return Bundled(plays == wanted, rules_text(plays)) if name == found.name else None
@@ -423,7 +436,7 @@ def bundled_network(game: str, rules: Mapping[str, Any] | None = None) -> Path:
 
 
 def _read_header(
-    path: Path, meta: np.ndarray | None, game: np.ndarray | None
+    path: Path, meta: np.ndarray | None, game: np.ndarray | None, playing: Game[Any, Any] | None
 ) -> tuple[int, str, dict[str, Any]]:
     """The blocks, game and rules of a network file's ``__meta__`` and ``__game__`` arrays.
 
@@ -440,7 +453,7 @@ def _read_header(
         rules = record_params({"board_size": board_size, "decay": decay})
     elif len(numbers) == 2 and numbers[0] == FORMAT_VERSION:
         blocks = numbers[1]
-        game_name, rules = _read_game(path, game)
+        game_name, rules = _read_game(path, game, playing)
     else:
         raise IncompatibleNetworkError(
             f"{path} is not an mcts network of format version {FORMAT_VERSION} "
@@ -450,12 +463,14 @@ def _read_header(
     return blocks, game_name, rules
 
 
-def _read_game(path: Path, game: np.ndarray | None) -> tuple[str, dict[str, Any]]:
+def _read_game(
+    path: Path, game: np.ndarray | None, playing: Game[Any, Any] | None
+) -> tuple[str, dict[str, Any]]:
     """The game's name and rules recorded in a file's ``__game__`` array.
 
     Raises:
         IncompatibleNetworkError: if it is missing, not that JSON, or names a game that is
-            not registered (a file never makes us import a module it names).
+            neither registered nor ``playing`` (:func:`trap_env.games.recorded_game`).
     """
     try:
         if game is None or game.dtype != np.uint8 or game.ndim != 1:
@@ -468,11 +483,10 @@ def _read_game(path: Path, game: np.ndarray | None) -> tuple[str, dict[str, Any]
         raise IncompatibleNetworkError(
             f"{path} does not say which game it plays ({error}); retrain it with trap-train"
         ) from None
-    if name not in game_names():
-        raise IncompatibleNetworkError(
-            f"{path} is a network of the game {name!r:.40}, which is not one of "
-            f"{', '.join(game_names())}"
-        )
+    try:
+        recorded_game(name, playing)
+    except UnknownGameError as error:
+        raise IncompatibleNetworkError(f"{path} is a network of {error}") from None
     return name, rules
 
 

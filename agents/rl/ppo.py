@@ -42,7 +42,7 @@ from agents.seeded import SeededAgent
 from agents.zips import UnreadableZipError, parse_json, read_members
 from trap_env.agent import UnsupportedGameError
 from trap_env.game import Game, played_params
-from trap_env.games import game_names, get_game
+from trap_env.games import UnknownGameError, game_names, get_game, recorded_game
 
 __all__ = [
     "GAME_MEMBER",
@@ -95,7 +95,7 @@ def bundled_model(game: str, rules: Mapping[str, Any] | None = None) -> Path:
 
     def read(path: Path) -> Bundled | None:
         try:
-            spec, record = read_model_spec(path), read_model_game(path)
+            spec, record = read_model_spec(path), read_model_game(path, found)
         except IncompatibleModelError:  # another kind of file: the mcts agent's network
             return None
         if record is None:  # a plain zip in the game's folder: played where its spaces fit
@@ -145,7 +145,7 @@ class PPOAgent(SeededAgent):
         self.path = _model_path(path, self.game.name)
         self.deterministic = deterministic
         self.policy = load_policy(self.path, device)
-        self.record = read_model_game(self.path)
+        self.record = read_model_game(self.path, self.game)
         if self.record is not None and self.record[0] != self.game.name:
             raise ValueError(
                 f"the ppo model {self.path} plays {_describe(*self.record)}, not "
@@ -287,7 +287,8 @@ def stamp_model(path: str | Path, *, game: str, params: Mapping[str, Any] | None
 
     Args:
         path: a model zip saved by MaskablePPO.
-        game: the registered name of the game it plays.
+        game: the game it plays: a registered name, or a game's path (the zip records the
+            game's name, which the ``ppo`` agent of that game reads).
         params: its rule parameters (missing ones: the game's defaults).
 
     Raises:
@@ -300,7 +301,7 @@ def stamp_model(path: str | Path, *, game: str, params: Mapping[str, Any] | None
         raise FileNotFoundError(f"no PPO model at {path} to stamp")
     members = _read_zip(path, lambda name: name != GAME_MEMBER)
     _data_of(path, members)
-    found = get_game(game, allow_paths=False)
+    found = get_game(game)
     rules = played_params(found, params)
     record = json.dumps({"game": found.name, "rules": rules}).encode()
 
@@ -313,16 +314,24 @@ def stamp_model(path: str | Path, *, game: str, params: Mapping[str, Any] | None
     replace_atomically(path, write)
 
 
-def read_model_game(path: str | Path) -> tuple[str, dict[str, Any]] | None:
+def read_model_game(
+    path: str | Path, playing: Game[Any, Any] | None = None
+) -> tuple[str, dict[str, Any]] | None:
     """The game and rules a model zip records (:func:`stamp_model`), or None if it records none.
+
+    Args:
+        path: the zip.
+        playing: the game it is read to play: a zip of a game registered nowhere (one named
+            by its path, as a runner's worker names it) is read for that game only.
 
     Returns:
         The game's name and every rule as the game plays it (missing ones: its defaults).
 
     Raises:
         IncompatibleModelError: if the file is not a readable zip, or the record is not
-            ``{"game": NAME, "rules": {...}}`` of a registered game (a file never makes us
-            import a module it names) and rules of that game.
+            ``{"game": NAME, "rules": {...}}`` of a game registered or ``playing`` (a file
+            never makes us import a module it names,
+            :func:`trap_env.games.recorded_game`) and rules of that game.
     """
     path = Path(path)
     members = _read_zip(path, lambda name: name == GAME_MEMBER)
@@ -339,15 +348,14 @@ def read_model_game(path: str | Path) -> tuple[str, dict[str, Any]] | None:
         shown = str(record)[:60]
         raise _damaged_record(path, f'{shown} is not {{"game": NAME, "rules": {{...}}}}')
     name, rules = record["game"], record["rules"]
-    if name not in game_names():
-        raise IncompatibleModelError(
-            f"{path} is a model of the game {name!r:.40}, which is not one of "
-            f"{', '.join(game_names())}"
-        )
+    try:
+        found = recorded_game(name, playing)
+    except UnknownGameError as error:
+        raise IncompatibleModelError(f"{path} is a model of {error}") from None
     try:
         # Every rule as the game plays it: a rule recorded as text ("6") is refused here,
         # not found unequal to the game's 6 later.
-        return name, played_params(get_game(name, allow_paths=False), rules)
+        return name, played_params(found, rules)
     except ValueError as error:
         raise _damaged_record(path, f"no rules of {name}: {str(error)[:200]}") from None
 

@@ -19,9 +19,12 @@ from trap_env.entry_points import BoundEntryPoint
 from trap_env.games import (
     GAME_TABLE,
     GameEntry,
+    UnknownGameError,
     bound_entry_point,
     entry_of,
+    game_names,
     get_game,
+    recorded_game,
     register_game,
 )
 
@@ -147,6 +150,22 @@ def test_register_game_refuses_an_id_that_is_no_string() -> None:
     with pytest.raises(ValueError, match="gym_id must be a string"):
         register_game(_BadIdRace(), gym_id=3)  # type: ignore[arg-type]
     assert entry_of("race_bad_id") is None
+
+
+class _ElsewhereRace(Race):
+    name = "race_elsewhere"
+
+
+def test_a_recorded_name_is_a_registered_game_or_the_game_played() -> None:
+    """What a file records (a network's, a zip's game): never a module to import."""
+    elsewhere = _ElsewhereRace()  # registered nowhere: a game named by its path
+    assert recorded_game("race_elsewhere", elsewhere) is elsewhere
+    assert recorded_game("trap", elsewhere) is get_game("trap")
+    names = f"which is not one of {', '.join(game_names())}"  # the tests' strangers among them
+    with pytest.raises(UnknownGameError, match=rf"^the game 'race_elsewhere', {names}$"):
+        recorded_game("race_elsewhere")
+    with pytest.raises(UnknownGameError, match=rf"^the game 'os:system', {names}, nor 'race_"):
+        recorded_game("os:system", elsewhere)
 
 
 @pytest.mark.parametrize(

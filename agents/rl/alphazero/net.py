@@ -49,6 +49,7 @@ class AlphaZeroNet(nn.Module):
         self, game: Game[Any, Any], config: Any, channels: int, blocks: int, hidden: int
     ) -> None:
         super().__init__()
+        self.rulebook = game
         self.game_name = game.name
         self.rules = game.config_params(config)
         per_cell, pooled = policy_layout(game, config)
@@ -83,7 +84,7 @@ class AlphaZeroNet(nn.Module):
             name: tensor.detach().cpu().numpy().astype(np.float32)
             for name, tensor in self.state_dict().items()
         }
-        return Network(weights, len(self.blocks), self.game_name, dict(self.rules))
+        return Network(weights, len(self.blocks), self.game_name, dict(self.rules), self.rulebook)
 
     def evaluator(self) -> PlanesEvaluator:
         """The network as the batched search's evaluator (no gradients)."""
