@@ -59,6 +59,15 @@ def collection_watch() -> Iterator[CollectionWatch]:
         (gc.enable if enabled else gc.disable)()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def strangers() -> None:
+    """The test-only games (:data:`tests.support.games.STRANGERS`) in the game table for the
+    session, by name, as the shipped games are: game-parametrised tests run over them too."""
+    from tests.support.games import register_strangers
+
+    register_strangers()
+
+
 ROOT = Path(__file__).resolve().parent.parent
 """The checkout: on ``PYTHONPATH``, subprocesses find the package ``tests``."""
 

@@ -22,6 +22,7 @@ from agents.timing import ClockedAgent, pause_collector, resume_collector
 from agents.trap.search import ExpectiminimaxAgent, SearchSettings
 from tests.support.positions import random_position
 from trap_env.agent import UnsupportedGameError, check_supports, time_limit_of
+from trap_env.games import game_names
 from trap_env.trap import core
 from trap_env.trap.core import GameConfig, Phase, State
 
@@ -59,7 +60,8 @@ def test_every_agent_of_the_issue_is_registered() -> None:
 )
 def test_the_table_defaults_to_no_game(call: Any) -> None:
     """The table names no game for its caller: without one, a one-line error names them."""
-    with pytest.raises(TypeError, match=r"needs game=: one of 'colosseum', 'othello', 'trap'"):
+    games = ", ".join(map(repr, game_names()))  # the shipped ones, and the tests' strangers
+    with pytest.raises(TypeError, match=rf"needs game=: one of {games}, or a game's path"):
         call()
 
 

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from agents import SpecError, make_agent
 from tests.support.game_runs import random_decision_states
-from trap_env.games import game_names, get_game
+from tests.support.games import every_game
+from trap_env.games import get_game
 
 
 def _states(game_name: str, seed: int, plies: int) -> list[object]:
@@ -16,7 +17,7 @@ def _states(game_name: str, seed: int, plies: int) -> list[object]:
     return random_decision_states(game, game.make_config(), seed=seed, count=plies)
 
 
-@pytest.mark.parametrize("game_name", game_names())
+@every_game("greedy", argname="game_name")
 def test_epsilon_zero_plays_as_greedy(game_name: str) -> None:
     noisy = make_agent("epsilon-greedy:epsilon=0", game=game_name, seed=3)
     greedy = make_agent("greedy", game=game_name, seed=3)
@@ -24,7 +25,7 @@ def test_epsilon_zero_plays_as_greedy(game_name: str) -> None:
         assert noisy.select_action(state) == greedy.select_action(state)
 
 
-@pytest.mark.parametrize("game_name", game_names())
+@every_game("greedy", argname="game_name")
 @given(seed=st.integers(0, 2**31), epsilon=st.floats(0, 1))
 def test_every_action_is_legal_and_one_seed_replays_it(
     game_name: str, seed: int, epsilon: float
@@ -58,3 +59,9 @@ def test_epsilon_one_plays_every_legal_action() -> None:
 def test_an_epsilon_outside_zero_to_one_is_refused(epsilon: str, message: str) -> None:
     with pytest.raises(SpecError, match=message):
         make_agent(f"epsilon-greedy:epsilon={epsilon}", game="trap")
+
+
+def test_a_game_without_greedy_is_refused_naming_its_agents() -> None:
+    message = r"^agent spec 'epsilon-greedy': epsilon-greedy adds noise to the game's greedy agent"
+    with pytest.raises(SpecError, match=message + r", and Race has none; its agents: .*random"):
+        make_agent("epsilon-greedy", game="tests.support.toy_game:GAME")

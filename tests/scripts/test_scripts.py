@@ -26,6 +26,7 @@ from tests.support.cli_fuzz import (
     exit_status,
     raise_run_started,
 )
+from tests.support.games import PATHS, SHIPPED
 
 TWO_RANDOMS = ["random", "agents.trap.random_agent.RandomAgent"]
 QUICK = ["--games", "2", "--board-size", "5", "--workers", "0", "--quiet"]
@@ -458,7 +459,7 @@ def test_a_negative_number_of_ppo_steps_is_refused(capsys):
 
 # --- Rules: any game's, on every command --------------------------------------------------
 
-RACE = "tests.support.toy_game:GAME"
+RACE = PATHS["race"]
 RACERS = ["tests.support.toy_game.RandomRacer", "tests.support.toy_game.Walker"]
 
 
@@ -493,8 +494,12 @@ def rule_texts() -> st.SearchStrategy[str]:
     return st.tuples(names | st.text(max_size=6), st.sampled_from(["=", ""]), values).map("".join)
 
 
+EVERY_GAME = [*SHIPPED, *PATHS.values()]
+"""Every game as the commands name it: a shipped one by its name, a test-only one by its path."""
+
+
 @settings(max_examples=80, deadline=None)
-@given(game=st.sampled_from([*_cli.game_names(), RACE]), texts=st.lists(rule_texts(), max_size=3))
+@given(game=st.sampled_from(EVERY_GAME), texts=st.lists(rule_texts(), max_size=3))
 def test_any_rule_gives_the_runs_rules_or_one_line_naming_the_games_rules(game, texts):
     """A --rule that is no NAME=VALUE, names no rule of the game or is given twice is one
     line naming the game's rules; a value the game refuses, one line in the game's words."""
@@ -522,7 +527,7 @@ def test_any_rule_gives_the_runs_rules_or_one_line_naming_the_games_rules(game, 
     assert names is not None and set(config.params or {}) == set(names) <= set(rules)
 
 
-@pytest.mark.parametrize("game", [*_cli.game_names(), RACE])
+@pytest.mark.parametrize("game", EVERY_GAME)
 def test_every_commands_help_gives_the_chosen_games_rules_and_turn_limit(game, capsys):
     from trap_env.games import get_game
 

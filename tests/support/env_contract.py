@@ -4,6 +4,7 @@ an all-ones action mask at every episode end while the rules' mask stays exact."
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from typing import Any
 
@@ -79,16 +80,23 @@ def play_aec_game(env: Any, keys: frozenset[str], seed: int) -> None:
 
 class StateQuestions:
     """Counts, state by state, how often an env asks its game for ``outcome`` and
-    ``legal_action_mask`` (each must be asked at most once per state an env reaches)."""
+    ``legal_action_mask`` (each must be asked at most once per state an env reaches).
+
+    Only questions from outside the game count: one that the game asks itself, from a
+    method of its own (Race's ``apply`` and ``legal_actions`` ask its ``outcome``), is the
+    game's own business."""
 
     def __init__(self, monkeypatch: Any, game: Any) -> None:
         self.asked: list[tuple[str, Any]] = []
+        self.game = game
         for name in ("outcome", "legal_action_mask"):
             monkeypatch.setattr(game, name, self._counting(name, getattr(game, name)))
 
     def _counting(self, name: str, ask: Any) -> Any:
         def counted(state: Any, *args: Any) -> Any:
-            self.asked.append((name, state))
+            caller = sys._getframe(1)
+            if caller.f_locals.get("self") is not self.game:
+                self.asked.append((name, state))
             return ask(state, *args)
 
         return counted

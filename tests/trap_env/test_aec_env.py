@@ -18,10 +18,12 @@ from pettingzoo.utils import wrappers
 import trap_env
 from tests.support.env_contract import StateQuestions, play_aec_game
 from tests.support.far_throws import far_target
+from tests.support.game_runs import random_decision_states
+from tests.support.games import every_game, game_object, small_rules
 from tests.support.replay_elsewhere import digest_in_another_process
 from tests.support.toy_game import GAMBLE, ChanceShown
 from trap_env.aec_env import AGENTS, GameAECEnv, game_env, wrap
-from trap_env.games import game_names, get_game
+from trap_env.games import entry_of, get_game
 from trap_env.trap.aec_env import env, raw_env
 from trap_env.trap.core import IllegalActionError, Phase, legal_actions, validate_state
 from trap_env.trap.observation import observe
@@ -408,7 +410,7 @@ def test_generic_aec_env_plays_trap_as_raw_env_does() -> None:
         ("colosseum", {"board_size": 5}, 100),
     ],
 )
-def test_every_games_module_passes_pettingzoos_tests(
+def test_every_shipped_games_module_passes_pettingzoos_tests(
     game: str, params: dict, num_cycles: int
 ) -> None:
     """``from trap_env import <game>_v0``: ``env()`` and ``raw_env`` pass ``api_test``,
@@ -430,38 +432,59 @@ def test_a_game_object_passes_pettingzoos_tests_in_the_generic_env() -> None:
     seed_test(lambda: game_env("colosseum", board_size=4), num_cycles=50)
 
 
-@pytest.mark.parametrize(("name", "score"), [("othello", "discs"), ("colosseum", "zones")])
-def test_every_game_plays_to_its_end_with_its_scores_in_the_infos(name: str, score: str) -> None:
-    game = get_game(name)
-    game_env = GameAECEnv(game, board_size=4)
-    game_env.reset(seed=0)
+@every_game()
+def test_every_games_id_passes_pettingzoos_tests(game: str) -> None:
+    """Each game's registered AEC id, a game registered from outside too, makes an env
+    that passes ``api_test`` and ``seed_test``."""
+    aec_id, params = entry_of(game).aec_id, small_rules(game, board_size=4)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
+        api_test(pettingzoo.make("aec", aec_id, **params), num_cycles=50)
+    seed_test(lambda: pettingzoo.make("aec", aec_id, **params), num_cycles=20)
+
+
+@every_game()
+def test_every_game_plays_to_its_end_with_its_scores_in_the_infos(game: str) -> None:
+    rules = get_game(game)
+    aec = GameAECEnv(rules, **small_rules(game, board_size=4))
+    aec.reset(seed=0)
     rng = random.Random(0)
-    while not all(game_env.terminations.values()):
-        assert not game.is_chance(game_env.game_state)  # drawn inside reset (Colosseum's start)
-        mask = game_env.observe(game_env.agent_selection)["action_mask"]
-        game_env.step(rng.choice(np.flatnonzero(mask).tolist()))
-    assert sorted(game_env.rewards.values()) in ([-1.0, 1.0], [0.0, 0.0])
-    assert game.outcome(game_env.game_state) is not None
-    for info in game_env.infos.values():
-        assert info[score].tolist() == game.scores(game_env.game_state)[score]
+    while not all(aec.terminations.values()) and not all(aec.truncations.values()):
+        assert not rules.is_chance(aec.game_state)  # drawn inside reset (Colosseum's start)
+        mask = aec.observe(aec.agent_selection)["action_mask"]
+        aec.step(rng.choice(np.flatnonzero(mask).tolist()))
+    assert sorted(aec.rewards.values()) in ([-1.0, 1.0], [0.0, 0.0])
+    assert rules.outcome(aec.game_state, aec.max_turns) is not None
+    for info in aec.infos.values():
+        for score, counts in rules.scores(aec.game_state).items():
+            assert info[score].tolist() == counts
 
 
 # --- One env contract in every game (docs/environments.md) ------------------------------
 
-AEC_KEYS = [
-    ("trap", {"board_size": 5}, frozenset({"thrower", "target", "landing"})),
-    ("othello", {"board_size": 6}, frozenset({"discs"})),
-    ("colosseum", {"board_size": 5}, frozenset({"player", "chance", "zones"})),
-]
+SMALL = {"trap": 5, "othello": 6, "colosseum": 5}
+"""Each shipped game's board for a few whole games."""
 
 
-@pytest.mark.parametrize(("game", "params", "keys"), AEC_KEYS)
+def aec_keys(game: str) -> frozenset[str]:
+    """The keys of ``game``'s AEC infos: the generic env's keys of its chance and its
+    counts (``game.scores``), or Trap!'s own env's."""
+    if game == "trap":
+        return frozenset({"thrower", "target", "landing"})
+    rules = game_object(game)
+    first = random_decision_states(rules, rules.make_config(), seed=0, count=1)[0]
+    chance = {"player", "chance"} if rules.has_chance else set()
+    return frozenset({*chance, *rules.scores(first)})
+
+
+@every_game()
 @pytest.mark.parametrize("max_turns", [None, 3])
 def test_every_game_end_masks_all_ones_with_the_same_numpy_infos(
-    game: str, params: dict, keys: frozenset[str], max_turns: int | None
+    game: str, max_turns: int | None
 ) -> None:
+    params = small_rules(game, board_size=SMALL.get(game))
     for seed in range(3):
-        play_aec_game(wrap(_raw_env(game, max_turns=max_turns, **params)), keys, seed)
+        play_aec_game(wrap(_raw_env(game, max_turns=max_turns, **params)), aec_keys(game), seed)
 
 
 def _raw_env(game: str, **kwargs: Any) -> GameAECEnv:
@@ -469,11 +492,9 @@ def _raw_env(game: str, **kwargs: Any) -> GameAECEnv:
     return raw_env(**kwargs) if game == "trap" else GameAECEnv(game, **kwargs)
 
 
-@pytest.mark.parametrize(("game", "params", "keys"), AEC_KEYS)
-def test_an_illegal_action_ends_the_game_with_all_ones_masks(
-    game: str, params: dict, keys: frozenset[str]
-) -> None:
-    wrapped = wrap(_raw_env(game, **params))
+@every_game()
+def test_an_illegal_action_ends_the_game_with_all_ones_masks(game: str) -> None:
+    wrapped = wrap(_raw_env(game, **small_rules(game, board_size=SMALL.get(game))))
     wrapped.reset(seed=0)
     mask = wrapped.observe(wrapped.agent_selection)["action_mask"]
     with warnings.catch_warnings():
@@ -484,7 +505,7 @@ def test_an_illegal_action_ends_the_game_with_all_ones_masks(
         assert wrapped.unwrapped.observe(agent)["action_mask"].all()
 
 
-@pytest.mark.parametrize("game", game_names())
+@every_game()
 def test_each_state_is_asked_for_its_outcome_and_mask_once(monkeypatch, game: str) -> None:
     """However often the agent to act observes (``last()``, then ``observe``)."""
     aec = GameAECEnv(game)

@@ -17,8 +17,10 @@ from hypothesis import strategies as st
 
 import trap_env  # noqa: F401  (registers trap_env/Trap-v0)
 from tests.support.env_contract import BATCHED_KEYS, check_values_are_numpy
+from tests.support.games import every_game, small_rules
 from trap_env.batched_env import GameVectorEnv
 from trap_env.batched_opponents import AgentOpponent
+from trap_env.games import entry_of
 from trap_env.gym_env import OpponentError
 from trap_env.trap import batched as batched_trap
 from trap_env.trap import core
@@ -605,20 +607,24 @@ class _IllegalNow:
         return np.full(len(masks), 10**6)
 
 
-@pytest.mark.parametrize(("game", "params"), [("trap", {"board_size": 5}), ("othello", {})])
+SMALL = {"trap": 5}
+"""The shipped games' boards for whole episodes (Othello's: its default)."""
+
+
+@every_game("batched engine")
 @pytest.mark.parametrize("mode", ["next_step", "disabled"])
 @pytest.mark.parametrize(
     "end", ["terminated", "truncated", "illegal_action", "opponent_fault"]
 )
 def test_every_episode_end_masks_all_ones_with_the_same_numpy_keys(
-    game: str, params: dict, mode: str, end: str
+    game: str, mode: str, end: str
 ) -> None:
     options: dict[str, Any] = {"seat": 0, "autoreset_mode": mode}
     if end == "truncated":
         options["max_turns"] = 3
     if end == "opponent_fault":
         options["opponent"] = {"random": 0.5, _IllegalNow(): 0.5}
-    envs = GameVectorEnv(game, 8, **options, **params)
+    envs = GameVectorEnv(game, 8, **options, **small_rules(game, board_size=SMALL.get(game)))
     _, info = envs.reset(seed=0)
     rng = np.random.default_rng(0)
     seen = np.zeros(8, bool)
@@ -668,15 +674,16 @@ def test_every_episode_begins_at_a_decision_of_the_learner(
         playing = ~(terminated | truncated)  # the others restart at the next step
 
 
-@pytest.mark.parametrize("env_id", ["Trap-v0", "Othello-v0", "Colosseum-v0"])
-def test_same_step_autoreset_is_gymnasiums_and_ends_as_the_single_env(env_id: str) -> None:
+@every_game()
+def test_same_step_autoreset_is_gymnasiums_and_ends_as_the_single_env(game: str) -> None:
     """Every id's vector entry point takes ``autoreset_mode="same_step"``: an ended game's
     last observation and ``info`` are in ``info["final_obs"]``/``["final_info"]`` (masked by
     ``"_final_obs"``/``"_final_info"``), equal to the single env's, and the step returns the
     next episode's start, as the single env's next ``reset`` gives it."""
-    kwargs = {"seat": 0, "board_size": 6}
-    envs = gymnasium.make_vec(f"trap_env/{env_id}", 3, autoreset_mode="same_step", **kwargs)
-    single = gymnasium.make(f"trap_env/{env_id}", **kwargs)
+    kwargs = {"seat": 0, **small_rules(game, board_size=6)}
+    gym_id = entry_of(game).gym_id
+    envs = gymnasium.make_vec(gym_id, 3, autoreset_mode="same_step", **kwargs)
+    single = gymnasium.make(gym_id, **kwargs)
     first, info = envs.reset(seed=0)
     single_first, _ = single.reset(seed=0)
     assert np.array_equal(first[0], single_first)
@@ -700,9 +707,10 @@ def test_same_step_autoreset_is_gymnasiums_and_ends_as_the_single_env(env_id: st
     assert np.array_equal(observations[0], start) and not info["illegal_action"][0]
 
 
-@pytest.mark.parametrize("env_id", ["Trap-v0", "Othello-v0", "Colosseum-v0"])
-def test_same_step_autoreset_never_shows_an_ended_game_to_the_policy(env_id: str) -> None:
-    envs = gymnasium.make_vec(f"trap_env/{env_id}", 4, autoreset_mode="same_step", board_size=6)
+@every_game()
+def test_same_step_autoreset_never_shows_an_ended_game_to_the_policy(game: str) -> None:
+    rules = small_rules(game, board_size=6)
+    envs = gymnasium.make_vec(entry_of(game).gym_id, 4, autoreset_mode="same_step", **rules)
     rng = np.random.default_rng(0)
     _, info = envs.reset(seed=1)
     ends = 0
@@ -719,20 +727,21 @@ def test_same_step_autoreset_never_shows_an_ended_game_to_the_policy(env_id: str
     assert ends > 4
 
 
-@pytest.mark.parametrize("env_id", ["Trap-v0", "Othello-v0", "Colosseum-v0"])
+@every_game()
 @pytest.mark.parametrize("mode", ["next_step", "same_step", "disabled"])
 def test_mask_in_observation_gives_every_ids_vector_env_the_single_envs_dict(
-    env_id: str, mode: str
+    game: str, mode: str
 ) -> None:
     """``make_vec(id, mask_in_observation=True)`` observes ``{"observation": planes,
     "action_mask": masks}``: the single env's dict space batched, the planes of the env
     without it, the masks ``int8`` as ``info["action_mask"]`` where ``info`` has it (all
     ones at an episode's end), and in same-step autoreset each ended game's last
     observation a dict too."""
-    kwargs: dict[str, Any] = {"board_size": 6, "autoreset_mode": mode}
-    envs = gymnasium.make_vec(f"trap_env/{env_id}", 4, mask_in_observation=True, **kwargs)
-    plain = gymnasium.make_vec(f"trap_env/{env_id}", 4, **kwargs)
-    single = gymnasium.make(f"trap_env/{env_id}", board_size=6, mask_in_observation=True)
+    rules, gym_id = small_rules(game, board_size=6), entry_of(game).gym_id
+    kwargs: dict[str, Any] = {**rules, "autoreset_mode": mode}
+    envs = gymnasium.make_vec(gym_id, 4, mask_in_observation=True, **kwargs)
+    plain = gymnasium.make_vec(gym_id, 4, **kwargs)
+    single = gymnasium.make(gym_id, **rules, mask_in_observation=True)
     assert envs.single_observation_space == single.observation_space
     observations, info = envs.reset(seed=0)
     planes, _ = plain.reset(seed=0)
@@ -761,12 +770,13 @@ def test_mask_in_observation_gives_every_ids_vector_env_the_single_envs_dict(
     assert ends > 0
 
 
-@pytest.mark.parametrize("env_id", ["Trap-v0", "Othello-v0", "Colosseum-v0"])
-def test_every_ids_vector_env_stacks_info_into_typed_arrays(env_id: str) -> None:
+@every_game()
+def test_every_ids_vector_env_stacks_info_into_typed_arrays(game: str) -> None:
     """Each ``info`` value of a vector env is an array of numbers or booleans, never of
     objects (Gymnasium stacks a NumPy bool into an object array; TorchRL's info reader
     cannot take one), and it says what the vector env runs on."""
-    envs = gymnasium.make_vec(f"trap_env/{env_id}", 2, board_size=6, autoreset_mode="disabled")
+    rules = small_rules(game, board_size=6)
+    envs = gymnasium.make_vec(entry_of(game).gym_id, 2, **rules, autoreset_mode="disabled")
     assert envs.autoreset_mode is AutoresetMode.DISABLED  # read by TorchRL's GymWrapper
     _, info = envs.reset(seed=0)
     _, _, _, _, stepped = envs.step(envs.action_masks().argmax(axis=1))

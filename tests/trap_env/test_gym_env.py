@@ -18,10 +18,13 @@ from gymnasium.utils.env_checker import check_env
 import trap_env
 from tests.support.env_contract import CHANCE_KEYS, GYM_KEYS, StateQuestions, play_gym_episode
 from tests.support.far_throws import far_target
+from tests.support.game_runs import random_decision_states
+from tests.support.games import every_game, game_object, small_rules
 from tests.support.replay_elsewhere import digest_in_another_process
 from tests.support.toy_game import GAMBLE, ChanceShown, Walker
 from trap_env.agent import UnsupportedGameError
-from trap_env.games import entry_of, game_names
+from trap_env.game import played_params
+from trap_env.games import entry_of
 from trap_env.gym_env import GameEnv, OpponentError
 from trap_env.trap.core import (
     DEFAULT_DECAY,
@@ -696,12 +699,17 @@ def test_a_process_that_never_imports_trap_env_makes_the_env_by_its_prefixed_id(
     assert done.stdout.splitlines() == ["plain id: NamespaceNotFound", "prefixed id: (7, 7, 4)"]
 
 
-@pytest.mark.parametrize("game", ["trap", "othello", "colosseum"])
+@every_game()
 def test_an_unknown_keyword_is_a_type_error_naming_the_rule_parameters(game: str) -> None:
     """As Python refuses an unknown keyword argument: clients such as TorchRL's ``GymEnv``
     try ``frameskip=`` and leave it out on exactly this error."""
-    with pytest.raises(TypeError, match=r"unexpected keyword argument 'frameskip'.*board_size"):
+    rules = ".*".join(played_params(game_object(game)))
+    with pytest.raises(TypeError, match=rf"unexpected keyword argument 'frameskip'.*{rules}"):
         GameEnv(game, frameskip=1)
+
+
+@pytest.mark.parametrize("game", ["trap", "othello", "colosseum"])
+def test_a_board_the_rules_refuse_is_a_value_error_naming_it(game: str) -> None:
     with pytest.raises(ValueError, match="board_size"):
         GameEnv(game, board_size=2)
 
@@ -745,11 +753,18 @@ def test_set_game_state_refuses_a_state_no_game_reaches(
 # --- One env contract in every game (docs/environments.md) ------------------------------
 
 TRAP_KEYS = GYM_KEYS | {"target", "landing", "opponent_target", "opponent_landing"}
-GAME_KEYS = [
-    ("Trap-v0", {"board_size": 5}, TRAP_KEYS),
-    ("Othello-v0", {"board_size": 6}, GYM_KEYS | {"discs"}),
-    ("Colosseum-v0", {"board_size": 5}, GYM_KEYS | CHANCE_KEYS | {"zones"}),
-]
+"""Trap!'s own env's keys (it names its chance keys by what they are)."""
+
+
+def info_keys(game: str) -> frozenset[str]:
+    """The keys of ``game``'s single env: the generic env's keys of its protocol, its
+    chance and its counts (``game.scores``), or Trap!'s own env's."""
+    if game == "trap":
+        return TRAP_KEYS
+    rules = game_object(game)
+    first = random_decision_states(rules, rules.make_config(), seed=0, count=1)[0]
+    counts = rules.scores(first)  # Colosseum's count from its first decision on
+    return GYM_KEYS | (CHANCE_KEYS if rules.has_chance else frozenset()) | frozenset(counts)
 
 
 class _Illegal:
@@ -759,31 +774,35 @@ class _Illegal:
         return 10**6
 
 
-@pytest.mark.parametrize(("env_id", "params", "keys"), GAME_KEYS)
+SMALL = {"trap": 5, "othello": 6, "colosseum": 5}
+"""Each shipped game's board for a few whole episodes."""
+
+
+@every_game()
 @pytest.mark.parametrize("end", ["terminated", "truncated", "illegal action", "opponent fault"])
-def test_every_episode_end_masks_all_ones_with_the_same_numpy_keys(
-    env_id: str, params: dict, keys: frozenset[str], end: str
-) -> None:
+def test_every_episode_end_masks_all_ones_with_the_same_numpy_keys(game: str, end: str) -> None:
     options: dict[str, object] = {"seat": 0}
     if end == "truncated":
         options["max_turns"] = 3
     if end == "opponent fault":
         options["opponent"] = _Illegal()
-    env = gymnasium.make(f"trap_env/{env_id}", **params, **options).unwrapped
+    params = small_rules(game, board_size=SMALL.get(game))
+    env = gymnasium.make(entry_of(game).gym_id, **params, **options).unwrapped
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        endings = {play_gym_episode(env, keys, seed, end == "illegal action") for seed in range(4)}
+        endings = {play_gym_episode(env, info_keys(game), seed, end == "illegal action")
+                   for seed in range(4)}  # fmt: skip
     assert end in endings
 
 
-@pytest.mark.parametrize("env_id", ["Trap-v0", "Othello-v0", "Colosseum-v0"])
-def test_no_time_limit_wrapper_can_cut_a_game_the_rules_have_not_ended(env_id: str) -> None:
+@every_game()
+def test_no_time_limit_wrapper_can_cut_a_game_the_rules_have_not_ended(game: str) -> None:
     """The longest episode depends on ``max_turns`` and the board, which ``make`` takes as
     arguments: a fixed ``max_episode_steps`` would cut some games; the docs state it."""
-    assert gymnasium.spec(f"trap_env/{env_id}").max_episode_steps is None
+    assert gymnasium.spec(entry_of(game).gym_id).max_episode_steps is None
 
 
-@pytest.mark.parametrize("game", ["trap", "othello", "colosseum"])
+@every_game()
 @pytest.mark.parametrize("seat", [None, 1])
 def test_a_turn_limit_that_leaves_the_learner_no_decision_is_refused(
     game: str, seat: int | None
@@ -792,12 +811,12 @@ def test_a_turn_limit_that_leaves_the_learner_no_decision_is_refused(
         GameEnv(game, seat=seat, max_turns=1)
 
 
-@pytest.mark.parametrize("game", ["trap", "othello", "colosseum"])
+@every_game()
 @pytest.mark.parametrize(("seat", "max_turns"), [(0, 1), (None, 2), (1, 2)])
 def test_every_episode_begins_at_a_decision_of_the_learner(
     game: str, seat: int | None, max_turns: int
 ) -> None:
-    env = GameEnv(game, seat=seat, max_turns=max_turns, board_size=6)
+    env = GameEnv(game, seat=seat, max_turns=max_turns, **small_rules(game, board_size=6))
     for seed in range(12):
         _, info = env.reset(seed=seed)
         assert info["action_mask"].any() and env.game.current_player(env.game_state) == env.seat
@@ -823,17 +842,17 @@ def test_make_vec_refuses_a_number_of_envs_in_one_line(env_id: str, num_envs: in
         gymnasium.make_vec(f"trap_env/{env_id}", num_envs=num_envs)
 
 
-@pytest.mark.parametrize(("game", "params"), [("othello", {"board_size": 6}), ("colosseum", {})])
-def test_sb3_check_env_passes_for_every_game(game: str, params: dict) -> None:
+@every_game()
+def test_sb3_check_env_passes_for_every_game(game: str) -> None:
     sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        sb3_checker.check_env(GameEnv(game, **params), warn=True)
+        sb3_checker.check_env(GameEnv(game, **small_rules(game, board_size=6)), warn=True)
     unexpected = [str(w.message) for w in caught if "image" not in str(w.message)]
     assert unexpected == []
 
 
-@pytest.mark.parametrize("game", game_names())
+@every_game()
 def test_a_step_asks_each_state_for_its_outcome_and_mask_once(monkeypatch, game: str) -> None:
     env = GameEnv(game, opponent="random")
     questions = StateQuestions(monkeypatch, env.game)
@@ -882,7 +901,7 @@ def _typed_arrays(info: dict[str, Any]) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
-@pytest.mark.parametrize("game", ["trap", "othello", "colosseum"])
+@every_game()
 def test_gymnasium_s_own_vector_envs_stack_every_info_key_into_a_typed_array(
     game: str, mode: str
 ) -> None:
@@ -890,7 +909,8 @@ def test_gymnasium_s_own_vector_envs_stack_every_info_key_into_a_typed_array(
     ``vectorization_mode``) stack each key into an array of its type: a bool key a bool
     array, not an object array of NumPy booleans; here through an illegal action too."""
     gym_id = entry_of(game).gym_id
-    envs = gymnasium.make_vec(gym_id, num_envs=2, vectorization_mode=mode, board_size=6)
+    rules = small_rules(game, board_size=6)
+    envs = gymnasium.make_vec(gym_id, num_envs=2, vectorization_mode=mode, **rules)
     try:
         _, info = envs.reset(seed=0)
         assert "object" not in _typed_arrays(info).values(), _typed_arrays(info)

@@ -11,7 +11,8 @@ import warnings
 import numpy as np
 import pytest
 
-from trap_env.games import game_names, get_game
+from tests.support.games import every_game
+from trap_env.games import get_game
 from trap_env.rendering import PYGAME_MISSING, GameRenderer, HumanRenderer
 from trap_env.trap.core import from_text, initial_state
 from trap_env.trap.game import GAME as TRAP
@@ -107,12 +108,12 @@ def test_env_renderer_rejects_unknown_modes() -> None:
         GameRenderer(TRAP, "svg")
 
 
-@pytest.mark.parametrize("name", game_names())
-def test_the_env_renderer_draws_every_game_with_its_own_pictures(name: str) -> None:
-    game = get_game(name)
-    state = game.initial_state(game.make_config())  # the game's own defaults
-    text = GameRenderer(game, "ansi").render(state, None)
+@every_game()
+def test_the_env_renderer_draws_every_game_with_its_own_pictures(game: str) -> None:
+    rules = get_game(game)
+    state = rules.initial_state(rules.make_config())  # the game's own defaults
+    text = GameRenderer(rules, "ansi").render(state, None)
     assert isinstance(text, str) and text.endswith("\n") and not text.endswith("\n\n")
-    assert text == game.render_text(state).rstrip("\n") + "\n"
-    image = GameRenderer(game, "rgb_array").render(state, None)
+    assert text == rules.render_text(state).rstrip("\n") + "\n"
+    image = GameRenderer(rules, "rgb_array").render(state, None)
     assert isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.shape[2] == 3

@@ -57,8 +57,9 @@ def test_the_wrapper_refuses_an_env_without_the_mask_in_its_observation() -> Non
 
 @pytest.mark.parametrize("env_id", ["CartPole-v1", "trap_env/Chess-v0", "trap_env/trap_v0", 3])
 def test_an_id_of_no_game_is_refused_naming_the_games_ids(env_id: Any) -> None:
-    # Without RLlib: the id is checked before RLlib is imported.
-    ids = ", ".join(GAME_IDS.values())
+    # Without RLlib: the id is checked before RLlib is imported. Every registered game's
+    # ids are named, the tests' own games' too.
+    ids = ", ".join(entry.gym_id for entry in entries() if entry.gym_id is not None)
     message = rf"^unknown env id {re.escape(repr(env_id))}; the games' ids: {re.escape(ids)}$"
     with pytest.raises(ValueError, match=message):
         make_env(env_id)

@@ -9,24 +9,23 @@ from typing import Any
 import pytest
 
 from tests.support import toy_game
+from tests.support.games import every_game, small_rules
 from trap_env import testing
-from trap_env.games import game_names, get_game
+from trap_env.games import get_game
 from trap_env.testing import ConformanceError, check_batched_engine, check_game
 
-SMALL = {"trap": {"board_size": 4}, "othello": {"board_size": 4}, "colosseum": {"board_size": 5}}
-"""Each game's rules for a fast check (small boards)."""
+SMALL = {"trap": 4, "othello": 4, "colosseum": 5}
+"""Each shipped game's board for a fast check."""
 
 
-@pytest.mark.parametrize("name", game_names())
-def test_every_game_keeps_the_protocol_and_its_adapters_pass_their_checkers(name: str) -> None:
-    check_game(name, games=2, **SMALL.get(name, {}))
+@every_game()
+def test_every_game_keeps_the_protocol_and_its_adapters_pass_their_checkers(game: str) -> None:
+    check_game(game, games=2, **small_rules(game, board_size=SMALL.get(game)))
 
 
-@pytest.mark.parametrize(
-    "name", [name for name in game_names() if hasattr(get_game(name), "batched_engine")]
-)
-def test_every_batched_engine_answers_as_its_scalar_rules(name: str) -> None:
-    check_batched_engine(name, games=6, **SMALL.get(name, {}))
+@every_game("batched engine")
+def test_every_batched_engine_answers_as_its_scalar_rules(game: str) -> None:
+    check_batched_engine(game, games=6, **small_rules(game, board_size=SMALL.get(game)))
 
 
 class Broken:

@@ -1,5 +1,7 @@
 """The generic parts are generic: Race (``tests/support/toy_game.py``), a tiny game with a chance
-node, played through the search, the match runner and the protocol's contract."""
+node, named by its path, played through the search, the match runner and the protocol's
+contract. What every game passes (check_game, the env contract) Race passes in the
+game-parametrised tests, among every game (``tests.support.games``)."""
 
 from __future__ import annotations
 
@@ -143,24 +145,6 @@ def test_a_tournament_of_race_runs_resumes_and_reports(tmp_path) -> None:
     assert {record["reason"] for record in records} <= {"finished", "truncated"}
 
 
-def test_the_pettingzoo_adapter_passes_api_test_with_race() -> None:
-    from pettingzoo.test import api_test
-
-    from trap_env.aec_env import GameAECEnv, wrap
-
-    api_test(wrap(GameAECEnv(RACE, goal=4, max_turns=16)), num_cycles=200)
-    env = GameAECEnv(GAME, goal=3)
-    env.reset(seed=2)
-    while env.agents and not all(env.terminations.values()):
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            env.step(None)
-            continue
-        env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
-    assert sorted(env.rewards.values()) in ([-1.0, 1.0], [0.0, 0.0])
-    assert env.infos["player_0"]["positions"].tolist() == GAME.scores(env.game_state)["positions"]
-
-
 def test_the_gymnasium_id_of_race_makes_its_env() -> None:
     import gymnasium
 
@@ -300,47 +284,3 @@ def test_a_game_the_opponents_opening_ends_is_played_again_in_both_envs() -> Non
         _, _, terminated, truncated, info = envs.step(np.argmax(envs.action_masks(), axis=1))
         assert not info["illegal_action"].any()
         assert envs.action_masks()[~(terminated | truncated)].any(axis=1).all()
-
-
-# --- The env contract of docs/environments.md, as in every game --------------------------
-
-
-def test_the_envs_keep_the_env_contract_with_race() -> None:
-    from tests.support.env_contract import (
-        BATCHED_KEYS,
-        CHANCE_KEYS,
-        GYM_KEYS,
-        check_values_are_numpy,
-        play_aec_game,
-        play_gym_episode,
-    )
-    from trap_env.aec_env import GameAECEnv, wrap
-    from trap_env.batched_env import GameVectorEnv
-    from trap_env.gym_env import GameEnv
-
-    keys = GYM_KEYS | CHANCE_KEYS | {"positions"}
-    endings = set()
-    for seed, max_turns in enumerate([None, 3, None, 3]):
-        env = GameEnv(GAME, opponent=toy_game.RandomRacer(), max_turns=max_turns, goal=4)
-        endings.add(play_gym_episode(env, keys, seed, illegal=seed == 2))
-    assert endings == {"terminated", "truncated", "illegal action"}
-    for seed in range(3):
-        aec_keys = frozenset({"player", "chance", "positions"})
-        play_aec_game(wrap(GameAECEnv(GAME, goal=4)), aec_keys, seed)
-    envs = GameVectorEnv(RACE, num_envs=6, opponent=toy_game.RandomRacer(), goal=3)
-    _, info = envs.reset(seed=0)
-    for _ in range(30):
-        assert {key for key in info if not key.startswith("_")} == BATCHED_KEYS
-        check_values_are_numpy(info)
-        _, _, terminated, truncated, info = envs.step(envs.action_masks().argmax(axis=1))
-        ended = terminated | truncated
-        assert envs.action_masks()[ended].all() and info["action_mask"][ended].all()
-    with pytest.raises(ValueError, match=r"max_turns=1 .* seat 1"):
-        GameEnv(GAME, opponent=toy_game.RandomRacer(), max_turns=1, goal=4)
-
-
-def test_race_passes_the_shipped_conformance_checks() -> None:
-    from trap_env.testing import check_batched_engine, check_game
-
-    check_game(RACE, opponent=toy_game.RandomRacer(), goal=4)
-    check_batched_engine(GAME, games=8, goal=4)

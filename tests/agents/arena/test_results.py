@@ -23,6 +23,7 @@ from agents.arena.results import (
     load_results,
     read_results,
 )
+from tests.support.games import ALL_GAMES, small_rules
 
 RECORD = {
     "game_id": "a vs b #0", "pairing": ["a", "b"], "seats": ["b", "a"], "winner_spec": "a",
@@ -342,11 +343,7 @@ def test_a_results_file_replaced_during_a_run_is_noticed_and_its_games_kept(tmp_
     assert [r["game_id"] for r in load_results(rescue)] == ["0", "1", "2"]
 
 
-@given(
-    st.sampled_from(["trap", "othello", "colosseum"]),
-    st.sampled_from([6, 8, 10]),
-    st.data(),
-)
+@given(st.sampled_from(ALL_GAMES), st.sampled_from([6, 8, 10]), st.data())
 def test_the_one_reader_reads_what_the_one_writer_writes(game, size, data):
     """Every game's rule dictionary goes into a record's fields and comes back the same."""
     from agents.arena.record_rules import record_params, rule_fields
@@ -356,9 +353,8 @@ def test_the_one_reader_reads_what_the_one_writer_writes(game, size, data):
     others = {
         "trap": {"decay": data.draw(st.integers(0, 1000))},
         "othello": {"end_rule": data.draw(st.sampled_from(["standard", "course"]))},
-        "colosseum": {},
-    }[game]
-    params = found.config_params(found.make_config(board_size=size, **others))
+    }.get(game, {})
+    params = found.config_params(found.make_config(**small_rules(game, board_size=size, **others)))
     read = record_params(rule_fields(game, params))
     assert found.config_params(found.make_config(**read)) == params
 

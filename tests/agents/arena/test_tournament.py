@@ -36,6 +36,7 @@ from agents.arena.tournament import (
     run_games,
 )
 from agents.trap.random_agent import RandomAgent
+from tests.support.games import every_game
 from trap_env.agent import UnsupportedGameError
 from trap_env.games import game_names
 from trap_env.trap.core import DEFAULT_DECAY, GameConfig
@@ -419,7 +420,7 @@ def test_a_random_opening_is_drawn_from_the_seed_and_played_from_both_seats(tmp_
     assert len({tuple(record["actions"]) for record in plain_records}) == 2  # the same two games
 
 
-@pytest.mark.parametrize("game", game_names())
+@every_game("greedy")
 def test_a_random_opening_is_played_in_every_game_even_one_that_starts_by_chance(game, tmp_path):
     tasks = round_robin(["random", "greedy"], 2, seed=3, paired_seeds=True)
     config = RunConfig(game_name=game, workers=0, time_budget=None, opening_plies=3)

@@ -27,8 +27,10 @@ from agents.registry import make_agent
 from agents.trap.evaluation import Weights
 from tests.support import crafted_files, toy_game
 from tests.support.game_runs import random_decision_states
+from tests.support.games import STRANGERS, forget_strangers
 from tests.support.search_oracle import expectimax
 from trap_env.agent import SpecError, UnsupportedGameError
+from trap_env.games import get_game
 from trap_env.trap import core
 from trap_env.trap.core import GameConfig, Phase, State, from_text
 from trap_env.trap.game import GAME as TRAP
@@ -492,16 +494,6 @@ def test_othello_mcts_plays_a_winning_move_where_brute_force_finds_one(seed: int
         assert values[chosen] == max(values.values()), (GAME.to_text(state), values, chosen)
 
 
-@pytest.fixture
-def race(monkeypatch: pytest.MonkeyPatch) -> toy_game.Race:
-    """Race (3 actions on a 1 x (goal + 1) track) registered by its name for this test, as
-    a network file names its game."""
-    from trap_env import games
-
-    monkeypatch.setitem(games._GAMES, "race", toy_game.GAME)
-    return toy_game.GAME
-
-
 LAYOUTS = [
     ("othello", {"board_size": 6}, (1, 1)),  # a logit per cell, and the pass
     ("colosseum", {"board_size": 4}, (4, 0)),  # a cell and a side: four logits per cell
@@ -510,7 +502,6 @@ LAYOUTS = [
 """Games whose actions are not one per cell, and the policy head they get."""
 
 
-@pytest.mark.usefixtures("race")
 @pytest.mark.parametrize(("game_name", "rules", "layout"), LAYOUTS, ids=[g for g, *_ in LAYOUTS])
 def test_a_network_gives_one_logit_per_action_in_numpy_as_in_torch(
     tmp_path: Path, game_name: str, rules: dict[str, int], layout: tuple[int, int]
@@ -518,7 +509,6 @@ def test_a_network_gives_one_logit_per_action_in_numpy_as_in_torch(
     """The head is sized from the game's actions, whatever they mean; a train step runs."""
     torch = pytest.importorskip("torch")
     from agents.rl.alphazero import AlphaZeroNet, Samples, train_step
-    from trap_env.games import get_game
 
     game = get_game(game_name)
     config = game.make_config(**rules)
@@ -545,10 +535,9 @@ def test_a_network_gives_one_logit_per_action_in_numpy_as_in_torch(
     assert all(np.isfinite(losses))
 
 
-def test_mcts_plays_a_game_of_fewer_actions_than_cells(
-    race: toy_game.Race, tmp_path: Path
-) -> None:
+def test_mcts_plays_a_game_of_fewer_actions_than_cells(tmp_path: Path) -> None:
     """Race's 3 actions on a track of 5 cells: a network once sized for -2 extra actions."""
+    race = toy_game.GAME
     network = Network.initial(race.make_config(goal=4), 4, 1, 4, seed=0, game=race)
     network.save(tmp_path / "race.npz")
     agent = MCTSAgent(time_limit=None, simulations=8, path=tmp_path / "race.npz", game="race",
@@ -559,6 +548,27 @@ def test_mcts_plays_a_game_of_fewer_actions_than_cells(
         result = play_game(players, seed=seed, game="race", params={"goal": 4},
                            time_budget=None)  # fmt: skip
         assert result.reason in ("finished", "truncated"), result.detail
+
+
+@pytest.mark.parametrize(("name", "path"), STRANGERS, ids=[name for name, _ in STRANGERS])
+def test_a_network_of_a_game_named_by_its_path_plays_that_game_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, path: str
+) -> None:
+    """A game registered nowhere (given by its path, as a runner's worker is): its network
+    records its name, which its own agent reads back and no other game's does."""
+    forget_strangers(monkeypatch)
+    game = get_game(path)
+    network = Network.initial(game.make_config(), 4, 1, 4, seed=0, game=game)
+    network.save(tmp_path / "n.npz")
+    spec = f"mcts:path={tmp_path / 'n.npz'},simulations=4,time_limit=none"
+    players = [make_agent(spec, game=path, seed=0), make_agent("random", game=path, seed=0)]
+    result = play_game(players, seed=0, game=path, time_budget=None)
+    assert result.reason in (*game.end_reasons, "truncated"), result.detail
+    refusal = rf"is a network of the game '{name}', which is not one of colosseum, othello, trap"
+    with pytest.raises(SpecError, match=refusal + "$"):
+        make_agent(spec, game="othello")
+    with pytest.raises(IncompatibleNetworkError, match=refusal + "$"):
+        load_network(tmp_path / "n.npz")  # a file names no module to import
 
 
 @pytest.mark.parametrize(

@@ -42,9 +42,9 @@ from agents.rating.ladder import (
 from agents.trap.random_agent import RandomAgent
 from tests.support.cli_fuzz import check_command, raise_run_started
 from tests.support.crafted_files import assert_one_line
+from tests.support.games import SHIPPED as SHIPPED_GAMES
 from tests.support.schemas import STRICT, assert_known_schema, places
 from trap_env.agent import time_limit_of
-from trap_env.games import game_names
 
 IDENTITIES = {
     "trap": "02b772b9c09dfeabbc3cf97ea845f7b1a1358b0cdd36603a7863ce206e7d88c9",
@@ -58,7 +58,7 @@ IDENTITIES = {
 SHIPPED = {
     game: next(text for path in game_files(game, "ladders")
                if json.loads(text := path.read_text())["version"] == "v1")
-    for game in game_names()
+    for game in SHIPPED_GAMES
 }  # fmt: skip
 """Each game's shipped v1 ladder file, as text."""
 SCHEMA = ladder_schema()
@@ -107,7 +107,7 @@ def refusal(path: Path, **options: Any) -> str:
 # --- The shipped ladders --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game", game_names())
+@pytest.mark.parametrize("game", SHIPPED_GAMES)
 def test_a_shipped_ladder_loads_as_before_and_every_rung_plays_without_a_clock(game, tmp_path):
     ladder = load_ladder(game)
     assert ladder.identity == IDENTITIES[game]
@@ -340,7 +340,7 @@ KEYS = ["extra", "spec", "rating", "seed", "board_size", "games_per_pairing"]
 @st.composite
 def mutated_ladders(draw: st.DrawFn, values: list[object] = WRONG) -> tuple[str, Any]:
     """A shipped ladder's data with one to three fields replaced, removed or added."""
-    game = draw(st.sampled_from(game_names()))
+    game = draw(st.sampled_from(SHIPPED_GAMES))
     data: Any = shipped(game)
     for _ in range(draw(st.integers(1, 3))):
         where = draw(st.sampled_from(places(data)))
@@ -396,10 +396,10 @@ def damaged(text: str) -> st.SearchStrategy[bytes]:
 
 ladder_files = st.one_of(
     mutated_ladders(FUZZ_VALUES).map(lambda item: (item[0], json.dumps(item[1]).encode())),
-    st.sampled_from(game_names()).flatmap(
+    st.sampled_from(SHIPPED_GAMES).flatmap(
         lambda game: st.tuples(st.just(game), damaged(SHIPPED[game]))
     ),
-    st.tuples(st.sampled_from(game_names()), st.binary(max_size=200)),
+    st.tuples(st.sampled_from(SHIPPED_GAMES), st.binary(max_size=200)),
 )
 """(game, file content): mutated shipped ladders, damaged ones, and garbage."""
 

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support import crafted_files
+from tests.support.games import STRANGERS, forget_strangers
 
 pytest.importorskip("sb3_contrib")
 
@@ -448,8 +449,10 @@ def test_a_training_board_is_one_trap_takes(board_size: int) -> None:
 
 # --- Every game: a zip records its game and rules ---------------------------------------
 
-SMALL = {"othello": {"board_size": 6}, "colosseum": {"board_size": 4}}
-"""The boards of the tiny models trained below."""
+SMALL = {"othello": {"board_size": 6}, "colosseum": {"board_size": 4}} | {
+    name: {} for name, _ in STRANGERS
+}
+"""The rules of the tiny models trained below (the test-only games': their small defaults)."""
 
 
 def train_plain(game: str, path: Path, **params: object) -> MaskablePPO:
@@ -560,6 +563,27 @@ def test_a_zip_of_another_game_is_refused_in_one_line(
     with pytest.raises(SpecError, match=r"plays othello \(board_size=6, end_rule=standard\), "
                                         r"not colosseum"):
         make_agent(f"ppo:path={othello}", game="colosseum")
+
+
+def test_a_zip_of_a_game_named_by_its_path_plays_that_game_only(
+    plain_models: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game registered nowhere (given by its path, as a runner's worker is) stamps its
+    zips with its name, which its own agent reads back and no other game's does."""
+    from agents.rl.ppo import read_model_game, stamp_model
+
+    forget_strangers(monkeypatch)
+    for name, path in STRANGERS:
+        stamped = tmp_path / f"{name}.zip"
+        stamped.write_bytes(plain_models[name].read_bytes())
+        stamp_model(stamped, game=path)
+        agent = make_agent(f"ppo:path={stamped}", game=path)
+        assert agent.record[0] == name  # type: ignore[attr-defined]
+        refusal = rf"is a model of the game '{name}', which is not one of colosseum, othello, "
+        with pytest.raises(SpecError, match=refusal + "trap$"):
+            make_agent(f"ppo:path={stamped}", game="othello")
+        with pytest.raises(IncompatibleModelError, match=refusal + "trap$"):
+            read_model_game(stamped)  # a file names no module to import
 
 
 def test_a_zip_of_other_rules_is_refused_in_one_line(
