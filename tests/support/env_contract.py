@@ -25,6 +25,14 @@ def check_values_are_numpy(info: dict[str, Any]) -> None:
     assert plain == {}, f"values that are not NumPy's: {plain}"
 
 
+def refused_action(mask: Any) -> int:
+    """An action that ``mask`` refuses: its first illegal action, or where every action is
+    legal (Drop's empty board) the one past the last, which the Gymnasium envs refuse as
+    they refuse any illegal action (the episode ends, reward -1)."""
+    refused = np.flatnonzero(~np.asarray(mask, bool))
+    return int(refused[0]) if refused.size else len(mask)
+
+
 def play_gym_episode(env: Any, keys: frozenset[str], seed: int, illegal: bool = False) -> str:
     """Play one episode of random legal actions (one illegal action if ``illegal``),
     checking the contract at every reset and step; return how it ended."""

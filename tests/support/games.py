@@ -1,7 +1,8 @@
 """The games a game-parametrised test runs over: the shipped games and the strangers.
 
 A stranger is a test-only game of the protocol, unlike the shipped ones where they are
-alike (Race, ``toy_game``: a one-row track, actions that are no cells, chance). Each is
+alike (Race, ``toy_game``: a one-row track, actions that are no cells, chance; Drop,
+``drop_game``: a board that is not square, actions that are columns, a chance slip). Each is
 listed once, in :data:`STRANGERS`; ``tests/conftest.py`` registers them in the game table
 for the test session (:func:`register_strangers`), so that every generic surface takes
 them by name as it takes Trap!. A test over every game parametrises with
@@ -25,6 +26,7 @@ from trap_env.games import GAME_TABLE, get_game, register_game
 
 STRANGERS: tuple[tuple[str, str], ...] = (
     ("race", "tests.support.toy_game:GAME"),  # a one-row track, actions no cells, chance
+    ("drop", "tests.support.drop_game:GAME"),  # 4 x 5, actions are columns, a chance slip
 )
 """Each test-only game: its name and its path (one line a game)."""
 

@@ -497,6 +497,9 @@ def test_an_illegal_action_ends_the_game_with_all_ones_masks(game: str) -> None:
     wrapped = wrap(_raw_env(game, **small_rules(game, board_size=SMALL.get(game))))
     wrapped.reset(seed=0)
     mask = wrapped.observe(wrapped.agent_selection)["action_mask"]
+    while mask.all():  # till the agent to act has an action to refuse (Drop's: a column full)
+        wrapped.step(int(mask.argmax()))
+        mask = wrapped.observe(wrapped.agent_selection)["action_mask"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PettingZoo's warning about the illegal move
         wrapped.step(int(np.flatnonzero(mask == 0)[0]))

@@ -16,7 +16,13 @@ from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
 
 import trap_env
-from tests.support.env_contract import CHANCE_KEYS, GYM_KEYS, StateQuestions, play_gym_episode
+from tests.support.env_contract import (
+    CHANCE_KEYS,
+    GYM_KEYS,
+    StateQuestions,
+    play_gym_episode,
+    refused_action,
+)
 from tests.support.far_throws import far_target
 from tests.support.game_runs import random_decision_states
 from tests.support.games import every_game, game_object, small_rules
@@ -703,9 +709,10 @@ def test_a_process_that_never_imports_trap_env_makes_the_env_by_its_prefixed_id(
 def test_an_unknown_keyword_is_a_type_error_naming_the_rule_parameters(game: str) -> None:
     """As Python refuses an unknown keyword argument: clients such as TorchRL's ``GymEnv``
     try ``frameskip=`` and leave it out on exactly this error."""
-    rules = ".*".join(played_params(game_object(game)))
-    with pytest.raises(TypeError, match=rf"unexpected keyword argument 'frameskip'.*{rules}"):
+    rules = played_params(game_object(game))
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'frameskip'") as refused:
         GameEnv(game, frameskip=1)
+    assert all(rule in str(refused.value) for rule in rules)
 
 
 @pytest.mark.parametrize("game", ["trap", "othello", "colosseum"])
@@ -914,7 +921,7 @@ def test_gymnasium_s_own_vector_envs_stack_every_info_key_into_a_typed_array(
     try:
         _, info = envs.reset(seed=0)
         assert "object" not in _typed_arrays(info).values(), _typed_arrays(info)
-        illegal = np.array([int(np.flatnonzero(info["action_mask"][0] == 0)[0]), 0])
+        illegal = np.array([refused_action(info["action_mask"][0]), 0])
         _, _, terminated, _, info = envs.step(illegal)
     finally:
         envs.close()
