@@ -42,7 +42,7 @@ from typing import Any
 from agents.options import require_game
 from agents.seeded import SeededAgent
 from trap_env.agent import SpecError
-from trap_env.games import entry_of, get_game
+from trap_env.games import get_game
 
 __all__ = ["HOOK_MODULE", "NativeGame", "OpenSpielMCTSAgent", "native_game"]
 
@@ -111,7 +111,7 @@ class OpenSpielMCTSAgent(SeededAgent):
         game: the game it plays (the agent table tells it).
 
     Raises:
-        SpecError: if OpenSpiel is not installed, or the game has no OpenSpiel adapter.
+        SpecError: if OpenSpiel is not installed.
         ValueError: for a budget, constant or rollout count out of range.
     """
 
@@ -133,14 +133,9 @@ class OpenSpielMCTSAgent(SeededAgent):
             raise ValueError(f"uct_c must be a number >= 0, got {uct_c!r}")
         self._pyspiel, self._mcts = _import_openspiel()
         self.game = get_game(game)
-        entry = entry_of(self.game.name)
-        if entry is None or entry.spiel_name is None:
-            raise SpecError(
-                f"openspiel-mcts needs a game with an OpenSpiel adapter; {game!r} has none"
-            )
-        import trap_env.openspiel  # noqa: F401  (registers python_<game> for every game)
+        from trap_env.openspiel import spiel_name_of  # imports pyspiel: here, not at import
 
-        self.spiel_name = entry.spiel_name
+        self.spiel_name = spiel_name_of(self.game)  # every game's, a game's path's too
         self.native = native_game(game)
         super().__init__(seed)
         self.simulations, self.uct_c, self.rollouts, self.solve = (

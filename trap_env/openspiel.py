@@ -55,7 +55,7 @@ import numpy as np
 import pyspiel
 
 from trap_env.game import Game, played_params, turn_limit
-from trap_env.games import GameEntry, entries, get_game
+from trap_env.games import GameEntry, entries, entry_of, get_game
 
 __all__ = [
     "GameObserver",
@@ -65,6 +65,7 @@ __all__ = [
     "register_entry",
     "register_spiel_game",
     "spiel_game_type",
+    "spiel_name_of",
 ]
 
 
@@ -284,6 +285,19 @@ def register_spiel_game(
     spiel_class: type[GameSpielGame] = type(f"SpielGame_{game.name}", (GameSpielGame,), attributes)
     pyspiel.register_game(game_type, spiel_class)
     return spiel_class
+
+
+def spiel_name_of(game: Game[Any, Any]) -> str:
+    """The short name that loads ``game`` in OpenSpiel: its table entry's (``python_othello``),
+    or for a game without one (registered from outside without it, or named by its path)
+    ``python_<name>``, registered with the generic class on first use."""
+    entry = entry_of(game.name)
+    if entry is not None and entry.spiel_name is not None and get_game(entry.name) is game:
+        return entry.spiel_name
+    short_name = f"python_{game.name}"
+    if short_name not in pyspiel.registered_names():
+        register_spiel_game(game, short_name)
+    return short_name
 
 
 def _turn_limit(max_turns: object, default: int) -> int:

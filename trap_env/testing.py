@@ -429,12 +429,10 @@ def _check_openspiel(game: Game[Any, Any], games: int, params: dict[str, Any]) -
             stacklevel=4,
         )
         return
-    from trap_env.openspiel import register_spiel_game
+    from trap_env.openspiel import spiel_name_of
 
-    short_name = f"python_{game.name}"
     with _step(game.name, "OpenSpiel's random_sim_test"):
-        if short_name not in pyspiel.registered_names():
-            register_spiel_game(game, short_name, decisions_per_turn=game.decisions_per_turn)
+        short_name = spiel_name_of(game)
         arguments = ",".join(f"{key}={value}" for key, value in params.items())
         loaded = pyspiel.load_game(f"{short_name}({arguments})" if arguments else short_name)
         pyspiel.random_sim_test(loaded, num_sims=games, serialize=False, verbose=False)

@@ -13,12 +13,18 @@ from agents import SpecError, make_agent
 from agents.arena.match import FAULTS, play_game
 from agents.arena.plan import GameTask, RunConfig
 from agents.arena.tournament import run_games
-from trap_env.games import game_names
+from tests.support.games import every_game, small_rules
 
 pytest.importorskip("pyspiel")
 
-TINY = {"trap": {"board_size": 4}, "othello": {"board_size": 4}, "colosseum": {"board_size": 6}}
-"""Each game on a small board, so that a game takes a few hundredths of a second."""
+BOARDS = {"trap": 4, "othello": 4, "colosseum": 6}
+"""Each shipped game's small board, so that a game takes a few hundredths of a second (the
+test-only games' default rules are small)."""
+
+
+def tiny(game: str) -> dict[str, Any]:
+    """The rules of a tiny game of ``game``."""
+    return small_rules(game, board_size=BOARDS.get(game))
 MAX_TURNS = 8
 """A draw after this many turns (Trap! on 4x4 lasts long between two weak players)."""
 
@@ -29,11 +35,7 @@ def test_the_module_example_runs() -> None:
     assert doctest.testmod(openspiel_mcts).failed == 0
 
 
-def test_every_game_is_covered() -> None:
-    assert sorted(TINY) == game_names()
-
-
-@pytest.mark.parametrize("game", sorted(TINY))
+@every_game()
 def test_it_is_the_same_agent_with_the_same_options_in_every_game(game: str) -> None:
     from agents.openspiel_mcts import OpenSpielMCTSAgent
 
@@ -50,13 +52,13 @@ def bot_game(game: str, seed: int, seat: int, agent: Any = None) -> list[int]:
     players = [bot, make_agent("random", game=game)]
     if seat:
         players.reverse()
-    result = play_game(players, seed=seed, game=game, params=TINY[game], max_turns=MAX_TURNS,
+    result = play_game(players, seed=seed, game=game, params=tiny(game), max_turns=MAX_TURNS,
                        time_budget=None, opening_plies=2)  # fmt: skip
     assert result.reason not in FAULTS, result.detail  # every action was legal
     return result.actions
 
 
-@pytest.mark.parametrize("game", sorted(TINY))
+@every_game()
 def test_it_plays_legal_games_repeatably_from_its_seed(game: str) -> None:
     assert bot_game(game, 3, seat=0) == bot_game(game, 3, seat=0)
     assert bot_game(game, 4, seat=1) == bot_game(game, 4, seat=1)
@@ -71,7 +73,7 @@ def test_a_worker_process_plays_as_this_process(tmp_path: Path) -> None:
     tasks = [GameTask(f"g{seed}", (spec, "random"), (spec, "random"), seed) for seed in (0, 1)]
 
     def actions(workers: int) -> list[list[int]]:
-        config = RunConfig(params=TINY["trap"], max_turns=MAX_TURNS, workers=workers,
+        config = RunConfig(params=tiny("trap"), max_turns=MAX_TURNS, workers=workers,
                            game_name="trap", time_budget=None, opening_plies=2)  # fmt: skip
         records = run_games(tasks, tmp_path / f"{workers}.jsonl", config, progress=False)
         return [record["actions"] for record in records]

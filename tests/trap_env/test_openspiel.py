@@ -430,3 +430,19 @@ def test_action_to_string_refuses_an_action_out_of_range() -> None:
     with pytest.raises(ValueError, match=r"chance outcome 25 is out of range 0\.\.24"):
         state.action_to_string(pyspiel.PlayerId.CHANCE, 25)
     assert state.action_to_string(0, 24) == "move 4,4"
+
+
+def test_every_game_has_a_short_name_one_without_its_own_registered_on_first_use() -> None:
+    """openspiel-mcts and check_game load any game by it, a game named by its path too."""
+    from tests.support.toy_game import Race
+    from trap_env.games import get_game
+    from trap_env.openspiel import spiel_name_of
+
+    class Elsewhere(Race):
+        name = "race_spiel_elsewhere"  # registered nowhere
+
+    assert spiel_name_of(get_game("othello")) == "python_othello"
+    assert "python_race_spiel_elsewhere" not in pyspiel.registered_names()
+    assert spiel_name_of(Elsewhere()) == "python_race_spiel_elsewhere"
+    state = pyspiel.load_game("python_race_spiel_elsewhere", {"goal": 3}).new_initial_state()
+    assert state.legal_actions() == [0, 1]
