@@ -43,14 +43,15 @@ def check_own_game(game: str, given: object, where: str) -> None:
 
     Args:
         game: the name (or path) of the game the id or module plays.
-        given: the ``game`` argument: ``game`` itself or the game object pass.
+        given: the ``game`` argument: ``game`` itself, the game's name or the game object
+            pass.
         where: the id or module, for the message.
 
     Raises:
         ValueError: ``"WHERE plays the game 'GAME', so game= names only it; got ..."``.
     """
-    if isinstance(given, str) and given == game:
-        return
+    if isinstance(given, str) and given in (game, get_game(game).name):
+        return  # the game's path, or its name (the name a registered game's id gives)
     if not isinstance(given, str) and given is get_game(game):
         return
     raise ValueError(

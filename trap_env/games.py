@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +40,7 @@ __all__ = [
     "game_names",
     "game_of",
     "get_game",
+    "path_of",
     "recorded_game",
     "register_entry_points",
     "register_game",
@@ -307,11 +309,12 @@ def register_entry_points(entry: GameEntry) -> None:
     """
     import gymnasium
 
+    bound = _bound_game(entry)
     if entry.gym_id is not None and entry.gym_id not in gymnasium.registry:
         gymnasium.register(
             id=entry.gym_id,
-            entry_point=bound_entry_point("env", entry.name),
-            vector_entry_point=bound_entry_point("vector_env", entry.name),
+            entry_point=bound_entry_point("env", bound),
+            vector_entry_point=bound_entry_point("vector_env", bound),
             kwargs=dict(entry.env_kwargs),
         )
     if entry.aec_id is None:
@@ -322,8 +325,30 @@ def register_entry_points(entry: GameEntry) -> None:
         return
     register = getattr(pettingzoo, "register", None)  # PettingZoo 1.27 and later
     if register is not None:
-        entry_point = bound_entry_point("aec_env", entry.name)
+        entry_point = bound_entry_point("aec_env", bound)
         register("aec", entry.aec_id, entry_point=entry_point, kwargs=entry.aec_kwargs)
+
+
+def _bound_game(entry: GameEntry) -> str:
+    """What the ids of ``entry`` are bound to: the game's name, or for a game that
+    :func:`register_game` joined, its path where one finds it (:func:`path_of`), so that
+    a fresh process, which knows only the suite's table (a spawned worker of Gymnasium's
+    ``AsyncVectorEnv`` or TorchRL's ``ParallelEnv``), makes its envs too."""
+    if isinstance(entry.game, str):
+        return entry.name
+    return path_of(entry.game) or entry.name
+
+
+def path_of(game: Game[Any, Any]) -> str | None:
+    """``"module:attribute"`` where an import finds ``game`` itself: an attribute of the
+    module that defines its class (``tests.support.toy_game:GAME``), or None for a game
+    made at run time."""
+    module_name = type(game).__module__
+    module = sys.modules.get(module_name)
+    for attribute, value in vars(module).items() if module is not None else ():
+        if value is game and not attribute.startswith("_"):
+            return f"{module_name}:{attribute}"
+    return None
 
 
 def register_game(

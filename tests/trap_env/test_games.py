@@ -24,6 +24,7 @@ from trap_env.games import (
     entry_of,
     game_names,
     get_game,
+    path_of,
     recorded_game,
     register_game,
 )
@@ -150,6 +151,25 @@ def test_register_game_refuses_an_id_that_is_no_string() -> None:
     with pytest.raises(ValueError, match="gym_id must be a string"):
         register_game(_BadIdRace(), gym_id=3)  # type: ignore[arg-type]
     assert entry_of("race_bad_id") is None
+
+
+def test_the_ids_of_a_registered_game_make_its_envs_in_a_spawned_process() -> None:
+    """A fresh process knows only the suite's table: a registered game's ids are bound to
+    where an import finds it (the tests' Race, registered for the session), not its name."""
+    from tests.support import toy_game
+
+    assert path_of(toy_game.GAME) == "tests.support.toy_game:GAME"
+    assert path_of(_IdsRace()) is None  # made at run time: bound to its name
+    spec = gymnasium.spec("tests/Race-v0")
+    assert spec.entry_point == "trap_env.entry_points:env@tests.support.toy_game/GAME"
+    envs = gymnasium.make_vec("tests/Race-v0", 1, vectorization_mode="async",
+                              vector_kwargs={"context": "spawn"})  # fmt: skip
+    try:
+        observations, _ = envs.reset(seed=0)
+    finally:
+        envs.close()
+    assert observations.shape == (1, 1, 5, 2)
+    assert gymnasium.make("tests/Race-v0", game="race").unwrapped.game is toy_game.GAME
 
 
 class _ElsewhereRace(Race):
