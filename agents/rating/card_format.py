@@ -127,7 +127,7 @@ def cpu_model() -> str:
     return (platform.processor() or platform.machine() or "unknown")[:200]
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1)  # one figure per process
 def speed() -> float:
     """Random Trap! playouts per CPU second through the pure-Python core: the same
     :data:`SPEED_PLAYOUTS` games on any machine (about a fifth of a second), measured once a
