@@ -93,9 +93,12 @@ def make_env(env_id: str, **kwargs: Any) -> RLlibObservation:
     try:
         env = gym.make(env_id, mask_in_observation=True, **kwargs)
     except TypeError as error:
-        # Gymnasium restates an env's TypeError with every argument; the env's says it.
-        if isinstance(error.__cause__, TypeError):
-            raise error.__cause__ from None
+        # Gymnasium restates an env's TypeError with every argument (chained with ``from``
+        # in later releases, raised inside its ``except`` in RLlib's pinned 1.2.2): the
+        # env's own error says it.
+        original = error.__cause__ or error.__context__
+        if isinstance(original, TypeError):
+            raise original from None
         raise
     return RLlibObservation(env)
 
