@@ -167,6 +167,10 @@ class Ladder:
         calibration: how the ratings were made.
         fingerprints: each rung's moves on a few positions when it was rated (None: not
             recorded); not part of the identity, as they record the code, not the scale.
+        covariance: the covariance of the rungs' ratings (Elo points squared, rungs in
+            their order; the anchor's row and column zero), from the calibration's fit;
+            None for a ladder that does not publish it (v1). Part of the identity when
+            published, as a card's interval depends on it.
     """
 
     game: str
@@ -177,6 +181,7 @@ class Ladder:
     rungs: tuple[Rung, ...]
     calibration: Calibration = field(default_factory=lambda: Calibration(16, 1))
     fingerprints: Fingerprints | None = None
+    covariance: tuple[tuple[float, ...], ...] | None = None
 
     @property
     def name(self) -> str:
@@ -215,6 +220,8 @@ class Ladder:
             "seed": self.seed,
             "rungs": [[rung.spec, rung.rating] for rung in self.rungs],
         }
+        if self.covariance is not None:
+            content["covariance"] = [list(row) for row in self.covariance]
         canonical = json.dumps(content, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -232,10 +239,12 @@ class Ladder:
         return replace(self, rungs=rungs, calibration=calibration)
 
     def to_json(self) -> str:
-        """The ladder as the JSON its file holds (no ``fingerprints`` when None)."""
+        """The ladder as the JSON its file holds (no ``fingerprints`` or ``covariance`` when
+        None)."""
         data = asdict(self)
-        if self.fingerprints is None:
-            del data["fingerprints"]
+        for optional in ("fingerprints", "covariance"):
+            if data[optional] is None:
+                del data[optional]
         return json.dumps(data, indent=2) + "\n"
 
 
@@ -468,11 +477,15 @@ def _ladder_of(data: dict[str, Any]) -> Ladder:
     """The ladder that checked ``data`` holds (ratings as floats, as its file writes them)."""
     fields = {key: data[key] for key in ("game", "version", "params", "opening_plies", "seed")}
     fingerprints = data.get("fingerprints")
+    covariance = data.get("covariance")
     return Ladder(
         **fields,
         rungs=tuple(Rung(rung["spec"], float(rung["rating"])) for rung in data["rungs"]),
         calibration=Calibration(**data["calibration"]),
         fingerprints=None if fingerprints is None else Fingerprints(**fingerprints),
+        covariance=None if covariance is None else tuple(
+            tuple(float(value) for value in row) for row in covariance
+        ),
     )
 
 
@@ -497,11 +510,39 @@ def _check_content(ladder: Ladder, allowed_specs: Collection[str]) -> None:
         raise ValueError(
             f"rungs has no {ANCHOR!r}, the anchor of the scale (rated {ANCHOR_RATING:g})"
         )
+    _check_covariance(ladder)
     for index, spec in enumerate(ladder.specs):
         try:
             _check_rung(spec, config, allowed_specs)
         except ValueError as error:
             raise ValueError(f"rungs[{index}] {spec!r}: {error}") from None
+
+
+def _check_covariance(ladder: Ladder) -> None:
+    """Refuse a covariance that is not a symmetric matrix of one row per rung with
+    variances of at least 0 and the anchor's row zero.
+
+    Raises:
+        ValueError: naming what is wrong.
+    """
+    matrix = ladder.covariance
+    if matrix is None:
+        return
+    size = len(ladder.rungs)
+    if len(matrix) != size or any(len(row) != size for row in matrix):
+        raise ValueError(f"covariance is not {size}x{size}, a row and a column per rung")
+    anchor = ladder.specs.index(ANCHOR)
+    for i, row in enumerate(matrix):
+        if row[i] < 0:
+            raise ValueError(f"covariance[{i}][{i}] is {row[i]:g}; a variance is at least 0")
+        if row[anchor] != 0 or matrix[anchor][i] != 0:
+            raise ValueError(
+                f"covariance has a non-zero entry in the row or column {anchor} of the "
+                f"anchor {ANCHOR!r}, whose rating is fixed"
+            )
+        for j in range(i):
+            if row[j] != matrix[j][i]:
+                raise ValueError(f"covariance[{i}][{j}] differs from covariance[{j}][{i}]")
 
 
 def _check_rung(spec: str, config: RunConfig, allowed_specs: Collection[str]) -> None:

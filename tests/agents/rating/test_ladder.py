@@ -321,6 +321,40 @@ def test_a_rating_in_a_file_is_a_float_and_an_integer_one_keeps_the_identity(tmp
     assert ladder.identity == IDENTITIES["trap"]
 
 
+def covariance_of(size: int, value: float = 25.0) -> list[list[float]]:
+    """A diagonal covariance of ``size`` rungs with the anchor (the first rung) fixed."""
+    return [[value if i == j and i else 0.0 for j in range(size)] for i in range(size)]
+
+
+def test_a_published_covariance_is_read_and_is_part_of_the_identity(tmp_path):
+    data = shipped("trap")
+    size = len(data["rungs"])
+    ladder = load_ladder("trap", write(tmp_path, {**data, "covariance": covariance_of(size)}))
+    assert ladder.covariance is not None and ladder.covariance[1][1] == 25.0
+    assert ladder.identity != IDENTITIES["trap"]
+    assert load_ladder("trap", write(tmp_path, json.loads(ladder.to_json()), "again.json")) == ladder
+    assert "covariance" not in load_ladder("trap").to_json()
+
+
+@pytest.mark.parametrize(
+    ("edit", "words"),
+    [
+        (lambda m: m[:-1], "covariance is not 9x9"),
+        (lambda m: [row[:-1] for row in m], "covariance is not 9x9"),
+        (lambda m: [[-1.0 if i == j == 2 else v for j, v in enumerate(row)]
+                    for i, row in enumerate(m)], "covariance[2][2] is -1; a variance is at least 0"),
+        (lambda m: [[5.0 if (i, j) == (0, 0) else v for j, v in enumerate(row)]
+                    for i, row in enumerate(m)], "row or column 0 of the anchor 'random'"),
+        (lambda m: [[3.0 if (i, j) == (2, 1) else v for j, v in enumerate(row)]
+                    for i, row in enumerate(m)], "covariance[2][1] differs from covariance[1][2]"),
+    ],
+)
+def test_a_covariance_that_is_no_rungs_covariance_is_refused_naming_it(tmp_path, edit, words):
+    data = shipped("trap")
+    matrix = edit(covariance_of(len(data["rungs"])))
+    assert words in refusal(write(tmp_path, {**data, "covariance": matrix}))
+
+
 # --- The schema -----------------------------------------------------------------------------
 
 def test_the_schema_is_valid_and_uses_only_what_the_reader_knows():
