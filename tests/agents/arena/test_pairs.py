@@ -38,5 +38,5 @@ def test_the_pentanomial_counts_every_pair_once(points):
 
 
 def test_points_that_no_pair_gives_are_refused():
-    with pytest.raises(ValueError, match="0, 0.5, 1, 1.5 or 2 points, got 0.25"):
+    with pytest.raises(ValueError, match=r"0, 0\.5, 1, 1\.5 or 2 points, got 0\.25"):
         pentanomial([0.25])
