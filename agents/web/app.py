@@ -45,6 +45,7 @@ from starlette.staticfiles import StaticFiles
 from agents.arena.match import DEFAULT_TIME_BUDGET
 from agents.arena.plan import RunConfig
 from agents.arena.record_rules import record_game
+from agents.json_schema import parse_json
 from agents.options import parse_spec
 from agents.rating.cards import leaderboard
 from agents.registry import AGENT_TABLE, agent_names
@@ -74,8 +75,6 @@ MAX_SPEC = 1000
 """The most characters of an agent spec (a program's command line included)."""
 MAX_ACTION_TEXT = 40
 """The most characters of an action written as text (``d3``, ``2,3``, ``2,3,up``)."""
-MAX_DIGITS = 30
-"""The most digits of an integer in a request (a seed has at most 19)."""
 MAX_INDEX_DIGITS = 9
 """The most digits of a game's or a frame's number in a query."""
 HEAVY_THREADS = 2
@@ -287,24 +286,16 @@ async def _read_body(request: Request) -> bytes:
 
 
 def _parse_json(text: str | bytes, what: str) -> Any:
-    """``text`` as JSON, with integers of at most :data:`MAX_DIGITS` digits.
+    """``text`` as JSON, read strictly as the package's files are (:func:`parse_json`).
 
     Raises:
         ApiError: naming ``what`` and what is wrong with it (not JSON, nested too deep, a
             number too long).
     """
     try:
-        return json.loads(text, parse_int=_parse_int)
-    except RecursionError:
-        raise ApiError(f"{what} is nested too deeply to read") from None
+        return parse_json(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
     except ValueError as error:
-        raise ApiError(f"{what} is not JSON: {error}") from None
-
-
-def _parse_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_DIGITS:
-        raise ApiError(f"a number has more than {MAX_DIGITS} digits: {text:.20}...")
-    return int(text)
+        raise ApiError(f"{what}: {error}") from None
 
 
 def _object_of(raw: bytes) -> dict[str, Any]:
