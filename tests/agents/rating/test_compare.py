@@ -3,11 +3,13 @@ its error rates, a stop that no worker count moves, the card, and the command li
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import math
 import random
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -27,6 +29,7 @@ from agents.rating.compare import (
 )
 from agents.rating.verify import verify_card
 from tests.agents.rating.test_rating import SMALL
+from tests.support.cli_fuzz import check_command, command_lines, raise_run_started
 
 COMPARE = importlib.import_module("agents.rating.compare")
 """The module (``agents.rating.compare`` is the function that ``agents.rating`` exports)."""
@@ -252,3 +255,16 @@ def test_trap_rate_compare_answers_bad_input_in_one_line(argv, message, tmp_path
     error = capsys.readouterr().err
     assert status == 2 and message in error and len(error.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()
+
+
+@settings(max_examples=40, deadline=None)
+@given(command_lines(
+    ["--compare", "--elo0", "--elo1", "--alpha", "--beta", "--max-games", "--game", "--rule"],
+    switches=["--calibrate", "--resume"], positionals=["random", "greedy"],
+))  # fmt: skip
+def test_fuzzed_compare_lines_start_a_run_or_are_one_line(tmp_path_factory, argv):
+    with contextlib.chdir(tmp_path_factory.mktemp("compare")), \
+            mock.patch.object(rate_cli, "compare", raise_run_started), \
+            mock.patch.object(rate_cli, "rate_spec", raise_run_started), \
+            mock.patch.object(rate_cli, "run_games", raise_run_started):  # fmt: skip
+        check_command(rate_cli.main, [*argv, "--workers", "0"], "trap-rate")
