@@ -14,6 +14,11 @@ agree: exit 0 when they do, 1 naming each field that differs, 2 for bad input. A
 without a card is a calibration's: its ladder (``DIR/ladder.json``, or ``--ladder FILE``)
 is rated afresh from its round robin's games.
 
+``--compare A B`` tests instead whether B is stronger than A, head to head on the ladder's
+openings in pairs of games (a sequential test, GSPRT on the pentanomial: ``--elo0``,
+``--elo1``, ``--alpha``, ``--beta``, at most ``--max-games``); its last line is the decision,
+``stronger``, ``not stronger`` or ``inconclusive``, and its card goes to ``OUTPUT/card.json``.
+
 ``--calibrate`` plays instead the ladder's own round robin (the one its ratings come from)
 and writes the ladder with the ratings it gives to ``OUTPUT/ladder.json``. With ``--rungs
 SPEC ...`` it makes a new ladder of those rungs (``random`` among them) for the game and
@@ -24,6 +29,8 @@ Example:
     trap-rate "ppo:path=runs/x/best/best_model.zip" --game trap --games 400 --workers 2
     trap-rate greedy --game trap --ladder-version 1
     trap-rate --verify results/rate/trap-greedy
+    trap-rate --compare "mcts:simulations=100,time_limit=none" \\
+        "mcts:simulations=200,time_limit=none" --game trap --workers 2
     trap-rate --calibrate --game colosseum --workers 2 --output results/ladder-colosseum
     trap-rate --calibrate --rungs random greedy "alphabeta:depth=2,time_limit=none" \\
         --game othello --board-size 6 --workers 2
@@ -60,6 +67,7 @@ from agents.arena.plan import MAX_OPENING_PLIES
 from agents.arena.record_rules import DrawnRule
 from agents.arena.tournament import BACKENDS, run_games
 from agents.options import parse_spec
+from agents.rating.compare import DEFAULT_MAX_GAMES, SprtTest, compare
 from agents.rating.fingerprint import fingerprints_of
 from agents.rating.ladder import (
     DEFAULT_GAMES_PER_PAIRING,
@@ -160,6 +168,7 @@ def build_parser(game: str = DEFAULT_GAME) -> Parser:
                         help="make DIR/card.json (a calibration's DIR/ladder.json, or --ladder "
                         "FILE) afresh from DIR/results.jsonl and say whether they agree (exit 1 "
                         "if not); with a card, --ladder FILE is its ladder when not shipped")
+    _add_compare_options(parser)
     calibrating = parser.add_argument_group("calibrating a ladder")
     calibrating.add_argument("--calibrate", action="store_true",
                              help="play the ladder's round robin and write the ladder rated "
@@ -180,6 +189,23 @@ def build_parser(game: str = DEFAULT_GAME) -> Parser:
     return parser
 
 
+def _add_compare_options(parser: Parser) -> None:
+    """The options of ``--compare``: the specs and the sequential test."""
+    comparing = parser.add_argument_group("comparing two specs")
+    comparing.add_argument("--compare", nargs=2, default=None, metavar=("A", "B"),
+                           help="test whether B is stronger than A, in pairs of games on the "
+                           "ladder's openings, until a sequential test (GSPRT) decides")
+    test = SprtTest()
+    for flag, meaning in (("elo0", "H0: B's Elo over A"), ("elo1", "H1: B's Elo over A"),
+                          ("alpha", "the rate of 'stronger' under H0"),
+                          ("beta", "the rate of 'not stronger' under H1")):  # fmt: skip
+        comparing.add_argument(f"--{flag}", type=float, default=None, metavar="X",
+                               help=f"with --compare: {meaning} (default {getattr(test, flag):g})")
+    comparing.add_argument("--max-games", type=even_games, default=None, metavar="N",
+                           help="with --compare: games after which, undecided, it is "
+                           f"inconclusive (default {DEFAULT_MAX_GAMES})")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Rate the spec (or calibrate a ladder, or verify a card); 0 on success, 1 for a card
     its games do not give, 2 on bad input."""
@@ -195,7 +221,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         ladder = _chosen_ladder(args)
         note_aliases("trap-rate", args)
         options = {"workers": args.workers, "backend": args.backend, "address": args.address}
-        if args.calibrate:
+        if args.compare is not None:
+            _compare(ladder, args, options)
+        elif args.calibrate:
             _calibrate(ladder, args, options, argv)
         else:
             _rate(ladder, args, options)
@@ -209,13 +237,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _misuse(args: argparse.Namespace) -> str:
     """What of the options does not go together ("" if nothing)."""
     if args.verify is not None:
-        given = [flag for flag in ("spec", "calibrate", "resume", "overwrite", "output")
+        given = [flag for flag in ("spec", "compare", "calibrate", "resume", "overwrite", "output")
                  if getattr(args, flag) not in (None, False)]  # fmt: skip
         if not given:
             return ""
         shown = "a SPEC" if given[0] == "spec" else f"--{given[0]}"
         return f"--verify goes alone (with --ladder FILE at most), not with {shown}"
-    if (args.spec is None) != args.calibrate:
+    if args.compare is not None and (args.spec is not None or args.calibrate):
+        return "--compare A B compares two specs: give no SPEC to rate and no --calibrate"
+    for flag in _COMPARE_FLAGS:
+        if getattr(args, flag) is not None and args.compare is None:
+            return f"--{flag.replace('_', '-')} goes with --compare"
+    if args.compare is None and (args.spec is None) != args.calibrate:
         return "give an agent SPEC to rate, or --calibrate (not both)"
     for flag in ("rungs", "ladder_out"):
         if getattr(args, flag) is not None and not args.calibrate:
@@ -226,6 +259,9 @@ def _misuse(args: argparse.Namespace) -> str:
     if args.rungs is not None and args.ladder is not None:
         return "--rungs makes a new ladder and --ladder reads one: give one of them"
     return ""
+
+
+_COMPARE_FLAGS = ("elo0", "elo1", "alpha", "beta", "max_games")
 
 
 def _chosen_ladder(args: argparse.Namespace) -> Ladder:
@@ -320,6 +356,28 @@ def _rate(ladder: Ladder, args: argparse.Namespace, options: dict[str, object]) 
         print(f"  {rung.spec:48s} {rung.rating:7.1f}  {rung.wins}-{rung.draws}-{rung.losses}"
               + (f" ({rung.faults} faults)" if rung.faults else ""))
     print(f"{time.monotonic() - started:.0f} s; card: {output / 'card.json'}")
+    print(card.line)
+
+
+def _compare(ladder: Ladder, args: argparse.Namespace, options: dict[str, object]) -> None:
+    """Run the sequential test of ``--compare A B``; its decision is the last line."""
+    a, b = args.compare
+    test = SprtTest(**{flag: getattr(args, flag) for flag in _COMPARE_FLAGS
+                       if getattr(args, flag) is not None})  # fmt: skip
+    output = args.output or Path(
+        "results", "compare", f"{ladder.game}-{_slug(a)}-vs-{_slug(b)}"[:120]
+    )
+    print(f"is {b!r} stronger than {a!r}? Pairs of games on the {ladder.name}'s openings until "
+          f"a GSPRT decides (elo0 {test.elo0:g}, elo1 {test.elo1:g}, alpha {test.alpha:g}, "
+          f"beta {test.beta:g}, at most {test.max_games} games); results in {output}", flush=True)
+    started = time.monotonic()
+    card = compare(
+        a, b, game=ladder.game, output=output, ladder=ladder, test=test, seed=args.seed,
+        cpu_cap=args.cpu_cap, run_options=options, resume=args.resume, overwrite=args.overwrite,
+        say=lambda line: print(line, flush=True),
+    )
+    print(f"{time.monotonic() - started:.0f} s; pentanomial {card.pentanomial}; card: "
+          f"{output / 'card.json'}")
     print(card.line)
 
 

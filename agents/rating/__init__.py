@@ -4,9 +4,12 @@ The ladders (:mod:`agents.rating.ladder`) are fixed opponents that play without 
 with published ratings, each game's own (``agents/<game>/ladders/``, :func:`find_ladder`);
 :mod:`agents.rating.run` plays a policy against one and writes its card;
 :mod:`agents.rating.estimate` turns the games into a rating with a 95% interval;
-:mod:`agents.rating.policy` rates a Python callable from a training loop (:func:`rate`).
+:mod:`agents.rating.policy` rates a Python callable from a training loop (:func:`rate`);
+:mod:`agents.rating.compare` tests whether one policy is stronger than another
+(:func:`compare`).
 """
 
+from agents.rating.compare import ComparisonCard, SprtTest, compare
 from agents.rating.estimate import RatingEstimate, estimate_rating
 from agents.rating.ladder import (
     LADDER_VERSION,
@@ -22,9 +25,12 @@ from agents.rating.run import Card, rate_spec
 __all__ = [
     "LADDER_VERSION",
     "Card",
+    "ComparisonCard",
     "Ladder",
     "PolicyAgent",
     "RatingEstimate",
+    "SprtTest",
+    "compare",
     "estimate_rating",
     "find_ladder",
     "ladder_games",

@@ -312,7 +312,6 @@ def _commit() -> str | None:
     return commit if done.returncode == 0 and len(commit) == 40 else None
 
 
-RATING_FILE = "rating.json"
 CARD_FILE = "card.json"
 RESULTS_FILE = "results.jsonl"
 
@@ -435,71 +434,75 @@ def _play_rounds(
 
 
 def _check_files(files: Mapping[str, str], output: Path) -> None:
-    """Stop the run if a file the spec loads is not the one it recorded."""
+    """Stop the run if a file the specs load is not the one it recorded."""
     changes = file_changes(files, file_digests(files))
     if changes:
         raise ValueError(
-            f"{'; '.join(changes)}: a file the rated spec loads changed during the run, which "
+            f"{'; '.join(changes)}: a file the specs load changed during the run, which "
             f"stops; the games played before are kept in {output / RESULTS_FILE}: put the "
-            "file back and run again with --resume, or rate it afresh with --overwrite"
+            "file back and run again with --resume, or start afresh with --overwrite"
         )
 
 
-def _claim(output: Path, run: dict[str, Any]) -> None:
-    """Write what the run is (its checks passed); a card of the games before goes."""
-    write_text_atomically(output / RATING_FILE, json.dumps(run, indent=2) + "\n")
+def _claim(output: Path, run: dict[str, Any], kind: str = "rating") -> None:
+    """Write what the run is (its checks passed) to ``output/<kind>.json``; a card of the
+    games before goes."""
+    write_text_atomically(output / f"{kind}.json", json.dumps(run, indent=2) + "\n")
     (output / CARD_FILE).unlink(missing_ok=True)  # the new card comes with the last game
 
 
-def _check_folder(output: Path, run: dict[str, Any], *, resume: bool, overwrite: bool) -> None:
-    """Check that this run may use ``output``: a new folder, ``overwrite``, or on ``resume``
-    the same rating (its description, its files, and games that replay)."""
-    path = output / RATING_FILE
+def _check_folder(
+    output: Path, run: dict[str, Any], *, resume: bool, overwrite: bool, kind: str = "rating"
+) -> None:
+    """Check that this run (a ``kind``: ``"rating"``, ``"comparison"``, described in
+    ``output/<kind>.json``) may use ``output``: a new folder, ``overwrite``, or on
+    ``resume`` the same run (its description, its files, and games that replay)."""
+    path = output / f"{kind}.json"
     if overwrite and not resume:
         return
     if not resume:
         if path.exists():
             raise ValueError(
-                f"{output} holds a rating already; --resume it or --overwrite it, or write "
+                f"{output} holds a {kind} already; --resume it or --overwrite it, or write "
                 "elsewhere"
             )
         return
     results = output / RESULTS_FILE
     games = read_results(results).records if results.exists() else []
     if path.exists():
-        _check_same_run(path, run)
+        _check_same_run(path, run, kind)
     elif games:
         raise ValueError(
-            f"{output} holds games but no {RATING_FILE}: they are not a rating's (a "
-            "tournament's?); rate elsewhere, or replace them with --overwrite"
+            f"{output} holds games but no {path.name}: they are not a {kind}'s (a "
+            "tournament's?); write elsewhere, or replace them with --overwrite"
         )
     _check_replays(results, games)
 
 
-def _check_same_run(path: Path, run: dict[str, Any]) -> None:
-    """Refuse to resume a rating that is not this run: another spec, seed, number of games,
-    ladder (by its identity too), or files the spec loads that changed since."""
+def _check_same_run(path: Path, run: dict[str, Any], kind: str) -> None:
+    """Refuse to resume a run that is not this one: another spec, seed, number of games,
+    ladder (by its identity too), or files the specs load that changed since."""
     try:
         before = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
-        raise ValueError(f"{path} is not a rating's description: {error}") from None
+        raise ValueError(f"{path} is not a {kind}'s description: {error}") from None
     if not isinstance(before, dict):
         raise ValueError(
-            f"{path} is not a rating's description (a JSON object), it holds a "
+            f"{path} is not a {kind}'s description (a JSON object), it holds a "
             f"{type(before).__name__}; remove it, or write elsewhere"
         )
     for key, value in run.items():
         if key != "files" and before.get(key) != value:
             raise ValueError(
-                f"{path.parent} holds a rating with {key} {before.get(key)!r}, this one "
+                f"{path.parent} holds a {kind} with {key} {before.get(key)!r}, this one "
                 f"has {value!r}; resume with the same arguments or write elsewhere"
             )
     recorded = before.get("files")
     changes = file_changes(recorded if isinstance(recorded, dict) else {}, run["files"])
     if changes:
         raise ValueError(
-            f"cannot resume {path.parent}: the files the rated spec loads are not those its "
-            f"games were played with ({'; '.join(changes)}); put them back, or rate afresh "
+            f"cannot resume {path.parent}: the files the specs load are not those its "
+            f"games were played with ({'; '.join(changes)}); put them back, or start afresh "
             "with --overwrite or elsewhere"
         )
 
@@ -517,6 +520,6 @@ def _check_replays(results: Path, games: Sequence[Record]) -> None:
         except ValueError as error:
             raise ValueError(
                 f"{results}: game {record['game_id']!r} does not replay to its record "
-                f"({error}); the file was edited or damaged: restore it, or rate afresh with "
-                "--overwrite"
+                f"({error}); the file was edited or damaged: restore it, or start afresh "
+                "with --overwrite"
             ) from None

@@ -1,12 +1,14 @@
-"""Check a rating card (or a ladder) against its games: make it afresh from ``results.jsonl``
-and compare.
+"""Check a rating or comparison card (or a ladder) against its games: make it afresh from
+``results.jsonl`` and compare.
 
 A rating folder holds the card (``card.json``) and the games it was computed from
 (``results.jsonl``). :func:`verify_card` reads both with the package's strict readers,
 replays every game to its recorded outcome, makes the card afresh from the games with the
 ladder the card names (by its identity) and returns every field that differs: none for a
 card that its games give. What describes the run rather than its games (the package's
-version and commit, the date, the software and the machine) is not compared.
+version and commit, the date, the software and the machine) is not compared. A comparison's
+card (:mod:`agents.rating.compare`) is checked the same way: its games must be the pairs
+of its specs on its ladder's openings, and its test is walked afresh over them.
 :func:`verify_ladder` does the same for a calibrated ladder and its round robin's games.
 
 Example:
@@ -23,7 +25,12 @@ from typing import Any
 
 from agents.arena.replays import replay_record
 from agents.arena.results import Record, read_results
-from agents.rating.cards import card_ladder, ladders_by_identity, read_card
+from agents.folder_walk import read_regular_file
+from agents.json_schema import parse_json
+from agents.rating.card_format import check_card
+from agents.rating.cards import MAX_CARD_BYTES, card_ladder, ladders_by_identity, read_card
+from agents.rating.compare import SprtTest, comparison_tasks, walk_of_records
+from agents.rating.compare import make_card as make_comparison_card
 from agents.rating.ladder import Ladder, calibration_tasks, fit_ratings, load_ladder
 from agents.rating.run import (
     CARD_FILE,
@@ -49,7 +56,7 @@ def verify_card(folder: Path, ladder_file: Path | None = None) -> list[str]:
     (and per game that does not replay); empty when they agree.
 
     Args:
-        folder: a rating's folder (``card.json`` and ``results.jsonl``).
+        folder: a rating's or a comparison's folder (``card.json`` and ``results.jsonl``).
         ladder_file: the ladder's file, for a card of a ladder that is not shipped (its
             identity must be the card's).
 
@@ -57,6 +64,8 @@ def verify_card(folder: Path, ladder_file: Path | None = None) -> list[str]:
         ValueError: for a card or results file that cannot be read or is not one, or a
             ladder that is not found or is not the card's.
     """
+    if _is_comparison(folder / CARD_FILE):
+        return _verify_comparison(folder, ladder_file)
     try:
         card = read_card(folder / CARD_FILE)
     except ValueError as error:  # the reader's message names no file: a leaderboard's does
@@ -80,6 +89,50 @@ def verify_card(folder: Path, ladder_file: Path | None = None) -> list[str]:
         f"{key}: the card says {_shown(card[key])}, its games give {_shown(value)}"
         for key, value in remade.items()
         if key in card and key not in NOT_COMPARED and card[key] != value
+    ]
+
+
+def _is_comparison(path: Path) -> bool:
+    """Whether ``path`` holds a card of kind ``"comparison"`` (a file that is no card is
+    left to the rating card's reader to refuse)."""
+    try:
+        card = parse_json(read_regular_file(path, MAX_CARD_BYTES))
+    except (OSError, ValueError):
+        return False
+    return isinstance(card, dict) and card.get("kind") == "comparison"
+
+
+def _verify_comparison(folder: Path, ladder_file: Path | None) -> list[str]:
+    """:func:`verify_card` for a comparison's card: its games must be its pairs on its
+    ladder's openings, replay, and walk the test to the card's fields."""
+    card = parse_json(read_regular_file(folder / CARD_FILE, MAX_CARD_BYTES))
+    try:
+        check_card(card)
+    except ValueError as error:
+        raise ValueError(f"{folder / CARD_FILE}: {error}") from None
+    records = _games(folder)
+    ladder = _ladder(card, ladder_file)
+    pairs = len(records) // 2
+    tasks = comparison_tasks(ladder, card["a"], card["b"], card["seed"], range(pairs))
+    expected = {task.game_id: task for task in tasks}
+    by_id = {record["game_id"]: record for record in records}
+    for game_id, task in expected.items():
+        record = by_id.get(game_id)
+        if record is None or (record["seed"], record["seats"]) != (task.seed, list(task.seats)):
+            return [f"game {game_id!r} of a comparison of {card['b']!r} with {card['a']!r} "
+                    "is not among its games (or has another seed or seats)"]  # fmt: skip
+    if len(by_id) != len(expected):
+        return [f"its games hold {len(records) - len(expected)} that are not its pairs'"]
+    problems = [problem for record in records if (problem := _replay_problem(record))]
+    test = SprtTest(card["elo0"], card["elo1"], card["alpha"], card["beta"], card["max_games"])
+    walk = walk_of_records(test, records)
+    if walk.decision is None:
+        return [*problems, f"its {len(records)} games end before the test decides"]
+    remade = json.loads(make_comparison_card(ladder, card, walk, cpu_cap=card["cpu_cap"]).to_json())
+    return problems + [
+        f"{key}: the card says {_shown(card[key])}, its games give {_shown(value)}"
+        for key, value in remade.items()
+        if key not in NOT_COMPARED and card[key] != value
     ]
 
 
@@ -153,7 +206,10 @@ def _ladder(card: dict[str, Any], ladder_file: Path | None) -> Ladder:
             raise ValueError(f"{ladder_file} is not the ladder the card was made on (its "
                              "identity is not the card's ladder_sha256)")  # fmt: skip
         return ladder
-    found = card_ladder(card, ladders_by_identity())
+    if card.get("kind") == "comparison":  # it names its ladder by identity only
+        found = ladders_by_identity().get(card["ladder_sha256"])
+    else:
+        found = card_ladder(card, ladders_by_identity())
     if found is None:
         raise ValueError(
             "the card was made on a ladder that is not shipped; give its file with --ladder"

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,11 +67,15 @@ def test_the_policy_cpu_is_its_own_seat_s():
     assert policy_cpu([]) == {"mean": 0.0, "max": 0.0}
 
 
-def test_a_comparison_or_accuracy_card_needs_only_the_common_fields():
+def test_an_accuracy_card_needs_only_the_common_fields_a_rating_or_comparison_its_own():
     common = {key: WRITTEN[key] for key in SCHEMA["required"]}
-    for kind in ("comparison", "accuracy"):
-        assert passes(common | {"kind": kind}) and STRICT(SCHEMA).is_valid(common | {"kind": kind})
-    assert not passes(common)  # a rating card without its rating's fields
+    assert passes(common | {"kind": "accuracy"})
+    assert STRICT(SCHEMA).is_valid(common | {"kind": "accuracy"})
+    for kind in ("rating", "comparison"):  # without their own fields
+        assert not passes(common | {"kind": kind})
+        assert not STRICT(SCHEMA).is_valid(common | {"kind": kind})
+    with pytest.raises(ValueError, match="the card has no 'ladder'; it needs ladder, "):
+        check_card(common | {"kind": "comparison"})
 
 
 def test_another_format_is_refused_in_one_line_naming_the_formats_read():
@@ -128,9 +133,19 @@ def test_a_format_1_card_written_before_stays_readable_and_ranked(tmp_path: Path
     assert not board.notes
 
 
+COMPARISON = {
+    "ladder": "v1", "ladder_sha256": "0" * 64, "game": "trap", "params": {}, "a": "random",
+    "b": "greedy", "files": {}, "seed": 0, "cpu_cap": 10.0, "elo0": 0.0, "elo1": 50.0,
+    "alpha": 0.05, "beta": 0.05, "max_games": 2000, "pentanomial": [0, 1, 2, 3, 4],
+    "llr": 1.0, "lower": -2.9444, "upper": 2.9444, "num_games": 20, "decision": "stronger",
+    "line": "'greedy' against 'random', 20 games, LLR 1.00 (bounds -2.94, 2.94): stronger",
+}  # fmt: skip
+"""A comparison card's own fields."""
+
+
 def test_a_card_of_another_kind_or_format_is_left_out_with_a_note(tmp_path: Path):
     write_card(tmp_path / "cmp", {key: WRITTEN[key] for key in SCHEMA["required"]}
-               | {"kind": "comparison"})  # fmt: skip
+               | COMPARISON | {"kind": "comparison"})  # fmt: skip
     write_card(tmp_path / "future", WRITTEN | {"format": 3})
     write_card(tmp_path / "added", WRITTEN | {"a_later_field": [1]})  # format 2, added to
     board = leaderboard(tmp_path)
