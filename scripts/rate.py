@@ -67,7 +67,7 @@ from agents.arena.plan import MAX_OPENING_PLIES
 from agents.arena.record_rules import DrawnRule
 from agents.arena.tournament import BACKENDS, run_games
 from agents.options import parse_spec
-from agents.rating.compare import DEFAULT_MAX_GAMES, SprtTest, compare
+from agents.rating.comparison import DEFAULT_MAX_GAMES, SprtTest, compare
 from agents.rating.fingerprint import fingerprints_of
 from agents.rating.ladder import (
     DEFAULT_GAMES_PER_PAIRING,

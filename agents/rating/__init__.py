@@ -5,11 +5,11 @@ with published ratings, each game's own (``agents/<game>/ladders/``, :func:`find
 :mod:`agents.rating.run` plays a policy against one and writes its card;
 :mod:`agents.rating.estimate` turns the games into a rating with a 95% interval;
 :mod:`agents.rating.policy` rates a Python callable from a training loop (:func:`rate`);
-:mod:`agents.rating.compare` tests whether one policy is stronger than another
+:mod:`agents.rating.comparison` tests whether one policy is stronger than another
 (:func:`compare`).
 """
 
-from agents.rating.compare import ComparisonCard, SprtTest, compare
+from agents.rating.comparison import ComparisonCard, SprtTest, compare
 from agents.rating.estimate import RatingEstimate, estimate_rating
 from agents.rating.ladder import (
     LADDER_VERSION,

@@ -7,7 +7,7 @@ replays every game to its recorded outcome, makes the card afresh from the games
 ladder the card names (by its identity) and returns every field that differs: none for a
 card that its games give. What describes the run rather than its games (the package's
 version and commit, the date, the software and the machine) is not compared. A comparison's
-card (:mod:`agents.rating.compare`) is checked the same way: its games must be the pairs
+card (:mod:`agents.rating.comparison`) is checked the same way: its games must be the pairs
 of its specs on its ladder's openings, and its test is walked afresh over them.
 :func:`verify_ladder` does the same for a calibrated ladder and its round robin's games.
 
@@ -29,8 +29,8 @@ from agents.folder_walk import read_regular_file
 from agents.json_schema import parse_json
 from agents.rating.card_format import check_card
 from agents.rating.cards import MAX_CARD_BYTES, card_ladder, ladders_by_identity, read_card
-from agents.rating.compare import SprtTest, comparison_tasks, walk_of_records
-from agents.rating.compare import make_card as make_comparison_card
+from agents.rating.comparison import SprtTest, comparison_tasks, walk_of_records
+from agents.rating.comparison import make_card as make_comparison_card
 from agents.rating.ladder import Ladder, calibration_tasks, fit_ratings, load_ladder
 from agents.rating.run import (
     CARD_FILE,

@@ -1,10 +1,9 @@
-"""Tests for agents.rating.compare and ``trap-rate --compare``: the GSPRT on the pentanomial,
+"""Tests for agents.rating.comparison and ``trap-rate --compare``: the GSPRT on the pentanomial,
 its error rates, a stop that no worker count moves, the card, and the command line."""
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import math
 import random
@@ -17,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trap_scripts import rate as rate_cli
 
+import agents.rating.comparison as comparison
 from agents.rating import SprtTest, compare
-from agents.rating.compare import (
+from agents.rating.comparison import (
     DECISIONS,
     _log_weights,
     b_points,
@@ -30,9 +30,6 @@ from agents.rating.compare import (
 from agents.rating.verify import verify_card
 from tests.agents.rating.test_rating import SMALL
 from tests.support.cli_fuzz import check_command, command_lines, raise_run_started
-
-COMPARE = importlib.import_module("agents.rating.compare")
-"""The module (``agents.rating.compare`` is the function that ``agents.rating`` exports)."""
 
 QUICK = SprtTest(elo1=200, alpha=0.3, beta=0.3, max_games=24)
 """A test that greedy passes over random on the small ladder in three pairs (1, 2, 2 points):
@@ -146,7 +143,7 @@ def test_the_stop_is_the_same_with_one_or_two_pairs_at_a_time(tmp_path, monkeypa
     one = compare("random", "greedy", game="trap", ladder=SMALL, output=tmp_path / "0",
                   test=QUICK, **quiet())  # fmt: skip
     # two workers play two pairs at a time; in this process, to keep the test quick
-    monkeypatch.setattr(COMPARE, "_pairs_at_once", lambda config: 2)
+    monkeypatch.setattr(comparison, "_pairs_at_once", lambda config: 2)
     two = compare("random", "greedy", game="trap", ladder=SMALL, output=tmp_path / "2",
                   test=QUICK, **quiet())  # fmt: skip
     assert (one.decision, one.num_games, one.pentanomial) == ("stronger", 6, [0, 0, 1, 0, 2])
