@@ -226,7 +226,7 @@ def best_rating(games: Sequence[tuple[float, float]]) -> float:
     Raises:
         ValueError: as :func:`estimate_rating` does for a bad game.
     """
-    grouped = _group(games, None, None, None)
+    grouped = _group(games, None, None, None, by_pair=False)
     if not games:
         return math.nan
     if grouped.score in (0, grouped.num_games):
@@ -250,41 +250,41 @@ def _group(
     pairs: Sequence[int] | None,
     rungs: Sequence[int] | None,
     covariance: Covariance | None,
+    by_pair: bool = True,
 ) -> _Games:
-    """The games by opponent (by rung when ``rungs`` are given) and by pair, checked."""
-    if not all(score in (0.0, 0.5, 1.0) and math.isfinite(opponent) for opponent, score in games):
-        bad = next(game for game in games if game[1] not in (0.0, 0.5, 1.0)
-                   or not math.isfinite(game[0]))  # fmt: skip
-        raise ValueError(
-            f"a game is (opponent's finite rating, score 0, 0.5 or 1), got {bad}"
-        )
+    """The games by opponent (by rung when ``rungs`` are given) and, with ``by_pair``, by
+    pair; checked."""
     for name, given in (("pairs", pairs), ("rungs", rungs)):
         if given is not None and len(given) != len(games):
             raise ValueError(f"{name} gives one value per game: {len(given)} for {len(games)}")
     if covariance is not None:
         _check_covariance(covariance, rungs)
     keys: Sequence[float] = rungs if rungs is not None else [rating for rating, _ in games]
-    totals: dict[float, list[float]] = {}  # key -> [rating, games, score, index]
+    index: dict[float, int] = {}
+    ratings: list[float] = []
+    counts: list[int] = []
+    scores: list[float] = []
     of_game = []
     for (rating, score), key in zip(games, keys, strict=True):
-        entry = totals.get(key)
-        if entry is None:
-            entry = totals[key] = [rating, 0, 0.0, len(totals)]
-        elif entry[0] != rating:
-            raise ValueError(f"rung {key} is given two ratings, {entry[0]} and {rating}")
-        entry[1] += 1
-        entry[2] += score
-        of_game.append(int(entry[3]))
+        if score not in (0.0, 0.5, 1.0) or not math.isfinite(rating):
+            raise ValueError(
+                f"a game is (opponent's finite rating, score 0, 0.5 or 1), got {(rating, score)}"
+            )
+        at = index.setdefault(key, len(ratings))
+        if at == len(ratings):
+            ratings.append(rating)
+            counts.append(0)
+            scores.append(0.0)
+        elif ratings[at] != rating:
+            raise ValueError(f"rung {key} is given two ratings, {ratings[at]} and {rating}")
+        counts[at] += 1
+        scores[at] += score
+        of_game.append(at)
     among = None if covariance is None else tuple(
-        tuple(float(covariance[int(a)][int(b)]) for b in totals) for a in totals
+        tuple(float(covariance[int(a)][int(b)]) for b in index) for a in index
     )  # fmt: skip
-    return _Games(
-        tuple(entry[0] for entry in totals.values()),
-        tuple(int(entry[1]) for entry in totals.values()),
-        tuple(entry[2] for entry in totals.values()),
-        _pairs(games, pairs, of_game),
-        among,
-    )
+    grouped = _pairs(games, pairs, of_game) if by_pair else ()
+    return _Games(tuple(ratings), tuple(counts), tuple(scores), grouped, among)
 
 
 def _pairs(
