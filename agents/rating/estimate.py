@@ -376,7 +376,7 @@ def round_robin_covariance(
 
     Example:
         >>> round(round_robin_covariance([1000.0, 1200.0], 16, anchor=0)[1][1] ** 0.5)
-        104
+        99
     """
     size = len(ratings)
     information = [[0.0] * size for _ in range(size)]

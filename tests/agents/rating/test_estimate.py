@@ -12,6 +12,7 @@ from agents.rating import load_ladder
 from agents.rating.estimate import (
     LIKELIHOOD_RATIO,
     SLOPE,
+    best_rating,
     estimate_rating,
     expected_score,
     round_robin_covariance,
@@ -22,10 +23,8 @@ from agents.rating.run import estimate_of, rung_covariance
 RATINGS = [1000.0, 1200.0, 1400.0, 1600.0]
 COVARIANCE = round_robin_covariance(RATINGS, 16, anchor=0)
 
-paired_games = st.lists(
-    st.tuples(st.integers(0, 3), st.sampled_from([0.0, 0.5, 1.0]), st.sampled_from([0.0, 0.5, 1.0])),
-    min_size=1, max_size=30,
-)  # fmt: skip
+SCORES = st.sampled_from([0.0, 0.5, 1.0])
+paired_games = st.lists(st.tuples(st.integers(0, 3), SCORES, SCORES), min_size=1, max_size=30)
 """Pairs: the rung both games are against and the policy's two scores."""
 
 
@@ -149,3 +148,11 @@ def test_a_card_s_estimate_scores_its_games_by_pair():
     alone = estimate_rating([(1400.0, 1.0 - n % 2) for n in range(40)])
     assert paired.rating == pytest.approx(1400.0, abs=0.01)
     assert paired.high - paired.low < 0.5 * (alone.high - alone.low)
+
+
+def test_the_schedule_s_rating_is_the_estimate_s_and_infinite_when_every_game_went_one_way():
+    games = [(1000.0, 1.0), (1400.0, 0.5), (1400.0, 0.0)]
+    assert best_rating(games) == estimate_rating(games).rating
+    assert best_rating([(1000.0, 1.0)] * 3) == math.inf
+    assert best_rating([(1000.0, 0.0)]) == -math.inf
+    assert math.isnan(best_rating([]))
