@@ -8,8 +8,9 @@ nearest the policy's estimate so far. A round depends only on the results of the
 before it, so the workers, the backend or a resumed run cannot change which games are
 played: a deterministic policy gets the same games and the same rating anywhere.
 
-The rating is the maximum-likelihood estimate against the rungs' fixed ratings
-(:func:`agents.rating.estimate.estimate_rating`); the card (:class:`Card`) holds it with
+The rating is the maximum-likelihood estimate against the rungs' published ratings
+(:func:`agents.rating.estimate.estimate_rating`), its interval counting the games by pair
+and the rungs' own uncertainty (:func:`rung_covariance`); the card (:class:`Card`) holds it with
 the results per rung, and :func:`rate_spec` writes it as ``card.json`` beside the games'
 ``results.jsonl``.
 
@@ -32,14 +33,22 @@ from typing import Any, TypeGuard
 
 import trap_env
 from agents.arena.match import FAULTS, NO_WINNER, derive_seed
+from agents.arena.pairs import pair_groups
 from agents.arena.plan import MAX_SECONDS, GameTask, RunConfig
 from agents.arena.replays import replay_record
 from agents.arena.results import Record, read_results
 from agents.arena.tournament import run_games
 from agents.files import locked_folder, write_text_atomically
 from agents.rating.card_format import CARD_FORMAT, check_card, environment, machine
-from agents.rating.estimate import LEVEL, METHOD, RatingEstimate, estimate_rating
-from agents.rating.ladder import Ladder, game_params
+from agents.rating.estimate import (
+    LEVEL,
+    METHOD,
+    RatingEstimate,
+    best_rating,
+    estimate_rating,
+    round_robin_covariance,
+)
+from agents.rating.ladder import ANCHOR, Ladder, game_params
 from agents.spec_files import file_changes, file_digests, spec_files
 
 __all__ = [
@@ -50,7 +59,9 @@ __all__ = [
     "Card",
     "RungResult",
     "card_line",
+    "estimate_of",
     "rate_spec",
+    "rung_covariance",
     "schedule_round",
 ]
 
@@ -170,17 +181,11 @@ def schedule_round(
     if not scores:
         return [rung.spec for rung in by_rating[: max(games_left // 2, 0)]]
     ratings = {rung.spec: rung.rating for rung in ladder.rungs}
-    estimate = estimate_rating([(ratings[spec], score) for spec, score in scores])
-    target = _target(estimate, [rung.rating for rung in ladder.rungs])
+    rating = best_rating([(ratings[spec], score) for spec, score in scores])
+    # one past the ladder's end for a rating beyond it (or none: every game won or lost)
+    target = min(max(rating, by_rating[0].rating - 1), by_rating[-1].rating + 1)
     nearest = sorted(by_rating, key=lambda rung: abs(rung.rating - target))  # ties: weaker
     return [rung.spec for rung in nearest[: min(RUNGS_PER_ROUND, games_left // 2)]]
-
-
-def _target(estimate: RatingEstimate, ratings: Sequence[float]) -> float:
-    """The rating to play near: the estimate, or past the ladder's end for a one-sided one."""
-    if estimate.rating is not None:
-        return estimate.rating
-    return max(ratings) + 1 if estimate.low is not None else min(ratings) - 1
 
 
 def round_tasks(
@@ -215,12 +220,35 @@ def _round_note(ladder: Ladder, records: Sequence[Record], rungs: Sequence[str])
     return f"{len(records)} games, last against {', '.join(rungs)}: {estimate.describe()}"
 
 
-def estimate_of(ladder: Ladder, records: Sequence[Record]) -> RatingEstimate:
-    """The policy's rating from its games against the ladder."""
-    ratings = {rung.spec: rung.rating for rung in ladder.rungs}
-    return estimate_rating(
-        [(ratings[record["pairing"][1]], policy_score(record)) for record in records]
-    )
+def estimate_of(
+    ladder: Ladder, records: Sequence[Record], method: str = METHOD
+) -> RatingEstimate:
+    """The policy's rating from its games against the ladder, its interval made by
+    ``method``: by default counting its games by pair and the rungs' covariance
+    (:func:`rung_covariance`)."""
+    rows = {rung.spec: row for row, rung in enumerate(ladder.rungs)}
+    games, pairs, rungs = [], [], []
+    for pair, group in enumerate(pair_groups(records)):
+        for record in group:
+            row = rows[record["pairing"][1]]
+            games.append((ladder.rungs[row].rating, policy_score(record)))
+            pairs.append(pair)
+            rungs.append(row)
+    return estimate_rating(games, pairs=pairs, rungs=rungs, covariance=rung_covariance(ladder),
+                           method=method)  # fmt: skip
+
+
+def rung_covariance(ladder: Ladder) -> tuple[tuple[float, ...], ...]:
+    """The covariance of the rungs' ratings: the ladder's own, or for a ladder that
+    publishes none (v1) the one its round robin implies
+    (:func:`~agents.rating.estimate.round_robin_covariance` at its ratings, with its games
+    per pairing and the fit's virtual draw), a loose anchor for each rung."""
+    if ladder.covariance is not None:
+        return ladder.covariance
+    return round_robin_covariance(
+        [rung.rating for rung in ladder.rungs], ladder.calibration.games_per_pairing,
+        ladder.specs.index(ANCHOR),
+    )  # fmt: skip
 
 
 def make_card(
@@ -231,9 +259,12 @@ def make_card(
     *,
     cpu_cap: float = DEFAULT_CPU_CAP,
     files: Mapping[str, str] | None = None,
+    method: str = METHOD,
 ) -> Card:
-    """The card of a policy's games against the ladder (``files``: those the spec loads)."""
-    estimate = estimate_of(ladder, records)
+    """The card of a policy's games against the ladder (``files``: those the spec loads;
+    ``method``: the interval's, :data:`~agents.rating.estimate.LIKELIHOOD_RATIO` to make an
+    old card again)."""
+    estimate = estimate_of(ladder, records, method)
     return Card(
         format=CARD_FORMAT,
         kind="rating",
@@ -258,7 +289,7 @@ def make_card(
         environment=environment(),
         machine=machine(),
         policy_cpu=policy_cpu(records),
-        interval={"level": LEVEL, "method": METHOD},
+        interval={"level": LEVEL, "method": method},
     )
 
 

@@ -4,11 +4,12 @@
 A rating folder holds the card (``card.json``) and the games it was computed from
 (``results.jsonl``). :func:`verify_card` reads both with the package's strict readers,
 replays every game to its recorded outcome, makes the card afresh from the games with the
-ladder the card names (by its identity) and returns every field that differs: none for a
-card that its games give. What describes the run rather than its games (the package's
-version and commit, the date, the software and the machine) is not compared. A comparison's
-card (:mod:`agents.rating.comparison`) is checked the same way: its games must be the pairs
-of its specs on its ladder's openings, and its test is walked afresh over them.
+ladder the card names (by its identity), its interval by the card's own method (an older
+card's likelihood ratio too), and returns every field that differs: none for a card that
+its games give. What describes the run rather than its games (the package's version and
+commit, the date, the software and the machine) is not compared. A comparison's card
+(:mod:`agents.rating.comparison`) is checked the same way: its games must be the pairs of
+its specs on its ladder's openings, and its test is walked afresh over them.
 :func:`verify_ladder` does the same for a calibrated ladder and its round robin's games.
 
 Example:
@@ -31,6 +32,7 @@ from agents.rating.card_format import check_card
 from agents.rating.cards import MAX_CARD_BYTES, card_ladder, ladders_by_identity, read_card
 from agents.rating.comparison import SprtTest, comparison_tasks, walk_of_records
 from agents.rating.comparison import make_card as make_comparison_card
+from agents.rating.estimate import LIKELIHOOD_RATIO, METHOD, METHODS
 from agents.rating.ladder import Ladder, calibration_tasks, fit_ratings, load_ladder
 from agents.rating.run import (
     CARD_FILE,
@@ -84,6 +86,7 @@ def verify_card(folder: Path, ladder_file: Path | None = None) -> list[str]:
     remade = json.loads(make_card(
         ladder, card["spec"], card.get("seed", 0), records,
         cpu_cap=card.get("cpu_cap", DEFAULT_CPU_CAP), files=card.get("files", {}),
+        method=_method(card),
     ).to_json())  # fmt: skip
     return problems + [
         f"{key}: the card says {_shown(card[key])}, its games give {_shown(value)}"
@@ -215,6 +218,17 @@ def _ladder(card: dict[str, Any], ladder_file: Path | None) -> Ladder:
             "the card was made on a ladder that is not shipped; give its file with --ladder"
         )
     return found
+
+
+def _method(card: dict[str, Any]) -> str:
+    """The method of the card's interval: its own when this code makes it (an older card's
+    too), :data:`~agents.rating.estimate.LIKELIHOOD_RATIO` for a card of format 1 (which
+    names none), the current one otherwise (so that the difference is reported)."""
+    interval = card.get("interval")
+    if interval is None:
+        return LIKELIHOOD_RATIO
+    method = interval.get("method") if isinstance(interval, dict) else None
+    return method if method in METHODS else METHOD
 
 
 def _is_rating_game(record: Record, spec: str, ladder: Ladder) -> bool:

@@ -20,6 +20,7 @@ from agents.rating.card_format import (
     machine,
 )
 from agents.rating.cards import leaderboard, read_card
+from agents.rating.estimate import LIKELIHOOD_RATIO, METHOD
 from agents.rating.ladder import load_ladder
 from agents.rating.run import policy_cpu
 from tests.support.results_roots import as_format_1, card_of, write_card
@@ -53,11 +54,17 @@ def test_a_written_card_passes_the_check_and_jsonschema():
 def test_a_card_records_its_software_machine_cpu_and_interval():
     assert {"python", "numpy", "gymnasium"} <= set(WRITTEN["environment"])
     assert WRITTEN["machine"]["cpu"] and WRITTEN["machine"]["speed"] > 0
-    assert WRITTEN["interval"] == {"level": 0.95, "method": "likelihood ratio"}
+    assert WRITTEN["interval"] == {"level": 0.95, "method": METHOD}
     # card_of's games: 10 turns each, the policy in seat 0 with 0.01 s and a 0.002 s turn
     assert WRITTEN["policy_cpu"] == {"mean": 0.002, "max": 0.002}
     assert set(environment()) >= {"python", "numpy", "gymnasium"}
     assert machine()["speed_unit"].endswith("per CPU second")
+
+
+def test_a_card_of_the_old_interval_is_still_read_and_another_method_is_refused():
+    old = WRITTEN | {"interval": {"level": 0.95, "method": LIKELIHOOD_RATIO}}
+    assert passes(old) and STRICT(SCHEMA).is_valid(old)
+    assert not passes(WRITTEN | {"interval": {"level": 0.95, "method": "wald"}})
 
 
 def test_the_policy_cpu_is_its_own_seat_s():

@@ -9,7 +9,10 @@ import pytest
 from trap_scripts import rate as rate_cli
 
 from agents.rating import load_ladder, rate_spec
+from agents.rating.estimate import LIKELIHOOD_RATIO, METHOD
+from agents.rating.run import make_card
 from agents.rating.verify import verify_card, verify_ladder
+from tests.support.results_roots import as_format_1
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +57,36 @@ def test_a_card_edited_by_hand_does_not_agree_naming_each_field(
 
 def test_a_card_whose_seed_is_not_its_games_does_not_agree(rated: Path, tmp_path: Path):
     assert "is not among its games" in verify_card(edited(rated, tmp_path, {"seed": 5}))[0]
+
+
+def old_card(rated: Path) -> dict[str, object]:
+    """The rating's card as it was written before the interval counted pairs and the
+    rungs' covariance: the likelihood ratio's ends, line and method."""
+    records = [json.loads(line) for line in (rated / "results.jsonl").read_text().splitlines()]
+    remade = json.loads(make_card(load_ladder("trap"), "greedy", 0, records,
+                                  method=LIKELIHOOD_RATIO).to_json())  # fmt: skip
+    card = json.loads((rated / "card.json").read_text())
+    return card | {key: remade[key] for key in ("rating", "low", "high", "line", "interval")}
+
+
+def test_an_old_card_agrees_by_its_own_method_a_format_1_one_by_the_likelihood_ratio(
+    rated: Path, tmp_path: Path
+):
+    def folder_of(name: str, card: dict[str, object]) -> Path:
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "results.jsonl").write_bytes((rated / "results.jsonl").read_bytes())
+        (folder / "card.json").write_text(json.dumps(card))
+        return folder
+
+    old = old_card(rated)
+    assert old != json.loads((rated / "card.json").read_text())  # the methods' ends differ
+    assert verify_card(folder_of("old", old)) == []
+    assert verify_card(folder_of("format-1", as_format_1(old))) == []
+    # the new method's name on the old ends: they are not what its games give
+    renamed = old | {"interval": {"level": 0.95, "method": METHOD}}
+    differences = verify_card(folder_of("renamed", renamed))
+    assert any(line.startswith("low: the card says") for line in differences), differences
 
 
 def test_edited_games_do_not_agree(rated: Path, tmp_path: Path):
