@@ -36,7 +36,9 @@ from agents.rating.ladder import (
     new_ladder,
     write_ladder,
 )
-from agents.rating.run import schedule_round
+from agents.arena import pool
+from agents.arena.tournament import run_games
+from agents.rating.run import make_card, policy_score, round_tasks, schedule_round
 from agents.rl.ppo import GAME_MEMBER
 from tests.support.cli_fuzz import RunStarted, check_command, command_lines, raise_run_started
 from tests.support.games import SHIPPED
@@ -372,3 +374,28 @@ def test_the_sb3_example_rates_during_learn_and_after_it(capsys, request):
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0].startswith("step 256: trap ladder v1: ")
     assert lines[-1].startswith("trap ladder v1: ") and lines[-1].endswith("(2 games)")
+
+
+def test_a_rating_plays_its_rounds_on_one_pool_the_games_a_runner_per_round_plays(
+    tmp_path, monkeypatch
+):
+    started = []
+    start = pool.WorkerPool._start
+    monkeypatch.setattr(pool.WorkerPool, "_start", lambda self: started.append(1) or start(self))
+    card = rate_spec(SMALL, "greedy", tmp_path / "one", games=10, run_options={"workers": 1},
+                     say=lambda line: None)
+    assert len(started) == 1  # one worker for the rating's four rounds, not one a round
+    pairs: dict[str, int] = {}
+    records: list[dict] = []  # the rounds as a runner per round played them
+    while len(records) < 10:
+        scores = [(r["pairing"][1], policy_score(r)) for r in records]
+        rungs = schedule_round(SMALL, scores, 10 - len(records))
+        records += run_games(round_tasks(SMALL, "greedy", 0, rungs, pairs),
+                             tmp_path / "rounds.jsonl", SMALL.run_config(workers=0),
+                             resume=bool(records), progress=False)  # fmt: skip
+        pairs.update({rung: pairs.get(rung, 0) + 1 for rung in rungs})
+    assert sorted(game_plays(tmp_path / "one" / "results.jsonl")) == sorted(
+        game_plays(tmp_path / "rounds.jsonl")
+    )
+    remade = make_card(SMALL, "greedy", 0, records)
+    assert without_date(json.loads(remade.to_json())) == without_date(json.loads(card.to_json()))
