@@ -2,9 +2,12 @@
 
 A ladder is data: the game's rules, the rungs (agent specs that play without a clock, at a
 fixed depth or number of simulations, so that they play alike on any machine) with their
-ratings, and how those ratings were made: one round robin of the rungs
-(:func:`calibration_tasks`), fitted by maximum likelihood on the logistic Elo scale and
-anchored by giving ``random`` the rating :data:`ANCHOR_RATING` (:func:`fit_ratings`). A
+ratings, and how those ratings were made, on the logistic Elo scale anchored by giving
+``random`` the rating :data:`ANCHOR_RATING`: a first version's by one round robin of the
+rungs (:func:`calibration_tasks`) fitted with a virtual draw per pairing
+(:func:`fit_ratings`); a later version's in stages, a round robin then games between
+neighbours by rating (:func:`calibration_stage`), fitted by maximum likelihood without a
+prior and published with the ratings' covariance (:func:`fit_calibration`). A
 change of code that alters a rung's play calls for a new version: a ladder holds each
 rung's moves on a few fixed positions (:class:`Fingerprints`), which the tests play again.
 
