@@ -377,9 +377,14 @@ def _calibrate(
     )
     write_ladder(rated, target)
     errors = neighbour_errors(rated) if rated.covariance is not None else {}
+    if errors:
+        print(f"  {'rung':48s} {'rating':>7s}  {'above the next':>14s}  "
+              f"{'+- given neighbours':>19s}")
     for rung in sorted(rated.rungs, key=lambda rung: rung.rating):
-        gap = errors.get(rung.spec)
-        against = "" if gap is None else f"  {gap[0]:+7.1f} +- {gap[1]:5.1f} over the next below"
+        error = errors.get(rung.spec)
+        against = "" if error is None else (
+            f"  {error.gap:+7.1f} +- {error.gap_error:4.1f}  {error.error:19.1f}"
+        )
         print(f"  {rung.spec:48s} {rung.rating:7.1f}{against}")
     print(f"ladder: {target}; games: {output / PACKED_FILE}")
 

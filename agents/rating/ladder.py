@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import itertools
 import json
 import math
 import os
@@ -43,7 +42,7 @@ import stat
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -70,6 +69,7 @@ __all__ = [
     "Calibration",
     "Fingerprints",
     "Ladder",
+    "NeighbourError",
     "Rung",
     "calibration_games",
     "calibration_stage",
@@ -751,9 +751,11 @@ def calibration_stage(ladder: Ladder, records: Sequence[Record]) -> list[GameTas
     of a ladder without ``pair_games``. Each later stage orders the rungs by the ratings
     the games so far give (a virtual draw per pairing keeping them finite:
     :func:`fit_ratings`; ties by the rungs' order) and plays each pair of neighbours up to
-    ``pair_games`` games, each pair of next neighbours up to a quarter of them, at most a
-    quarter of ``pair_games`` more per pair a stage, so that an order that changes on more
-    games spends the next games on the new neighbours. A pair's games extend its round
+    ``pair_games`` games (the top pair twice as many: the top rung has no neighbour above
+    to place it, where the bottom one's is the anchor, whose rating is fixed), each pair of
+    next neighbours up to a quarter of them, at most a quarter of ``pair_games`` more per
+    pair a stage, so that an order that changes on more games spends the next games on the
+    new neighbours. A pair's games extend its round
     robin's (numbers and seeds: :func:`~agents.arena.plan.pairing_tasks`). A stage depends
     only on the games before it: a resumed calibration plays the same games, and
     :func:`calibration_games` replays the schedule of a finished one.
@@ -774,6 +776,8 @@ def calibration_stage(ladder: Ladder, records: Sequence[Record]) -> list[GameTas
     for first, second in _pairs_by_file_order(ladder, order):
         distance = abs(order.index(first) - order.index(second))
         target = calibration.pair_games if distance == 1 else _even(calibration.pair_games // 4)
+        if distance == 1 and order[-1] in (first, second):
+            target *= 2  # the top rung has one neighbour to place it: as many games as two
         have = played.get(frozenset((first, second)), 0)
         if have < target:
             tasks += pairing_tasks((first, second), range(have, min(target, have + step)),
@@ -868,6 +872,7 @@ def fit_calibration(
     _check_connected(specs, scores)
     start = fit_ratings(records)
     ratings = np.array([start[spec] for spec in specs])
+    ratings[index[ANCHOR]] = ANCHOR_RATING  # exactly: the shift may leave a last bit
     free = np.arange(len(specs)) != index[ANCHOR]
     for _ in range(200):
         win = 1 / (1 + 10 ** ((ratings[None, :] - ratings[:, None]) / 400))
@@ -917,23 +922,54 @@ def _check_connected(specs: Sequence[str], scores: Any) -> None:
             )
 
 
-def neighbour_errors(ladder: Ladder) -> dict[str, tuple[float, float]]:
-    """For each rung but the weakest, in rating order: the gap to the rung rated next below
-    and the standard error of that difference (from the covariance; Elo points).
+class NeighbourError(NamedTuple):
+    """A rung's rating against its neighbours by rating (Elo points).
+
+    Attributes:
+        gap: its rating less that of the rung rated next below (0 for the weakest).
+        gap_error: the standard error of that difference.
+        error: the standard error of its rating given its neighbours' (the rungs rated next
+            below and above it, the anchor's fixed): how well its games against them place
+            it (0 for the anchor).
+    """
+
+    gap: float
+    gap_error: float
+    error: float
+
+
+def neighbour_errors(ladder: Ladder) -> dict[str, NeighbourError]:
+    """Each rung's :class:`NeighbourError`, by spec in rating order, from the ladder's
+    covariance (taken as that of normal estimates: the conditional variance given the
+    neighbours is ``S_ii - S_iN S_NN^-1 S_Ni``).
 
     Raises:
         ValueError: for a ladder without a covariance.
     """
     if ladder.covariance is None:
         raise ValueError(f"the {ladder.name} publishes no covariance")
+    matrix = np.array(ladder.covariance)
     order = sorted(range(len(ladder.rungs)), key=lambda i: ladder.rungs[i].rating)
-    matrix = ladder.covariance
     errors = {}
-    for lower, upper in itertools.pairwise(order):
-        variance = matrix[lower][lower] + matrix[upper][upper] - 2 * matrix[lower][upper]
-        gap = ladder.rungs[upper].rating - ladder.rungs[lower].rating
-        errors[ladder.rungs[upper].spec] = (gap, math.sqrt(max(variance, 0.0)))
+    for place, i in enumerate(order):
+        below = order[place - 1] if place else None
+        gap = gap_error = 0.0
+        if below is not None:
+            gap = ladder.rungs[i].rating - ladder.rungs[below].rating
+            gap_error = _root(matrix[i, i] + matrix[below, below] - 2 * matrix[i, below])
+        known = [j for j in order[max(place - 1, 0) : place + 2]
+                 if j != i and matrix[j, j] > 0]  # fmt: skip  # the anchor's is fixed already
+        variance = matrix[i, i]
+        if known:
+            across = matrix[i, known]
+            variance -= across @ np.linalg.solve(matrix[np.ix_(known, known)], across)
+        errors[ladder.rungs[i].spec] = NeighbourError(gap, gap_error, _root(variance))
     return errors
+
+
+def _root(variance: float) -> float:
+    """A standard error from a variance (rounding may leave it a hair below 0)."""
+    return math.sqrt(max(float(variance), 0.0))
 
 
 def game_params(game: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:

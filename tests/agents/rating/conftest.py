@@ -34,7 +34,8 @@ STAGED = ["--calibrate", "--rungs", "random", "epsilon-greedy:epsilon=0.75",
           "epsilon-greedy:epsilon=0.5", "--game", "trap", "--board-size", "4", "--ladder-version",
           "2", "--pair-games", "8", "--workers", "0"]  # fmt: skip
 """A v2 ladder of Trap! 4x4 of three weak rungs (each takes points from the others), in
-stages: a round robin of 2 games a pair, then 8 games a pair of neighbours (22 games)."""
+stages: a round robin of 2 games a pair, then 8 games a pair of neighbours (16 the top pair:
+30 games)."""
 
 
 @pytest.fixture(scope="session")

@@ -520,29 +520,40 @@ def test_a_staged_calibration_spends_its_games_on_neighbours_and_resumes_alike()
     records = calibration_games(ladder, play)
     counts = {pair: sum(1 for r in records if set(r["pairing"]) == set(pair))
               for pair in itertools.combinations(WEAK, 2)}  # fmt: skip
-    assert [counts[(WEAK[i], WEAK[i + 1])] for i in range(3)] == [12, 12, 12]  # neighbours
+    assert [counts[(WEAK[i], WEAK[i + 1])] for i in range(3)] == [12, 12, 24]  # neighbours
     assert [counts[(WEAK[i], WEAK[i + 2])] for i in range(2)] == [2, 2]  # a quarter: 3 -> 2
     assert counts[(WEAK[0], WEAK[3])] == 2  # far: the round robin's alone
-    assert stages == [12, 6, 6, 6, 6, 6]  # the round robin, then 2 more a neighbour a stage
+    assert stages == [12, *[6] * 5, *[2] * 6]  # the round robin, then 2 a neighbour a stage
     by_id = {r["game_id"]: r for r in records}
     assert calibration_games(ladder, lambda tasks: [by_id[t.game_id] for t in tasks]) == records
     assert calibration_stage(ladder, records) == []  # done: a resumed calibration plays none
 
 
 def test_a_staged_ladder_is_fitted_without_a_prior_with_the_inverse_information_as_covariance():
-    ladder = new_ladder("trap", {"board_size": 4}, WEAK[:2], version=2, pair_games=2)
-    records = games_by_strength(
-        pairing_tasks(tuple(WEAK[:2]), range(30), 1, paired_seeds=True), {WEAK[0]: 0, WEAK[1]: 1}
-    )  # the stronger wins 20 of 30
+    ladder = new_ladder("trap", {"board_size": 4}, WEAK[:3], version=2, pair_games=2)
+    records = [record for pair in itertools.pairwise(WEAK[:3]) for record in games_by_strength(
+        pairing_tasks(pair, range(30), 1, paired_seeds=True), {pair[0]: 0, pair[1]: 1}
+    )]  # a chain: each stronger neighbour wins 20 of 30
     ratings, covariance = fit_calibration(ladder, records)
     assert ratings[ANCHOR] == ANCHOR_RATING
-    assert ratings[WEAK[1]] - ANCHOR_RATING == pytest.approx(400 * math.log10(2), abs=1e-6)
-    information = 30 * (2 / 3) * (1 / 3) * (math.log(10) / 400) ** 2
-    assert covariance == [[0.0, 0.0], [0.0, pytest.approx(1 / information)]]
-    assert fit_ratings(records)[WEAK[1]] < ratings[WEAK[1]]  # the virtual draws squeeze it
+    step = 400 * math.log10(2)  # the odds 2 to 1, with no virtual draw to squeeze them
+    assert [ratings[spec] for spec in WEAK[:3]] == pytest.approx([1000, 1000 + step,
+                                                                 1000 + 2 * step], abs=1e-6)
+    assert fit_ratings(records)[WEAK[2]] < ratings[WEAK[2]]  # the virtual draws squeeze it
+    information = 30 * (2 / 3) * (1 / 3) * (math.log(10) / 400) ** 2  # a pair's, per point^2
+    variance = 1 / information  # of a difference of neighbours; along the chain, they add
+    expected = [[0, 0, 0], [0, variance, variance], [0, variance, 2 * variance]]
+    assert [value for row in covariance for value in row] == pytest.approx(
+        [value for row in expected for value in row]
+    )
     rated = ladder.with_ratings(ratings, ladder.calibration, covariance)
+    one = math.sqrt(1 / information)
     assert neighbour_errors(rated) == {
-        WEAK[1]: (rated.rungs[1].rating - 1000, pytest.approx(math.sqrt(1 / information), 0.01))
+        ANCHOR: (0.0, 0.0, 0.0),
+        WEAK[1]: (pytest.approx(step, abs=0.1), pytest.approx(one, 1e-3),
+                  pytest.approx(one / math.sqrt(2), 1e-3)),  # placed by both neighbours
+        WEAK[2]: (pytest.approx(step, abs=0.1), pytest.approx(one, 1e-3),
+                  pytest.approx(one, 1e-3)),
     }
     assert load_ladder("trap", write(Path(tempfile.mkdtemp()), rated.to_json())) == rated
 
