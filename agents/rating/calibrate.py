@@ -65,10 +65,16 @@ def calibrate_ladder(
         say: called with a line after each stage.
 
     Raises:
-        ValueError: for games left unplayed, a fit without a finite estimate, and what
+        ValueError: for packed games there without ``resume`` or ``overwrite``, games left
+            unplayed, a fit without a finite estimate, and what
             :func:`~agents.arena.tournament.run_games` raises (settings, a held file).
     """
     results, packed = output / RESULTS_FILE, output / PACKED_FILE
+    if packed.exists() and not (resume or overwrite):
+        raise ValueError(
+            f"{output} holds a calibration's games already ({PACKED_FILE}); continue it with "
+            "--resume, replace them with --overwrite, or choose another output folder"
+        )
     if resume and packed.exists() and not results.exists():
         replace_atomically(results, lambda path: path.write_bytes(lzma.decompress(
             packed.read_bytes()

@@ -26,6 +26,7 @@ from agents.rating import (
     rate_spec,
     shipped_ladders,
 )
+from agents.rating.calibrate import calibrate_ladder
 from agents.rating.estimate import ONE_SIDED, TWO_SIDED, _log_likelihood, expected_score
 from agents.rating.fingerprint import fingerprints_of
 from agents.rating.ladder import (
@@ -427,3 +428,5 @@ def test_a_staged_calibration_resumes_without_playing_a_game_twice_and_is_rated_
                           "--workers", "0", "--output", str(tmp_path / "rated")]) == 0
     line = json.loads((tmp_path / "rated" / "card.json").read_text())["line"]
     assert line.startswith("trap 4x4 ladder v2: ")
+    with pytest.raises(ValueError, match=r"games already \(results.jsonl.xz\); continue"):
+        calibrate_ladder(first, cut)  # packed games are never played over unasked
