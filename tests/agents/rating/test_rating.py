@@ -387,14 +387,14 @@ def test_a_rating_plays_its_rounds_on_one_pool_the_games_a_runner_per_round_play
     started = []
     start = pool.WorkerPool._start
     monkeypatch.setattr(pool.WorkerPool, "_start", lambda self: started.append(1) or start(self))
-    card = rate_spec(SMALL, "greedy", tmp_path / "one", games=10, run_options={"workers": 1},
+    card = rate_spec(SMALL, "greedy", tmp_path / "one", games=8, run_options={"workers": 1},
                      say=lambda line: None)
-    assert len(started) == 1  # one worker for the rating's four rounds, not one a round
+    assert len(started) == 1  # one worker for the rating's two rounds, not one a round
     pairs: dict[str, int] = {}
     records: list[dict] = []  # the rounds as a runner per round played them
-    while len(records) < 10:
+    while len(records) < 8:
         scores = [(r["pairing"][1], policy_score(r)) for r in records]
-        rungs = schedule_round(SMALL, scores, 10 - len(records))
+        rungs = schedule_round(SMALL, scores, 8 - len(records))
         records += run_games(round_tasks(SMALL, "greedy", 0, rungs, pairs),
                              tmp_path / "rounds.jsonl", SMALL.run_config(workers=0),
                              resume=bool(records), progress=False)  # fmt: skip
