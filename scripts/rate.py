@@ -39,12 +39,10 @@ Example:
 from __future__ import annotations
 
 import argparse
-import datetime
 import shlex
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -64,22 +62,23 @@ from trap_scripts._cli import (
 )
 
 from agents.arena.plan import MAX_OPENING_PLIES
-from agents.arena.record_rules import DrawnRule
-from agents.arena.tournament import BACKENDS, run_games
+from agents.arena.tournament import BACKENDS
 from agents.options import parse_spec
+from agents.rating.calibrate import PACKED_FILE, calibrate_ladder
 from agents.rating.comparison import DEFAULT_MAX_GAMES, SprtTest, compare
-from agents.rating.fingerprint import fingerprints_of
 from agents.rating.ladder import (
     DEFAULT_GAMES_PER_PAIRING,
     DEFAULT_OPENING_PLIES,
+    DEFAULT_PAIR_GAMES,
+    DEFAULT_STAGED_GAMES_PER_PAIRING,
     Ladder,
     calibration_tasks,
     find_ladder,
-    fit_ratings,
     game_params,
     ladder_target,
     ladder_version,
     load_ladder,
+    neighbour_errors,
     new_ladder,
     setting_name,
     write_ladder,
@@ -107,6 +106,12 @@ def pairing_games(text: str) -> int:
     if value > 1000:
         raise argparse.ArgumentTypeError(f"{text!r} is not an even number of games from 2 to 1000")
     return value
+
+
+def neighbour_games(text: str) -> int:
+    """0 (a calibration that is its round robin alone), or an even number of games per
+    pairing from 2 to 1000."""
+    return 0 if text.strip() == "0" else pairing_games(text)
 
 
 def opening_plies(text: str) -> int:
@@ -181,8 +186,15 @@ def build_parser(game: str = DEFAULT_GAME) -> Parser:
     calibrating.add_argument("--ladder-out", type=path, default=None, metavar="FILE",
                              help="with --calibrate: write the ladder to FILE instead")
     calibrating.add_argument("--games-per-pairing", type=pairing_games, default=None,
-                             metavar="N", help="with --rungs: games of each pair of rungs, "
-                             f"even (default {DEFAULT_GAMES_PER_PAIRING})")
+                             metavar="N", help="with --rungs: games of each pair of rungs in "
+                             f"the round robin, even (default {DEFAULT_GAMES_PER_PAIRING} for "
+                             f"a v1, {DEFAULT_STAGED_GAMES_PER_PAIRING} for a later version)")
+    calibrating.add_argument("--pair-games", type=neighbour_games, default=None, metavar="N",
+                             help="with --rungs: games of each pair of "
+                             "neighbouring rungs by rating, played in stages after the round "
+                             "robin (a quarter of them for next neighbours), even; 0: the "
+                             f"round robin alone (default {DEFAULT_PAIR_GAMES} for a version "
+                             "after v1, 0 for a v1)")
     calibrating.add_argument("--opening-plies", type=opening_plies, default=None, metavar="N",
                              help="with --rungs: random legal actions opening each game "
                              f"(default {DEFAULT_OPENING_PLIES})")
@@ -253,7 +265,7 @@ def _misuse(args: argparse.Namespace) -> str:
     for flag in ("rungs", "ladder_out"):
         if getattr(args, flag) is not None and not args.calibrate:
             return f"--{flag.replace('_', '-')} goes with --calibrate"
-    for flag in ("games_per_pairing", "opening_plies"):
+    for flag in ("games_per_pairing", "opening_plies", "pair_games"):
         if getattr(args, flag) is not None and args.rungs is None:
             return f"--{flag.replace('_', '-')} goes with --rungs (a new ladder's)"
     if args.rungs is not None and args.ladder is not None:
@@ -279,7 +291,7 @@ def _chosen_ladder(args: argparse.Namespace) -> Ladder:
     if args.rungs is not None:
         return new_ladder(
             args.game, rules, args.rungs, version=args.ladder_version,
-            games_per_pairing=args.games_per_pairing or DEFAULT_GAMES_PER_PAIRING,
+            games_per_pairing=args.games_per_pairing, pair_games=args.pair_games,
             opening_plies=(
                 DEFAULT_OPENING_PLIES if args.opening_plies is None else args.opening_plies
             ),
@@ -298,19 +310,13 @@ def _chosen_ladder(args: argparse.Namespace) -> Ladder:
 
 
 def _given_rules(args: argparse.Namespace) -> dict[str, Any] | None:
-    """The rules ``--rule``, ``--board-size`` and ``--decay`` give (None: none is given).
+    """The rules ``--rule``, ``--board-size`` and ``--decay`` give (None: none is given); a
+    rule drawn per game (``board_size=6-12``) picks the ladder that draws it.
 
     Raises:
-        CliError: as :func:`~trap_scripts._cli.rule_params`, and for a rule drawn per game,
-            which no ladder has.
+        CliError: as :func:`~trap_scripts._cli.rule_params`.
     """
-    rules = rule_params(args)
-    drawn = [name for name, value in rules.items() if isinstance(value, DrawnRule)]
-    if drawn:
-        raise CliError(
-            f"no ladder draws {', '.join(drawn)} per game; give one value (--rule NAME=VALUE)"
-        )
-    return rules or None
+    return rule_params(args) or None
 
 
 def _spec_rules(spec: str, game: str, rules: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -393,6 +399,8 @@ def _verify(folder: Path, ladder_file: Path | None) -> int:
         shown = ladder_file or folder / LADDER_FILE
         differences = verify_ladder(folder, ladder_file)
     games = folder / "results.jsonl"
+    if not games.exists() and (folder / PACKED_FILE).exists():
+        games = folder / PACKED_FILE
     if not differences:
         print(f"{shown}: agrees with its games ({games})")
         return 0
@@ -406,35 +414,37 @@ def _calibrate(
     ladder: Ladder, args: argparse.Namespace, options: dict[str, object],
     argv: Sequence[str] | None,
 ) -> None:
-    """Play the ladder's round robin into ``--output`` and write it rated, with its
-    fingerprints: a new ladder (``--rungs``) into the game's ladders folder, another to
-    ``DIR/ladder.json`` (``--ladder-out FILE``: there)."""
+    """Play the ladder's calibration into ``--output`` and write it rated, with its
+    fingerprints (and covariance): a new ladder (``--rungs``) into the game's ladders
+    folder, another to ``DIR/ladder.json`` (``--ladder-out FILE``: there)."""
     output = args.output or Path("calibration", ladder.game, ladder.file_stem)
     default = None if args.rungs is not None else output / "ladder.json"
     target = ladder_target(
         ladder, args.ladder_out or default, overwrite=args.overwrite or args.resume
     )
-    tasks = calibration_tasks(ladder)
+    calibration = ladder.calibration
+    how = (f"a round robin of {calibration.games_per_pairing} games a pair, then "
+           f"{calibration.pair_games} games a pair of neighbours" if calibration.pair_games
+           else f"a round robin of {len(calibration_tasks(ladder))} games")  # fmt: skip
     print(f"calibrating the {ladder.name} ({ladder.game} {ladder.setting}, {len(ladder.rungs)} "
-          f"rungs): {len(tasks)} games; results in {output}", flush=True)
-    output.mkdir(parents=True, exist_ok=True)
-    records = run_games(tasks, output / "results.jsonl", ladder.run_config(**options),
-                        resume=args.resume, overwrite=args.overwrite)
-    if len(records) < len(tasks):
-        raise CliError(
-            f"{len(tasks) - len(records)} games were left unplayed; run again with --resume"
-        )
+          f"rungs): {how}; results in {output}", flush=True)
     words = sys.argv[1:] if argv is None else list(argv)
-    calibration = replace(
-        ladder.calibration, num_games=len(records), command=shlex.join(["trap-rate", *words]),
-        date=datetime.date.today().isoformat(),
+    rated = calibrate_ladder(
+        ladder, output, run_options=options, resume=args.resume, overwrite=args.overwrite,
+        command=shlex.join(["trap-rate", *words]), say=lambda line: print(line, flush=True),
     )
-    rated = ladder.with_ratings(fit_ratings(records), calibration)
-    rated = replace(rated, fingerprints=fingerprints_of(rated))
     write_ladder(rated, target)
+    errors = neighbour_errors(rated) if rated.covariance is not None else {}
+    if errors:
+        print(f"  {'rung':48s} {'rating':>7s}  {'above the next':>14s}  "
+              f"{'+- given neighbours':>19s}")
     for rung in sorted(rated.rungs, key=lambda rung: rung.rating):
-        print(f"  {rung.spec:48s} {rung.rating:7.1f}")
-    print(f"ladder: {target}")
+        error = errors.get(rung.spec)
+        against = "" if error is None else (
+            f"  {error.gap:+7.1f} +- {error.gap_error:4.1f}  {error.error:19.1f}"
+        )
+        print(f"  {rung.spec:48s} {rung.rating:7.1f}{against}")
+    print(f"ladder: {target}; games: {output / PACKED_FILE}")
 
 
 def _slug(spec: str) -> str:

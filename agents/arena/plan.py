@@ -45,6 +45,7 @@ __all__ = [
     "GameTask",
     "Report",
     "RunConfig",
+    "pairing_tasks",
     "program_limits",
     "round_robin",
 ]
@@ -308,13 +309,17 @@ def round_robin(
     tasks = []
     for i, first in enumerate(specs):
         for second in specs[i + 1 :]:
-            tasks.extend(_pairing_tasks((first, second), games_per_pairing, seed, paired_seeds))
+            tasks.extend(pairing_tasks(
+                (first, second), range(games_per_pairing), seed, paired_seeds=paired_seeds
+            ))  # fmt: skip
     return tasks
 
 
-def _pairing_tasks(
-    pairing: tuple[str, str], count: int, seed: int, paired_seeds: bool = False
+def pairing_tasks(
+    pairing: tuple[str, str], numbers: range, seed: int, *, paired_seeds: bool = False
 ) -> list[GameTask]:
+    """The games ``numbers`` of a pairing, as :func:`round_robin` numbers and seeds them (so
+    a pairing's later games extend its round robin's)."""
     first, second = pairing
     return [
         GameTask(
@@ -323,7 +328,7 @@ def _pairing_tasks(
             seats=(first, second) if number % 2 == 0 else (second, first),
             seed=derive_seed(seed, first, second, number // 2 if paired_seeds else number),
         )
-        for number in range(count)
+        for number in numbers
     ]
 
 

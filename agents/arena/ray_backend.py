@@ -156,9 +156,20 @@ class RayPool:
         self.pending: deque[GameTask] = deque()
         self.running: dict[Any, _Running] = {}
         self.lost: dict[str, list[str]] = {}
+        self.cluster = contextlib.ExitStack()  # the connection, kept from one play to the next
+        self.slots: int | None = None  # games at once on it; None: not connected
 
     def run(self, tasks: Sequence[GameTask]) -> None:
-        """Play all tasks, calling ``finish(record)`` as each game ends.
+        """Play all tasks, calling ``finish(record)`` as each game ends; then leave the
+        cluster (see :meth:`play`)."""
+        try:
+            self.play(tasks)
+        finally:
+            self.close()
+
+    def play(self, tasks: Sequence[GameTask]) -> None:
+        """Play all tasks, calling ``finish(record)`` as each game ends; the connection to
+        the cluster (a local one started) stays for the next call, until :meth:`close`.
 
         Raises:
             ClusterError: for a cluster that cannot be reached or has no CPU, or a task
@@ -170,18 +181,25 @@ class RayPool:
             raise ClusterError(
                 "backend 'ray' needs the package ray: pip install 'trap_env[distributed]'"
             ) from None
+        if self.slots is None:
+            cpus = self.cluster.enter_context(_connection(self.config))
+            self.slots = cpus if self.config.workers is None else min(cpus, self.config.workers)
         self.pending = deque(tasks)
-        with _connection(self.config) as cpus:
-            slots = cpus if self.config.workers is None else min(cpus, self.config.workers)
-            remote = ray.remote(play_on_node).options(num_cpus=1, max_retries=0)
-            try:
-                while self.pending or self.running:
-                    while self.pending and len(self.running) < slots:
-                        self._submit(remote, self.pending.popleft())
-                    self._wait_and_collect()
-            finally:
-                for ref in self.running:
-                    ray.cancel(ref, force=True)
+        remote = ray.remote(play_on_node).options(num_cpus=1, max_retries=0)
+        try:
+            while self.pending or self.running:
+                while self.pending and len(self.running) < self.slots:
+                    self._submit(remote, self.pending.popleft())
+                self._wait_and_collect()
+        finally:
+            for ref in self.running:
+                ray.cancel(ref, force=True)
+            self.running.clear()
+
+    def close(self) -> None:
+        """Leave the cluster (stop the local one this pool started)."""
+        self.slots = None
+        self.cluster.close()
 
     def _submit(self, remote: Any, task: GameTask) -> None:
         seconds = task_deadline(self.config)

@@ -27,10 +27,11 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -60,9 +61,11 @@ __all__ = [
     "MAX_REPLAYS",
     "MAX_SECONDS",
     "Beat",
+    "GameSession",
     "GameTask",
     "RunConfig",
     "check_specs",
+    "game_session",
     "load_results",
     "play_task",
     "probe_specs",
@@ -90,7 +93,7 @@ def run_games(
     """Play the tasks, appending each finished game to ``results_path`` as a JSON line.
 
     The results file is locked while the run uses it, and its settings are recorded beside
-    it (see :mod:`agents.arena.results`).
+    it (see :mod:`agents.arena.results`). One batch of :func:`game_session`.
 
     Args:
         tasks: the games; their ``game_id`` must be unique.
@@ -119,34 +122,124 @@ def run_games(
         SpecError, UnsupportedGameError: from :func:`check_specs`.
         ValueError: for repeated game ids.
     """
-    if len({task.game_id for task in tasks}) != len(tasks):
-        raise ValueError("game ids must be unique within a run")
+    _check_unique(tasks)
+    with game_session(
+        results_path, config, tasks, resume=resume, overwrite=overwrite, check=check,
+        progress=progress, report=report, on_start=on_start, before_record=before_record,
+    ) as session:
+        return session.play(tasks)
+
+
+@contextlib.contextmanager
+def game_session(
+    results_path: str | os.PathLike[str],
+    config: RunConfig,
+    planned: Sequence[GameTask] = (),
+    *,
+    resume: bool = False,
+    overwrite: bool = False,
+    check: bool = True,
+    progress: bool = True,
+    report: Report | None = None,
+    on_start: Callable[[], None] | None = None,
+    before_record: Callable[[Record], None] | None = None,
+) -> Iterator[GameSession]:
+    """One results file and one pool of workers for many batches of games, each batch
+    chosen after the one before (a rating's rounds, a calibration's stages): the file is
+    locked and checked once, the workers (or the Ray connection) started once.
+
+    The arguments are :func:`run_games`'s; ``planned`` are the games known as the session
+    begins (its first batch): with ``check``, the specs of those the file holds no game of
+    are checked (:func:`check_specs`) before ``on_start`` and before anything is written.
+
+    Raises:
+        as :func:`run_games`, when the session begins.
+    """
     say = report or _print_note
     with ResultsLog(results_path, say) as log:
         kept = log.previous(config.settings(), resume=resume, overwrite=overwrite)
-        done = _matching_records(log.path, kept, tasks, config)
-        todo = [task for task in tasks if task.game_id not in done]
+        recorded = {record["game_id"] for record in kept}
+        todo = [spec for task in planned if task.game_id not in recorded for spec in task.seats]
         if check and todo:
-            check_specs([spec for task in todo for spec in task.seats], config)
+            check_specs(todo, config)
         if on_start is not None:
             on_start()
         log.start(config.settings(), keep=resume)
-        with _progress_bar(len(tasks), len(done), progress) as bar:
+        session = GameSession(log, config, kept, say, progress, before_record)
+        try:
+            yield session
+        finally:
+            session.close()
+        log.check_in_place()  # replaced after the last game: report no game that is not there
+
+
+class GameSession:
+    """The games of an open results file, played in batches by one pool
+    (:func:`game_session` makes it)."""
+
+    def __init__(
+        self,
+        log: ResultsLog,
+        config: RunConfig,
+        kept: list[Record],
+        say: Report,
+        progress: bool,
+        before_record: Callable[[Record], None] | None,
+    ) -> None:
+        self.log, self.config, self.say = log, config, say
+        self.recorded = list(kept)  # the file's games: those kept, then those played
+        self.progress, self.before_record = progress, before_record
+        self.pool: Pool | None = None
+        self._on_finish: Callable[[Record], None] | None = None
+
+    def play(self, tasks: Sequence[GameTask]) -> list[Record]:
+        """Play the tasks the file holds no game of; the records of all of them, in task
+        order (see :func:`run_games`).
+
+        Raises:
+            ValueError: for repeated game ids; ResultsError for a recorded game of another
+                seed, seats or settings.
+        """
+        _check_unique(tasks)
+        done = _matching_records(self.log.path, self.recorded, tasks, self.config)
+        todo = [task for task in tasks if task.game_id not in done]
+        with _progress_bar(len(tasks), len(done), self.progress) as bar:
 
             def finish(record: Record) -> None:
-                if before_record is not None:
-                    before_record(record)
-                log.append(record)
+                if self.before_record is not None:
+                    self.before_record(record)
+                self.log.append(record)
+                self.recorded.append(record)
                 done[record["game_id"]] = record
                 bar.update(1)
 
-            if config.num_workers == 0:
+            if self.config.num_workers == 0:
                 for task in todo:
-                    finish(play_task(task, config, {}, None))
-            else:
-                backend_pool(config.backend)(config, finish, say).run(todo)
-        log.check_in_place()  # replaced after the last game: report no game that is not there
-    return [done[task.game_id] for task in tasks if task.game_id in done]
+                    finish(play_task(task, self.config, {}, None))
+            elif todo:
+                if self.pool is None:
+                    pool = backend_pool(self.config.backend)
+                    self.pool = pool(self.config, self._finish, self.say)
+                self._on_finish = finish
+                self.pool.play(todo)
+        return [done[task.game_id] for task in tasks if task.game_id in done]
+
+    def _finish(self, record: Record) -> None:
+        """The pool's callback: the current batch's ``finish``."""
+        assert self._on_finish is not None, "a pool plays only inside play()"
+        self._on_finish(record)
+
+    def close(self) -> None:
+        """Stop the pool's workers (its connection)."""
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+
+def _check_unique(tasks: Sequence[GameTask]) -> None:
+    """Refuse two tasks with one game id (``resume`` skips by it)."""
+    if len({task.game_id for task in tasks}) != len(tasks):
+        raise ValueError("game ids must be unique within a run")
 
 
 def _print_note(message: str) -> None:
@@ -212,9 +305,12 @@ def _progress_bar(total: int, initial: int, enabled: bool) -> Any:
 
 
 class Pool(Protocol):
-    """What a backend's pool offers: play the tasks, calling ``finish`` as each game ends."""
+    """What a backend's pool offers: play the tasks, calling ``finish`` as each game ends,
+    keeping its workers for the next call until closed."""
 
-    def run(self, tasks: Sequence[GameTask]) -> None: ...
+    def play(self, tasks: Sequence[GameTask]) -> None: ...
+
+    def close(self) -> None: ...
 
 
 def backend_pool(name: str) -> Callable[[RunConfig, Callable[[Record], None], Report], Pool]:

@@ -37,10 +37,10 @@ def fingerprints_of(
     ladder: Ladder, seed: int = FINGERPRINT_SEED, positions: int = FINGERPRINT_POSITIONS
 ) -> Fingerprints:
     """Each rung's action in the first ``positions`` decision states of the game of random
-    moves drawn from ``seed`` under the ladder's rules (fewer if that game ends sooner)."""
-    rules = get_game(ladder.game)
-    states = random_decision_states(rules, rules.make_config(**ladder.params), seed, positions)
-    config = ladder.run_config()
+    moves drawn from ``seed`` under the ladder's rules (a rule drawn per game at its
+    highest; fewer states if that game ends sooner)."""
+    rules, config = get_game(ladder.game), ladder.run_config()
+    states = random_decision_states(rules, config.game, seed, positions)  # drawn: the largest
     moves = {}
     for spec in ladder.specs:
         agent = make_agent(spec, game=ladder.game, seed=0, **program_limits(spec, config))

@@ -2,9 +2,12 @@
 
 A ladder is data: the game's rules, the rungs (agent specs that play without a clock, at a
 fixed depth or number of simulations, so that they play alike on any machine) with their
-ratings, and how those ratings were made: one round robin of the rungs
-(:func:`calibration_tasks`), fitted by maximum likelihood on the logistic Elo scale and
-anchored by giving ``random`` the rating :data:`ANCHOR_RATING` (:func:`fit_ratings`). A
+ratings, and how those ratings were made, on the logistic Elo scale anchored by giving
+``random`` the rating :data:`ANCHOR_RATING`: a first version's by one round robin of the
+rungs (:func:`calibration_tasks`) fitted with a virtual draw per pairing
+(:func:`fit_ratings`); a later version's in stages, a round robin then games between
+neighbours by rating (:func:`calibration_stage`), fitted by maximum likelihood without a
+prior and published with the ratings' covariance (:func:`fit_calibration`). A
 change of code that alters a rung's play calls for a new version: a ladder holds each
 rung's moves on a few fixed positions (:class:`Fingerprints`), which the tests play again.
 
@@ -32,16 +35,21 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import os
 import re
 import stat
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from agents.arena.plan import GameTask, RunConfig, program_limits, round_robin
-from agents.arena.stats import elo_ratings
+import numpy as np
+
+from agents.arena.plan import GameTask, RunConfig, pairing_tasks, program_limits, round_robin
+from agents.arena.record_rules import DrawnRule
+from agents.arena.results import Record
+from agents.arena.stats import elo_ratings, summarize_pairings
 from agents.files import game_files, game_folder, write_text_atomically
 from agents.json_schema import check_json, parse_json
 from agents.options import EXEC, parse_spec
@@ -55,14 +63,19 @@ __all__ = [
     "ANCHOR_RATING",
     "DEFAULT_GAMES_PER_PAIRING",
     "DEFAULT_OPENING_PLIES",
+    "DEFAULT_PAIR_GAMES",
     "LADDER_VERSION",
     "MAX_LADDER_BYTES",
     "Calibration",
     "Fingerprints",
     "Ladder",
+    "NeighbourError",
     "Rung",
+    "calibration_games",
+    "calibration_stage",
     "calibration_tasks",
     "find_ladder",
+    "fit_calibration",
     "fit_ratings",
     "ladder_games",
     "ladder_name",
@@ -71,6 +84,7 @@ __all__ = [
     "ladder_version",
     "load_ladder",
     "names_rules",
+    "neighbour_errors",
     "new_ladder",
     "setting_name",
     "shipped_ladders",
@@ -88,7 +102,17 @@ KIND = "ladders"
 NEW_LADDER_SEED = 2026
 """The base seed of a new ladder's games (that of the ladders first shipped)."""
 DEFAULT_GAMES_PER_PAIRING = 16
-"""Games of each pair of rungs in a new ladder's round robin."""
+"""Games of each pair of rungs in a new first-version ladder's round robin (its whole
+calibration)."""
+DEFAULT_STAGED_GAMES_PER_PAIRING = 2
+"""Games of each pair of rungs in the round robin that opens a staged calibration (a later
+version's): one opening from both seats, enough to order the rungs."""
+DEFAULT_PAIR_GAMES = 120
+"""Games of each pair of neighbouring rungs (by rating) in a staged calibration: about 25
+Elo points of standard error between neighbours less than 200 apart."""
+NEIGHBOUR_REACH = 2
+"""How far apart in rating order two rungs of a staged calibration play beyond its opening
+round robin: neighbours (1) and next neighbours (2)."""
 DEFAULT_OPENING_PLIES = 2
 """Random legal actions that open each game of a new ladder."""
 
@@ -117,14 +141,20 @@ class Rung:
 
 @dataclass(frozen=True)
 class Calibration:
-    """How a ladder's ratings were made: a round robin of its rungs.
+    """How a ladder's ratings were made: a round robin of its rungs, then (when
+    ``pair_games``) stages of games between neighbours (:func:`calibration_stage`).
 
     Attributes:
-        games_per_pairing: games each pair of rungs played (openings from both seats).
-        seed: the round robin's base seed.
+        games_per_pairing: games each pair of rungs played in the round robin (openings
+            from both seats).
+        seed: the games' base seed.
         num_games: games behind the ratings.
         command: the command that plays it again.
         date: when it was played (ISO date).
+        pair_games: 0 for a calibration that is the round robin alone, fitted with a
+            virtual draw per pairing (v1); else the games of each pair of neighbouring
+            rungs by rating (a quarter of them for next neighbours), fitted by maximum
+            likelihood without a prior, with the ratings' covariance.
     """
 
     games_per_pairing: int
@@ -132,6 +162,7 @@ class Calibration:
     num_games: int = 0
     command: str = ""
     date: str = ""
+    pair_games: int = 0
 
 
 @dataclass(frozen=True)
@@ -226,25 +257,38 @@ class Ladder:
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
     def run_config(self, **options: Any) -> RunConfig:
-        """The :class:`RunConfig` of games on this ladder: its rules and openings, no clock
+        """The :class:`RunConfig` of games on this ladder: its rules (a rule drawn per game
+        as a :class:`~agents.arena.record_rules.DrawnRule`) and openings, no clock
         (``options``, such as ``workers`` or a ``time_budget`` cap, are passed on)."""
         options.setdefault("time_budget", None)
         return RunConfig(
-            game_name=self.game, params=self.params, opening_plies=self.opening_plies, **options
+            game_name=self.game, params=run_params(self.params),
+            opening_plies=self.opening_plies, **options,
         )
 
-    def with_ratings(self, ratings: dict[str, float], calibration: Calibration) -> Ladder:
-        """This ladder with the rungs rated by ``ratings``."""
+    def with_ratings(
+        self,
+        ratings: dict[str, float],
+        calibration: Calibration,
+        covariance: Sequence[Sequence[float]] | None = None,
+    ) -> Ladder:
+        """This ladder with the rungs rated by ``ratings`` (rounded to tenths of a point),
+        and the covariance given (rounded alike)."""
         rungs = tuple(Rung(spec, round(ratings[spec], 1)) for spec in self.specs)
-        return replace(self, rungs=rungs, calibration=calibration)
+        matrix = None if covariance is None else tuple(
+            tuple(round(float(value), 1) for value in row) for row in covariance
+        )
+        return replace(self, rungs=rungs, calibration=calibration, covariance=matrix)
 
     def to_json(self) -> str:
         """The ladder as the JSON its file holds (no ``fingerprints`` or ``covariance`` when
-        None)."""
+        None, no calibration's ``pair_games`` when 0)."""
         data = asdict(self)
         for optional in ("fingerprints", "covariance"):
             if data[optional] is None:
                 del data[optional]
+        if not data["calibration"]["pair_games"]:
+            del data["calibration"]["pair_games"]
         return json.dumps(data, indent=2) + "\n"
 
 
@@ -583,19 +627,26 @@ def new_ladder(
     specs: Sequence[str],
     *,
     version: str | int | None = None,
-    games_per_pairing: int = DEFAULT_GAMES_PER_PAIRING,
+    games_per_pairing: int | None = None,
     opening_plies: int = DEFAULT_OPENING_PLIES,
+    pair_games: int | None = None,
 ) -> Ladder:
-    """A ladder of ``game`` under ``params`` (its defaults fill the rest) with the rungs
-    ``specs``, to be rated by its round robin (every rung rated :data:`ANCHOR_RATING` until
-    then), checked as a file is: the specs given are allowed rungs (a program, a dotted
-    path).
+    """A ladder of ``game`` under ``params`` (its defaults fill the rest; a rule drawn per
+    game, :class:`~agents.arena.record_rules.DrawnRule` or its text ``"6-12"``, is drawn
+    from each game's seed) with the rungs ``specs``, to be rated by its calibration (every
+    rung rated :data:`ANCHOR_RATING` until then), checked as a file is: the specs given are
+    allowed rungs (a program, a dotted path).
 
     Args:
         version: its version; None: the one after the game's newest shipped ladder (``v1``
             for a game without one).
-        games_per_pairing: games of each pair of rungs in the round robin (even).
+        games_per_pairing: games of each pair of rungs in the round robin (even); None:
+            :data:`DEFAULT_GAMES_PER_PAIRING` for a first version, else
+            :data:`DEFAULT_STAGED_GAMES_PER_PAIRING`.
         opening_plies: random legal actions that open each game.
+        pair_games: games of each pair of neighbouring rungs (even; 0: the round robin
+            alone); None: 0 for a first version (:data:`LADDER_VERSION`), else
+            :data:`DEFAULT_PAIR_GAMES`.
 
     Raises:
         ValueError: for rules that are not the game's, or a ladder the reader would refuse
@@ -604,10 +655,18 @@ def new_ladder(
     if version is None:
         versions = [_version_number(ladder.version) for ladder in shipped_ladders(game)]
         version = f"v{max(versions, default=0) + 1}"
+    version = ladder_version(version)
+    staged = names_rules(version)  # a version after the first: neighbours, fitted without prior
+    if pair_games is None:
+        pair_games = DEFAULT_PAIR_GAMES if staged else 0
+    if games_per_pairing is None:
+        games_per_pairing = (
+            DEFAULT_STAGED_GAMES_PER_PAIRING if pair_games else DEFAULT_GAMES_PER_PAIRING
+        )
     ladder = Ladder(
-        game, ladder_version(version), game_params(game, dict(params or {})), opening_plies,
+        game, version, game_params(game, dict(params or {})), opening_plies,
         NEW_LADDER_SEED, tuple(Rung(spec, ANCHOR_RATING) for spec in specs),
-        Calibration(games_per_pairing, 1),
+        Calibration(games_per_pairing, 1, pair_games=pair_games),
     )
     try:
         check_json(json.loads(ladder.to_json()), _schema(), "the ladder")
@@ -677,17 +736,99 @@ def write_ladder(ladder: Ladder, path: Path) -> None:
 
 
 def calibration_tasks(ladder: Ladder) -> list[GameTask]:
-    """The round robin that rates the rungs: every pair, openings from both seats."""
+    """The round robin that opens a ladder's calibration (a first version's whole one):
+    every pair, openings from both seats."""
     calibration = ladder.calibration
     return round_robin(ladder.specs, calibration.games_per_pairing, calibration.seed,
                        paired_seeds=True)
+
+
+def calibration_stage(ladder: Ladder, records: Sequence[Record]) -> list[GameTask]:
+    """The games of a calibration's next stage, after the games ``records`` of the stages
+    before (in their order); none when it is done.
+
+    The first stage is the round robin (:func:`calibration_tasks`), the whole calibration
+    of a ladder without ``pair_games``. Each later stage orders the rungs by the ratings
+    the games so far give (a virtual draw per pairing keeping them finite:
+    :func:`fit_ratings`; ties by the rungs' order) and plays each pair of neighbours up to
+    ``pair_games`` games (the top pair twice as many: the top rung has no neighbour above
+    to place it, where the bottom one's is the anchor, whose rating is fixed), each pair of
+    next neighbours up to a quarter of them, at most a quarter of ``pair_games`` more per
+    pair a stage, so that an order that changes on more games spends the next games on the
+    new neighbours. A pair's games extend its round
+    robin's (numbers and seeds: :func:`~agents.arena.plan.pairing_tasks`). A stage depends
+    only on the games before it: a resumed calibration plays the same games, and
+    :func:`calibration_games` replays the schedule of a finished one.
+    """
+    calibration = ladder.calibration
+    if not records:
+        return calibration_tasks(ladder)
+    if not calibration.pair_games:
+        return []
+    played: dict[frozenset[str], int] = {}
+    for record in records:
+        key = frozenset(record["pairing"])
+        played[key] = played.get(key, 0) + 1
+    ratings = fit_ratings(records)
+    order = sorted(ladder.specs, key=lambda spec: (ratings[spec], ladder.specs.index(spec)))
+    step = _even(calibration.pair_games // 4)
+    tasks: list[GameTask] = []
+    for first, second in _pairs_by_file_order(ladder, order):
+        distance = abs(order.index(first) - order.index(second))
+        target = calibration.pair_games if distance == 1 else _even(calibration.pair_games // 4)
+        if distance == 1 and order[-1] in (first, second):
+            target *= 2  # the top rung has one neighbour to place it: as many games as two
+        have = played.get(frozenset((first, second)), 0)
+        if have < target:
+            tasks += pairing_tasks((first, second), range(have, min(target, have + step)),
+                                   calibration.seed, paired_seeds=True)  # fmt: skip
+    return tasks
+
+
+def _even(games: int) -> int:
+    """``games`` rounded down to an even number, at least 2 (whole pairs of seats)."""
+    return max(games - games % 2, 2)
+
+
+def _pairs_by_file_order(ladder: Ladder, order: Sequence[str]) -> list[tuple[str, str]]:
+    """The pairs of rungs at most :data:`NEIGHBOUR_REACH` apart in ``order``, each as the
+    round robin has it (its rungs in file order), in the order of the weaker rung."""
+    pairs = []
+    for i, weaker in enumerate(order):
+        for stronger in order[i + 1 : i + 1 + NEIGHBOUR_REACH]:
+            pair = sorted((weaker, stronger), key=ladder.specs.index)
+            pairs.append((pair[0], pair[1]))
+    return pairs
+
+
+def calibration_games(
+    ladder: Ladder, play: Callable[[list[GameTask]], list[Record]]
+) -> list[Record]:
+    """The games of the ladder's whole calibration, stage after stage
+    (:func:`calibration_stage`), each stage's games from ``play`` (which plays them, or
+    finds them among a finished calibration's), in the stages' order.
+
+    Raises:
+        ValueError: when ``play`` gives fewer games than asked (games left unplayed).
+    """
+    records: list[Record] = []
+    while tasks := calibration_stage(ladder, records):
+        played = play(tasks)
+        if len(played) < len(tasks):
+            raise ValueError(
+                f"{len(tasks) - len(played)} games of the {ladder.name}'s calibration were "
+                "left unplayed; run again with --resume"
+            )
+        records += played
+    return records
 
 
 def fit_ratings(records: Sequence[dict[str, Any]]) -> dict[str, float]:
     """The rungs' ratings from the round robin's games, with ``random`` at the anchor.
 
     Bradley-Terry by maximum likelihood (:func:`agents.arena.stats.elo_ratings`, a virtual
-    draw per pairing keeping a rung that won every game finite).
+    draw per pairing keeping a rung that won every game finite): a first version's
+    ratings, and the order of a staged calibration's rungs between its stages.
 
     Raises:
         ValueError: if ``random`` played no game.
@@ -699,6 +840,165 @@ def fit_ratings(records: Sequence[dict[str, Any]]) -> dict[str, float]:
     return {spec: rating + shift for spec, rating in ratings.items()}
 
 
+ELO_SLOPE = math.log(10) / 400
+"""d log-odds / d rating: a game's win probability is ``1 / (1 + 10 ** (-difference / 400))``."""
+
+
+def fit_calibration(
+    ladder: Ladder, records: Sequence[Record]
+) -> tuple[dict[str, float], list[list[float]] | None]:
+    """The rungs' ratings from the calibration's games, and their covariance (None for a
+    calibration without ``pair_games``, fitted by :func:`fit_ratings`).
+
+    A staged calibration is fitted by plain maximum likelihood: the Bradley-Terry model on
+    the logistic Elo scale (draws as half wins), no prior and no virtual draw, with
+    ``random`` fixed at :data:`ANCHOR_RATING` (Newton's method from :func:`fit_ratings`).
+    The covariance is the inverse of the Fisher information of the other rungs' ratings
+    at the estimate (Elo points squared; the anchor's row and column zero).
+
+    Raises:
+        ValueError: if the estimate is not finite: some rungs took no point from the others
+            (or played none of them), naming them.
+    """
+    if not ladder.calibration.pair_games:
+        return fit_ratings(records), None
+    specs = ladder.specs
+    index = {spec: i for i, spec in enumerate(specs)}
+    games, scores = np.zeros((len(specs), len(specs))), np.zeros((len(specs), len(specs)))
+    for summary in summarize_pairings(records):
+        i, j = index[summary.first], index[summary.second]
+        games[i, j] = games[j, i] = summary.num_games
+        scores[i, j], scores[j, i] = summary.score, summary.num_games - summary.score
+    _check_connected(specs, scores)
+    start = fit_ratings(records)
+    ratings = np.array([start[spec] for spec in specs])
+    ratings[index[ANCHOR]] = ANCHOR_RATING  # exactly: the shift may leave a last bit
+    free = np.arange(len(specs)) != index[ANCHOR]
+    for _ in range(200):
+        win = 1 / (1 + 10 ** ((ratings[None, :] - ratings[:, None]) / 400))
+        gradient = ELO_SLOPE * (scores - games * win).sum(axis=1)
+        information = _information(games, win)
+        step = np.linalg.solve(information[np.ix_(free, free)], gradient[free])
+        ratings[free] += np.clip(step, -400, 400)  # a damped step: far starts stay stable
+        if np.abs(step).max() < 1e-9:
+            break
+    else:
+        raise ValueError("the maximum-likelihood fit did not converge in 200 Newton steps")
+    win = 1 / (1 + 10 ** ((ratings[None, :] - ratings[:, None]) / 400))
+    covariance = np.zeros((len(specs), len(specs)))
+    covariance[np.ix_(free, free)] = np.linalg.inv(_information(games, win)[np.ix_(free, free)])
+    covariance = (covariance + covariance.T) / 2  # symmetric to the last bit
+    rated = {spec: float(ratings[i]) for spec, i in index.items()}
+    return rated, [[float(value) for value in row] for row in covariance]
+
+
+def _information(games: Any, win: Any) -> Any:
+    """The Fisher information of the ratings (per Elo point squared): a graph Laplacian,
+    each pair's games weighted by ``p (1 - p)``."""
+    weights = ELO_SLOPE**2 * games * win * (1 - win)
+    return np.diag(weights.sum(axis=1)) - weights
+
+
+def _check_connected(specs: Sequence[str], scores: Any) -> None:
+    """Refuse games whose maximum-likelihood ratings are not finite: some rungs took no
+    point (a win or a draw) from the others, or the others none from them (Zermelo: the
+    estimate is finite iff every rung reaches every other by "took a point from")."""
+    anchor = specs.index(ANCHOR)
+    for took, outcome in ((scores, "won"), (scores.T, "lost")):
+        reached, frontier = {anchor}, [anchor]
+        while frontier:
+            i = frontier.pop()
+            for j in map(int, np.flatnonzero(took[i] > 0)):
+                if j not in reached:
+                    reached.add(j)
+                    frontier.append(j)
+        if len(reached) < len(specs):
+            apart = ", ".join(repr(specs[i]) for i in range(len(specs)) if i not in reached)
+            others = ", ".join(repr(specs[i]) for i in sorted(reached))
+            raise ValueError(
+                f"{apart} {outcome} every game they played against {others}, so the ratings "
+                "have no finite maximum-likelihood estimate; play more games (--pair-games) "
+                "or add a rung between"
+            )
+
+
+class NeighbourError(NamedTuple):
+    """A rung's rating against its neighbours by rating (Elo points).
+
+    Attributes:
+        gap: its rating less that of the rung rated next below (0 for the weakest).
+        gap_error: the standard error of that difference.
+        error: the standard error of its rating given its neighbours' (the rungs rated next
+            below and above it, the anchor's fixed): how well its games against them place
+            it (0 for the anchor).
+    """
+
+    gap: float
+    gap_error: float
+    error: float
+
+
+def neighbour_errors(ladder: Ladder) -> dict[str, NeighbourError]:
+    """Each rung's :class:`NeighbourError`, by spec in rating order, from the ladder's
+    covariance (taken as that of normal estimates: the conditional variance given the
+    neighbours is ``S_ii - S_iN S_NN^-1 S_Ni``).
+
+    Raises:
+        ValueError: for a ladder without a covariance.
+    """
+    if ladder.covariance is None:
+        raise ValueError(f"the {ladder.name} publishes no covariance")
+    matrix = np.array(ladder.covariance)
+    order = sorted(range(len(ladder.rungs)), key=lambda i: ladder.rungs[i].rating)
+    errors = {}
+    for place, i in enumerate(order):
+        below = order[place - 1] if place else None
+        gap = gap_error = 0.0
+        if below is not None:
+            gap = ladder.rungs[i].rating - ladder.rungs[below].rating
+            gap_error = _root(matrix[i, i] + matrix[below, below] - 2 * matrix[i, below])
+        known = [j for j in order[max(place - 1, 0) : place + 2]
+                 if j != i and matrix[j, j] > 0]  # fmt: skip  # the anchor's is fixed already
+        variance = matrix[i, i]
+        if known:
+            across = matrix[i, known]
+            variance -= across @ np.linalg.solve(matrix[np.ix_(known, known)], across)
+        errors[ladder.rungs[i].spec] = NeighbourError(gap, gap_error, _root(variance))
+    return errors
+
+
+def _root(variance: float) -> float:
+    """A standard error from a variance (rounding may leave it a hair below 0)."""
+    return math.sqrt(max(float(variance), 0.0))
+
+
 def game_params(game: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Every rule parameter of ``game`` played with ``params`` (its defaults fill the rest)."""
-    return played_params(get_game(game), params)
+    """Every rule parameter of ``game`` played with ``params`` (its defaults fill the rest),
+    as a ladder's file holds them: a rule drawn per game (a
+    :class:`~agents.arena.record_rules.DrawnRule`, or its text) as its text, ``"6-12"``.
+
+    Raises:
+        ValueError: for rules the game does not take (a drawn one checked at its ends).
+    """
+    given = dict(params or {})
+    drawn = {name: rule for name, value in given.items()
+             if (rule := _drawn(value)) is not None}  # fmt: skip
+    for end in ("low", "high"):
+        played = played_params(
+            get_game(game), given | {name: getattr(rule, end) for name, rule in drawn.items()}
+        )
+    return played | {name: str(rule) for name, rule in drawn.items()}
+
+
+def run_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    """A ladder's rules as :class:`~agents.arena.plan.RunConfig` takes them: a rule drawn
+    per game (its text, ``"6-12"``) as a :class:`~agents.arena.record_rules.DrawnRule`."""
+    return {name: _drawn(value) or value for name, value in params.items()}
+
+
+def _drawn(value: Any) -> DrawnRule | None:
+    """The rule drawn per game that ``value`` is (a :class:`DrawnRule` or its text
+    ``"LOW-HIGH"``); None for a plain rule value."""
+    if isinstance(value, DrawnRule):
+        return value
+    return DrawnRule.parse(value) if isinstance(value, str) else None

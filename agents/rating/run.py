@@ -2,7 +2,8 @@
 
 The games are fixed by the ladder, not by the policy: the ``k``-th pair of games against a
 rung opens from the seed ``derive_seed(ladder.seed, seed, rung, k)``, once from each seat.
-They are played in rounds (:func:`schedule_round`): the first plays one pair against every
+They are played in rounds (:func:`schedule_round`), by one pool of workers and into one
+results file for the whole rating: the first plays one pair against every
 rung; each later one plays a pair against each of the :data:`RUNGS_PER_ROUND` rungs rated
 nearest the policy's estimate so far. A round depends only on the results of the rounds
 before it, so the workers, the backend or a resumed run cannot change which games are
@@ -37,7 +38,7 @@ from agents.arena.pairs import pair_groups
 from agents.arena.plan import MAX_SECONDS, GameTask, RunConfig
 from agents.arena.replays import replay_record
 from agents.arena.results import Record, read_results
-from agents.arena.tournament import run_games
+from agents.arena.tournament import game_session
 from agents.files import locked_folder, write_text_atomically
 from agents.rating.card_format import CARD_FORMAT, check_card, environment, machine
 from agents.rating.estimate import (
@@ -434,34 +435,49 @@ def _play_rounds(
     check: bool,
     say: Say,
 ) -> list[Record]:
-    """Play the run's rounds into ``output``; every game's record."""
-    spec, seed, games, files = run["spec"], run["seed"], run["games"], run["files"]
+    """Play the run's rounds into ``output``, one results file and one pool of workers for
+    them all (:func:`~agents.arena.tournament.game_session`); every game's record."""
+    games, files = run["games"], run["files"]
     records: list[Record] = []
     pairs: dict[str, int] = {}
-    while len(records) < games:
-        scores = [(record["pairing"][1], policy_score(record)) for record in records]
-        rungs = schedule_round(ladder, scores, games - len(records))
-        tasks = round_tasks(ladder, spec, seed, rungs, pairs)
-        if not tasks:  # no game would ever be played: the loop would not end
-            raise ValueError(f"the {ladder.name} has no rung to play against; a ladder needs one")
-        _check_files(files, output)
-        first = not records
-        played = run_games(
-            tasks, output / RESULTS_FILE, config, resume=resume or not first,
-            overwrite=overwrite and first, check=check and first, progress=False,
-            on_start=(lambda: _claim(output, run)) if first else None,
-            before_record=lambda record: _check_files(files, output),
-        )
-        if len(played) < len(tasks):
-            raise ValueError(
-                f"{len(tasks) - len(played)} games were left unplayed (the machine stalled "
-                "them again and again); run again with --resume"
-            )
-        records.extend(played)
-        for rung in rungs:
-            pairs[rung] = pairs.get(rung, 0) + 1
-        say(_round_note(ladder, records, rungs))
-    return records
+    rungs, tasks = _next_round(ladder, run, records, pairs)
+    _check_files(files, output)
+    with game_session(
+        output / RESULTS_FILE, config, tasks, resume=resume, overwrite=overwrite, check=check,
+        progress=False, on_start=lambda: _claim(output, run),
+        before_record=lambda record: _check_files(files, output),
+    ) as session:
+        while True:
+            played = session.play(tasks)
+            if len(played) < len(tasks):
+                raise ValueError(
+                    f"{len(tasks) - len(played)} games were left unplayed (the machine stalled "
+                    "them again and again); run again with --resume"
+                )
+            records.extend(played)
+            for rung in rungs:
+                pairs[rung] = pairs.get(rung, 0) + 1
+            say(_round_note(ladder, records, rungs))
+            if len(records) >= games:
+                return records
+            rungs, tasks = _next_round(ladder, run, records, pairs)
+            _check_files(files, output)
+
+
+def _next_round(
+    ladder: Ladder, run: dict[str, Any], records: Sequence[Record], pairs: dict[str, int]
+) -> tuple[list[str], list[GameTask]]:
+    """The rungs of the run's next round (:func:`schedule_round`) and its games.
+
+    Raises:
+        ValueError: for a round without a game (the loop would never end).
+    """
+    scores = [(record["pairing"][1], policy_score(record)) for record in records]
+    rungs = schedule_round(ladder, scores, run["games"] - len(records))
+    tasks = round_tasks(ladder, run["spec"], run["seed"], rungs, pairs)
+    if not tasks:
+        raise ValueError(f"the {ladder.name} has no rung to play against; a ladder needs one")
+    return rungs, tasks
 
 
 def _check_files(files: Mapping[str, str], output: Path) -> None:

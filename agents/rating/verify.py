@@ -10,7 +10,8 @@ its games give. What describes the run rather than its games (the package's vers
 commit, the date, the software and the machine) is not compared. A comparison's card
 (:mod:`agents.rating.comparison`) is checked the same way: its games must be the pairs of
 its specs on its ladder's openings, and its test is walked afresh over them.
-:func:`verify_ladder` does the same for a calibrated ladder and its round robin's games.
+:func:`verify_ladder` does the same for a calibrated ladder and its calibration's games
+(the ratings, and the covariance a later version publishes).
 
 Example:
     >>> verify_card(Path("results/rate/trap-greedy"))  # doctest: +SKIP
@@ -24,16 +25,18 @@ import re
 from pathlib import Path
 from typing import Any
 
+from agents.arena.plan import GameTask
 from agents.arena.replays import replay_record
 from agents.arena.results import Record, read_results
 from agents.folder_walk import read_regular_file
 from agents.json_schema import parse_json
+from agents.rating.calibrate import calibration_records
 from agents.rating.card_format import check_card
 from agents.rating.cards import MAX_CARD_BYTES, card_ladder, ladders_by_identity, read_card
 from agents.rating.comparison import SprtTest, comparison_tasks, walk_of_records
 from agents.rating.comparison import make_card as make_comparison_card
 from agents.rating.estimate import LIKELIHOOD_RATIO, METHOD, METHODS
-from agents.rating.ladder import Ladder, calibration_tasks, fit_ratings, load_ladder
+from agents.rating.ladder import Ladder, calibration_games, fit_calibration, load_ladder
 from agents.rating.run import (
     CARD_FILE,
     DEFAULT_CPU_CAP,
@@ -140,9 +143,13 @@ def _verify_comparison(folder: Path, ladder_file: Path | None) -> list[str]:
 
 
 def verify_ladder(folder: Path, ladder_file: Path | None = None) -> list[str]:
-    """What of a calibrated ladder its round robin's games (``folder/results.jsonl``) do not
-    give: one line per rung whose rating differs (and per game that is missing, not the
-    round robin's, or does not replay); empty when they agree.
+    """What of a calibrated ladder its calibration's games (``folder/results.jsonl``, or
+    packed: :func:`~agents.rating.calibrate.calibration_records`) do not give: one line per
+    rung whose rating differs, for a covariance that differs (and per game that is missing,
+    not the calibration's, or does not replay); empty when they agree.
+
+    The schedule is played again over the games (:func:`~agents.rating.ladder.calibration_games`):
+    each stage's games must be there, with their seeds, and no other.
 
     Args:
         folder: a calibration's folder.
@@ -153,30 +160,46 @@ def verify_ladder(folder: Path, ladder_file: Path | None = None) -> list[str]:
     """
     path = ladder_file or folder / LADDER_FILE
     ladder = load_ladder(_game_named(path), path)
-    records = _games(folder)
-    tasks = {task.game_id: task for task in calibration_tasks(ladder)}
-    by_id = {record["game_id"]: record for record in records}
-    for game_id, task in tasks.items():
-        record = by_id.get(game_id)
-        if record is None or (record["seed"], record["pairing"]) != (task.seed, list(task.pairing)):
-            return [f"game {game_id!r} of the {ladder.name}'s round robin is not among its "
-                    "games (or has another seed or pairing)"]  # fmt: skip
-    if len(by_id) != len(tasks):
-        return [f"its games hold {len(by_id) - len(tasks)} that are not the round robin's"]
+    by_id = {record["game_id"]: record for record in calibration_records(folder)}
+    try:
+        records = calibration_games(ladder, lambda tasks: [_recorded(by_id, task, ladder)
+                                                           for task in tasks])  # fmt: skip
+    except ValueError as error:
+        return [str(error)]
+    if len(by_id) != len(records):
+        return [f"its games hold {len(by_id) - len(records)} that are not the calibration's"]
     problems = [problem for record in records if (problem := _replay_problem(record))]
-    ratings = fit_ratings(records)
+    try:
+        ratings, covariance = fit_calibration(ladder, records)
+    except ValueError as error:
+        return [*problems, f"its games give no ratings: {error}"]
+    remade = ladder.with_ratings(ratings, ladder.calibration, covariance)
     problems += [
-        f"rung {rung.spec!r}: the ladder says {rung.rating}, its games give "
-        f"{round(ratings[rung.spec], 1)}"
-        for rung in ladder.rungs
-        if rung.rating != round(ratings[rung.spec], 1)
+        f"rung {rung.spec!r}: the ladder says {rung.rating}, its games give {remade_rung.rating}"
+        for rung, remade_rung in zip(ladder.rungs, remade.rungs, strict=True)
+        if rung.rating != remade_rung.rating
     ]
+    if ladder.covariance != remade.covariance:
+        problems.append("covariance: the ladder's is not the one its games give")
     if ladder.calibration.num_games and ladder.calibration.num_games != len(records):
         problems.append(
             f"calibration.num_games: the ladder says {ladder.calibration.num_games}, its "
             f"games are {len(records)}"
         )
     return problems
+
+
+def _recorded(by_id: dict[str, Record], task: GameTask, ladder: Ladder) -> Record:
+    """The recorded game of ``task``.
+
+    Raises:
+        ValueError: for a game that is not there, or has another seed or pairing.
+    """
+    record = by_id.get(task.game_id)
+    if record is None or (record["seed"], record["pairing"]) != (task.seed, list(task.pairing)):
+        raise ValueError(f"game {task.game_id!r} of the {ladder.name}'s calibration is not "
+                         "among its games (or has another seed or pairing)")  # fmt: skip
+    return record
 
 
 def _game_named(path: Path) -> str:

@@ -847,3 +847,22 @@ def test_an_old_run_resumed_with_other_rules_is_refused_naming_each(tmp_path, ca
     argv = [*old_run("trap-sizes-6-8"), "--output", str(folder), "--resume"]
     assert cli.main([*argv, "--board-size", "6-7"]) == 2
     assert "board_size 6-8 there, 6-7 now; decay 0 there, 50 now" in capsys.readouterr().err
+
+
+def test_a_session_plays_batch_after_batch_on_one_pool_and_file(tmp_path, monkeypatch):
+    started = []
+    start = pool.WorkerPool._start
+    monkeypatch.setattr(pool.WorkerPool, "_start", lambda self: started.append(1) or start(self))
+    config = RunConfig(game_name="trap", params={"board_size": 4}, workers=1, time_budget=None)
+    tasks = round_robin(["random", "greedy"], 4, seed=3)
+    path = tmp_path / "results.jsonl"
+    with tournament.game_session(path, config, tasks[:2], progress=False) as session:
+        first = session.play(tasks[:2])
+        second = session.play(tasks[1:])  # the game played already is not played again
+    assert len(started) == 1  # one worker, kept from one batch to the next
+    assert [r["game_id"] for r in first + second] == [t.game_id for t in tasks[:2] + tasks[1:]]
+    alone = run_games(tasks, tmp_path / "alone.jsonl", dataclasses.replace(config, workers=0),
+                      progress=False)  # fmt: skip
+    plays = [(r["game_id"], r["winner"], r["actions"]) for r in alone]
+    assert [(r["game_id"], r["winner"], r["actions"]) for r in first + second[1:]] == plays
+    assert len(path.read_text().splitlines()) == 4

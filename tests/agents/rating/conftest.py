@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from trap_scripts import rate as rate_cli
 
 from agents import files
 from agents.rating import ladder
@@ -27,3 +28,20 @@ def ladders_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     ladder._shipped.cache_clear()
     yield root
     ladder._shipped.cache_clear()
+
+
+STAGED = ["--calibrate", "--rungs", "random", "epsilon-greedy:epsilon=0.75",
+          "epsilon-greedy:epsilon=0.5", "--game", "trap", "--board-size", "4", "--ladder-version",
+          "2", "--pair-games", "8", "--workers", "0"]  # fmt: skip
+"""A v2 ladder of Trap! 4x4 of three weak rungs (each takes points from the others), in
+stages: a round robin of 2 games a pair, then 8 games a pair of neighbours (16 the top pair:
+30 games)."""
+
+
+@pytest.fixture(scope="session")
+def calibrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny staged calibration's folder (:data:`STAGED`), its games packed."""
+    folder = tmp_path_factory.mktemp("calibrated")
+    assert rate_cli.main([*STAGED, "--output", str(folder), "--ladder-out",
+                          str(folder / "ladder.json")]) == 0  # fmt: skip
+    return folder

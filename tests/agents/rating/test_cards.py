@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from agents.rating import cards
 from agents.rating.cards import ladders_by_identity, leaderboard, read_card
-from agents.rating.ladder import Ladder, Rung, ladder_games, load_ladder
+from agents.rating.ladder import ANCHOR, Ladder, Rung, ladder_games, load_ladder, write_ladder
 from tests.support.results_roots import (
     as_format_1,
     card_of,
@@ -267,3 +267,23 @@ def test_any_card_file_is_read_or_refused_with_a_value_error(files: list[bytes])
     rows = [row for ladder in board.boards.values() for row in ladder.rows] + board.apart
     assert len(rows) + len(board.notes) == len(files)
     json.dumps(dataclasses.asdict(board), allow_nan=False, ensure_ascii=False).encode("utf-8")
+
+
+def test_cards_of_a_v1_and_a_v2_of_the_same_rules_are_never_ranked_together(
+    tmp_path: Path, ladders_root: Path
+) -> None:
+    v2 = dataclasses.replace(OTHELLO, version="v2", covariance=tuple(
+        tuple(0.0 if ANCHOR in (i, j) else 100.0 * (i == j) for j in OTHELLO.specs)
+        for i in OTHELLO.specs
+    ))  # the same rules, rungs and ratings: another version, another scale
+    for ladder in (OTHELLO, v2):
+        write_ladder(ladder, ladders_root / "othello" / "ladders" / f"{ladder.file_stem}.json")
+    write_card(tmp_path / "one", card_of(OTHELLO, "one", {GREEDY: (3, 1, 0)}))
+    write_card(tmp_path / "two", card_of(v2, "two", {GREEDY: (3, 1, 0)}))
+    board = leaderboard(tmp_path)
+    assert ranked(board, OTHELLO) == ["one"] and ranked(board, v2) == ["two"]
+    assert board.boards[v2.identity].name == "othello 8x8 ladder v2"
+    assert [row.line.split(":")[0] for row in board.boards[v2.identity].rows] == [
+        "othello 8x8 ladder v2"
+    ]  # the line names the setting
+    assert not board.apart and not board.notes

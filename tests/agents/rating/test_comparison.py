@@ -263,5 +263,5 @@ def test_fuzzed_compare_lines_start_a_run_or_are_one_line(tmp_path_factory, argv
     with contextlib.chdir(tmp_path_factory.mktemp("compare")), \
             mock.patch.object(rate_cli, "compare", raise_run_started), \
             mock.patch.object(rate_cli, "rate_spec", raise_run_started), \
-            mock.patch.object(rate_cli, "run_games", raise_run_started):  # fmt: skip
+            mock.patch.object(rate_cli, "calibrate_ladder", raise_run_started):  # fmt: skip
         check_command(rate_cli.main, [*argv, "--workers", "0"], "trap-rate")

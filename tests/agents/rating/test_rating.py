@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import lzma
 import math
 import runpy
 import zipfile
@@ -15,6 +16,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from trap_scripts import rate as rate_cli
 
+from agents.arena import pool
+from agents.arena.tournament import run_games
 from agents.rating import (
     estimate_rating,
     ladder_games,
@@ -23,7 +26,13 @@ from agents.rating import (
     rate_spec,
     shipped_ladders,
 )
-from agents.rating.estimate import LIKELIHOOD_RATIO, ONE_SIDED, TWO_SIDED, expected_score
+from agents.rating.calibrate import calibrate_ladder
+from agents.rating.estimate import (
+    LIKELIHOOD_RATIO,
+    ONE_SIDED,
+    TWO_SIDED,
+    expected_score,
+)
 from agents.rating.fingerprint import fingerprints_of
 from agents.rating.ladder import (
     ANCHOR,
@@ -36,8 +45,9 @@ from agents.rating.ladder import (
     new_ladder,
     write_ladder,
 )
-from agents.rating.run import schedule_round
+from agents.rating.run import make_card, policy_score, round_tasks, schedule_round
 from agents.rl.ppo import GAME_MEMBER
+from tests.agents.rating.conftest import STAGED
 from tests.support.cli_fuzz import RunStarted, check_command, command_lines, raise_run_started
 from tests.support.games import SHIPPED
 from trap_env.games import get_game
@@ -232,8 +242,8 @@ TRAP = load_ladder("trap")
 """The shipped ladder of Trap! 7x7 (read before a test points the lookup elsewhere)."""
 
 NEW_RUNGS = ["--calibrate", "--rungs", "random", "greedy", "--game", "trap", "--board-size",
-             "4", "--games-per-pairing", "2", "--workers", "0"]  # fmt: skip
-"""A new ladder of Trap! 4x4 of two rungs, calibrated by two games."""
+             "4", "--games-per-pairing", "2", "--pair-games", "0", "--workers", "0"]  # fmt: skip
+"""A new ladder of Trap! 4x4 of two rungs, calibrated by two games (a round robin alone)."""
 
 
 def test_trap_rate_makes_a_new_ladder_of_the_rungs_given_and_rates_on_it(tmp_path):
@@ -316,6 +326,8 @@ def test_trap_rate_takes_the_ladder_version_as_1_or_v1(version, tmp_path):
         (["random", "--game", "othello", "--rule", "end_rule=course"],
          "no ladder of othello 8x8-end_rule=course; the ladders of othello: 8x8 (v1)"),
         (["random", "--board-size", "7", "--rule", "board_size=7"], "given twice"),
+        (["random", "--game", "colosseum", "--board-size", "6-12"],
+         "no ladder of colosseum 6-12; the ladders of colosseum: 8x8 (v1)"),  # drawn: a setting
         (["random", "--rungs", "random", "greedy"], "--rungs goes with --calibrate"),
         (["--calibrate", "--rungs", "greedy", "epsilon-greedy"],
          "the new ladder of trap 7x7: rungs has no 'random', the anchor"),
@@ -342,7 +354,7 @@ def test_trap_rate_answers_bad_input_in_one_line(argv, message, tmp_path, capsys
 def test_fuzzed_ladder_choices_start_a_run_or_are_one_line(tmp_path_factory, argv):
     with contextlib.chdir(tmp_path_factory.mktemp("rate")), \
             mock.patch.object(rate_cli, "rate_spec", raise_run_started), \
-            mock.patch.object(rate_cli, "run_games", raise_run_started):  # fmt: skip
+            mock.patch.object(rate_cli, "calibrate_ladder", raise_run_started):  # fmt: skip
         check_command(rate_cli.main, [*argv, "--workers", "0"], "trap-rate")
 
 
@@ -379,3 +391,54 @@ def test_the_sb3_example_rates_during_learn_and_after_it(capsys, request):
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0].startswith("step 256: trap ladder v1: ")
     assert lines[-1].startswith("trap ladder v1: ") and lines[-1].endswith("(2 games)")
+
+
+def test_a_rating_plays_its_rounds_on_one_pool_the_games_a_runner_per_round_plays(
+    tmp_path, monkeypatch
+):
+    started = []
+    start = pool.WorkerPool._start
+    monkeypatch.setattr(pool.WorkerPool, "_start", lambda self: started.append(1) or start(self))
+    card = rate_spec(SMALL, "greedy", tmp_path / "one", games=8, run_options={"workers": 1},
+                     say=lambda line: None)
+    assert len(started) == 1  # one worker for the rating's two rounds, not one a round
+    pairs: dict[str, int] = {}
+    records: list[dict] = []  # the rounds as a runner per round played them
+    while len(records) < 8:
+        scores = [(r["pairing"][1], policy_score(r)) for r in records]
+        rungs = schedule_round(SMALL, scores, 8 - len(records))
+        records += run_games(round_tasks(SMALL, "greedy", 0, rungs, pairs),
+                             tmp_path / "rounds.jsonl", SMALL.run_config(workers=0),
+                             resume=bool(records), progress=False)  # fmt: skip
+        pairs.update({rung: pairs.get(rung, 0) + 1 for rung in rungs})
+    assert sorted(game_plays(tmp_path / "one" / "results.jsonl")) == sorted(
+        game_plays(tmp_path / "rounds.jsonl")
+    )
+    remade = make_card(SMALL, "greedy", 0, records)
+    assert without_date(json.loads(remade.to_json())) == without_date(json.loads(card.to_json()))
+
+
+def test_a_staged_calibration_resumes_without_playing_a_game_twice_and_is_rated_on(
+    calibrated, tmp_path
+):
+    assert sorted(path.name for path in calibrated.iterdir()) == [
+        "ladder.json", "results.jsonl.xz", "results.settings.json"
+    ]  # the games packed
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    lines = lzma.decompress((calibrated / "results.jsonl.xz").read_bytes()).splitlines(True)
+    (cut / "results.jsonl").write_bytes(b"".join(lines[:9]))  # stopped in the second stage
+    (cut / "results.settings.json").write_bytes((calibrated / "results.settings.json").read_bytes())
+    assert rate_cli.main([*STAGED, "--output", str(cut), "--ladder-out", str(cut / "ladder.json"),
+                          "--resume"]) == 0  # fmt: skip
+    resumed = lzma.decompress((cut / "results.jsonl.xz").read_bytes()).splitlines(True)
+    assert resumed[:9] == lines[:9] and len(resumed) == len(lines) == 30  # none played again
+    first, again = (load_ladder("trap", folder / "ladder.json") for folder in (calibrated, cut))
+    assert (again.rungs, again.covariance) == (first.rungs, first.covariance)
+    assert first.covariance is not None and first.calibration.num_games == 30
+    assert rate_cli.main(["greedy", "--ladder", str(cut / "ladder.json"), "--games", "2",
+                          "--workers", "0", "--output", str(tmp_path / "rated")]) == 0
+    line = json.loads((tmp_path / "rated" / "card.json").read_text())["line"]
+    assert line.startswith("trap 4x4 ladder v2: ")
+    with pytest.raises(ValueError, match=r"games already \(results.jsonl.xz\); continue"):
+        calibrate_ladder(first, cut)  # packed games are never played over unasked

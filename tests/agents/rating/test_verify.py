@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import lzma
 from pathlib import Path
 
 import pytest
 from trap_scripts import rate as rate_cli
 
 from agents.rating import load_ladder, rate_spec
+from agents.rating.calibrate import PACKED_FILE
 from agents.rating.estimate import LIKELIHOOD_RATIO, METHOD
 from agents.rating.run import make_card
 from agents.rating.verify import verify_card, verify_ladder
@@ -122,17 +124,6 @@ def test_trap_rate_verify_goes_alone(capsys: pytest.CaptureFixture[str], tmp_pat
     assert exit_.value.code == 2 and "--verify goes alone" in capsys.readouterr().err
 
 
-@pytest.fixture(scope="module")
-def calibrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tiny calibration's folder: random and greedy, two games, Trap! 5x5."""
-    folder = tmp_path_factory.mktemp("calibrated")
-    assert rate_cli.main(["--calibrate", "--rungs", "random", "greedy", "--game", "trap",
-                          "--board-size", "5", "--games-per-pairing", "2", "--workers", "0",
-                          "--output", str(folder), "--ladder-out", str(folder / "ladder.json")
-                          ]) == 0  # fmt: skip
-    return folder
-
-
 def test_a_ladder_agrees_with_its_calibration_games(calibrated: Path):
     assert verify_ladder(calibrated) == []
     assert rate_cli.main(["--verify", str(calibrated)]) == 0
@@ -143,7 +134,17 @@ def test_a_ladder_edited_by_hand_does_not_agree(
 ):
     ladder = json.loads((calibrated / "ladder.json").read_text())
     ladder["rungs"][1]["rating"] += 50
+    ladder["covariance"][1][2] = ladder["covariance"][2][1] = 1.0
     edited = tmp_path / "edited.json"
     edited.write_text(json.dumps(ladder))
     assert rate_cli.main(["--verify", str(calibrated), "--ladder", str(edited)]) == 1
-    assert "  rung 'greedy': the ladder says" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "  rung 'epsilon-greedy:epsilon=0.75': the ladder says" in out
+    assert "  covariance: the ladder's is not the one its games give" in out
+
+
+def test_a_calibration_missing_a_game_of_a_stage_does_not_agree(calibrated: Path, tmp_path: Path):
+    lines = lzma.decompress((calibrated / PACKED_FILE).read_bytes()).splitlines(keepends=True)
+    (tmp_path / PACKED_FILE).write_bytes(lzma.compress(b"".join(lines[:-1])))
+    problems = verify_ladder(tmp_path, calibrated / "ladder.json")
+    assert len(problems) == 1 and "calibration is not among its games" in problems[0]

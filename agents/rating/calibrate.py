@@ -1,0 +1,154 @@
+"""Calibrate a ladder: play its calibration stage by stage, fit it, and keep its games packed.
+
+A calibration plays into its folder (by default ``calibration/<game>/<file stem>/`` at the
+top of the checkout, outside the packages): ``results.jsonl`` while it runs, with one
+results file and one pool of workers (or one Ray connection) for all its stages
+(:func:`~agents.arena.tournament.game_session`). The file is its state: a resumed
+calibration replays the schedule (:func:`~agents.rating.ladder.calibration_stage`) over the
+games recorded and plays only the others. Once done, the games are packed into
+``results.jsonl.xz`` (a few hundred kilobytes for thousands of games) and the plain file
+removed; ``--resume`` unpacks them, and :func:`calibration_records` reads either, so that a
+later session resumes or audits (``trap-rate --verify``) the calibration.
+
+Example:
+    >>> ladder = new_ladder("trap", {"board_size": 4}, ["random", "greedy"], version=2)
+    >>> rated = calibrate_ladder(ladder, Path("calibration/trap/v2-4x4"))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import datetime
+import lzma
+import tempfile
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from agents.arena.results import Record, read_results
+from agents.arena.tournament import game_session
+from agents.files import replace_atomically
+from agents.rating.fingerprint import fingerprints_of
+from agents.rating.ladder import (
+    Ladder,
+    calibration_games,
+    calibration_stage,
+    fit_calibration,
+)
+
+__all__ = ["PACKED_FILE", "RESULTS_FILE", "calibrate_ladder", "calibration_records"]
+
+RESULTS_FILE = "results.jsonl"
+PACKED_FILE = "results.jsonl.xz"
+"""A finished calibration's games, packed (xz: LZMA, the same bytes for the same games)."""
+
+
+def calibrate_ladder(
+    ladder: Ladder,
+    output: Path,
+    *,
+    run_options: dict[str, Any] | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    command: str = "",
+    say: Callable[[str], None] = print,
+) -> Ladder:
+    """Play ``ladder``'s calibration into ``output`` and give the ladder rated by it, with its
+    covariance (a staged calibration's) and fingerprints; the games end packed.
+
+    Args:
+        run_options: further :class:`~agents.arena.plan.RunConfig` settings (``workers``,
+            ``backend``, ``address``).
+        resume: keep the games recorded there (packed or not) and play the others.
+        overwrite: replace them.
+        command: the command that plays it, recorded in the ladder.
+        say: called with a line after each stage.
+
+    Raises:
+        ValueError: for packed games there without ``resume`` or ``overwrite``, games left
+            unplayed, a fit without a finite estimate, and what
+            :func:`~agents.arena.tournament.run_games` raises (settings, a held file).
+    """
+    results, packed = output / RESULTS_FILE, output / PACKED_FILE
+    if packed.exists() and not (resume or overwrite):
+        raise ValueError(
+            f"{output} holds a calibration's games already ({PACKED_FILE}); continue it with "
+            "--resume, replace them with --overwrite, or choose another output folder"
+        )
+    if resume and packed.exists() and not results.exists():
+        replace_atomically(results, lambda path: path.write_bytes(lzma.decompress(
+            packed.read_bytes()
+        )))  # fmt: skip
+    config = ladder.run_config(**(run_options or {}))
+
+    def begin() -> None:  # the checks passed: games packed before are replaced, or kept
+        if overwrite:
+            packed.unlink(missing_ok=True)
+
+    with game_session(
+        results, config, calibration_stage(ladder, []), resume=resume, overwrite=overwrite,
+        on_start=begin,
+    ) as session:
+
+        def play(tasks: list[Any]) -> list[Record]:
+            played = session.play(tasks)
+            stages.append(len(tasks))
+            say(f"stage {len(stages)}: {len(tasks)} games ({sum(stages)} in all)")
+            return played
+
+        stages: list[int] = []
+
+        records = calibration_games(ladder, play)
+    _pack(results, packed)
+    ratings, covariance = fit_calibration(ladder, records)
+    calibration = replace(
+        ladder.calibration, num_games=len(records), command=command,
+        date=datetime.date.today().isoformat(),
+    )
+    rated = ladder.with_ratings(ratings, calibration, covariance)
+    return replace(rated, fingerprints=fingerprints_of(rated))
+
+
+def _pack(results: Path, packed: Path) -> None:
+    """Pack the finished calibration's games and remove the plain file (packed first: a
+    killed run leaves both, the plain one whole)."""
+    data = results.read_bytes()
+    replace_atomically(packed, lambda path: path.write_bytes(lzma.compress(data, preset=9)))
+    results.unlink()
+
+
+def calibration_records(folder: Path) -> list[Record]:
+    """The games of the calibration in ``folder``: ``results.jsonl`` (a calibration under
+    way or stopped), else its packed games, read strictly.
+
+    Raises:
+        ValueError: for no games there, a file that cannot be read or unpacked, a line that
+            is no game record, or an unfinished last line.
+    """
+    results, packed = folder / RESULTS_FILE, folder / PACKED_FILE
+    if not results.exists() and packed.exists():
+        try:
+            data = lzma.decompress(packed.read_bytes())
+        except (OSError, lzma.LZMAError) as error:
+            raise ValueError(f"{packed}: cannot be unpacked: {error}") from None
+        return _read_records(packed, lambda: _read_unpacked(data))
+    return _read_records(results, lambda: read_results(results))
+
+
+def _read_unpacked(data: bytes) -> Any:
+    """The records of unpacked results (the results reader reads a file: a temporary one)."""
+    with tempfile.TemporaryDirectory() as temporary:
+        path = Path(temporary, RESULTS_FILE)
+        path.write_bytes(data)
+        return read_results(path)
+
+
+def _read_records(path: Path, read: Callable[[], Any]) -> list[Record]:
+    try:
+        results = read()
+    except OSError as error:
+        raise ValueError(f"{path}: cannot be read: {error.strerror or error}") from None
+    if results.torn_tail is not None:
+        raise ValueError(f"{path} ends in an unfinished line: not a finished calibration")
+    records: list[Record] = results.records
+    return records
