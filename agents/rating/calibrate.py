@@ -35,10 +35,10 @@ from agents.rating.ladder import (
     calibration_stage,
     fit_calibration,
 )
+from agents.rating.run_folder import RESULTS_FILE
 
 __all__ = ["PACKED_FILE", "RESULTS_FILE", "calibrate_ladder", "calibration_records"]
 
-RESULTS_FILE = "results.jsonl"
 PACKED_FILE = "results.jsonl.xz"
 """A finished calibration's games, packed (xz: LZMA, the same bytes for the same games)."""
 

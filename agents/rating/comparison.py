@@ -56,16 +56,15 @@ from agents.arena.tournament import run_games
 from agents.files import locked_folder, write_text_atomically
 from agents.rating.card_format import CARD_FORMAT, check_card, environment, machine
 from agents.rating.ladder import Ladder, find_ladder, game_params, setting_name
-from agents.rating.run import (
+from agents.rating.run import DEFAULT_CPU_CAP, Say
+from agents.rating.run_folder import (
     CARD_FILE,
-    DEFAULT_CPU_CAP,
     RESULTS_FILE,
-    Say,
-    _check_arguments,
-    _check_files,
-    _check_folder,
-    _claim,
-    _commit,
+    check_arguments,
+    check_files,
+    check_folder,
+    claim,
+    package_commit,
 )
 from agents.spec_files import spec_files
 
@@ -373,8 +372,8 @@ def make_card(
         max_games=test.max_games, pentanomial=list(walk.counts), llr=round(walk.llr, 4),
         lower=round(lower, 4), upper=round(upper, 4), num_games=2 * walk.num_pairs,
         decision=walk.decision or "inconclusive", line=decision_line(run["a"], run["b"], walk),
-        version=trap_env.__version__, commit=_commit(), date=datetime.date.today().isoformat(),
-        environment=environment(), machine=machine(),
+        version=trap_env.__version__, commit=package_commit(),
+        date=datetime.date.today().isoformat(), environment=environment(), machine=machine(),
     )
 
 
@@ -420,7 +419,7 @@ def compare(
             during the run, and what :func:`~agents.arena.tournament.run_games` raises.
     """
     test = test or SprtTest()
-    _check_arguments(test.max_games, seed, cpu_cap)
+    check_arguments(test.max_games, seed, cpu_cap)
     ladder = _the_ladder(game, rules, ladder)
     options = dict(run_options or {})
     if "time_budget" in options:
@@ -430,7 +429,7 @@ def compare(
     run = {"ladder": ladder.name, "ladder_sha256": ladder.identity, "a": a, "b": b,
            "seed": seed, **asdict(test), "files": files}  # fmt: skip
     with locked_folder(output, "comparison folder"):
-        _check_folder(output, run, resume=resume, overwrite=overwrite, kind=KIND)
+        check_folder(output, run, resume=resume, overwrite=overwrite, kind=KIND)
         walk = _play_pairs(ladder, run, test, output, config, resume=resume,
                            overwrite=overwrite, check=check, say=say)  # fmt: skip
         card = make_card(ladder, run, walk, cpu_cap=cpu_cap)
@@ -471,13 +470,13 @@ def _play_pairs(
     while walk.decision is None:
         pairs = range(walk.num_pairs, min(walk.num_pairs + batch, test.max_pairs))
         tasks = comparison_tasks(ladder, run["a"], run["b"], run["seed"], pairs)
-        _check_files(run["files"], output)
+        check_files(run["files"], output)
         first = walk.num_pairs == 0
         played = run_games(
             tasks, output / RESULTS_FILE, config, resume=resume or not first,
             overwrite=overwrite and first, check=check and first, progress=False,
-            on_start=(lambda: _claim(output, run, KIND)) if first else None,
-            before_record=lambda record: _check_files(run["files"], output),
+            on_start=(lambda: claim(output, run, KIND)) if first else None,
+            before_record=lambda record: check_files(run["files"], output),
         )
         if len(played) < len(tasks):
             raise ValueError(

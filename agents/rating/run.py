@@ -26,18 +26,16 @@ from __future__ import annotations
 
 import datetime
 import json
-import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any
 
 import trap_env
 from agents.arena.match import FAULTS, NO_WINNER, derive_seed
 from agents.arena.pairs import pair_groups
-from agents.arena.plan import MAX_SECONDS, GameTask, RunConfig
-from agents.arena.replays import replay_record
-from agents.arena.results import Record, read_results
+from agents.arena.plan import GameTask, RunConfig
+from agents.arena.results import Record
 from agents.arena.tournament import game_session
 from agents.files import locked_folder, write_text_atomically
 from agents.rating.card_format import CARD_FORMAT, check_card, environment, machine
@@ -50,7 +48,16 @@ from agents.rating.estimate import (
     round_robin_covariance,
 )
 from agents.rating.ladder import ANCHOR, Ladder, game_params
-from agents.spec_files import file_changes, file_digests, spec_files
+from agents.rating.run_folder import (
+    CARD_FILE,
+    RESULTS_FILE,
+    check_arguments,
+    check_files,
+    check_folder,
+    claim,
+    package_commit,
+)
+from agents.spec_files import spec_files
 
 __all__ = [
     "BENCHMARK",
@@ -285,7 +292,7 @@ def make_card(
         line=card_line(ladder, estimate),
         opponents=_per_rung(ladder, records),
         version=trap_env.__version__,
-        commit=_commit(),
+        commit=package_commit(),
         date=datetime.date.today().isoformat(),
         environment=environment(),
         machine=machine(),
@@ -328,26 +335,6 @@ def _per_rung(ladder: Ladder, records: Sequence[Record]) -> list[RungResult]:
     return results
 
 
-def _commit() -> str | None:
-    """The git commit of the package's checkout, if it is one (None for an installed wheel)."""
-    root = Path(trap_env.__file__).resolve().parent.parent
-    if not (root / ".git").exists():  # an installed package (perhaps inside someone's repo)
-        return None
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
-            timeout=10, check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    commit = done.stdout.strip()
-    return commit if done.returncode == 0 and len(commit) == 40 else None
-
-
-CARD_FILE = "card.json"
-RESULTS_FILE = "results.jsonl"
-
-
 def rate_spec(
     ladder: Ladder,
     spec: str,
@@ -384,7 +371,7 @@ def rate_spec(
             games changed), a file changed during the run, and what
             :func:`~agents.arena.tournament.run_games` raises (settings, files).
     """
-    _check_arguments(games, seed, cpu_cap)
+    check_arguments(games, seed, cpu_cap)
     options = dict(run_options or {})
     if "time_budget" in options:
         raise ValueError("give a rating's CPU cap as cpu_cap=, not as run_options' time_budget")
@@ -393,7 +380,7 @@ def rate_spec(
     run = {"ladder": ladder.name, "ladder_sha256": ladder.identity, "spec": spec,
            "seed": seed, "games": games, "files": files}
     with locked_folder(output, "rating folder"):
-        _check_folder(output, run, resume=resume, overwrite=overwrite)
+        check_folder(output, run, resume=resume, overwrite=overwrite)
         records = _play_rounds(
             ladder, run, output, config, resume=resume, overwrite=overwrite, check=check, say=say
         )
@@ -401,27 +388,6 @@ def rate_spec(
         check_card(json.loads(card.to_json()))  # a card that breaks its schema is a bug here
         write_text_atomically(output / CARD_FILE, card.to_json())
     return card
-
-
-def _check_arguments(games: object, seed: object, cpu_cap: object) -> None:
-    """Refuse a number of games that is not an even integer >= 2, a seed that is not an
-    integer, or a CPU cap that is not a finite number of seconds (an infinite one would be
-    no cap, and no wall-clock ceiling either)."""
-    if not _is_int(games) or games < 2 or games % 2:
-        raise ValueError(f"games must be an even integer >= 2 (pairs of seats), got {games!r}")
-    if not _is_int(seed):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
-    is_number = _is_int(cpu_cap) or isinstance(cpu_cap, float)
-    # nan and inf fail the comparison: no cap would also lift the wall-clock ceiling
-    if not (is_number and 0 < cpu_cap <= MAX_SECONDS):  # type: ignore[operator]
-        raise ValueError(
-            f"cpu_cap must be CPU seconds per turn, a finite number > 0 and <= "
-            f"{MAX_SECONDS:.0f}, got {cpu_cap!r}"
-        )
-
-
-def _is_int(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _play_rounds(
@@ -441,11 +407,11 @@ def _play_rounds(
     records: list[Record] = []
     pairs: dict[str, int] = {}
     rungs, tasks = _next_round(ladder, run, records, pairs)
-    _check_files(files, output)
+    check_files(files, output)
     with game_session(
         output / RESULTS_FILE, config, tasks, resume=resume, overwrite=overwrite, check=check,
-        progress=False, on_start=lambda: _claim(output, run),
-        before_record=lambda record: _check_files(files, output),
+        progress=False, on_start=lambda: claim(output, run),
+        before_record=lambda record: check_files(files, output),
     ) as session:
         while True:
             played = session.play(tasks)
@@ -461,7 +427,7 @@ def _play_rounds(
             if len(records) >= games:
                 return records
             rungs, tasks = _next_round(ladder, run, records, pairs)
-            _check_files(files, output)
+            check_files(files, output)
 
 
 def _next_round(
@@ -480,93 +446,3 @@ def _next_round(
     return rungs, tasks
 
 
-def _check_files(files: Mapping[str, str], output: Path) -> None:
-    """Stop the run if a file the specs load is not the one it recorded."""
-    changes = file_changes(files, file_digests(files))
-    if changes:
-        raise ValueError(
-            f"{'; '.join(changes)}: a file the specs load changed during the run, which "
-            f"stops; the games played before are kept in {output / RESULTS_FILE}: put the "
-            "file back and run again with --resume, or start afresh with --overwrite"
-        )
-
-
-def _claim(output: Path, run: dict[str, Any], kind: str = "rating") -> None:
-    """Write what the run is (its checks passed) to ``output/<kind>.json``; a card of the
-    games before goes."""
-    write_text_atomically(output / f"{kind}.json", json.dumps(run, indent=2) + "\n")
-    (output / CARD_FILE).unlink(missing_ok=True)  # the new card comes with the last game
-
-
-def _check_folder(
-    output: Path, run: dict[str, Any], *, resume: bool, overwrite: bool, kind: str = "rating"
-) -> None:
-    """Check that this run (a ``kind``: ``"rating"``, ``"comparison"``, described in
-    ``output/<kind>.json``) may use ``output``: a new folder, ``overwrite``, or on
-    ``resume`` the same run (its description, its files, and games that replay)."""
-    path = output / f"{kind}.json"
-    if overwrite and not resume:
-        return
-    if not resume:
-        if path.exists():
-            raise ValueError(
-                f"{output} holds a {kind} already; --resume it or --overwrite it, or write "
-                "elsewhere"
-            )
-        return
-    results = output / RESULTS_FILE
-    games = read_results(results).records if results.exists() else []
-    if path.exists():
-        _check_same_run(path, run, kind)
-    elif games:
-        raise ValueError(
-            f"{output} holds games but no {path.name}: they are not a {kind}'s (a "
-            "tournament's?); write elsewhere, or replace them with --overwrite"
-        )
-    _check_replays(results, games)
-
-
-def _check_same_run(path: Path, run: dict[str, Any], kind: str) -> None:
-    """Refuse to resume a run that is not this one: another spec, seed, number of games,
-    ladder (by its identity too), or files the specs load that changed since."""
-    try:
-        before = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise ValueError(f"{path} is not a {kind}'s description: {error}") from None
-    if not isinstance(before, dict):
-        raise ValueError(
-            f"{path} is not a {kind}'s description (a JSON object), it holds a "
-            f"{type(before).__name__}; remove it, or write elsewhere"
-        )
-    for key, value in run.items():
-        if key != "files" and before.get(key) != value:
-            raise ValueError(
-                f"{path.parent} holds a {kind} with {key} {before.get(key)!r}, this one "
-                f"has {value!r}; resume with the same arguments or write elsewhere"
-            )
-    recorded = before.get("files")
-    changes = file_changes(recorded if isinstance(recorded, dict) else {}, run["files"])
-    if changes:
-        raise ValueError(
-            f"cannot resume {path.parent}: the files the specs load are not those its "
-            f"games were played with ({'; '.join(changes)}); put them back, or start afresh "
-            "with --overwrite or elsewhere"
-        )
-
-
-def _check_replays(results: Path, games: Sequence[Record]) -> None:
-    """Replay every recorded game: its actions (chance outcomes included) must lead to its
-    winner, reason and turns, and a fault to a live position with the faulting seat to act.
-
-    Raises:
-        ValueError: naming the first game that does not replay.
-    """
-    for record in games:
-        try:
-            replay_record(record)
-        except ValueError as error:
-            raise ValueError(
-                f"{results}: game {record['game_id']!r} does not replay to its record "
-                f"({error}); the file was edited or damaged: restore it, or start afresh "
-                "with --overwrite"
-            ) from None

@@ -38,14 +38,13 @@ from agents.rating.comparison import make_card as make_comparison_card
 from agents.rating.estimate import LIKELIHOOD_RATIO, METHOD, METHODS
 from agents.rating.ladder import Ladder, calibration_games, fit_calibration, load_ladder
 from agents.rating.run import (
-    CARD_FILE,
     DEFAULT_CPU_CAP,
-    RESULTS_FILE,
     make_card,
     policy_score,
     round_tasks,
     schedule_round,
 )
+from agents.rating.run_folder import CARD_FILE, RESULTS_FILE
 
 __all__ = ["LADDER_FILE", "NOT_COMPARED", "verify_card", "verify_ladder"]
 

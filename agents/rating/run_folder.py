@@ -1,0 +1,168 @@
+"""A run's folder: what the run is, who holds it, and whether it may go on there.
+
+A rating (:mod:`agents.rating.run`) or a comparison (:mod:`agents.rating.comparison`) plays
+into a folder: ``results.jsonl`` holds its games, ``<kind>.json`` what the run is (its
+specs, seed, games, ladder identity and the SHA-256 of each file the specs load), and
+``card.json`` its card once it ends. A new run may use a new folder or one it overwrites;
+a resumed run only its own (the same description, the same files, and games that replay
+to their records).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeGuard
+
+import trap_env
+from agents.arena.plan import MAX_SECONDS
+from agents.arena.replays import replay_record
+from agents.arena.results import Record, read_results
+from agents.files import write_text_atomically
+from agents.spec_files import file_changes, file_digests
+
+__all__ = [
+    "CARD_FILE",
+    "RESULTS_FILE",
+    "check_arguments",
+    "check_files",
+    "check_folder",
+    "claim",
+    "package_commit",
+]
+
+CARD_FILE = "card.json"
+RESULTS_FILE = "results.jsonl"
+
+
+
+
+def check_arguments(games: object, seed: object, cpu_cap: object) -> None:
+    """Refuse a number of games that is not an even integer >= 2, a seed that is not an
+    integer, or a CPU cap that is not a finite number of seconds (an infinite one would be
+    no cap, and no wall-clock ceiling either)."""
+    if not _is_int(games) or games < 2 or games % 2:
+        raise ValueError(f"games must be an even integer >= 2 (pairs of seats), got {games!r}")
+    if not _is_int(seed):
+        raise ValueError(f"seed must be an integer, got {seed!r}")
+    is_number = _is_int(cpu_cap) or isinstance(cpu_cap, float)
+    # nan and inf fail the comparison: no cap would also lift the wall-clock ceiling
+    if not (is_number and 0 < cpu_cap <= MAX_SECONDS):  # type: ignore[operator]
+        raise ValueError(
+            f"cpu_cap must be CPU seconds per turn, a finite number > 0 and <= "
+            f"{MAX_SECONDS:.0f}, got {cpu_cap!r}"
+        )
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_files(files: Mapping[str, str], output: Path) -> None:
+    """Stop the run if a file the specs load is not the one it recorded."""
+    changes = file_changes(files, file_digests(files))
+    if changes:
+        raise ValueError(
+            f"{'; '.join(changes)}: a file the specs load changed during the run, which "
+            f"stops; the games played before are kept in {output / RESULTS_FILE}: put the "
+            "file back and run again with --resume, or start afresh with --overwrite"
+        )
+
+
+def claim(output: Path, run: dict[str, Any], kind: str = "rating") -> None:
+    """Write what the run is (its checks passed) to ``output/<kind>.json``; a card of the
+    games before goes."""
+    write_text_atomically(output / f"{kind}.json", json.dumps(run, indent=2) + "\n")
+    (output / CARD_FILE).unlink(missing_ok=True)  # the new card comes with the last game
+
+
+def check_folder(
+    output: Path, run: dict[str, Any], *, resume: bool, overwrite: bool, kind: str = "rating"
+) -> None:
+    """Check that this run (a ``kind``: ``"rating"``, ``"comparison"``, described in
+    ``output/<kind>.json``) may use ``output``: a new folder, ``overwrite``, or on
+    ``resume`` the same run (its description, its files, and games that replay)."""
+    path = output / f"{kind}.json"
+    if overwrite and not resume:
+        return
+    if not resume:
+        if path.exists():
+            raise ValueError(
+                f"{output} holds a {kind} already; --resume it or --overwrite it, or write "
+                "elsewhere"
+            )
+        return
+    results = output / RESULTS_FILE
+    games = read_results(results).records if results.exists() else []
+    if path.exists():
+        _check_same_run(path, run, kind)
+    elif games:
+        raise ValueError(
+            f"{output} holds games but no {path.name}: they are not a {kind}'s (a "
+            "tournament's?); write elsewhere, or replace them with --overwrite"
+        )
+    _check_replays(results, games)
+
+
+def _check_same_run(path: Path, run: dict[str, Any], kind: str) -> None:
+    """Refuse to resume a run that is not this one: another spec, seed, number of games,
+    ladder (by its identity too), or files the specs load that changed since."""
+    try:
+        before = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{path} is not a {kind}'s description: {error}") from None
+    if not isinstance(before, dict):
+        raise ValueError(
+            f"{path} is not a {kind}'s description (a JSON object), it holds a "
+            f"{type(before).__name__}; remove it, or write elsewhere"
+        )
+    for key, value in run.items():
+        if key != "files" and before.get(key) != value:
+            raise ValueError(
+                f"{path.parent} holds a {kind} with {key} {before.get(key)!r}, this one "
+                f"has {value!r}; resume with the same arguments or write elsewhere"
+            )
+    recorded = before.get("files")
+    changes = file_changes(recorded if isinstance(recorded, dict) else {}, run["files"])
+    if changes:
+        raise ValueError(
+            f"cannot resume {path.parent}: the files the specs load are not those its "
+            f"games were played with ({'; '.join(changes)}); put them back, or start afresh "
+            "with --overwrite or elsewhere"
+        )
+
+
+def _check_replays(results: Path, games: Sequence[Record]) -> None:
+    """Replay every recorded game: its actions (chance outcomes included) must lead to its
+    winner, reason and turns, and a fault to a live position with the faulting seat to act.
+
+    Raises:
+        ValueError: naming the first game that does not replay.
+    """
+    for record in games:
+        try:
+            replay_record(record)
+        except ValueError as error:
+            raise ValueError(
+                f"{results}: game {record['game_id']!r} does not replay to its record "
+                f"({error}); the file was edited or damaged: restore it, or start afresh "
+                "with --overwrite"
+            ) from None
+
+
+def package_commit() -> str | None:
+    """The git commit of the package's checkout, if it is one (None for an installed wheel)."""
+    root = Path(trap_env.__file__).resolve().parent.parent
+    if not (root / ".git").exists():  # an installed package (perhaps inside someone's repo)
+        return None
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+            timeout=10, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and len(commit) == 40 else None
