@@ -30,7 +30,7 @@ MAX_DIGITS = 30
 KEYWORDS = frozenset({
     "$schema", "title", "description", "type", "required", "properties",
     "additionalProperties", "maxProperties", "items", "minItems", "maxItems", "minLength",
-    "maxLength", "pattern", "minimum", "maximum", "multipleOf", "enum", "if", "then",
+    "maxLength", "pattern", "minimum", "maximum", "multipleOf", "enum", "if", "then", "allOf",
 })  # fmt: skip
 """The keywords :func:`check_json` knows; a schema that used another would be read wrong."""
 
@@ -93,6 +93,8 @@ def _check_value(value: Any, schema: dict[str, Any], where: str, name: str) -> N
         _refuse(value, schema, where, name)
     if "if" in schema and "then" in schema and _holds(value, schema["if"]):
         _check_value(value, schema["then"], where, name)
+    for part in schema.get("allOf", []):  # each a schema of its own (an if/then per kind)
+        _check_value(value, part, where, name)
 
 
 def _same(value: Any, option: Any) -> bool:

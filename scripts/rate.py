@@ -14,6 +14,11 @@ agree: exit 0 when they do, 1 naming each field that differs, 2 for bad input. A
 without a card is a calibration's: its ladder (``DIR/ladder.json``, or ``--ladder FILE``)
 is rated afresh from its round robin's games.
 
+``--accuracy`` scores the spec instead on the board's shipped solved positions (no games,
+no solver: :mod:`agents.rating.accuracy`): it prints one line, the share of optimal decisions
+and the mean regret with their 95% intervals, and writes an accuracy card to
+``OUTPUT/card.json``. A board without shipped positions is refused, naming those with them.
+
 ``--calibrate`` plays instead the ladder's own round robin (the one its ratings come from)
 and writes the ladder with the ratings it gives to ``OUTPUT/ladder.json``. With ``--rungs
 SPEC ...`` it makes a new ladder of those rungs (``random`` among them) for the game and
@@ -24,6 +29,7 @@ Example:
     trap-rate "ppo:path=runs/x/best/best_model.zip" --game trap --games 400 --workers 2
     trap-rate greedy --game trap --ladder-version 1
     trap-rate --verify results/rate/trap-greedy
+    trap-rate greedy --game trap --board-size 3 --accuracy
     trap-rate --calibrate --game colosseum --workers 2 --output results/ladder-colosseum
     trap-rate --calibrate --rungs random greedy "alphabeta:depth=2,time_limit=none" \\
         --game othello --board-size 6 --workers 2
@@ -60,6 +66,7 @@ from agents.arena.plan import MAX_OPENING_PLIES
 from agents.arena.record_rules import DrawnRule
 from agents.arena.tournament import BACKENDS, run_games
 from agents.options import parse_spec
+from agents.rating.accuracy import accuracy, write_card
 from agents.rating.fingerprint import fingerprints_of
 from agents.rating.ladder import (
     DEFAULT_GAMES_PER_PAIRING,
@@ -135,7 +142,8 @@ def build_parser(game: str = DEFAULT_GAME) -> Parser:
     parser.add_argument("--games", type=even_games, default=DEFAULT_GAMES, metavar="N",
                         help=f"games to play, an even number (default {DEFAULT_GAMES})")
     parser.add_argument("--seed", type=int, default=0,
-                        help="the openings' seed (default 0: the ladder's standard games)")
+                        help="the openings' seed (default 0: the ladder's standard games); "
+                        "with --accuracy, the seed of the agent's at each position")
     parser.add_argument("--cpu-cap", type=finite_seconds, default=DEFAULT_CPU_CAP, metavar="S",
                         help="CPU seconds per turn before a player loses by time "
                         f"(default {DEFAULT_CPU_CAP:g})")
@@ -160,6 +168,10 @@ def build_parser(game: str = DEFAULT_GAME) -> Parser:
                         help="make DIR/card.json (a calibration's DIR/ladder.json, or --ladder "
                         "FILE) afresh from DIR/results.jsonl and say whether they agree (exit 1 "
                         "if not); with a card, --ladder FILE is its ladder when not shipped")
+    parser.add_argument("--accuracy", action="store_true",
+                        help="score SPEC on the board's solved positions instead (share of "
+                        "optimal decisions, mean regret) and write an accuracy card to "
+                        "DIR/card.json (default results/accuracy/GAME-BOARD-SPEC)")
     calibrating = parser.add_argument_group("calibrating a ladder")
     calibrating.add_argument("--calibrate", action="store_true",
                              help="play the ladder's round robin and write the ladder rated "
@@ -192,6 +204,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.verify is not None:
             return _verify(args.verify, args.ladder)
+        if args.accuracy:
+            _accuracy(args)
+            return 0
         ladder = _chosen_ladder(args)
         note_aliases("trap-rate", args)
         options = {"workers": args.workers, "backend": args.backend, "address": args.address}
@@ -215,6 +230,12 @@ def _misuse(args: argparse.Namespace) -> str:
             return ""
         shown = "a SPEC" if given[0] == "spec" else f"--{given[0]}"
         return f"--verify goes alone (with --ladder FILE at most), not with {shown}"
+    if args.accuracy:
+        given = [flag for flag in ("calibrate", "resume", "ladder", "ladder_version", "rungs")
+                 if getattr(args, flag) not in (None, False)]  # fmt: skip
+        if args.spec is None or given:
+            shown = f"not with --{given[0].replace('_', '-')}" if given else "give one"
+            return f"--accuracy scores an agent SPEC on solved positions; {shown}"
     if (args.spec is None) != args.calibrate:
         return "give an agent SPEC to rate, or --calibrate (not both)"
     for flag in ("rungs", "ladder_out"):
@@ -321,6 +342,21 @@ def _rate(ladder: Ladder, args: argparse.Namespace, options: dict[str, object]) 
               + (f" ({rung.faults} faults)" if rung.faults else ""))
     print(f"{time.monotonic() - started:.0f} s; card: {output / 'card.json'}")
     print(card.line)
+
+
+def _accuracy(args: argparse.Namespace) -> None:
+    """Score the spec on the board's solved positions; print the card's line, write it."""
+    rules = _spec_rules(args.spec, args.game, _given_rules(args))
+    output = args.output or Path(
+        "results", "accuracy", f"{args.game}-{setting_name(args.game, rules)}-{_slug(args.spec)}"
+    )
+    card_path = output / "card.json"
+    if card_path.exists() and not args.overwrite:
+        raise CliError(f"{card_path} exists; --overwrite replaces it")
+    note_aliases("trap-rate", args)
+    card = accuracy(args.spec, game=args.game, params=rules, seed=args.seed)
+    write_card(card, card_path)
+    print(f"{card.line}; card: {card_path}")
 
 
 def _verify(folder: Path, ladder_file: Path | None) -> int:

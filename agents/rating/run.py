@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -37,7 +36,13 @@ from agents.arena.replays import replay_record
 from agents.arena.results import Record, read_results
 from agents.arena.tournament import run_games
 from agents.files import locked_folder, write_text_atomically
-from agents.rating.card_format import CARD_FORMAT, check_card, environment, machine
+from agents.rating.card_format import (
+    CARD_FORMAT,
+    check_card,
+    code_commit,
+    environment,
+    machine,
+)
 from agents.rating.estimate import LEVEL, METHOD, RatingEstimate, estimate_rating
 from agents.rating.ladder import Ladder, game_params
 from agents.spec_files import file_changes, file_digests, spec_files
@@ -253,7 +258,7 @@ def make_card(
         line=card_line(ladder, estimate),
         opponents=_per_rung(ladder, records),
         version=trap_env.__version__,
-        commit=_commit(),
+        commit=code_commit(),
         date=datetime.date.today().isoformat(),
         environment=environment(),
         machine=machine(),
@@ -294,22 +299,6 @@ def _per_rung(ladder: Ladder, records: Sequence[Record]) -> list[RungResult]:
             faults,
         ))
     return results
-
-
-def _commit() -> str | None:
-    """The git commit of the package's checkout, if it is one (None for an installed wheel)."""
-    root = Path(trap_env.__file__).resolve().parent.parent
-    if not (root / ".git").exists():  # an installed package (perhaps inside someone's repo)
-        return None
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
-            timeout=10, check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    commit = done.stdout.strip()
-    return commit if done.returncode == 0 and len(commit) == 40 else None
 
 
 RATING_FILE = "rating.json"

@@ -21,6 +21,7 @@ def subschemas(schema: dict[str, Any]) -> list[dict[str, Any]]:
     """``schema`` and every schema inside it."""
     inner = [*schema.get("properties", {}).values(), schema.get("items")]
     inner += [schema.get("additionalProperties"), schema.get("if"), schema.get("then")]
+    inner += schema.get("allOf", [])
     return [schema, *(s for part in inner if isinstance(part, dict) for s in subschemas(part))]
 
 
