@@ -204,12 +204,33 @@ def _positions(arrays: dict[str, np.ndarray], sha256: str) -> Positions:
                 f"its {name!r} is {array.dtype} of shape {array.shape}, not of kind {kind!r} "
                 f"and shape {shape}"
             )
+    _check_rows(game, arrays)
     return Positions(
         meta["game"], game.config_params(config), arrays["states"],
         arrays["decisions"].astype(np.int8), arrays["observations"].astype(np.int8),
         arrays["legal"], arrays["values"].astype(np.float64), arrays["best"].astype(np.int64),
         meta["drawn"], sha256,
     )  # fmt: skip
+
+
+def _check_rows(game: Game[Any, Any], arrays: dict[str, np.ndarray]) -> None:
+    """Refuse rows whose arrays disagree: a value where no legal action is (or none where
+    one is), a best action that is not legal, a decision the game does not have.
+
+    Raises:
+        ValueError: naming the first such row.
+    """
+    legal, values, best = arrays["legal"], arrays["values"], arrays["best"]
+    rows = np.arange(len(best))
+    bad = (legal != ~np.isnan(values)).any(axis=1) | ~legal.any(axis=1)
+    bad |= (best < 0) | (best >= legal.shape[1])
+    bad[~bad] = ~legal[rows[~bad], best[~bad]]
+    bad |= (arrays["decisions"] < 0) | (arrays["decisions"] >= len(game.decision_names))
+    if bad.any():
+        raise ValueError(
+            f"its row {int(np.flatnonzero(bad)[0])} has values where no action is legal (or "
+            "none where one is), a best action that is not legal, or an unknown decision"
+        )
 
 
 def _meta(array: np.ndarray) -> dict[str, Any]:

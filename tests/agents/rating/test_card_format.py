@@ -11,6 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents.rating.accuracy import accuracy
 from agents.rating.card_format import (
     CARD_FORMAT,
     card_schema,
@@ -21,6 +22,7 @@ from agents.rating.card_format import (
 from agents.rating.cards import leaderboard, read_card
 from agents.rating.ladder import load_ladder
 from agents.rating.run import policy_cpu
+from tests.support.positions import SAMPLE
 from tests.support.results_roots import as_format_1, card_of, write_card
 from tests.support.schemas import STRICT, assert_known_schema, places
 
@@ -28,6 +30,8 @@ SCHEMA = card_schema()
 TRAP = load_ladder("trap")
 WRITTEN = card_of(TRAP, "greedy", {TRAP.rungs[0].spec: (2, 0, 1), TRAP.rungs[1].spec: (1, 1, 1)})
 """A card as the package writes it."""
+ACCURACY = json.loads(accuracy("greedy", game="trap", positions=SAMPLE).to_json())
+"""An accuracy card as the package writes it."""
 
 
 def passes(card: object) -> bool:
@@ -46,6 +50,7 @@ def test_the_schema_is_valid_and_uses_only_what_the_checker_knows():
 
 def test_a_written_card_passes_the_check_and_jsonschema():
     assert passes(WRITTEN) and STRICT(SCHEMA).is_valid(WRITTEN)
+    assert passes(ACCURACY) and STRICT(SCHEMA).is_valid(ACCURACY)
     assert WRITTEN["format"] == CARD_FORMAT and WRITTEN["kind"] == "rating"
 
 
@@ -66,11 +71,13 @@ def test_the_policy_cpu_is_its_own_seat_s():
     assert policy_cpu([]) == {"mean": 0.0, "max": 0.0}
 
 
-def test_a_comparison_or_accuracy_card_needs_only_the_common_fields():
+def test_a_comparison_card_needs_only_the_common_fields_an_accuracy_card_its_own():
     common = {key: WRITTEN[key] for key in SCHEMA["required"]}
-    for kind in ("comparison", "accuracy"):
-        assert passes(common | {"kind": kind}) and STRICT(SCHEMA).is_valid(common | {"kind": kind})
-    assert not passes(common)  # a rating card without its rating's fields
+    assert passes(common | {"kind": "comparison"})
+    assert STRICT(SCHEMA).is_valid(common | {"kind": "comparison"})
+    for kind in ("rating", "accuracy"):  # without their own fields
+        assert not passes(common | {"kind": kind})
+        assert not STRICT(SCHEMA).is_valid(common | {"kind": kind})
 
 
 def test_another_format_is_refused_in_one_line_naming_the_formats_read():
@@ -83,15 +90,17 @@ def test_another_format_is_refused_in_one_line_naming_the_formats_read():
             raise AssertionError(value)
 
 
-WRONG = [None, True, 0, -1, 2, 3, 0.5, 1e300, "", "x", "rating", "comparison", [], [1], {},
-         {"a": 1}, "a" * 65, "0" * 64, "2026-11-28", "v1"]  # fmt: skip
-KEYS = ["extra", "format", "kind", "mean", "rating", "python", "cpu", "level", "wins"]
+WRONG = [None, True, 0, -1, 2, 3, 0.5, 1e300, "", "x", "rating", "comparison", "accuracy", [],
+         [1], {}, {"a": 1}, "a" * 65, "0" * 64, "2026-11-28", "v1"]  # fmt: skip
+KEYS = ["extra", "format", "kind", "mean", "rating", "python", "cpu", "level", "wins", "move",
+        "optimal"]
 
 
 @st.composite
 def mutated_cards(draw: st.DrawFn) -> Any:
-    """A written card with one to three fields replaced, removed or added."""
-    card: Any = copy.deepcopy(WRITTEN)
+    """A written card (a rating's or an accuracy's) with one to three fields replaced,
+    removed or added."""
+    card: Any = copy.deepcopy(draw(st.sampled_from([WRITTEN, ACCURACY])))
     for _ in range(draw(st.integers(1, 3))):
         where = draw(st.sampled_from(places(card)))
         value = copy.deepcopy(draw(st.sampled_from(WRONG)))
