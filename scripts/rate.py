@@ -18,6 +18,7 @@ is rated afresh from its round robin's games.
 no solver: :mod:`agents.rating.accuracy`): it prints one line, the share of optimal decisions
 and the mean regret with their 95% intervals, and writes an accuracy card to
 ``OUTPUT/card.json``. A board without shipped positions is refused, naming those with them.
+``--verify DIR`` of an accuracy card scores its spec again on its positions and compares.
 
 ``--calibrate`` plays instead the ladder's own round robin (the one its ratings come from)
 and writes the ladder with the ratings it gives to ``OUTPUT/ladder.json``. With ``--rungs
@@ -66,7 +67,12 @@ from agents.arena.plan import MAX_OPENING_PLIES
 from agents.arena.record_rules import DrawnRule
 from agents.arena.tournament import BACKENDS, run_games
 from agents.options import parse_spec
-from agents.rating.accuracy import accuracy, write_card
+from agents.rating.accuracy import (
+    accuracy,
+    is_accuracy_card,
+    verify_accuracy_card,
+    write_card,
+)
 from agents.rating.fingerprint import fingerprints_of
 from agents.rating.ladder import (
     DEFAULT_GAMES_PER_PAIRING,
@@ -361,7 +367,11 @@ def _accuracy(args: argparse.Namespace) -> None:
 
 def _verify(folder: Path, ladder_file: Path | None) -> int:
     """Print whether ``folder``'s card (a calibration's folder: its ladder) is what its
-    games give; 0 if it is, 1 if not."""
+    games give (an accuracy card: what its spec scores on its positions); 0 if it is, 1 if
+    not."""
+    if is_accuracy_card(folder / "card.json"):
+        return _report(folder / "card.json", verify_accuracy_card(folder / "card.json"),
+                       "its spec scored again on its positions")  # fmt: skip
     if (folder / "card.json").exists():
         shown, differences = folder / "card.json", verify_card(folder, ladder_file)
     elif ladder_file is None and not (folder / LADDER_FILE).exists():
@@ -370,11 +380,15 @@ def _verify(folder: Path, ladder_file: Path | None) -> int:
     else:
         shown = ladder_file or folder / LADDER_FILE
         differences = verify_ladder(folder, ladder_file)
-    games = folder / "results.jsonl"
+    return _report(shown, differences, f"its games ({folder / 'results.jsonl'})")
+
+
+def _report(shown: Path, differences: list[str], source: str) -> int:
+    """Print whether ``shown`` agrees with ``source`` (each difference on a line); 0 if so."""
     if not differences:
-        print(f"{shown}: agrees with its games ({games})")
+        print(f"{shown}: agrees with {source}")
         return 0
-    print(f"{shown}: does not agree with its games ({games}):")
+    print(f"{shown}: does not agree with {source}:")
     for line in differences:
         print(f"  {line}")
     return 1

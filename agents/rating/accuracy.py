@@ -8,6 +8,9 @@ a spec is built afresh for it, and an agent object is reset, with the seed
 A decision is optimal when its action's value is within :data:`agents.solved.TIE_TOLERANCE`
 of the best; its regret is the best value minus its action's (0 to 2: win 1, loss -1).
 
+:func:`verify_accuracy_card` (``trap-rate --verify DIR``) scores the card's spec afresh on
+the positions it names (by their SHA-256) and says which figures differ.
+
 The card (kind ``"accuracy"``, ``card.schema.json``) gives the share of optimal decisions
 with its 95% Wilson score interval, the mean regret with its 95% normal-approximation
 interval (mean +- 1.96 standard errors, the low end at least 0), the same per decision
@@ -36,17 +39,29 @@ import trap_env
 from agents.arena.match import derive_seed
 from agents.arena.stats import wilson_interval
 from agents.files import write_text_atomically
+from agents.folder_walk import read_regular_file
+from agents.json_schema import parse_json
 from agents.options import require_game
 from agents.rating.card_format import CARD_FORMAT, check_card, code_commit, environment, machine
 from agents.rating.estimate import LEVEL
+from agents.rating.verify import NOT_COMPARED
 from agents.registry import make_agent
 from agents.solved import TIE_TOLERANCE
-from agents.solved_positions import Positions, find_positions
+from agents.solved_positions import Positions, find_positions, shipped_positions
 from agents.spec_files import spec_files
 from trap_env.agent import Agent, check_supports, close_agent
 from trap_env.games import get_game
 
-__all__ = ["BENCHMARK", "METHOD", "AccuracyCard", "Score", "accuracy", "write_card"]
+__all__ = [
+    "BENCHMARK",
+    "METHOD",
+    "AccuracyCard",
+    "Score",
+    "accuracy",
+    "read_accuracy_card",
+    "verify_accuracy_card",
+    "write_card",
+]
 
 BENCHMARK = "trap_env solved positions"
 METHOD = "Wilson score (optimal); normal approximation (regret)"
@@ -293,3 +308,60 @@ def write_card(card: AccuracyCard, path: Path) -> None:
     check_card(json.loads(card.to_json()))
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomically(path, card.to_json())
+
+
+MAX_CARD_BYTES = 1 << 20
+
+
+def read_accuracy_card(path: Path) -> dict[str, Any]:
+    """The accuracy card at ``path``, checked against the schema.
+
+    Raises:
+        ValueError: for a file that is not a regular file of at most 1 MiB, not JSON, not
+            a card of the format written now, or a card of another kind, saying which.
+    """
+    try:
+        card = parse_json(read_regular_file(path, MAX_CARD_BYTES))
+    except ValueError as error:
+        raise ValueError(f"{path} is not a card: {error}") from None
+    check_card(card)
+    if card["kind"] != "accuracy":
+        raise ValueError(f"{path} is a {card['kind']} card, not an accuracy")
+    return card  # type: ignore[no-any-return]
+
+
+def is_accuracy_card(path: Path) -> bool:
+    """Whether ``path`` reads as a card of kind ``"accuracy"`` (whatever else is wrong)."""
+    try:
+        card = parse_json(read_regular_file(path, MAX_CARD_BYTES))
+    except ValueError:
+        return False
+    return isinstance(card, dict) and card.get("kind") == "accuracy"
+
+
+def verify_accuracy_card(path: Path) -> list[str]:
+    """What of the accuracy card at ``path`` its spec, seed and positions do not give: one
+    line per figure that differs (the run's own fields not compared); empty if none.
+
+    Raises:
+        ValueError: for a file that is not an accuracy card, or positions that are not
+            shipped (no shipped file has the card's ``positions_sha256``).
+    """
+    card = read_accuracy_card(path)
+    positions = next((found for found in shipped_positions(card["game"])
+                      if found.sha256 == card["positions_sha256"]), None)  # fmt: skip
+    if positions is None:
+        raise ValueError(
+            f"{path} was made on positions that are not shipped (positions_sha256 "
+            f"{card['positions_sha256'][:12]}...)"
+        )
+    remade = json.loads(accuracy(
+        card["spec"], game=card["game"], params=card["params"], seed=card["seed"],
+        positions=positions,
+    ).to_json())  # fmt: skip
+    return [
+        f"{key}: the card says {json.dumps(card[key])[:100]}, its positions give "
+        f"{json.dumps(value)[:100]}"
+        for key, value in remade.items()
+        if key in card and key not in NOT_COMPARED and card[key] != value
+    ]

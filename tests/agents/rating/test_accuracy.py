@@ -156,6 +156,27 @@ def test_trap_rate_accuracy_prints_one_line_and_writes_the_card(
     assert rate_cli.main([*argv, "--overwrite"]) == 0
 
 
+def test_trap_rate_verify_scores_an_accuracy_card_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(accuracy_module, "shipped_positions", lambda game: [SAMPLE])
+    write_card(accuracy("greedy", positions=SAMPLE, **BOARD), tmp_path / "card.json")
+    assert rate_cli.main(["--verify", str(tmp_path)]) == 0
+    assert "agrees with its spec scored again on its positions" in capsys.readouterr().out
+    card = json.loads((tmp_path / "card.json").read_text())
+    (tmp_path / "card.json").write_text(json.dumps(card | {"optimal": 0.5}))
+    assert rate_cli.main(["--verify", str(tmp_path)]) == 1
+    assert f"optimal: the card says 0.5, its positions give {card['optimal']}" in (
+        capsys.readouterr().out
+    )
+    other = "0" * 64
+    (tmp_path / "card.json").write_text(json.dumps(card | {"positions_sha256": other}))
+    assert rate_cli.main(["--verify", str(tmp_path)]) == 2
+    assert "made on positions that are not shipped (positions_sha256 000000000000...)" in (
+        capsys.readouterr().err
+    )
+
+
 WORDS = ["random", "greedy", "nobody", "--accuracy", "--board-size", "3", "5", "--rule",
          "decay=0", "board_size=3-5", "--calibrate", "--resume", "--verify", "--ladder", "x",
          "--ladder-version", "1", "--seed", "-1", "--game", "othello", "--rungs",
