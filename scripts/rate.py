@@ -132,6 +132,10 @@ def version(text: str) -> str:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+GAME_DEFAULTS = {"games": DEFAULT_GAMES, "cpu_cap": DEFAULT_CPU_CAP, "backend": "process"}
+"""The options of playing games, at their defaults: --accuracy plays none, so takes none."""
+
+
 def build_parser(game: str = DEFAULT_GAME) -> Parser:
     """The command line (its rule options' help gives ``game``'s rules: :func:`chosen_game`)."""
     parser = Parser(
@@ -237,8 +241,10 @@ def _misuse(args: argparse.Namespace) -> str:
         shown = "a SPEC" if given[0] == "spec" else f"--{given[0]}"
         return f"--verify goes alone (with --ladder FILE at most), not with {shown}"
     if args.accuracy:
-        given = [flag for flag in ("calibrate", "resume", "ladder", "ladder_version", "rungs")
-                 if getattr(args, flag) not in (None, False)]  # fmt: skip
+        given = [flag for flag in ("calibrate", "resume") if getattr(args, flag)]
+        given += [flag for flag in ("ladder", "ladder_version", "rungs", "workers", "address")
+                  if getattr(args, flag) is not None]  # fmt: skip
+        given += [flag for flag, default in GAME_DEFAULTS.items() if getattr(args, flag) != default]
         if args.spec is None or given:
             shown = f"not with --{given[0].replace('_', '-')}" if given else "give one"
             return f"--accuracy scores an agent SPEC on solved positions; {shown}"

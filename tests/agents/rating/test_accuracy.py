@@ -180,7 +180,7 @@ def test_trap_rate_verify_scores_an_accuracy_card_again(
 WORDS = ["random", "greedy", "nobody", "--accuracy", "--board-size", "3", "5", "--rule",
          "decay=0", "board_size=3-5", "--calibrate", "--resume", "--verify", "--ladder", "x",
          "--ladder-version", "1", "--seed", "-1", "--game", "othello", "--rungs",
-         "--decay"]  # fmt: skip
+         "--decay", "--games", "--workers", "2"]  # fmt: skip
 
 
 @settings(max_examples=40)
@@ -214,6 +214,9 @@ def _run(argv: list[str]) -> tuple[int, str]:
          "positions; give one"),
         (["greedy", "--accuracy", "--calibrate"], "not with --calibrate"),
         (["greedy", "--accuracy", "--resume"], "not with --resume"),
+        (["greedy", "--accuracy", "--games", "20"], "not with --games"),
+        (["greedy", "--accuracy", "--workers", "0"], "not with --workers"),
+        (["greedy", "--accuracy", "--cpu-cap", "2"], "not with --cpu-cap"),
         (["greedy", "--accuracy"], "no solved positions of Trap! 7x7 (board_size=7, decay=50); "
          "shipped: 3x3 (board_size=3, decay=50)"),
         (["greedy", "--accuracy", "--game", "othello", "--board-size", "6"],
