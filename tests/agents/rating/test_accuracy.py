@@ -24,8 +24,8 @@ from agents.rating.accuracy import METHOD, Score, accuracy, write_card
 from agents.rating.card_format import card_schema, check_card
 from agents.registry import make_agent
 from agents.solved_positions import Positions, find_positions
-from tests.support.positions import SAMPLE, SHIPPED, rows
 from tests.support.schemas import STRICT
+from tests.support.solved_positions import SAMPLE, SHIPPED, rows
 
 BOARD = {"game": "trap", "params": {"board_size": 3}}
 

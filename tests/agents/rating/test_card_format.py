@@ -22,9 +22,9 @@ from agents.rating.card_format import (
 from agents.rating.cards import leaderboard, read_card
 from agents.rating.ladder import load_ladder
 from agents.rating.run import policy_cpu
-from tests.support.positions import SAMPLE
 from tests.support.results_roots import as_format_1, card_of, write_card
 from tests.support.schemas import STRICT, assert_known_schema, places
+from tests.support.solved_positions import SAMPLE
 
 SCHEMA = card_schema()
 TRAP = load_ladder("trap")
