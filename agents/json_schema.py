@@ -93,7 +93,7 @@ def _check_value(value: Any, schema: dict[str, Any], where: str, name: str) -> N
         _refuse(value, schema, where, name)
     if "if" in schema and "then" in schema and _holds(value, schema["if"]):
         _check_value(value, schema["then"], where, name)
-    for part in schema.get("allOf", []):
+    for part in schema.get("allOf", []):  # each a schema of its own (an if/then per kind)
         _check_value(value, part, where, name)
 
 

@@ -18,6 +18,11 @@ is rated afresh from its round robin's games.
 openings in pairs of games (a sequential test, GSPRT on the pentanomial: ``--elo0``,
 ``--elo1``, ``--alpha``, ``--beta``, at most ``--max-games``); its last line is the decision,
 ``stronger``, ``not stronger`` or ``inconclusive``, and its card goes to ``OUTPUT/card.json``.
+``--accuracy`` scores the spec instead on the board's shipped solved positions (no games,
+no solver: :mod:`agents.rating.accuracy`): it prints one line, the share of optimal decisions
+and the mean regret with their 95% intervals, and writes an accuracy card to
+``OUTPUT/card.json``. A board without shipped positions is refused, naming those with them.
+``--verify DIR`` of an accuracy card scores its spec again on its positions and compares.
 
 ``--calibrate`` plays instead the ladder's own round robin (the one its ratings come from)
 and writes the ladder with the ratings it gives to ``OUTPUT/ladder.json``. With ``--rungs
@@ -31,6 +36,7 @@ Example:
     trap-rate --verify results/rate/trap-greedy
     trap-rate --compare "mcts:simulations=100,time_limit=none" \\
         "mcts:simulations=200,time_limit=none" --game trap --workers 2
+    trap-rate greedy --game trap --board-size 3 --accuracy
     trap-rate --calibrate --game colosseum --workers 2 --output results/ladder-colosseum
     trap-rate --calibrate --rungs random greedy "alphabeta:depth=2,time_limit=none" \\
         --game othello --board-size 6 --workers 2
@@ -64,6 +70,12 @@ from trap_scripts._cli import (
 from agents.arena.plan import MAX_OPENING_PLIES
 from agents.arena.tournament import BACKENDS
 from agents.options import parse_spec
+from agents.rating.accuracy import (
+    accuracy,
+    is_accuracy_card,
+    verify_accuracy_card,
+    write_card,
+)
 from agents.rating.calibrate import PACKED_FILE, calibrate_ladder
 from agents.rating.comparison import DEFAULT_MAX_GAMES, SprtTest, compare
 from agents.rating.ladder import (
@@ -132,6 +144,10 @@ def version(text: str) -> str:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+GAME_DEFAULTS = {"games": DEFAULT_GAMES, "cpu_cap": DEFAULT_CPU_CAP, "backend": "process"}
+"""The options of playing games, at their defaults: --accuracy plays none, so takes none."""
+
+
 def build_parser(game: str = DEFAULT_GAME) -> Parser:
     """The command line (its rule options' help gives ``game``'s rules: :func:`chosen_game`)."""
     parser = Parser(
@@ -148,7 +164,8 @@ def build_parser(game: str = DEFAULT_GAME) -> Parser:
     parser.add_argument("--games", type=even_games, default=DEFAULT_GAMES, metavar="N",
                         help=f"games to play, an even number (default {DEFAULT_GAMES})")
     parser.add_argument("--seed", type=int, default=0,
-                        help="the openings' seed (default 0: the ladder's standard games)")
+                        help="the openings' seed (default 0: the ladder's standard games); "
+                        "with --accuracy, the seed of the agent's at each position")
     parser.add_argument("--cpu-cap", type=finite_seconds, default=DEFAULT_CPU_CAP, metavar="S",
                         help="CPU seconds per turn before a player loses by time "
                         f"(default {DEFAULT_CPU_CAP:g})")
@@ -174,6 +191,10 @@ def build_parser(game: str = DEFAULT_GAME) -> Parser:
                         "FILE) afresh from DIR/results.jsonl and say whether they agree (exit 1 "
                         "if not); with a card, --ladder FILE is its ladder when not shipped")
     _add_compare_options(parser)
+    parser.add_argument("--accuracy", action="store_true",
+                        help="score SPEC on the board's solved positions instead (share of "
+                        "optimal decisions, mean regret) and write an accuracy card to "
+                        "DIR/card.json (default results/accuracy/GAME-BOARD-SPEC)")
     calibrating = parser.add_argument_group("calibrating a ladder")
     calibrating.add_argument("--calibrate", action="store_true",
                              help="play the ladder's round robin and write the ladder rated "
@@ -230,6 +251,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.verify is not None:
             return _verify(args.verify, args.ladder)
+        if args.accuracy:
+            _accuracy(args)
+            return 0
         ladder = _chosen_ladder(args)
         note_aliases("trap-rate", args)
         options = {"workers": args.workers, "backend": args.backend, "address": args.address}
@@ -255,11 +279,20 @@ def _misuse(args: argparse.Namespace) -> str:
             return ""
         shown = "a SPEC" if given[0] == "spec" else f"--{given[0]}"
         return f"--verify goes alone (with --ladder FILE at most), not with {shown}"
-    if args.compare is not None and (args.spec is not None or args.calibrate):
-        return "--compare A B compares two specs: give no SPEC to rate and no --calibrate"
+    if args.compare is not None and (args.spec is not None or args.calibrate or args.accuracy):
+        return ("--compare A B compares two specs: give no SPEC to rate, no --calibrate and "
+                "no --accuracy")
     for flag in _COMPARE_FLAGS:
         if getattr(args, flag) is not None and args.compare is None:
             return f"--{flag.replace('_', '-')} goes with --compare"
+    if args.accuracy:
+        given = [flag for flag in ("calibrate", "resume") if getattr(args, flag)]
+        given += [flag for flag in ("ladder", "ladder_version", "rungs", "workers", "address")
+                  if getattr(args, flag) is not None]  # fmt: skip
+        given += [flag for flag, default in GAME_DEFAULTS.items() if getattr(args, flag) != default]
+        if args.spec is None or given:
+            shown = f"not with --{given[0].replace('_', '-')}" if given else "give one"
+            return f"--accuracy scores an agent SPEC on solved positions; {shown}"
     if args.compare is None and (args.spec is None) != args.calibrate:
         return "give an agent SPEC to rate, or --calibrate (not both)"
     for flag in ("rungs", "ladder_out"):
@@ -385,11 +418,28 @@ def _compare(ladder: Ladder, args: argparse.Namespace, options: dict[str, object
     print(f"{time.monotonic() - started:.0f} s; pentanomial {card.pentanomial}; card: "
           f"{output / 'card.json'}")
     print(card.line)
+def _accuracy(args: argparse.Namespace) -> None:
+    """Score the spec on the board's solved positions; print the card's line, write it."""
+    rules = _spec_rules(args.spec, args.game, _given_rules(args))
+    output = args.output or Path(
+        "results", "accuracy", f"{args.game}-{setting_name(args.game, rules)}-{_slug(args.spec)}"
+    )
+    card_path = output / "card.json"
+    if card_path.exists() and not args.overwrite:
+        raise CliError(f"{card_path} exists; --overwrite replaces it")
+    note_aliases("trap-rate", args)
+    card = accuracy(args.spec, game=args.game, params=rules, seed=args.seed)
+    write_card(card, card_path)
+    print(f"{card.line}; card: {card_path}")
 
 
 def _verify(folder: Path, ladder_file: Path | None) -> int:
     """Print whether ``folder``'s card (a calibration's folder: its ladder) is what its
-    games give; 0 if it is, 1 if not."""
+    games give (an accuracy card: what its spec scores on its positions); 0 if it is, 1 if
+    not."""
+    if is_accuracy_card(folder / "card.json"):
+        return _report(folder / "card.json", verify_accuracy_card(folder / "card.json"),
+                       "its spec scored again on its positions")  # fmt: skip
     if (folder / "card.json").exists():
         shown, differences = folder / "card.json", verify_card(folder, ladder_file)
     elif ladder_file is None and not (folder / LADDER_FILE).exists():
@@ -401,10 +451,15 @@ def _verify(folder: Path, ladder_file: Path | None) -> int:
     games = folder / "results.jsonl"
     if not games.exists() and (folder / PACKED_FILE).exists():
         games = folder / PACKED_FILE
+    return _report(shown, differences, f"its games ({games})")
+
+
+def _report(shown: Path, differences: list[str], source: str) -> int:
+    """Print whether ``shown`` agrees with ``source`` (each difference on a line); 0 if so."""
     if not differences:
-        print(f"{shown}: agrees with its games ({games})")
+        print(f"{shown}: agrees with {source}")
         return 0
-    print(f"{shown}: does not agree with its games ({games}):")
+    print(f"{shown}: does not agree with {source}:")
     for line in differences:
         print(f"  {line}")
     return 1

@@ -9,13 +9,22 @@ the first player without a turn limit (a game that never ends is a draw) and und
 runners' turn limit, the decision positions counted, and the solve's time and traced
 memory. The table is kept under the user's cache folder (:func:`agents.solved.cache_folder`)
 and read from there next time (``"cached": true``, with the first solve's report).
+
+``--positions FILE`` also draws the board's solved positions from games of ``--rungs``
+(:mod:`agents.solved_positions`: the same file byte for byte from the same options) and
+writes them to ``FILE``; the line then has ``"drawn"``: the file, its positions and SHA-256.
+The shipped sets are rebuilt by:
+
+    trap-solve --game trap --board-size 3 --positions agents/trap/positions/3x3.npz
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from trap_scripts._cli import (
     CliError,
@@ -24,10 +33,19 @@ from trap_scripts._cli import (
     add_rule_options,
     chosen_game,
     fail,
+    non_negative_int,
+    path,
+    positive_int,
     rule_params,
 )
 
 from agents.solved import load_or_solve
+from agents.solved_positions import (
+    DEFAULT_PER_DECISION,
+    DEFAULT_RUNGS,
+    draw_positions,
+    read_positions,
+)
 from trap_env.games import get_game
 
 PROG = "trap-solve"
@@ -39,16 +57,61 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog=PROG, description=__doc__.partition("\n")[0])
     add_game_option(parser)
     add_rule_options(parser, chosen_game(words))
+    drawing = parser.add_argument_group("drawing solved positions")
+    drawing.add_argument("--positions", type=path, default=None, metavar="FILE",
+                         help="also draw the board's solved positions and write them to FILE "
+                         "(an .npz: observations, legal actions, each action's value, best "
+                         "actions)")
+    drawing.add_argument("--rungs", nargs="+", default=None, metavar="SPEC",
+                         help="with --positions: the agents whose games they are drawn from "
+                         f"(default: {' '.join(DEFAULT_RUNGS)})")
+    drawing.add_argument("--per-decision", type=positive_int, default=None, metavar="N",
+                         help="with --positions: the most positions of each decision "
+                         f"(default {DEFAULT_PER_DECISION})")
+    drawing.add_argument("--seed", type=non_negative_int, default=None,
+                         help="with --positions: the games' and the draw's seed (default 0)")
     args = parser.parse_args(words)
+    loose = [flag for flag in ("rungs", "per_decision", "seed") if getattr(args, flag) is not None]
+    if loose and args.positions is None:
+        parser.error(f"--{loose[0].replace('_', '-')} goes with --positions")
     try:
         params = rule_params(args)
         game = get_game(args.game)
         rules = game.config_params(game.make_config(**params))
         table, cached = load_or_solve(args.game, rules)
-    except (CliError, ValueError, TypeError) as error:
+        line = {"game": table.game, "rules": table.rules, **table.report, "cached": cached}
+        if args.positions is not None:
+            line["drawn"] = _draw(args, rules)
+    except (CliError, ValueError, TypeError, OSError) as error:
         return fail(PROG, error)
-    print(json.dumps({"game": table.game, "rules": table.rules, **table.report, "cached": cached}))
+    print(json.dumps(line))
     return 0
+
+
+def _draw(args: Any, rules: dict[str, Any]) -> dict[str, Any]:
+    """Draw the positions into ``args.positions``; the file, its positions and SHA-256."""
+    rungs = args.rungs or DEFAULT_RUNGS
+    per_decision = args.per_decision or DEFAULT_PER_DECISION
+    seed = args.seed or 0
+    positions = draw_positions(
+        args.game, rules, rungs=rungs, per_decision=per_decision, seed=seed,
+        command=_command(args.game, rules, rungs, per_decision, seed),
+    )
+    positions.save(args.positions)
+    positions.save(args.positions)
+    written = read_positions(args.positions)  # as a reader sees it
+    return {"file": str(args.positions), "positions": len(written), "sha256": written.sha256}
+
+
+def _command(
+    game: str, rules: dict[str, Any], rungs: Sequence[str], per_decision: int, seed: int
+) -> str:
+    """The command that draws the same positions (to any ``FILE``: the file records it, so
+    that a rebuild is the same file byte for byte wherever it is written)."""
+    words = [PROG, "--game", game, *(f"--rule={name}={value}" for name, value in rules.items())]
+    words += ["--positions", "FILE", "--rungs", *rungs]
+    words += ["--per-decision", str(per_decision), "--seed", str(seed)]
+    return shlex.join(words)
 
 
 if __name__ == "__main__":

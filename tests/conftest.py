@@ -119,3 +119,22 @@ def planted_game(
               **result.to_dict(), "game": path}  # fmt: skip
     yield PlantedGame(path, marker, record)
     sys.modules.pop(PLANTED, None)
+
+
+@pytest.fixture(scope="session")
+def trap_3x3_solved(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache folder holding Trap! 3x3's solved table, solved once a session (seconds)."""
+    from agents.solved import load_or_solve
+
+    folder = tmp_path_factory.mktemp("xdg_cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(folder))
+        load_or_solve("trap", {"board_size": 3, "decay": 50})
+    return folder
+
+
+@pytest.fixture
+def solved_cache(trap_3x3_solved: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test reads solved tables from :func:`trap_3x3_solved`'s cache (``perfect`` plays)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(trap_3x3_solved))
+    return trap_3x3_solved

@@ -18,11 +18,13 @@ import importlib.metadata
 import json
 import platform
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import trap_env
 from agents.json_schema import check_json
 from trap_env.games import get_game
 
@@ -34,6 +36,7 @@ __all__ = [
     "card_format",
     "card_schema",
     "check_card",
+    "code_commit",
     "environment",
     "machine",
 ]
@@ -107,6 +110,22 @@ def _version(distribution: str) -> str:
         return importlib.metadata.version(distribution)
     except importlib.metadata.PackageNotFoundError:  # imported from a path, not installed
         return "unknown"
+
+
+def code_commit() -> str | None:
+    """The git commit of the package's checkout, if it is one (None for an installed wheel)."""
+    root = Path(trap_env.__file__).resolve().parent.parent
+    if not (root / ".git").exists():  # an installed package (perhaps inside someone's repo)
+        return None
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+            timeout=10, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and len(commit) == 40 else None
 
 
 def machine() -> dict[str, Any]:

@@ -189,7 +189,7 @@ def read_card(path: Path) -> dict[str, Any]:
     if isinstance(card, dict) and "format" in card:
         check_card(card)
         if card["kind"] != "rating":
-            raise ValueError(f"a {card['kind']} card, not a rating")
+            raise ValueError(f"a card of kind {card['kind']!r}, not a rating")
     if not isinstance(card, dict) or card.get("benchmark") != BENCHMARK:
         raise ValueError(f"not a card of the {BENCHMARK}")
     _check_types(card)

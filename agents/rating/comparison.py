@@ -54,7 +54,7 @@ from agents.arena.plan import GameTask, RunConfig
 from agents.arena.results import Record
 from agents.arena.tournament import run_games
 from agents.files import locked_folder, write_text_atomically
-from agents.rating.card_format import CARD_FORMAT, check_card, environment, machine
+from agents.rating.card_format import CARD_FORMAT, check_card, code_commit, environment, machine
 from agents.rating.ladder import Ladder, find_ladder, game_params, setting_name
 from agents.rating.run import DEFAULT_CPU_CAP, Say
 from agents.rating.run_folder import (
@@ -64,7 +64,6 @@ from agents.rating.run_folder import (
     check_files,
     check_folder,
     claim,
-    package_commit,
 )
 from agents.spec_files import spec_files
 
@@ -372,7 +371,7 @@ def make_card(
         max_games=test.max_games, pentanomial=list(walk.counts), llr=round(walk.llr, 4),
         lower=round(lower, 4), upper=round(upper, 4), num_games=2 * walk.num_pairs,
         decision=walk.decision or "inconclusive", line=decision_line(run["a"], run["b"], walk),
-        version=trap_env.__version__, commit=package_commit(),
+        version=trap_env.__version__, commit=code_commit(),
         date=datetime.date.today().isoformat(), environment=environment(), machine=machine(),
     )
 

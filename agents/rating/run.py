@@ -38,7 +38,13 @@ from agents.arena.plan import GameTask, RunConfig
 from agents.arena.results import Record
 from agents.arena.tournament import game_session
 from agents.files import locked_folder, write_text_atomically
-from agents.rating.card_format import CARD_FORMAT, check_card, environment, machine
+from agents.rating.card_format import (
+    CARD_FORMAT,
+    check_card,
+    code_commit,
+    environment,
+    machine,
+)
 from agents.rating.estimate import (
     LEVEL,
     METHOD,
@@ -55,7 +61,6 @@ from agents.rating.run_folder import (
     check_files,
     check_folder,
     claim,
-    package_commit,
 )
 from agents.spec_files import spec_files
 
@@ -292,7 +297,7 @@ def make_card(
         line=card_line(ladder, estimate),
         opponents=_per_rung(ladder, records),
         version=trap_env.__version__,
-        commit=package_commit(),
+        commit=code_commit(),
         date=datetime.date.today().isoformat(),
         environment=environment(),
         machine=machine(),

@@ -11,12 +11,10 @@ to their records).
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
-import trap_env
 from agents.arena.plan import MAX_SECONDS
 from agents.arena.replays import replay_record
 from agents.arena.results import Record, read_results
@@ -30,7 +28,6 @@ __all__ = [
     "check_files",
     "check_folder",
     "claim",
-    "package_commit",
 ]
 
 CARD_FILE = "card.json"
@@ -150,19 +147,3 @@ def _check_replays(results: Path, games: Sequence[Record]) -> None:
                 f"({error}); the file was edited or damaged: restore it, or start afresh "
                 "with --overwrite"
             ) from None
-
-
-def package_commit() -> str | None:
-    """The git commit of the package's checkout, if it is one (None for an installed wheel)."""
-    root = Path(trap_env.__file__).resolve().parent.parent
-    if not (root / ".git").exists():  # an installed package (perhaps inside someone's repo)
-        return None
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
-            timeout=10, check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    commit = done.stdout.strip()
-    return commit if done.returncode == 0 and len(commit) == 40 else None

@@ -40,3 +40,31 @@ def test_it_refuses_what_it_does_not_solve_in_one_line(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("trap-solve: error: ") and message in err and err.count("\n") == 1
+
+
+def test_positions_are_drawn_into_a_file_that_records_its_command(
+    solved_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agents.solved_positions import read_positions
+
+    argv = ["--board-size", "3", "--positions", str(tmp_path / "p.npz"), "--rungs", "random",
+            "greedy", "--per-decision", "5", "--seed", "2"]  # fmt: skip
+    assert main(argv) == 0
+    drawn = json.loads(capsys.readouterr().out)["drawn"]
+    positions = read_positions(tmp_path / "p.npz")
+    assert drawn == {"file": str(tmp_path / "p.npz"), "positions": len(positions),
+                     "sha256": positions.sha256} and 0 < len(positions) <= 10  # fmt: skip
+    assert positions.drawn["command"] == (
+        "trap-solve --game trap --rule=board_size=3 --rule=decay=50 --positions FILE --rungs "
+        "random greedy --per-decision 5 --seed 2"
+    )
+
+
+@pytest.mark.parametrize("flag", [["--seed", "1"], ["--rungs", "random"], ["--per-decision", "3"]])
+def test_the_drawing_options_go_with_positions(
+    flag: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--board-size", "3", *flag])
+    assert exited.value.code == 2
+    assert f"{flag[0]} goes with --positions" in capsys.readouterr().err

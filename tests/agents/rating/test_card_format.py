@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents.rating.accuracy import accuracy
 from agents.rating.card_format import (
     CARD_FORMAT,
     card_schema,
@@ -25,11 +26,14 @@ from agents.rating.ladder import load_ladder
 from agents.rating.run import policy_cpu
 from tests.support.results_roots import as_format_1, card_of, write_card
 from tests.support.schemas import STRICT, assert_known_schema, places
+from tests.support.solved_positions import SAMPLE
 
 SCHEMA = card_schema()
 TRAP = load_ladder("trap")
 WRITTEN = card_of(TRAP, "greedy", {TRAP.rungs[0].spec: (2, 0, 1), TRAP.rungs[1].spec: (1, 1, 1)})
 """A card as the package writes it."""
+ACCURACY = json.loads(accuracy("greedy", game="trap", positions=SAMPLE).to_json())
+"""An accuracy card as the package writes it."""
 
 
 def passes(card: object) -> bool:
@@ -48,6 +52,7 @@ def test_the_schema_is_valid_and_uses_only_what_the_checker_knows():
 
 def test_a_written_card_passes_the_check_and_jsonschema():
     assert passes(WRITTEN) and STRICT(SCHEMA).is_valid(WRITTEN)
+    assert passes(ACCURACY) and STRICT(SCHEMA).is_valid(ACCURACY)
     assert WRITTEN["format"] == CARD_FORMAT and WRITTEN["kind"] == "rating"
 
 
@@ -74,11 +79,9 @@ def test_the_policy_cpu_is_its_own_seat_s():
     assert policy_cpu([]) == {"mean": 0.0, "max": 0.0}
 
 
-def test_an_accuracy_card_needs_only_the_common_fields_a_rating_or_comparison_its_own():
+def test_each_kind_of_card_needs_its_own_fields_beside_the_common_ones():
     common = {key: WRITTEN[key] for key in SCHEMA["required"]}
-    assert passes(common | {"kind": "accuracy"})
-    assert STRICT(SCHEMA).is_valid(common | {"kind": "accuracy"})
-    for kind in ("rating", "comparison"):  # without their own fields
+    for kind in ("rating", "comparison", "accuracy"):  # without their own fields
         assert not passes(common | {"kind": kind})
         assert not STRICT(SCHEMA).is_valid(common | {"kind": kind})
     with pytest.raises(ValueError, match="the card has no 'ladder'; it needs ladder, "):
@@ -95,15 +98,17 @@ def test_another_format_is_refused_in_one_line_naming_the_formats_read():
             raise AssertionError(value)
 
 
-WRONG = [None, True, 0, -1, 2, 3, 0.5, 1e300, "", "x", "rating", "comparison", [], [1], {},
-         {"a": 1}, "a" * 65, "0" * 64, "2026-11-28", "v1"]  # fmt: skip
-KEYS = ["extra", "format", "kind", "mean", "rating", "python", "cpu", "level", "wins"]
+WRONG = [None, True, 0, -1, 2, 3, 0.5, 1e300, "", "x", "rating", "comparison", "accuracy", [],
+         [1], {}, {"a": 1}, "a" * 65, "0" * 64, "2026-11-28", "v1"]  # fmt: skip
+KEYS = ["extra", "format", "kind", "mean", "rating", "python", "cpu", "level", "wins", "move",
+        "optimal"]
 
 
 @st.composite
 def mutated_cards(draw: st.DrawFn) -> Any:
-    """A written card with one to three fields replaced, removed or added."""
-    card: Any = copy.deepcopy(WRITTEN)
+    """A written card (a rating's or an accuracy's) with one to three fields replaced,
+    removed or added."""
+    card: Any = copy.deepcopy(draw(st.sampled_from([WRITTEN, ACCURACY])))
     for _ in range(draw(st.integers(1, 3))):
         where = draw(st.sampled_from(places(card)))
         value = copy.deepcopy(draw(st.sampled_from(WRONG)))
@@ -157,6 +162,6 @@ def test_a_card_of_another_kind_or_format_is_left_out_with_a_note(tmp_path: Path
     write_card(tmp_path / "added", WRITTEN | {"a_later_field": [1]})  # format 2, added to
     board = leaderboard(tmp_path)
     notes = "\n".join(board.notes)
-    assert "a comparison card, not a rating" in notes and "format is 3" in notes
+    assert "a card of kind 'comparison', not a rating" in notes and "format is 3" in notes
     assert [row.spec for row in board.boards[TRAP.identity].rows] == ["greedy"]
     assert json.loads((tmp_path / "added" / "card.json").read_text())["a_later_field"] == [1]

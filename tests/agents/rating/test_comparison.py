@@ -231,7 +231,7 @@ def test_trap_rate_compare_says_its_decision_last_and_its_card_verifies(tmp_path
     ("argv", "message"),
     [
         (["--elo1", "100", "random"], "--elo1 goes with --compare"),
-        (["--compare", "random", "greedy", "random"], "give no SPEC to rate and no --calibrate"),
+        (["--compare", "random", "greedy", "random"], "give no SPEC to rate, no --calibrate"),
         (["--compare", "random", "greedy", "--calibrate"], "give no SPEC to rate"),
         (["--compare", "random"], "expected 2 arguments"),
         (["--compare", "random", "greedy", "--elo0", "60"], "elo0 < elo1, got elo0=60.0"),

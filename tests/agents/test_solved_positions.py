@@ -1,0 +1,176 @@
+"""Solved positions (agents.solved_positions): the shipped Trap! 3x3 set, its values against
+the solver, a draw's bytes, the lookup's refusal, and the strict reading of a damaged file."""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.registry import make_agent
+from agents.solved import TIE_TOLERANCE
+from agents.solved_positions import (
+    DEFAULT_GAMES_PER_PAIRING,
+    DEFAULT_OPENING_PLIES,
+    DEFAULT_PER_DECISION,
+    DEFAULT_RUNGS,
+    Positions,
+    draw_positions,
+    find_positions,
+    read_positions,
+    shipped_positions,
+)
+from trap_env.games import get_game
+
+SHIPPED = find_positions("trap", {"board_size": 3})
+SHIPPED_BYTES = SHIPPED.to_bytes()
+TRAP = get_game("trap")
+
+
+def test_the_shipped_trap_3x3_set_holds_both_decisions_each_valued_and_observed():
+    assert len(SHIPPED) == 800 and SHIPPED.rules == {"board_size": 3, "decay": 50}
+    assert np.bincount(SHIPPED.decisions).tolist() == [400, 400]  # move, throw
+    assert (SHIPPED.legal == ~np.isnan(SHIPPED.values)).all()
+    assert len(set(SHIPPED.states.tolist())) == len(SHIPPED)
+    for row, text in enumerate(SHIPPED.states):
+        state = TRAP.from_text(str(text))
+        values = SHIPPED.values[row]
+        legal = np.flatnonzero(SHIPPED.legal[row]).tolist()
+        assert legal == TRAP.legal_actions(state)
+        assert TRAP.decision_names[SHIPPED.decisions[row]] == TRAP.decision_name(state)
+        assert (SHIPPED.observations[row] == TRAP.observe(state, TRAP.current_player(state))).all()
+        best = np.nanmax(values)
+        assert SHIPPED.best[row] == min(a for a in legal if values[a] >= best - TIE_TOLERANCE)
+        assert best - np.nanmin(values) > TIE_TOLERANCE  # a choice that matters
+
+
+def test_it_records_how_it_was_drawn_with_the_defaults():
+    assert {key: SHIPPED.drawn[key] for key in (
+        "rungs", "games_per_pairing", "opening_plies", "per_decision", "seed")} == {
+        "rungs": list(DEFAULT_RUNGS), "games_per_pairing": DEFAULT_GAMES_PER_PAIRING,
+        "opening_plies": DEFAULT_OPENING_PLIES, "per_decision": DEFAULT_PER_DECISION, "seed": 0,
+    }  # fmt: skip
+    assert SHIPPED.drawn["command"].startswith("trap-solve --game trap --rule=board_size=3 ")
+
+
+def test_its_values_agree_with_the_solver_on_a_sample(solved_cache: Path):
+    perfect = make_agent("perfect", game="trap")
+    for row in range(0, len(SHIPPED), 37):
+        solved = perfect.action_values(TRAP.from_text(str(SHIPPED.states[row])))  # type: ignore[attr-defined]
+        assert {a: SHIPPED.values[row, a] for a in solved} == pytest.approx(solved, abs=1e-12)
+
+
+def test_a_draw_is_the_same_bytes_each_time_and_reads_back(solved_cache: Path, tmp_path: Path):
+    def draw() -> Positions:
+        return draw_positions("trap", {"board_size": 3}, rungs=("random", "greedy"),
+                              games_per_pairing=1, per_decision=10, seed=3)  # fmt: skip
+
+    first = draw()
+    assert first.to_bytes() == draw().to_bytes()
+    assert 0 < len(first) <= 20 and first.drawn["candidates"] >= first.drawn["decisive"]
+    first.save(tmp_path / "p.npz")
+    again = read_positions(tmp_path / "p.npz")
+    assert len(again.sha256) == 64 and (tmp_path / "p.npz").read_bytes() == first.to_bytes()
+    for name in ("states", "decisions", "observations", "legal", "best"):
+        assert (getattr(again, name) == getattr(first, name)).all()
+    assert np.array_equal(again.values, first.values, equal_nan=True)
+
+
+def test_a_rung_that_cannot_play_the_board_is_refused(solved_cache: Path):
+    with pytest.raises(ValueError, match=r"mcts network .* was trained for"):
+        draw_positions("trap", {"board_size": 3}, rungs=("random", "mcts:time_limit=0.1"),
+                       games_per_pairing=1)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("game", "rules", "message"),
+    [
+        ("trap", {"board_size": 5},
+         "no solved positions of Trap! 5x5 (board_size=5, decay=50); shipped: 3x3 "
+         "(board_size=3, decay=50)"),
+        ("trap", {"board_size": 3, "decay": 0}, "shipped: 3x3 (board_size=3, decay=50)"),
+        ("othello", {"board_size": 6}, "no solved positions of Othello 6x6"),
+    ],
+)  # fmt: skip
+def test_a_board_without_positions_is_refused_naming_those_with_them(game, rules, message):
+    with pytest.raises(ValueError) as raised:
+        find_positions(game, rules)
+    assert message in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_only_trap_ships_positions_so_far():
+    assert [p.rules for p in shipped_positions("trap")] == [{"board_size": 3, "decay": 50}]
+    assert shipped_positions("othello") == []
+
+
+def _rewritten(name: str, array: np.ndarray | None) -> bytes:
+    """The shipped file with the array ``name`` replaced by ``array`` (None: dropped)."""
+    source = zipfile.ZipFile(io.BytesIO(SHIPPED_BYTES))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for member in source.namelist():
+            data = source.read(member)
+            if member == f"{name}.npy" and array is not None:
+                written = io.BytesIO()
+                np.save(written, array)
+                data = written.getvalue()
+            if member != f"{name}.npy" or array is not None:
+                archive.writestr(member, data)
+    return buffer.getvalue()
+
+
+DAMAGES = [
+    ("states", None), ("meta", np.zeros(3, dtype=np.int8)), ("meta", np.array("{}")),
+    ("values", SHIPPED.values[:, :4]), ("observations", SHIPPED.observations[:, :2]),
+    ("best", SHIPPED.best.astype(np.float64)), ("best", np.full(len(SHIPPED), 9)),
+    ("legal", ~SHIPPED.legal), ("decisions", np.full(len(SHIPPED), 7, dtype=np.int8)),
+    ("values", np.where(SHIPPED.legal, 0.0, 1.0)),
+]  # fmt: skip
+
+
+@settings(max_examples=30)
+@given(
+    st.one_of(
+        st.integers(0, 24_000).map(lambda cut: SHIPPED_BYTES[:cut]),
+        st.tuples(st.integers(0, 24_000), st.integers(1, 255)).map(
+            lambda flip: _flipped(SHIPPED_BYTES, *flip)
+        ),
+        st.sampled_from(DAMAGES).map(lambda damage: _rewritten(*damage)),
+    )
+)
+def test_a_damaged_file_is_refused_in_one_line_naming_it(data: bytes):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "p.npz"
+        path.write_bytes(data)
+        try:
+            read_positions(path)
+        except ValueError as error:
+            message = str(error)
+            assert message.startswith(f"{path} is not a positions file: ") and "\n" not in message
+
+
+@pytest.mark.parametrize("damage", DAMAGES, ids=[name for name, _ in DAMAGES])
+def test_each_damage_of_the_arrays_is_refused(damage, tmp_path: Path):
+    path = tmp_path / "p.npz"
+    path.write_bytes(_rewritten(*damage))
+    with pytest.raises(ValueError, match="is not a positions file: it"):
+        read_positions(path)
+
+
+def _flipped(data: bytes, at: int, by: int) -> bytes:
+    at %= len(data)
+    return data[:at] + bytes([data[at] ^ by]) + data[at + 1 :]
+
+
+def test_a_set_of_another_format_is_refused(tmp_path: Path):
+    path = tmp_path / "p.npz"
+    meta = np.array('{"format": 9, "game": "trap", "rules": {}, "drawn": {}}')
+    path.write_bytes(_rewritten("meta", meta))
+    with pytest.raises(ValueError, match="its format is 9; this trap_env reads 1"):
+        read_positions(path)
