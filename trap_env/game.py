@@ -243,6 +243,16 @@ class Game(Protocol[S, C]):
         """One chance outcome, drawn with exactly one ``rng.random()``."""
         ...
 
+    def chance_key(self, state: S) -> tuple[int, ...] | None:
+        """What names a chance node across the games of a pair, for duplicate draws (a
+        runner's ``duplicate_chance``): two chance nodes with one key, in the two games of
+        one seed, are drawn from one uniform, so that the same situation gets the same luck
+        (Trap!: the turn, the thrower's cell and the target). Nodes of one game must have
+        distinct keys, so that its draws stay independent. None: not keyed (drawn as
+        without duplicates).
+        """
+        ...
+
     def turn(self, state: S) -> int:
         """The number of turns completed. A turn is the run of decisions one player makes
         in a row (Trap!: a move and a throw); the match runner's time budget is per turn."""

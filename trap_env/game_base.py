@@ -51,7 +51,8 @@ class GameBase(Game[S, C]):
     ``initial_state``, ``current_player``, ``legal_actions``, ``apply``, ``turn``,
     ``outcome``, ``observe``, ``to_text``, ``from_text``, ``check_state``, ``render_rgb``,
     ``describe``). A game with chance sets ``has_chance`` and writes ``is_chance``,
-    ``chance_outcomes`` and ``sample_chance``; any default may be overridden.
+    ``chance_outcomes`` and ``sample_chance`` (and ``chance_key``, for duplicate draws); any
+    default may be overridden.
     """
 
     config_type: type[C]
@@ -111,6 +112,10 @@ class GameBase(Game[S, C]):
             ValueError: always.
         """
         raise ValueError(f"{self.title} has no chance nodes")
+
+    def chance_key(self, state: S) -> tuple[int, ...] | None:
+        """None: the game's chance nodes are not keyed (drawn as without duplicates)."""
+        return None
 
     def legal_action_mask(self, state: S) -> list[int]:
         """:meth:`legal_actions` as ``num_actions`` zeros and ones."""

@@ -12,7 +12,12 @@ that no agent is charged for a collection of the runner's process.
 
 A game's seed alone fixes the chance draws, the agents' generators and the rules drawn
 per game (:func:`draw_rules`), so a game replays from its seed; the recorded action
-sequence replays it exactly whatever the agents' timing.
+sequence replays it exactly whatever the agents' timing. With ``duplicate_chance`` the two
+games of one seed (a pair, seats swapped) share their luck: a chance node that the game
+keys (:meth:`~trap_env.game.Game.chance_key`; Trap!: the turn, the thrower's cell and the
+target) is drawn from its own uniform (:func:`keyed_uniform`) by the inverse of its exact
+odds, so the same throw lands the same way in both games; unkeyed nodes are drawn in turn
+from the seed's generator, as without.
 
 Example:
     >>> from agents import make_agent
@@ -44,11 +49,14 @@ __all__ = [
     "FAULTS",
     "NO_WINNER",
     "REASONS",
+    "ChanceDraw",
     "GameResult",
     "LastChance",
+    "chance_draw",
     "derive_seed",
     "draw_rules",
     "interface_problem",
+    "keyed_uniform",
     "play_game",
     "replay",
 ]
@@ -69,6 +77,8 @@ LastChance = tuple[int, int] | None
 """The last chance node's ``(decision before it, outcome)`` (Trap!: a throw's target and
 landing cells), or None before the first."""
 
+ChanceDraw = Callable[[Any], int]
+"""How a match draws the outcome of a chance node (the state)."""
 TurnHook = Callable[[int, Any, list[int]], None]
 ResetHook = Callable[[int], None]
 
@@ -132,6 +142,43 @@ def derive_seed(*parts: object) -> int:
     """A 63-bit seed that depends only on ``parts`` (stable across runs and processes)."""
     digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1
+
+
+def keyed_uniform(seed: int, key: tuple[int, ...]) -> float:
+    """The uniform in ``[0, 1)`` of the chance node keyed ``key`` in the games of ``seed``
+    (duplicate chance): a hash of both, the same in every game of the seed and process.
+
+    Example:
+        >>> keyed_uniform(3, (0, 8, 24)) == keyed_uniform(3, (0, 8, 24))
+        True
+    """
+    return derive_seed(seed, "chance", *key) / 2**63
+
+
+class _Uniform:
+    """A :class:`~trap_env.game.RandomSource` whose one draw is a given uniform
+    (``sample_chance`` draws once: the inverse of the exact odds at ``value``)."""
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def random(self) -> float:
+        return self.value
+
+
+def chance_draw(game: Game[Any, Any], seed: int, duplicate: bool = False) -> ChanceDraw:
+    """How the games of ``seed`` draw chance: each outcome by ``game.sample_chance`` from
+    the seed's generator, in turn; with ``duplicate``, a node the game keys
+    (:meth:`~trap_env.game.Game.chance_key`) from its own :func:`keyed_uniform` instead.
+    """
+    rng = random.Random(derive_seed(seed, "landing"))
+
+    def draw(state: Any) -> int:
+        key = game.chance_key(state) if duplicate else None
+        source = rng if key is None else _Uniform(keyed_uniform(seed, key))
+        return int(game.sample_chance(state, source))
+
+    return draw
 
 
 def draw_rules(params: Mapping[str, Any] | None, seed: int | None) -> dict[str, Any]:
@@ -198,6 +245,7 @@ def play_game(
     on_turn: TurnHook | None = None,
     on_reset: ResetHook | None = None,
     opening_plies: int = 0,
+    duplicate_chance: bool = False,
 ) -> GameResult:
     """Play one game; ``agents[0]`` takes seat 0 (player 0, who starts).
 
@@ -222,6 +270,9 @@ def play_game(
         opening_plies: the game opens with this many uniformly random legal actions drawn
             from ``seed`` (recorded like the agents'), so that deterministic agents play
             many different games; two games of one seed open alike.
+        duplicate_chance: draw each chance node the game keys from the uniform of its key
+            and the seed (:func:`chance_draw`), so that the two games of a seed share
+            their luck.
 
     Returns:
         The result; an agent's fault (in its reset or a decision, or a missing method) ends
@@ -244,7 +295,7 @@ def play_game(
             _reset(agent, derive_seed(seed, "seat", seat))
         except _Fault as fault:
             return result.lose(seat, fault.reason, str(fault))
-    chance_rng = random.Random(derive_seed(seed, "landing"))
+    draw = chance_draw(found, seed, duplicate_chance)
     state = _opening(found, found.initial_state(config), opening_plies, seed, limit, result)
     while (outcome := found.outcome(state, limit)) is None:
         seat = found.current_player(state)
@@ -256,7 +307,7 @@ def play_game(
             result.turns = found.turn(state)
             return result.lose(seat, fault.reason, str(fault))
         while found.is_chance(state):
-            state = _record(found, state, found.sample_chance(state, chance_rng), result)
+            state = _record(found, state, draw(state), result)
     if on_turn is not None:
         on_turn(-1, state, result.actions)
     result.turns, result.scores = found.turn(state), found.scores(state)

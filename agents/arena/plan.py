@@ -131,6 +131,11 @@ class RunConfig:
         opening_plies: each game opens with this many uniformly random legal actions drawn
             from its seed (0: none), so that deterministic agents play many games; with
             :func:`round_robin`'s ``paired_seeds`` each opening is played from both seats.
+        duplicate_chance: the games of one seed share their luck: each chance node the game
+            keys is drawn from a uniform of its key and the seed
+            (:func:`~agents.arena.match.chance_draw`), so that with ``paired_seeds`` the
+            same throw lands the same way in both games of a pair. Recorded in the settings
+            (when on), so that a resume draws as the run did.
 
     Raises:
         TypeError: without ``game_name``.
@@ -150,6 +155,7 @@ class RunConfig:
     backend: str = "process"
     address: str | None = None
     opening_plies: int = 0
+    duplicate_chance: bool = False
 
     def __post_init__(self, board_size: int | None) -> None:
         require_game(self.game_name or None, "RunConfig()", "game_name")
@@ -168,6 +174,10 @@ class RunConfig:
             raise ValueError(
                 f"opening_plies must be an integer from 0 to {MAX_OPENING_PLIES}, got "
                 f"{self.opening_plies!r}"
+            )
+        if not isinstance(self.duplicate_chance, bool):
+            raise ValueError(
+                f"duplicate_chance must be True or False, got {self.duplicate_chance!r:.40}"
             )
         if self.time_budget == math.inf:  # no limit, said the other way
             object.__setattr__(self, "time_budget", None)
@@ -274,6 +284,7 @@ class RunConfig:
         } | (
             settings_rule_fields(self.game_name, self.rule_params)
             | ({"opening_plies": self.opening_plies} if self.opening_plies else {})
+            | ({"duplicate_chance": True} if self.duplicate_chance else {})
         )
 
 

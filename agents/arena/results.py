@@ -541,7 +541,7 @@ def _game_of(settings: dict[str, Any]) -> str:
     return recorded_settings(settings)["game"]  # type: ignore[no-any-return]
 
 
-_UNNAMED = {"opening_plies": 0}
+_UNNAMED: dict[str, Any] = {"opening_plies": 0, "duplicate_chance": False}
 """Settings that a settings file names only when they are not these values."""
 
 _RULE_FIELDS = ("rules", "drawn_rules", "board_sizes", *OLD_TRAP_FIELDS)

@@ -78,6 +78,7 @@ def play_task(
         game=config.game_name,
         params=config.rule_params_for(task.seed),
         opening_plies=config.opening_plies,
+        duplicate_chance=config.duplicate_chance,
         on_turn=None if beat is None else _turn_beats(beat, config),
         on_reset=None if beat is None else _reset_beats(beat, task, config),
     )

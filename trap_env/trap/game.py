@@ -89,6 +89,11 @@ class Trap(GameBase[State, GameConfig]):
         """Whether a throw waits for its landing."""
         return state.phase is Phase.LANDING and state.winner == core.NO_PLAYER
 
+    def chance_key(self, state: State) -> tuple[int, int, int]:
+        """``(turn, thrower's cell, target)``: a throw from one cell at one target on one
+        turn lands alike in both games of a pair (the turn tells the thrower's seat)."""
+        return (state.turn, state.cells[state.player], state.target)
+
     def turn(self, state: State) -> int:
         """Turns completed; a turn is one player's move and throw."""
         return state.turn

@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import gc
 import json
+import random
+from collections import Counter
 
 import pytest
 
 from agents import make_agent
-from agents.arena.match import FAULTS, REASONS, derive_seed, play_game, replay
+from agents.arena.match import (
+    FAULTS,
+    REASONS,
+    chance_draw,
+    derive_seed,
+    keyed_uniform,
+    play_game,
+    replay,
+)
+from agents.arena.replays import replay_record
 from tests.conftest import CollectionWatch
 from tests.support import faulty_agents
 from tests.support.far_throws import far_target
@@ -23,6 +34,7 @@ from trap_env.trap.core import (
     initial_state,
     legal_actions,
 )
+from trap_env.trap.game import GAME as TRAP
 
 
 def random_pair(seed: int = 0) -> list:
@@ -229,3 +241,96 @@ def test_a_rule_drawn_per_game_is_drawn_from_the_seed_in_any_game():
         assert record["rules"] == {"goal": goal} == draw_rules(drawn, seed)
         goals.add(goal)
     assert len(goals) > 1
+
+
+# --- Duplicate chance -----------------------------------------------------------------------
+
+
+def _landing_state(decay: int = 300) -> State:
+    """A throw three steps away on 5x5: a spread of landings, the target the likeliest."""
+    state = apply(initial_state(GameConfig(5, decay)), 1)  # seat 0 steps from its corner
+    return apply(state, 16)  # and throws three steps away
+
+
+def _chance_nodes(record: dict) -> list[tuple[State, int]]:
+    """Each chance node of a recorded Trap! game and the outcome drawn there."""
+    state, nodes = initial_state(GameConfig(**record["rules"])), []
+    for action in record["actions"]:
+        if TRAP.is_chance(state):
+            nodes.append((state, action))
+        state = apply(state, action)
+    return nodes
+
+
+def test_keyed_draws_reproduce_the_exact_odds_over_keys_and_seeds():
+    state = _landing_state()
+    odds = dict(TRAP.chance_outcomes(state))
+    assert len(odds) >= 5
+    keyed = [chance_draw(TRAP, seed, duplicate=True)(state) for seed in range(2000)]
+    keyed += [chance_draw(TRAP, 7, duplicate=True)(state._replace(turn=2 * t)) for t in range(2000)]
+    counts = Counter(keyed)
+    assert set(counts) <= set(odds)
+    chi_square = sum((counts[o] - len(keyed) * p) ** 2 / (len(keyed) * p) for o, p in odds.items())
+    assert chi_square < 27.9  # chi-square's 0.999 quantile at 9 degrees of freedom (seeded)
+    assert len(odds) - 1 <= 9
+
+
+def test_the_same_throw_lands_the_same_in_both_games_of_a_pair_whoever_sits_where():
+    """Greedy and a greedy that errs swap seats: a landing depends on the seed and its
+    node's key alone (not on who sits where), so a throw both games make lands alike."""
+    num_shared = 0
+    for seed in range(6):
+        games = [_landings(seats, seed) for seats in (SEATS, SEATS[::-1])]
+        shared = games[0].keys() & games[1].keys()
+        assert [games[0][key] for key in shared] == [games[1][key] for key in shared]
+        num_shared += len(shared)
+    assert num_shared >= 3
+
+
+SEATS = ("greedy", "epsilon-greedy:epsilon=0.2")
+"""Two agents that often play alike, so that their games share throws past the opening."""
+
+
+def _landings(seats: tuple[str, str], seed: int) -> dict:
+    """Each throw of a duplicate 5x5 game after its opening, by its key and odds: where it
+    landed, checked to be the inverse of the odds at its key's uniform."""
+    agents = [make_agent(spec, game="trap") for spec in seats]
+    record = play_game(agents, seed=seed, game="trap", params={"board_size": 5},
+                       opening_plies=2, duplicate_chance=True).to_dict()
+    landed = {}
+    for state, outcome in _chance_nodes(record)[1:]:  # the opening draws from its own
+        key = TRAP.chance_key(state)
+        assert outcome == TRAP.sample_chance(state, _Fixed(keyed_uniform(seed, key)))
+        landed[key, tuple(TRAP.chance_outcomes(state))] = outcome
+    return landed
+
+
+class _Fixed:
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def random(self) -> float:
+        return self.value
+
+
+def test_a_duplicate_game_replays_from_its_record_and_independent_draws_are_as_before():
+    agents = [make_agent("greedy", game="trap"), make_agent("random", game="trap", seed=1)]
+    record = play_game(agents, seed=5, game="trap", params={"board_size": 5},
+                       duplicate_chance=True).to_dict()
+    assert replay_record(record)[-1][0].turn == record["turns"]
+    rng, plain = random.Random(derive_seed(5, "landing")), chance_draw(TRAP, 5)
+    state = _landing_state()
+    assert [plain(state) for _ in range(20)] == [
+        TRAP.sample_chance(state, rng) for _ in range(20)
+    ]
+
+
+def test_a_game_that_keys_no_chance_node_draws_duplicates_as_without():
+    from tests.support.toy_game import GAME as RACE
+    from tests.support.toy_game import RandomRacer, Walker
+
+    race = "tests.support.toy_game:GAME"
+    assert RACE.chance_key(RACE.initial_state(RACE.make_config())) is None
+    games = [play_game([RandomRacer(), Walker()], seed=3, game=race, duplicate_chance=duplicate)
+             for duplicate in (False, True)]  # fmt: skip
+    assert games[0].actions == games[1].actions

@@ -420,6 +420,20 @@ def test_a_random_opening_is_drawn_from_the_seed_and_played_from_both_seats(tmp_
     assert len({tuple(record["actions"]) for record in plain_records}) == 2  # the same two games
 
 
+def test_duplicate_chance_is_recorded_and_a_resume_draws_as_the_run_did(tmp_path):
+    tasks = round_robin(["random", "greedy"], 2, seed=3, paired_seeds=True)
+    config = RunConfig(game_name="trap", params={"board_size": 5}, workers=0,
+                       time_budget=None, duplicate_chance=True)
+    run_games(tasks, tmp_path / "r.jsonl", config, progress=False)
+    assert json.loads((tmp_path / "r.settings.json").read_text())["duplicate_chance"] is True
+    plain = dataclasses.replace(config, duplicate_chance=False)
+    assert "duplicate_chance" not in plain.settings()  # runs without it write as before
+    with pytest.raises(ResultsError, match="duplicate_chance True there, False now"):
+        run_games(tasks, tmp_path / "r.jsonl", plain, resume=True, progress=False)
+    with pytest.raises(ValueError, match="duplicate_chance must be True or False, got 1"):
+        RunConfig(game_name="trap", duplicate_chance=1)  # type: ignore[arg-type]
+
+
 @every_game("greedy")
 def test_a_random_opening_is_played_in_every_game_even_one_that_starts_by_chance(game, tmp_path):
     tasks = round_robin(["random", "greedy"], 2, seed=3, paired_seeds=True)
