@@ -14,6 +14,7 @@ and read from there next time (``"cached": true``, with the first solve's report
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Sequence
 
@@ -40,6 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_game_option(parser)
     add_rule_options(parser, chosen_game(words))
     args = parser.parse_args(words)
+    # A long solve says on stderr how far it got (the sweeps it saved, to resume from).
+    logging.basicConfig(level=logging.INFO, format=f"{PROG}: %(message)s", stream=sys.stderr)
     try:
         params = rule_params(args)
         game = get_game(args.game)
