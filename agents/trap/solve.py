@@ -49,6 +49,7 @@ from agents.solved import (
     load_part,
     measured_solve,
     save_part,
+    table_path,
     work_folder,
 )
 from agents.trap.search import check_decision_state
@@ -328,14 +329,18 @@ def solve(board_size: int = 3, decay: int = kernel.DEFAULT_DECAY) -> SolvedTable
             f"Trap! is solved on the boards {_sizes_text()}, not {board_size}x{board_size}"
         )
     rules = GAME.config_params(config)
-    cells = board_size * board_size
-    large = cells * (cells - 1) << (cells - 2) >= CHECKPOINT_PLACEMENTS
-    folder = work_folder("trap", rules) if large else None
+    folder = work_folder("trap", rules) if _is_long(board_size) else None
     try:
         arrays, report = measured_solve(lambda: _value_iteration(board_size, decay, folder))
     except ValueError as error:
         raise ValueError(f"Trap! {board_size}x{board_size} with decay {decay}: {error}") from None
     return SolvedTable("trap", rules, arrays, report)
+
+
+def _is_long(board_size: int) -> bool:
+    """Whether the board's solve is long: saved as it goes, and never started by ``perfect``."""
+    cells = board_size * board_size
+    return cells * (cells - 1) << (cells - 2) >= CHECKPOINT_PLACEMENTS
 
 
 def _sizes_text() -> str:
@@ -360,15 +365,20 @@ class PerfectAgent(SeededAgent):
         self._tables: dict[GameConfig, tuple[SolvedTable, Placements]] = {}
 
     def check_game(self, config: GameConfig) -> None:
-        """Refuse a board with no table.
+        """Refuse a board with no table, or whose long solve has not been run.
 
         Raises:
-            UnsupportedGameError: naming the boards with one.
+            UnsupportedGameError: naming the boards with one, or the command that solves it.
         """
-        if config.board_size not in SOLVED_SIZES:
+        n = config.board_size
+        if n not in SOLVED_SIZES:
             raise UnsupportedGameError(
-                f"perfect plays only the solved boards ({_sizes_text()}), not "
-                f"{config.board_size}x{config.board_size}"
+                f"perfect plays only the solved boards ({_sizes_text()}), not {n}x{n}"
+            )
+        if _is_long(n) and not table_path("trap", GAME.config_params(config)).exists():
+            raise UnsupportedGameError(
+                f"perfect needs the {n}x{n} table, a solve of hours: run "
+                f"`trap-solve --game trap --board-size {n}` first (it resumes when stopped)"
             )
 
     def action_values(self, state: State) -> dict[int, float]:

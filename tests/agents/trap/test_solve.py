@@ -161,6 +161,16 @@ def test_perfect_refuses_a_board_with_no_table_in_one_line() -> None:
         agent.check_game(GameConfig(5))  # type: ignore[attr-defined]
 
 
+def test_perfect_refuses_a_long_solve_not_run_yet_naming_the_command(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    agent = make_agent("perfect", game="trap")
+    with pytest.raises(UnsupportedGameError, match=r"run `trap-solve --game trap --board-size 4`"):
+        agent.check_game(GameConfig(4))  # type: ignore[attr-defined]
+    agent.check_game(GameConfig(3))  # type: ignore[attr-defined]  # solved on first use
+
+
 def test_solve_refuses_a_board_it_does_not_solve() -> None:
     with pytest.raises(ValueError, match="solved on the boards 3x3, 4x4, not 5x5"):
         solve(5)
