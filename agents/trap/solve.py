@@ -259,15 +259,13 @@ def _sweep(moves: FloatArray, moves_of: _Transitions) -> tuple[FloatArray, Float
 def _value_iteration(
     board_size: int, decay: int, folder: Path | None
 ) -> tuple[dict[str, FloatArray], dict[str, Any]]:
-    # One BLAS thread: the products are small, and threads that wait on a busy core spin.
-    threadpool_limits(limits=1)
     places = Placements.of(board_size)
     t = _Transitions.of(places, decay)
     start = places.of_state(initial_state(GameConfig(board_size, decay)))
     limit = default_turn_limit(board_size)
     moves = np.where(t.lost, -1.0, 0.0)
     throws = np.zeros_like(moves)
-    limited, done, earlier = None, 0, 0.0
+    limited, done, earlier, change = None, 0, 0.0, np.inf
     found = None if folder is None else load_part(folder, "sweeps")
     if found is not None:  # resume where the last run saved
         moves, done, earlier = found["move"], int(found["sweeps"]), float(found["seconds"])
@@ -331,7 +329,9 @@ def solve(board_size: int = 3, decay: int = kernel.DEFAULT_DECAY) -> SolvedTable
     rules = GAME.config_params(config)
     folder = work_folder("trap", rules) if _is_long(board_size) else None
     try:
-        arrays, report = measured_solve(lambda: _value_iteration(board_size, decay, folder))
+        # One BLAS thread: the products are small, and threads that wait on a busy core spin.
+        with threadpool_limits(limits=1):
+            arrays, report = measured_solve(lambda: _value_iteration(board_size, decay, folder))
     except ValueError as error:
         raise ValueError(f"Trap! {board_size}x{board_size} with decay {decay}: {error}") from None
     return SolvedTable("trap", rules, arrays, report)
