@@ -49,7 +49,6 @@ from agents.solved import (
     load_part,
     measured_solve,
     save_part,
-    table_path,
     work_folder,
 )
 from agents.trap.search import check_decision_state
@@ -61,6 +60,7 @@ from trap_env.trap.game import GAME
 __all__ = [
     "CHECKPOINT_PLACEMENTS",
     "SOLVED_SIZES",
+    "SWEPT_SIZES",
     "TOLERANCE",
     "PerfectAgent",
     "Placements",
@@ -68,13 +68,19 @@ __all__ = [
     "solve",
 ]
 
-SOLVED_SIZES = (3, 4)
-"""The board sizes :func:`solve` solves (any decay)."""
+SOLVED_SIZES = (3,)
+"""The board sizes with a table (default rules): :func:`solve`'s values settle there."""
+SWEPT_SIZES = (3, 4)
+"""The board sizes :func:`solve` sweeps: on 4x4 the values swing (it refuses, giving the
+value under the turn limit)."""
 TOLERANCE = 1e-12
 """Value iteration stops when no value changed by more than this in a sweep."""
 MAX_SWEEPS = 20_000
 """The sweeps after which a solve gives up: some rules' values never settle (with
 ``decay=1000`` the values of cut games swing with the parity of the turns left)."""
+SWING_SWEEPS = 64
+"""Sweeps past the turn limit over which a largest change that does not shrink at all means
+the values swing (see :func:`_value_iteration`)."""
 CHECKPOINT_PLACEMENTS = 100_000
 """Boards with at least this many placements save their progress (:func:`solve`)."""
 CHECKPOINT_SWEEPS = 10
@@ -271,6 +277,7 @@ def _value_iteration(
         moves, done, earlier = found["move"], int(found["sweeps"]), float(found["seconds"])
         limited = float(found["limited"]) if done >= limit else None
     started = time.perf_counter()
+    changes: list[float] = []
     for sweep in range(done + 1, MAX_SWEEPS + 1):
         new_moves, throws = _sweep(moves, t)
         change = float(np.abs(new_moves - moves).max())
@@ -279,6 +286,9 @@ def _value_iteration(
             limited = float(moves[start])
         if sweep >= limit and change <= TOLERANCE:
             break
+        if sweep > limit:
+            changes = [*changes[1 - SWING_SWEEPS :], change]
+            _check_settling(changes, limited)
         if folder is not None and sweep % CHECKPOINT_SWEEPS == 0:
             seconds = earlier + time.perf_counter() - started
             save_part(folder, "sweeps", _checkpoint(moves, sweep, limited, seconds))
@@ -298,6 +308,28 @@ def _value_iteration(
         "resumed": found is not None,
     }
     return {"move": moves, "throw": throws}, report
+
+
+def _check_settling(changes: list[float], limited: float | None) -> None:
+    """Refuse values that swing: the cut games' values have no limit when the largest change
+    over the last half of :data:`SWING_SWEEPS` sweeps is no smaller than over the first half
+    (converging values shrink it geometrically; swinging ones repeat it exactly).
+
+    Raises:
+        ValueError: saying so, with the start's value under the turn limit.
+    """
+    half = SWING_SWEEPS // 2
+    # Far above the tolerance only: near it, rounding may keep a converging change flat.
+    if (
+        len(changes) == SWING_SWEEPS
+        and min(changes) > 1e3 * TOLERANCE
+        and max(changes[half:]) >= max(changes[:half])
+    ):
+        raise ValueError(
+            f"the values swing with the turns left (the largest change stays "
+            f"{changes[-1]:.3g} a sweep), so the cut games' values have no limit and there is "
+            f"no value without a turn limit; under the turn limit the start is worth {limited!r}"
+        )
 
 
 def _checkpoint(
@@ -322,9 +354,10 @@ def solve(board_size: int = 3, decay: int = kernel.DEFAULT_DECAY) -> SolvedTable
             values that never settle).
     """
     config = GameConfig(board_size, decay)  # checks the rules' ranges
-    if board_size not in SOLVED_SIZES:
+    if board_size not in SWEPT_SIZES:
         raise ValueError(
-            f"Trap! is solved on the boards {_sizes_text()}, not {board_size}x{board_size}"
+            f"Trap! is solved on the boards {_sizes_text(SWEPT_SIZES)} (4x4: under the turn "
+            f"limit only), not {board_size}x{board_size}"
         )
     rules = GAME.config_params(config)
     folder = work_folder("trap", rules) if _is_long(board_size) else None
@@ -338,13 +371,13 @@ def solve(board_size: int = 3, decay: int = kernel.DEFAULT_DECAY) -> SolvedTable
 
 
 def _is_long(board_size: int) -> bool:
-    """Whether the board's solve is long: saved as it goes, and never started by ``perfect``."""
+    """Whether the board's solve is long, saved as it goes."""
     cells = board_size * board_size
     return cells * (cells - 1) << (cells - 2) >= CHECKPOINT_PLACEMENTS
 
 
-def _sizes_text() -> str:
-    return ", ".join(f"{n}x{n}" for n in SOLVED_SIZES)
+def _sizes_text(sizes: tuple[int, ...] = SOLVED_SIZES) -> str:
+    return ", ".join(f"{n}x{n}" for n in sizes)
 
 
 def decision_value(table: SolvedTable, places: Placements, state: State) -> float:
@@ -365,20 +398,15 @@ class PerfectAgent(SeededAgent):
         self._tables: dict[GameConfig, tuple[SolvedTable, Placements]] = {}
 
     def check_game(self, config: GameConfig) -> None:
-        """Refuse a board with no table, or whose long solve has not been run.
+        """Refuse a board with no table.
 
         Raises:
-            UnsupportedGameError: naming the boards with one, or the command that solves it.
+            UnsupportedGameError: naming the boards with one.
         """
         n = config.board_size
         if n not in SOLVED_SIZES:
             raise UnsupportedGameError(
                 f"perfect plays only the solved boards ({_sizes_text()}), not {n}x{n}"
-            )
-        if _is_long(n) and not table_path("trap", GAME.config_params(config)).exists():
-            raise UnsupportedGameError(
-                f"perfect needs the {n}x{n} table, a solve of hours: run "
-                f"`trap-solve --game trap --board-size {n}` first (it resumes when stopped)"
             )
 
     def action_values(self, state: State) -> dict[int, float]:

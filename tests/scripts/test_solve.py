@@ -40,7 +40,10 @@ def test_it_solves_a_colosseum_start(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--board-size", "5"], "Trap! is solved on the boards 3x3, 4x4, not 5x5"),
+        (
+            ["--board-size", "5"],
+            "Trap! is solved on the boards 3x3, 4x4 (4x4: under the turn limit only), not 5x5",
+        ),
         (["--game", "colosseum", "--board-size", "4"], "Colosseum is solved on the boards 3x3"),
         (["--game", "othello", "--board-size", "4"], "no solver for the game 'othello'"),
         (["--board-size", "3-4"], "board_size"),

@@ -156,24 +156,34 @@ def test_perfect_refuses_a_board_with_no_table_in_one_line() -> None:
     agent = make_agent("perfect", game="trap")
     with pytest.raises(
         UnsupportedGameError,
-        match=r"^perfect plays only the solved boards \(3x3, 4x4\), not 5x5$",
+        match=r"^perfect plays only the solved boards \(3x3\), not 4x4$",
     ):
-        agent.check_game(GameConfig(5))  # type: ignore[attr-defined]
-
-
-def test_perfect_refuses_a_long_solve_not_run_yet_naming_the_command(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    agent = make_agent("perfect", game="trap")
-    with pytest.raises(UnsupportedGameError, match=r"run `trap-solve --game trap --board-size 4`"):
         agent.check_game(GameConfig(4))  # type: ignore[attr-defined]
-    agent.check_game(GameConfig(3))  # type: ignore[attr-defined]  # solved on first use
 
 
 def test_solve_refuses_a_board_it_does_not_solve() -> None:
-    with pytest.raises(ValueError, match="solved on the boards 3x3, 4x4, not 5x5"):
+    with pytest.raises(ValueError, match=r"solved on the boards 3x3, 4x4 \(4x4: under the turn"):
         solve(5)
+
+
+@pytest.mark.parametrize("decay", [500, 1000])
+def test_values_that_swing_are_refused_early_with_the_turn_limited_value(decay: int) -> None:
+    # A throw may land on a trap already there, so play cycles and the cut games' values
+    # swing with the parity of the turns left: refused within SWING_SWEEPS past the limit.
+    limited = _limited_value(decay)
+    with pytest.raises(ValueError, match="the values swing") as refusal:
+        solve(3, decay)
+    assert f"under the turn limit the start is worth {limited!r}" in str(refusal.value)
+
+
+def _limited_value(decay: int) -> float:
+    """The start's value after 36 plain sweeps: the game cut after 36 turns."""
+    places = Placements.of(3)
+    transitions = _Transitions.of(places, decay)
+    moves = np.where(transitions.lost, -1.0, 0.0)
+    for _ in range(core.default_turn_limit(3)):
+        moves = _sweep(moves, transitions)[0]
+    return float(moves[places.of_state(core.initial_state(GameConfig(3, decay)))])
 
 
 @pytest.mark.parametrize("board_size", [3, 4])
