@@ -21,11 +21,16 @@ The sweeps are plain (every position from the last sweep's values) on purpose: t
 may cycle (a throw may land on a trap already there), its equations have more than one
 solution, and solving the placements layer by layer by trap count, the most first, settles
 on another (the 3x3 start 0.90178 instead of 0.90269, both exact solutions to 1e-12).
+Where the cut games' values swing with the parity of the turns left they have no limit,
+and the solve refuses once the largest change has not shrunk over :data:`SWING_SWEEPS`
+sweeps, giving the turn-limited value: so on 4x4 with the default rules, and on 3x3 with
+``decay=500`` or ``1000``.
+
 A sweep is one matrix product per pair of players' cells; 4x4 (3.9 million placements)
-takes about 2 s a sweep and saves its values every :data:`CHECKPOINT_SWEEPS` sweeps under
+takes 1-3 s a sweep and saves its values every :data:`CHECKPOINT_SWEEPS` sweeps under
 :func:`agents.solved.work_folder`, where a stopped solve resumes.
 
-Solved boards: :data:`SOLVED_SIZES`.
+Boards with a table: :data:`SOLVED_SIZES`; swept: :data:`SWEPT_SIZES`.
 """
 
 from __future__ import annotations
