@@ -84,6 +84,7 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
         "alphabeta": "agents.colosseum.search:SearchAgent",
         "minimax": "agents.colosseum.search:SearchAgent",
         "mcts": "agents.colosseum.mcts:MCTSAgent",
+        "perfect": "agents.colosseum.solve:PerfectAgent",
         "ppo": "agents.rl.ppo:PPOAgent",
     },
 }

@@ -21,6 +21,7 @@ The shipped sets are rebuilt by:
 from __future__ import annotations
 
 import json
+import logging
 import shlex
 import sys
 from collections.abc import Sequence
@@ -74,6 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     loose = [flag for flag in ("rungs", "per_decision", "seed") if getattr(args, flag) is not None]
     if loose and args.positions is None:
         parser.error(f"--{loose[0].replace('_', '-')} goes with --positions")
+    # A long solve says on stderr how far it got (the sweeps it saved, to resume from).
+    logging.basicConfig(level=logging.INFO, format=f"{PROG}: %(message)s", stream=sys.stderr)
     try:
         params = rule_params(args)
         game = get_game(args.game)

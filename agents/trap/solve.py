@@ -15,19 +15,35 @@ a mover who has trapped the opponent has won). From all-draws, sweep ``k`` gives
 of the game cut to a draw after ``k`` more turns, so sweep ``4 * N * N`` gives the start's
 value under the runners' turn limit (:func:`trap_env.trap.core.default_turn_limit`); the
 sweeps go on until no value changes by more than :data:`TOLERANCE`, the value of the game
-in which a game that never ends is a draw.
+in which a game that never ends is a draw: the limit of the cut games' values.
 
-Solved boards: :data:`SOLVED_SIZES` (4x4 needs the landing table of 3.9 million
-placements by 14 targets by 9 landings, 4 GB: not built this way).
+The sweeps are plain (every position from the last sweep's values) on purpose: the game
+may cycle (a throw may land on a trap already there), its equations have more than one
+solution, and solving the placements layer by layer by trap count, the most first, settles
+on another (the 3x3 start 0.90178 instead of 0.90269, both exact solutions to 1e-12).
+Where the cut games' values swing with the parity of the turns left they have no limit,
+and the solve refuses once the largest change has not shrunk over :data:`SWING_SWEEPS`
+sweeps, giving the turn-limited value: so on 4x4 with the default rules, and on 3x3 with
+``decay=500`` or ``1000``.
+
+A sweep is one matrix product per pair of players' cells; 4x4 (3.9 million placements)
+takes 1-3 s a sweep and saves its values every :data:`CHECKPOINT_SWEEPS` sweeps under
+:func:`agents.solved.work_folder`, where a stopped solve resumes.
+
+Boards with a table: :data:`SOLVED_SIZES`; swept: :data:`SWEPT_SIZES`.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from threadpoolctl import threadpool_limits
 
 from agents.seeded import SeededAgent
 from agents.solved import (
@@ -35,7 +51,10 @@ from agents.solved import (
     action_values,
     best_action,
     load_or_solve,
+    load_part,
     measured_solve,
+    save_part,
+    work_folder,
 )
 from agents.trap.search import check_decision_state
 from trap_env.agent import UnsupportedGameError
@@ -43,19 +62,40 @@ from trap_env.trap import kernel
 from trap_env.trap.core import GameConfig, Phase, State, default_turn_limit, initial_state
 from trap_env.trap.game import GAME
 
-__all__ = ["SOLVED_SIZES", "TOLERANCE", "PerfectAgent", "Placements", "decision_value", "solve"]
+__all__ = [
+    "CHECKPOINT_PLACEMENTS",
+    "SOLVED_SIZES",
+    "SWEPT_SIZES",
+    "TOLERANCE",
+    "PerfectAgent",
+    "Placements",
+    "decision_value",
+    "solve",
+]
 
 SOLVED_SIZES = (3,)
-"""The board sizes :func:`solve` solves (any decay)."""
+"""The board sizes with a table (default rules): :func:`solve`'s values settle there."""
+SWEPT_SIZES = (3, 4)
+"""The board sizes :func:`solve` sweeps: on 4x4 the values swing (it refuses, giving the
+value under the turn limit)."""
 TOLERANCE = 1e-12
 """Value iteration stops when no value changed by more than this in a sweep."""
-MAX_SWEEPS = 5_000
+MAX_SWEEPS = 20_000
 """The sweeps after which a solve gives up: some rules' values never settle (with
 ``decay=1000`` the values of cut games swing with the parity of the turns left)."""
+SWING_SWEEPS = 64
+"""Sweeps past the turn limit over which a largest change that does not shrink at all means
+the values swing (see :func:`_value_iteration`)."""
+CHECKPOINT_PLACEMENTS = 100_000
+"""Boards with at least this many placements save their progress (:func:`solve`)."""
+CHECKPOINT_SWEEPS = 10
+"""Those boards save their values every this many sweeps."""
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -80,12 +120,22 @@ class Placements:
     def of(cls, board_size: int) -> Placements:
         """Every placement of the ``board_size`` board, in ascending key order."""
         cells = board_size * board_size
-        key = np.arange(cells * cells << cells, dtype=np.int64)
-        me, other, traps = (key >> cells) // cells, (key >> cells) % cells, key & ((1 << cells) - 1)
-        valid = (me != other) & (traps >> me & 1 == 0) & (traps >> other & 1 == 0)
-        index = np.full(key.size, -1, dtype=np.int64)
-        index[valid] = np.arange(int(valid.sum()))
-        return cls(board_size, me[valid], other[valid], traps[valid], index)
+        every = np.arange(1 << cells, dtype=np.int64)
+        index = np.full(cells * cells << cells, -1, dtype=np.int64)
+        me, other, traps = [], [], []
+        count = 0
+        for a, b in _pairs(cells):  # pair by pair: no array of the whole key space but the index
+            free = every[every & (1 << a | 1 << b) == 0]
+            index[((a * cells + b) << cells) + free] = np.arange(count, count + free.size)
+            count += free.size
+            me.append(np.full(free.size, a))
+            other.append(np.full(free.size, b))
+            traps.append(free)
+        joined = [np.concatenate(part) for part in (me, other, traps)]
+        return cls(board_size, joined[0], joined[1], joined[2], index)
+
+    def __len__(self) -> int:
+        return len(self.me)
 
     def at(self, me: IntArray | int, other: IntArray | int, traps: IntArray | int) -> Any:
         """The placement number(s) of ``(me, other, traps)``."""
@@ -99,98 +149,141 @@ class Placements:
         return int(self.at(me, other, state.traps))
 
 
-def _neighbour_table(board_size: int) -> IntArray:
-    """Each cell's king-step neighbours, padded with -1 to 8."""
-    rings = kernel.geometry(board_size).neighbour_cells
-    return np.array([list(ring) + [-1] * (8 - len(ring)) for ring in rings], dtype=np.int64)
-
-
-def _is_trapped(
-    places: Placements, neighbours: IntArray, who: IntArray, blocker: IntArray
-) -> BoolArray:
-    """Whether the player on ``who`` has no step: each neighbour a trap or ``blocker``."""
-    ring = neighbours[who]
-    free = (ring >= 0) & (places.traps[:, None] >> np.maximum(ring, 0) & 1 == 0)
-    free &= ring != blocker[:, None]
-    trapped: BoolArray = ~free.any(axis=1)
-    return trapped
-
-
-@dataclass(frozen=True)
-class _Transitions:
-    """A board's sweep, as gathers: steps to throw positions, landings to move positions.
-
-    The landings are listed flat, by placement, then legal target, then landing cell (only
-    those with a chance): ``first[k]`` is where the k-th (placement, target) pair starts,
-    each placement having the same number of legal targets, ``N*N - 2``.
-    """
-
-    step: IntArray  # (placements, 8): the throw position after each step, -1 where none
-    landing: IntArray  # the opponent's move position after each landing
-    odds: FloatArray  # its probability
-    first: IntArray  # where each (placement, target) pair's landings start
-    lost: BoolArray  # move positions whose mover has no step
-    won: BoolArray  # throw positions whose mover has trapped the opponent
-
-
-def _landing_odds(board_size: int, decay: int) -> tuple[IntArray, FloatArray]:
-    """The kernel's landing distributions by (thrower, other, target), padded to 9 with odds 0."""
+def _landing_odds(board_size: int, decay: int) -> FloatArray:
+    """``odds[thrower, other, target, cell]``: the kernel's chance that the throw lands on
+    ``cell``; all 0 for a target on a player's cell (no such throw)."""
     cells = board_size * board_size
-    land_cell = np.zeros((cells, cells, cells, 9), dtype=np.int64)
-    land_odds = np.zeros((cells, cells, cells, 9))
+    odds = np.zeros((cells, cells, cells, cells))
     for a in range(cells):
         for b in range(cells):
             for t in range(cells):
                 if len({a, b, t}) == 3:
-                    outcomes = kernel.landing_distribution(board_size, decay, a, b, t)
-                    land_cell[a, b, t, : len(outcomes)] = [cell for cell, _ in outcomes]
-                    land_odds[a, b, t, : len(outcomes)] = [p for _, p in outcomes]
-    return land_cell, land_odds
+                    for cell, p in kernel.landing_distribution(board_size, decay, a, b, t):
+                        odds[a, b, t, cell] = p
+    return odds
 
 
-def _transitions(places: Placements, decay: int) -> _Transitions:
-    n = places.board_size
-    cells = n * n
-    neighbours = _neighbour_table(n)
-    me, other, traps = places.me, places.other, places.traps
-    dest = neighbours[me]
-    free = (dest >= 0) & (dest != other[:, None]) & (traps[:, None] >> np.maximum(dest, 0) & 1 == 0)
-    step = np.where(free, places.at(np.maximum(dest, 0), other[:, None], traps[:, None]), -1)
-    land_cell, land_odds = _landing_odds(n, decay)
-    targets = np.arange(cells)
-    target_ok = (targets != me[:, None]) & (targets != other[:, None])
-    odds = land_odds[me, other]  # (placements, cells, 9)
-    landed = traps[:, None, None] | (1 << land_cell[me, other])
-    landing = places.at(other[:, None, None], me[:, None, None], landed)
-    listed = (odds > 0) & target_ok[:, :, None]
-    per_pair = listed.sum(axis=2)[target_ok]
-    first = np.concatenate([[0], np.cumsum(per_pair)[:-1]])
-    lost = _is_trapped(places, neighbours, me, other)
-    won = _is_trapped(places, neighbours, other, me)
-    return _Transitions(step, landing[listed], odds[listed], first, lost, won)
+def _bit(a: int, b: int, cell: int) -> int:
+    """The bit of ``cell`` in a trap set of the block ``(a, b)``: its rank among the cells
+    other than ``a`` and ``b``."""
+    return cell - (cell > a) - (cell > b)
+
+
+_PAIRS_AT_ONCE = 16
+"""Pairs of players' cells whose landings are laid out at once (4x4: 30 MB)."""
+
+
+@dataclass(frozen=True)
+class _Steps:
+    """The steps that read and write the same bits (see :class:`_Transitions`): from the
+    pairs ``source`` with ``here``'s bit clear to the pairs ``target`` with ``there``'s."""
+
+    here: int
+    there: int
+    source: IntArray
+    target: IntArray
+
+
+@dataclass(frozen=True)
+class _Transitions:
+    """A board's sweep, by blocks of placements sharing the players' cells ``(me, other)``.
+
+    A block holds one placement per trap set of the other cells, in ascending order: the
+    index of a placement in its block is its trap set with the pair's two bits taken out
+    (:func:`_bit`). The block ``(b, a)`` holds the same trap sets, so a landing on a cell
+    (bit ``j``) leads from index ``i`` to index ``i | 1 << j`` there: every landing is a
+    strided view, and a block's throw values are one matrix product with its odds. A step
+    to ``d`` leads to the block ``(d, b)``, whose indices with ``a``'s bit clear are, in
+    order, this block's with ``d``'s bit clear: another strided view. No gathers by
+    placement, and the blocks go through each view together.
+    """
+
+    swapped: IntArray  # per pair (a, b): the block of (b, a)
+    odds: FloatArray  # per pair: (legal target, landing cell), the pair's cells left out
+    steps: list[_Steps]
+    lost: BoolArray  # move positions whose mover has no step
+    won: BoolArray  # throw positions whose mover has trapped the opponent
+
+    @classmethod
+    def of(cls, places: Placements, decay: int) -> _Transitions:
+        n = places.board_size
+        cells = np.arange(n * n)
+        geometry = kernel.geometry(n)
+        rings = np.array(geometry.neighbours, dtype=np.int64)
+        me, other, traps = places.me, places.other, places.traps
+        odds = _landing_odds(n, decay)
+        pairs = _pairs(n * n)
+        number = {pair: k for k, pair in enumerate(pairs)}
+        others = [(cells != a) & (cells != b) for a, b in pairs]  # no throw at a player
+        grouped: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        for (a, b), k in number.items():
+            for d in geometry.neighbour_cells[a]:
+                if d != b:
+                    key = (_bit(a, b, d), _bit(d, b, a))
+                    grouped.setdefault(key, []).append((k, number[d, b]))
+        return cls(
+            np.array([number[b, a] for a, b in pairs]),
+            np.stack(
+                [odds[a, b][keep][:, keep] for (a, b), keep in zip(pairs, others, strict=True)]
+            ),
+            [_Steps(here, there, *np.array(moves).T) for (here, there), moves in grouped.items()],
+            rings[me] & ~(traps | 1 << other) == 0,
+            rings[other] & ~(traps | 1 << me) == 0,
+        )
+
+
+def _pairs(cells: int) -> list[tuple[int, int]]:
+    """The pairs of players' cells ``(me, other)`` in the placements' order."""
+    return [(a, b) for a in range(cells) for b in range(cells) if a != b]
 
 
 def _sweep(moves: FloatArray, moves_of: _Transitions) -> tuple[FloatArray, FloatArray]:
     """One turn of value iteration: the throw values from ``moves``, then the move values."""
     t = moves_of
-    by_target = -np.add.reduceat(t.odds * moves[t.landing], t.first)
-    throws = by_target.reshape(len(moves), -1).max(axis=1)
-    throws[t.won] = 1.0
-    by_step = np.where(t.step >= 0, throws[np.maximum(t.step, 0)], -np.inf)
-    new_moves = by_step.max(axis=1)
+    pairs, bits = t.odds.shape[:2]
+    by_pair = moves.reshape(pairs, -1)
+    size = by_pair.shape[1]
+    throws = np.empty_like(by_pair)
+    for first in range(0, pairs, _PAIRS_AT_ONCE):
+        chunk = slice(first, first + _PAIRS_AT_ONCE)
+        after = -by_pair[t.swapped[chunk]]
+        count = after.shape[0]
+        landed = np.empty((count, bits, size))
+        for bit in range(bits):
+            set_half = after.reshape(count, -1, 2, 1 << bit)[:, :, 1:, :]
+            wide = np.broadcast_to(set_half, (count, size >> bit + 1, 2, 1 << bit))
+            landed[:, bit] = wide.reshape(count, size)
+        throws[chunk] = (t.odds[chunk] @ landed).max(axis=1)
+    throws.reshape(-1)[t.won] = 1.0
+    best = np.full_like(by_pair, -np.inf)
+    for step in t.steps:
+        here = best[step.source]
+        clear = here.reshape(here.shape[0], -1, 2, 1 << step.here)[:, :, 0, :]
+        there = throws[step.target].reshape(here.shape[0], -1, 2, 1 << step.there)[:, :, 0, :]
+        np.maximum(clear, there.reshape(clear.shape), out=clear)
+        best[step.source] = here
+    new_moves = best.reshape(-1)
     new_moves[t.lost] = -1.0
-    return new_moves, throws
+    return new_moves, throws.reshape(-1)
 
 
-def _value_iteration(board_size: int, decay: int) -> tuple[dict[str, FloatArray], dict[str, Any]]:
+def _value_iteration(
+    board_size: int, decay: int, folder: Path | None
+) -> tuple[dict[str, FloatArray], dict[str, Any]]:
     places = Placements.of(board_size)
-    t = _transitions(places, decay)
+    t = _Transitions.of(places, decay)
     start = places.of_state(initial_state(GameConfig(board_size, decay)))
     limit = default_turn_limit(board_size)
     moves = np.where(t.lost, -1.0, 0.0)
     throws = np.zeros_like(moves)
-    limited = None
-    for sweep in range(1, MAX_SWEEPS + 1):
+    limited, done, earlier, change = None, 0, 0.0, np.inf
+    found = None if folder is None else load_part(folder, "sweeps")
+    if found is not None:  # resume where the last run saved
+        moves, done, earlier = found["move"], int(found["sweeps"]), float(found["seconds"])
+        limited = float(found["limited"]) if done >= limit else None
+    started = time.perf_counter()
+    changes: list[float] = []
+    for sweep in range(done + 1, MAX_SWEEPS + 1):
         new_moves, throws = _sweep(moves, t)
         change = float(np.abs(new_moves - moves).max())
         moves = new_moves
@@ -198,10 +291,17 @@ def _value_iteration(board_size: int, decay: int) -> tuple[dict[str, FloatArray]
             limited = float(moves[start])
         if sweep >= limit and change <= TOLERANCE:
             break
+        if sweep > limit:
+            changes = [*changes[1 - SWING_SWEEPS :], change]
+            _check_settling(changes, limited)
+        if folder is not None and sweep % CHECKPOINT_SWEEPS == 0:
+            seconds = earlier + time.perf_counter() - started
+            save_part(folder, "sweeps", _checkpoint(moves, sweep, limited, seconds))
+            _log.info("sweep %d: change %.3g, %.0f s", sweep, change, seconds)
     else:
         raise ValueError(
-            f"value iteration on the {board_size}x{board_size} board with decay {decay} does not "
-            f"converge: values still change by {change:.3g} after {MAX_SWEEPS} sweeps"
+            f"value iteration does not converge: values still change by {change:.3g} after "
+            f"{MAX_SWEEPS} sweeps"
         )
     report = {
         "value": float(moves[start]),
@@ -209,27 +309,80 @@ def _value_iteration(board_size: int, decay: int) -> tuple[dict[str, FloatArray]
         "turn_limit": limit,
         "positions": 2 * len(moves),
         "iterations": sweep,
+        "seconds_all_runs": round(earlier + time.perf_counter() - started, 3),
+        "resumed": found is not None,
     }
     return {"move": moves, "throw": throws}, report
+
+
+def _check_settling(changes: list[float], limited: float | None) -> None:
+    """Refuse values that swing: the cut games' values have no limit when the largest change
+    over the last half of :data:`SWING_SWEEPS` sweeps is no smaller than over the first half
+    (converging values shrink it geometrically; swinging ones repeat it exactly).
+
+    Raises:
+        ValueError: saying so, with the start's value under the turn limit.
+    """
+    half = SWING_SWEEPS // 2
+    # Far above the tolerance only: near it, rounding may keep a converging change flat.
+    if (
+        len(changes) == SWING_SWEEPS
+        and min(changes) > 1e3 * TOLERANCE
+        and max(changes[half:]) >= max(changes[:half])
+    ):
+        raise ValueError(
+            f"the values swing with the turns left (the largest change stays "
+            f"{changes[-1]:.3g} a sweep), so the cut games' values have no limit and there is "
+            f"no value without a turn limit; under the turn limit the start is worth {limited!r}"
+        )
+
+
+def _checkpoint(
+    moves: FloatArray, sweep: int, limited: float | None, seconds: float
+) -> dict[str, Any]:
+    return {
+        "move": moves,
+        "sweeps": np.array(sweep),
+        "limited": np.array(np.nan if limited is None else limited),
+        "seconds": np.array(seconds),
+    }
 
 
 def solve(board_size: int = 3, decay: int = kernel.DEFAULT_DECAY) -> SolvedTable:
     """Solve Trap! on a ``board_size`` board (see the module's docstring).
 
+    Boards of :data:`CHECKPOINT_PLACEMENTS` or more save each part as it finishes under
+    :func:`agents.solved.work_folder` and resume from there.
+
     Raises:
-        ValueError: for rules it does not solve (a board size outside :data:`SOLVED_SIZES`).
+        ValueError: for rules it does not solve (a board size outside :data:`SOLVED_SIZES`,
+            values that never settle).
     """
     config = GameConfig(board_size, decay)  # checks the rules' ranges
-    if board_size not in SOLVED_SIZES:
+    if board_size not in SWEPT_SIZES:
         raise ValueError(
-            f"Trap! is solved on the boards {_sizes_text()}, not {board_size}x{board_size}"
+            f"Trap! is solved on the boards {_sizes_text(SWEPT_SIZES)} (4x4: under the turn "
+            f"limit only), not {board_size}x{board_size}"
         )
-    arrays, report = measured_solve(lambda: _value_iteration(config.board_size, config.decay))
-    return SolvedTable("trap", GAME.config_params(config), arrays, report)
+    rules = GAME.config_params(config)
+    folder = work_folder("trap", rules) if _is_long(board_size) else None
+    try:
+        # One BLAS thread: the products are small, and threads that wait on a busy core spin.
+        with threadpool_limits(limits=1):
+            arrays, report = measured_solve(lambda: _value_iteration(board_size, decay, folder))
+    except ValueError as error:
+        raise ValueError(f"Trap! {board_size}x{board_size} with decay {decay}: {error}") from None
+    return SolvedTable("trap", rules, arrays, report)
 
 
-def _sizes_text() -> str:
-    return ", ".join(f"{n}x{n}" for n in SOLVED_SIZES)
+def _is_long(board_size: int) -> bool:
+    """Whether the board's solve is long, saved as it goes."""
+    cells = board_size * board_size
+    return cells * (cells - 1) << (cells - 2) >= CHECKPOINT_PLACEMENTS
+
+
+def _sizes_text(sizes: tuple[int, ...] = SOLVED_SIZES) -> str:
+    return ", ".join(f"{n}x{n}" for n in sizes)
 
 
 def decision_value(table: SolvedTable, places: Placements, state: State) -> float:
@@ -255,10 +408,10 @@ class PerfectAgent(SeededAgent):
         Raises:
             UnsupportedGameError: naming the boards with one.
         """
-        if config.board_size not in SOLVED_SIZES:
+        n = config.board_size
+        if n not in SOLVED_SIZES:
             raise UnsupportedGameError(
-                f"perfect plays only the solved boards ({_sizes_text()}), not "
-                f"{config.board_size}x{config.board_size}"
+                f"perfect plays only the solved boards ({_sizes_text()}), not {n}x{n}"
             )
 
     def action_values(self, state: State) -> dict[int, float]:

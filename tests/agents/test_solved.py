@@ -7,7 +7,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.solved import SolvedTable, best_action, cache_folder, load_or_solve, table_path
+from agents.solved import (
+    SolvedTable,
+    best_action,
+    cache_folder,
+    load_or_solve,
+    load_part,
+    save_part,
+    table_path,
+    work_folder,
+)
 
 
 def test_ties_go_to_the_lowest_action() -> None:
@@ -48,5 +57,35 @@ def test_a_damaged_or_missing_table_is_solved_again(
 
 
 def test_a_game_with_no_solver_is_refused_naming_those_with_one() -> None:
-    with pytest.raises(ValueError, match="no solver for the game 'othello'; solvable games: trap"):
+    with pytest.raises(
+        ValueError, match=r"^no solver for the game 'othello'; solvable games: trap, colosseum$"
+    ):
         load_or_solve("othello", {"board_size": 4})
+
+
+def test_a_part_reads_back_and_a_damaged_one_is_none(tmp_path: Path) -> None:
+    save_part(tmp_path, "sweeps", {"move": np.arange(4.0), "sweeps": np.array(10)})
+    found = load_part(tmp_path, "sweeps")
+    assert found is not None and int(found["sweeps"]) == 10
+    np.testing.assert_array_equal(found["move"], np.arange(4.0))
+    (tmp_path / "sweeps.npz").write_bytes(b"cut short")
+    assert load_part(tmp_path, "sweeps") is None
+    assert load_part(tmp_path, "missing") is None
+
+
+def test_a_long_solves_parts_go_once_its_table_is_saved(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr("agents.trap.solve.CHECKPOINT_PLACEMENTS", 0)  # 3x3 saves as 4x4 does
+    rules = {"board_size": 3, "decay": 0}  # 36 sweeps: saved at 10, 20 and 30
+    saved: list[Path] = []
+
+    def spy(folder: Path, name: str, arrays: dict[str, object]) -> None:
+        saved.append(folder)
+        save_part(folder, name, arrays)
+
+    monkeypatch.setattr("agents.trap.solve.save_part", spy)
+    load_or_solve("trap", rules)
+    assert set(saved) == {work_folder("trap", rules)}
+    assert not work_folder("trap", rules).exists() and table_path("trap", rules).exists()

@@ -26,10 +26,25 @@ def test_it_prints_one_json_line_and_reads_the_cache_next_time(
     assert again == {**first, "cached": True}
 
 
+def test_it_solves_a_colosseum_start(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert main(["--game", "colosseum", "--board-size", "3", "--rule", "start=0"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["rules"] == {"board_size": 3, "start": 0}
+    assert line["value"] == line["value_turn_limited"] == 1.0  # A wins start 0
+    assert line["positions"] == 2**12 * 9 * 8
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--board-size", "5"], "Trap! is solved on the boards 3x3, not 5x5"),
+        (
+            ["--board-size", "5"],
+            "Trap! is solved on the boards 3x3, 4x4 (4x4: under the turn limit only), not 5x5",
+        ),
+        (["--game", "colosseum", "--board-size", "4"], "Colosseum is solved on the boards 3x3"),
         (["--game", "othello", "--board-size", "4"], "no solver for the game 'othello'"),
         (["--board-size", "3-4"], "board_size"),
     ],

@@ -32,7 +32,7 @@ def test_the_module_examples_run() -> None:
 def test_the_table_lists_colosseums_agents() -> None:
     assert agent_names("colosseum") == [
         "alphabeta", "epsilon-greedy", "exec", "expectiminimax", "greedy", "mcts", "minimax",
-        "openspiel-mcts", "ppo", "random", "reference",
+        "openspiel-mcts", "perfect", "ppo", "random", "reference",
     ]  # fmt: skip
     built = make_agent("greedy:area=2,distance=0", game="colosseum")
     assert isinstance(built, GreedyAgent)

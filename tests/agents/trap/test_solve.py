@@ -7,12 +7,20 @@ import functools
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agents.registry import make_agent
 from agents.solved import SolvedTable, action_values, table_path
 from agents.trap.search import ExpectiminimaxAgent, SearchSettings
-from agents.trap.solve import Placements, decision_value, solve
+from agents.trap.solve import (
+    Placements,
+    _sweep,
+    _Transitions,
+    _value_iteration,
+    decision_value,
+    solve,
+)
 from tests.support.search_oracle import expectimax
 from trap_env.agent import UnsupportedGameError
 from trap_env.trap import core, kernel
@@ -147,11 +155,76 @@ def test_perfect_plays_optimal_actions_and_beats_random_from_the_start(
 def test_perfect_refuses_a_board_with_no_table_in_one_line() -> None:
     agent = make_agent("perfect", game="trap")
     with pytest.raises(
-        UnsupportedGameError, match=r"^perfect plays only the solved boards \(3x3\), not 5x5$"
+        UnsupportedGameError,
+        match=r"^perfect plays only the solved boards \(3x3\), not 4x4$",
     ):
-        agent.check_game(GameConfig(5))  # type: ignore[attr-defined]
+        agent.check_game(GameConfig(4))  # type: ignore[attr-defined]
 
 
 def test_solve_refuses_a_board_it_does_not_solve() -> None:
-    with pytest.raises(ValueError, match="solved on the boards 3x3, not 4x4"):
-        solve(4)
+    with pytest.raises(ValueError, match=r"solved on the boards 3x3, 4x4 \(4x4: under the turn"):
+        solve(5)
+
+
+@pytest.mark.parametrize("decay", [500, 1000])
+def test_values_that_swing_are_refused_early_with_the_turn_limited_value(decay: int) -> None:
+    # A throw may land on a trap already there, so play cycles and the cut games' values
+    # swing with the parity of the turns left: refused within SWING_SWEEPS past the limit.
+    limited = _limited_value(decay)
+    with pytest.raises(ValueError, match="the values swing") as refusal:
+        solve(3, decay)
+    assert f"under the turn limit the start is worth {limited!r}" in str(refusal.value)
+
+
+def _limited_value(decay: int) -> float:
+    """The start's value after 36 plain sweeps: the game cut after 36 turns."""
+    places = Placements.of(3)
+    transitions = _Transitions.of(places, decay)
+    moves = np.where(transitions.lost, -1.0, 0.0)
+    for _ in range(core.default_turn_limit(3)):
+        moves = _sweep(moves, transitions)[0]
+    return float(moves[places.of_state(core.initial_state(GameConfig(3, decay)))])
+
+
+@pytest.mark.parametrize("board_size", [3, 4])
+def test_a_sweep_is_the_rules_one_turn_deeper(board_size: int) -> None:
+    # Any values (lost positions at -1, as every sweep leaves them): the new throw values
+    # are the rules' best targets over those move values, the new move values the rules'
+    # best steps over the new throw values, position by position.
+    places = Placements.of(board_size)
+    transitions = _Transitions.of(places, kernel.DEFAULT_DECAY)
+    rng = np.random.default_rng(board_size)
+    moves = np.where(transitions.lost, -1.0, rng.uniform(-1, 1, len(places)))
+    new_moves, throws = _sweep(moves, transitions)
+
+    def lookup(state: State) -> float:
+        values = moves if state.phase is Phase.MOVE else throws
+        return float(values[places.of_state(state)])
+
+    for number in rng.choice(len(places), 300, replace=False):
+        me, other, traps = (
+            int(places.me[number]),
+            int(places.other[number]),
+            int(places.traps[number]),
+        )
+        for phase, found in ((Phase.THROW, throws), (Phase.MOVE, new_moves)):
+            state = State(board_size, traps, (me, other), 0, phase, -1, 0, -1, kernel.DEFAULT_DECAY)
+            state = state._replace(winner=kernel.decided_winner(state))
+            if core.is_terminal(state):
+                continue
+            best = max(action_values(GAME, lookup, state).values())
+            assert found[number] == pytest.approx(best, abs=1e-12), core.to_text(state)
+
+
+def test_a_stopped_solve_resumes_from_its_saved_sweeps(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    decay = 200  # 224 sweeps
+    whole, _ = _value_iteration(3, decay, None)
+    monkeypatch.setattr("agents.trap.solve.MAX_SWEEPS", 45)  # stops at 45, saved at 40
+    with pytest.raises(ValueError, match="does not converge"):
+        _value_iteration(3, decay, tmp_path)
+    monkeypatch.undo()
+    resumed, report = _value_iteration(3, decay, tmp_path)
+    assert report["resumed"] and report["iterations"] == 224
+    np.testing.assert_array_equal(resumed["move"], whole["move"])
