@@ -18,7 +18,15 @@ from hypothesis import strategies as st
 
 from agents.rating import cards
 from agents.rating.cards import ladders_by_identity, leaderboard, read_card
-from agents.rating.ladder import ANCHOR, Ladder, Rung, ladder_games, load_ladder, write_ladder
+from agents.rating.ladder import (
+    ANCHOR,
+    Ladder,
+    Rung,
+    ladder_games,
+    load_ladder,
+    shipped_ladders,
+    write_ladder,
+)
 from tests.support.results_roots import (
     as_format_1,
     card_of,
@@ -49,7 +57,8 @@ def shifted(ladder: Ladder, points: float) -> Ladder:
 
 def test_the_shipped_ladders_are_a_set_by_identity() -> None:
     shipped = ladders_by_identity()
-    assert sorted(ladder.game for ladder in shipped.values()) == sorted(ladder_games())
+    assert sorted({ladder.game for ladder in shipped.values()}) == sorted(ladder_games())
+    assert len(shipped) == len(shipped_ladders())
     assert all(key == ladder.identity for key, ladder in shipped.items())
 
 

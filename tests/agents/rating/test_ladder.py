@@ -172,8 +172,8 @@ def test_two_files_of_the_same_rules_and_version_are_refused_naming_both(ladders
 @pytest.mark.parametrize(
     ("game", "params", "version", "words"),
     [
-        ("othello", {"board_size": 6}, None,
-         "no ladder of othello 6x6; the ladders of othello: 8x8 (v1)"),
+        ("othello", {"board_size": 6, "end_rule": "course"}, None,
+         "no ladder of othello 6x6-end_rule=course; the ladders of othello: 8x8 (v1); 6x6 (v2)"),
         ("trap", {"decay": 30}, None,
          "no ladder of trap 7x7-decay=30; the ladders of trap: 7x7 (v1)"),
         ("trap", None, "2", "no v2 ladder of trap 7x7; the ladders of trap: 7x7 (v1)"),
@@ -203,7 +203,8 @@ def test_a_setting_is_named_by_its_board_and_the_rules_that_are_not_the_game_s_d
     assert setting_name("trap", {"decay": 30}) == "7x7-decay=30"
     assert ladder_name("othello", "v1", {"board_size": 6}) == "othello ladder v1"  # as ever
     assert ladder_name("othello", "v2", {"board_size": 6}) == "othello 6x6 ladder v2"
-    assert [ladder.file_stem for ladder in shipped_ladders()] == ["v1-8x8", "v1-8x8", "v1-7x7"]
+    stems = [ladder.file_stem for ladder in shipped_ladders()]
+    assert stems == ["v1-8x8", "v1-8x8", "v2-6x6", "v1-7x7"]
 
 
 @given(st.text(max_size=8) | st.integers(-5, 10_001).map(str))
