@@ -45,7 +45,7 @@ def test_it_solves_a_colosseum_start(
             "Trap! is solved on the boards 3x3, 4x4 (4x4: under the turn limit only), not 5x5",
         ),
         (["--game", "colosseum", "--board-size", "4"], "Colosseum is solved on the boards 3x3"),
-        (["--game", "othello", "--board-size", "4"], "no solver for the game 'othello'"),
+        (["--game", "othello", "--board-size", "8"], "Othello is solved on the boards 4x4, 6x6"),
         (["--board-size", "3-4"], "board_size"),
     ],
 )
