@@ -25,12 +25,15 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["ORDERING_EMPTIES", "TABLE_EMPTIES", "Tables", "make_tables", "solve_window"]
+__all__ = ["ETC_EMPTIES", "ORDERING_EMPTIES", "TABLE_EMPTIES", "Tables", "make_tables", "solve_window"]
 
 TABLE_EMPTIES = 6
 """Positions with fewer empty cells are not stored in the table (cheaper to search again)."""
 ORDERING_EMPTIES = 6
 """Positions with more empty cells order their moves fastest-first (fewest replies)."""
+ETC_EMPTIES = 12
+"""Positions with this many empty cells or more look up their children in the table
+first (an enhanced transposition cutoff)."""
 _NO_MOVE = -1
 
 U64 = npt.NDArray[np.uint64]
@@ -282,6 +285,10 @@ def _search(
                     return upper
                 alpha, beta = max(alpha, lower), min(beta, upper)
                 break
+    if empties >= ETC_EMPTIES:
+        cut = _child_cutoff(own, other, moves, beta, n, full, not_first, not_last, keys, bounds)
+        if cut >= beta:
+            return cut
     count = _order(own, other, moves, hint, empties, n, full, not_first, not_last, scratch)
     cells = scratch[empties, 0]
     best, best_cell = -65, _NO_MOVE
@@ -351,6 +358,37 @@ def _search(
     if slot >= 0:
         _store(keys, bounds, slot, own, other, best, alpha, beta, lower, upper, best_cell, empties)
     best_cells[empties] = best_cell
+    return best
+
+
+@numba.njit(cache=True)
+def _child_cutoff(
+    own: np.uint64,
+    other: np.uint64,
+    moves: np.uint64,
+    beta: int,
+    n: int,
+    full: np.uint64,
+    not_first: np.uint64,
+    not_last: np.uint64,
+    keys: U64,
+    bounds: I8,
+) -> int:
+    """Enhanced transposition cutoff: the best value the table's upper bounds on the
+    children prove, at least ``beta`` if one does (else -65)."""
+    best = -65
+    rest = moves
+    while rest:
+        cell = _lowest_cell(rest)
+        rest &= rest - np.uint64(1)
+        flipped = _flips(own, other, cell, n, full, not_first, not_last)
+        child_own = other & ~flipped
+        child_other = own | flipped | (np.uint64(1) << np.uint64(cell))
+        slot = _slot(child_own, child_other, keys.shape[0])
+        for probe in (slot, slot + 1):
+            if keys[probe, 0] == child_own and keys[probe, 1] == child_other:
+                if bounds[probe, 3] >= 0 and -int(bounds[probe, 1]) >= beta:
+                    return -int(bounds[probe, 1])
     return best
 
 
