@@ -25,7 +25,14 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["ETC_EMPTIES", "ORDERING_EMPTIES", "TABLE_EMPTIES", "Tables", "make_tables", "solve_window"]
+__all__ = [
+    "ETC_EMPTIES",
+    "ORDERING_EMPTIES",
+    "TABLE_EMPTIES",
+    "Tables",
+    "make_tables",
+    "solve_window",
+]
 
 TABLE_EMPTIES = 6
 """Positions with fewer empty cells are not stored in the table (cheaper to search again)."""
@@ -386,9 +393,9 @@ def _child_cutoff(
         child_other = own | flipped | (np.uint64(1) << np.uint64(cell))
         slot = _slot(child_own, child_other, keys.shape[0])
         for probe in (slot, slot + 1):
-            if keys[probe, 0] == child_own and keys[probe, 1] == child_other:
-                if bounds[probe, 3] >= 0 and -int(bounds[probe, 1]) >= beta:
-                    return -int(bounds[probe, 1])
+            found = keys[probe, 0] == child_own and keys[probe, 1] == child_other
+            if found and bounds[probe, 3] >= 0 and -int(bounds[probe, 1]) >= beta:
+                return -int(bounds[probe, 1])
     return best
 
 
