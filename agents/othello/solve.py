@@ -45,11 +45,14 @@ from trap_env.othello.rules import Bitboard, OthelloConfig, OthelloState
 __all__ = [
     "BOOK_PLIES",
     "ENDGAME_EMPTIES",
+    "FEINSTEIN_LINE",
     "SOLVED_SIZES",
     "Book",
     "PerfectAgent",
     "Solver",
     "canonical",
+    "line_states",
+    "line_values",
     "solve",
 ]
 
@@ -61,6 +64,43 @@ ENDGAME_EMPTIES = 20
 """Off the book, the ``perfect`` agent solves exactly at this many empty cells or fewer."""
 TABLE_BITS = 22
 """The kernel's transposition table has ``2**TABLE_BITS`` slots (19 bytes each)."""
+FEINSTEIN_LINE = [
+    "c2",
+    "b4",
+    "c5",
+    "d2",
+    "e4",
+    "e3",
+    "d1",
+    "c1",
+    "b1",
+    "d5",
+    "d6",
+    "f4",
+    "b3",
+    "b2",
+    "f3",
+    "f2",
+    "e2",
+    "b6",
+    "a4",
+    "c6",
+    "a6",
+    "a2",
+    "b5",
+    "a5",
+    "e6",
+    "e5",
+    "a3",
+    "a1",
+    "f5",
+    "f6",
+    "e1",
+    "f1",
+]
+"""Perfect play on 6x6 under the standard rule as Feinstein published it (1993, "Perfect
+play in 6x6 Othello", the 8x8 board's columns b-g and rows 2-7 shifted to a-f and 1-6):
+dark passes before ``e1``; light wins 20 to 16."""
 MISSING_NUMBA = (
     "the Othello solver needs numba: install the solve extra (pip install 'trap_env[solve]')"
 )
@@ -303,6 +343,42 @@ class Solver:
             state = rules.apply(state, action)
             margin = -margin
         return line
+
+
+def line_states(config: OthelloConfig, names: list[str]) -> list[OthelloState]:
+    """The positions of a game given by its placements' names, from the start to its end;
+    a pass is played where the player to act has none (as published lines leave them out).
+
+    Raises:
+        ValueError: for a placement the rules refuse.
+    """
+    state = rules.initial_state(config)
+    states = [state]
+    for name in names:
+        if rules.legal_actions(state) == [rules.pass_action(config.board_size)]:
+            state = rules.apply(state, rules.pass_action(config.board_size))
+            states.append(state)
+        state = rules.apply(state, rules.cell_from_name(config.board_size, name))
+        states.append(state)
+    return states
+
+
+def line_values(
+    solver: Solver, states: list[OthelloState], max_empties: int
+) -> Iterator[tuple[int, int, int]]:
+    """The exact margin for dark of each position of a game with at most ``max_empties``
+    empty cells, from the end back (each solve warms the table for the next): ``(ply,
+    empties, margin)``."""
+    for ply in range(len(states) - 1, -1, -1):
+        state = states[ply]
+        empties = state.board_size**2 - (state.dark | state.light).bit_count()
+        if empties > max_empties:
+            return
+        own, other = rules.sides_of(state, state.player)
+        margin = solver.value(own, other) if rules.legal_actions(state) else (
+            own.bit_count() - other.bit_count()
+        )  # fmt: skip
+        yield ply, empties, margin if state.player == rules.DARK else -margin
 
 
 # --- The solve ---------------------------------------------------------------------------

@@ -191,3 +191,16 @@ def test_perfect_refuses_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
         agent.check_game(OthelloConfig(6))
     with pytest.raises(ValueError, match=r"needs numba"):
         solve.solve(4)
+
+
+def test_feinsteins_published_6x6_line_is_legal_ends_16_to_20_and_keeps_its_value() -> None:
+    config = OthelloConfig(6)
+    states = solve.line_states(config, solve.FEINSTEIN_LINE)
+    end = states[-1]
+    outcome = rules.outcome(end)
+    assert rules.disc_counts(end) == (16, 20) and outcome is not None
+    assert outcome.winner == rules.LIGHT
+    # Every position of its last 12 empty cells keeps the published value (dark -4); the
+    # earlier ones are the experiment's (docs/experiments.md, 2026-11-28).
+    values = list(solve.line_values(_solver(config), states, max_empties=12))
+    assert len(values) >= 13 and {margin for *_, margin in values} == {-4}
