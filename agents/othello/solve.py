@@ -458,22 +458,14 @@ def solve(
 # --- The perfect agent -------------------------------------------------------------------
 
 
-def book_path(config: OthelloConfig) -> Path:
-    """The book shipped with the package for a board (a copy of a finished solve's log)."""
-    return (
-        Path(__file__).parent
-        / "books"
-        / (f"othello-board_size={config.board_size}-end_rule={config.end_rule}.jsonl")
-    )
-
-
 def load_book(config: OthelloConfig) -> Book:
-    """The book of a board: the shipped one, and the bounds a local solve has logged."""
+    """The book of a board: the bounds a local solve has logged (:func:`progress_path`),
+    all of them once the solve has finished."""
     book = Book(config.board_size)
-    for path in (book_path(config), progress_path(config)):
-        if path.exists():
-            with path.open() as lines:
-                book.load(lines)
+    path = progress_path(config)
+    if path.exists():
+        with path.open() as lines:
+            book.load(lines)
     return book
 
 
