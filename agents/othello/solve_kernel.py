@@ -85,7 +85,7 @@ def make_tables(board_size: int, passes: bool, table_bits: int = 22) -> Tables:
     return Tables(geo, keys, bounds, scratch, best, np.zeros(1, dtype=np.int64))
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _step(
     board: np.uint64, d: int, n: int, full: np.uint64, not_first: np.uint64, not_last: np.uint64
 ) -> np.uint64:
@@ -114,7 +114,7 @@ def placements(own: np.uint64, other: np.uint64, geo: U64) -> np.uint64:
     return _placements(own, other, n, full, not_first, not_last)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _placements(
     own: np.uint64,
     other: np.uint64,
@@ -140,7 +140,7 @@ def flips(own: np.uint64, other: np.uint64, cell: int, geo: U64) -> np.uint64:
     return _flips(own, other, cell, n, full, not_first, not_last)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _flips(
     own: np.uint64,
     other: np.uint64,
@@ -163,7 +163,7 @@ def _flips(
     return flipped
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _popcount(board: np.uint64) -> int:
     count = 0
     while board:
@@ -172,7 +172,7 @@ def _popcount(board: np.uint64) -> int:
     return count
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _lowest_cell(board: np.uint64) -> int:
     cell = 0
     while not (board >> np.uint64(cell)) & np.uint64(1):
@@ -180,7 +180,7 @@ def _lowest_cell(board: np.uint64) -> int:
     return cell
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _slot(own: np.uint64, other: np.uint64, slots: int) -> int:
     """The first of the two table slots of a position (a multiplicative hash)."""
     mixed = own * np.uint64(0x9E3779B97F4A7C15) ^ (
