@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents import make_agent
-from agents.othello.search import AlphaBeta
+from agents.othello.search import AlphaBeta, SearchAgent, SearchSettings
 from agents.solved import load_or_solve
 from trap_env.agent import UnsupportedGameError
 from trap_env.othello import rules
@@ -86,6 +86,22 @@ def test_the_kernel_agrees_with_the_reference_endgame_solver_at_ten_empties(
     for alpha in (value - 3, value - 1, value, value + 2):
         found = _solver(config).window(own, other, alpha, alpha + 1)
         assert (found <= alpha) == (value <= alpha)
+
+
+@settings(max_examples=8, deadline=None)
+@given(config=st.sampled_from(CONFIGS[2:]), seed=st.integers(0, 2**32))
+def test_the_reference_agent_solving_to_the_end_plays_an_optimal_placement(
+    config: OthelloConfig, seed: int
+) -> None:
+    state = _playout(config, 9, seed)
+    if state is None or len(rules.legal_actions(state)) < 2:
+        return
+    reference = SearchAgent(SearchSettings(depth=1, time_limit=None, endgame_empties=36))
+    values = {}
+    for cell in rules.legal_actions(state):
+        child = rules.apply(state, cell)
+        values[cell] = -_solver(config).value(*rules.sides_of(child, child.player))
+    assert values[reference.select_action(state)] == max(values.values()), rules.to_text(state)
 
 
 @pytest.mark.parametrize(
