@@ -38,6 +38,7 @@ from agents.othello.random_agent import OthelloAgent
 from agents.othello.search import SearchAgent
 from agents.solved import SolvedTable, cache_folder, measured_solve
 from trap_env.agent import UnsupportedGameError
+from trap_env.cache import per_board_size
 from trap_env.othello import rules
 from trap_env.othello.game import GAME
 from trap_env.othello.rules import Bitboard, OthelloConfig, OthelloState
@@ -121,6 +122,7 @@ def kernel() -> Any:
 # --- Symmetry ---------------------------------------------------------------------------
 
 
+@per_board_size()
 def _symmetries(board_size: int) -> list[list[int]]:
     """The square's eight symmetries as cell permutations (``perm[cell]`` is the image)."""
     n = board_size
@@ -181,28 +183,28 @@ class Book:
         key, symmetry = canonical(self.board_size, own, other)
         if cell >= 0:
             cell = _symmetries(self.board_size)[symmetry][cell]
-        old = self.entries.get(key, [-64, 64, -1])
-        new = [max(lower, old[0]), min(upper, old[1]), cell if lower > old[0] else old[2]]
-        if new != old:
-            self.entries[key] = new
-            if self.log is not None:
-                self.log.write(json.dumps([*key, *new]) + "\n")
-                self.log.flush()
+        new = self._merge(key, lower, upper, cell)
+        if new is not None and self.log is not None:
+            self.log.write(json.dumps([*key, *new]) + "\n")
+            self.log.flush()
 
     def load(self, lines: Iterator[str]) -> None:
         """Read bounds that :meth:`record` logged (a cut last line is skipped)."""
         for line in lines:
             try:
                 own, other, lower, upper, cell = json.loads(line)
-            except ValueError:
+            except (ValueError, TypeError):
                 continue
-            old = self.entries.get((own, other), [-64, 64, -1])
-            better = lower > old[0]
-            self.entries[(own, other)] = [
-                max(lower, old[0]),
-                min(upper, old[1]),
-                cell if better else old[2],
-            ]
+            self._merge((own, other), lower, upper, cell)
+
+    def _merge(self, key: tuple[int, int], lower: int, upper: int, cell: int) -> list[int] | None:
+        """Narrow the entry of a canonical position; the new entry, or None if unchanged."""
+        old = self.entries.get(key, [-64, 64, -1])
+        new = [max(lower, old[0]), min(upper, old[1]), cell if lower > old[0] else old[2]]
+        if new == old:
+            return None
+        self.entries[key] = new
+        return new
 
 
 # --- The solver -------------------------------------------------------------------------
