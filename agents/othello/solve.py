@@ -35,7 +35,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from agents.othello.random_agent import OthelloAgent
-from agents.othello.search import SearchAgent
+from agents.othello.search import SearchAgent, SearchSettings
 from agents.solved import SolvedTable, cache_folder, measured_solve
 from trap_env.agent import UnsupportedGameError
 from trap_env.cache import per_board_size
@@ -63,6 +63,9 @@ BOOK_PLIES = 8
 """Plies from the start whose positions the Python search keeps in the book."""
 ENDGAME_EMPTIES = 20
 """Off the book, the ``perfect`` agent solves exactly at this many empty cells or fewer."""
+FALLBACK_DEPTH = 4
+"""Off the book above :data:`ENDGAME_EMPTIES`, the ``perfect`` agent plays the reference
+search's move at this depth."""
 TABLE_BITS = 22
 """The kernel's transposition table has ``2**TABLE_BITS`` slots (19 bytes each)."""
 FEINSTEIN_LINE = [
@@ -479,7 +482,8 @@ class PerfectAgent(OthelloAgent):
     resolved, :func:`load_book`) it plays the book's move: on the line of perfect play an
     optimal one; after an opponent's mistake one that keeps at least the value the start
     promised. Elsewhere (off the book) it plays the reference search's move
-    (``agents.othello.search``, 5 s a turn). Needs the ``solve`` extra (numba).
+    (``agents.othello.search`` at :data:`FALLBACK_DEPTH`, no clock). Needs the ``solve``
+    extra (numba).
     """
 
     def __init__(self, seed: int | None = None) -> None:
@@ -531,5 +535,7 @@ class PerfectAgent(OthelloAgent):
 
     def _reference(self) -> SearchAgent:
         if self._fallback is None:
-            self._fallback = SearchAgent(seed=0)
+            # A fixed depth and no clock: the agent stays deterministic and clock-free.
+            settings = SearchSettings(depth=FALLBACK_DEPTH, time_limit=None, endgame_empties=0)
+            self._fallback = SearchAgent(settings)
         return self._fallback

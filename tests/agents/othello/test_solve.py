@@ -242,3 +242,14 @@ def test_perfect_plays_the_logged_books_move_above_twenty_empties(
 
     assert key(last) == key(first) and last != first
     assert key(rules.apply(last, action)) == key(rules.apply(first, reply))
+
+
+def test_perfect_off_the_book_plays_the_references_move_at_its_depth(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # an empty book
+    state = rules.apply(rules.initial_state(OthelloConfig(6)), 8)
+    reference = SearchAgent(SearchSettings(depth=solve.FALLBACK_DEPTH, time_limit=None))
+    assert make_agent("perfect", game="othello").select_action(state) == reference.select_action(
+        state
+    )
