@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import resource
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -426,7 +425,6 @@ def _solve_start(config: OthelloConfig, log: TextIO) -> tuple[dict[str, Any], di
         "principal_variation": [rules.action_name(config.board_size, a) for a in line],
         "positions": len(book.entries),
         "nodes": solver.nodes,
-        "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
     return _book_arrays(book), report
 
