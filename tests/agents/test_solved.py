@@ -57,8 +57,8 @@ def test_a_damaged_or_missing_table_is_solved_again(
 
 
 def test_a_game_with_no_solver_is_refused_naming_those_with_one() -> None:
-    solvable = "trap, colosseum, othello"
-    with pytest.raises(ValueError, match=rf"^no solver for the game 'nim'; solvable games: {solvable}$"):
+    message = "^no solver for the game 'nim'; solvable games: trap, colosseum, othello$"
+    with pytest.raises(ValueError, match=message):
         load_or_solve("nim", {"board_size": 4})
 
 
