@@ -75,6 +75,7 @@ AGENT_TABLE: dict[str, dict[str, str]] = {
         "minimax": "agents.othello.search:SearchAgent",
         "mcts": "agents.mcts.agent:MCTSAgent",
         "ppo": "agents.rl.ppo:PPOAgent",
+        "perfect": "agents.othello.solve:PerfectAgent",
     },
     "colosseum": {
         "random": "agents.colosseum.random_agent:RandomAgent",

@@ -55,6 +55,7 @@ TIE_TOLERANCE = 1e-9
 SOLVERS: dict[str, str] = {
     "trap": "agents.trap.solve:solve",
     "colosseum": "agents.colosseum.solve:solve",
+    "othello": "agents.othello.solve:solve",
 }
 """Each solvable game's solver: game -> ``"module:function"``, the function taking the
 rules as keyword arguments and returning a :class:`SolvedTable` (or raising ``ValueError``

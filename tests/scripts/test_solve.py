@@ -37,6 +37,22 @@ def test_it_solves_a_colosseum_start(
     assert line["positions"] == 2**12 * 9 * 8
 
 
+def test_it_solves_othello_4x4_with_its_disc_counts_and_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("numba", reason="Othello's solver is the solve extra's (numba)")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    argv = ["--game", "othello", "--board-size", "4"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    first = json.loads(out)
+    assert out.count("\n") == 1 and first["rules"] == {"board_size": 4, "end_rule": "standard"}
+    assert (first["value"], first["margin"], first["discs"]) == (-1.0, -8, [3, 11])
+    assert first["principal_variation"][0] == "b1" and not first["cached"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out) == {**first, "cached": True}
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -45,7 +61,7 @@ def test_it_solves_a_colosseum_start(
             "Trap! is solved on the boards 3x3, 4x4 (4x4: under the turn limit only), not 5x5",
         ),
         (["--game", "colosseum", "--board-size", "4"], "Colosseum is solved on the boards 3x3"),
-        (["--game", "othello", "--board-size", "4"], "no solver for the game 'othello'"),
+        (["--game", "othello", "--board-size", "8"], "Othello is solved on the boards 4x4, 6x6"),
         (["--board-size", "3-4"], "board_size"),
     ],
 )

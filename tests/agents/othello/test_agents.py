@@ -34,6 +34,7 @@ def test_the_table_lists_othellos_agents_and_names_them_on_a_miss() -> None:
         "mcts",
         "minimax",
         "openspiel-mcts",
+        "perfect",
         "ppo",
         "random",
         "reference",
@@ -46,7 +47,7 @@ def test_the_table_lists_othellos_agents_and_names_them_on_a_miss() -> None:
     with pytest.raises(
         SpecError,
         match="known agents: alphabeta, epsilon-greedy, exec, expectiminimax, greedy, mcts, "
-        "minimax, openspiel-mcts, ppo, random",
+        "minimax, openspiel-mcts, perfect, ppo, random",
     ):
         make_agent("ocls", game="othello")
 
