@@ -34,7 +34,6 @@ from typing import Any, TextIO
 import numpy as np
 
 from agents.othello.random_agent import OthelloAgent
-from agents.othello.search import SearchAgent, SearchSettings
 from agents.solved import SolvedTable, cache_folder, measured_solve
 from trap_env.agent import UnsupportedGameError
 from trap_env.cache import per_board_size
@@ -44,8 +43,8 @@ from trap_env.othello.rules import Bitboard, OthelloConfig, OthelloState
 
 __all__ = [
     "BOOK_PLIES",
-    "ENDGAME_EMPTIES",
     "FEINSTEIN_LINE",
+    "PERFECT_SIZES",
     "SOLVED_SIZES",
     "Book",
     "PerfectAgent",
@@ -60,11 +59,11 @@ SOLVED_SIZES = (4, 6)
 """The board sizes :func:`solve` solves from the start (either end rule)."""
 BOOK_PLIES = 8
 """Plies from the start whose positions the Python search keeps in the book."""
-ENDGAME_EMPTIES = 20
-"""Off the book, the ``perfect`` agent solves exactly at this many empty cells or fewer."""
-FALLBACK_DEPTH = 4
-"""Off the book above :data:`ENDGAME_EMPTIES`, the ``perfect`` agent plays the reference
-search's move at this depth."""
+PERFECT_SIZES = (4,)
+"""The boards the ``perfect`` agent plays: those where it solves every position it meets
+exactly. 6x6 joins once its start's solve has finished and its book ships with the package
+(a book a local solve has logged only in part, read from a user's cache, would make the agent
+neither perfect nor the same on every machine)."""
 TABLE_BITS = 22
 """The kernel's transposition table has ``2**TABLE_BITS`` slots (19 bytes each)."""
 FEINSTEIN_LINE = [
@@ -461,47 +460,30 @@ def solve(
 # --- The perfect agent -------------------------------------------------------------------
 
 
-def load_book(config: OthelloConfig) -> Book:
-    """The book of a board: the bounds a local solve has logged (:func:`progress_path`),
-    all of them once the solve has finished."""
-    book = Book(config.board_size)
-    path = progress_path(config)
-    if path.exists():
-        with path.open() as lines:
-            book.load(lines)
-    return book
-
-
 class PerfectAgent(OthelloAgent):
-    """Perfect play on the solved boards (:data:`SOLVED_SIZES`, either end rule).
-
-    With at most :data:`ENDGAME_EMPTIES` empty cells it solves exactly and plays the lowest
-    optimal placement. With more, in a book position (the positions the start's solve
-    resolved, :func:`load_book`) it plays the book's move: on the line of perfect play an
-    optimal one; after an opponent's mistake one that keeps at least the value the start
-    promised. Elsewhere (off the book) it plays the reference search's move
-    (``agents.othello.search`` at :data:`FALLBACK_DEPTH`, no clock). Needs the ``solve``
-    extra (numba).
+    """Perfect play on the boards of :data:`PERFECT_SIZES` (either end rule): at each
+    decision an exact solve of the position, and the lowest optimal placement. Needs the
+    ``solve`` extra (numba).
     """
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
         self._solvers: dict[OthelloConfig, Solver] = {}
-        self._fallback: SearchAgent | None = None
 
     def check_game(self, config: object) -> None:
-        """Refuse another game, an unsolved board, or a missing numba, in one line.
+        """Refuse another game, a board it does not play perfectly, or a missing numba, in
+        one line.
 
         Raises:
             UnsupportedGameError: naming the boards it plays or the extra to install.
         """
         super().check_game(config)
         assert isinstance(config, OthelloConfig)
-        if config.board_size not in SOLVED_SIZES:
-            sizes = ", ".join(f"{n}x{n}" for n in SOLVED_SIZES)
+        if config.board_size not in PERFECT_SIZES:
+            sizes = ", ".join(f"{n}x{n}" for n in PERFECT_SIZES)
             raise UnsupportedGameError(
-                f"perfect plays only the solved boards ({sizes}), not "
-                f"{config.board_size}x{config.board_size}"
+                f"perfect plays only the boards it solves at every move ({sizes}), not "
+                f"{config.board_size}x{config.board_size} (6x6's start is not solved yet)"
             )
         try:
             kernel()
@@ -511,11 +493,11 @@ class PerfectAgent(OthelloAgent):
     def _solver(self, config: OthelloConfig) -> Solver:
         if config not in self._solvers:
             self.check_game(config)
-            self._solvers[config] = Solver(config, load_book(config))
+            self._solvers[config] = Solver(config)
         return self._solvers[config]
 
     def select_action(self, state: OthelloState) -> int:
-        """The book's move, the lowest optimal placement, or the reference's move."""
+        """The lowest optimal placement (or the pass), by an exact solve."""
         legal = rules.legal_actions(state)
         if not legal:
             raise ValueError(f"select_action needs a game in progress, got {rules.to_text(state)}")
@@ -523,17 +505,4 @@ class PerfectAgent(OthelloAgent):
             return legal[0]
         solver = self._solver(state.config)
         own, other = rules.sides_of(state, state.player)
-        empties = state.board_size**2 - (own | other).bit_count()
-        if empties <= ENDGAME_EMPTIES:
-            return solver.best_cell(own, other, solver.value(own, other))
-        known = solver.book.get(own, other)
-        if known is not None and known[2] >= 0:
-            return known[2]
-        return int(self._reference().select_action(state))
-
-    def _reference(self) -> SearchAgent:
-        if self._fallback is None:
-            # A fixed depth and no clock: the agent stays deterministic and clock-free.
-            settings = SearchSettings(depth=FALLBACK_DEPTH, time_limit=None, endgame_empties=0)
-            self._fallback = SearchAgent(settings)
-        return self._fallback
+        return solver.best_cell(own, other, solver.value(own, other))

@@ -196,15 +196,18 @@ def test_perfect_plays_the_lowest_optimal_placement_on_4x4(
 
 def test_perfect_refuses_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     agent = PerfectAgent()
-    with pytest.raises(
-        UnsupportedGameError, match=r"^perfect plays only the solved boards \(4x4, 6x6\), not 8x8$"
-    ):
-        agent.check_game(OthelloConfig(8))
+    for size in (8, 6):
+        with pytest.raises(
+            UnsupportedGameError,
+            match=rf"^perfect plays only the boards it solves at every move \(4x4\), "
+            rf"not {size}x{size}",
+        ):
+            agent.check_game(OthelloConfig(size))
     monkeypatch.setitem(sys.modules, "agents.othello.solve_kernel", None)  # numba missing
     with pytest.raises(
         UnsupportedGameError, match=r"^perfect: .*needs numba: install the solve extra"
     ):
-        agent.check_game(OthelloConfig(6))
+        agent.check_game(OthelloConfig(4))
     with pytest.raises(ValueError, match=r"needs numba"):
         solve.solve(4)
 
@@ -220,36 +223,3 @@ def test_feinsteins_published_6x6_line_is_legal_ends_16_to_20_and_keeps_its_valu
     # earlier ones are the experiment's (docs/experiments.md, 2026-11-28).
     values = list(solve.line_values(_solver(config), states, max_empties=12))
     assert len(values) >= 13 and {margin for *_, margin in values} == {-4}
-
-
-def test_perfect_plays_the_logged_books_move_above_twenty_empties(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    config = OthelloConfig(6)
-    start = rules.initial_state(config)
-    first, last = (rules.apply(start, cell) for cell in rules.legal_actions(start)[::3])
-    # The book logs a move in one position; the agent plays its image in a turned copy.
-    reply = rules.legal_actions(first)[-1]
-    path = solve.progress_path(config)
-    path.parent.mkdir(parents=True)
-    with path.open("w") as log:
-        Book(6, log=log).record(*rules.sides_of(first, first.player), -4, -4, reply)
-    action = make_agent("perfect", game="othello").select_action(last)
-
-    def key(state: OthelloState) -> tuple[int, int]:
-        return solve.canonical(6, *rules.sides_of(state, state.player))[0]
-
-    assert key(last) == key(first) and last != first
-    assert key(rules.apply(last, action)) == key(rules.apply(first, reply))
-
-
-def test_perfect_off_the_book_plays_the_references_move_at_its_depth(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # an empty book
-    state = rules.apply(rules.initial_state(OthelloConfig(6)), 8)
-    reference = SearchAgent(SearchSettings(depth=solve.FALLBACK_DEPTH, time_limit=None))
-    assert make_agent("perfect", game="othello").select_action(state) == reference.select_action(
-        state
-    )
