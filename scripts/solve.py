@@ -16,6 +16,7 @@ writes them to ``FILE``; the line then has ``"drawn"``: the file, its positions 
 The shipped sets are rebuilt by:
 
     trap-solve --game trap --board-size 3 --positions agents/trap/positions/3x3.npz
+    trap-solve --game colosseum --board-size 3 --positions agents/colosseum/positions/3x3.npz
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from trap_scripts._cli import (
 from agents.solved import load_or_solve
 from agents.solved_positions import (
     DEFAULT_PER_DECISION,
-    DEFAULT_RUNGS,
+    default_rungs,
     draw_positions,
     read_positions,
 )
@@ -65,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "actions)")
     drawing.add_argument("--rungs", nargs="+", default=None, metavar="SPEC",
                          help="with --positions: the agents whose games they are drawn from "
-                         f"(default: {' '.join(DEFAULT_RUNGS)})")
+                         "(default: the game's rungs that play a small board without a clock)")
     drawing.add_argument("--per-decision", type=positive_int, default=None, metavar="N",
                          help="with --positions: the most positions of each decision "
                          f"(default {DEFAULT_PER_DECISION})")
@@ -93,14 +94,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _draw(args: Any, rules: dict[str, Any]) -> dict[str, Any]:
     """Draw the positions into ``args.positions``; the file, its positions and SHA-256."""
-    rungs = args.rungs or DEFAULT_RUNGS
+    rungs = args.rungs or default_rungs(args.game)
     per_decision = args.per_decision or DEFAULT_PER_DECISION
     seed = args.seed or 0
     positions = draw_positions(
         args.game, rules, rungs=rungs, per_decision=per_decision, seed=seed,
         command=_command(args.game, rules, rungs, per_decision, seed),
     )
-    positions.save(args.positions)
     positions.save(args.positions)
     written = read_positions(args.positions)  # as a reader sees it
     return {"file": str(args.positions), "positions": len(written), "sha256": written.sha256}

@@ -21,6 +21,7 @@ from agents.solved_positions import (
     DEFAULT_PER_DECISION,
     DEFAULT_RUNGS,
     Positions,
+    default_rungs,
     draw_positions,
     find_positions,
     read_positions,
@@ -53,7 +54,7 @@ def test_the_shipped_trap_3x3_set_holds_both_decisions_each_valued_and_observed(
 def test_it_records_how_it_was_drawn_with_the_defaults():
     assert {key: SHIPPED.drawn[key] for key in (
         "rungs", "games_per_pairing", "opening_plies", "per_decision", "seed")} == {
-        "rungs": list(DEFAULT_RUNGS), "games_per_pairing": DEFAULT_GAMES_PER_PAIRING,
+        "rungs": list(DEFAULT_RUNGS["trap"]), "games_per_pairing": DEFAULT_GAMES_PER_PAIRING,
         "opening_plies": DEFAULT_OPENING_PLIES, "per_decision": DEFAULT_PER_DECISION, "seed": 0,
     }  # fmt: skip
     assert SHIPPED.drawn["command"].startswith("trap-solve --game trap --rule=board_size=3 ")
@@ -104,9 +105,45 @@ def test_a_board_without_positions_is_refused_naming_those_with_them(game, rules
     assert message in str(raised.value) and "\n" not in str(raised.value)
 
 
-def test_only_trap_ships_positions_so_far():
+def test_trap_and_colosseum_ship_their_3x3_positions():
     assert [p.rules for p in shipped_positions("trap")] == [{"board_size": 3, "decay": 50}]
-    assert shipped_positions("othello") == []
+    assert [p.rules for p in shipped_positions("colosseum")] == [{"board_size": 3, "start": -1}]
+
+
+def test_each_game_draws_from_its_own_rungs_by_default():
+    assert default_rungs("trap") == DEFAULT_RUNGS["trap"]
+    assert "mcts:simulations=20,time_limit=none" in default_rungs("colosseum")
+    assert default_rungs("othello")[-1] == "reference:depth=2,time_limit=none"
+
+
+# --- Colosseum 3x3 -------------------------------------------------------------------------
+
+COLOSSEUM_SHIPPED = find_positions("colosseum", {"board_size": 3})
+
+
+def test_the_shipped_colosseum_3x3_set_is_rebuilt_byte_for_byte(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # What ``trap-solve --game colosseum --board-size 3 --positions FILE`` draws (seconds).
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    command = COLOSSEUM_SHIPPED.drawn["command"]
+    assert command.startswith("trap-solve --game colosseum --rule=board_size=3 --rule=start=-1")
+    rebuilt = draw_positions("colosseum", {"board_size": 3}, command=command)
+    assert rebuilt.to_bytes() == COLOSSEUM_SHIPPED.to_bytes()
+    assert rebuilt.drawn["rungs"] == list(DEFAULT_RUNGS["colosseum"])
+
+
+def test_the_colosseum_3x3_values_agree_with_the_exact_search():
+    # The alpha-beta of agents.colosseum.exact, which shares no code with the table.
+    from agents.colosseum.exact import exact_value
+
+    game = get_game("colosseum")
+    assert len(COLOSSEUM_SHIPPED) > 200 and set(COLOSSEUM_SHIPPED.decisions.tolist()) == {0}
+    for row in range(0, len(COLOSSEUM_SHIPPED), 5):
+        state = game.from_text(str(COLOSSEUM_SHIPPED.states[row]))
+        for action in np.flatnonzero(COLOSSEUM_SHIPPED.legal[row]).tolist():
+            after = game.apply(state, action)
+            assert COLOSSEUM_SHIPPED.values[row, action] == -exact_value(after).value
 
 
 def _rewritten(name: str, array: np.ndarray | None) -> bytes:
