@@ -37,6 +37,17 @@ def test_it_solves_a_colosseum_start(
     assert line["positions"] == 2**12 * 9 * 8
 
 
+def test_it_solves_one_colosseum_4x4_start(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert main(["--game", "colosseum", "--board-size", "4", "--rule", "start=10"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["rules"] == {"board_size": 4, "start": 10}
+    assert line["value"] == line["value_turn_limited"] == 0.0  # as shipped in the sample
+    assert line["nodes"] >= line["positions"] > 0 and not line["cached"]
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -44,7 +55,8 @@ def test_it_solves_a_colosseum_start(
             ["--board-size", "5"],
             "Trap! is solved on the boards 3x3, 4x4 (4x4: under the turn limit only), not 5x5",
         ),
-        (["--game", "colosseum", "--board-size", "4"], "Colosseum is solved on the boards 3x3"),
+        (["--game", "colosseum", "--board-size", "4"], "on 4x4; not 4x4 with every start"),
+        (["--game", "colosseum", "--board-size", "5", "--rule", "start=0"], "; not 5x5"),
         (["--game", "othello", "--board-size", "4"], "no solver for the game 'othello'"),
         (["--board-size", "3-4"], "board_size"),
     ],
