@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import DOWN, LEFT, RIGHT, UP, ColosseumState
 
-__all__ = ["Solved", "exact_value"]
+__all__ = ["ExactSearch", "Solved", "exact_value"]
 
 _LOWER, _UPPER, _MOVE = 0, 1, 2
 
@@ -46,8 +46,9 @@ class Solved:
     stored: int
 
 
-class _Search:
-    """Alpha-beta over one board size's positions, with the table it fills."""
+class ExactSearch:
+    """Alpha-beta over one board size's positions, with the table it fills: positions
+    valued by one object share what it has learnt (the moves of one decision, say)."""
 
     def __init__(self, board_size: int) -> None:
         self.n = board_size
@@ -55,6 +56,12 @@ class _Search:
         self.steps = rules.max_steps(board_size)
         self.table: dict[int, list[int]] = {}
         self.nodes = 0
+
+    def decision_value(self, state: ColosseumState) -> int:
+        """The value of the decision position ``state`` (the game going on) for its player
+        to act."""
+        me, other = state.cells[state.player], state.cells[1 - state.player]
+        return self.value(state.walls, me, other, -1, 1)
 
     def spread(self, walls: rules.Walls, region: int) -> int:
         """``region`` and the cells one step from it across no barrier."""
@@ -193,7 +200,6 @@ def exact_value(state: ColosseumState) -> Solved:
     if sizes is not None:
         mine, theirs = sizes[state.player], sizes[1 - state.player]
         return Solved((mine > theirs) - (mine < theirs), 0, 0)
-    search = _Search(state.board_size)
-    me, other = state.cells[state.player], state.cells[1 - state.player]
-    value = search.value(state.walls, me, other, -1, 1)
+    search = ExactSearch(state.board_size)
+    value = search.decision_value(state)
     return Solved(value, search.nodes, len(search.table))

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from agents.colosseum.exact import exact_value
+from agents.colosseum.exact import ExactSearch, exact_value
 from agents.colosseum.random_agent import ColosseumAgent
 from agents.solved import SolvedTable, action_values, best_action, load_or_solve, measured_solve
 from trap_env.agent import UnsupportedGameError
@@ -204,17 +204,16 @@ def solve(board_size: int = 3, start: int = RANDOM_START) -> SolvedTable:
     elif board_size in START_SIZES and start != RANDOM_START:
         arrays, report = measured_solve(lambda: _solve_start(config))
     else:
-        starts = ", ".join(f"{n}x{n}" for n in START_SIZES)
         raise ValueError(
             f"Colosseum is solved on the boards {_sizes_text()}, and one start at a time "
-            f"(--rule start=S) on {starts}; not {board_size}x{board_size}"
+            f"(--rule start=S) on {_sizes_text(START_SIZES)}; not {board_size}x{board_size}"
             + (" with every start" if board_size in START_SIZES else "")
         )
     return SolvedTable("colosseum", GAME.config_params(config), arrays, report)
 
 
-def _sizes_text() -> str:
-    return ", ".join(f"{n}x{n}" for n in SOLVED_SIZES)
+def _sizes_text(sizes: tuple[int, ...] = SOLVED_SIZES) -> str:
+    return ", ".join(f"{n}x{n}" for n in sizes)
 
 
 def decision_value(table: SolvedTable, state: ColosseumState) -> float:
@@ -223,8 +222,9 @@ def decision_value(table: SolvedTable, state: ColosseumState) -> float:
 
 
 class PerfectAgent(ColosseumAgent):
-    """Perfect play from the solved table of the board (solved and cached on first use):
-    the optimal action, ties broken by the lowest. It plays only :data:`SOLVED_SIZES`."""
+    """Perfect play from the solved table of the board (solved and cached on first use), or
+    on :data:`START_SIZES` from an exact search of each move (seconds a decision near the
+    start): the optimal action, ties broken by the lowest."""
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
@@ -238,9 +238,10 @@ class PerfectAgent(ColosseumAgent):
         """
         super().check_game(config)
         assert isinstance(config, ColosseumConfig)
-        if config.board_size not in SOLVED_SIZES:
+        if config.board_size not in SOLVED_SIZES + START_SIZES:
             raise UnsupportedGameError(
-                f"perfect plays only the solved boards ({_sizes_text()}), not "
+                f"perfect plays only the solved boards ({_sizes_text()}; "
+                f"{_sizes_text(START_SIZES)} by search), not "
                 f"{config.board_size}x{config.board_size}"
             )
 
@@ -248,6 +249,9 @@ class PerfectAgent(ColosseumAgent):
         """Each legal action's value for the player to act, from the table."""
         config = GAME.config_of(state)
         self.check_game(config)
+        if config.board_size in START_SIZES:
+            search = ExactSearch(config.board_size)  # the moves share its table
+            return action_values(GAME, lambda s: float(search.decision_value(s)), state)
         if config.board_size not in self._tables:
             rules_ = GAME.config_params(ColosseumConfig(config.board_size))
             self._tables[config.board_size] = load_or_solve("colosseum", rules_)[0]

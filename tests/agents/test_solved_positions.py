@@ -105,9 +105,10 @@ def test_a_board_without_positions_is_refused_naming_those_with_them(game, rules
     assert message in str(raised.value) and "\n" not in str(raised.value)
 
 
-def test_trap_and_colosseum_ship_their_3x3_positions():
+def test_trap_ships_3x3_positions_and_colosseum_3x3_and_4x4():
     assert [p.rules for p in shipped_positions("trap")] == [{"board_size": 3, "decay": 50}]
-    assert [p.rules for p in shipped_positions("colosseum")] == [{"board_size": 3, "start": -1}]
+    assert [p.rules for p in shipped_positions("colosseum")] == [
+        {"board_size": 3, "start": -1}, {"board_size": 4, "start": -1}]  # fmt: skip
 
 
 def test_each_game_draws_from_its_own_rungs_by_default():
@@ -211,3 +212,36 @@ def test_a_set_of_another_format_is_refused(tmp_path: Path):
     path.write_bytes(_rewritten("meta", meta))
     with pytest.raises(ValueError, match="its format is 9; this trap_env reads 1"):
         read_positions(path)
+
+
+# --- Colosseum 4x4 -------------------------------------------------------------------------
+
+COLOSSEUM_4X4 = find_positions("colosseum", {"board_size": 4})
+
+
+def test_the_shipped_colosseum_4x4_set_agrees_with_the_plain_search_near_the_end():
+    # The set is redrawn in minutes (not here): its positions with few barriers left are
+    # checked against the plain search, a sample of the rest against perfect's search.
+    from tests.support.colosseum_plain import barriers_left, exact
+
+    game = get_game("colosseum")
+    checked = 0
+    for row, text in enumerate(COLOSSEUM_4X4.states):
+        state = game.from_text(str(text))
+        if barriers_left(state) <= 12:  # 25 of them, each in milliseconds
+            for action in np.flatnonzero(COLOSSEUM_4X4.legal[row]).tolist():
+                after = game.apply(state, action)
+                assert COLOSSEUM_4X4.values[row, action] == -exact(after), (row, action)
+            checked += 1
+    assert checked >= 20
+    assert COLOSSEUM_4X4.drawn["command"].startswith(
+        "trap-solve --game colosseum --rule=board_size=4 --rule=start=-1 --positions FILE")
+
+
+def test_a_sample_of_the_colosseum_4x4_set_is_valued_again_alike():
+    perfect = make_agent("perfect", game="colosseum")
+    game = get_game("colosseum")
+    for row in range(0, len(COLOSSEUM_4X4), 100):
+        state = game.from_text(str(COLOSSEUM_4X4.states[row]))
+        solved = perfect.action_values(state)  # type: ignore[attr-defined]
+        assert {a: COLOSSEUM_4X4.values[row, a] for a in solved} == solved

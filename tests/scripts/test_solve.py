@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from trap_scripts import solve as solve_cli
 from trap_scripts.solve import main
 
 
@@ -85,6 +86,21 @@ def test_positions_are_drawn_into_a_file_that_records_its_command(
         "trap-solve --game trap --rule=board_size=3 --rule=decay=50 --positions FILE --rungs "
         "random greedy --per-decision 5 --seed 2"
     )
+
+
+def test_positions_of_a_board_perfect_plays_by_search_are_drawn_without_a_value(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Colosseum 4x4 has no table: its perfect agent searches each move. One game is enough.
+    draw = solve_cli.draw_positions
+    monkeypatch.setattr(solve_cli, "draw_positions",
+                        lambda *args, **kwargs: draw(*args, **kwargs, games_per_pairing=1))
+    argv = ["--game", "colosseum", "--board-size", "4", "--positions", str(tmp_path / "p.npz"),
+            "--rungs", "greedy", "--per-decision", "3"]  # fmt: skip
+    assert main(argv) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["rules"] == {"board_size": 4, "start": -1} and "value" not in line
+    assert 0 < line["drawn"]["positions"] <= 3
 
 
 @pytest.mark.parametrize("flag", [["--seed", "1"], ["--rungs", "random"], ["--per-decision", "3"]])

@@ -42,7 +42,7 @@ def played_to_the_end(state: ColosseumState, seed: int, reach: int) -> Colosseum
     """``state`` played on by random legal moves that keep the game going, until at most
     ``reach`` inner barriers are left; None if every move ends the game first."""
     rng = random.Random(seed)
-    left = len(inner_barriers(state.board_size)) - _inner_placed(state)
+    left = barriers_left(state)
     while left > reach:
         going = [after for action in rules.legal_actions(state)
                  if rules.outcome(after := rules.apply(state, action)) is None]  # fmt: skip
@@ -53,7 +53,8 @@ def played_to_the_end(state: ColosseumState, seed: int, reach: int) -> Colosseum
     return state
 
 
-def _inner_placed(state: ColosseumState) -> int:
+def barriers_left(state: ColosseumState) -> int:
+    """The inner barriers still to be placed."""
     return sum(
-        bool(state.walls[side] >> cell & 1) for cell, side in inner_barriers(state.board_size)
+        not state.walls[side] >> cell & 1 for cell, side in inner_barriers(state.board_size)
     )

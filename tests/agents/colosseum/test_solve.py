@@ -86,12 +86,21 @@ def test_perfect_plays_optimal_actions_and_never_loses_a_start(
         assert outcome is not None and outcome.winner != 1, seed
 
 
-def test_perfect_refuses_a_board_with_no_table_in_one_line() -> None:
+def test_perfect_refuses_a_board_with_no_table_nor_search_in_one_line() -> None:
     agent = make_agent("perfect", game="colosseum")
     with pytest.raises(
-        UnsupportedGameError, match=r"^perfect plays only the solved boards \(3x3\), not 4x4$"
+        UnsupportedGameError,
+        match=r"^perfect plays only the solved boards \(3x3; 4x4 by search\), not 5x5$",
     ):
-        agent.check_game(ColosseumConfig(4))  # type: ignore[attr-defined]
+        agent.check_game(ColosseumConfig(5))  # type: ignore[attr-defined]
+
+
+def test_perfect_values_4x4_moves_by_search_as_the_plain_search_does() -> None:
+    perfect = make_agent("perfect", game="colosseum")
+    for state in near_the_end(20, seed=5, reach=5, board_size=4):
+        values = perfect.action_values(state)  # type: ignore[attr-defined]
+        expected = {a: -exact(rules.apply(state, a)) for a in rules.legal_actions(state)}
+        assert values == expected, rules.to_text(state)
 
 
 def test_solve_refuses_a_board_it_does_not_solve() -> None:
