@@ -29,6 +29,8 @@ from trap_env.colosseum.rules import DOWN, LEFT, RIGHT, UP, ColosseumState
 __all__ = ["ExactSearch", "Solved", "exact_value"]
 
 _LOWER, _UPPER, _MOVE = 0, 1, 2
+"""A table entry's fields: the value's bounds and the best move's index."""
+_OPPOSITE = rules.OPPOSITE
 
 
 @dataclass(frozen=True)
@@ -182,9 +184,6 @@ class ExactSearch:
         else:
             low = high = best
         self.table[key] = [low, high, move if move >= 0 or entry is None else entry[_MOVE]]
-
-
-_OPPOSITE = rules.OPPOSITE
 
 
 def exact_value(state: ColosseumState) -> Solved:
