@@ -20,7 +20,8 @@ array             what it holds
 ================  ==========================================================================
 
 How a set is drawn (:func:`draw_positions`): every ordered pair of ``rungs`` (agents that
-play without a clock; a rung against itself too) plays ``games_per_pairing`` games from
+play without a clock; a rung against itself too; by default the game's
+:func:`default_rungs`) plays ``games_per_pairing`` games from
 :func:`~agents.arena.match.play_game`, each opened by ``opening_plies`` random legal actions,
 the ``k``-th game of ``(a, b)`` with the seed ``derive_seed("positions", seed, a, b, k)``.
 Every decision of those games (both of a Trap! turn: the move and the throw) is a candidate;
@@ -65,11 +66,13 @@ from trap_env.game import Game, played_params
 from trap_env.games import get_game
 
 __all__ = [
+    "COMMON_RUNGS",
     "DEFAULT_RUNGS",
     "FORMAT",
     "KIND",
     "MAX_BYTES",
     "Positions",
+    "default_rungs",
     "draw_positions",
     "find_positions",
     "read_positions",
@@ -82,15 +85,26 @@ KIND = "positions"
 """The folder of ``agents/<game>/`` that holds a game's positions files."""
 MAX_BYTES = 64 * 2**20
 """The most bytes read from a positions file (the shipped ones are tens of KB)."""
-DEFAULT_RUNGS = (
+COMMON_RUNGS = (
     "random",
     "epsilon-greedy:epsilon=0.5",
     "greedy",
-    "alphabeta:depth=2,time_limit=none",
-    "expectiminimax:depth=2,time_limit=none",
+    "reference:depth=2,time_limit=none",
 )
-"""The ladder's rungs that play a small board, without a clock: whose games the positions
-are drawn from by default."""
+"""Rungs every game's ladder has, without a clock: a game not in :data:`DEFAULT_RUNGS`
+draws its positions from their games."""
+DEFAULT_RUNGS: dict[str, tuple[str, ...]] = {
+    "trap": (
+        "random",
+        "epsilon-greedy:epsilon=0.5",
+        "greedy",
+        "alphabeta:depth=2,time_limit=none",
+        "expectiminimax:depth=2,time_limit=none",
+    ),
+    "colosseum": (*COMMON_RUNGS, "mcts:simulations=20,time_limit=none"),
+}
+"""By game, the ladder's rungs that play a small board without a clock, whose games the
+positions are drawn from by default (the shipped sets' rungs)."""
 DEFAULT_GAMES_PER_PAIRING = 16
 DEFAULT_OPENING_PLIES = 2
 DEFAULT_PER_DECISION = 400
@@ -286,11 +300,17 @@ def find_positions(game: str, params: Mapping[str, Any] | None = None) -> Positi
 # --- Drawing ---------------------------------------------------------------------------
 
 
+def default_rungs(game: str) -> tuple[str, ...]:
+    """The rungs ``game``'s positions are drawn from by default (:data:`DEFAULT_RUNGS`,
+    else :data:`COMMON_RUNGS`)."""
+    return DEFAULT_RUNGS.get(game, COMMON_RUNGS)
+
+
 def draw_positions(
     game: str,
     params: Mapping[str, Any] | None = None,
     *,
-    rungs: Sequence[str] = DEFAULT_RUNGS,
+    rungs: Sequence[str] | None = None,
     games_per_pairing: int = DEFAULT_GAMES_PER_PAIRING,
     opening_plies: int = DEFAULT_OPENING_PLIES,
     per_decision: int = DEFAULT_PER_DECISION,
@@ -303,7 +323,8 @@ def draw_positions(
     Args:
         game: the game's name.
         params: the board's rules (the game's defaults fill the rest).
-        rungs: the agents whose games are drawn from (specs, without a clock).
+        rungs: the agents whose games are drawn from (specs, without a clock; default
+            :func:`default_rungs`).
         games_per_pairing: games of each ordered pair of rungs.
         opening_plies: random legal actions opening each game.
         per_decision: the most positions kept of each decision (Trap!'s move, throw).
@@ -319,6 +340,7 @@ def draw_positions(
     config = found.make_config(**dict(params or {}))
     rules = found.config_params(config)
     values_of = action_values or _perfect_values(game)
+    rungs = default_rungs(game) if rungs is None else rungs
     candidates = _candidates(
         found, rules, rungs, games_per_pairing, opening_plies, seed
     )

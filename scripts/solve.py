@@ -13,9 +13,13 @@ and read from there next time (``"cached": true``, with the first solve's report
 ``--positions FILE`` also draws the board's solved positions from games of ``--rungs``
 (:mod:`agents.solved_positions`: the same file byte for byte from the same options) and
 writes them to ``FILE``; the line then has ``"drawn"``: the file, its positions and SHA-256.
+A board with no table whose ``perfect`` agent plays it by search (Colosseum 4x4) is drawn
+too, its line without a value.
 The shipped sets are rebuilt by:
 
     trap-solve --game trap --board-size 3 --positions agents/trap/positions/3x3.npz
+    trap-solve --game colosseum --board-size 3 --positions agents/colosseum/positions/3x3.npz
+    trap-solve --game colosseum --board-size 4 --positions agents/colosseum/positions/4x4.npz
 """
 
 from __future__ import annotations
@@ -40,13 +44,16 @@ from trap_scripts._cli import (
     rule_params,
 )
 
+from agents.registry import make_agent
 from agents.solved import load_or_solve
 from agents.solved_positions import (
     DEFAULT_PER_DECISION,
-    DEFAULT_RUNGS,
+    default_rungs,
     draw_positions,
     read_positions,
 )
+from trap_env.agent import check_supports
+from trap_env.game import Game
 from trap_env.games import get_game
 
 PROG = "trap-solve"
@@ -65,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "actions)")
     drawing.add_argument("--rungs", nargs="+", default=None, metavar="SPEC",
                          help="with --positions: the agents whose games they are drawn from "
-                         f"(default: {' '.join(DEFAULT_RUNGS)})")
+                         "(default: the game's rungs that play a small board without a clock)")
     drawing.add_argument("--per-decision", type=positive_int, default=None, metavar="N",
                          help="with --positions: the most positions of each decision "
                          f"(default {DEFAULT_PER_DECISION})")
@@ -81,8 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         params = rule_params(args)
         game = get_game(args.game)
         rules = game.config_params(game.make_config(**params))
-        table, cached = load_or_solve(args.game, rules)
-        line = {"game": table.game, "rules": table.rules, **table.report, "cached": cached}
+        line = _solved(args, game, rules)
         if args.positions is not None:
             line["drawn"] = _draw(args, rules)
     except (CliError, ValueError, TypeError, OSError) as error:
@@ -91,16 +97,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _solved(args: Any, game: Game[Any, Any], rules: dict[str, Any]) -> dict[str, Any]:
+    """The solve's line; with ``--positions``, on a board with no table that the game's
+    ``perfect`` agent plays by search (Colosseum 4x4), the game and rules alone.
+
+    Raises:
+        ValueError: the solver's refusal, for a board that ``perfect`` does not play either.
+    """
+    try:
+        table, cached = load_or_solve(args.game, rules)
+    except ValueError:
+        if args.positions is None or not _perfect_plays(game, rules):
+            raise
+        return {"game": args.game, "rules": rules}
+    return {"game": table.game, "rules": table.rules, **table.report, "cached": cached}
+
+
+def _perfect_plays(game: Game[Any, Any], rules: dict[str, Any]) -> bool:
+    try:
+        check_supports(make_agent("perfect", game=game.name), game.make_config(**rules))
+    except ValueError:  # no perfect agent, or one that refuses the board
+        return False
+    return True
+
+
 def _draw(args: Any, rules: dict[str, Any]) -> dict[str, Any]:
     """Draw the positions into ``args.positions``; the file, its positions and SHA-256."""
-    rungs = args.rungs or DEFAULT_RUNGS
+    rungs = args.rungs or default_rungs(args.game)
     per_decision = args.per_decision or DEFAULT_PER_DECISION
     seed = args.seed or 0
     positions = draw_positions(
         args.game, rules, rungs=rungs, per_decision=per_decision, seed=seed,
         command=_command(args.game, rules, rungs, per_decision, seed),
     )
-    positions.save(args.positions)
     positions.save(args.positions)
     written = read_positions(args.positions)  # as a reader sees it
     return {"file": str(args.positions), "positions": len(written), "sha256": written.sha256}

@@ -16,7 +16,10 @@ the report gives the value of the start the rules name, or with ``start=-1`` the
 over every start number and how many the first player wins, draws and loses. No turn limit
 cuts a game (the runners' limit exceeds the barriers), so both values are one.
 
-Solved boards: :data:`SOLVED_SIZES` (4x4, 24 inner barriers, has 4 billion positions).
+Solved boards: :data:`SOLVED_SIZES` (4x4, 24 inner barriers, has 4 billion positions). On
+:data:`START_SIZES` a start is solved alone, ``start=S`` (:mod:`agents.colosseum.exact`, an
+alpha-beta search with a transposition table): the report gives its value, the positions
+the search stored and the ``nodes`` it searched, and the table has no arrays.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from agents.colosseum.exact import ExactSearch, exact_value
 from agents.colosseum.random_agent import ColosseumAgent
 from agents.solved import SolvedTable, action_values, best_action, load_or_solve, measured_solve
 from trap_env.agent import UnsupportedGameError
@@ -42,6 +46,7 @@ from trap_env.colosseum.rules import (
 
 __all__ = [
     "SOLVED_SIZES",
+    "START_SIZES",
     "PerfectAgent",
     "decision_value",
     "inner_barriers",
@@ -51,7 +56,9 @@ __all__ = [
 ]
 
 SOLVED_SIZES = (3,)
-"""The board sizes :func:`solve` solves."""
+"""The board sizes :func:`solve` solves whole."""
+START_SIZES = (4,)
+"""The board sizes :func:`solve` solves one start at a time."""
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -170,23 +177,43 @@ def _solve(board_size: int, start: int) -> tuple[dict[str, FloatArray], dict[str
     return {"value": value}, report
 
 
+def _solve_start(config: ColosseumConfig) -> tuple[dict[str, FloatArray], dict[str, Any]]:
+    """One start's value by the exact search; no arrays."""
+    solved = exact_value(rules.start_state(config, config.start))
+    report = {
+        "value": float(solved.value),
+        "value_turn_limited": float(solved.value),
+        "turn_limit": GAME.default_turn_limit(config),
+        "positions": solved.stored,
+        "nodes": solved.nodes,
+    }
+    return {}, report
+
+
 def solve(board_size: int = 3, start: int = RANDOM_START) -> SolvedTable:
-    """Solve Colosseum Survival! on a ``board_size`` board (see the module's docstring).
+    """Solve Colosseum Survival! on a ``board_size`` board, or one start of it (see the
+    module's docstring).
 
     Raises:
-        ValueError: for a board size outside :data:`SOLVED_SIZES`.
+        ValueError: for a board size outside :data:`SOLVED_SIZES`, or outside
+            :data:`START_SIZES` with a start number.
     """
     config = ColosseumConfig(board_size, start)  # checks the rules' ranges
-    if board_size not in SOLVED_SIZES:
+    if board_size in SOLVED_SIZES:
+        arrays, report = measured_solve(lambda: _solve(board_size, start))
+    elif board_size in START_SIZES and start != RANDOM_START:
+        arrays, report = measured_solve(lambda: _solve_start(config))
+    else:
         raise ValueError(
-            f"Colosseum is solved on the boards {_sizes_text()}, not {board_size}x{board_size}"
+            f"Colosseum is solved on the boards {_sizes_text()}, and one start at a time "
+            f"(--rule start=S) on {_sizes_text(START_SIZES)}; not {board_size}x{board_size}"
+            + (" with every start" if board_size in START_SIZES else "")
         )
-    arrays, report = measured_solve(lambda: _solve(board_size, start))
     return SolvedTable("colosseum", GAME.config_params(config), arrays, report)
 
 
-def _sizes_text() -> str:
-    return ", ".join(f"{n}x{n}" for n in SOLVED_SIZES)
+def _sizes_text(sizes: tuple[int, ...] = SOLVED_SIZES) -> str:
+    return ", ".join(f"{n}x{n}" for n in sizes)
 
 
 def decision_value(table: SolvedTable, state: ColosseumState) -> float:
@@ -195,8 +222,9 @@ def decision_value(table: SolvedTable, state: ColosseumState) -> float:
 
 
 class PerfectAgent(ColosseumAgent):
-    """Perfect play from the solved table of the board (solved and cached on first use):
-    the optimal action, ties broken by the lowest. It plays only :data:`SOLVED_SIZES`."""
+    """Perfect play from the solved table of the board (solved and cached on first use), or
+    on :data:`START_SIZES` from an exact search of each move (seconds a decision near the
+    start): the optimal action, ties broken by the lowest."""
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
@@ -210,9 +238,10 @@ class PerfectAgent(ColosseumAgent):
         """
         super().check_game(config)
         assert isinstance(config, ColosseumConfig)
-        if config.board_size not in SOLVED_SIZES:
+        if config.board_size not in SOLVED_SIZES + START_SIZES:
             raise UnsupportedGameError(
-                f"perfect plays only the solved boards ({_sizes_text()}), not "
+                f"perfect plays only the solved boards ({_sizes_text()}; "
+                f"{_sizes_text(START_SIZES)} by search), not "
                 f"{config.board_size}x{config.board_size}"
             )
 
@@ -220,6 +249,9 @@ class PerfectAgent(ColosseumAgent):
         """Each legal action's value for the player to act, from the table."""
         config = GAME.config_of(state)
         self.check_game(config)
+        if config.board_size in START_SIZES:
+            search = ExactSearch(config.board_size)  # the moves share its table
+            return action_values(GAME, lambda s: float(search.decision_value(s)), state)
         if config.board_size not in self._tables:
             rules_ = GAME.config_params(ColosseumConfig(config.board_size))
             self._tables[config.board_size] = load_or_solve("colosseum", rules_)[0]

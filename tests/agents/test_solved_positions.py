@@ -21,6 +21,7 @@ from agents.solved_positions import (
     DEFAULT_PER_DECISION,
     DEFAULT_RUNGS,
     Positions,
+    default_rungs,
     draw_positions,
     find_positions,
     read_positions,
@@ -53,7 +54,7 @@ def test_the_shipped_trap_3x3_set_holds_both_decisions_each_valued_and_observed(
 def test_it_records_how_it_was_drawn_with_the_defaults():
     assert {key: SHIPPED.drawn[key] for key in (
         "rungs", "games_per_pairing", "opening_plies", "per_decision", "seed")} == {
-        "rungs": list(DEFAULT_RUNGS), "games_per_pairing": DEFAULT_GAMES_PER_PAIRING,
+        "rungs": list(DEFAULT_RUNGS["trap"]), "games_per_pairing": DEFAULT_GAMES_PER_PAIRING,
         "opening_plies": DEFAULT_OPENING_PLIES, "per_decision": DEFAULT_PER_DECISION, "seed": 0,
     }  # fmt: skip
     assert SHIPPED.drawn["command"].startswith("trap-solve --game trap --rule=board_size=3 ")
@@ -104,9 +105,46 @@ def test_a_board_without_positions_is_refused_naming_those_with_them(game, rules
     assert message in str(raised.value) and "\n" not in str(raised.value)
 
 
-def test_only_trap_ships_positions_so_far():
+def test_trap_ships_3x3_positions_and_colosseum_3x3_and_4x4():
     assert [p.rules for p in shipped_positions("trap")] == [{"board_size": 3, "decay": 50}]
-    assert shipped_positions("othello") == []
+    assert [p.rules for p in shipped_positions("colosseum")] == [
+        {"board_size": 3, "start": -1}, {"board_size": 4, "start": -1}]  # fmt: skip
+
+
+def test_each_game_draws_from_its_own_rungs_by_default():
+    assert default_rungs("trap") == DEFAULT_RUNGS["trap"]
+    assert "mcts:simulations=20,time_limit=none" in default_rungs("colosseum")
+    assert default_rungs("othello")[-1] == "reference:depth=2,time_limit=none"
+
+
+# --- Colosseum 3x3 -------------------------------------------------------------------------
+
+COLOSSEUM_SHIPPED = find_positions("colosseum", {"board_size": 3})
+
+
+def test_the_shipped_colosseum_3x3_set_is_rebuilt_byte_for_byte(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # What ``trap-solve --game colosseum --board-size 3 --positions FILE`` draws (seconds).
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    command = COLOSSEUM_SHIPPED.drawn["command"]
+    assert command.startswith("trap-solve --game colosseum --rule=board_size=3 --rule=start=-1")
+    rebuilt = draw_positions("colosseum", {"board_size": 3}, command=command)
+    assert rebuilt.to_bytes() == COLOSSEUM_SHIPPED.to_bytes()
+    assert rebuilt.drawn["rungs"] == list(DEFAULT_RUNGS["colosseum"])
+
+
+def test_the_colosseum_3x3_values_agree_with_the_exact_search():
+    # The alpha-beta of agents.colosseum.exact, which shares no code with the table.
+    from agents.colosseum.exact import exact_value
+
+    game = get_game("colosseum")
+    assert len(COLOSSEUM_SHIPPED) > 200 and set(COLOSSEUM_SHIPPED.decisions.tolist()) == {0}
+    for row in range(0, len(COLOSSEUM_SHIPPED), 5):
+        state = game.from_text(str(COLOSSEUM_SHIPPED.states[row]))
+        for action in np.flatnonzero(COLOSSEUM_SHIPPED.legal[row]).tolist():
+            after = game.apply(state, action)
+            assert COLOSSEUM_SHIPPED.values[row, action] == -exact_value(after).value
 
 
 def _rewritten(name: str, array: np.ndarray | None) -> bytes:
@@ -174,3 +212,36 @@ def test_a_set_of_another_format_is_refused(tmp_path: Path):
     path.write_bytes(_rewritten("meta", meta))
     with pytest.raises(ValueError, match="its format is 9; this trap_env reads 1"):
         read_positions(path)
+
+
+# --- Colosseum 4x4 -------------------------------------------------------------------------
+
+COLOSSEUM_4X4 = find_positions("colosseum", {"board_size": 4})
+
+
+def test_the_shipped_colosseum_4x4_set_agrees_with_the_plain_search_near_the_end():
+    # The set is redrawn in minutes (not here): its positions with few barriers left are
+    # checked against the plain search, a sample of the rest against perfect's search.
+    from tests.support.colosseum_plain import barriers_left, exact
+
+    game = get_game("colosseum")
+    checked = 0
+    for row, text in enumerate(COLOSSEUM_4X4.states):
+        state = game.from_text(str(text))
+        if barriers_left(state) <= 12:  # 25 of them, each in milliseconds
+            for action in np.flatnonzero(COLOSSEUM_4X4.legal[row]).tolist():
+                after = game.apply(state, action)
+                assert COLOSSEUM_4X4.values[row, action] == -exact(after), (row, action)
+            checked += 1
+    assert checked >= 20
+    assert COLOSSEUM_4X4.drawn["command"].startswith(
+        "trap-solve --game colosseum --rule=board_size=4 --rule=start=-1 --positions FILE")
+
+
+def test_a_sample_of_the_colosseum_4x4_set_is_valued_again_alike():
+    perfect = make_agent("perfect", game="colosseum")
+    game = get_game("colosseum")
+    for row in range(0, len(COLOSSEUM_4X4), 100):
+        state = game.from_text(str(COLOSSEUM_4X4.states[row]))
+        solved = perfect.action_values(state)  # type: ignore[attr-defined]
+        assert {a: COLOSSEUM_4X4.values[row, a] for a in solved} == solved

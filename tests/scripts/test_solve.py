@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from trap_scripts import solve as solve_cli
 from trap_scripts.solve import main
 
 
@@ -53,6 +54,17 @@ def test_it_solves_othello_4x4_with_its_disc_counts_and_line(
     assert json.loads(capsys.readouterr().out) == {**first, "cached": True}
 
 
+def test_it_solves_one_colosseum_4x4_start(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert main(["--game", "colosseum", "--board-size", "4", "--rule", "start=10"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["rules"] == {"board_size": 4, "start": 10}
+    assert line["value"] == line["value_turn_limited"] == 0.0  # as shipped in the sample
+    assert line["nodes"] >= line["positions"] > 0 and not line["cached"]
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -60,7 +72,8 @@ def test_it_solves_othello_4x4_with_its_disc_counts_and_line(
             ["--board-size", "5"],
             "Trap! is solved on the boards 3x3, 4x4 (4x4: under the turn limit only), not 5x5",
         ),
-        (["--game", "colosseum", "--board-size", "4"], "Colosseum is solved on the boards 3x3"),
+        (["--game", "colosseum", "--board-size", "4"], "on 4x4; not 4x4 with every start"),
+        (["--game", "colosseum", "--board-size", "5", "--rule", "start=0"], "; not 5x5"),
         (["--game", "othello", "--board-size", "8"], "Othello is solved on the boards 4x4, 6x6"),
         (["--board-size", "3-4"], "board_size"),
     ],
@@ -89,6 +102,21 @@ def test_positions_are_drawn_into_a_file_that_records_its_command(
         "trap-solve --game trap --rule=board_size=3 --rule=decay=50 --positions FILE --rungs "
         "random greedy --per-decision 5 --seed 2"
     )
+
+
+def test_positions_of_a_board_perfect_plays_by_search_are_drawn_without_a_value(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Colosseum 4x4 has no table: its perfect agent searches each move. One game is enough.
+    draw = solve_cli.draw_positions
+    monkeypatch.setattr(solve_cli, "draw_positions",
+                        lambda *args, **kwargs: draw(*args, **kwargs, games_per_pairing=1))
+    argv = ["--game", "colosseum", "--board-size", "4", "--positions", str(tmp_path / "p.npz"),
+            "--rungs", "greedy", "--per-decision", "3"]  # fmt: skip
+    assert main(argv) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["rules"] == {"board_size": 4, "start": -1} and "value" not in line
+    assert 0 < line["drawn"]["positions"] <= 3
 
 
 @pytest.mark.parametrize("flag", [["--seed", "1"], ["--rungs", "random"], ["--per-decision", "3"]])

@@ -3,8 +3,6 @@ reference search, its starts, and the ``perfect`` agent that plays it."""
 
 from __future__ import annotations
 
-import functools
-import random
 from pathlib import Path
 
 import numpy as np
@@ -14,9 +12,10 @@ from agents.colosseum.search import SearchAgent, SearchSettings
 from agents.colosseum.solve import decision_value, inner_barriers, position_of, solve
 from agents.registry import make_agent
 from agents.solved import SolvedTable, table_path
+from tests.support.colosseum_plain import exact, near_the_end
 from trap_env.agent import UnsupportedGameError
 from trap_env.colosseum import rules
-from trap_env.colosseum.rules import ColosseumConfig, ColosseumState
+from trap_env.colosseum.rules import ColosseumConfig
 
 REACH = 3
 """Positions with at most this many inner barriers left are searched whole."""
@@ -27,33 +26,8 @@ def table() -> SolvedTable:
     return solve(3, start=0)  # one start: the table is every start's
 
 
-@functools.cache
-def exact(state: ColosseumState) -> float:
-    """The plain exhaustive negamax: win 1, draw 0, loss -1 for the player to act."""
-    sizes = rules.zone_sizes(state)
-    if sizes is not None:
-        return float(np.sign(sizes[state.player] - sizes[1 - state.player]))
-    return max(-exact(rules.apply(state, action)) for action in rules.legal_actions(state))
-
-
-def near_the_end(count: int, seed: int) -> list[ColosseumState]:
-    """``count`` positions in play with at most :data:`REACH` inner barriers left."""
-    barriers = inner_barriers(3)
-    rng = random.Random(seed)
-    found: list[ColosseumState] = []
-    while len(found) < count:
-        walls = rules.border_walls(3)
-        for cell, side in rng.sample(barriers, len(barriers) - rng.randint(1, REACH)):
-            walls = rules.set_wall(3, walls, cell, side)
-        cells = rng.sample(range(9), 2)
-        state = ColosseumState(3, walls, (cells[0], cells[1]), rng.randrange(2), 0)
-        if rules.outcome(state) is None:
-            found.append(state)
-    return found
-
-
 def test_the_table_agrees_with_the_plain_search_near_the_end(table: SolvedTable) -> None:
-    for state in near_the_end(2000, seed=0):
+    for state in near_the_end(2000, seed=0, reach=REACH):
         assert decision_value(table, state) == exact(state), rules.to_text(state)
 
 
@@ -61,7 +35,7 @@ def test_the_reference_search_agrees_with_the_table_near_the_end(table: SolvedTa
     # The reference's own search at twice the depth the positions need (its agent answers a
     # lone legal action unsearched). It scores a finished game beyond any evaluation (win
     # or loss plus the margin): the sign of its value is the result.
-    for state in near_the_end(200, seed=1):
+    for state in near_the_end(200, seed=1, reach=REACH):
         search = SearchAgent(SearchSettings(depth=2 * REACH, time_limit=None)).search
         value = search.value(state, 2 * REACH)
         assert np.sign(value) == decision_value(table, state), rules.to_text(state)
@@ -112,14 +86,26 @@ def test_perfect_plays_optimal_actions_and_never_loses_a_start(
         assert outcome is not None and outcome.winner != 1, seed
 
 
-def test_perfect_refuses_a_board_with_no_table_in_one_line() -> None:
+def test_perfect_refuses_a_board_with_no_table_nor_search_in_one_line() -> None:
     agent = make_agent("perfect", game="colosseum")
     with pytest.raises(
-        UnsupportedGameError, match=r"^perfect plays only the solved boards \(3x3\), not 4x4$"
+        UnsupportedGameError,
+        match=r"^perfect plays only the solved boards \(3x3; 4x4 by search\), not 5x5$",
     ):
-        agent.check_game(ColosseumConfig(4))  # type: ignore[attr-defined]
+        agent.check_game(ColosseumConfig(5))  # type: ignore[attr-defined]
+
+
+def test_perfect_values_4x4_moves_by_search_as_the_plain_search_does() -> None:
+    perfect = make_agent("perfect", game="colosseum")
+    for state in near_the_end(20, seed=5, reach=5, board_size=4):
+        values = perfect.action_values(state)  # type: ignore[attr-defined]
+        expected = {a: -exact(rules.apply(state, a)) for a in rules.legal_actions(state)}
+        assert values == expected, rules.to_text(state)
 
 
 def test_solve_refuses_a_board_it_does_not_solve() -> None:
-    with pytest.raises(ValueError, match=r"^Colosseum is solved on the boards 3x3, not 4x4$"):
+    with pytest.raises(ValueError, match=r"^Colosseum is solved on the boards 3x3, and one "
+                       r"start at a time \(--rule start=S\) on 4x4; not 4x4 with every start$"):
         solve(4)
+    with pytest.raises(ValueError, match=r"; not 5x5$"):
+        solve(5, start=0)

@@ -122,6 +122,13 @@ def test_a_board_without_positions_and_a_missing_game_are_refused():
         accuracy("random", game="othello", positions=SAMPLE)
 
 
+def test_colosseum_3x3_scores_random_below_greedy():
+    board = {"game": "colosseum", "params": {"board_size": 3}}
+    scores = {spec: accuracy(spec, **board) for spec in ("random", "greedy")}
+    assert scores["random"].optimal_high < scores["greedy"].optimal_low
+    assert scores["greedy"].optimal < 1 and scores["greedy"].positions > 200
+
+
 # --- trap-rate --accuracy ------------------------------------------------------------------
 
 
