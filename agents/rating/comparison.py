@@ -27,8 +27,8 @@ pairs in their order (:class:`Walk`), so the workers, the backend or a resumed r
 move the stop: the games of a batch past it are recorded and not counted.
 
 Example:
-    >>> [round(bound, 2) for bound in SprtTest().bounds]
-    [-2.94, 2.94]
+    >>> tuple(round(bound, 2) for bound in SprtTest().bounds)
+    (-2.94, 2.94)
     >>> compare("mcts:simulations=100", "mcts:simulations=200", game="trap",
     ...         output=Path("results/compare/x")).decision  # doctest: +SKIP
     'stronger'

@@ -375,7 +375,8 @@ def round_robin_covariance(
     with the ``anchor``'s rating fixed (its row and column zero).
 
     Example:
-        >>> round(round_robin_covariance([1000.0, 1200.0], 16, anchor=0)[1][1] ** 0.5)
+        >>> second = round_robin_covariance([1000.0, 1200.0], 16, anchor=0)[1]
+        >>> round(second[1] ** 0.5)
         99
     """
     size = len(ratings)
