@@ -290,7 +290,7 @@ def _card(
         line=f"{setting}: {score.describe()} ({len(positions)} positions)",
         interval={"level": LEVEL, "method": METHOD}, version=trap_env.__version__,
         commit=code_commit(), date=datetime.date.today().isoformat(),
-        environment=environment(), machine=machine(),
+        environment=environment([spec], positions.game), machine=machine(),
     )  # fmt: skip
 
 

@@ -21,11 +21,13 @@ import random
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import trap_env
 from agents.json_schema import check_json
+from trap_env.agent import close_agent
 from trap_env.games import get_game
 
 __all__ = [
@@ -94,15 +96,33 @@ def check_card(card: Any) -> None:
     check_json(card, _schema(), "the card")
 
 
-def environment() -> dict[str, str]:
-    """The versions of Python, NumPy, Gymnasium, and of each of :data:`LIBRARIES` that this
-    process has imported (the libraries its policy loaded)."""
+def environment(specs: Sequence[str] = (), game: str | None = None) -> dict[str, str]:
+    """The versions of Python, NumPy, Gymnasium, and of each of :data:`LIBRARIES` that the
+    policy loads: the agents of ``specs`` (of ``game``) are built here once first, as the
+    workers that played the games built them in their own processes, so that what they
+    import is imported here too."""
+    for spec in specs:
+        _build(spec, game)
     found = {"python": platform.python_version(), "numpy": _version("numpy"),
              "gymnasium": _version("gymnasium")}  # fmt: skip
     for name, module in LIBRARIES.items():
         if module in sys.modules:
             found[name] = _version(_DISTRIBUTIONS.get(name, name))
     return found
+
+
+def _build(spec: str, game: str | None) -> None:
+    """Build and close the agent of ``spec`` (what it imports stays imported); a program
+    (``exec:``) imports nothing of ours and is not started, and a spec that cannot be built
+    here adds nothing."""
+    from agents.options import EXEC, parse_spec
+    from agents.registry import make_agent  # the table imports every agent: only when asked
+
+    try:
+        if parse_spec(spec)[0] != EXEC:
+            close_agent(make_agent(spec, game=game, seed=0))
+    except (ValueError, TypeError, OSError):  # SpecError is a ValueError
+        return
 
 
 def _version(distribution: str) -> str:

@@ -372,7 +372,8 @@ def make_card(
         lower=round(lower, 4), upper=round(upper, 4), num_games=2 * walk.num_pairs,
         decision=walk.decision or "inconclusive", line=decision_line(run["a"], run["b"], walk),
         version=trap_env.__version__, commit=code_commit(),
-        date=datetime.date.today().isoformat(), environment=environment(), machine=machine(),
+        date=datetime.date.today().isoformat(), machine=machine(),
+        environment=environment([run["a"], run["b"]], ladder.game),
     )
 
 

@@ -299,7 +299,7 @@ def make_card(
         version=trap_env.__version__,
         commit=code_commit(),
         date=datetime.date.today().isoformat(),
-        environment=environment(),
+        environment=environment([spec], ladder.game),
         machine=machine(),
         policy_cpu=policy_cpu(records),
         interval={"level": LEVEL, "method": method},

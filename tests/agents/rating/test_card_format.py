@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,16 @@ def test_a_card_records_its_software_machine_cpu_and_interval():
     assert WRITTEN["policy_cpu"] == {"mean": 0.002, "max": 0.002}
     assert set(environment()) >= {"python", "numpy", "gymnasium"}
     assert machine()["speed_unit"].endswith("per CPU second")
+
+
+def test_the_libraries_a_policy_loads_in_its_workers_are_on_the_card(monkeypatch):
+    pytest.importorskip("pyspiel")
+    monkeypatch.delitem(sys.modules, "pyspiel")  # as in a process that never built the bot
+    assert "open_spiel" not in environment()
+    found = environment(["openspiel-mcts:simulations=2"], "othello")
+    assert found["open_spiel"] not in ("", "unknown")
+    for spec in ("exec:no-such-program", "nobody", "greedy:x"):  # nothing run, nothing added
+        assert environment([spec], "trap").keys() == environment().keys()
 
 
 def test_a_card_of_the_old_interval_is_still_read_and_another_method_is_refused():
