@@ -52,7 +52,7 @@ from agents.arena.match import NO_WINNER, derive_seed
 from agents.arena.pairs import PAIR_POINTS, game_number, pair_groups
 from agents.arena.plan import GameTask, RunConfig
 from agents.arena.results import Record
-from agents.arena.tournament import run_games
+from agents.arena.tournament import game_session
 from agents.files import locked_folder, write_text_atomically
 from agents.rating.card_format import CARD_FORMAT, check_card, code_commit, environment, machine
 from agents.rating.ladder import Ladder, find_ladder, game_params, setting_name
@@ -463,32 +463,39 @@ def _play_pairs(
     check: bool,
     say: Say,
 ) -> Walk:
-    """Play batches of pairs into ``output``, walking each batch's pairs in order, until
-    the test decides; the walk."""
+    """Play batches of pairs into ``output`` on one pool and one open results file
+    (:func:`~agents.arena.tournament.game_session`), walking each batch's pairs in order,
+    until the test decides; the walk."""
     walk = Walk(test)
     batch = _pairs_at_once(config)
-    while walk.decision is None:
+
+    def next_batch() -> list[GameTask]:
         pairs = range(walk.num_pairs, min(walk.num_pairs + batch, test.max_pairs))
-        tasks = comparison_tasks(ladder, run["a"], run["b"], run["seed"], pairs)
-        check_files(run["files"], output)
-        first = walk.num_pairs == 0
-        played = run_games(
-            tasks, output / RESULTS_FILE, config, resume=resume or not first,
-            overwrite=overwrite and first, check=check and first, progress=False,
-            on_start=(lambda: claim(output, run, KIND)) if first else None,
-            before_record=lambda record: check_files(run["files"], output),
-        )
-        if len(played) < len(tasks):
-            raise ValueError(
-                f"{len(tasks) - len(played)} games were left unplayed (the machine stalled "
-                "them again and again); run again with --resume"
-            )
-        for pair in pair_groups(played):
-            walk.add(b_points(pair))
+        return comparison_tasks(ladder, run["a"], run["b"], run["seed"], pairs)
+
+    tasks = next_batch()
+    check_files(run["files"], output)
+    with game_session(
+        output / RESULTS_FILE, config, tasks, resume=resume, overwrite=overwrite, check=check,
+        progress=False, on_start=lambda: claim(output, run, KIND),
+        before_record=lambda record: check_files(run["files"], output),
+    ) as session:
+        while True:
+            played = session.play(tasks)
+            if len(played) < len(tasks):
+                raise ValueError(
+                    f"{len(tasks) - len(played)} games were left unplayed (the machine "
+                    "stalled them again and again); run again with --resume"
+                )
+            for pair in pair_groups(played):
+                walk.add(b_points(pair))
+                if walk.decision is not None:
+                    break
+            say(f"{2 * walk.num_pairs} games: pentanomial {walk.counts}, LLR {walk.llr:.2f}")
             if walk.decision is not None:
-                break
-        say(f"{2 * walk.num_pairs} games: pentanomial {walk.counts}, LLR {walk.llr:.2f}")
-    return walk
+                return walk
+            tasks = next_batch()
+            check_files(run["files"], output)
 
 
 def _pairs_at_once(config: RunConfig) -> int:
