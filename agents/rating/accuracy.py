@@ -24,25 +24,22 @@ Example:
 
 from __future__ import annotations
 
-import datetime
 import json
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
-import trap_env
 from agents.arena.match import derive_seed
 from agents.arena.stats import wilson_interval
-from agents.files import write_text_atomically
 from agents.folder_walk import read_regular_file
 from agents.json_schema import parse_json
 from agents.options import require_game
-from agents.rating.card_format import CARD_FORMAT, check_card, code_commit, environment, machine
+from agents.rating.card_format import BaseCard, Provenance, check_card, write_card
 from agents.rating.estimate import LEVEL
 from agents.rating.verify import NOT_COMPARED
 from agents.registry import make_agent
@@ -116,12 +113,12 @@ def _round(value: float) -> float:
 
 
 @dataclass(frozen=True)
-class AccuracyCard:
+class AccuracyCard(BaseCard):
     """An accuracy with everything needed to quote, check and reproduce it: a card of
     format :data:`~agents.rating.card_format.CARD_FORMAT`, kind ``"accuracy"``.
 
     Attributes:
-        format, kind, benchmark: the card's format, ``"accuracy"``, :data:`BENCHMARK`.
+        benchmark: :data:`BENCHMARK`.
         game, params: the game and every rule of the board.
         spec: the policy's spec (an agent object: its class's dotted name).
         files: the SHA-256 of each file the spec loads, by path.
@@ -133,11 +130,11 @@ class AccuracyCard:
         decisions: the same per decision (Trap!'s ``move``, ``throw``).
         line: the line to quote.
         interval: the intervals' ``level`` and ``method``.
-        version, commit, date, environment, machine: as a rating card's.
+        provenance: the package's version and commit, the date, the software and the
+            machine (:class:`~agents.rating.card_format.Provenance`).
     """
 
-    format: int
-    kind: str
+    kind: ClassVar[str] = "accuracy"
     benchmark: str
     game: str
     params: dict[str, Any]
@@ -155,15 +152,7 @@ class AccuracyCard:
     decisions: dict[str, dict[str, Any]]
     line: str
     interval: dict[str, Any]
-    version: str
-    commit: str | None
-    date: str
-    environment: dict[str, str]
-    machine: dict[str, Any]
-
-    def to_json(self) -> str:
-        """The card as JSON."""
-        return json.dumps(asdict(self), indent=2) + "\n"
+    provenance: Provenance
 
 
 def accuracy(
@@ -284,30 +273,17 @@ def _card(
     }
     setting = f"{positions.game} {_board(positions.rules)}solved positions"
     return AccuracyCard(
-        format=CARD_FORMAT, kind="accuracy", benchmark=BENCHMARK, game=positions.game,
-        params=dict(positions.rules), spec=spec, files=files, seed=seed,
-        positions_sha256=positions.sha256, **asdict(score), decisions=decisions,
-        line=f"{setting}: {score.describe()} ({len(positions)} positions)",
-        interval={"level": LEVEL, "method": METHOD}, version=trap_env.__version__,
-        commit=code_commit(), date=datetime.date.today().isoformat(),
-        environment=environment([spec], positions.game), machine=machine(),
+        benchmark=BENCHMARK, game=positions.game, params=dict(positions.rules), spec=spec,
+        files=files, seed=seed, positions_sha256=positions.sha256, **asdict(score),
+        decisions=decisions, line=f"{setting}: {score.describe()} ({len(positions)} positions)",
+        interval={"level": LEVEL, "method": METHOD},
+        provenance=Provenance.now([spec], positions.game),
     )  # fmt: skip
 
 
 def _board(rules: Mapping[str, Any]) -> str:
     size = rules.get("board_size")
     return f"{size}x{size} " if isinstance(size, int) else ""
-
-
-def write_card(card: AccuracyCard, path: Path) -> None:
-    """Check ``card`` against the schema and write it to ``path`` atomically.
-
-    Raises:
-        ValueError: for a card that breaks its schema (a bug here).
-    """
-    check_card(json.loads(card.to_json()))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomically(path, card.to_json())
 
 
 MAX_CARD_BYTES = 1 << 20

@@ -1,5 +1,6 @@
-"""The card format: its schema, the check of every card written, and what a card records of
-the run's software and machine.
+"""The card format: its schema, the check of every card written, what every kind of card
+shares (:class:`BaseCard`: its JSON and its writing), and what a card records of the run's
+software and machine (:class:`Provenance`).
 
 A card is versioned by its ``format`` (:data:`CARD_FORMAT`), the version of
 ``card.schema.json`` (shipped beside this module); within a format fields are only added
@@ -13,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import datetime
 import functools
 import importlib.metadata
 import json
@@ -22,10 +24,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import trap_env
+from agents.files import write_text_atomically
 from agents.json_schema import check_json
 from trap_env.agent import close_agent
 from trap_env.games import get_game
@@ -35,12 +39,15 @@ __all__ = [
     "CARD_KINDS",
     "LIBRARIES",
     "SPEED_UNIT",
+    "BaseCard",
+    "Provenance",
     "card_format",
     "card_schema",
     "check_card",
     "code_commit",
     "environment",
     "machine",
+    "write_card",
 ]
 
 CARD_FORMAT = 2
@@ -94,6 +101,66 @@ def check_card(card: Any) -> None:
             f"formats 1 and {CARD_FORMAT} (a newer trap_env writes newer ones)"
         )
     check_json(card, _schema(), "the card")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What made a card rather than its games: a card made again from the same games
+    differs only here (:data:`~agents.rating.verify.NOT_COMPARED`).
+
+    Attributes:
+        version: the package's version.
+        commit: the git commit of the code, when run from a checkout (:func:`code_commit`).
+        date: the day the card was made (ISO).
+        environment: the versions of Python, NumPy, Gymnasium and each library the
+            policies loaded (:func:`environment`).
+        machine: the CPU model and a fixed speed figure (:func:`machine`).
+    """
+
+    version: str
+    commit: str | None
+    date: str
+    environment: dict[str, str]
+    machine: dict[str, Any]
+
+    @classmethod
+    def now(cls, specs: Sequence[str], game: str) -> Provenance:
+        """This run's, the agents of ``specs`` (of ``game``) loaded first
+        (:func:`environment`)."""
+        return cls(
+            trap_env.__version__, code_commit(), datetime.date.today().isoformat(),
+            environment(specs, game), machine(),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BaseCard:
+    """What every kind of card (:data:`CARD_KINDS`) shares: its format and kind, and its JSON.
+
+    A kind is a frozen dataclass of this with its ``kind`` and its fields, in the order
+    its JSON writes them; its :class:`Provenance` field is written flat, in its place.
+    """
+
+    format: ClassVar[int] = CARD_FORMAT
+    kind: ClassVar[str]
+
+    def to_json(self) -> str:
+        """The card as JSON: ``format``, ``kind``, then its fields in order."""
+        card: dict[str, Any] = {"format": self.format, "kind": self.kind}
+        for key, value in asdict(self).items():
+            card.update(value if isinstance(getattr(self, key), Provenance) else {key: value})
+        return json.dumps(card, indent=2) + "\n"
+
+
+def write_card(card: BaseCard, path: Path) -> None:
+    """Check ``card`` against the schema and write it to ``path`` atomically.
+
+    Raises:
+        ValueError: for a card that breaks its schema (a bug here).
+    """
+    check_card(json.loads(card.to_json()))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomically(path, card.to_json())
 
 
 def environment(specs: Sequence[str] = (), game: str | None = None) -> dict[str, str]:

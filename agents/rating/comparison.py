@@ -36,25 +36,22 @@ Example:
 
 from __future__ import annotations
 
-import datetime
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-import trap_env
 from agents.arena.match import NO_WINNER, derive_seed
 from agents.arena.pairs import PAIR_POINTS, game_number, pair_groups
 from agents.arena.plan import GameTask, RunConfig
 from agents.arena.results import Record
 from agents.arena.tournament import game_session
-from agents.files import locked_folder, write_text_atomically
-from agents.rating.card_format import CARD_FORMAT, check_card, code_commit, environment, machine
+from agents.files import locked_folder
+from agents.rating.card_format import BaseCard, Provenance, write_card
 from agents.rating.ladder import Ladder, find_ladder, game_params, setting_name
 from agents.rating.run import DEFAULT_CPU_CAP, Say
 from agents.rating.run_folder import (
@@ -292,12 +289,11 @@ def b_points(pair: Sequence[Record]) -> float:
 
 
 @dataclass(frozen=True)
-class ComparisonCard:
+class ComparisonCard(BaseCard):
     """A comparison with everything needed to quote, check and reproduce it: a card of
     format :data:`~agents.rating.card_format.CARD_FORMAT` and kind ``"comparison"``.
 
     Attributes:
-        format, kind: the card's format and ``"comparison"``.
         ladder, ladder_sha256: the version and identity of the ladder whose rules and
             openings the games were played with.
         game, params: the game and every rule parameter.
@@ -311,12 +307,11 @@ class ComparisonCard:
         num_games: the games counted (up to the decision; a batch may have played more).
         decision: ``"stronger"``, ``"not stronger"`` or ``"inconclusive"``.
         line: the decision in words.
-        version, commit, date, environment, machine: as a rating card's
-            (:class:`~agents.rating.run.Card`).
+        provenance: the package's version and commit, the date, the software and the
+            machine (:class:`~agents.rating.card_format.Provenance`).
     """
 
-    format: int
-    kind: str
+    kind: ClassVar[str] = KIND
     ladder: str
     ladder_sha256: str
     game: str
@@ -338,15 +333,7 @@ class ComparisonCard:
     num_games: int
     decision: str
     line: str
-    version: str
-    commit: str | None
-    date: str
-    environment: dict[str, str]
-    machine: dict[str, Any]
-
-    def to_json(self) -> str:
-        """The card as JSON."""
-        return json.dumps(asdict(self), indent=2) + "\n"
+    provenance: Provenance
 
 
 def decision_line(a: str, b: str, walk: Walk) -> str:
@@ -364,16 +351,14 @@ def make_card(
     test = walk.test
     lower, upper = test.bounds
     return ComparisonCard(
-        format=CARD_FORMAT, kind=KIND, ladder=ladder.version, ladder_sha256=ladder.identity,
-        game=ladder.game, params=game_params(ladder.game, ladder.params), a=run["a"],
-        b=run["b"], files=dict(run["files"]), seed=run["seed"], cpu_cap=cpu_cap,
+        ladder=ladder.version, ladder_sha256=ladder.identity, game=ladder.game,
+        params=game_params(ladder.game, ladder.params), a=run["a"], b=run["b"],
+        files=dict(run["files"]), seed=run["seed"], cpu_cap=cpu_cap,
         elo0=test.elo0, elo1=test.elo1, alpha=test.alpha, beta=test.beta,
         max_games=test.max_games, pentanomial=list(walk.counts), llr=round(walk.llr, 4),
         lower=round(lower, 4), upper=round(upper, 4), num_games=2 * walk.num_pairs,
         decision=walk.decision or "inconclusive", line=decision_line(run["a"], run["b"], walk),
-        version=trap_env.__version__, commit=code_commit(),
-        date=datetime.date.today().isoformat(), machine=machine(),
-        environment=environment([run["a"], run["b"]], ladder.game),
+        provenance=Provenance.now([run["a"], run["b"]], ladder.game),
     )
 
 
@@ -433,8 +418,7 @@ def compare(
         walk = _play_pairs(ladder, run, test, output, config, resume=resume,
                            overwrite=overwrite, check=check, say=say)  # fmt: skip
         card = make_card(ladder, run, walk, cpu_cap=cpu_cap)
-        check_card(json.loads(card.to_json()))  # a card that breaks its schema is a bug here
-        write_text_atomically(output / CARD_FILE, card.to_json())
+        write_card(card, output / CARD_FILE)
     return card
 
 

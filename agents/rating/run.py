@@ -24,27 +24,18 @@ replay to its recorded outcome; the card is always computed afresh from the game
 
 from __future__ import annotations
 
-import datetime
-import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-import trap_env
 from agents.arena.match import FAULTS, NO_WINNER, derive_seed
 from agents.arena.pairs import pair_groups
 from agents.arena.plan import GameTask, RunConfig
 from agents.arena.results import Record
 from agents.arena.tournament import game_session
-from agents.files import locked_folder, write_text_atomically
-from agents.rating.card_format import (
-    CARD_FORMAT,
-    check_card,
-    code_commit,
-    environment,
-    machine,
-)
+from agents.files import locked_folder
+from agents.rating.card_format import BaseCard, Provenance, write_card
 from agents.rating.estimate import (
     LEVEL,
     METHOD,
@@ -108,15 +99,13 @@ class RungResult:
 
 
 @dataclass(frozen=True)
-class Card:
+class Card(BaseCard):
     """A rating with everything needed to quote, check and reproduce it.
 
     Its JSON is a card of format :data:`~agents.rating.card_format.CARD_FORMAT`
-    (``card.schema.json``), checked against the schema when written.
+    (``card.schema.json``) and kind ``"rating"``, checked against the schema when written.
 
     Attributes:
-        format: the card's format (:data:`~agents.rating.card_format.CARD_FORMAT`).
-        kind: ``"rating"``.
         benchmark: :data:`BENCHMARK`.
         ladder: the ladder's version.
         ladder_sha256: the ladder's identity (:attr:`~agents.rating.ladder.Ladder.identity`).
@@ -132,20 +121,14 @@ class Card:
         low, high: the 95% interval's ends (None: unbounded on that side).
         line: the line to quote.
         opponents: the results per rung.
-        version: the package's version.
-        commit: the git commit of the code, when run from a checkout.
-        date: the day the card was written (ISO).
-        environment: the versions of Python, NumPy, Gymnasium and each library the policy
-            loaded (:func:`~agents.rating.card_format.environment`).
-        machine: the CPU model and a fixed speed figure
-            (:func:`~agents.rating.card_format.machine`).
+        provenance: the package's version and commit, the date, the software and the
+            machine (:class:`~agents.rating.card_format.Provenance`).
         policy_cpu: the policy's ``mean`` and ``max`` CPU seconds per turn
             (:func:`policy_cpu`).
         interval: the interval's ``level`` and ``method``.
     """
 
-    format: int
-    kind: str
+    kind: ClassVar[str] = "rating"
     benchmark: str
     ladder: str
     ladder_sha256: str
@@ -161,17 +144,9 @@ class Card:
     high: float | None
     line: str
     opponents: list[RungResult]
-    version: str
-    commit: str | None
-    date: str
-    environment: dict[str, str]
-    machine: dict[str, Any]
+    provenance: Provenance
     policy_cpu: dict[str, float]
     interval: dict[str, Any]
-
-    def to_json(self) -> str:
-        """The card as JSON."""
-        return json.dumps(asdict(self), indent=2) + "\n"
 
 
 def card_line(ladder: Ladder, estimate: RatingEstimate) -> str:
@@ -279,8 +254,6 @@ def make_card(
     old card again)."""
     estimate = estimate_of(ladder, records, method)
     return Card(
-        format=CARD_FORMAT,
-        kind="rating",
         benchmark=BENCHMARK,
         ladder=ladder.version,
         ladder_sha256=ladder.identity,
@@ -296,11 +269,7 @@ def make_card(
         high=_rounded(estimate.high),
         line=card_line(ladder, estimate),
         opponents=_per_rung(ladder, records),
-        version=trap_env.__version__,
-        commit=code_commit(),
-        date=datetime.date.today().isoformat(),
-        environment=environment([spec], ladder.game),
-        machine=machine(),
+        provenance=Provenance.now([spec], ladder.game),
         policy_cpu=policy_cpu(records),
         interval={"level": LEVEL, "method": method},
     )
@@ -390,8 +359,7 @@ def rate_spec(
             ladder, run, output, config, resume=resume, overwrite=overwrite, check=check, say=say
         )
         card = make_card(ladder, spec, seed, records, cpu_cap=cpu_cap, files=files)
-        check_card(json.loads(card.to_json()))  # a card that breaks its schema is a bug here
-        write_text_atomically(output / CARD_FILE, card.to_json())
+        write_card(card, output / CARD_FILE)
     return card
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from agents.arena.results import Record, read_results
 from agents.folder_walk import read_regular_file
 from agents.json_schema import parse_json
 from agents.rating.calibrate import calibration_records
-from agents.rating.card_format import check_card
+from agents.rating.card_format import Provenance, check_card
 from agents.rating.cards import MAX_CARD_BYTES, card_ladder, ladders_by_identity, read_card
 from agents.rating.comparison import SprtTest, comparison_tasks, walk_of_records
 from agents.rating.comparison import make_card as make_comparison_card
@@ -51,7 +52,7 @@ __all__ = ["LADDER_FILE", "NOT_COMPARED", "verify_card", "verify_ladder"]
 LADDER_FILE = "ladder.json"
 """The ladder a calibration writes into its folder (``trap-rate --calibrate``)."""
 
-NOT_COMPARED = ("version", "commit", "date", "environment", "machine")
+NOT_COMPARED = tuple(field.name for field in fields(Provenance))
 """The card's fields that describe the run, not its games: a card made again differs there."""
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,15 +17,22 @@ from hypothesis import strategies as st
 from agents.rating.accuracy import accuracy
 from agents.rating.card_format import (
     CARD_FORMAT,
+    CARD_KINDS,
+    SPEED_UNIT,
+    BaseCard,
+    Provenance,
     card_schema,
     check_card,
     environment,
     machine,
 )
+from agents.rating.card_format import write_card as write_package_card
 from agents.rating.cards import leaderboard, read_card
+from agents.rating.comparison import SprtTest, walk_pairs
+from agents.rating.comparison import make_card as make_comparison_card
 from agents.rating.estimate import LIKELIHOOD_RATIO, METHOD
 from agents.rating.ladder import load_ladder
-from agents.rating.run import policy_cpu
+from agents.rating.run import make_card, policy_cpu
 from tests.support.results_roots import as_format_1, card_of, write_card
 from tests.support.schemas import STRICT, assert_known_schema, places
 from tests.support.solved_positions import SAMPLE
@@ -81,6 +89,41 @@ def test_a_card_of_the_old_interval_is_still_read_and_another_method_is_refused(
     old = WRITTEN | {"interval": {"level": 0.95, "method": LIKELIHOOD_RATIO}}
     assert passes(old) and STRICT(SCHEMA).is_valid(old)
     assert not passes(WRITTEN | {"interval": {"level": 0.95, "method": "wald"}})
+
+
+WRITTEN_CARDS = Path(__file__).resolve().parents[2] / "data" / "written_cards"
+"""A card of each kind, ``<kind>.json``, as the package wrote it when each kind had its own
+JSON code, of the inputs of :func:`card_of_kind` and :data:`PROVENANCE`."""
+PROVENANCE = Provenance(
+    "0.0.0", "0" * 40, "2026-01-01", {"python": "3.11.7", "numpy": "2.0.0", "gymnasium": "1.0.0"},
+    {"cpu": "a CPU", "speed": 1000.0, "speed_unit": SPEED_UNIT},
+)  # fmt: skip
+
+
+def card_of_kind(kind: str) -> BaseCard:
+    """A card of ``kind`` made from fixed inputs, its provenance :data:`PROVENANCE`."""
+    if kind == "rating":
+        records = [{"pairing": ["greedy", rung.spec], "game_id": f"{rung.spec} #{2 * index}",
+                    "winner": winner, "reason": "score", "turns": 10, "cpu_time": [0.01, 0.02],
+                    "max_turn_time": [0.002, 0.004]}
+                   for rung, winners in zip(TRAP.rungs[:2], ([0, 0, 1], [0, -1, 1]), strict=True)
+                   for index, winner in enumerate(winners)]  # fmt: skip
+        card: BaseCard = make_card(TRAP, "greedy", 3, records, cpu_cap=1.5,
+                                   files={"a.zip": "ab" * 32})  # fmt: skip
+    elif kind == "comparison":
+        run = {"a": "random", "b": "greedy", "files": {}, "seed": 1}
+        card = make_comparison_card(TRAP, run, walk_pairs(SprtTest(), [2.0, 1.5, 1.0, 2.0]),
+                                    cpu_cap=1.0)  # fmt: skip
+    else:
+        card = accuracy("greedy", game="trap", positions=SAMPLE, seed=2)
+    return replace(card, provenance=PROVENANCE)
+
+
+@pytest.mark.parametrize("kind", CARD_KINDS)
+def test_each_kind_of_card_writes_the_bytes_it_wrote_before(kind: str, tmp_path: Path):
+    path = tmp_path / "new" / "card.json"
+    write_package_card(card_of_kind(kind), path)
+    assert path.read_bytes() == (WRITTEN_CARDS / f"{kind}.json").read_bytes()
 
 
 def test_the_policy_cpu_is_its_own_seat_s():
