@@ -78,24 +78,24 @@ from agents.rating.accuracy import (
 )
 from agents.rating.calibrate import PACKED_FILE, calibrate_ladder
 from agents.rating.comparison import DEFAULT_MAX_GAMES, SprtTest, compare
+from agents.rating.fit import neighbour_errors
 from agents.rating.ladder import (
     DEFAULT_GAMES_PER_PAIRING,
     DEFAULT_OPENING_PLIES,
     DEFAULT_PAIR_GAMES,
     DEFAULT_STAGED_GAMES_PER_PAIRING,
     Ladder,
-    calibration_tasks,
     find_ladder,
     game_params,
     ladder_target,
     ladder_version,
     load_ladder,
-    neighbour_errors,
     new_ladder,
     setting_name,
     write_ladder,
 )
 from agents.rating.run import DEFAULT_CPU_CAP, DEFAULT_GAMES, rate_spec
+from agents.rating.schedule import calibration_tasks
 from agents.rating.verify import LADDER_FILE, verify_card, verify_ladder
 
 

@@ -4,7 +4,7 @@ A calibration plays into its folder (by default ``calibration/<game>/<file stem>
 top of the checkout, outside the packages): ``results.jsonl`` while it runs, with one
 results file and one pool of workers (or one Ray connection) for all its stages
 (:func:`~agents.arena.tournament.game_session`). The file is its state: a resumed
-calibration replays the schedule (:func:`~agents.rating.ladder.calibration_stage`) over the
+calibration replays the schedule (:func:`~agents.rating.schedule.calibration_stage`) over the
 games recorded and plays only the others. Once done, the games are packed into
 ``results.jsonl.xz`` (a few hundred kilobytes for thousands of games) and the plain file
 removed; ``--resume`` unpacks them, and :func:`calibration_records` reads either, so that a
@@ -29,13 +29,10 @@ from agents.arena.results import Record, read_results
 from agents.arena.tournament import game_session
 from agents.files import replace_atomically
 from agents.rating.fingerprint import fingerprints_of
-from agents.rating.ladder import (
-    Ladder,
-    calibration_games,
-    calibration_stage,
-    fit_calibration,
-)
+from agents.rating.fit import fit_calibration
+from agents.rating.ladder import Ladder
 from agents.rating.run_folder import RESULTS_FILE
+from agents.rating.schedule import calibration_games, calibration_stage
 
 __all__ = ["PACKED_FILE", "RESULTS_FILE", "calibrate_ladder", "calibration_records"]
 

@@ -371,7 +371,7 @@ def round_robin_covariance(
 ) -> tuple[tuple[float, ...], ...]:
     """The covariance of ratings fitted to a round robin, to first order: the inverse of the
     Bradley-Terry model's Fisher information at ``ratings`` (every pairing's games and its
-    ``prior_draws`` virtual draws, as :func:`agents.rating.ladder.fit_ratings` counts them),
+    ``prior_draws`` virtual draws, as :func:`agents.rating.fit.fit_ratings` counts them),
     with the ``anchor``'s rating fixed (its row and column zero).
 
     Example:

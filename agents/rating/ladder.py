@@ -4,12 +4,12 @@ A ladder is data: the game's rules, the rungs (agent specs that play without a c
 fixed depth or number of simulations, so that they play alike on any machine) with their
 ratings, and how those ratings were made, on the logistic Elo scale anchored by giving
 ``random`` the rating :data:`ANCHOR_RATING`: a first version's by one round robin of the
-rungs (:func:`calibration_tasks`) fitted with a virtual draw per pairing
-(:func:`fit_ratings`); a later version's in stages, a round robin then games between
-neighbours by rating (:func:`calibration_stage`), fitted by maximum likelihood without a
-prior and published with the ratings' covariance (:func:`fit_calibration`). A
-change of code that alters a rung's play calls for a new version: a ladder holds each
-rung's moves on a few fixed positions (:class:`Fingerprints`), which the tests play again.
+rungs fitted with a virtual draw per pairing; a later version's in stages, a round robin
+then games between neighbours by rating, fitted by maximum likelihood without a prior and
+published with the ratings' covariance (the schedule: :mod:`agents.rating.schedule`; the
+fit: :mod:`agents.rating.fit`). A change of code that alters a rung's play calls for a new
+version: a ladder holds each rung's moves on a few fixed positions (:class:`Fingerprints`),
+which the tests play again.
 
 A game owns its ladders: they are the files of ``agents/<game>/ladders/``
 (:func:`agents.files.game_files`), found by their content, never by their names (which
@@ -35,21 +35,16 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import math
 import os
 import re
 import stat
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-import numpy as np
-
-from agents.arena.plan import GameTask, RunConfig, pairing_tasks, program_limits, round_robin
+from agents.arena.plan import RunConfig, program_limits
 from agents.arena.record_rules import DrawnRule
-from agents.arena.results import Record
-from agents.arena.stats import elo_ratings, summarize_pairings
 from agents.files import game_files, game_folder, write_text_atomically
 from agents.json_schema import check_json, parse_json
 from agents.options import EXEC, parse_spec
@@ -69,14 +64,8 @@ __all__ = [
     "Calibration",
     "Fingerprints",
     "Ladder",
-    "NeighbourError",
     "Rung",
-    "calibration_games",
-    "calibration_stage",
-    "calibration_tasks",
     "find_ladder",
-    "fit_calibration",
-    "fit_ratings",
     "ladder_games",
     "ladder_name",
     "ladder_schema",
@@ -84,7 +73,6 @@ __all__ = [
     "ladder_version",
     "load_ladder",
     "names_rules",
-    "neighbour_errors",
     "new_ladder",
     "setting_name",
     "shipped_ladders",
@@ -110,9 +98,6 @@ version's): one opening from both seats, enough to order the rungs."""
 DEFAULT_PAIR_GAMES = 120
 """Games of each pair of neighbouring rungs (by rating) in a staged calibration: about 25
 Elo points of standard error between neighbours less than 200 apart."""
-NEIGHBOUR_REACH = 2
-"""How far apart in rating order two rungs of a staged calibration play beyond its opening
-round robin: neighbours (1) and next neighbours (2)."""
 DEFAULT_OPENING_PLIES = 2
 """Random legal actions that open each game of a new ladder."""
 
@@ -142,7 +127,8 @@ class Rung:
 @dataclass(frozen=True)
 class Calibration:
     """How a ladder's ratings were made: a round robin of its rungs, then (when
-    ``pair_games``) stages of games between neighbours (:func:`calibration_stage`).
+    ``pair_games``) stages of games between neighbours
+    (:func:`~agents.rating.schedule.calibration_stage`).
 
     Attributes:
         games_per_pairing: games each pair of rungs played in the round robin (openings
@@ -735,241 +721,7 @@ def write_ladder(ladder: Ladder, path: Path) -> None:
     _shipped.cache_clear()
 
 
-def calibration_tasks(ladder: Ladder) -> list[GameTask]:
-    """The round robin that opens a ladder's calibration (a first version's whole one):
-    every pair, openings from both seats."""
-    calibration = ladder.calibration
-    return round_robin(ladder.specs, calibration.games_per_pairing, calibration.seed,
-                       paired_seeds=True)
-
-
-def calibration_stage(ladder: Ladder, records: Sequence[Record]) -> list[GameTask]:
-    """The games of a calibration's next stage, after the games ``records`` of the stages
-    before (in their order); none when it is done.
-
-    The first stage is the round robin (:func:`calibration_tasks`), the whole calibration
-    of a ladder without ``pair_games``. Each later stage orders the rungs by the ratings
-    the games so far give (a virtual draw per pairing keeping them finite:
-    :func:`fit_ratings`; ties by the rungs' order) and plays each pair of neighbours up to
-    ``pair_games`` games (the top pair twice as many: the top rung has no neighbour above
-    to place it, where the bottom one's is the anchor, whose rating is fixed), each pair of
-    next neighbours up to a quarter of them, at most a quarter of ``pair_games`` more per
-    pair a stage, so that an order that changes on more games spends the next games on the
-    new neighbours. A pair's games extend its round
-    robin's (numbers and seeds: :func:`~agents.arena.plan.pairing_tasks`). A stage depends
-    only on the games before it: a resumed calibration plays the same games, and
-    :func:`calibration_games` replays the schedule of a finished one.
-    """
-    calibration = ladder.calibration
-    if not records:
-        return calibration_tasks(ladder)
-    if not calibration.pair_games:
-        return []
-    played: dict[frozenset[str], int] = {}
-    for record in records:
-        key = frozenset(record["pairing"])
-        played[key] = played.get(key, 0) + 1
-    ratings = fit_ratings(records)
-    order = sorted(ladder.specs, key=lambda spec: (ratings[spec], ladder.specs.index(spec)))
-    step = _even(calibration.pair_games // 4)
-    tasks: list[GameTask] = []
-    for first, second in _pairs_by_file_order(ladder, order):
-        distance = abs(order.index(first) - order.index(second))
-        target = calibration.pair_games if distance == 1 else _even(calibration.pair_games // 4)
-        if distance == 1 and order[-1] in (first, second):
-            target *= 2  # the top rung has one neighbour to place it: as many games as two
-        have = played.get(frozenset((first, second)), 0)
-        if have < target:
-            tasks += pairing_tasks((first, second), range(have, min(target, have + step)),
-                                   calibration.seed, paired_seeds=True)  # fmt: skip
-    return tasks
-
-
-def _even(games: int) -> int:
-    """``games`` rounded down to an even number, at least 2 (whole pairs of seats)."""
-    return max(games - games % 2, 2)
-
-
-def _pairs_by_file_order(ladder: Ladder, order: Sequence[str]) -> list[tuple[str, str]]:
-    """The pairs of rungs at most :data:`NEIGHBOUR_REACH` apart in ``order``, each as the
-    round robin has it (its rungs in file order), in the order of the weaker rung."""
-    pairs = []
-    for i, weaker in enumerate(order):
-        for stronger in order[i + 1 : i + 1 + NEIGHBOUR_REACH]:
-            pair = sorted((weaker, stronger), key=ladder.specs.index)
-            pairs.append((pair[0], pair[1]))
-    return pairs
-
-
-def calibration_games(
-    ladder: Ladder, play: Callable[[list[GameTask]], list[Record]]
-) -> list[Record]:
-    """The games of the ladder's whole calibration, stage after stage
-    (:func:`calibration_stage`), each stage's games from ``play`` (which plays them, or
-    finds them among a finished calibration's), in the stages' order.
-
-    Raises:
-        ValueError: when ``play`` gives fewer games than asked (games left unplayed).
-    """
-    records: list[Record] = []
-    while tasks := calibration_stage(ladder, records):
-        played = play(tasks)
-        if len(played) < len(tasks):
-            raise ValueError(
-                f"{len(tasks) - len(played)} games of the {ladder.name}'s calibration were "
-                "left unplayed; run again with --resume"
-            )
-        records += played
-    return records
-
-
-def fit_ratings(records: Sequence[dict[str, Any]]) -> dict[str, float]:
-    """The rungs' ratings from the round robin's games, with ``random`` at the anchor.
-
-    Bradley-Terry by maximum likelihood (:func:`agents.arena.stats.elo_ratings`, a virtual
-    draw per pairing keeping a rung that won every game finite): a first version's
-    ratings, and the order of a staged calibration's rungs between its stages.
-
-    Raises:
-        ValueError: if ``random`` played no game.
-    """
-    ratings = elo_ratings(records)
-    if ANCHOR not in ratings:
-        raise ValueError(f"the anchor {ANCHOR!r} played no game")
-    shift = ANCHOR_RATING - ratings[ANCHOR]
-    return {spec: rating + shift for spec, rating in ratings.items()}
-
-
-ELO_SLOPE = math.log(10) / 400
-"""d log-odds / d rating: a game's win probability is ``1 / (1 + 10 ** (-difference / 400))``."""
-
-
-def fit_calibration(
-    ladder: Ladder, records: Sequence[Record]
-) -> tuple[dict[str, float], list[list[float]] | None]:
-    """The rungs' ratings from the calibration's games, and their covariance (None for a
-    calibration without ``pair_games``, fitted by :func:`fit_ratings`).
-
-    A staged calibration is fitted by plain maximum likelihood: the Bradley-Terry model on
-    the logistic Elo scale (draws as half wins), no prior and no virtual draw, with
-    ``random`` fixed at :data:`ANCHOR_RATING` (Newton's method from :func:`fit_ratings`).
-    The covariance is the inverse of the Fisher information of the other rungs' ratings
-    at the estimate (Elo points squared; the anchor's row and column zero).
-
-    Raises:
-        ValueError: if the estimate is not finite: some rungs took no point from the others
-            (or played none of them), naming them.
-    """
-    if not ladder.calibration.pair_games:
-        return fit_ratings(records), None
-    specs = ladder.specs
-    index = {spec: i for i, spec in enumerate(specs)}
-    games, scores = np.zeros((len(specs), len(specs))), np.zeros((len(specs), len(specs)))
-    for summary in summarize_pairings(records):
-        i, j = index[summary.first], index[summary.second]
-        games[i, j] = games[j, i] = summary.num_games
-        scores[i, j], scores[j, i] = summary.score, summary.num_games - summary.score
-    _check_connected(specs, scores)
-    start = fit_ratings(records)
-    ratings = np.array([start[spec] for spec in specs])
-    ratings[index[ANCHOR]] = ANCHOR_RATING  # exactly: the shift may leave a last bit
-    free = np.arange(len(specs)) != index[ANCHOR]
-    for _ in range(200):
-        win = 1 / (1 + 10 ** ((ratings[None, :] - ratings[:, None]) / 400))
-        gradient = ELO_SLOPE * (scores - games * win).sum(axis=1)
-        information = _information(games, win)
-        step = np.linalg.solve(information[np.ix_(free, free)], gradient[free])
-        ratings[free] += np.clip(step, -400, 400)  # a damped step: far starts stay stable
-        if np.abs(step).max() < 1e-9:
-            break
-    else:
-        raise ValueError("the maximum-likelihood fit did not converge in 200 Newton steps")
-    win = 1 / (1 + 10 ** ((ratings[None, :] - ratings[:, None]) / 400))
-    covariance = np.zeros((len(specs), len(specs)))
-    covariance[np.ix_(free, free)] = np.linalg.inv(_information(games, win)[np.ix_(free, free)])
-    covariance = (covariance + covariance.T) / 2  # symmetric to the last bit
-    rated = {spec: float(ratings[i]) for spec, i in index.items()}
-    return rated, [[float(value) for value in row] for row in covariance]
-
-
-def _information(games: Any, win: Any) -> Any:
-    """The Fisher information of the ratings (per Elo point squared): a graph Laplacian,
-    each pair's games weighted by ``p (1 - p)``."""
-    weights = ELO_SLOPE**2 * games * win * (1 - win)
-    return np.diag(weights.sum(axis=1)) - weights
-
-
-def _check_connected(specs: Sequence[str], scores: Any) -> None:
-    """Refuse games whose maximum-likelihood ratings are not finite: some rungs took no
-    point (a win or a draw) from the others, or the others none from them (Zermelo: the
-    estimate is finite iff every rung reaches every other by "took a point from")."""
-    anchor = specs.index(ANCHOR)
-    for took, outcome in ((scores, "won"), (scores.T, "lost")):
-        reached, frontier = {anchor}, [anchor]
-        while frontier:
-            i = frontier.pop()
-            for j in map(int, np.flatnonzero(took[i] > 0)):
-                if j not in reached:
-                    reached.add(j)
-                    frontier.append(j)
-        if len(reached) < len(specs):
-            apart = ", ".join(repr(specs[i]) for i in range(len(specs)) if i not in reached)
-            others = ", ".join(repr(specs[i]) for i in sorted(reached))
-            raise ValueError(
-                f"{apart} {outcome} every game they played against {others}, so the ratings "
-                "have no finite maximum-likelihood estimate; play more games (--pair-games) "
-                "or add a rung between"
-            )
-
-
-class NeighbourError(NamedTuple):
-    """A rung's rating against its neighbours by rating (Elo points).
-
-    Attributes:
-        gap: its rating less that of the rung rated next below (0 for the weakest).
-        gap_error: the standard error of that difference.
-        error: the standard error of its rating given its neighbours' (the rungs rated next
-            below and above it, the anchor's fixed): how well its games against them place
-            it (0 for the anchor).
-    """
-
-    gap: float
-    gap_error: float
-    error: float
-
-
-def neighbour_errors(ladder: Ladder) -> dict[str, NeighbourError]:
-    """Each rung's :class:`NeighbourError`, by spec in rating order, from the ladder's
-    covariance (taken as that of normal estimates: the conditional variance given the
-    neighbours is ``S_ii - S_iN S_NN^-1 S_Ni``).
-
-    Raises:
-        ValueError: for a ladder without a covariance.
-    """
-    if ladder.covariance is None:
-        raise ValueError(f"the {ladder.name} publishes no covariance")
-    matrix = np.array(ladder.covariance)
-    order = sorted(range(len(ladder.rungs)), key=lambda i: ladder.rungs[i].rating)
-    errors = {}
-    for place, i in enumerate(order):
-        below = order[place - 1] if place else None
-        gap = gap_error = 0.0
-        if below is not None:
-            gap = ladder.rungs[i].rating - ladder.rungs[below].rating
-            gap_error = _root(matrix[i, i] + matrix[below, below] - 2 * matrix[i, below])
-        known = [j for j in order[max(place - 1, 0) : place + 2]
-                 if j != i and matrix[j, j] > 0]  # fmt: skip  # the anchor's is fixed already
-        variance = matrix[i, i]
-        if known:
-            across = matrix[i, known]
-            variance -= across @ np.linalg.solve(matrix[np.ix_(known, known)], across)
-        errors[ladder.rungs[i].spec] = NeighbourError(gap, gap_error, _root(variance))
-    return errors
-
-
-def _root(variance: float) -> float:
-    """A standard error from a variance (rounding may leave it a hair below 0)."""
-    return math.sqrt(max(float(variance), 0.0))
+# --- A ladder's rules, as its file holds them and as games take them -------------------------
 
 
 def game_params(game: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -37,7 +37,8 @@ from agents.rating.cards import MAX_CARD_BYTES, card_ladder, ladders_by_identity
 from agents.rating.comparison import SprtTest, comparison_tasks, walk_of_records
 from agents.rating.comparison import make_card as make_comparison_card
 from agents.rating.estimate import LIKELIHOOD_RATIO, METHOD, METHODS
-from agents.rating.ladder import Ladder, calibration_games, fit_calibration, load_ladder
+from agents.rating.fit import fit_calibration
+from agents.rating.ladder import Ladder, load_ladder
 from agents.rating.run import (
     DEFAULT_CPU_CAP,
     make_card,
@@ -46,6 +47,7 @@ from agents.rating.run import (
     schedule_round,
 )
 from agents.rating.run_folder import CARD_FILE, RESULTS_FILE
+from agents.rating.schedule import calibration_games
 
 __all__ = ["LADDER_FILE", "NOT_COMPARED", "verify_card", "verify_ladder"]
 
@@ -148,7 +150,7 @@ def verify_ladder(folder: Path, ladder_file: Path | None = None) -> list[str]:
     rung whose rating differs, for a covariance that differs (and per game that is missing,
     not the calibration's, or does not replay); empty when they agree.
 
-    The schedule is played again over the games (:func:`~agents.rating.ladder.calibration_games`):
+    The schedule is played again over the games (:func:`~agents.rating.schedule.calibration_games`):
     each stage's games must be there, with their seeds, and no other.
 
     Args:

@@ -10,12 +10,10 @@ whatever the bytes, ``load_ladder`` returns a ladder or raises a one-line ValueE
 from __future__ import annotations
 
 import copy
-import itertools
 import json
 import math
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -27,27 +25,19 @@ from hypothesis import strategies as st
 from trap_scripts import rate as rate_cli
 
 from agents import make_agent, registry
-from agents.arena.plan import pairing_tasks
 from agents.arena.record_rules import DrawnRule
 from agents.files import game_files
 from agents.json_schema import check_json
 from agents.rating import ladder as ladder_module
 from agents.rating.ladder import (
-    ANCHOR,
-    ANCHOR_RATING,
     MAX_LADDER_BYTES,
     Ladder,
-    calibration_games,
-    calibration_stage,
     find_ladder,
-    fit_calibration,
-    fit_ratings,
     ladder_name,
     ladder_schema,
     ladder_target,
     ladder_version,
     load_ladder,
-    neighbour_errors,
     new_ladder,
     setting_name,
     shipped_ladders,
@@ -486,103 +476,6 @@ def test_trap_rate_answers_a_fuzzed_ladder_file_in_one_line(tmp_path_factory, fi
         load_ladder(game, path)
     except ValueError:
         assert not started  # a file the reader refuses never starts a run
-
-
-# --- A staged calibration (v2 on) -------------------------------------------------------------
-
-WEAK = ["random", "epsilon-greedy:epsilon=0.75", "epsilon-greedy:epsilon=0.5", "greedy"]
-"""Four rungs of Trap! 4x4, in file order (their order of strength in the games below)."""
-
-
-def games_by_strength(tasks: list, strengths: dict[str, int]) -> list[dict]:
-    """Records of ``tasks`` in which the stronger rung wins two games in three (the weaker
-    the third), drawn from the game's number: nothing is played."""
-    records = []
-    for task in tasks:
-        number = int(task.game_id.rpartition("#")[2])
-        strong, weak = sorted(task.pairing, key=strengths.__getitem__, reverse=True)
-        winner = weak if number % 3 == 2 else strong
-        records.append({"game_id": task.game_id, "pairing": list(task.pairing),
-                        "seats": list(task.seats), "seed": task.seed, "winner_spec": winner,
-                        "winner": task.seats.index(winner), "reason": "score"})  # fmt: skip
-    return records
-
-
-def test_a_staged_calibration_spends_its_games_on_neighbours_and_resumes_alike():
-    ladder = new_ladder("trap", {"board_size": 4}, WEAK, version=2, pair_games=12)
-    assert (ladder.calibration.games_per_pairing, ladder.calibration.pair_games) == (2, 12)
-    strengths = {spec: index for index, spec in enumerate(WEAK)}
-    stages: list[int] = []
-
-    def play(tasks: list) -> list[dict]:
-        stages.append(len(tasks))
-        return games_by_strength(tasks, strengths)
-
-    records = calibration_games(ladder, play)
-    counts = {pair: sum(1 for r in records if set(r["pairing"]) == set(pair))
-              for pair in itertools.combinations(WEAK, 2)}  # fmt: skip
-    assert [counts[(WEAK[i], WEAK[i + 1])] for i in range(3)] == [12, 12, 24]  # neighbours
-    assert [counts[(WEAK[i], WEAK[i + 2])] for i in range(2)] == [2, 2]  # a quarter: 3 -> 2
-    assert counts[(WEAK[0], WEAK[3])] == 2  # far: the round robin's alone
-    assert stages == [12, *[6] * 5, *[2] * 6]  # the round robin, then 2 a neighbour a stage
-    by_id = {r["game_id"]: r for r in records}
-    assert calibration_games(ladder, lambda tasks: [by_id[t.game_id] for t in tasks]) == records
-    assert calibration_stage(ladder, records) == []  # done: a resumed calibration plays none
-
-
-def test_a_staged_ladder_is_fitted_without_a_prior_with_the_inverse_information_as_covariance():
-    ladder = new_ladder("trap", {"board_size": 4}, WEAK[:3], version=2, pair_games=2)
-    records = [record for pair in itertools.pairwise(WEAK[:3]) for record in games_by_strength(
-        pairing_tasks(pair, range(30), 1, paired_seeds=True), {pair[0]: 0, pair[1]: 1}
-    )]  # a chain: each stronger neighbour wins 20 of 30
-    ratings, covariance = fit_calibration(ladder, records)
-    assert ratings[ANCHOR] == ANCHOR_RATING
-    step = 400 * math.log10(2)  # the odds 2 to 1, with no virtual draw to squeeze them
-    assert [ratings[spec] for spec in WEAK[:3]] == pytest.approx([1000, 1000 + step,
-                                                                 1000 + 2 * step], abs=1e-6)
-    assert fit_ratings(records)[WEAK[2]] < ratings[WEAK[2]]  # the virtual draws squeeze it
-    information = 30 * (2 / 3) * (1 / 3) * (math.log(10) / 400) ** 2  # a pair's, per point^2
-    variance = 1 / information  # of a difference of neighbours; along the chain, they add
-    expected = [[0, 0, 0], [0, variance, variance], [0, variance, 2 * variance]]
-    assert [value for row in covariance for value in row] == pytest.approx(
-        [value for row in expected for value in row]
-    )
-    rated = ladder.with_ratings(ratings, ladder.calibration, covariance)
-    one = math.sqrt(1 / information)
-    assert neighbour_errors(rated) == {
-        ANCHOR: (0.0, 0.0, 0.0),
-        WEAK[1]: (pytest.approx(step, abs=0.1), pytest.approx(one, 1e-3),
-                  pytest.approx(one / math.sqrt(2), 1e-3)),  # placed by both neighbours
-        WEAK[2]: (pytest.approx(step, abs=0.1), pytest.approx(one, 1e-3),
-                  pytest.approx(one, 1e-3)),
-    }
-    assert load_ladder("trap", write(Path(tempfile.mkdtemp()), rated.to_json())) == rated
-
-
-def test_rungs_that_won_or_lost_every_game_have_no_finite_fit_and_are_named():
-    ladder = new_ladder("trap", {"board_size": 4}, WEAK[:3], version=2, pair_games=2)
-    tasks = [task for pair in itertools.combinations(WEAK[:3], 2)
-             for task in pairing_tasks(pair, range(3), 1, paired_seeds=True)]  # fmt: skip
-    records = games_by_strength(tasks, {spec: index for index, spec in enumerate(WEAK[:3])})
-    top, bottom = WEAK[2], ANCHOR
-    for record in records:
-        if top in record["pairing"]:
-            record["winner_spec"] = top
-    with pytest.raises(ValueError, match=rf"^'{top}' won every game they played against "
-                       rf"'random', '{WEAK[1]}', so"):  # fmt: skip
-        fit_calibration(ladder, records)
-    for record in records:
-        if bottom in record["pairing"]:
-            record["winner_spec"] = next(spec for spec in record["pairing"] if spec != bottom)
-    with pytest.raises(ValueError, match=rf"^'{WEAK[1]}', '{top}' won every game they played "
-                       "against 'random', so"):  # fmt: skip
-        fit_calibration(ladder, records)
-    records = games_by_strength(tasks, {spec: index for index, spec in enumerate(WEAK[:3])})
-    for record in records:  # the middle rung loses every game; random takes points from top
-        if WEAK[1] in record["pairing"]:
-            record["winner_spec"] = next(spec for spec in record["pairing"] if spec != WEAK[1])
-    with pytest.raises(ValueError, match=rf"^'{WEAK[1]}' lost every game they played against"):
-        fit_calibration(ladder, records)
 
 
 def test_a_ladder_may_draw_its_board_per_game_from_each_game_s_seed(ladders_root):
