@@ -11,6 +11,7 @@ removed; ``--resume`` unpacks them, and :func:`calibration_records` reads either
 later session resumes or audits (``trap-rate --verify``) the calibration.
 
 Example:
+    >>> from agents.rating.ladder import new_ladder
     >>> ladder = new_ladder("trap", {"board_size": 4}, ["random", "greedy"], version=2)
     >>> rated = calibrate_ladder(ladder, Path("calibration/trap/v2-4x4"))  # doctest: +SKIP
 """

@@ -4,7 +4,6 @@ neighbours; rungs without a finite fit are named."""
 
 from __future__ import annotations
 
-import doctest
 import itertools
 import math
 from pathlib import Path
@@ -12,14 +11,9 @@ from pathlib import Path
 import pytest
 
 from agents.arena.plan import pairing_tasks
-from agents.rating import fit
 from agents.rating.fit import fit_calibration, fit_ratings, neighbour_errors
 from agents.rating.ladder import ANCHOR, ANCHOR_RATING, load_ladder, new_ladder
 from tests.support.calibration_games import WEAK, games_by_strength
-
-
-def test_the_module_example_runs() -> None:
-    assert doctest.testmod(fit).failed == 0
 
 
 def test_a_staged_ladder_is_fitted_without_a_prior_with_the_inverse_information_as_covariance(

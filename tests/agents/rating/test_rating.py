@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import doctest
+import importlib
 import json
 import lzma
 import math
+import pkgutil
 import runpy
 import zipfile
 from pathlib import Path
@@ -16,6 +19,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from trap_scripts import rate as rate_cli
 
+import agents.rating
 from agents.arena import pool
 from agents.arena.tournament import run_games
 from agents.rating import (
@@ -72,6 +76,14 @@ def without_date(card: dict) -> dict:
     """The card's fields that its games give (CPU times vary from run to run)."""
     return {key: value for key, value in card.items()
             if key not in ("date", "commit", "machine", "policy_cpu")}
+
+
+@pytest.mark.parametrize(
+    "module", sorted(info.name for info in pkgutil.iter_modules(agents.rating.__path__))
+)
+def test_each_module_s_examples_run(module: str) -> None:
+    results = doctest.testmod(importlib.import_module(f"agents.rating.{module}"))
+    assert results.failed == 0
 
 
 # --- The estimate ------------------------------------------------------------------------

@@ -4,17 +4,11 @@ same games; a finished one plays none)."""
 
 from __future__ import annotations
 
-import doctest
 import itertools
 
-from agents.rating import schedule
 from agents.rating.ladder import new_ladder
 from agents.rating.schedule import calibration_games, calibration_stage
 from tests.support.calibration_games import WEAK, games_by_strength
-
-
-def test_the_module_example_runs() -> None:
-    assert doctest.testmod(schedule).failed == 0
 
 
 def test_a_staged_calibration_spends_its_games_on_neighbours_and_resumes_alike():
