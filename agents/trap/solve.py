@@ -245,16 +245,10 @@ def _pairs(cells: int) -> list[tuple[int, int]]:
 
 
 def _sweep(moves: FloatArray, moves_of: _Transitions) -> tuple[FloatArray, FloatArray]:
-    """One turn of value iteration: the throw values from ``moves``, then the move values.
-
-    ``moves`` is a vector of move values or rows of them, swept together: the rows' blocks
-    of a pair of cells lie side by side, as if above the trap bits, so the strided views
-    hold and the products are wider. The values come back in the shape of ``moves``.
-    """
+    """One turn of value iteration: the throw values from ``moves``, then the move values."""
     t = moves_of
     pairs, bits = t.odds.shape[:2]
-    rows = moves.reshape(-1, pairs, moves.shape[-1] // pairs)
-    by_pair = rows.transpose(1, 0, 2).reshape(pairs, -1)
+    by_pair = moves.reshape(pairs, -1)
     size = by_pair.shape[1]
     throws = np.empty_like(by_pair)
     for first in range(0, pairs, _PAIRS_AT_ONCE):
@@ -267,8 +261,7 @@ def _sweep(moves: FloatArray, moves_of: _Transitions) -> tuple[FloatArray, Float
             wide = np.broadcast_to(set_half, (count, size >> bit + 1, 2, 1 << bit))
             landed[:, bit] = wide.reshape(count, size)
         throws[chunk] = (t.odds[chunk] @ landed).max(axis=1)
-    by_row = rows.shape
-    _by_row(throws, by_row)[:, t.won.reshape(pairs, -1)] = 1.0
+    throws.reshape(-1)[t.won] = 1.0
     best = np.full_like(by_pair, -np.inf)
     for step in t.steps:
         here = best[step.source]
@@ -276,16 +269,9 @@ def _sweep(moves: FloatArray, moves_of: _Transitions) -> tuple[FloatArray, Float
         there = throws[step.target].reshape(here.shape[0], -1, 2, 1 << step.there)[:, :, 0, :]
         np.maximum(clear, there.reshape(clear.shape), out=clear)
         best[step.source] = here
-    _by_row(best, by_row)[:, t.lost.reshape(pairs, -1)] = -1.0
-    return _by_row(best, by_row).reshape(moves.shape), _by_row(throws, by_row).reshape(moves.shape)
-
-
-def _by_row(by_pair: FloatArray, shape: tuple[int, ...]) -> FloatArray:
-    """A view of values laid out by pair, each row's block in turn, as rows of ``shape``
-    ``(rows, pairs, block)``."""
-    rows, pairs, block = shape
-    view: FloatArray = by_pair.reshape(pairs, rows, block).transpose(1, 0, 2)
-    return view
+    new_moves = best.reshape(-1)
+    new_moves[t.lost] = -1.0
+    return new_moves, throws.reshape(-1)
 
 
 def _cut_now(t: _Transitions, unfinished: float) -> FloatArray:
@@ -365,12 +351,10 @@ def _value_iteration(
     now = _Progress.first(t) if found is None else _Progress.of_saved(found)
     started, earlier = time.perf_counter(), now.seconds
     while True:  # at least one sweep: the bounds' throw values come from the last one
-        cutting = [] if now.cut is None or now.cut_settled else [now.cut]
-        moves, throws = _sweep_bounds(t, now.low, now.high, *cutting)
-        moved = float(np.abs(moves[:2] - np.stack([now.low, now.high])).max())
-        now.low, now.high, now.sweeps = moves[0], moves[1], now.sweeps + 1
-        if cutting:
-            _cut_swept(now, cutting[0], moves[2], board_size in SOLVED_SIZES, start, limit)
+        (low, high), throws = _sweep_bounds(t, now.low, now.high)
+        moved = max(float(np.abs(low - now.low).max()), float(np.abs(high - now.high).max()))
+        now.low, now.high, now.sweeps = low, high, now.sweeps + 1
+        _sweep_cut(now, t, board_size in SOLVED_SIZES, start, limit)
         stopped = _stopped(now, start, moved)
         if now.sweeps >= MAX_SWEEPS or (stopped != "sweep cap" and now.sweeps >= limit):
             break
@@ -400,22 +384,23 @@ def _value_iteration(
 
 
 def _sweep_bounds(
-    t: _Transitions, low: FloatArray, high: FloatArray, *more: FloatArray
-) -> tuple[FloatArray, FloatArray]:
-    """A sweep of the bounds' move values ``low`` and ``high``, and of the rows ``more``
-    beside them: the new move values and their throw values, rows low, high and ``more``.
-    Each bound is a sweep of the other: a sweep negates the opponent's values, so the lower
-    bound comes from the opponent's upper one."""
-    return _sweep(np.stack([high, low, *more]), t)
+    t: _Transitions, low: FloatArray, high: FloatArray
+) -> tuple[tuple[FloatArray, FloatArray], tuple[FloatArray, FloatArray]]:
+    """A sweep of the bounds' move values ``low`` and ``high``: the new ones and their throw
+    values. Each bound is a sweep of the other: a sweep negates the opponent's values, so
+    the lower bound comes from the opponent's upper one."""
+    (new_low, low_throws), (new_high, high_throws) = _sweep(high, t), _sweep(low, t)
+    return (new_low, new_high), (low_throws, high_throws)
 
 
-def _cut_swept(
-    now: _Progress, last: FloatArray, cut: FloatArray, kept: bool, start: int, limit: int
-) -> None:
-    """Take the games cut to a draw one sweep on, from ``last`` to ``cut``: to the turn
-    limit (the start's value there), and on a board ``perfect`` plays (``kept``) until they
-    settle (its table)."""
-    now.cut_settled = now.sweeps >= limit and float(np.abs(cut - last).max()) <= TOLERANCE
+def _sweep_cut(now: _Progress, t: _Transitions, kept: bool, start: int, limit: int) -> None:
+    """Sweep the games cut to a draw as far as they are needed: to the turn limit (the
+    start's value there), and on a board ``perfect`` plays (``kept``) until they settle (its
+    table)."""
+    if now.cut is None or now.cut_settled:
+        return
+    cut, _ = _sweep(now.cut, t)
+    now.cut_settled = now.sweeps >= limit and float(np.abs(cut - now.cut).max()) <= TOLERANCE
     now.cut = cut if kept or now.sweeps < limit else None
     if now.sweeps == limit:
         now.limited = float(cut[start])

@@ -268,19 +268,6 @@ def _limited_value(decay: int) -> float:
     return float(moves[places.of_state(core.initial_state(GameConfig(3, decay)))])
 
 
-def test_rows_swept_together_are_each_swept_alone() -> None:
-    places = Placements.of(3)
-    transitions = _Transitions.of(places, kernel.DEFAULT_DECAY)
-    rows = np.where(
-        transitions.lost, -1.0, np.random.default_rng(0).uniform(-1, 1, (3, len(places)))
-    )
-    together = _sweep(rows, transitions)
-    for number, row in enumerate(rows):
-        alone = _sweep(row, transitions)
-        for kind in range(2):  # moves and throws, to the bit
-            np.testing.assert_array_equal(together[kind][number], alone[kind])
-
-
 @pytest.mark.parametrize("board_size", [3, 4])
 def test_a_sweep_is_the_rules_one_turn_deeper(board_size: int) -> None:
     # Any values (lost positions at -1, as every sweep leaves them): the new throw values
