@@ -21,9 +21,9 @@ all-draws, sweep ``4 * N * N`` gives the start's value under the runners' turn l
 Without a limit (a game that never ends is a draw) the value is bounded, not iterated to: a
 throw may land on a trap already there, so play can cycle and the equations have several
 solutions (plain sweeps from all-draws settle on one on 3x3 and swing on 4x4). Cut the game
-after ``k`` turns with unfinished play the loss of the player to act where the sweeps
-started: every payoff of the game without a limit is at least that, so that player holds it
-to no less (``low``); with unfinished play that player's win, to no more (``high``). A sweep
+after ``k`` turns with unfinished play the loss of the player to act at the position valued:
+every payoff of the game without a limit is at least that, so that player holds it to no
+less (``low``); with unfinished play that player's win, to no more (``high``). A sweep
 is antitone (it negates the opponent's values), so ``low = sweep(high)`` and ``high =
 sweep(low)`` from all-losses and all-wins make ``low`` non-decreasing and ``high``
 non-increasing in ``k``, with every solution between them. At the start (player 0 to act)
@@ -36,7 +36,7 @@ A sweep is one matrix product per pair of players' cells; 4x4 (3.9 million place
 takes 1-3 s a sweep (two a bound sweep) and saves its bounds every :data:`CHECKPOINT_SWEEPS`
 sweeps under :func:`agents.solved.work_folder`, where a stopped solve resumes.
 
-Boards with a table: :data:`SOLVED_SIZES`; swept: :data:`SWEPT_SIZES`.
+Boards ``perfect`` plays: :data:`SOLVED_SIZES`; bounded: :data:`SWEPT_SIZES`.
 """
 
 from __future__ import annotations
