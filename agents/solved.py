@@ -48,8 +48,9 @@ __all__ = [
     "work_folder",
 ]
 
-FORMAT = 1
-"""The version of the ``.npz`` layout; a cached table of another version is solved again."""
+FORMAT = 2
+"""The version of the ``.npz`` layout; a cached table of another version is solved again
+(2: Trap!'s tables bound the value without a turn limit; 1 reported plain sweeps' limit)."""
 TIE_TOLERANCE = 1e-9
 """Action values this close to the best are ties (value iteration stops at 1e-12)."""
 SOLVERS: dict[str, str] = {
@@ -72,7 +73,8 @@ class SolvedTable:
         game: the game's name (:mod:`trap_env.games`).
         rules: the rules solved, every one given (``{"board_size": 3, "decay": 50}``).
         arrays: the game's value arrays, by name (the game's solver says how they are indexed).
-        report: ``value`` (the start's value for the first player, no turn limit),
+        report: ``value`` (the start's value for the first player, no turn limit) or,
+            where the solver bounds it without pinning it, ``value_low`` and ``value_high``;
             ``value_turn_limited`` (under the runners' turn limit), ``positions`` (decision
             positions counted), ``iterations``, ``seconds`` and ``peak_memory_mb``.
     """

@@ -3,10 +3,11 @@
 Example:
     trap-solve --game trap --board-size 3
 
-prints ``{"game": "trap", "rules": {...}, "value": ..., "value_turn_limited": ...,
-"positions": ..., "seconds": ..., "peak_memory_mb": ..., "cached": false}``: the value for
-the first player without a turn limit (a game that never ends is a draw) and under the
-runners' turn limit, the decision positions counted, and the solve's time and traced
+prints ``{"game": "trap", "rules": {...}, "value_low": ..., "value_high": ...,
+"value_turn_limited": ..., "positions": ..., "seconds": ..., "peak_memory_mb": ...,
+"cached": false}``: the value for the first player without a turn limit (a game that never
+ends is a draw; ``value`` where the solver pins it, else the bounds it proves), and under
+the runners' turn limit, the decision positions counted, and the solve's time and peak
 memory. The table is kept under the user's cache folder (:func:`agents.solved.cache_folder`)
 and read from there next time (``"cached": true``, with the first solve's report).
 

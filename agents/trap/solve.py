@@ -4,33 +4,39 @@ A decision position is the mover's cell, the other player's cell, the traps and 
 (``MOVE`` or ``THROW``); who is player 0 does not matter (the rules are the same for both),
 nor the turn (the game has no limit). Each placement ``(me, other, traps)`` with neither
 player on a trap and the players apart has an index, by ascending
-``(me * N*N + other) * 2**(N*N) + traps``; the table holds two arrays over them, ``move``
-and ``throw``: the value for the player to act (win 1, loss -1, draw 0).
+``(me * N*N + other) * 2**(N*N) + traps``; the table's arrays over them hold values for
+the player to act (win 1, loss -1, draw 0): ``move_low``, ``move_high``, ``throw_low`` and
+``throw_high``, the bounds below; ``move`` and ``throw`` where the values of the games cut
+to a draw settle (what ``perfect`` plays).
 
 Value iteration sweeps a turn at a time: a throw position is worth the best target's
 average over its landings (:func:`trap_env.trap.kernel.landing_distribution`, the kernel's
 exact odds) of minus the opponent's move position after it; a move position the best
 step's throw position. Finished positions keep their value (a mover with no step has lost,
-a mover who has trapped the opponent has won). From all-draws, sweep ``k`` gives the value
-of the game cut to a draw after ``k`` more turns, so sweep ``4 * N * N`` gives the start's
-value under the runners' turn limit (:func:`trap_env.trap.core.default_turn_limit`); the
-sweeps go on until no value changes by more than :data:`TOLERANCE`, the value of the game
-in which a game that never ends is a draw: the limit of the cut games' values.
+a mover who has trapped the opponent has won). Sweep ``k`` from a vector of move values
+gives the game cut after ``k`` more turns that pays those values where it is cut: from
+all-draws, sweep ``4 * N * N`` gives the start's value under the runners' turn limit
+(:func:`trap_env.trap.core.default_turn_limit`).
 
-The sweeps are plain (every position from the last sweep's values) on purpose: the game
-may cycle (a throw may land on a trap already there), its equations have more than one
-solution, and solving the placements layer by layer by trap count, the most first, settles
-on another (the 3x3 start 0.90178 instead of 0.90269, both exact solutions to 1e-12).
-Where the cut games' values swing with the parity of the turns left they have no limit,
-and the solve refuses once the largest change has not shrunk over :data:`SWING_SWEEPS`
-sweeps, giving the turn-limited value: so on 4x4 with the default rules, and on 3x3 with
-``decay=500`` or ``1000``.
+Without a limit (a game that never ends is a draw) the value is bounded, not iterated to: a
+throw may land on a trap already there, so play can cycle and the equations have several
+solutions (plain sweeps from all-draws settle on one on 3x3 and swing on 4x4). Cut the game
+after ``k`` turns with unfinished play the loss of the player to act at the position valued:
+every payoff of the game without a limit is at least that, so that player holds it to no
+less (``low``); with unfinished play that player's win, to no more (``high``). A sweep
+is antitone (it negates the opponent's values), so ``low = sweep(high)`` and ``high =
+sweep(low)`` from all-losses and all-wins make ``low`` non-decreasing and ``high``
+non-increasing in ``k``, with every solution between them. At the start (player 0 to act)
+they bound the first player's value. They stop when they meet there (to :data:`TOLERANCE`:
+``value``), when neither moves by more than :data:`STILL` in a sweep, or at
+:data:`MAX_SWEEPS` (``value_low``, ``value_high``: a gap means that how never-ending play is
+scored changes the value, so optimal play may go on forever). 3x3's stay apart.
 
 A sweep is one matrix product per pair of players' cells; 4x4 (3.9 million placements)
-takes 1-3 s a sweep and saves its values every :data:`CHECKPOINT_SWEEPS` sweeps under
-:func:`agents.solved.work_folder`, where a stopped solve resumes.
+takes 1-3 s a sweep (two a bound sweep) and saves its bounds every :data:`CHECKPOINT_SWEEPS`
+sweeps under :func:`agents.solved.work_folder`, where a stopped solve resumes.
 
-Boards with a table: :data:`SOLVED_SIZES`; swept: :data:`SWEPT_SIZES`.
+Boards ``perfect`` plays: :data:`SOLVED_SIZES`; bounded: :data:`SWEPT_SIZES`.
 """
 
 from __future__ import annotations
@@ -64,7 +70,9 @@ from trap_env.trap.game import GAME
 
 __all__ = [
     "CHECKPOINT_PLACEMENTS",
+    "MAX_SWEEPS",
     "SOLVED_SIZES",
+    "STILL",
     "SWEPT_SIZES",
     "TOLERANCE",
     "PerfectAgent",
@@ -74,18 +82,17 @@ __all__ = [
 ]
 
 SOLVED_SIZES = (3,)
-"""The board sizes with a table (default rules): :func:`solve`'s values settle there."""
+"""The board sizes ``perfect`` plays: the values of the games cut to a draw settle there
+(default rules), its table."""
 SWEPT_SIZES = (3, 4)
-"""The board sizes :func:`solve` sweeps: on 4x4 the values swing (it refuses, giving the
-value under the turn limit)."""
+"""The board sizes :func:`solve` bounds."""
 TOLERANCE = 1e-12
-"""Value iteration stops when no value changed by more than this in a sweep."""
+"""The bounds pin a value this close; the games cut to a draw settle when no value changes
+by more than this in a sweep."""
+STILL = 1e-15
+"""The bounds stop when neither moves by more than this in a sweep."""
 MAX_SWEEPS = 20_000
-"""The sweeps after which a solve gives up: some rules' values never settle (with
-``decay=1000`` the values of cut games swing with the parity of the turns left)."""
-SWING_SWEEPS = 64
-"""Sweeps past the turn limit over which a largest change that does not shrink at all means
-the values swing (see :func:`_value_iteration`)."""
+"""The sweeps after which the bounds stop, wherever they are."""
 CHECKPOINT_PLACEMENTS = 100_000
 """Boards with at least this many placements save their progress (:func:`solve`)."""
 CHECKPOINT_SWEEPS = 10
@@ -267,6 +274,72 @@ def _sweep(moves: FloatArray, moves_of: _Transitions) -> tuple[FloatArray, Float
     return new_moves, throws.reshape(-1)
 
 
+def _cut_now(t: _Transitions, unfinished: float) -> FloatArray:
+    """The move values of the game cut before any turn: a mover with no step has lost, any
+    other position pays ``unfinished`` to its player to act."""
+    return np.where(t.lost, -1.0, unfinished)
+
+
+@dataclass
+class _Progress:
+    """Where a solve stands after ``sweeps`` sweeps (what a checkpoint saves).
+
+    Attributes:
+        low: the move values of the games cut after ``sweeps`` turns with unfinished play the
+            loss of the player to act: lower bounds, for that player, without a limit.
+        high: the same with unfinished play that player's win: upper bounds.
+        cut: the move values of the games cut to a draw (from all-draws); None past the turn
+            limit on a board ``perfect`` does not play.
+        cut_settled: whether ``cut`` has settled (changed by at most :data:`TOLERANCE` in a
+            sweep past the turn limit): it is swept no more.
+        sweeps: the sweeps done.
+        limited: the start's value under the turn limit, once swept that far.
+        seconds: the time of the earlier runs and this one up to the last save.
+    """
+
+    low: FloatArray
+    high: FloatArray
+    cut: FloatArray | None
+    cut_settled: bool
+    sweeps: int
+    limited: float | None
+    seconds: float
+
+    @classmethod
+    def first(cls, t: _Transitions) -> _Progress:
+        return cls(_cut_now(t, -1.0), _cut_now(t, 1.0), _cut_now(t, 0.0), False, 0, None, 0.0)
+
+    def saved(self) -> dict[str, Any]:
+        """The arrays :func:`agents.solved.save_part` writes (as :data:`_PART`)."""
+        return {
+            "low": self.low,
+            "high": self.high,
+            "cut": np.empty(0) if self.cut is None else self.cut,
+            "cut_settled": np.array(self.cut_settled),
+            "sweeps": np.array(self.sweeps),
+            "limited": np.array(np.nan if self.limited is None else self.limited),
+            "seconds": np.array(self.seconds),
+        }
+
+    @classmethod
+    def of_saved(cls, found: dict[str, Any]) -> _Progress:
+        limited = float(found["limited"])
+        return cls(
+            found["low"],
+            found["high"],
+            found["cut"] if found["cut"].size else None,
+            bool(found["cut_settled"]),
+            int(found["sweeps"]),
+            None if np.isnan(limited) else limited,
+            float(found["seconds"]),
+        )
+
+
+_PART = "bounds-v1"
+"""The checkpoint's name under the work folder: the bounds' sweeps. The plain sweeps of
+earlier versions were saved as ``sweeps`` and are not read as bounds."""
+
+
 def _value_iteration(
     board_size: int, decay: int, folder: Path | None
 ) -> tuple[dict[str, FloatArray], dict[str, Any]]:
@@ -274,104 +347,109 @@ def _value_iteration(
     t = _Transitions.of(places, decay)
     start = places.of_state(initial_state(GameConfig(board_size, decay)))
     limit = default_turn_limit(board_size)
-    moves = np.where(t.lost, -1.0, 0.0)
-    throws = np.zeros_like(moves)
-    limited, done, earlier, change = None, 0, 0.0, np.inf
-    found = None if folder is None else load_part(folder, "sweeps")
-    if found is not None:  # resume where the last run saved
-        moves, done, earlier = found["move"], int(found["sweeps"]), float(found["seconds"])
-        limited = float(found["limited"]) if done >= limit else None
-    started = time.perf_counter()
-    changes: list[float] = []
-    for sweep in range(done + 1, MAX_SWEEPS + 1):
-        new_moves, throws = _sweep(moves, t)
-        change = float(np.abs(new_moves - moves).max())
-        moves = new_moves
-        if sweep == limit:
-            limited = float(moves[start])
-        if sweep >= limit and change <= TOLERANCE:
+    found = None if folder is None else load_part(folder, _PART)
+    now = _Progress.first(t) if found is None else _Progress.of_saved(found)
+    started, earlier = time.perf_counter(), now.seconds
+    while True:  # at least one sweep: the bounds' throw values come from the last one
+        (low, high), throws = _sweep_bounds(t, now.low, now.high)
+        moved = max(float(np.abs(low - now.low).max()), float(np.abs(high - now.high).max()))
+        now.low, now.high, now.sweeps = low, high, now.sweeps + 1
+        _sweep_cut(now, t, board_size in SOLVED_SIZES, start, limit)
+        stopped = _stopped(now, start, moved)
+        if now.sweeps >= MAX_SWEEPS or (stopped != "sweep cap" and now.sweeps >= limit):
             break
-        if sweep > limit:
-            changes = [*changes[1 - SWING_SWEEPS :], change]
-            _check_settling(changes, limited)
-        if folder is not None and sweep % CHECKPOINT_SWEEPS == 0:
-            seconds = earlier + time.perf_counter() - started
-            save_part(folder, "sweeps", _checkpoint(moves, sweep, limited, seconds))
-            _log.info("sweep %d: change %.3g, %.0f s", sweep, change, seconds)
-    else:
-        raise ValueError(
-            f"value iteration does not converge: values still change by {change:.3g} after "
-            f"{MAX_SWEEPS} sweeps"
-        )
+        if folder is not None and now.sweeps % CHECKPOINT_SWEEPS == 0:
+            now.seconds = earlier + time.perf_counter() - started
+            save_part(folder, _PART, now.saved())
+            _log.info(
+                "sweep %d: the start in [%.12f, %.12f], bounds moved %.3g, %.0f s",
+                now.sweeps, now.low[start], now.high[start], moved, now.seconds,
+            )  # fmt: skip
+    arrays = {"move_low": now.low, "move_high": now.high}
+    arrays |= {"throw_low": throws[0], "throw_high": throws[1]}
+    if now.cut is not None and now.cut_settled:  # settled: one more sweep changes nothing
+        arrays["move"], arrays["throw"] = _sweep(now.cut, t)
     report = {
-        "value": float(moves[start]),
-        "value_turn_limited": limited,
+        **_start_values(now, start, stopped),
+        "value_turn_limited": now.limited,
         "turn_limit": limit,
-        "positions": 2 * len(moves),
-        "iterations": sweep,
+        "positions": 2 * len(now.low),
+        "positions_open": _open(arrays),
+        "iterations": now.sweeps,
+        "stopped": stopped,
         "seconds_all_runs": round(earlier + time.perf_counter() - started, 3),
         "resumed": found is not None,
     }
-    return {"move": moves, "throw": throws}, report
+    return arrays, report
 
 
-def _check_settling(changes: list[float], limited: float | None) -> None:
-    """Refuse values that swing: the cut games' values have no limit when the largest change
-    over the last half of :data:`SWING_SWEEPS` sweeps is no smaller than over the first half
-    (converging values shrink it geometrically; swinging ones repeat it exactly).
-
-    Raises:
-        ValueError: saying so, with the start's value under the turn limit.
-    """
-    half = SWING_SWEEPS // 2
-    # Far above the tolerance only: near it, rounding may keep a converging change flat.
-    if (
-        len(changes) == SWING_SWEEPS
-        and min(changes) > 1e3 * TOLERANCE
-        and max(changes[half:]) >= max(changes[:half])
-    ):
-        raise ValueError(
-            f"the values swing with the turns left (the largest change stays "
-            f"{changes[-1]:.3g} a sweep), so the cut games' values have no limit and there is "
-            f"no value without a turn limit; under the turn limit the start is worth {limited!r}"
-        )
+def _sweep_bounds(
+    t: _Transitions, low: FloatArray, high: FloatArray
+) -> tuple[tuple[FloatArray, FloatArray], tuple[FloatArray, FloatArray]]:
+    """A sweep of the bounds' move values ``low`` and ``high``: the new ones and their throw
+    values. Each bound is a sweep of the other: a sweep negates the opponent's values, so
+    the lower bound comes from the opponent's upper one."""
+    (new_low, low_throws), (new_high, high_throws) = _sweep(high, t), _sweep(low, t)
+    return (new_low, new_high), (low_throws, high_throws)
 
 
-def _checkpoint(
-    moves: FloatArray, sweep: int, limited: float | None, seconds: float
-) -> dict[str, Any]:
-    return {
-        "move": moves,
-        "sweeps": np.array(sweep),
-        "limited": np.array(np.nan if limited is None else limited),
-        "seconds": np.array(seconds),
-    }
+def _sweep_cut(now: _Progress, t: _Transitions, kept: bool, start: int, limit: int) -> None:
+    """Sweep the games cut to a draw as far as they are needed: to the turn limit (the
+    start's value there), and on a board ``perfect`` plays (``kept``) until they settle (its
+    table)."""
+    if now.cut is None or now.cut_settled:
+        return
+    cut, _ = _sweep(now.cut, t)
+    now.cut_settled = now.sweeps >= limit and float(np.abs(cut - now.cut).max()) <= TOLERANCE
+    now.cut = cut if kept or now.sweeps < limit else None
+    if now.sweeps == limit:
+        now.limited = float(cut[start])
+
+
+def _stopped(now: _Progress, start: int, moved: float) -> str:
+    """Why the bounds may stop: ``"pinned"`` (within :data:`TOLERANCE` at the start),
+    ``"still"`` (neither moved by more than :data:`STILL` in the last sweep), or
+    ``"sweep cap"`` (neither: they stop only at :data:`MAX_SWEEPS`)."""
+    if now.high[start] - now.low[start] <= TOLERANCE:
+        return "pinned"
+    return "still" if moved <= STILL else "sweep cap"
+
+
+def _start_values(now: _Progress, start: int, stopped: str) -> dict[str, float]:
+    """The start's value without a turn limit where the bounds pin it (the lower one, within
+    :data:`TOLERANCE` of the upper); else the bounds."""
+    low, high = float(now.low[start]), float(now.high[start])
+    return {"value": low} if stopped == "pinned" else {"value_low": low, "value_high": high}
+
+
+def _open(arrays: dict[str, FloatArray]) -> int:
+    """The positions (move and throw) whose bounds are more than :data:`TOLERANCE` apart."""
+    return sum(
+        int((arrays[f"{kind}_high"] - arrays[f"{kind}_low"] > TOLERANCE).sum())
+        for kind in ("move", "throw")
+    )
 
 
 def solve(board_size: int = 3, decay: int = kernel.DEFAULT_DECAY) -> SolvedTable:
     """Solve Trap! on a ``board_size`` board (see the module's docstring).
 
-    Boards of :data:`CHECKPOINT_PLACEMENTS` or more save each part as it finishes under
+    Boards of :data:`CHECKPOINT_PLACEMENTS` or more save their sweeps as they go under
     :func:`agents.solved.work_folder` and resume from there.
 
     Raises:
-        ValueError: for rules it does not solve (a board size outside :data:`SOLVED_SIZES`,
-            values that never settle).
+        ValueError: for a board size outside :data:`SWEPT_SIZES`.
     """
     config = GameConfig(board_size, decay)  # checks the rules' ranges
     if board_size not in SWEPT_SIZES:
         raise ValueError(
-            f"Trap! is solved on the boards {_sizes_text(SWEPT_SIZES)} (4x4: under the turn "
-            f"limit only), not {board_size}x{board_size}"
+            f"Trap! is solved on the boards {_sizes_text(SWEPT_SIZES)}, not "
+            f"{board_size}x{board_size}"
         )
     rules = GAME.config_params(config)
     folder = work_folder("trap", rules) if _is_long(board_size) else None
-    try:
-        # One BLAS thread: the products are small, and threads that wait on a busy core spin.
-        with threadpool_limits(limits=1):
-            arrays, report = measured_solve(lambda: _value_iteration(board_size, decay, folder))
-    except ValueError as error:
-        raise ValueError(f"Trap! {board_size}x{board_size} with decay {decay}: {error}") from None
+    # One BLAS thread: the products are small, and threads that wait on a busy core spin.
+    with threadpool_limits(limits=1):
+        arrays, report = measured_solve(lambda: _value_iteration(board_size, decay, folder))
     return SolvedTable("trap", rules, arrays, report)
 
 
@@ -395,7 +473,9 @@ class PerfectAgent(SeededAgent):
     """Perfect play without a turn limit, from the solved table of the board (solved and
     cached on first use): the optimal action, ties broken by the lowest.
 
-    It plays only boards with a table (:data:`SOLVED_SIZES`, any decay).
+    It plays the values of the games cut to a draw, where they settle: on the boards of
+    :data:`SOLVED_SIZES`, with the default decay and others (not ``decay=500`` or ``1000``,
+    where they swing). Those values lie within the bounds of the value without a limit.
     """
 
     def __init__(self, seed: int | None = None) -> None:
@@ -421,6 +501,11 @@ class PerfectAgent(SeededAgent):
         self.check_game(config)
         if config not in self._tables:
             table, _ = load_or_solve("trap", GAME.config_params(config))
+            if "move" not in table.arrays:
+                raise UnsupportedGameError(
+                    f"perfect does not play Trap! {config.board_size}x{config.board_size} with "
+                    f"decay {config.decay}: the values of the games cut to a draw swing there"
+                )
             self._tables[config] = table, Placements.of(config.board_size)
         table, places = self._tables[config]
         return action_values(GAME, lambda s: decision_value(table, places, s), state)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +55,21 @@ def test_a_damaged_or_missing_table_is_solved_again(
     table, cached = load_or_solve("trap", rules)
     assert not cached and table.rules == rules
     assert load_or_solve("trap", rules)[1]
+
+
+def test_a_table_of_an_earlier_format_is_solved_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Format 1's Trap! tables report plain sweeps' limit as the value without a turn limit.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    rules = {"board_size": 3, "decay": 0}
+    path = table_path("trap", rules)
+    meta = {"format": 1, "game": "trap", "rules": rules, "report": {"value": 1.0}}
+    path.parent.mkdir(parents=True)
+    np.savez(path, move=np.zeros(3), meta=np.array(json.dumps(meta)))
+    assert SolvedTable.load(path) is None
+    table, cached = load_or_solve("trap", rules)
+    assert not cached and "move_low" in table.arrays
 
 
 def test_a_game_with_no_solver_is_refused_naming_those_with_one() -> None:

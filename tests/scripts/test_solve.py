@@ -27,6 +27,18 @@ def test_it_prints_one_json_line_and_reads_the_cache_next_time(
     assert again == {**first, "cached": True}
 
 
+def test_a_value_the_bounds_do_not_pin_is_printed_as_its_interval(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    # decay=1000: play can go on forever, and how it is scored changes the value (183 sweeps).
+    assert main(["--game", "trap", "--board-size", "3", "--rule", "decay=1000"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert "value" not in line and line["value_low"] < line["value_high"]
+    assert line["stopped"] == "still" and line["positions_open"] > 0
+    assert {"value_turn_limited", "iterations", "seconds", "peak_memory_mb"} <= set(line)
+
+
 def test_it_solves_a_colosseum_start(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -68,10 +80,7 @@ def test_it_solves_one_colosseum_4x4_start(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (
-            ["--board-size", "5"],
-            "Trap! is solved on the boards 3x3, 4x4 (4x4: under the turn limit only), not 5x5",
-        ),
+        (["--board-size", "5"], "Trap! is solved on the boards 3x3, 4x4, not 5x5"),
         (["--game", "colosseum", "--board-size", "4"], "on 4x4; not 4x4 with every start"),
         (["--game", "colosseum", "--board-size", "5", "--rule", "start=0"], "; not 5x5"),
         (["--game", "othello", "--board-size", "8"], "Othello is solved on the boards 4x4, 6x6"),
@@ -109,8 +118,11 @@ def test_positions_of_a_board_perfect_plays_by_search_are_drawn_without_a_value(
 ) -> None:
     # Colosseum 4x4 has no table: its perfect agent searches each move. One game is enough.
     draw = solve_cli.draw_positions
-    monkeypatch.setattr(solve_cli, "draw_positions",
-                        lambda *args, **kwargs: draw(*args, **kwargs, games_per_pairing=1))
+    monkeypatch.setattr(
+        solve_cli,
+        "draw_positions",
+        lambda *args, **kwargs: draw(*args, **kwargs, games_per_pairing=1),
+    )
     argv = ["--game", "colosseum", "--board-size", "4", "--positions", str(tmp_path / "p.npz"),
             "--rungs", "greedy", "--per-decision", "3"]  # fmt: skip
     assert main(argv) == 0
