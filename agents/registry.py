@@ -259,6 +259,10 @@ def _factory_values(
     return factory, options, values | overrides
 
 
+_MODEL_FILES = (".zip", ".npz")
+"""The endings of the learned agents' model files (``ppo``'s zips, ``mcts``'s networks)."""
+
+
 def _resolve(name: str, game: str) -> Callable[..., Agent]:
     """The factory a spec's name stands for: registered, built-in, or a dotted path."""
     try:
@@ -272,6 +276,11 @@ def _resolve(name: str, game: str) -> Callable[..., Agent]:
     if name in builtin:
         module_name, _, attribute = builtin[name].partition(":")
         return getattr(importlib.import_module(module_name), attribute)  # type: ignore[no-any-return]
+    if name.lower().endswith(_MODEL_FILES):  # a model file given where its agent's spec goes
+        raise SpecError(
+            f"unknown agent {name!r}: a model file is played by its agent, "
+            f"'ppo:path={name}' (a MaskablePPO zip) or 'mcts:path={name}' (a network .npz)"
+        )
     module_name, _, attribute = name.rpartition(".")
     if not module_name or not all(part.isidentifier() for part in name.split(".")):
         raise SpecError(

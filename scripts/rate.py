@@ -2,8 +2,9 @@
 
 The ladder is a fixed set of opponents that play without a clock, with published ratings;
 a game owns its ladders (``agents/<game>/ladders/``), one per rules and version, and the
-rating plays the one of the game, its rules (``--board-size``, ``--rule``, or those a
-``ppo:path=ZIP`` model records) and a version (``--ladder-version``, the newest by default).
+rating plays the one of the game (``--game``), its rules (``--board-size``, ``--rule``), or
+the game and rules a ``ppo:path=ZIP`` model records, and a version (``--ladder-version``, the
+newest by default).
 The games are the same for every policy; the rating is the maximum-likelihood one against
 the rungs' fixed ratings, with a 95% interval. The games go to ``OUTPUT/results.jsonl`` as
 they finish (``--resume`` finishes a stopped run) and the card to ``OUTPUT/card.json``.
@@ -31,6 +32,7 @@ rules, and writes it into the game's ladders folder (``--ladder-out FILE``: else
 
 Example:
     trap-rate greedy --game othello
+    trap-rate "ppo:path=othello6.zip"   # the zip's stamp picks its game and rules' ladder
     trap-rate "ppo:path=runs/x/best/best_model.zip" --game trap --games 400 --workers 2
     trap-rate greedy --game trap --ladder-version 1
     trap-rate --verify results/rate/trap-greedy
@@ -89,6 +91,7 @@ from agents.rating.ladder import (
     game_params,
     ladder_target,
     ladder_version,
+    ladders_of,
     load_ladder,
     new_ladder,
     setting_name,
@@ -153,10 +156,12 @@ def build_parser(game: str = DEFAULT_GAME) -> Parser:
     parser = Parser(
         prog="trap-rate",
         description="Rate an agent spec against the ladder of fixed opponents of its game "
-        "(Trap!'s unless --game), rules and version, or --calibrate a ladder.",
+        "(--game; else the one a ppo:path=ZIP model records; else Trap!), rules and version, "
+        "or --calibrate a ladder.",
     )
     parser.add_argument("spec", nargs="?", metavar="SPEC", help="the agent spec to rate")
     add_game_option(parser)
+    parser.set_defaults(game=None)  # None: the game a stamped ppo model records (_game_of)
     add_rule_options(parser, game)
     parser.add_argument("--ladder-version", type=version, default=None, metavar="V",
                         help="the ladder's version, e.g. 1 or v1 (default: the newest that "
@@ -249,6 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if misuse:
         parser.error(misuse)
     try:
+        args.game = _game_of(args)
         if args.verify is not None:
             return _verify(args.verify, args.ladder)
         if args.accuracy:
@@ -352,31 +358,57 @@ def _given_rules(args: argparse.Namespace) -> dict[str, Any] | None:
     return rule_params(args) or None
 
 
+def _game_of(args: argparse.Namespace) -> str:
+    """The game played: ``--game``'s, else the one a ``ppo:path=ZIP`` model to rate records
+    (so that its stamp alone picks the ladder), else :data:`DEFAULT_GAME`.
+
+    Raises:
+        ValueError: for a model zip that cannot be read.
+    """
+    if args.game is not None:
+        return str(args.game)
+    recorded = None if args.spec is None else _model_record(args.spec)
+    return DEFAULT_GAME if recorded is None else recorded[0]
+
+
+def _model_record(spec: str) -> tuple[str, dict[str, Any]] | None:
+    """The game and rules a ``ppo:path=ZIP`` spec's model records; None for another spec or
+    a model that records none.
+
+    Raises:
+        ValueError: for a model zip that cannot be read.
+    """
+    name, options = parse_spec(spec)
+    if name != "ppo" or "path" not in options:
+        return None
+    from agents.rl.ppo import read_model_game  # the rl agents, imported for a ppo spec only
+
+    return read_model_game(options["path"])
+
+
 def _spec_rules(spec: str, game: str, rules: dict[str, Any] | None) -> dict[str, Any] | None:
     """The rules to rate ``spec`` by: those a ``ppo:path=ZIP`` model records (which the
     rules given must be), else those given.
 
     Raises:
-        ValueError: for a model of another game, or rules given that are not its own.
+        ValueError: for a model of another game, or rules given that are not its own (naming
+            the rules of the game that have a ladder).
     """
-    name, options = parse_spec(spec)
-    if name != "ppo" or "path" not in options:
-        return rules
-    from agents.rl.ppo import read_model_game  # the rl agents, imported for a ppo spec only
-
-    recorded = read_model_game(options["path"])
-    if recorded is None:  # an unstamped model: its rules are those given
+    recorded = _model_record(spec)
+    if recorded is None:  # not a model, or an unstamped one: its rules are those given
         return rules
     model_game, model_rules = recorded
+    path = parse_spec(spec)[1]["path"]
     if model_game != game:
         raise ValueError(
-            f"the ppo model {options['path']} plays {model_game}, not {game}; rate it with "
-            f"--game {model_game}"
+            f"the ppo model {path} plays {model_game}, not {game}; rate it with "
+            f"--game {model_game}, or without --game"
         )
     if rules is not None and game_params(game, rules) != model_rules:
         raise ValueError(
-            f"the ppo model {options['path']} plays {game} {setting_name(game, model_rules)}, "
-            f"not the rules given ({setting_name(game, rules)})"
+            f"the ppo model {path} plays {game} {setting_name(game, model_rules)}, not the "
+            f"rules given ({setting_name(game, rules)}): give none to rate it under its own; "
+            f"{ladders_of(game)}"
         )
     return model_rules
 

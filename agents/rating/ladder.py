@@ -71,6 +71,7 @@ __all__ = [
     "ladder_schema",
     "ladder_target",
     "ladder_version",
+    "ladders_of",
     "load_ladder",
     "names_rules",
     "new_ladder",
@@ -375,11 +376,17 @@ def find_ladder(
     if fitting:
         return max(fitting, key=lambda ladder: _version_number(ladder.version))
     what = f"{asked} ladder" if asked else "ladder"
-    raise ValueError(f"no {what} of {game} {setting_name(game, wanted)}; {_ladders_of(game)}")
+    raise ValueError(f"no {what} of {game} {setting_name(game, wanted)}; {ladders_of(game)}")
 
 
-def _ladders_of(game: str) -> str:
-    """The settings of ``game`` that have a ladder, and their versions, in words."""
+def ladders_of(game: str) -> str:
+    """The settings of ``game`` that have a ladder, and their versions, in words (for the
+    one-line refusals of rules without one).
+
+    Example:
+        >>> ladders_of("othello")
+        'the ladders of othello: 8x8 (v1); 6x6 (v2)'
+    """
     versions: dict[str, list[str]] = {}
     for ladder in shipped_ladders(game):
         versions.setdefault(ladder.setting, []).append(ladder.version)

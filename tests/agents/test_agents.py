@@ -112,6 +112,9 @@ def test_parse_spec_splits_the_texts(spec: str, name: str, options: dict[str, st
         ("expectiminimax:depth=inf", "an integer or none, got 'inf'"),
         # Experiment switches are gone from the agent (Search keeps them).
         ("expectiminimax:table=false", "takes no option 'table'"),
+        # A model file where its agent's spec goes: the spec that plays it.
+        ("model.zip", "unknown agent 'model.zip': .* 'ppo:path=model.zip'"),
+        ("runs/x/best.npz", "'mcts:path=runs/x/best.npz'"),
         ("expectiminimax:star2=false", "takes no option 'star2'"),
     ],
 )

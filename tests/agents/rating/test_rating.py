@@ -316,6 +316,23 @@ def test_a_ppo_model_s_record_picks_the_rules_and_other_rules_given_are_refused(
     assert "no ladder of trap 5x5; the ladders of trap: 4x4 (v1)" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("game", [[], ["--game", "othello"]], ids=["stamp", "given"])
+def test_a_ppo_model_s_record_picks_its_game_too_and_its_ladder_by_its_rules(
+    game, tmp_path, capsys
+):
+    spec = stamped_zip(tmp_path, "othello", board_size=6)
+    with mock.patch.object(rate_cli, "rate_spec", side_effect=RunStarted) as run:
+        assert check_command(rate_cli.main, [spec, *game, "--output", str(tmp_path / "o")],
+                             "trap-rate")  # fmt: skip
+    assert run.call_args.args[0].name == "othello 6x6 ladder v2"
+    for argv in (["--board-size", "8"], ["--rule", "end_rule=course"], ["--board-size", "4"]):
+        assert rate_cli.main([spec, *game, *argv, "--output", str(tmp_path / "o")]) == 2
+        (line,) = capsys.readouterr().err.splitlines()  # one line, before any game
+        assert "plays othello 6x6, not the rules given" in line
+        assert line.endswith("the ladders of othello: 8x8 (v1); 6x6 (v2)")
+        assert not (tmp_path / "o").exists()
+
+
 @pytest.mark.parametrize("version", ["1", "v1"])
 def test_trap_rate_takes_the_ladder_version_as_1_or_v1(version, tmp_path):
     with mock.patch.object(rate_cli, "rate_spec", side_effect=RunStarted) as run:
