@@ -3,8 +3,8 @@
 The ladder is a fixed set of opponents that play without a clock, with published ratings;
 a game owns its ladders (``agents/<game>/ladders/``), one per rules and version, and the
 rating plays the one of the game (``--game``), its rules (``--board-size``, ``--rule``), or
-the game and rules a ``ppo:path=ZIP`` model records, and a version (``--ladder-version``, the
-newest by default).
+the game and rules a model to play records (``ppo:path=ZIP``, ``mcts:path=FILE``; two that
+differ are refused), and a version (``--ladder-version``, the newest by default).
 The games are the same for every policy; the rating is the maximum-likelihood one against
 the rungs' fixed ratings, with a 95% interval. The games go to ``OUTPUT/results.jsonl`` as
 they finish (``--resume`` finishes a stopped run) and the card to ``OUTPUT/card.json``.
@@ -100,6 +100,8 @@ from agents.rating.ladder import (
 from agents.rating.run import DEFAULT_CPU_CAP, DEFAULT_GAMES, rate_spec
 from agents.rating.schedule import calibration_tasks
 from agents.rating.verify import LADDER_FILE, verify_card, verify_ladder
+from trap_env.game import played_params
+from trap_env.games import get_game, recorded_game
 
 
 def even_games(text: str) -> int:
@@ -156,12 +158,12 @@ def build_parser(game: str = DEFAULT_GAME) -> Parser:
     parser = Parser(
         prog="trap-rate",
         description="Rate an agent spec against the ladder of fixed opponents of its game "
-        "(--game; else the one a ppo:path=ZIP model records; else Trap!), rules and version, "
-        "or --calibrate a ladder.",
+        "(--game; else the one a ppo:path=ZIP or mcts:path=FILE model records; else Trap!), "
+        "rules and version, or --calibrate a ladder.",
     )
     parser.add_argument("spec", nargs="?", metavar="SPEC", help="the agent spec to rate")
     add_game_option(parser)
-    parser.set_defaults(game=None)  # None: the game a stamped ppo model records (_game_of)
+    parser.set_defaults(game=None)  # None: the game a model to play records (_game_of)
     add_rule_options(parser, game)
     parser.add_argument("--ladder-version", type=version, default=None, metavar="V",
                         help="the ladder's version, e.g. 1 or v1 (default: the newest that "
@@ -254,13 +256,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if misuse:
         parser.error(misuse)
     try:
-        args.game = _game_of(args)
+        recorded = _recorded_setting(_played_specs(args), args.game)
+        args.game = _game_of(args.game, recorded)
         if args.verify is not None:
             return _verify(args.verify, args.ladder)
+        rules = _rules_of(args, recorded)
         if args.accuracy:
-            _accuracy(args)
+            _accuracy(args, rules)
             return 0
-        ladder = _chosen_ladder(args)
+        ladder = _chosen_ladder(args, rules)
         note_aliases("trap-rate", args)
         options = {"workers": args.workers, "backend": args.backend, "address": args.address}
         if args.compare is not None:
@@ -315,18 +319,15 @@ def _misuse(args: argparse.Namespace) -> str:
 _COMPARE_FLAGS = ("elo0", "elo1", "alpha", "beta", "max_games")
 
 
-def _chosen_ladder(args: argparse.Namespace) -> Ladder:
-    """The ladder of the game, its rules and version: a new one (``--rungs``), the file
-    ``--ladder`` (which must be of the rules and version given), or the shipped one.
+def _chosen_ladder(args: argparse.Namespace, rules: dict[str, Any] | None) -> Ladder:
+    """The ladder of the game, its ``rules`` (:func:`_rules_of`) and version: a new one
+    (``--rungs``), the file ``--ladder`` (which must be of the rules and version given), or
+    the shipped one.
 
     Raises:
-        ValueError: for rules given twice or not the game's, a model that records other
-            rules or another game, a file of other rules or version, or rules and version
-            without a shipped ladder (naming those that have one): before any game.
+        ValueError: for a file of other rules or version, or rules and version without a
+            shipped ladder (naming those that have one): before any game.
     """
-    rules = _given_rules(args)
-    if args.spec is not None:
-        rules = _spec_rules(args.spec, args.game, rules)
     if args.rungs is not None:
         return new_ladder(
             args.game, rules, args.rungs, version=args.ladder_version,
@@ -358,57 +359,111 @@ def _given_rules(args: argparse.Namespace) -> dict[str, Any] | None:
     return rule_params(args) or None
 
 
-def _game_of(args: argparse.Namespace) -> str:
-    """The game played: ``--game``'s, else the one a ``ppo:path=ZIP`` model to rate records
-    (so that its stamp alone picks the ladder), else :data:`DEFAULT_GAME`.
+def _played_specs(args: argparse.Namespace) -> list[str]:
+    """The specs the run plays against the ladder's rungs: SPEC, or ``--compare``'s A and B."""
+    if args.compare is not None:
+        return list(args.compare)
+    return [] if args.spec is None else [args.spec]
+
+
+Recorded = tuple[str, str, dict[str, Any]]
+"""A model spec, and the game and every rule (:func:`game_params`) its model file records."""
+
+
+def _recorded_setting(specs: Sequence[str], given: str | None) -> Recorded | None:
+    """The game and rules the models among ``specs`` record (:func:`_model_record`, the
+    game ``--game`` gives read as ``given``), with the first spec that records them; None if
+    none records any.
 
     Raises:
-        ValueError: for a model zip that cannot be read.
+        ValueError: for a model file that cannot be read, or two models of different games
+            or rules (naming both: the games of a run are of one game and rules).
     """
-    if args.game is not None:
-        return str(args.game)
-    recorded = None if args.spec is None else _model_record(args.spec)
-    return DEFAULT_GAME if recorded is None else recorded[0]
+    found: Recorded | None = None
+    for spec in specs:
+        record = _model_record(spec, given)
+        if record is None:
+            continue
+        if found is None:
+            found = (spec, *record)
+        elif record != found[1:]:
+            raise ValueError(
+                f"{_model_words(found)} and {_model_words((spec, *record))}: two models of "
+                "different games or rules play no game together"
+            )
+    return found
 
 
-def _model_record(spec: str) -> tuple[str, dict[str, Any]] | None:
-    """The game and rules a ``ppo:path=ZIP`` spec's model records; None for another spec or
-    a model that records none.
+def _model_record(spec: str, given: str | None) -> tuple[str, dict[str, Any]] | None:
+    """The game and every rule a ``ppo:path=ZIP`` or ``mcts:path=FILE`` spec's model file
+    records; None for another spec or a zip that records none. A model of the game
+    ``--game`` gives is of ``given`` (a game named by its path records only its name).
 
     Raises:
-        ValueError: for a model zip that cannot be read.
+        ValueError: for a model file that cannot be read (naming the spec).
     """
     name, options = parse_spec(spec)
-    if name != "ppo" or "path" not in options:
+    if name not in ("ppo", "mcts") or "path" not in options:
         return None
-    from agents.rl.ppo import read_model_game  # the rl agents, imported for a ppo spec only
+    playing = None if given is None else get_game(given)
+    try:
+        if name == "ppo":
+            from agents.rl.ppo import read_model_game  # the rl agents, for a ppo spec only
 
-    return read_model_game(options["path"])
+            record = read_model_game(options["path"], playing)
+        else:
+            from agents.mcts.network import read_network_game
+
+            record = read_network_game(options["path"], playing)
+    except OSError as error:  # a missing file: one line naming the spec
+        raise ValueError(f"agent spec {spec.strip()!r}: {error}") from None
+    if record is None:
+        return None
+    game, rules = record
+    found = recorded_game(game, playing)
+    if found is playing and given is not None:  # named as --game names it (maybe by path)
+        game = given
+    return game, played_params(found, rules)
 
 
-def _spec_rules(spec: str, game: str, rules: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The rules to rate ``spec`` by: those a ``ppo:path=ZIP`` model records (which the
-    rules given must be), else those given.
+def _model_words(recorded: Recorded) -> str:
+    """``"the ppo model PATH plays GAME RULES"``, for refusals."""
+    spec, game, rules = recorded
+    name, options = parse_spec(spec)
+    return f"the {name} model {options['path']} plays {game} {setting_name(game, rules)}"
+
+
+def _game_of(given: str | None, recorded: Recorded | None) -> str:
+    """The game played: ``--game``'s, else the one the models to play record (so that their
+    record alone picks the ladder), else :data:`DEFAULT_GAME`."""
+    if given is not None:
+        return given
+    return DEFAULT_GAME if recorded is None else recorded[1]
+
+
+def _rules_of(args: argparse.Namespace, recorded: Recorded | None) -> dict[str, Any] | None:
+    """The rules to play ``args.game`` by: those the models to play record (which ``--game``
+    and the rules given must be), else those given (None: none is given).
 
     Raises:
+        CliError: for rules given twice or not the game's (:func:`_given_rules`).
         ValueError: for a model of another game, or rules given that are not its own (naming
             the rules of the game that have a ladder).
     """
-    recorded = _model_record(spec)
-    if recorded is None:  # not a model, or an unstamped one: its rules are those given
+    rules = _given_rules(args)
+    if recorded is None:  # no model, or unstamped ones: the rules are those given
         return rules
-    model_game, model_rules = recorded
-    path = parse_spec(spec)[1]["path"]
+    spec, model_game, model_rules = recorded
+    game, (name, options) = args.game, parse_spec(spec)
     if model_game != game:
         raise ValueError(
-            f"the ppo model {path} plays {model_game}, not {game}; rate it with "
+            f"the {name} model {options['path']} plays {model_game}, not {game}; play it with "
             f"--game {model_game}, or without --game"
         )
     if rules is not None and game_params(game, rules) != model_rules:
         raise ValueError(
-            f"the ppo model {path} plays {game} {setting_name(game, model_rules)}, not the "
-            f"rules given ({setting_name(game, rules)}): give none to rate it under its own; "
-            f"{ladders_of(game)}"
+            f"{_model_words(recorded)}, not the rules given ({setting_name(game, rules)}): "
+            f"give none to play it under its own; {ladders_of(game)}"
         )
     return model_rules
 
@@ -450,9 +505,11 @@ def _compare(ladder: Ladder, args: argparse.Namespace, options: dict[str, object
     print(f"{time.monotonic() - started:.0f} s; pentanomial {card.pentanomial}; card: "
           f"{output / 'card.json'}")
     print(card.line)
-def _accuracy(args: argparse.Namespace) -> None:
-    """Score the spec on the board's solved positions; print the card's line, write it."""
-    rules = _spec_rules(args.spec, args.game, _given_rules(args))
+
+
+def _accuracy(args: argparse.Namespace, rules: dict[str, Any] | None) -> None:
+    """Score the spec on the board's solved ``rules`` positions; print the card's line,
+    write it."""
     output = args.output or Path(
         "results", "accuracy", f"{args.game}-{setting_name(args.game, rules)}-{_slug(args.spec)}"
     )

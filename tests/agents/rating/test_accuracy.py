@@ -11,6 +11,7 @@ import math
 import tempfile
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -24,6 +25,8 @@ from agents.rating.accuracy import METHOD, Score, accuracy, write_card
 from agents.rating.card_format import card_schema, check_card
 from agents.registry import make_agent
 from agents.solved_positions import Positions, find_positions
+from tests.agents.rating.test_rating import stamped_network, stamped_zip
+from tests.support.cli_fuzz import RunStarted, check_command
 from tests.support.schemas import STRICT
 from tests.support.solved_positions import SAMPLE, SHIPPED, rows
 
@@ -161,6 +164,20 @@ def test_trap_rate_accuracy_prints_one_line_and_writes_the_card(
     assert rate_cli.main(argv) == 2  # the card is there: --overwrite replaces it
     assert "exists; --overwrite replaces it" in capsys.readouterr().err
     assert rate_cli.main([*argv, "--overwrite"]) == 0
+
+
+@pytest.mark.parametrize("model", [stamped_zip, stamped_network], ids=["ppo", "mcts"])
+def test_trap_rate_accuracy_scores_a_model_on_the_board_its_record_names(
+    model: Any, tmp_path: Path
+):
+    spec = model(tmp_path, "othello", board_size=6)
+    with mock.patch.object(rate_cli, "accuracy", side_effect=RunStarted) as scored:
+        assert check_command(rate_cli.main, [spec, "--accuracy", "--output", str(tmp_path / "o")],
+                             "trap-rate")  # fmt: skip
+    assert scored.call_args.kwargs["game"] == "othello"
+    assert scored.call_args.kwargs["params"] == {"board_size": 6, "end_rule": "standard"}
+    code, err = _run([spec, "--accuracy", "--game", "trap", "--output", str(tmp_path / "o")])
+    assert code == 2 and err.count("\n") == 1 and "plays othello, not trap" in err, err
 
 
 def test_trap_rate_verify_scores_an_accuracy_card_again(

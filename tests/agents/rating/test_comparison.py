@@ -4,6 +4,7 @@ its error rates, a stop that no worker count moves, the card, and the command li
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import math
 import random
@@ -27,9 +28,10 @@ from agents.rating.comparison import (
     walk_of_records,
     walk_pairs,
 )
+from agents.rating.ladder import find_ladder
 from agents.rating.verify import verify_card
-from tests.agents.rating.test_rating import SMALL
-from tests.support.cli_fuzz import check_command, command_lines, raise_run_started
+from tests.agents.rating.test_rating import SMALL, stamped_network, stamped_zip
+from tests.support.cli_fuzz import RunStarted, check_command, command_lines, raise_run_started
 
 QUICK = SprtTest(elo1=200, alpha=0.3, beta=0.3, max_games=24)
 """A test that greedy passes over random on the small ladder in three pairs (1, 2, 2 points):
@@ -251,6 +253,74 @@ def test_trap_rate_compare_answers_bad_input_in_one_line(argv, message, tmp_path
         status = exit.code
     error = capsys.readouterr().err
     assert status == 2 and message in error and len(error.strip().splitlines()) == 1
+    assert not (tmp_path / "o").exists()
+
+
+MODEL_SETTINGS = [("trap", 4), ("othello", 6), ("othello", 8)]
+"""Games and board sizes of the models below: Trap! 4x4 has no ladder, Othello's two do."""
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory) -> list[tuple[str, str, int]]:
+    """A ppo zip and an mcts network of each of :data:`MODEL_SETTINGS`: (spec, game, size)."""
+    made = []
+    for game, size in MODEL_SETTINGS:
+        folder = tmp_path_factory.mktemp(f"{game}{size}")
+        made += [(make(folder, game, board_size=size), game, size)
+                 for make in (stamped_zip, stamped_network)]  # fmt: skip
+    return made
+
+
+def _main(argv: list[str]) -> tuple[int, str, str]:
+    """``trap-rate``'s exit status, stdout and stderr; its comparison stopped as it starts."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+            mock.patch.object(rate_cli, "compare", side_effect=RunStarted) as run:  # fmt: skip
+        try:
+            status = rate_cli.main(argv)
+        except RunStarted:
+            status = -1  # started: the ladder it plays on is in the call
+        except SystemExit as exit:  # the parser's errors
+            status = int(exit.code or 0)
+    ladder = run.call_args.kwargs["ladder"] if run.called else None
+    return status, err.getvalue(), ladder
+
+
+@settings(max_examples=30, deadline=None)
+@given(a=st.integers(0, 6), b=st.integers(0, 6))
+def test_compare_plays_the_game_and_rules_its_models_record_and_refuses_two(models, a, b):
+    """Index 6 is ``random``, no model: the other spec's record decides alone."""
+    chosen = [models[i] if i < len(models) else ("random", None, None) for i in (a, b)]
+    status, err, ladder = _main(["--compare", chosen[0][0], chosen[1][0], "--workers", "0"])
+    recorded = {(game, size) for _, game, size in chosen if game is not None}
+    if len(recorded) == 2:  # one line naming both models and their rules
+        assert status == 2 and err.count("\n") == 1, err
+        for spec, game, size in chosen:
+            assert f"{spec.partition('path=')[2]} plays {game} {size}x{size}" in err
+    elif recorded == {("trap", 4)}:
+        assert status == 2 and "no ladder of trap 4x4" in err, err
+    else:
+        ((game, size),) = recorded or {("trap", 7)}  # no model: Trap!'s default ladder
+        assert status == -1 and ladder == find_ladder(game, {"board_size": size}), err
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--game", "trap"], "plays othello, not trap; play it with --game othello"),
+        (["--board-size", "8"], "plays othello 6x6, not the rules given (8x8)"),
+        (["--game", "othello", "--rule", "end_rule=course"], "not the rules given "
+         "(8x8-end_rule=course): give none to play it under its own; the ladders of othello"),
+    ],
+)
+@pytest.mark.parametrize("model", [stamped_zip, stamped_network], ids=["ppo", "mcts"])
+def test_compare_refuses_a_model_whose_record_is_not_the_game_or_rules_given(
+    model, flags, message, tmp_path
+):
+    spec = model(tmp_path, "othello", board_size=6)
+    for specs in ([spec, "random"], ["random", spec]):
+        status, err, _ = _main(["--compare", *specs, *flags, "--output", str(tmp_path / "o")])
+        assert status == 2 and err.count("\n") == 1 and message in err, err
     assert not (tmp_path / "o").exists()
 
 

@@ -22,6 +22,7 @@ from trap_scripts import rate as rate_cli
 import agents.rating
 from agents.arena import pool
 from agents.arena.tournament import run_games
+from agents.mcts.network import Network
 from agents.rating import (
     estimate_rating,
     ladder_games,
@@ -296,6 +297,15 @@ def stamped_zip(folder: Path, game: str, **rules: object) -> str:
     return f"ppo:path={path}"
 
 
+def stamped_network(folder: Path, game: str, **rules: object) -> str:
+    """The spec of an ``mcts`` network of ``game`` under ``rules``, as small as one gets."""
+    played = get_game(game)
+    path = folder / f"{game}-{'-'.join(map(str, rules.values()))}.npz"
+    Network.initial(played.make_config(**rules), channels=2, blocks=0, hidden=2,
+                    game=played).save(path)  # fmt: skip
+    return f"mcts:path={path}"
+
+
 def test_a_ppo_model_s_record_picks_the_rules_and_other_rules_given_are_refused(
     ladders_root, tmp_path, capsys
 ):
@@ -307,7 +317,7 @@ def test_a_ppo_model_s_record_picks_the_rules_and_other_rules_given_are_refused(
     assert run.call_args.args[0] == four
     for argv, words in [
         (["--board-size", "7"], "plays trap 4x4, not the rules given (7x7)"),
-        (["--game", "othello"], "plays trap, not othello; rate it with --game trap"),
+        (["--game", "othello"], "plays trap, not othello; play it with --game trap"),
         (["--board-size", "4", "--rule", "decay=3"], "not the rules given (4x4-decay=3)"),
     ]:
         assert rate_cli.main([spec, *argv, "--output", str(tmp_path / "o")]) == 2
@@ -316,11 +326,12 @@ def test_a_ppo_model_s_record_picks_the_rules_and_other_rules_given_are_refused(
     assert "no ladder of trap 5x5; the ladders of trap: 4x4 (v1)" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("model", [stamped_zip, stamped_network], ids=["ppo", "mcts"])
 @pytest.mark.parametrize("game", [[], ["--game", "othello"]], ids=["stamp", "given"])
-def test_a_ppo_model_s_record_picks_its_game_too_and_its_ladder_by_its_rules(
-    game, tmp_path, capsys
+def test_a_model_s_record_picks_its_game_too_and_its_ladder_by_its_rules(
+    game, model, tmp_path, capsys
 ):
-    spec = stamped_zip(tmp_path, "othello", board_size=6)
+    spec = model(tmp_path, "othello", board_size=6)
     with mock.patch.object(rate_cli, "rate_spec", side_effect=RunStarted) as run:
         assert check_command(rate_cli.main, [spec, *game, "--output", str(tmp_path / "o")],
                              "trap-rate")  # fmt: skip
