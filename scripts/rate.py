@@ -265,7 +265,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             _accuracy(args, rules)
             return 0
         ladder = _chosen_ladder(args, rules)
-        note_aliases("trap-rate", args)
         options = {"workers": args.workers, "backend": args.backend, "address": args.address}
         if args.compare is not None:
             _compare(ladder, args, options)
@@ -470,13 +469,13 @@ def _rules_of(args: argparse.Namespace, recorded: Recorded | None) -> dict[str, 
 
 def _rate(ladder: Ladder, args: argparse.Namespace, options: dict[str, object]) -> None:
     output = args.output or Path("results", "rate", f"{ladder.game}-{_slug(args.spec)}")
-    print(f"rating {args.spec!r} on the {ladder.name} ({len(ladder.rungs)} opponents), "
-          f"{args.games} games; results in {output}", flush=True)
+    header = (f"rating {args.spec!r} on the {ladder.name} ({len(ladder.rungs)} opponents), "
+              f"{args.games} games; results in {output}")  # fmt: skip
     started = time.monotonic()
     card = rate_spec(
         ladder, args.spec, output, games=args.games, seed=args.seed, cpu_cap=args.cpu_cap,
         run_options=options, resume=args.resume, overwrite=args.overwrite,
-        say=lambda line: print(line, flush=True),
+        say=lambda line: print(line, flush=True), on_start=lambda: _announce(args, header),
     )
     for rung in card.opponents:
         print(f"  {rung.spec:48s} {rung.rating:7.1f}  {rung.wins}-{rung.draws}-{rung.losses}"
@@ -493,14 +492,15 @@ def _compare(ladder: Ladder, args: argparse.Namespace, options: dict[str, object
     output = args.output or Path(
         "results", "compare", f"{ladder.game}-{_slug(a)}-vs-{_slug(b)}"[:120]
     )
-    print(f"is {b!r} stronger than {a!r}? Pairs of games on the {ladder.name}'s openings until "
-          f"a GSPRT decides (elo0 {test.elo0:g}, elo1 {test.elo1:g}, alpha {test.alpha:g}, "
-          f"beta {test.beta:g}, at most {test.max_games} games); results in {output}", flush=True)
+    header = (f"is {b!r} stronger than {a!r}? Pairs of games on the {ladder.name}'s openings "
+              f"until a GSPRT decides (elo0 {test.elo0:g}, elo1 {test.elo1:g}, alpha "
+              f"{test.alpha:g}, beta {test.beta:g}, at most {test.max_games} games); results in "
+              f"{output}")  # fmt: skip
     started = time.monotonic()
     card = compare(
         a, b, game=ladder.game, output=output, ladder=ladder, test=test, seed=args.seed,
         cpu_cap=args.cpu_cap, run_options=options, resume=args.resume, overwrite=args.overwrite,
-        say=lambda line: print(line, flush=True),
+        say=lambda line: print(line, flush=True), on_start=lambda: _announce(args, header),
     )
     print(f"{time.monotonic() - started:.0f} s; pentanomial {card.pentanomial}; card: "
           f"{output / 'card.json'}")
@@ -516,8 +516,8 @@ def _accuracy(args: argparse.Namespace, rules: dict[str, Any] | None) -> None:
     card_path = output / "card.json"
     if card_path.exists() and not args.overwrite:
         raise CliError(f"{card_path} exists; --overwrite replaces it")
-    note_aliases("trap-rate", args)
     card = accuracy(args.spec, game=args.game, params=rules, seed=args.seed)
+    note_aliases("trap-rate", args)  # after the checks (scoring is one pass): a refusal is alone
     write_card(card, card_path)
     print(f"{card.line}; card: {card_path}")
 
@@ -570,8 +570,8 @@ def _calibrate(
     how = (f"a round robin of {calibration.games_per_pairing} games a pair, then "
            f"{calibration.pair_games} games a pair of neighbours" if calibration.pair_games
            else f"a round robin of {len(calibration_tasks(ladder))} games")  # fmt: skip
-    print(f"calibrating the {ladder.name} ({ladder.game} {ladder.setting}, {len(ladder.rungs)} "
-          f"rungs): {how}; results in {output}", flush=True)
+    _announce(args, f"calibrating the {ladder.name} ({ladder.game} {ladder.setting}, "
+              f"{len(ladder.rungs)} rungs): {how}; results in {output}")
     words = sys.argv[1:] if argv is None else list(argv)
     rated = calibrate_ladder(
         ladder, output, run_options=options, resume=args.resume, overwrite=args.overwrite,
@@ -589,6 +589,13 @@ def _calibrate(
         )
         print(f"  {rung.spec:48s} {rung.rating:7.1f}{against}")
     print(f"ladder: {target}; games: {output / PACKED_FILE}")
+
+
+def _announce(args: argparse.Namespace, header: str) -> None:
+    """Say that the run starts, its checks passed: the notes of alias flags on stderr, then
+    ``header`` (a refusal before it is its one line alone)."""
+    note_aliases("trap-rate", args)
+    print(header, flush=True)
 
 
 def _slug(spec: str) -> str:

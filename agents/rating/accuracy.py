@@ -217,12 +217,29 @@ def _action(
     """The policy's action at the position: a spec's agent built for it, an agent reset."""
     if not isinstance(policy, str):
         return _decide(policy, seed, state, index)
-    agent = make_agent(policy, game=game, seed=seed)
+    agent = _built(policy, game, seed)
     try:
         check_supports(agent, config)
         return _decide(agent, seed, state, index)
     finally:
         close_agent(agent)
+
+
+def _built(spec: str, game: str, seed: int) -> Agent:
+    """The agent of ``spec``.
+
+    Raises:
+        ValueError: for a bad spec or option (its own message), or a constructor that
+            raises anything else (naming the spec): one line, not the policy's traceback.
+    """
+    try:
+        return make_agent(spec, game=game, seed=seed)
+    except ValueError:
+        raise
+    except Exception as error:  # a constructor is the policy's own code: anything can fail
+        raise ValueError(
+            f"building agent {spec!r} raised {type(error).__name__}: {error}"
+        ) from None
 
 
 def _decide(agent: Agent, seed: int, state: Any, index: int) -> Any:

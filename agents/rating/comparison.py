@@ -37,7 +37,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -378,6 +378,7 @@ def compare(
     overwrite: bool = False,
     check: bool = True,
     say: Say = print,
+    on_start: Callable[[], None] | None = None,
 ) -> ComparisonCard:
     """Test whether ``b`` is stronger than ``a`` at ``game``, playing pairs of games on the
     ladder's openings until the test decides, and write ``output/card.json``.
@@ -397,6 +398,9 @@ def compare(
         cpu_cap: CPU seconds per turn past which a player loses by time.
         run_options: further :class:`~agents.arena.plan.RunConfig` settings (``workers``,
             ``backend``, ``address``); ``workers`` pairs are played at a time.
+        on_start: called once every check has passed (the arguments, the folder, and each
+            spec built once: :func:`~agents.arena.tournament.check_specs`), before the run
+            writes anything: where a caller announces it, so that a refusal comes alone.
 
     Raises:
         ValueError: for a bad test, seed or cap, a ladder of another game or rules, a bad
@@ -416,7 +420,8 @@ def compare(
     with locked_folder(output, "comparison folder"):
         check_folder(output, run, resume=resume, overwrite=overwrite, kind=KIND)
         walk = _play_pairs(ladder, run, test, output, config, resume=resume,
-                           overwrite=overwrite, check=check, say=say)  # fmt: skip
+                           overwrite=overwrite, check=check, say=say,
+                           on_start=on_start)  # fmt: skip
         card = make_card(ladder, run, walk, cpu_cap=cpu_cap)
         write_card(card, output / CARD_FILE)
     return card
@@ -446,6 +451,7 @@ def _play_pairs(
     overwrite: bool,
     check: bool,
     say: Say,
+    on_start: Callable[[], None] | None,
 ) -> Walk:
     """Play batches of pairs into ``output`` on one pool and one open results file
     (:func:`~agents.arena.tournament.game_session`), walking each batch's pairs in order,
@@ -461,7 +467,7 @@ def _play_pairs(
     check_files(run["files"], output)
     with game_session(
         output / RESULTS_FILE, config, tasks, resume=resume, overwrite=overwrite, check=check,
-        progress=False, on_start=lambda: claim(output, run, KIND),
+        progress=False, on_start=lambda: claim(output, run, KIND, on_start=on_start),
         before_record=lambda record: check_files(run["files"], output),
     ) as session:
         while True:

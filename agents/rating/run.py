@@ -322,6 +322,7 @@ def rate_spec(
     overwrite: bool = False,
     check: bool = True,
     say: Say = print,
+    on_start: Callable[[], None] | None = None,
 ) -> Card:
     """Rate ``spec`` against ``ladder``: play ``games`` games round by round, estimate, and
     write ``output/card.json``.
@@ -338,6 +339,9 @@ def rate_spec(
         cpu_cap: CPU seconds per turn past which a player loses by time (finite).
         run_options: further :class:`~agents.arena.plan.RunConfig` settings (``workers``,
             ``backend``, ``address``).
+        on_start: called once every check has passed (the arguments, the folder, and each
+            spec built once: :func:`~agents.arena.tournament.check_specs`), before the run
+            writes anything: where a caller announces it, so that a refusal comes alone.
 
     Raises:
         ValueError: for a bad number of games, seed or cap, a bad spec, a folder another
@@ -356,7 +360,8 @@ def rate_spec(
     with locked_folder(output, "rating folder"):
         check_folder(output, run, resume=resume, overwrite=overwrite)
         records = _play_rounds(
-            ladder, run, output, config, resume=resume, overwrite=overwrite, check=check, say=say
+            ladder, run, output, config, resume=resume, overwrite=overwrite, check=check,
+            say=say, on_start=on_start,
         )
         card = make_card(ladder, spec, seed, records, cpu_cap=cpu_cap, files=files)
         write_card(card, output / CARD_FILE)
@@ -373,6 +378,7 @@ def _play_rounds(
     overwrite: bool,
     check: bool,
     say: Say,
+    on_start: Callable[[], None] | None,
 ) -> list[Record]:
     """Play the run's rounds into ``output``, one results file and one pool of workers for
     them all (:func:`~agents.arena.tournament.game_session`); every game's record."""
@@ -383,7 +389,7 @@ def _play_rounds(
     check_files(files, output)
     with game_session(
         output / RESULTS_FILE, config, tasks, resume=resume, overwrite=overwrite, check=check,
-        progress=False, on_start=lambda: claim(output, run),
+        progress=False, on_start=lambda: claim(output, run, on_start=on_start),
         before_record=lambda record: check_files(files, output),
     ) as session:
         while True:

@@ -11,7 +11,7 @@ to their records).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -68,9 +68,18 @@ def check_files(files: Mapping[str, str], output: Path) -> None:
         )
 
 
-def claim(output: Path, run: dict[str, Any], kind: str = "rating") -> None:
+def claim(
+    output: Path,
+    run: dict[str, Any],
+    kind: str = "rating",
+    *,
+    on_start: Callable[[], None] | None = None,
+) -> None:
     """Write what the run is (its checks passed) to ``output/<kind>.json``; a card of the
-    games before goes."""
+    games before goes. ``on_start`` is called first: the caller's announcement of the run,
+    which comes only once nothing is left to refuse."""
+    if on_start is not None:
+        on_start()
     write_text_atomically(output / f"{kind}.json", json.dumps(run, indent=2) + "\n")
     (output / CARD_FILE).unlink(missing_ok=True)  # the new card comes with the last game
 

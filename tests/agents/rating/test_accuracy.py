@@ -108,6 +108,8 @@ class Raising(Illegal):
         (Raising(), r"^the policy raised RuntimeError at position 0: out of ideas"),
         ("mcts", r"^the mcts network .* was trained for trap \(board_size=7, decay=50\)"),
         ("nobody", r"^unknown agent 'nobody'"),
+        ("tests.support.faulty_agents.RaisingConstructorAgent",
+         r"^building agent '.*RaisingConstructorAgent' raised RuntimeError: cannot build"),
     ],
 )
 def test_a_policy_that_cannot_play_is_refused_in_one_line(policy: Any, message: str):
