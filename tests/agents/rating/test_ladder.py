@@ -55,7 +55,12 @@ IDENTITIES = {
     "othello": "d6460f9f7e634833a4fd8dd827624b97d71485700920fb6e70c2255d826b65db",
     "colosseum": "3b9a5a5380da17ec582da1664d0e4e5c734261c2242a72bd813652fd3525ad40",
 }
-"""The shipped ladders' identities, which cards record: reading them must not change them."""
+"""The shipped v1 ladders' identities, which cards record: reading them must not change them."""
+NEWER_IDENTITIES = {
+    "othello 6x6 ladder v2": "993d8a9b7819dbbb2b8a02df28bdffab61c655ed697946740473aefeec766b1c",
+    "colosseum 8x8 ladder v2": "89e289b4e9f24140cf349df9d50af2f35076721fb137177f7c53399afc4c85b0",
+}
+"""The identities of the shipped ladders after v1, by name."""
 
 
 
@@ -113,12 +118,20 @@ def refusal(path: Path, **options: Any) -> str:
 
 @pytest.mark.parametrize("game", SHIPPED_GAMES)
 def test_a_shipped_ladder_loads_as_before_and_every_rung_plays_without_a_clock(game, tmp_path):
-    ladder = load_ladder(game)
+    ladder = find_ladder(game, version="v1")
     assert ladder.identity == IDENTITIES[game]
     assert load_ladder(game, write(tmp_path, shipped(game))) == ladder  # the same file, copied
     assert STRICT(SCHEMA).is_valid(shipped(game))
     for spec in ladder.specs:  # the built agent, not the text: it decides by no clock
         assert time_limit_of(make_agent(spec, game=game, seed=0)) is None, spec
+
+
+def test_every_shipped_ladder_after_v1_loads_as_before_and_plays_without_a_clock():
+    newer = [ladder for ladder in shipped_ladders() if ladder.version != "v1"]
+    assert {ladder.name: ladder.identity for ladder in newer} == NEWER_IDENTITIES
+    for ladder in newer:
+        for spec in ladder.specs:
+            assert time_limit_of(make_agent(spec, game=ladder.game, seed=0)) is None, spec
 
 
 # --- A game's ladders, found by their content ------------------------------------------------
@@ -194,7 +207,7 @@ def test_a_setting_is_named_by_its_board_and_the_rules_that_are_not_the_game_s_d
     assert ladder_name("othello", "v1", {"board_size": 6}) == "othello ladder v1"  # as ever
     assert ladder_name("othello", "v2", {"board_size": 6}) == "othello 6x6 ladder v2"
     stems = [ladder.file_stem for ladder in shipped_ladders()]
-    assert stems == ["v1-8x8", "v1-8x8", "v2-6x6", "v1-7x7"]
+    assert stems == ["v1-8x8", "v2-8x8", "v1-8x8", "v2-6x6", "v1-7x7"]
 
 
 @given(st.text(max_size=8) | st.integers(-5, 10_001).map(str))

@@ -30,7 +30,7 @@ from agents.arena.plan import GameTask, RunConfig
 from agents.arena.replays import replay_record
 from agents.arena.results import check_record
 from agents.arena.worker import make_record
-from agents.rating import load_ladder
+from agents.rating import find_ladder, load_ladder
 from agents.web.app import Settings, allowed_hosts, check_spec, create_app
 from agents.web.live import LiveGame, LiveGames
 from agents.web.seats import PersonSeat
@@ -1032,20 +1032,20 @@ def test_a_record_whose_scores_are_not_its_actions_is_refused(client: TestClient
 def test_the_ratings_tab_ranks_cards_per_shipped_ladder_and_lists_others_apart(
     tmp_path: Path,
 ) -> None:
-    ladder = load_ladder("colosseum")
+    ladder = find_ladder("colosseum", version="v1")  # format 1 cards were v1's only
     weak, strong = ladder.rungs[0].spec, ladder.rungs[-1].spec
     write_card(tmp_path / "a", card_of(ladder, "greedy", {weak: (2, 0, 1)}))
     write_card(tmp_path / "b", card_of(ladder, "mcts", {strong: (2, 0, 1)}))
     old = as_format_1(card_of(ladder, "old", {weak: (1, 0, 1)}), "ladder_sha256")  # written before
-    old |= {"ladder": "v0", "line": old["line"].replace("v1", "v0")}
+    old |= {"ladder": "v0", "line": old["line"].replace(ladder.version, "v0")}
     write_card(tmp_path / "c", old)
     with make_client(tmp_path) as client:
         answer = client.get("/api/ratings").json()
     [ranked] = [board for board in answer["ladders"] if board["rows"]]
-    assert ranked["name"] == "colosseum ladder v1" and ranked["sha256"] == ladder.identity
+    assert ranked["name"] == ladder.name and ranked["sha256"] == ladder.identity
     assert [row["spec"] for row in ranked["rows"]] == ["mcts", "greedy"]
     [apart] = answer["apart"]
-    assert apart["spec"] == "old" and "its ladder is 'v0', not 'v1'" in apart["note"]
+    assert apart["spec"] == "old" and f"its ladder is 'v0', not '{ladder.version}'" in apart["note"]
     assert answer["notes"] == []
 
 
