@@ -31,7 +31,7 @@ from agents.rating.cards import leaderboard, read_card
 from agents.rating.comparison import SprtTest, walk_pairs
 from agents.rating.comparison import make_card as make_comparison_card
 from agents.rating.estimate import LIKELIHOOD_RATIO, METHOD
-from agents.rating.ladder import load_ladder
+from agents.rating.ladder import load_ladder, shipped_ladders
 from agents.rating.run import make_card, policy_cpu
 from tests.support.results_roots import as_format_1, card_of, write_card
 from tests.support.schemas import STRICT, assert_known_schema, places
@@ -219,3 +219,13 @@ def test_a_card_of_another_kind_or_format_is_left_out_with_a_note(tmp_path: Path
     assert "a card of kind 'comparison', not a rating" in notes and "format is 3" in notes
     assert [row.spec for row in board.boards[TRAP.identity].rows] == ["greedy"]
     assert json.loads((tmp_path / "added" / "card.json").read_text())["a_later_field"] == [1]
+
+
+def test_the_reference_cards_in_the_docs_are_valid_cards_of_shipped_ladders() -> None:
+    identities = {ladder.identity for ladder in shipped_ladders()}
+    paths = sorted((Path(__file__).parents[3] / "docs" / "cards").glob("*.json"))
+    assert paths
+    for path in paths:
+        card = json.loads(path.read_text())
+        check_card(card)
+        assert card["ladder_sha256"] in identities, path.name
