@@ -49,18 +49,15 @@ from agents.arena.match import NO_WINNER, derive_seed
 from agents.arena.pairs import PAIR_POINTS, game_number, pair_groups
 from agents.arena.plan import GameTask, RunConfig
 from agents.arena.results import Record
-from agents.arena.tournament import game_session
 from agents.files import locked_folder
 from agents.rating.card_format import BaseCard, Provenance, write_card
 from agents.rating.ladder import Ladder, find_ladder, game_params, setting_name
 from agents.rating.run import DEFAULT_CPU_CAP, Say
 from agents.rating.run_folder import (
     CARD_FILE,
-    RESULTS_FILE,
     check_arguments,
-    check_files,
     check_folder,
-    claim,
+    play_batches,
 )
 from agents.spec_files import spec_files
 
@@ -463,29 +460,17 @@ def _play_pairs(
         pairs = range(walk.num_pairs, min(walk.num_pairs + batch, test.max_pairs))
         return comparison_tasks(ladder, run["a"], run["b"], run["seed"], pairs)
 
-    tasks = next_batch()
-    check_files(run["files"], output)
-    with game_session(
-        output / RESULTS_FILE, config, tasks, resume=resume, overwrite=overwrite, check=check,
-        progress=False, on_start=lambda: claim(output, run, KIND, on_start=on_start),
-        before_record=lambda record: check_files(run["files"], output),
-    ) as session:
-        while True:
-            played = session.play(tasks)
-            if len(played) < len(tasks):
-                raise ValueError(
-                    f"{len(tasks) - len(played)} games were left unplayed (the machine "
-                    "stalled them again and again); run again with --resume"
-                )
-            for pair in pair_groups(played):
-                walk.add(b_points(pair))
-                if walk.decision is not None:
-                    break
-            say(f"{2 * walk.num_pairs} games: pentanomial {walk.counts}, LLR {walk.llr:.2f}")
+    def next_tasks(played: list[Record]) -> list[GameTask]:
+        for pair in pair_groups(played):
+            walk.add(b_points(pair))
             if walk.decision is not None:
-                return walk
-            tasks = next_batch()
-            check_files(run["files"], output)
+                break
+        say(f"{2 * walk.num_pairs} games: pentanomial {walk.counts}, LLR {walk.llr:.2f}")
+        return [] if walk.decision is not None else next_batch()
+
+    play_batches(output, run, config, next_batch(), next_tasks, kind=KIND, resume=resume,
+                 overwrite=overwrite, check=check, on_start=on_start)  # fmt: skip
+    return walk
 
 
 def _pairs_at_once(config: RunConfig) -> int:

@@ -33,7 +33,6 @@ from agents.arena.match import FAULTS, NO_WINNER, derive_seed
 from agents.arena.pairs import pair_groups
 from agents.arena.plan import GameTask, RunConfig
 from agents.arena.results import Record
-from agents.arena.tournament import game_session
 from agents.files import locked_folder
 from agents.rating.card_format import BaseCard, Provenance, write_card
 from agents.rating.estimate import (
@@ -47,11 +46,9 @@ from agents.rating.estimate import (
 from agents.rating.ladder import ANCHOR, Ladder, game_params
 from agents.rating.run_folder import (
     CARD_FILE,
-    RESULTS_FILE,
     check_arguments,
-    check_files,
     check_folder,
-    claim,
+    play_batches,
 )
 from agents.spec_files import spec_files
 
@@ -382,31 +379,24 @@ def _play_rounds(
 ) -> list[Record]:
     """Play the run's rounds into ``output``, one results file and one pool of workers for
     them all (:func:`~agents.arena.tournament.game_session`); every game's record."""
-    games, files = run["games"], run["files"]
     records: list[Record] = []
     pairs: dict[str, int] = {}
     rungs, tasks = _next_round(ladder, run, records, pairs)
-    check_files(files, output)
-    with game_session(
-        output / RESULTS_FILE, config, tasks, resume=resume, overwrite=overwrite, check=check,
-        progress=False, on_start=lambda: claim(output, run, on_start=on_start),
-        before_record=lambda record: check_files(files, output),
-    ) as session:
-        while True:
-            played = session.play(tasks)
-            if len(played) < len(tasks):
-                raise ValueError(
-                    f"{len(tasks) - len(played)} games were left unplayed (the machine stalled "
-                    "them again and again); run again with --resume"
-                )
-            records.extend(played)
-            for rung in rungs:
-                pairs[rung] = pairs.get(rung, 0) + 1
-            say(_round_note(ladder, records, rungs))
-            if len(records) >= games:
-                return records
-            rungs, tasks = _next_round(ladder, run, records, pairs)
-            check_files(files, output)
+
+    def next_tasks(played: list[Record]) -> list[GameTask]:
+        nonlocal rungs
+        records.extend(played)
+        for rung in rungs:
+            pairs[rung] = pairs.get(rung, 0) + 1
+        say(_round_note(ladder, records, rungs))
+        if len(records) >= run["games"]:
+            return []
+        rungs, tasks = _next_round(ladder, run, records, pairs)
+        return tasks
+
+    play_batches(output, run, config, tasks, next_tasks, resume=resume, overwrite=overwrite,
+                 check=check, on_start=on_start)  # fmt: skip
+    return records
 
 
 def _next_round(

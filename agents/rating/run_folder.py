@@ -15,9 +15,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from agents.arena.plan import MAX_SECONDS
+from agents.arena.plan import MAX_SECONDS, GameTask, RunConfig
 from agents.arena.replays import replay_record
 from agents.arena.results import Record, read_results
+from agents.arena.tournament import game_session
 from agents.files import write_text_atomically
 from agents.spec_files import file_changes, file_digests
 
@@ -28,6 +29,7 @@ __all__ = [
     "check_files",
     "check_folder",
     "claim",
+    "play_batches",
 ]
 
 CARD_FILE = "card.json"
@@ -156,3 +158,44 @@ def _check_replays(results: Path, games: Sequence[Record]) -> None:
                 f"({error}); the file was edited or damaged: restore it, or start afresh "
                 "with --overwrite"
             ) from None
+
+
+def play_batches(
+    output: Path,
+    run: dict[str, Any],
+    config: RunConfig,
+    tasks: list[GameTask],
+    next_tasks: Callable[[list[Record]], list[GameTask]],
+    *,
+    kind: str = "rating",
+    resume: bool,
+    overwrite: bool,
+    check: bool,
+    on_start: Callable[[], None] | None,
+) -> None:
+    """Play ``tasks``, then each batch ``next_tasks`` gives for the records of the batch
+    before (none: the run is done), into ``output`` on one pool and one open results file
+    (:func:`~agents.arena.tournament.game_session`), the specs' files checked unchanged
+    before each batch and each record; the folder is claimed (:func:`claim`) once the
+    session's checks passed.
+
+    Raises:
+        ValueError: for games the machine left unplayed, changed files, and what
+            :func:`~agents.arena.tournament.game_session` raises.
+    """
+    check_files(run["files"], output)
+    with game_session(
+        output / RESULTS_FILE, config, tasks, resume=resume, overwrite=overwrite, check=check,
+        progress=False, on_start=lambda: claim(output, run, kind, on_start=on_start),
+        before_record=lambda record: check_files(run["files"], output),
+    ) as session:
+        while tasks:
+            played = session.play(tasks)
+            if len(played) < len(tasks):
+                raise ValueError(
+                    f"{len(tasks) - len(played)} games were left unplayed (the machine stalled "
+                    "them again and again); run again with --resume"
+                )
+            tasks = next_tasks(played)
+            if tasks:
+                check_files(run["files"], output)
