@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agents.search.alphabeta import narrowed
 from trap_env.colosseum import rules
 from trap_env.colosseum.rules import DOWN, LEFT, RIGHT, UP, ColosseumState
 
@@ -177,12 +178,7 @@ class ExactSearch:
     ) -> None:
         """Narrow the position's bounds by a search of the window ``(alpha, beta)``."""
         low, high = (-1, 1) if entry is None else (entry[_LOWER], entry[_UPPER])
-        if best <= alpha:
-            high = min(high, best)
-        elif best >= beta:
-            low = max(low, best)
-        else:
-            low = high = best
+        low, high = narrowed(low, high, best, alpha, beta)
         self.table[key] = [low, high, move if move >= 0 or entry is None else entry[_MOVE]]
 
 

@@ -68,6 +68,7 @@ from agents.search.alphabeta import (
     SearchResult,
     choose,
     deepen,
+    narrowed,
 )
 from agents.search.expectimax import SearchTimeout, never
 from agents.timing import ClockedAgent
@@ -302,12 +303,7 @@ class AlphaBeta(AlphaBetaSearch):
                     alpha = score
                     if score >= beta:
                         break
-        if best <= original_alpha:
-            upper = min(upper, best)
-        elif best >= beta:
-            lower = max(lower, best)
-        else:
-            lower = upper = best
+        lower, upper = narrowed(lower, upper, best, original_alpha, beta)
         self.solved[key] = (lower + span) * (2 * span + 1) + upper + span
         return best
 

@@ -44,6 +44,7 @@ __all__ = [
     "SearchResult",
     "choose",
     "deepen",
+    "narrowed",
 ]
 
 MAX_DEPTH = 64
@@ -270,3 +271,19 @@ def choose(
         if limit is not None and clock() - started > share * (deadline - started):
             break
     return result
+
+
+def narrowed(lower: int, upper: int, best: int, alpha: int, beta: int) -> tuple[int, int]:
+    """A position's value bounds ``(lower, upper)`` narrowed by a fail-soft search of the
+    window ``(alpha, beta)`` that returned ``best``: at most ``best`` below the window, at
+    least ``best`` above it, exactly ``best`` inside.
+
+    Example:
+        >>> narrowed(-1, 1, 0, 0, 1), narrowed(-1, 1, 1, 0, 1), narrowed(-1, 1, 0, -1, 1)
+        ((-1, 0), (1, 1), (0, 0))
+    """
+    if best <= alpha:
+        return lower, min(upper, best)
+    if best >= beta:
+        return max(lower, best), upper
+    return best, best
