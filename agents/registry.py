@@ -41,6 +41,7 @@ __all__ = [
     "AGENT_TABLE",
     "EVERY_GAME",
     "agent_names",
+    "built_agent",
     "local_agents",
     "make_agent",
     "register",
@@ -226,6 +227,21 @@ def make_agent(
             "select_action(state) and reset(seed))"
         )
     return agent
+
+
+def built_agent(spec: str, *, game: str, seed: int | None = None, **overrides: Any) -> Agent:
+    """:func:`make_agent` where a refusal must be one line: a constructor that raises
+    anything (or exits) is a :class:`SpecError` naming the spec, not the policy's traceback.
+
+    Raises:
+        SpecError: as :func:`make_agent`, and for a constructor's own failure.
+    """
+    try:
+        return make_agent(spec, game=game, seed=seed, **overrides)
+    except SpecError:
+        raise
+    except (Exception, SystemExit) as error:  # a constructor is the policy's code: any can fail
+        raise SpecError(f"building agent {spec!r} raised {type(error).__name__}: {error}") from None
 
 
 def spec_arguments(spec: str, *, game: str) -> tuple[Callable[..., Agent], dict[str, Any]]:

@@ -42,7 +42,7 @@ from agents.options import require_game
 from agents.rating.card_format import BaseCard, Provenance, check_card, write_card
 from agents.rating.estimate import LEVEL
 from agents.rating.verify import NOT_COMPARED
-from agents.registry import make_agent
+from agents.registry import built_agent
 from agents.solved import TIE_TOLERANCE
 from agents.solved_positions import Positions, find_positions, shipped_positions
 from agents.spec_files import spec_files
@@ -217,29 +217,12 @@ def _action(
     """The policy's action at the position: a spec's agent built for it, an agent reset."""
     if not isinstance(policy, str):
         return _decide(policy, seed, state, index)
-    agent = _built(policy, game, seed)
+    agent = built_agent(policy, game=game, seed=seed)
     try:
         check_supports(agent, config)
         return _decide(agent, seed, state, index)
     finally:
         close_agent(agent)
-
-
-def _built(spec: str, game: str, seed: int) -> Agent:
-    """The agent of ``spec``.
-
-    Raises:
-        ValueError: for a bad spec or option (its own message), or a constructor that
-            raises anything else (naming the spec): one line, not the policy's traceback.
-    """
-    try:
-        return make_agent(spec, game=game, seed=seed)
-    except ValueError:
-        raise
-    except Exception as error:  # a constructor is the policy's own code: anything can fail
-        raise ValueError(
-            f"building agent {spec!r} raised {type(error).__name__}: {error}"
-        ) from None
 
 
 def _decide(agent: Agent, seed: int, state: Any, index: int) -> Any:

@@ -48,7 +48,7 @@ from agents.arena.record_rules import DrawnRule
 from agents.files import game_files, game_folder, write_text_atomically
 from agents.json_schema import check_json, parse_json
 from agents.options import EXEC, parse_spec
-from agents.registry import agent_names, make_agent
+from agents.registry import agent_names, built_agent
 from trap_env.agent import check_supports, close_agent, time_limit_of
 from trap_env.game import played_params
 from trap_env.games import game_names, get_game
@@ -597,7 +597,7 @@ def _check_rung(spec: str, config: RunConfig, allowed_specs: Collection[str]) ->
             "path, which reading a file may not run or import, is a rung only if given on "
             "the command line too"
         )
-    agent = make_agent(spec, game=game, seed=0, **program_limits(spec, config))
+    agent = built_agent(spec, game=game, seed=0, **program_limits(spec, config))
     try:
         for rules in config.games:
             check_supports(agent, rules)

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agents import Agent, SpecError, agent_names, make_agent, parse_spec, register
-from agents.registry import AGENT_TABLE
+from agents.registry import AGENT_TABLE, built_agent
 from agents.seeded import SeededAgent
 from agents.timing import ClockedAgent, pause_collector, resume_collector
 from agents.trap.search import ExpectiminimaxAgent, SearchSettings
@@ -121,6 +121,15 @@ def test_parse_spec_splits_the_texts(spec: str, name: str, options: dict[str, st
 def test_bad_specs_say_what_exists(spec: str, message: str) -> None:
     with pytest.raises(SpecError, match=message):
         make_agent(spec, game="trap")
+
+
+def test_a_constructor_that_raises_is_a_spec_error_naming_the_spec() -> None:
+    spec = "tests.support.faulty_agents.RaisingConstructorAgent"
+    with pytest.raises(RuntimeError):
+        make_agent(spec, game="trap")  # the policy's own error, for a caller that wants it
+    message = f"^building agent '{spec}' raised RuntimeError: cannot build this agent$"
+    with pytest.raises(SpecError, match=message):
+        built_agent(spec, game="trap")
 
 
 @pytest.mark.parametrize(

@@ -234,6 +234,13 @@ def test_a_rung_that_is_a_program_or_a_dotted_path_is_refused_unless_the_user_ga
         assert spec in load_ladder("trap", path, allowed_specs=[spec]).specs
 
 
+def test_a_rung_whose_constructor_raises_is_refused_in_one_line_naming_it():
+    spec = "tests.support.faulty_agents.RaisingConstructorAgent"
+    words = f"rungs\\[1\\] '{spec}': building agent '{spec}' raised RuntimeError: cannot build"
+    with pytest.raises(ValueError, match=words):
+        new_ladder("trap", {"board_size": 4}, ["random", spec])
+
+
 def test_a_registered_agent_is_a_rung_by_its_name(tmp_path, monkeypatch):
     monkeypatch.setitem(registry._REGISTERED, ("trap", "my-rung"), RandomAgent)
     path = write(tmp_path, changed(shipped("trap"), ("rungs", 1, "spec"), "my-rung"))
