@@ -570,12 +570,13 @@ def _calibrate(
     how = (f"a round robin of {calibration.games_per_pairing} games a pair, then "
            f"{calibration.pair_games} games a pair of neighbours" if calibration.pair_games
            else f"a round robin of {len(calibration_tasks(ladder))} games")  # fmt: skip
-    _announce(args, f"calibrating the {ladder.name} ({ladder.game} {ladder.setting}, "
-              f"{len(ladder.rungs)} rungs): {how}; results in {output}")
+    header = (f"calibrating the {ladder.name} ({ladder.game} {ladder.setting}, "
+              f"{len(ladder.rungs)} rungs): {how}; results in {output}")  # fmt: skip
     words = sys.argv[1:] if argv is None else list(argv)
     rated = calibrate_ladder(
         ladder, output, run_options=options, resume=args.resume, overwrite=args.overwrite,
         command=shlex.join(["trap-rate", *words]), say=lambda line: print(line, flush=True),
+        on_start=lambda: _announce(args, header),
     )
     write_ladder(rated, target)
     errors = neighbour_errors(rated) if rated.covariance is not None else {}

@@ -18,17 +18,19 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import lzma
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from agents.arena.plan import RunConfig
 from agents.arena.results import Record, read_results
 from agents.arena.tournament import game_session
-from agents.files import replace_atomically
+from agents.files import locked_folder, replace_atomically
 from agents.rating.fingerprint import fingerprints_of
 from agents.rating.fit import fit_calibration
 from agents.rating.ladder import Ladder
@@ -50,6 +52,7 @@ def calibrate_ladder(
     overwrite: bool = False,
     command: str = "",
     say: Callable[[str], None] = print,
+    on_start: Callable[[], None] | None = None,
 ) -> Ladder:
     """Play ``ladder``'s calibration into ``output`` and give the ladder rated by it, with its
     covariance (a staged calibration's) and fingerprints; the games end packed.
@@ -61,31 +64,61 @@ def calibrate_ladder(
         overwrite: replace them.
         command: the command that plays it, recorded in the ladder.
         say: called with a line after each stage.
+        on_start: called once every check has passed (the settings, the folder and the games
+            there, each rung built once: :func:`~agents.arena.tournament.check_specs`), before
+            the calibration changes anything: where a caller announces it, so that a
+            refusal comes alone and leaves the folder as it was.
 
     Raises:
-        ValueError: for packed games there without ``resume`` or ``overwrite``, games left
-            unplayed, a fit without a finite estimate, and what
-            :func:`~agents.arena.tournament.run_games` raises (settings, a held file).
+        ValueError: for packed games there without ``resume`` or ``overwrite``, packed games
+            that cannot be unpacked, games left unplayed, a fit without a finite estimate,
+            and what :func:`~agents.arena.tournament.run_games` raises (settings, a held
+            file).
     """
     results, packed = output / RESULTS_FILE, output / PACKED_FILE
-    if packed.exists() and not (resume or overwrite):
-        raise ValueError(
-            f"{output} holds a calibration's games already ({PACKED_FILE}); continue it with "
-            "--resume, replace them with --overwrite, or choose another output folder"
-        )
-    if resume and packed.exists() and not results.exists():
-        replace_atomically(results, lambda path: path.write_bytes(lzma.decompress(
-            packed.read_bytes()
-        )))  # fmt: skip
     config = ladder.run_config(**(run_options or {}))
+    with locked_folder(output, "calibration folder"):
+        if packed.exists() and not (resume or overwrite):
+            raise ValueError(
+                f"{output} holds a calibration's games already ({PACKED_FILE}); continue it "
+                "with --resume, replace them with --overwrite, or choose another output folder"
+            )
+        with _unpacked_until_started(packed, results, resume=resume) as started:
 
-    def begin() -> None:  # the checks passed: games packed before are replaced, or kept
-        if overwrite:
-            packed.unlink(missing_ok=True)
+            def begin() -> None:  # the checks passed: games packed before are replaced, or kept
+                if on_start is not None:
+                    on_start()
+                started()
+                if overwrite:
+                    packed.unlink(missing_ok=True)
 
+            records = _play_stages(ladder, results, config, resume=resume, overwrite=overwrite,
+                                   say=say, on_start=begin)  # fmt: skip
+        _pack(results, packed)
+    ratings, covariance = fit_calibration(ladder, records)
+    calibration = replace(
+        ladder.calibration, num_games=len(records), command=command,
+        date=datetime.date.today().isoformat(),
+    )
+    rated = ladder.with_ratings(ratings, calibration, covariance)
+    return replace(rated, fingerprints=fingerprints_of(rated))
+
+
+def _play_stages(
+    ladder: Ladder,
+    results: Path,
+    config: RunConfig,
+    *,
+    resume: bool,
+    overwrite: bool,
+    say: Callable[[str], None],
+    on_start: Callable[[], None],
+) -> list[Record]:
+    """Play the calibration's stages into ``results`` on one session (``on_start`` called
+    once its checks passed); every game's record."""
     with game_session(
         results, config, calibration_stage(ladder, []), resume=resume, overwrite=overwrite,
-        on_start=begin,
+        on_start=on_start,
     ) as session:
 
         def play(tasks: list[Any]) -> list[Record]:
@@ -95,16 +128,38 @@ def calibrate_ladder(
             return played
 
         stages: list[int] = []
+        return calibration_games(ladder, play)
 
-        records = calibration_games(ladder, play)
-    _pack(results, packed)
-    ratings, covariance = fit_calibration(ladder, records)
-    calibration = replace(
-        ladder.calibration, num_games=len(records), command=command,
-        date=datetime.date.today().isoformat(),
-    )
-    rated = ladder.with_ratings(ratings, calibration, covariance)
-    return replace(rated, fingerprints=fingerprints_of(rated))
+
+@contextlib.contextmanager
+def _unpacked_until_started(
+    packed: Path, results: Path, *, resume: bool
+) -> Iterator[Callable[[], None]]:
+    """For a resume of packed games alone, unpack them to ``results`` (where the run reads
+    the games it keeps) for the block, and remove that file again unless the block calls
+    the function it is given once the run's checks passed: a refused resume leaves the
+    folder as it was, as a results file a refused run created goes
+    (:class:`~agents.arena.results.ResultsLog`). A run killed in between leaves the file
+    beside the packed one, the same games: either is read, and ``resume`` goes on.
+
+    Raises:
+        ValueError: for packed games that cannot be unpacked (naming the file).
+    """
+    unpacked = resume and packed.exists() and not results.exists()
+    if unpacked:
+        data = _unpacked(packed)
+        replace_atomically(results, lambda path: path.write_bytes(data))
+    is_started = False
+
+    def started() -> None:
+        nonlocal is_started
+        is_started = True
+
+    try:
+        yield started
+    finally:
+        if unpacked and not is_started:
+            results.unlink(missing_ok=True)
 
 
 def _pack(results: Path, packed: Path) -> None:
@@ -125,12 +180,21 @@ def calibration_records(folder: Path) -> list[Record]:
     """
     results, packed = folder / RESULTS_FILE, folder / PACKED_FILE
     if not results.exists() and packed.exists():
-        try:
-            data = lzma.decompress(packed.read_bytes())
-        except (OSError, lzma.LZMAError) as error:
-            raise ValueError(f"{packed}: cannot be unpacked: {error}") from None
+        data = _unpacked(packed)
         return _read_records(packed, lambda: _read_unpacked(data))
     return _read_records(results, lambda: read_results(results))
+
+
+def _unpacked(packed: Path) -> bytes:
+    """The games of ``packed``, unpacked.
+
+    Raises:
+        ValueError: for a file that cannot be read or unpacked (naming it).
+    """
+    try:
+        return lzma.decompress(packed.read_bytes())
+    except (OSError, lzma.LZMAError) as error:
+        raise ValueError(f"{packed}: cannot be unpacked: {error}") from None
 
 
 def _read_unpacked(data: bytes) -> Any:

@@ -62,6 +62,14 @@ def exit_status(main: Main, argv: Sequence[str]) -> int:
         return exit_.code if isinstance(exit_.code, int) else 1
 
 
+def captured_run(main: Main, argv: Sequence[str]) -> tuple[int, str, str]:
+    """The exit status of ``main(argv)`` (:func:`exit_status`), its stdout and its stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = exit_status(main, argv)
+    return status, out.getvalue(), err.getvalue()
+
+
 def check_command(main: Main, argv: Sequence[str], prog: str) -> bool:
     """Run ``main(argv)`` with its output captured: whether the run started (or the command
     ended with 0); otherwise assert exit status 2 and one line ``PROG: error: ...``.

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import doctest
 import importlib
-import io
 import json
 import lzma
 import math
@@ -383,63 +382,6 @@ def test_trap_rate_answers_bad_input_in_one_line(argv, message, tmp_path, capsys
         status = exit.code
     error = capsys.readouterr().err
     assert status == 2 and message in error and len(error.strip().splitlines()) == 1
-
-
-BAD_SPECS = [
-    "nosuchagent", "greedy:nosuchoption=1", "alphabeta:depth=-3", "alphabeta:depth", " : ",
-    "model.zip", "ppo:path=missing.zip", "mcts:path=missing.npz",
-    # refused only as they are built (in a child process): a constructor that raises, and
-    # an agent that cannot play the board
-    "tests.support.faulty_agents.RaisingConstructorAgent",
-    "tests.support.faulty_agents.FiveOnlyAgent",
-]  # fmt: skip
-MODES = {
-    "rate": lambda spec: [spec, "--games", "2", "--workers", "0", "--decay", "50"],
-    "compare": lambda spec: ["--compare", "random", spec, "--max-games", "2", "--workers", "0",
-                             "--decay", "50"],
-    "accuracy": lambda spec: [spec, "--accuracy", "--board-size", "3", "--decay", "50"],
-}  # fmt: skip
-"""Each mode of trap-rate with a SPEC, an alias flag among its options (whose note is said
-only as the run starts)."""
-
-
-def _refusal(argv: list[str]) -> tuple[int, str, str]:
-    """``trap-rate``'s exit status, stdout and stderr."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = rate_cli.main(argv)
-        except SystemExit as exit:  # the parser's errors
-            status = int(exit.code or 0)
-    return status, out.getvalue(), err.getvalue()
-
-
-@pytest.mark.parametrize("spec", BAD_SPECS)
-@pytest.mark.parametrize("mode", list(MODES))
-def test_a_bad_spec_is_refused_alone_before_any_line_or_folder(mode, spec, tmp_path):
-    status, out, err = _refusal([*MODES[mode](spec), "--output", str(tmp_path / "o" / "run")])
-    assert status == 2 and out == "", (out, err)
-    assert err.startswith("trap-rate: error: ") and err.count("\n") == 1, err
-    assert not (tmp_path / "o").exists()
-
-
-@settings(max_examples=30, deadline=None)
-@given(
-    mode=st.sampled_from(["rate", "compare"]),
-    spec=st.lists(st.sampled_from(["greedy", "nosuch", ":", "depth=", "-1", "0", ",", "=",
-                                   "alphabeta", "path=", "x.zip", " ", "mcts", "ppo", "."]),
-                  min_size=1, max_size=5).map("".join),
-)  # fmt: skip
-def test_any_spec_starts_the_run_or_is_refused_alone(tmp_path_factory, mode, spec):
-    folder = tmp_path_factory.mktemp("refused") / "o"
-    with mock.patch.object(rate_cli, "_announce", side_effect=RunStarted):
-        try:
-            status, out, err = _refusal([*MODES[mode](spec), "--output", str(folder)])
-        except RunStarted:  # every check passed: the run starts here
-            return
-    assert status == 2 and out == "", (spec, out, err)
-    assert err.startswith("trap-rate: error: ") and err.count("\n") == 1, (spec, err)
-    assert not folder.exists()
 
 
 @settings(max_examples=40, deadline=None)

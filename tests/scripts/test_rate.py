@@ -1,0 +1,189 @@
+"""``trap-rate``: every refusal is its one line alone, before any line, folder or file, in
+each mode (a rating, ``--compare``, ``--accuracy``, ``--calibrate``, ``--verify``)."""
+
+from __future__ import annotations
+
+import hashlib
+import lzma
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from trap_scripts import rate as rate_cli
+
+from agents.files import locked_folder
+from tests.support.cli_fuzz import RunStarted, captured_run
+
+BAD_SPECS = [
+    "nosuchagent", "greedy:nosuchoption=1", "alphabeta:depth=-3", "alphabeta:depth", " : ",
+    "model.zip", "ppo:path=missing.zip", "mcts:path=missing.npz",
+    # refused only as they are built (in a child process): a constructor that raises, and
+    # an agent that cannot play the board
+    "tests.support.faulty_agents.RaisingConstructorAgent",
+    "tests.support.faulty_agents.FiveOnlyAgent",
+]  # fmt: skip
+MODES = {
+    "rate": lambda spec: [spec, "--games", "2", "--workers", "0", "--decay", "50"],
+    "compare": lambda spec: ["--compare", "random", spec, "--max-games", "2", "--workers", "0",
+                             "--decay", "50"],
+    "accuracy": lambda spec: [spec, "--accuracy", "--board-size", "3", "--decay", "50"],
+    "calibrate": lambda spec: ["--calibrate", "--rungs", "random", spec, "--board-size", "4",
+                               "--games-per-pairing", "2", "--pair-games", "0", "--workers",
+                               "0", "--decay", "50"],
+}  # fmt: skip
+"""Each mode of trap-rate with a SPEC, an alias flag among its options (whose note is said
+only as the run starts)."""
+
+
+def assert_alone(status: int, out: str, err: str) -> None:
+    """The command was refused: exit 2, nothing on stdout, one line ``trap-rate: error:``."""
+    assert status == 2 and out == "", (status, out, err)
+    assert err.startswith("trap-rate: error: ") and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("spec", BAD_SPECS)
+@pytest.mark.parametrize("mode", list(MODES))
+def test_a_bad_spec_is_refused_alone_before_any_line_or_folder(mode, spec, tmp_path):
+    run = tmp_path / "o" / "run"
+    argv = [*MODES[mode](spec), "--output", str(run)]
+    if mode == "calibrate":
+        argv += ["--ladder-out", str(run / "ladder.json")]
+    assert_alone(*captured_run(rate_cli.main, argv))
+    assert not (tmp_path / "o").exists()
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    mode=st.sampled_from(["rate", "compare", "calibrate"]),
+    spec=st.lists(st.sampled_from(["greedy", "nosuch", ":", "depth=", "-1", "0", ",", "=",
+                                   "alphabeta", "path=", "x.zip", " ", "mcts", "ppo", "."]),
+                  min_size=1, max_size=5).map("".join),
+)  # fmt: skip
+def test_any_spec_starts_the_run_or_is_refused_alone(tmp_path_factory, mode, spec):
+    folder = tmp_path_factory.mktemp("refused") / "o"
+    argv = [*MODES[mode](spec), "--output", str(folder)]
+    if mode == "calibrate":
+        argv += ["--ladder-out", str(folder / "ladder.json")]
+    with mock.patch.object(rate_cli, "_announce", side_effect=RunStarted):
+        try:
+            status, out, err = captured_run(rate_cli.main, argv)
+        except RunStarted:  # every check passed: the run starts here
+            return
+    assert_alone(status, out, err)
+    assert not folder.exists()
+
+
+# --- A calibration's folder: a refusal leaves it byte for byte --------------------------------
+
+CALIBRATE = ["--calibrate", "--rungs", "random", "greedy", "--game", "trap", "--board-size", "4",
+             "--games-per-pairing", "2", "--pair-games", "0", "--workers", "0",
+             "--decay", "50"]  # fmt: skip
+"""A new ladder of Trap! 4x4 of two rungs, calibrated by two games; an alias flag among its
+options (its note comes only as the calibration starts)."""
+
+FAULTY = "tests.support.faulty_agents.RaisingConstructorAgent"
+
+
+@pytest.fixture(scope="module")
+def packed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished calibration's folder (:data:`CALIBRATE`): its games packed, its ladder."""
+    folder = tmp_path_factory.mktemp("packed") / "cal"
+    status, _, err = captured_run(rate_cli.main, [
+        *CALIBRATE, "--output", str(folder), "--ladder-out", str(folder / "ladder.json")
+    ])  # fmt: skip
+    assert status == 0, err
+    assert sorted(path.name for path in folder.iterdir()) == [
+        "ladder.json", "results.jsonl.xz", "results.settings.json"
+    ]
+    return folder
+
+
+def _stopped(folder: Path) -> None:
+    """Make ``folder`` a calibration stopped before its games were packed."""
+    packed = folder / "results.jsonl.xz"
+    (folder / "results.jsonl").write_bytes(lzma.decompress(packed.read_bytes()))
+    packed.unlink()
+
+
+def _damaged(folder: Path) -> None:
+    (folder / "results.jsonl.xz").write_bytes(b"not xz")
+
+
+Setup = Callable[[Path], None]
+REFUSED: list[tuple[str, Setup | None, list[str], str]] = [
+    ("packed games, neither --resume nor --overwrite", None, [], "holds a calibration's games"),
+    ("stopped games without --resume", _stopped, [], "already holds 2 recorded games"),
+    ("the ladder file there without --overwrite", None, ["--ladder-out", "cal/ladder.json"],
+     "exists"),
+    ("--resume under other rules", None, ["--resume", "--board-size", "5"],
+     "recorded with other settings"),
+    ("--resume of stopped games under other rules", _stopped,
+     ["--resume", "--board-size", "5"], "recorded with other settings"),
+    ("--resume with a rung that cannot be built", None, ["--resume", "--rungs", "random",
+     "greedy", FAULTY], "RaisingConstructorAgent"),
+    ("--overwrite with a rung that cannot be built", None, ["--overwrite", "--rungs", "random",
+     "greedy", FAULTY], "RaisingConstructorAgent"),
+    ("--resume of packed games that cannot be unpacked", _damaged, ["--resume"],
+     "cannot be unpacked"),
+]  # fmt: skip
+"""Calibrations refused in a finished calibration's folder ``cal`` (changed first by the
+setup): what, the setup, the arguments beyond :data:`CALIBRATE`, and words of the refusal."""
+
+
+def listing(root: Path) -> dict[str, tuple[int, str]]:
+    """Every file and folder under ``root``: its size and SHA-256 (a folder: -1, "")."""
+    return {
+        str(path.relative_to(root)): (
+            (path.stat().st_size, hashlib.sha256(path.read_bytes()).hexdigest())
+            if path.is_file() else (-1, "")
+        )
+        for path in sorted(root.rglob("*"))
+    }
+
+
+@pytest.mark.parametrize(("setup", "extra", "words"), [case[1:] for case in REFUSED],
+                         ids=[case[0] for case in REFUSED])  # fmt: skip
+def test_a_refused_calibration_is_one_line_alone_and_leaves_its_folder_as_it_was(
+    packed, tmp_path, monkeypatch, setup, extra, words
+):
+    shutil.copytree(packed, tmp_path / "cal")
+    if setup is not None:
+        setup(tmp_path / "cal")
+    monkeypatch.chdir(tmp_path)
+    before = listing(tmp_path)
+    argv = [*CALIBRATE, "--output", "cal", "--ladder-out", "elsewhere/ladder.json", *extra]
+    status, out, err = captured_run(rate_cli.main, argv)
+    assert_alone(status, out, err)
+    assert words in err
+    assert listing(tmp_path) == before
+
+
+def test_a_calibration_into_a_folder_another_run_holds_is_refused_alone(packed, tmp_path):
+    folder = tmp_path / "cal"
+    shutil.copytree(packed, folder)
+    before = listing(tmp_path)
+    argv = [*CALIBRATE, "--output", str(folder), "--ladder-out", str(folder / "ladder.json"),
+            "--resume"]  # fmt: skip
+    with locked_folder(folder, "calibration folder"):
+        status, out, err = captured_run(rate_cli.main, argv)
+    assert_alone(status, out, err)
+    assert "calibration folder" in err and listing(tmp_path) == before
+
+
+def test_a_resume_of_packed_games_plays_none_again_and_packs_them_again(packed, tmp_path):
+    folder = tmp_path / "cal"
+    shutil.copytree(packed, folder)
+    argv = [*CALIBRATE, "--output", str(folder), "--ladder-out", str(folder / "ladder.json"),
+            "--resume"]  # fmt: skip
+    status, out, err = captured_run(rate_cli.main, argv)
+    assert status == 0, err
+    assert out.startswith("calibrating the trap 4x4 ladder v")
+    assert err.startswith("trap-rate: note: --decay is an alias")
+    assert sorted(path.name for path in folder.iterdir()) == [
+        "ladder.json", "results.jsonl.xz", "results.settings.json"
+    ]
+    assert (folder / "results.jsonl.xz").read_bytes() == (packed / "results.jsonl.xz").read_bytes()
