@@ -256,13 +256,20 @@ def check_writable_folder(folder: str | Path, what: str = "folder") -> Path:
     return path
 
 
-def check_writable_file(path: str | Path, what: str = "file") -> Path:
+def check_writable_file(path: str | Path, what: str = "file", *, makes_folders: bool = False
+                        ) -> Path:
     """Check that ``path`` can be written (its folder exists and is writable), creating
     nothing.
 
+    Args:
+        path: the file a run will write.
+        what: how to name it in the error (e.g. ``"ladder file"``).
+        makes_folders: the writer creates the missing folders of the path: the nearest of
+            them that exists must be a writable folder (not a file).
+
     Raises:
-        ValueError: for an empty path, a folder, or a path whose folder is missing or not
-            writable, naming ``what`` and the path.
+        ValueError: for an empty path, a folder, or a path whose folder is missing (unless
+            ``makes_folders``) or not writable, naming ``what`` and the path.
     """
     text = str(path)
     if not text.strip():
@@ -271,6 +278,8 @@ def check_writable_file(path: str | Path, what: str = "file") -> Path:
     if target.is_dir():
         raise ValueError(f"cannot write the {what} {text!r}: it is a folder; give a file path")
     folder = target.parent
+    if makes_folders:  # "." and "/" exist: the search ends
+        folder = next(part for part in target.parents if os.path.lexists(part))
     if not folder.is_dir() or not os.access(folder, os.W_OK):
         raise ValueError(f"cannot write the {what} {text!r}: no writable folder for it")
     return target

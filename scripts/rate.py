@@ -71,6 +71,7 @@ from trap_scripts._cli import (
 
 from agents.arena.plan import MAX_OPENING_PLIES
 from agents.arena.tournament import BACKENDS
+from agents.files import check_writable_file
 from agents.options import parse_spec
 from agents.rating.accuracy import (
     accuracy,
@@ -513,7 +514,7 @@ def _accuracy(args: argparse.Namespace, rules: dict[str, Any] | None) -> None:
     output = args.output or Path(
         "results", "accuracy", f"{args.game}-{setting_name(args.game, rules)}-{_slug(args.spec)}"
     )
-    card_path = output / "card.json"
+    card_path = check_writable_file(output / "card.json", "accuracy card", makes_folders=True)
     if card_path.exists() and not args.overwrite:
         raise CliError(f"{card_path} exists; --overwrite replaces it")
     card = accuracy(args.spec, game=args.game, params=rules, seed=args.seed)

@@ -45,7 +45,12 @@ from typing import Any
 
 from agents.arena.plan import RunConfig, program_limits
 from agents.arena.record_rules import DrawnRule
-from agents.files import game_files, game_folder, write_text_atomically
+from agents.files import (
+    check_writable_file,
+    game_files,
+    game_folder,
+    write_text_atomically,
+)
 from agents.json_schema import check_json, parse_json
 from agents.options import EXEC, parse_spec
 from agents.registry import agent_names, built_agent
@@ -676,7 +681,8 @@ def ladder_target(ladder: Ladder, path: str | Path | None = None, *, overwrite: 
     before any game of its calibration is played.
 
     Raises:
-        ValueError: for a file there already (unless ``overwrite``); for the game's folder,
+        ValueError: for a file there already (unless ``overwrite``), a folder there, or a
+            path under a file or an unwritable folder; for the game's folder,
             a game without one, another file of the folder holding a ladder of the same
             rules and version, or a second first version (:data:`LADDER_VERSION`, whose
             name names no rules), naming the file.
@@ -695,6 +701,7 @@ def ladder_target(ladder: Ladder, path: str | Path | None = None, *, overwrite: 
             raise ValueError(f"{error}; write the ladder elsewhere (--ladder-out FILE)") from None
         target = folder / f"{ladder.file_stem}.json"
         _check_shipped_beside(ladder, target)
+    check_writable_file(target, "ladder file", makes_folders=True)
     if target.exists() and not overwrite:
         raise ValueError(f"{target} exists already; replace it (--overwrite) or write elsewhere")
     return target

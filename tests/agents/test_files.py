@@ -84,6 +84,18 @@ def test_a_file_path_is_checked_without_creating_anything(tmp_path: Path) -> Non
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_file_whose_folders_the_writer_makes_needs_a_folder_as_its_nearest(tmp_path: Path):
+    (tmp_path / "afile").write_text("x")
+    new = tmp_path / "no" / "such" / "ladder.json"
+    assert check_writable_file(new, makes_folders=True) == new
+    for path in (tmp_path / "afile" / "ladder.json", tmp_path / "afile" / "x" / "ladder.json"):
+        with pytest.raises(ValueError, match=f"'{path}': no writable folder for it"):
+            check_writable_file(path, "ladder file", makes_folders=True)
+    with pytest.raises(ValueError, match="is a folder"):
+        check_writable_file(tmp_path, makes_folders=True)
+    assert [path.name for path in tmp_path.iterdir()] == ["afile"]
+
+
 @pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
 def test_a_file_written_whole_has_the_umask_s_mode(tmp_path: Path, umask: int, mode: int) -> None:
     old = os.umask(umask)

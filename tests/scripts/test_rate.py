@@ -187,3 +187,33 @@ def test_a_resume_of_packed_games_plays_none_again_and_packs_them_again(packed, 
         "ladder.json", "results.jsonl.xz", "results.settings.json"
     ]
     assert (folder / "results.jsonl.xz").read_bytes() == (packed / "results.jsonl.xz").read_bytes()
+
+
+# --- An output that cannot be written: refused before any game, line or note ----------------
+
+UNWRITABLE = [
+    ("an accuracy card in a file", ["greedy", "--accuracy", "--board-size", "3", "--decay",
+                                    "50", "--output", "afile"], "cannot write the accuracy card"),
+    ("an accuracy card under a file", ["greedy", "--accuracy", "--board-size", "3", "--decay",
+                                       "50", "--output", "afile/run"], "cannot write the accuracy"),
+    ("a ladder file under a file", [*CALIBRATE, "--output", "cal", "--ladder-out",
+                                    "afile/ladder.json"], "cannot write the ladder file"),
+    ("a ladder file that is a folder", [*CALIBRATE, "--output", "cal", "--ladder-out", "folder",
+                                        "--overwrite"], "it is a folder"),
+]  # fmt: skip
+"""Runs whose card or ladder file could not be written: what, the arguments (an alias flag
+among them), and words of the refusal."""
+
+
+@pytest.mark.parametrize(("argv", "words"), [case[1:] for case in UNWRITABLE],
+                         ids=[case[0] for case in UNWRITABLE])  # fmt: skip
+def test_an_output_that_cannot_be_written_is_refused_alone_before_any_game(
+    tmp_path, monkeypatch, argv, words
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "folder").mkdir()
+    before = listing(tmp_path)
+    status, out, err = captured_run(rate_cli.main, argv)
+    assert_alone(status, out, err)
+    assert words in err and listing(tmp_path) == before
