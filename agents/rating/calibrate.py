@@ -34,14 +34,10 @@ from agents.files import locked_folder, replace_atomically
 from agents.rating.fingerprint import fingerprints_of
 from agents.rating.fit import fit_calibration
 from agents.rating.ladder import Ladder
-from agents.rating.run_folder import RESULTS_FILE
+from agents.rating.run_folder import PACKED_FILE, RESULTS_FILE, check_kind
 from agents.rating.schedule import calibration_games, calibration_stage
 
 __all__ = ["PACKED_FILE", "RESULTS_FILE", "calibrate_ladder", "calibration_records"]
-
-PACKED_FILE = "results.jsonl.xz"
-"""A finished calibration's games, packed (xz: LZMA, the same bytes for the same games)."""
-
 
 def calibrate_ladder(
     ladder: Ladder,
@@ -70,14 +66,15 @@ def calibrate_ladder(
             refusal comes alone and leaves the folder as it was.
 
     Raises:
-        ValueError: for packed games there without ``resume`` or ``overwrite``, packed games
-            that cannot be unpacked, games left unplayed, a fit without a finite estimate,
-            and what :func:`~agents.arena.tournament.run_games` raises (settings, a held
-            file).
+        ValueError: for a rating's or comparison's folder (:func:`check_kind`), packed
+            games there without ``resume`` or ``overwrite``, packed games that cannot be
+            unpacked, games left unplayed, a fit without a finite estimate, and what
+            :func:`~agents.arena.tournament.run_games` raises (settings, a held file).
     """
     results, packed = output / RESULTS_FILE, output / PACKED_FILE
     config = ladder.run_config(**(run_options or {}))
     with locked_folder(output, "calibration folder"):
+        check_kind(output, "calibration")
         if packed.exists() and not (resume or overwrite):
             raise ValueError(
                 f"{output} holds a calibration's games already ({PACKED_FILE}); continue it "

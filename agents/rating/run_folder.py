@@ -24,16 +24,24 @@ from agents.spec_files import file_changes, file_digests
 
 __all__ = [
     "CARD_FILE",
+    "PACKED_FILE",
     "RESULTS_FILE",
     "check_arguments",
     "check_files",
     "check_folder",
+    "check_kind",
     "claim",
     "play_batches",
 ]
 
 CARD_FILE = "card.json"
 RESULTS_FILE = "results.jsonl"
+PACKED_FILE = "results.jsonl.xz"
+"""A finished calibration's games, packed (xz: LZMA, the same bytes for the same games)."""
+
+KIND_FILES = {"rating": "rating.json", "comparison": "comparison.json",
+              "calibration": PACKED_FILE}  # fmt: skip
+"""The file that marks a folder as each kind of run's."""
 
 
 
@@ -86,13 +94,27 @@ def claim(
     (output / CARD_FILE).unlink(missing_ok=True)  # the new card comes with the last game
 
 
+def check_kind(output: Path, kind: str) -> None:
+    """Refuse ``output`` to a ``kind`` of run (:data:`KIND_FILES`) when it holds another
+    kind's, even to ``overwrite``: that replaces the games, and the other's files would stay
+    beside them."""
+    for other, name in KIND_FILES.items():
+        if other != kind and (output / name).exists():
+            raise ValueError(
+                f"{output} holds a {other} ({name}), not a {kind}: a {kind} writes into a "
+                "folder of its own; write elsewhere"
+            )
+
+
 def check_folder(
     output: Path, run: dict[str, Any], *, resume: bool, overwrite: bool, kind: str = "rating"
 ) -> None:
     """Check that this run (a ``kind``: ``"rating"``, ``"comparison"``, described in
-    ``output/<kind>.json``) may use ``output``: a new folder, ``overwrite``, or on
-    ``resume`` the same run (its description, its files, and games that replay)."""
-    path = output / f"{kind}.json"
+    ``output/<kind>.json``) may use ``output``: a new folder (or another kind's:
+    :func:`check_kind`), ``overwrite``, or on ``resume`` the same run (its description, its
+    files, and games that replay)."""
+    check_kind(output, kind)
+    path = output / KIND_FILES[kind]
     if overwrite and not resume:
         return
     if not resume:

@@ -217,3 +217,41 @@ def test_an_output_that_cannot_be_written_is_refused_alone_before_any_game(
     status, out, err = captured_run(rate_cli.main, argv)
     assert_alone(status, out, err)
     assert words in err and listing(tmp_path) == before
+
+
+# --- A folder holds one kind of run ----------------------------------------------------------
+
+RATE = ["greedy", "--ladder", "cal/ladder.json", "--games", "2", "--workers", "0"]
+COMPARE = ["--compare", "random", "greedy", "--ladder", "cal/ladder.json", "--max-games", "2",
+           "--workers", "0"]  # fmt: skip
+ANOTHER_KIND = [
+    ("a rating into a calibration's folder", [*RATE, "--output", "cal"], "holds a calibration"),
+    ("a rating over a calibration's folder", [*RATE, "--output", "cal", "--overwrite"],
+     "holds a calibration"),
+    ("a comparison over a calibration's folder", [*COMPARE, "--output", "cal", "--overwrite"],
+     "holds a calibration"),
+    ("a calibration over a rating's folder", [*CALIBRATE, "--output", "rated", "--overwrite",
+     "--ladder-out", "new.json"], "holds a rating (rating.json)"),
+    ("a calibration over a comparison's folder", [*CALIBRATE, "--output", "compared",
+     "--overwrite", "--ladder-out", "new.json"], "holds a comparison (comparison.json)"),
+    ("a rating over a comparison's folder", [*RATE, "--output", "compared", "--overwrite"],
+     "holds a comparison"),
+]  # fmt: skip
+"""Runs into a folder of another kind of run, which ``--overwrite`` would leave mixed: what,
+the arguments, and words of the refusal."""
+
+
+@pytest.mark.parametrize(("argv", "words"), [case[1:] for case in ANOTHER_KIND],
+                         ids=[case[0] for case in ANOTHER_KIND])  # fmt: skip
+def test_a_run_into_another_kind_s_folder_is_refused_alone_even_to_overwrite(
+    packed, tmp_path, monkeypatch, argv, words
+):
+    shutil.copytree(packed, tmp_path / "cal")
+    for kind in ("rated/rating", "compared/comparison"):  # what marks each kind's folder
+        (tmp_path / kind).parent.mkdir()
+        (tmp_path / f"{kind}.json").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    before = listing(tmp_path)
+    status, out, err = captured_run(rate_cli.main, argv)
+    assert_alone(status, out, err)
+    assert words in err and listing(tmp_path) == before
