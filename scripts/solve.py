@@ -21,6 +21,7 @@ The shipped sets are rebuilt by:
     trap-solve --game trap --board-size 3 --positions agents/trap/positions/3x3.npz
     trap-solve --game colosseum --board-size 3 --positions agents/colosseum/positions/3x3.npz
     trap-solve --game colosseum --board-size 4 --positions agents/colosseum/positions/4x4.npz
+    trap-solve --game othello --board-size 4 --positions agents/othello/positions/4x4.npz
 """
 
 from __future__ import annotations

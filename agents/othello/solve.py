@@ -34,7 +34,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from agents.othello.random_agent import OthelloAgent
-from agents.solved import SolvedTable, cache_folder, measured_solve
+from agents.solved import SolvedTable, action_values, cache_folder, measured_solve
 from trap_env.agent import UnsupportedGameError
 from trap_env.cache import per_board_size
 from trap_env.othello import rules
@@ -52,6 +52,7 @@ __all__ = [
     "canonical",
     "line_states",
     "line_values",
+    "outcome_values",
     "solve",
 ]
 
@@ -384,6 +385,21 @@ def line_values(
         yield ply, empties, margin if state.player == rules.DARK else -margin
 
 
+def outcome_values(solver: Solver, state: OthelloState) -> dict[int, float]:
+    """Each legal action's outcome for the player to act under perfect play: win 1, loss -1,
+    draw 0 (the sign of the final disc margin after it; a pass too).
+
+    One search each, in the window ``(-1, 1)``: fail-soft, its result has the margin's sign
+    without pinning the margin.
+    """
+
+    def decision_value(position: OthelloState) -> float:
+        own, other = rules.sides_of(position, position.player)
+        return float(np.sign(solver.window(own, other, -1, 1)))
+
+    return action_values(GAME, decision_value, state)
+
+
 # --- The solve ---------------------------------------------------------------------------
 
 
@@ -462,8 +478,12 @@ def solve(
 
 class PerfectAgent(OthelloAgent):
     """Perfect play on the boards of :data:`PERFECT_SIZES` (either end rule): at each
-    decision an exact solve of the position, and the lowest optimal placement. Needs the
-    ``solve`` extra (numba).
+    decision an exact solve of the position, and the lowest placement that keeps the best
+    disc margin. Needs the ``solve`` extra (numba).
+
+    Its :meth:`action_values` value the outcome instead (win 1, loss -1, draw 0), the scale
+    of every game's solved positions: the margin it plays by is a finer order, so its
+    placement is always among the best by outcome, though not always the lowest of them.
     """
 
     def __init__(self, seed: int | None = None) -> None:
@@ -496,8 +516,14 @@ class PerfectAgent(OthelloAgent):
             self._solvers[config] = Solver(config)
         return self._solvers[config]
 
+    def action_values(self, state: OthelloState) -> dict[int, float]:
+        """Each legal action's outcome for the player to act (:func:`outcome_values`)."""
+        if not rules.legal_actions(state):
+            raise ValueError(f"action_values needs a game in progress, got {rules.to_text(state)}")
+        return outcome_values(self._solver(state.config), state)
+
     def select_action(self, state: OthelloState) -> int:
-        """The lowest optimal placement (or the pass), by an exact solve."""
+        """The lowest placement keeping the best margin (or the pass), by an exact solve."""
         legal = rules.legal_actions(state)
         if not legal:
             raise ValueError(f"select_action needs a game in progress, got {rules.to_text(state)}")
