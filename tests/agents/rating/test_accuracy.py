@@ -134,6 +134,21 @@ def test_colosseum_3x3_scores_random_below_greedy():
     assert scores["greedy"].optimal < 1 and scores["greedy"].positions > 200
 
 
+def test_trap_rate_accuracy_scores_othello_4x4_random_below_greedy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    scores = {}
+    for spec in ("random", "greedy"):
+        argv = [spec, "--game", "othello", "--board-size", "4", "--accuracy", "--output",
+                str(tmp_path / spec)]  # fmt: skip
+        assert rate_cli.main(argv) == 0
+        assert capsys.readouterr().out.startswith("othello 4x4 solved positions: ")
+        scores[spec] = json.loads((tmp_path / spec / "card.json").read_text())
+    assert scores["random"]["optimal_high"] < scores["greedy"]["optimal_low"]
+    assert scores["greedy"]["positions"] == 280 and set(scores["greedy"]["decisions"]) == {"place"}
+    assert scores["greedy"]["params"] == {"board_size": 4, "end_rule": "standard"}
+
+
 # --- trap-rate --accuracy ------------------------------------------------------------------
 
 
