@@ -26,7 +26,7 @@ import importlib
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -43,6 +43,7 @@ from trap_env.othello.rules import Bitboard, OthelloConfig, OthelloState
 
 __all__ = [
     "BOOK_PLIES",
+    "ENDGAME_EMPTIES",
     "FEINSTEIN_LINE",
     "PERFECT_SIZES",
     "SOLVED_SIZES",
@@ -50,6 +51,7 @@ __all__ = [
     "PerfectAgent",
     "Solver",
     "canonical",
+    "endgame_values",
     "line_states",
     "line_values",
     "outcome_values",
@@ -65,6 +67,9 @@ PERFECT_SIZES = (4,)
 exactly. 6x6 joins once its start's solve has finished and its book ships with the package
 (a book a local solve has logged only in part, read from a user's cache, would make the agent
 neither perfect nor the same on every machine)."""
+ENDGAME_EMPTIES = 12
+"""The most empty cells of a position in a board's endgame set of solved positions
+(:func:`endgame_values`): each action is solved in milliseconds there on 6x6."""
 TABLE_BITS = 22
 """The kernel's transposition table has ``2**TABLE_BITS`` slots (19 bytes each)."""
 FEINSTEIN_LINE = [
@@ -398,6 +403,25 @@ def outcome_values(solver: Solver, state: OthelloState) -> dict[int, float]:
         return float(np.sign(solver.window(own, other, -1, 1)))
 
     return action_values(GAME, decision_value, state)
+
+
+def endgame_values(
+    params: Mapping[str, Any],
+) -> tuple[Callable[[OthelloState], dict[int, float] | None], str]:
+    """The endgame set's values on the board of ``params`` (its ``solved_positions`` entry):
+    :func:`outcome_values` of a position with at most :data:`ENDGAME_EMPTIES` empty cells,
+    None of one with more; and what they cover.
+
+    Raises:
+        ValueError: for rules Othello refuses, a board over 8x8, or without numba.
+    """
+    solver = Solver(GAME.make_config(**params))
+
+    def values(state: OthelloState) -> dict[int, float] | None:
+        empties = state.board_size**2 - (state.dark | state.light).bit_count()
+        return outcome_values(solver, state) if empties <= ENDGAME_EMPTIES else None
+
+    return values, f"positions with at most {ENDGAME_EMPTIES} empty cells"
 
 
 # --- The solve ---------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from agents.solved_positions import (
     DEFAULT_PER_DECISION,
     DEFAULT_RUNGS,
     Positions,
+    board_values,
     default_rungs,
     draw_positions,
     find_positions,
@@ -102,7 +103,9 @@ def test_a_rung_that_cannot_play_the_board_is_refused(solved_cache: Path):
          "no solved positions of Trap! 5x5 (board_size=5, decay=50); shipped: 3x3 "
          "(board_size=3, decay=50)"),
         ("trap", {"board_size": 3, "decay": 0}, "shipped: 3x3 (board_size=3, decay=50)"),
-        ("othello", {"board_size": 6}, "no solved positions of Othello 6x6"),
+        ("othello", {"board_size": 8}, "no solved positions of Othello 8x8"),
+        ("othello", {"board_size": 6, "end_rule": "course"}, "shipped: 4x4 (board_size=4, "
+         "end_rule=standard); 6x6 (board_size=6, end_rule=standard)"),
     ],
 )  # fmt: skip
 def test_a_board_without_positions_is_refused_naming_those_with_them(game, rules, message):
@@ -111,12 +114,14 @@ def test_a_board_without_positions_is_refused_naming_those_with_them(game, rules
     assert message in str(raised.value) and "\n" not in str(raised.value)
 
 
-def test_trap_ships_3x3_positions_colosseum_3x3_and_4x4_and_othello_4x4():
+def test_trap_ships_3x3_positions_colosseum_3x3_and_4x4_and_othello_4x4_and_6x6():
     assert [p.rules for p in shipped_positions("trap")] == [{"board_size": 3, "decay": 50}]
     assert [p.rules for p in shipped_positions("colosseum")] == [
         {"board_size": 3, "start": -1}, {"board_size": 4, "start": -1}]  # fmt: skip
     assert [p.rules for p in shipped_positions("othello")] == [
-        {"board_size": 4, "end_rule": "standard"}]  # fmt: skip
+        {"board_size": 4, "end_rule": "standard"},
+        {"board_size": 6, "end_rule": "standard"},
+    ]
 
 
 def test_each_game_draws_from_its_own_rungs_by_default():
@@ -310,3 +315,45 @@ def test_an_othello_pass_is_met_in_the_games_and_dropped_as_indifferent():
     assert 0 < len(drawn) == drawn.drawn["decisive"] < drawn.drawn["candidates"]
     assert set(drawn.decisions.tolist()) == {OTHELLO.decision_names.index("place")}
     assert set(OTHELLO_4X4.decisions.tolist()) == {OTHELLO.decision_names.index("place")}
+
+
+# --- Othello 6x6 endgames ------------------------------------------------------------------
+
+OTHELLO_6X6 = find_positions("othello", {"board_size": 6})
+
+
+def _empties(state: OthelloState) -> int:
+    return state.board_size**2 - (state.dark | state.light).bit_count()
+
+
+def test_the_othello_6x6_set_is_of_endgames_and_agrees_with_a_plain_negamax_near_the_end():
+    # The plain search takes a second for the 89 positions with at most 5 empty cells.
+    assert len(OTHELLO_6X6) == 400
+    assert OTHELLO_6X6.endgame == "positions with at most 12 empty cells"
+    assert OTHELLO_6X6.describe().endswith(": 400 endgame positions (positions with at most 12 "
+                                           "empty cells)")  # fmt: skip
+    states = [OTHELLO.from_text(str(text)) for text in OTHELLO_6X6.states]
+    assert max(map(_empties, states)) == 12
+    checked = 0
+    for row, state in enumerate(states):
+        if _empties(state) <= 5:
+            plain = _plain_action_values(state)
+            assert {a: OTHELLO_6X6.values[row, a] for a in plain} == plain, row
+            checked += 1
+    assert checked >= 80
+
+
+def test_a_sample_of_the_othello_6x6_set_is_valued_again_alike_by_the_endgame_solver():
+    pytest.importorskip("numba", reason="the endgame solver is the solve extra's (numba)")
+    values, covers = board_values("othello", OTHELLO_6X6.rules)
+    assert covers == OTHELLO_6X6.endgame
+    for row in range(0, len(OTHELLO_6X6), 50):
+        solved = values(OTHELLO.from_text(str(OTHELLO_6X6.states[row])))
+        assert solved is not None and {a: OTHELLO_6X6.values[row, a] for a in solved} == solved
+    assert values(OTHELLO.initial_state(OTHELLO.make_config(board_size=6))) is None
+
+
+def test_a_board_that_neither_perfect_nor_an_endgame_solver_values_is_refused_in_one_line():
+    with pytest.raises(ValueError, match=r"^perfect plays only the solved boards \(3x3\), not "
+                       r"4x4; and trap has no endgame solver$"):  # fmt: skip
+        board_values("trap", {"board_size": 4, "decay": 50})

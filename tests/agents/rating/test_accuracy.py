@@ -149,6 +149,12 @@ def test_trap_rate_accuracy_scores_othello_4x4_random_below_greedy(
     assert scores["greedy"]["params"] == {"board_size": 4, "end_rule": "standard"}
 
 
+def test_an_endgame_set_says_so_in_the_line():
+    card = accuracy("greedy", game="othello", params={"board_size": 6})
+    assert card.line.startswith("othello 6x6 solved endgame positions: ")
+    assert card.positions == 400 and 0.5 < card.optimal < 1
+
+
 # --- trap-rate --accuracy ------------------------------------------------------------------
 
 
@@ -260,8 +266,8 @@ def _run(argv: list[str]) -> tuple[int, str]:
         (["greedy", "--accuracy", "--cpu-cap", "2"], "not with --cpu-cap"),
         (["greedy", "--accuracy"], "no solved positions of Trap! 7x7 (board_size=7, decay=50); "
          "shipped: 3x3 (board_size=3, decay=50)"),
-        (["greedy", "--accuracy", "--game", "othello", "--board-size", "6"],
-         "no solved positions of Othello 6x6"),
+        (["greedy", "--accuracy", "--game", "othello", "--board-size", "8"],
+         "no solved positions of Othello 8x8"),
     ],
 )  # fmt: skip
 def test_trap_rate_accuracy_refuses_in_one_line(argv: list[str], message: str, tmp_path: Path):
