@@ -171,8 +171,10 @@ class Positions:
         return buffer.getvalue()
 
     def save(self, path: Path) -> None:
-        """Write the set to ``path`` atomically."""
+        """Write the set to ``path`` atomically, its folder made if missing (a game's first
+        set goes into a new ``positions/`` folder)."""
         data = self.to_bytes()
+        path.parent.mkdir(parents=True, exist_ok=True)
         replace_atomically(path, lambda temporary: temporary.write_bytes(data))
 
     @property

@@ -82,9 +82,10 @@ def test_a_draw_is_the_same_bytes_each_time_and_reads_back(solved_cache: Path, t
     first = draw()
     assert first.to_bytes() == draw().to_bytes()
     assert 0 < len(first) <= 20 and first.drawn["candidates"] >= first.drawn["decisive"]
-    first.save(tmp_path / "p.npz")
-    again = read_positions(tmp_path / "p.npz")
-    assert len(again.sha256) == 64 and (tmp_path / "p.npz").read_bytes() == first.to_bytes()
+    path = tmp_path / "positions" / "p.npz"  # a folder not made yet
+    first.save(path)
+    again = read_positions(path)
+    assert len(again.sha256) == 64 and path.read_bytes() == first.to_bytes()
     for name in ("states", "decisions", "observations", "legal", "best"):
         assert (getattr(again, name) == getattr(first, name)).all()
     assert np.array_equal(again.values, first.values, equal_nan=True)
