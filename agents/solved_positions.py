@@ -32,6 +32,12 @@ decision are drawn with ``random.Random(derive_seed("positions", seed, "sample",
 and kept in the order met. The values come from the game's ``perfect`` agent (its
 ``action_values(state)``, from the solved table): a board plugs in by having one.
 
+A board that no ``perfect`` agent plays whole but whose endgames a game's exact solver
+reaches (Othello 6x6) draws an **endgame set** instead: the game's :data:`ENDGAMES` entry
+values the candidates it reaches (Othello: at most 12 empty cells) and the rest are no
+candidates; ``drawn`` then has ``endgame``: what the set covers and how many candidates the
+solver reached. Either way the file is the one set of its rules, found by its content.
+
 The file is written byte for byte the same from the same arguments (its zip entries carry
 a fixed date), so ``trap-solve --positions`` rebuilds a shipped file exactly.
 
@@ -42,6 +48,7 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import math
@@ -61,17 +68,19 @@ from agents.registry import make_agent
 from agents.solved import TIE_TOLERANCE, best_action
 from agents.spec_files import file_sha256
 from agents.zips import read_npz
-from trap_env.agent import close_agent
+from trap_env.agent import UnsupportedGameError, check_supports, close_agent
 from trap_env.game import Game, played_params
 from trap_env.games import get_game
 
 __all__ = [
     "COMMON_RUNGS",
     "DEFAULT_RUNGS",
+    "ENDGAMES",
     "FORMAT",
     "KIND",
     "MAX_BYTES",
     "Positions",
+    "board_values",
     "default_rungs",
     "draw_positions",
     "find_positions",
@@ -110,8 +119,14 @@ DEFAULT_OPENING_PLIES = 2
 DEFAULT_PER_DECISION = 400
 ARRAYS = ("states", "decisions", "observations", "legal", "values", "best", "meta")
 
-ActionValues = Callable[[Any], Mapping[int, float]]
-"""A solved board's values: state -> each legal action's value for the player to act."""
+ActionValues = Callable[[Any], Mapping[int, float] | None]
+"""A solved board's values: state -> each legal action's value for the player to act, or
+None for a position out of the solver's reach (an endgame set's earlier positions)."""
+Endgame = Callable[[Mapping[str, Any]], tuple[ActionValues, str]]
+"""Rules -> the exact values of the board's endgame positions and what they cover."""
+ENDGAMES: dict[str, str] = {"othello": "agents.othello.solve:endgame_values"}
+"""By game, the ``"module:function"`` (an :data:`Endgame`, imported only when asked) that
+values the endgames of a board its ``perfect`` agent does not play."""
 
 
 @dataclass(frozen=True)
@@ -156,13 +171,26 @@ class Positions:
         return buffer.getvalue()
 
     def save(self, path: Path) -> None:
-        """Write the set to ``path`` atomically."""
+        """Write the set to ``path`` atomically, its folder made if missing (a game's first
+        set goes into a new ``positions/`` folder)."""
         data = self.to_bytes()
+        path.parent.mkdir(parents=True, exist_ok=True)
         replace_atomically(path, lambda temporary: temporary.write_bytes(data))
 
+    @property
+    def endgame(self) -> str | None:
+        """What an endgame set covers (``"positions with at most 12 empty cells"``); None
+        for a set drawn from the whole game."""
+        endgame = self.drawn.get("endgame")
+        return str(endgame["covers"]) if isinstance(endgame, dict) else None
+
     def describe(self) -> str:
-        """``"trap 3x3 (board_size=3, decay=50): 800 positions"``."""
-        return f"{self.game} {_rules_text(self.rules)}: {len(self)} positions"
+        """``"trap 3x3 (board_size=3, decay=50): 800 positions"`` (an endgame set: ``"...:
+        400 endgame positions (positions with at most 12 empty cells)"``)."""
+        what = f"{len(self)} positions" if self.endgame is None else (
+            f"{len(self)} endgame positions ({self.endgame})"
+        )  # fmt: skip
+        return f"{self.game} {_rules_text(self.rules)}: {what}"
 
 
 def _rules_text(rules: Mapping[str, Any]) -> str:
@@ -329,7 +357,8 @@ def draw_positions(
         opening_plies: random legal actions opening each game.
         per_decision: the most positions kept of each decision (Trap!'s move, throw).
         seed: the seed the games' seeds and the draw derive from.
-        action_values: the solved values (default: the game's ``perfect`` agent's).
+        action_values: the solved values (default: the game's ``perfect`` agent's where it
+            plays the board, else the game's endgame solver's, :func:`board_values`).
         command: the command that rebuilds the set, recorded in ``drawn``.
 
     Raises:
@@ -339,29 +368,47 @@ def draw_positions(
     found = get_game(game)
     config = found.make_config(**dict(params or {}))
     rules = found.config_params(config)
-    values_of = action_values or _perfect_values(game)
+    values_of, endgame = (action_values, None) if action_values else board_values(game, rules)
     rungs = default_rungs(game) if rungs is None else rungs
     candidates = _candidates(
         found, rules, rungs, games_per_pairing, opening_plies, seed
     )
-    valued = [(state, values) for state in candidates
-              if not _is_indifferent(values := dict(values_of(state)))]  # fmt: skip
+    reached = [(state, dict(values)) for state in candidates
+               if (values := values_of(state)) is not None]  # fmt: skip
+    valued = [(state, values) for state, values in reached if not _is_indifferent(values)]
     kept = _sample(found, valued, per_decision, seed)
-    drawn = {
+    drawn: dict[str, Any] = {
         "rungs": list(rungs), "games_per_pairing": games_per_pairing,
         "opening_plies": opening_plies, "per_decision": per_decision, "seed": seed,
         "candidates": len(candidates), "decisive": len(valued), "command": command,
     }  # fmt: skip
+    if endgame is not None:
+        drawn["endgame"] = {"covers": endgame, "reached": len(reached)}
     return _arrays(found, config, rules, kept, drawn)
 
 
-def _perfect_values(game: str) -> ActionValues:
-    """The values of ``game``'s ``perfect`` agent (its solved table)."""
+def board_values(game: str, rules: Mapping[str, Any]) -> tuple[ActionValues, str | None]:
+    """The values a board's positions are drawn with: its ``perfect`` agent's where that
+    plays the board (and None), else its endgame solver's (:data:`ENDGAMES`) and what they
+    cover.
+
+    Raises:
+        ValueError: for a board neither plays, naming what the perfect agent said.
+    """
     agent = make_agent("perfect", game=game)
+    try:
+        check_supports(agent, get_game(game).make_config(**rules))
+    except UnsupportedGameError as refusal:
+        close_agent(agent)
+        if game not in ENDGAMES:
+            raise ValueError(f"{refusal}; and {game} has no endgame solver") from None
+        module_name, _, attribute = ENDGAMES[game].partition(":")
+        endgame: Endgame = getattr(importlib.import_module(module_name), attribute)
+        return endgame(rules)
     values = getattr(agent, "action_values", None)
     if not callable(values):
         raise ValueError(f"the {game} perfect agent gives no action_values(state)")
-    return values  # type: ignore[no-any-return]
+    return values, None
 
 
 def _candidates(

@@ -15,12 +15,18 @@ and read from there next time (``"cached": true``, with the first solve's report
 (:mod:`agents.solved_positions`: the same file byte for byte from the same options) and
 writes them to ``FILE``; the line then has ``"drawn"``: the file, its positions and SHA-256.
 A board with no table whose ``perfect`` agent plays it by search (Colosseum 4x4) is drawn
-too, its line without a value.
+too, its line without a value; so is a board that ``perfect`` does not play, whose endgames
+the game's exact solver values (Othello 6x6: an endgame set, not solved from the start).
 The shipped sets are rebuilt by:
 
     trap-solve --game trap --board-size 3 --positions agents/trap/positions/3x3.npz
     trap-solve --game colosseum --board-size 3 --positions agents/colosseum/positions/3x3.npz
     trap-solve --game colosseum --board-size 4 --positions agents/colosseum/positions/4x4.npz
+    trap-solve --game othello --board-size 4 --positions agents/othello/positions/4x4.npz
+    trap-solve --game othello --board-size 6 --positions agents/othello/positions/6x6-endgame.npz \\
+        --rungs random epsilon-greedy:epsilon=0.5 greedy \\
+        reference:depth=2,time_limit=none,endgame_empties=6 \\
+        reference:depth=4,time_limit=none,endgame_empties=10
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ from agents.registry import make_agent
 from agents.solved import load_or_solve
 from agents.solved_positions import (
     DEFAULT_PER_DECISION,
+    ENDGAMES,
     default_rungs,
     draw_positions,
     read_positions,
@@ -99,16 +106,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _solved(args: Any, game: Game[Any, Any], rules: dict[str, Any]) -> dict[str, Any]:
-    """The solve's line; with ``--positions``, on a board with no table that the game's
-    ``perfect`` agent plays by search (Colosseum 4x4), the game and rules alone.
+    """The solve's line; with ``--positions``, the game and rules alone on a board with no
+    table that the game's ``perfect`` agent plays by search (Colosseum 4x4), and on one it
+    does not play, whose positions are an endgame set (Othello 6x6: its start is not solved).
 
     Raises:
         ValueError: the solver's refusal, for a board that ``perfect`` does not play either.
     """
+    plays = args.positions is not None and _perfect_plays(game, rules)
+    if args.positions is not None and not plays and args.game in ENDGAMES:
+        return {"game": args.game, "rules": rules}
     try:
         table, cached = load_or_solve(args.game, rules)
     except ValueError:
-        if args.positions is None or not _perfect_plays(game, rules):
+        if not plays:
             raise
         return {"game": args.game, "rules": rules}
     return {"game": table.game, "rules": table.rules, **table.report, "cached": cached}

@@ -26,7 +26,7 @@ import importlib
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -34,7 +34,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from agents.othello.random_agent import OthelloAgent
-from agents.solved import SolvedTable, cache_folder, measured_solve
+from agents.solved import SolvedTable, action_values, cache_folder, measured_solve
 from trap_env.agent import UnsupportedGameError
 from trap_env.cache import per_board_size
 from trap_env.othello import rules
@@ -43,6 +43,7 @@ from trap_env.othello.rules import Bitboard, OthelloConfig, OthelloState
 
 __all__ = [
     "BOOK_PLIES",
+    "ENDGAME_EMPTIES",
     "FEINSTEIN_LINE",
     "PERFECT_SIZES",
     "SOLVED_SIZES",
@@ -50,8 +51,10 @@ __all__ = [
     "PerfectAgent",
     "Solver",
     "canonical",
+    "endgame_values",
     "line_states",
     "line_values",
+    "outcome_values",
     "solve",
 ]
 
@@ -64,6 +67,9 @@ PERFECT_SIZES = (4,)
 exactly. 6x6 joins once its start's solve has finished and its book ships with the package
 (a book a local solve has logged only in part, read from a user's cache, would make the agent
 neither perfect nor the same on every machine)."""
+ENDGAME_EMPTIES = 12
+"""The most empty cells of a position in a board's endgame set of solved positions
+(:func:`endgame_values`): each action is solved in milliseconds there on 6x6."""
 TABLE_BITS = 22
 """The kernel's transposition table has ``2**TABLE_BITS`` slots (19 bytes each)."""
 FEINSTEIN_LINE = [
@@ -384,6 +390,40 @@ def line_values(
         yield ply, empties, margin if state.player == rules.DARK else -margin
 
 
+def outcome_values(solver: Solver, state: OthelloState) -> dict[int, float]:
+    """Each legal action's outcome for the player to act under perfect play: win 1, loss -1,
+    draw 0 (the sign of the final disc margin after it; a pass too).
+
+    One search each, in the window ``(-1, 1)``: fail-soft, its result has the margin's sign
+    without pinning the margin.
+    """
+
+    def decision_value(position: OthelloState) -> float:
+        own, other = rules.sides_of(position, position.player)
+        return float(np.sign(solver.window(own, other, -1, 1)))
+
+    return action_values(GAME, decision_value, state)
+
+
+def endgame_values(
+    params: Mapping[str, Any],
+) -> tuple[Callable[[OthelloState], dict[int, float] | None], str]:
+    """The endgame set's values on the board of ``params`` (its ``solved_positions`` entry):
+    :func:`outcome_values` of a position with at most :data:`ENDGAME_EMPTIES` empty cells,
+    None of one with more; and what they cover.
+
+    Raises:
+        ValueError: for rules Othello refuses, a board over 8x8, or without numba.
+    """
+    solver = Solver(GAME.make_config(**params))
+
+    def values(state: OthelloState) -> dict[int, float] | None:
+        empties = state.board_size**2 - (state.dark | state.light).bit_count()
+        return outcome_values(solver, state) if empties <= ENDGAME_EMPTIES else None
+
+    return values, f"positions with at most {ENDGAME_EMPTIES} empty cells"
+
+
 # --- The solve ---------------------------------------------------------------------------
 
 
@@ -462,8 +502,12 @@ def solve(
 
 class PerfectAgent(OthelloAgent):
     """Perfect play on the boards of :data:`PERFECT_SIZES` (either end rule): at each
-    decision an exact solve of the position, and the lowest optimal placement. Needs the
-    ``solve`` extra (numba).
+    decision an exact solve of the position, and the lowest placement that keeps the best
+    disc margin. Needs the ``solve`` extra (numba).
+
+    Its :meth:`action_values` value the outcome instead (win 1, loss -1, draw 0), the scale
+    of every game's solved positions: the margin it plays by is a finer order, so its
+    placement is always among the best by outcome, though not always the lowest of them.
     """
 
     def __init__(self, seed: int | None = None) -> None:
@@ -496,8 +540,14 @@ class PerfectAgent(OthelloAgent):
             self._solvers[config] = Solver(config)
         return self._solvers[config]
 
+    def action_values(self, state: OthelloState) -> dict[int, float]:
+        """Each legal action's outcome for the player to act (:func:`outcome_values`)."""
+        if not rules.legal_actions(state):
+            raise ValueError(f"action_values needs a game in progress, got {rules.to_text(state)}")
+        return outcome_values(self._solver(state.config), state)
+
     def select_action(self, state: OthelloState) -> int:
-        """The lowest optimal placement (or the pass), by an exact solve."""
+        """The lowest placement keeping the best margin (or the pass), by an exact solve."""
         legal = rules.legal_actions(state)
         if not legal:
             raise ValueError(f"select_action needs a game in progress, got {rules.to_text(state)}")

@@ -271,7 +271,8 @@ def _card(
         for number, name in enumerate(game.decision_names)
         if (positions.decisions == number).any()
     }
-    setting = f"{positions.game} {_board(positions.rules)}solved positions"
+    kind = "solved positions" if positions.endgame is None else "solved endgame positions"
+    setting = f"{positions.game} {_board(positions.rules)}{kind}"
     return AccuracyCard(
         benchmark=BENCHMARK, game=positions.game, params=dict(positions.rules), spec=spec,
         files=files, seed=seed, positions_sha256=positions.sha256, **asdict(score),

@@ -1,8 +1,11 @@
 """Solved positions (agents.solved_positions): the shipped Trap! 3x3 set, its values against
-the solver, a draw's bytes, the lookup's refusal, and the strict reading of a damaged file."""
+the solver, a draw's bytes, the lookup's refusal, and the strict reading of a damaged file;
+Colosseum's and Othello's sets against plain searches over their rules."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import io
 import tempfile
 import zipfile
@@ -16,11 +19,13 @@ from hypothesis import strategies as st
 from agents.registry import make_agent
 from agents.solved import TIE_TOLERANCE
 from agents.solved_positions import (
+    COMMON_RUNGS,
     DEFAULT_GAMES_PER_PAIRING,
     DEFAULT_OPENING_PLIES,
     DEFAULT_PER_DECISION,
     DEFAULT_RUNGS,
     Positions,
+    board_values,
     default_rungs,
     draw_positions,
     find_positions,
@@ -28,6 +33,8 @@ from agents.solved_positions import (
     shipped_positions,
 )
 from trap_env.games import get_game
+from trap_env.othello import rules as othello_rules
+from trap_env.othello.rules import OthelloState
 
 SHIPPED = find_positions("trap", {"board_size": 3})
 SHIPPED_BYTES = SHIPPED.to_bytes()
@@ -75,9 +82,10 @@ def test_a_draw_is_the_same_bytes_each_time_and_reads_back(solved_cache: Path, t
     first = draw()
     assert first.to_bytes() == draw().to_bytes()
     assert 0 < len(first) <= 20 and first.drawn["candidates"] >= first.drawn["decisive"]
-    first.save(tmp_path / "p.npz")
-    again = read_positions(tmp_path / "p.npz")
-    assert len(again.sha256) == 64 and (tmp_path / "p.npz").read_bytes() == first.to_bytes()
+    path = tmp_path / "positions" / "p.npz"  # a folder not made yet
+    first.save(path)
+    again = read_positions(path)
+    assert len(again.sha256) == 64 and path.read_bytes() == first.to_bytes()
     for name in ("states", "decisions", "observations", "legal", "best"):
         assert (getattr(again, name) == getattr(first, name)).all()
     assert np.array_equal(again.values, first.values, equal_nan=True)
@@ -96,7 +104,9 @@ def test_a_rung_that_cannot_play_the_board_is_refused(solved_cache: Path):
          "no solved positions of Trap! 5x5 (board_size=5, decay=50); shipped: 3x3 "
          "(board_size=3, decay=50)"),
         ("trap", {"board_size": 3, "decay": 0}, "shipped: 3x3 (board_size=3, decay=50)"),
-        ("othello", {"board_size": 6}, "no solved positions of Othello 6x6"),
+        ("othello", {"board_size": 8}, "no solved positions of Othello 8x8"),
+        ("othello", {"board_size": 6, "end_rule": "course"}, "shipped: 4x4 (board_size=4, "
+         "end_rule=standard); 6x6 (board_size=6, end_rule=standard)"),
     ],
 )  # fmt: skip
 def test_a_board_without_positions_is_refused_naming_those_with_them(game, rules, message):
@@ -105,10 +115,14 @@ def test_a_board_without_positions_is_refused_naming_those_with_them(game, rules
     assert message in str(raised.value) and "\n" not in str(raised.value)
 
 
-def test_trap_ships_3x3_positions_and_colosseum_3x3_and_4x4():
+def test_trap_ships_3x3_positions_colosseum_3x3_and_4x4_and_othello_4x4_and_6x6():
     assert [p.rules for p in shipped_positions("trap")] == [{"board_size": 3, "decay": 50}]
     assert [p.rules for p in shipped_positions("colosseum")] == [
         {"board_size": 3, "start": -1}, {"board_size": 4, "start": -1}]  # fmt: skip
+    assert [p.rules for p in shipped_positions("othello")] == [
+        {"board_size": 4, "end_rule": "standard"},
+        {"board_size": 6, "end_rule": "standard"},
+    ]
 
 
 def test_each_game_draws_from_its_own_rungs_by_default():
@@ -245,3 +259,102 @@ def test_a_sample_of_the_colosseum_4x4_set_is_valued_again_alike():
         state = game.from_text(str(COLOSSEUM_4X4.states[row]))
         solved = perfect.action_values(state)  # type: ignore[attr-defined]
         assert {a: COLOSSEUM_4X4.values[row, a] for a in solved} == solved
+
+
+# --- Othello 4x4 ---------------------------------------------------------------------------
+
+OTHELLO_4X4 = find_positions("othello", {"board_size": 4})
+OTHELLO = get_game("othello")
+
+
+def _plain_outcome(state: OthelloState) -> int:
+    """The outcome for the player to act under perfect play (1, 0, -1), by the rules alone:
+    every line of play to its end (the oracle; a 4x4 game has at most 12 placements)."""
+    return _plain_outcome_of(dataclasses.replace(state, turn=0))
+
+
+@functools.cache
+def _plain_outcome_of(state: OthelloState) -> int:
+    # Keyed without the turn (which the value does not depend on): the lines share positions.
+    result = othello_rules.outcome(state)
+    if result is not None:
+        return 0 if result.winner is None else (1 if result.winner == state.player else -1)
+    return max(-_plain_outcome(othello_rules.apply(state, action))
+               for action in othello_rules.legal_actions(state))  # fmt: skip
+
+
+def _plain_action_values(state: OthelloState) -> dict[int, float]:
+    """Each legal action's outcome for the player to act, by :func:`_plain_outcome`."""
+    return {action: float(-_plain_outcome(othello_rules.apply(state, action)))
+            for action in othello_rules.legal_actions(state)}  # fmt: skip
+
+
+def test_the_shipped_othello_4x4_set_agrees_with_a_plain_negamax_on_a_sample():
+    # Every 4th position (a second of the plain search; all 280 take three or four).
+    assert len(OTHELLO_4X4) == 280 and OTHELLO_4X4.drawn["rungs"] == list(COMMON_RUNGS)
+    assert OTHELLO_4X4.drawn["command"].startswith(
+        "trap-solve --game othello --rule=board_size=4 --rule=end_rule=standard --positions FILE")
+    for row in range(0, len(OTHELLO_4X4), 4):
+        plain = _plain_action_values(OTHELLO.from_text(str(OTHELLO_4X4.states[row])))
+        assert {a: OTHELLO_4X4.values[row, a] for a in plain} == plain, row
+        assert np.flatnonzero(OTHELLO_4X4.legal[row]).tolist() == list(plain)
+        assert OTHELLO_4X4.best[row] == min(a for a, v in plain.items() if v == max(plain.values()))
+
+
+def test_an_othello_pass_is_met_in_the_games_and_dropped_as_indifferent():
+    # Valued by the plain negamax: the draw's rule, not the solver, is what is checked.
+    valued: list[OthelloState] = []
+
+    def values(state: OthelloState) -> dict[int, float]:
+        valued.append(state)
+        return _plain_action_values(state)
+
+    drawn = draw_positions("othello", {"board_size": 4}, rungs=("random", "greedy"),
+                           games_per_pairing=2, action_values=values)  # fmt: skip
+    passes = [state for state in valued if OTHELLO.decision_name(state) == "pass"]
+    assert passes and all(len(values(state)) == 1 for state in passes)
+    assert 0 < len(drawn) == drawn.drawn["decisive"] < drawn.drawn["candidates"]
+    assert set(drawn.decisions.tolist()) == {OTHELLO.decision_names.index("place")}
+    assert set(OTHELLO_4X4.decisions.tolist()) == {OTHELLO.decision_names.index("place")}
+
+
+# --- Othello 6x6 endgames ------------------------------------------------------------------
+
+OTHELLO_6X6 = find_positions("othello", {"board_size": 6})
+
+
+def _empties(state: OthelloState) -> int:
+    return state.board_size**2 - (state.dark | state.light).bit_count()
+
+
+def test_the_othello_6x6_set_is_of_endgames_and_agrees_with_a_plain_negamax_near_the_end():
+    # The plain search takes a second for the 89 positions with at most 5 empty cells.
+    assert len(OTHELLO_6X6) == 400
+    assert OTHELLO_6X6.endgame == "positions with at most 12 empty cells"
+    assert OTHELLO_6X6.describe().endswith(": 400 endgame positions (positions with at most 12 "
+                                           "empty cells)")  # fmt: skip
+    states = [OTHELLO.from_text(str(text)) for text in OTHELLO_6X6.states]
+    assert max(map(_empties, states)) == 12
+    checked = 0
+    for row, state in enumerate(states):
+        if _empties(state) <= 5:
+            plain = _plain_action_values(state)
+            assert {a: OTHELLO_6X6.values[row, a] for a in plain} == plain, row
+            checked += 1
+    assert checked >= 80
+
+
+def test_a_sample_of_the_othello_6x6_set_is_valued_again_alike_by_the_endgame_solver():
+    pytest.importorskip("numba", reason="the endgame solver is the solve extra's (numba)")
+    values, covers = board_values("othello", OTHELLO_6X6.rules)
+    assert covers == OTHELLO_6X6.endgame
+    for row in range(0, len(OTHELLO_6X6), 50):
+        solved = values(OTHELLO.from_text(str(OTHELLO_6X6.states[row])))
+        assert solved is not None and {a: OTHELLO_6X6.values[row, a] for a in solved} == solved
+    assert values(OTHELLO.initial_state(OTHELLO.make_config(board_size=6))) is None
+
+
+def test_a_board_that_neither_perfect_nor_an_endgame_solver_values_is_refused_in_one_line():
+    with pytest.raises(ValueError, match=r"^perfect plays only the solved boards \(3x3\), not "
+                       r"4x4; and trap has no endgame solver$"):  # fmt: skip
+        board_values("trap", {"board_size": 4, "decay": 50})

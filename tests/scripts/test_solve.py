@@ -131,6 +131,32 @@ def test_positions_of_a_board_perfect_plays_by_search_are_drawn_without_a_value(
     assert 0 < line["drawn"]["positions"] <= 3
 
 
+def test_an_othello_6x6_endgame_set_is_drawn_without_solving_the_start(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("numba", reason="the endgame solver is the solve extra's (numba)")
+    from agents.solved_positions import read_positions
+
+    def no_solve(*args: object) -> None:
+        raise AssertionError("the 6x6 start is solved in hours: an endgame set must not ask")
+
+    draw = solve_cli.draw_positions
+    monkeypatch.setattr(solve_cli, "load_or_solve", no_solve)
+    monkeypatch.setattr(
+        solve_cli,
+        "draw_positions",
+        lambda *args, **kwargs: draw(*args, **kwargs, games_per_pairing=1),
+    )
+    argv = ["--game", "othello", "--board-size", "6", "--positions", str(tmp_path / "p.npz"),
+            "--rungs", "random", "greedy", "--per-decision", "3"]  # fmt: skip
+    assert main(argv) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["rules"] == {"board_size": 6, "end_rule": "standard"} and "value" not in line
+    positions = read_positions(tmp_path / "p.npz")
+    assert 0 < len(positions) <= 3 and positions.endgame == "positions with at most 12 empty cells"
+    assert 0 < positions.drawn["endgame"]["reached"] < positions.drawn["candidates"]
+
+
 @pytest.mark.parametrize("flag", [["--seed", "1"], ["--rungs", "random"], ["--per-decision", "3"]])
 def test_the_drawing_options_go_with_positions(
     flag: list[str], capsys: pytest.CaptureFixture[str]

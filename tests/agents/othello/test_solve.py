@@ -194,6 +194,29 @@ def test_perfect_plays_the_lowest_optimal_placement_on_4x4(
             state = rules.apply(state, action)
 
 
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32), empties=st.integers(0, 8))
+def test_perfect_values_each_action_by_its_outcome_a_pass_too(seed: int, empties: int) -> None:
+    config = OthelloConfig(4)
+    state = _playout(config, empties, seed)
+    if state is None:
+        return
+    values = PerfectAgent().action_values(state)
+    plain = {action: -_sign(_plain_negamax(rules.apply(state, action)))
+             for action in rules.legal_actions(state)}  # fmt: skip
+    assert values == plain, rules.to_text(state)
+
+
+def test_perfect_values_a_forced_pass_alone() -> None:
+    state = rules.from_text("xxo./xxoo/oxoo/xxxx o 11 standard")  # light has no placement
+    plain = -_sign(_plain_negamax(rules.apply(state, rules.pass_action(4))))
+    assert PerfectAgent().action_values(state) == {rules.pass_action(4): plain}
+
+
+def _sign(margin: int) -> float:
+    return float((margin > 0) - (margin < 0))
+
+
 def test_perfect_refuses_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     agent = PerfectAgent()
     for size in (8, 6):

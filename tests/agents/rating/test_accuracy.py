@@ -134,6 +134,27 @@ def test_colosseum_3x3_scores_random_below_greedy():
     assert scores["greedy"].optimal < 1 and scores["greedy"].positions > 200
 
 
+def test_trap_rate_accuracy_scores_othello_4x4_random_below_greedy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    scores = {}
+    for spec in ("random", "greedy"):
+        argv = [spec, "--game", "othello", "--board-size", "4", "--accuracy", "--output",
+                str(tmp_path / spec)]  # fmt: skip
+        assert rate_cli.main(argv) == 0
+        assert capsys.readouterr().out.startswith("othello 4x4 solved positions: ")
+        scores[spec] = json.loads((tmp_path / spec / "card.json").read_text())
+    assert scores["random"]["optimal_high"] < scores["greedy"]["optimal_low"]
+    assert scores["greedy"]["positions"] == 280 and set(scores["greedy"]["decisions"]) == {"place"}
+    assert scores["greedy"]["params"] == {"board_size": 4, "end_rule": "standard"}
+
+
+def test_an_endgame_set_says_so_in_the_line():
+    card = accuracy("greedy", game="othello", params={"board_size": 6})
+    assert card.line.startswith("othello 6x6 solved endgame positions: ")
+    assert card.positions == 400 and 0.5 < card.optimal < 1
+
+
 # --- trap-rate --accuracy ------------------------------------------------------------------
 
 
@@ -245,8 +266,8 @@ def _run(argv: list[str]) -> tuple[int, str]:
         (["greedy", "--accuracy", "--cpu-cap", "2"], "not with --cpu-cap"),
         (["greedy", "--accuracy"], "no solved positions of Trap! 7x7 (board_size=7, decay=50); "
          "shipped: 3x3 (board_size=3, decay=50)"),
-        (["greedy", "--accuracy", "--game", "othello", "--board-size", "6"],
-         "no solved positions of Othello 6x6"),
+        (["greedy", "--accuracy", "--game", "othello", "--board-size", "8"],
+         "no solved positions of Othello 8x8"),
     ],
 )  # fmt: skip
 def test_trap_rate_accuracy_refuses_in_one_line(argv: list[str], message: str, tmp_path: Path):
