@@ -183,13 +183,24 @@ def _placements(
     not_last: np.uint64,
 ) -> np.uint64:
     empty = full & ~(own | other)
-    found = np.uint64(0)
-    for d in range(8):
-        line = _step(own, d, n, full, not_first, not_last) & other
-        for _ in range(n - 3):
-            line |= _step(line, d, n, full, not_first, not_last) & other
-        found |= _step(line, d, n, full, not_first, not_last) & empty
-    return found
+    # Discs that a line may cross sideways: none on the first or last column, so that no
+    # shift by 1, n - 1 or n + 1 carries a line from one row's edge to the next row's.
+    inner = other & not_first & not_last
+    found = _ends(own, inner, np.uint64(1), n) | _ends(own, other, np.uint64(n), n)
+    found |= _ends(own, inner, np.uint64(n - 1), n) | _ends(own, inner, np.uint64(n + 1), n)
+    return found & empty
+
+
+@numba.njit(cache=True)
+def _ends(own: np.uint64, crossed: np.uint64, amount: np.uint64, n: int) -> np.uint64:
+    """The cells just past a line of ``crossed`` discs that starts next to one of ``own``'s,
+    shifted by ``amount`` both ways (the caller keeps the empty ones on the board)."""
+    up = (own << amount) & crossed
+    down = (own >> amount) & crossed
+    for _ in range(n - 3):
+        up |= (up << amount) & crossed
+        down |= (down >> amount) & crossed
+    return (up << amount) | (down >> amount)
 
 
 @numba.njit(cache=True)
@@ -209,17 +220,32 @@ def _flips(
     not_first: np.uint64,
     not_last: np.uint64,
 ) -> np.uint64:
-    flipped = np.uint64(0)
     start = np.uint64(1) << np.uint64(cell)
-    for d in range(8):
-        line = np.uint64(0)
-        probe = _step(start, d, n, full, not_first, not_last)
-        while probe & other:
-            line |= probe
-            probe = _step(probe, d, n, full, not_first, not_last)
-        if probe & own:
-            flipped |= line
-    return flipped
+    inner = other & not_first & not_last  # as in _placements: no line wraps a row's edge
+    flipped = _flanked(start, own, inner, np.uint64(1)) | _flanked(start, own, other, np.uint64(n))
+    flipped |= _flanked(start, own, inner, np.uint64(n - 1))
+    return flipped | _flanked(start, own, inner, np.uint64(n + 1))
+
+
+@numba.njit(cache=True)
+def _flanked(start: np.uint64, own: np.uint64, crossed: np.uint64, amount: np.uint64) -> np.uint64:
+    """The ``crossed`` discs in a row from ``start`` that a disc of ``own`` closes, along
+    the shift by ``amount`` both ways."""
+    up = np.uint64(0)
+    probe = start << amount
+    while probe & crossed:
+        up |= probe
+        probe <<= amount
+    if not probe & own:
+        up = np.uint64(0)
+    down = np.uint64(0)
+    probe = start >> amount
+    while probe & crossed:
+        down |= probe
+        probe >>= amount
+    if not probe & own:
+        down = np.uint64(0)
+    return up | down
 
 
 @numba.njit(cache=True)

@@ -11,6 +11,7 @@ import random
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,7 +25,7 @@ from trap_env.othello.rules import OthelloConfig, OthelloState
 
 pytest.importorskip("numba", reason="the solver is the solve extra's (numba)")
 
-from agents.othello import solve
+from agents.othello import solve, solve_kernel
 from agents.othello.solve import Book, PerfectAgent, Solver
 from agents.othello.solve_kernel import SETTINGS, Settings
 
@@ -62,6 +63,27 @@ def _plain_negamax(state: OthelloState) -> int:
         dark, light = rules.disc_counts(state)
         return dark - light if state.player == rules.DARK else light - dark
     return max(-_plain_negamax(rules.apply(state, action)) for action in legal)
+
+
+@settings(max_examples=25, deadline=None)
+@given(size=st.sampled_from([4, 6, 8]), seed=st.integers(0, 2**32), plies=st.integers(0, 40))
+def test_the_kernels_bitboard_moves_are_the_rules(size: int, seed: int, plies: int) -> None:
+    """Placements and flips by whole-board shifts: no line wraps a row's edge or leaves the
+    board, on every board size up to the 64-bit limit."""
+    rng = random.Random(seed)
+    state = rules.initial_state(OthelloConfig(size))
+    for _ in range(plies):
+        if not (legal := rules.legal_actions(state)):
+            break
+        state = rules.apply(state, rng.choice(legal))
+    geo = solve_kernel.make_tables(size, True, table_bits=2).geo
+    for own, other in (rules.sides_of(state, 0), rules.sides_of(state, 1)):
+        sides = np.uint64(own), np.uint64(other)  # as the solver passes them: 8x8 needs 64 bits
+        found = int(solve_kernel.placements(*sides, geo))
+        assert found == rules.placements(size, own, other), rules.to_text(state)
+        for cell in rules.cells_of(found):
+            flipped = int(solve_kernel.flips(*sides, cell, geo))
+            assert flipped == rules.flips(size, own, other, cell), rules.to_text(state)
 
 
 @settings(max_examples=30, deadline=None)
