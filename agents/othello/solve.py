@@ -225,10 +225,17 @@ class Solver:
         config: the rules.
         book: proven bounds so far (a fresh one if None).
         table_bits: the kernel table's size.
+        settings: where the kernel's techniques start (a
+            :class:`agents.othello.solve_kernel.Settings`; its ``SETTINGS`` if None). They
+            change the work, never a value.
     """
 
     def __init__(
-        self, config: OthelloConfig, book: Book | None = None, table_bits: int = TABLE_BITS
+        self,
+        config: OthelloConfig,
+        book: Book | None = None,
+        table_bits: int = TABLE_BITS,
+        settings: Any = None,
     ) -> None:
         if config.board_size * config.board_size > 64:
             raise ValueError(
@@ -238,13 +245,20 @@ class Solver:
         self.book = Book(config.board_size) if book is None else book
         self.passes = config.end_rule == rules.STANDARD
         self.kernel = kernel()
-        self.tables = self.kernel.make_tables(config.board_size, self.passes, table_bits)
+        self.tables = self.kernel.make_tables(
+            config.board_size, self.passes, table_bits, settings or self.kernel.SETTINGS
+        )
         self.start_discs = 4
 
     @property
     def nodes(self) -> int:
-        """Positions the kernel has searched."""
+        """Positions the kernel has searched (its move ordering's shallow searches apart)."""
         return int(self.tables.nodes[0])
+
+    @property
+    def ordering_nodes(self) -> int:
+        """Positions the kernel's move ordering has visited in its shallow searches."""
+        return int(self.tables.nodes[1])
 
     def _placements(self, own: Bitboard, other: Bitboard) -> Bitboard:
         return rules.placements(self.config.board_size, own, other)

@@ -1,5 +1,7 @@
 """The compiled core of Othello's exact solver (numba): bitboards in ``uint64``, negamax
-alpha-beta on the final disc margin with a transposition table and fastest-first ordering.
+alpha-beta on the final disc margin with a transposition table, enhanced transposition
+cutoffs and move ordering by the number of empty cells: a shallow search of an evaluation
+far from the end, fastest-first (fewest opponent replies) in the middle, parity near the end.
 
 Imported only by :mod:`agents.othello.solve`, which checks that numba is installed (the
 ``solve`` extra) and refuses in one line when it is not. Boards up to 8x8 (64 cells).
@@ -26,22 +28,52 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
-    "ETC_EMPTIES",
-    "ORDERING_EMPTIES",
-    "TABLE_EMPTIES",
+    "SETTINGS",
+    "Settings",
     "Tables",
     "make_tables",
     "solve_window",
 ]
 
-TABLE_EMPTIES = 6
-"""Positions with fewer empty cells are not stored in the table (cheaper to search again)."""
-ORDERING_EMPTIES = 6
-"""Positions with more empty cells order their moves fastest-first (fewest replies)."""
-ETC_EMPTIES = 12
-"""Positions with this many empty cells or more look up their children in the table
-first (an enhanced transposition cutoff)."""
+
+class Settings(NamedTuple):
+    """Where, by the number of empty cells, each technique of the search starts.
+
+    None of them changes a value, only the work: the tests set them low to check every path
+    on small boards against a plain negamax.
+
+    Attributes:
+        table: positions with this many empty cells or more are stored in the table (fewer
+            are cheaper to search again).
+        fastest_first: positions with more empty cells order their moves fastest-first
+            (fewest opponent replies, corners counted twice); fewer order by parity (moves
+            into a quadrant with an odd number of empty cells first).
+        shallow: positions with this many empty cells or more order their moves by a
+            shallow search of an evaluation (mobility, frontier, corners, X-squares).
+        shallow_depth: that search's depth in plies at ``shallow`` empty cells; one more
+            every ``shallow_step`` empty cells above.
+        shallow_step: see ``shallow_depth``.
+        etc: positions with this many empty cells or more look up their children in the
+            table first (an enhanced transposition cutoff).
+    """
+
+    table: int = 6
+    fastest_first: int = 3
+    shallow: int = 12
+    shallow_depth: int = 2
+    shallow_step: int = 4
+    etc: int = 12
+
+
+SETTINGS = Settings()
+"""The settings the solver uses (measured on Feinstein's 6x6 line: docs/experiments.md)."""
 _NO_MOVE = -1
+# Indices into the settings array (a NumPy copy of a Settings, which numba reads).
+_TABLE, _FASTEST, _SHALLOW, _DEPTH, _STEP, _ETC = range(6)
+# The evaluation's weights (the reference agent's, agents.othello.evaluation, as integers;
+# stability is left out: it costs more than it orders).
+_MOBILITY, _FRONTIER, _CORNERS, _X_SQUARES = 8, 3, 30, 15
+_WIN = 10_000
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
@@ -49,18 +81,22 @@ I8 = npt.NDArray[np.int8]
 
 
 class Tables(NamedTuple):
-    """The solver's arrays: the geometry, the transposition table, scratch, counters.
+    """The solver's arrays: the geometry, the settings, the transposition table, scratch,
+    counters.
 
     Attributes:
-        geo: ``[N, full, not first column, not last column, passes]``.
+        geo: ``[N, full, not first column, not last column, passes, corners, the four
+            quadrants, the four X-squares]`` (a corner's X-square is its diagonal neighbour).
+        settings: a :class:`Settings` as an array.
         keys: each table slot's ``(own, other)``, shape (slots, 2).
         bounds: each slot's ``(lower, upper, best cell, empties)``, int8, shape (slots, 4).
         scratch: per empties count, the moves and their order keys, shape (65, 2, 64).
         best: per empties count, the best cell of the last position searched with that many.
-        nodes: ``[nodes searched]``.
+        nodes: ``[positions searched, positions the ordering's shallow searches visited]``.
     """
 
     geo: U64
+    settings: I64
     keys: U64
     bounds: I8
     scratch: I64
@@ -68,21 +104,44 @@ class Tables(NamedTuple):
     nodes: I64
 
 
-def make_tables(board_size: int, passes: bool, table_bits: int = 22) -> Tables:
+def make_tables(
+    board_size: int, passes: bool, table_bits: int = 22, settings: Settings = SETTINGS
+) -> Tables:
     """Fresh tables for an N x N board (N * N <= 64), ``2**table_bits`` table slots."""
     n = board_size
     full = (1 << n * n) - 1
     first = sum(1 << (row * n) for row in range(n))
     last = first << (n - 1)
     not_first, not_last = full & ~first, full & ~last
-    geo = np.array([n, full, not_first, not_last, int(passes)], dtype=np.uint64)
+    corners = [(0, 0), (0, n - 1), (n - 1, 0), (n - 1, n - 1)]
+    x_squares = [(1, 1), (1, n - 2), (n - 2, 1), (n - 2, n - 2)]
+    half = n // 2
+    quadrants = [
+        sum(1 << (r * n + c) for r in range(n) for c in range(n) if (r < half, c < half) == q)
+        for q in ((True, True), (True, False), (False, True), (False, False))
+    ]
+    geo = np.array(
+        [n, full, not_first, not_last, int(passes), sum(1 << (r * n + c) for r, c in corners)]
+        + quadrants
+        + [1 << (r * n + c) for r, c in x_squares]
+        + [1 << (r * n + c) for r, c in corners],
+        dtype=np.uint64,
+    )
     slots = 1 << table_bits
     keys = np.zeros((slots, 2), dtype=np.uint64)
     bounds = np.zeros((slots, 4), dtype=np.int8)
     bounds[:, 3] = -1  # no entry yet
     scratch = np.zeros((65, 2, 64), dtype=np.int64)
     best = np.full(65, _NO_MOVE, dtype=np.int64)
-    return Tables(geo, keys, bounds, scratch, best, np.zeros(1, dtype=np.int64))
+    return Tables(
+        geo,
+        np.array(settings, dtype=np.int64),
+        keys,
+        bounds,
+        scratch,
+        best,
+        np.zeros(2, dtype=np.int64),
+    )
 
 
 @numba.njit(cache=True)
@@ -124,13 +183,24 @@ def _placements(
     not_last: np.uint64,
 ) -> np.uint64:
     empty = full & ~(own | other)
-    found = np.uint64(0)
-    for d in range(8):
-        line = _step(own, d, n, full, not_first, not_last) & other
-        for _ in range(n - 3):
-            line |= _step(line, d, n, full, not_first, not_last) & other
-        found |= _step(line, d, n, full, not_first, not_last) & empty
-    return found
+    # Discs that a line may cross sideways: none on the first or last column, so that no
+    # shift by 1, n - 1 or n + 1 carries a line from one row's edge to the next row's.
+    inner = other & not_first & not_last
+    found = _ends(own, inner, np.uint64(1), n) | _ends(own, other, np.uint64(n), n)
+    found |= _ends(own, inner, np.uint64(n - 1), n) | _ends(own, inner, np.uint64(n + 1), n)
+    return found & empty
+
+
+@numba.njit(cache=True)
+def _ends(own: np.uint64, crossed: np.uint64, amount: np.uint64, n: int) -> np.uint64:
+    """The cells just past a line of ``crossed`` discs that starts next to one of ``own``'s,
+    shifted by ``amount`` both ways (the caller keeps the empty ones on the board)."""
+    up = (own << amount) & crossed
+    down = (own >> amount) & crossed
+    for _ in range(n - 3):
+        up |= (up << amount) & crossed
+        down |= (down >> amount) & crossed
+    return (up << amount) | (down >> amount)
 
 
 @numba.njit(cache=True)
@@ -150,17 +220,32 @@ def _flips(
     not_first: np.uint64,
     not_last: np.uint64,
 ) -> np.uint64:
-    flipped = np.uint64(0)
     start = np.uint64(1) << np.uint64(cell)
-    for d in range(8):
-        line = np.uint64(0)
-        probe = _step(start, d, n, full, not_first, not_last)
-        while probe & other:
-            line |= probe
-            probe = _step(probe, d, n, full, not_first, not_last)
-        if probe & own:
-            flipped |= line
-    return flipped
+    inner = other & not_first & not_last  # as in _placements: no line wraps a row's edge
+    flipped = _flanked(start, own, inner, np.uint64(1)) | _flanked(start, own, other, np.uint64(n))
+    flipped |= _flanked(start, own, inner, np.uint64(n - 1))
+    return flipped | _flanked(start, own, inner, np.uint64(n + 1))
+
+
+@numba.njit(cache=True)
+def _flanked(start: np.uint64, own: np.uint64, crossed: np.uint64, amount: np.uint64) -> np.uint64:
+    """The ``crossed`` discs in a row from ``start`` that a disc of ``own`` closes, along
+    the shift by ``amount`` both ways."""
+    up = np.uint64(0)
+    probe = start << amount
+    while probe & crossed:
+        up |= probe
+        probe <<= amount
+    if not probe & own:
+        up = np.uint64(0)
+    down = np.uint64(0)
+    probe = start >> amount
+    while probe & crossed:
+        down |= probe
+        probe >>= amount
+    if not probe & own:
+        down = np.uint64(0)
+    return up | down
 
 
 @numba.njit(cache=True)
@@ -200,32 +285,51 @@ def _order(
     full: np.uint64,
     not_first: np.uint64,
     not_last: np.uint64,
+    passes: bool,
+    geo: U64,
+    settings: I64,
     scratch: I64,
+    nodes: I64,
 ) -> int:
     """Write the moves, best first, into ``scratch[empties, 0]``; the count.
 
-    The table's move first, then fewest opponent replies (fastest first), corners before
+    The table's move first; then, by the number of empty cells (:class:`Settings`), the
+    shallow search's value, or fewest opponent replies (fastest first, corners counted
+    twice), or parity (a quadrant with an odd number of empty cells first); corners before
     the rest on ties."""
     cells = scratch[empties, 0]
     keys = scratch[empties, 1]
-    last = n * n - 1
+    empty = full & ~(own | other)
+    corners = geo[5]
+    depth = -1
+    if empties >= settings[_SHALLOW]:
+        depth = settings[_DEPTH] + (empties - settings[_SHALLOW]) // settings[_STEP]
     count = 0
     rest = moves
     while rest:
         cell = _lowest_cell(rest)
         rest &= rest - np.uint64(1)
+        bit = np.uint64(1) << np.uint64(cell)
         key = 0
-        if empties > ORDERING_EMPTIES:
+        if empties > settings[_FASTEST]:
             flipped = _flips(own, other, cell, n, full, not_first, not_last)
-            bit = np.uint64(1) << np.uint64(cell)
-            replies = _placements(
-                other & ~flipped, own | flipped | bit, n, full, not_first, not_last
-            )
-            key = 4 * _popcount(replies)
-        if cell == 0 or cell == n - 1 or cell == last - n + 1 or cell == last:
+            child_own, child_other = other & ~flipped, own | flipped | bit
+            replies = _placements(child_own, child_other, n, full, not_first, not_last)
+            key = 4 * (_popcount(replies) + _popcount(replies & corners))
+            if depth > 0:
+                guess = _shallow(
+                    child_own, child_other, depth - 1, -_WIN * 2, _WIN * 2, n, full,
+                    not_first, not_last, passes, geo, nodes,
+                )  # fmt: skip
+                key += 256 * guess
+        else:
+            for quadrant in geo[6:10]:
+                if bit & quadrant and not _popcount(empty & quadrant) & 1:
+                    key = 4  # an even region: the opponent gets its last cell
+        if bit & corners:
             key -= 2
         if cell == hint:
-            key = -1000
+            key = -(2**62)
         # Insertion sort: a few moves.
         k = count
         while k > 0 and keys[k - 1] > key:
@@ -234,6 +338,84 @@ def _order(
         cells[k], keys[k] = cell, key
         count += 1
     return count
+
+
+@numba.njit(cache=True)
+def _shallow(
+    own: np.uint64,
+    other: np.uint64,
+    depth: int,
+    alpha: int,
+    beta: int,
+    n: int,
+    full: np.uint64,
+    not_first: np.uint64,
+    not_last: np.uint64,
+    passes: bool,
+    geo: U64,
+    nodes: I64,
+) -> int:
+    """Negamax alpha-beta of :func:`_evaluate`, ``depth`` plies deep: the move ordering's
+    guess of a position's worth (a finished game's is its margin plus or minus ``_WIN``)."""
+    nodes[1] += 1
+    moves = _placements(own, other, n, full, not_first, not_last)
+    if depth <= 0:
+        return _evaluate(own, other, moves, n, full, not_first, not_last, geo)
+    if not moves:
+        if passes and _placements(other, own, n, full, not_first, not_last):
+            return -_shallow(
+                other, own, depth, -beta, -alpha, n, full, not_first, not_last, passes, geo, nodes
+            )
+        margin = _popcount(own) - _popcount(other)
+        return margin + (_WIN if margin > 0 else -_WIN if margin < 0 else 0)
+    best = -_WIN * 2
+    rest = moves
+    while rest:
+        cell = _lowest_cell(rest)
+        rest &= rest - np.uint64(1)
+        flipped = _flips(own, other, cell, n, full, not_first, not_last)
+        score = -_shallow(
+            other & ~flipped, own | flipped | (np.uint64(1) << np.uint64(cell)), depth - 1,
+            -beta, -max(alpha, best), n, full, not_first, not_last, passes, geo, nodes,
+        )  # fmt: skip
+        if score > best:
+            best = score
+            if best >= beta:
+                break
+    return best
+
+
+@numba.njit(cache=True)
+def _evaluate(
+    own: np.uint64,
+    other: np.uint64,
+    own_moves: np.uint64,
+    n: int,
+    full: np.uint64,
+    not_first: np.uint64,
+    not_last: np.uint64,
+    geo: U64,
+) -> int:
+    """The reference agent's evaluation for ``own``'s side without stability: mobility,
+    frontier discs (against), corners, X-squares by an empty corner (against)."""
+    other_moves = _placements(other, own, n, full, not_first, not_last)
+    score = _MOBILITY * (_popcount(own_moves) - _popcount(other_moves))
+    empty = full & ~(own | other)
+    near = np.uint64(0)
+    for d in range(8):
+        near |= _step(empty, d, n, full, not_first, not_last)
+    score -= _FRONTIER * (_popcount(own & near) - _popcount(other & near))
+    corners = geo[5]
+    score += _CORNERS * (_popcount(own & corners) - _popcount(other & corners))
+    taken = own | other
+    for i in range(4):
+        x_square = geo[10 + i]
+        if not taken & geo[14 + i]:
+            if own & x_square:
+                score -= _X_SQUARES
+            elif other & x_square:
+                score += _X_SQUARES
+    return score
 
 
 @numba.njit(cache=True)
@@ -247,6 +429,8 @@ def _search(
     not_first: np.uint64,
     not_last: np.uint64,
     passes: bool,
+    geo: U64,
+    settings: I64,
     keys: U64,
     bounds: I8,
     scratch: I64,
@@ -269,6 +453,8 @@ def _search(
                 not_first,
                 not_last,
                 passes,
+                geo,
+                settings,
                 keys,
                 bounds,
                 scratch,
@@ -280,7 +466,7 @@ def _search(
     slot = -1
     hint = _NO_MOVE
     lower, upper = -64, 64
-    if empties >= TABLE_EMPTIES:
+    if empties >= settings[_TABLE]:
         slot = _slot(own, other, keys.shape[0])
         for probe in (slot, slot + 1):
             if keys[probe, 0] == own and keys[probe, 1] == other and bounds[probe, 3] >= 0:
@@ -292,11 +478,14 @@ def _search(
                     return upper
                 alpha, beta = max(alpha, lower), min(beta, upper)
                 break
-    if empties >= ETC_EMPTIES:
+    if empties >= settings[_ETC]:
         cut = _child_cutoff(own, other, moves, beta, n, full, not_first, not_last, keys, bounds)
         if cut >= beta:
             return cut
-    count = _order(own, other, moves, hint, empties, n, full, not_first, not_last, scratch)
+    count = _order(
+        own, other, moves, hint, empties, n, full, not_first, not_last, passes, geo, settings,
+        scratch, nodes,
+    )  # fmt: skip
     cells = scratch[empties, 0]
     best, best_cell = -65, _NO_MOVE
     low = alpha
@@ -316,6 +505,8 @@ def _search(
                 not_first,
                 not_last,
                 passes,
+                geo,
+                settings,
                 keys,
                 bounds,
                 scratch,
@@ -333,6 +524,8 @@ def _search(
                 not_first,
                 not_last,
                 passes,
+                geo,
+                settings,
                 keys,
                 bounds,
                 scratch,
@@ -350,6 +543,8 @@ def _search(
                     not_first,
                     not_last,
                     passes,
+                    geo,
+                    settings,
                     keys,
                     bounds,
                     scratch,
@@ -437,6 +632,7 @@ def _solve_window(
     alpha: int,
     beta: int,
     geo: U64,
+    settings: I64,
     keys: U64,
     bounds: I8,
     scratch: I64,
@@ -455,6 +651,8 @@ def _solve_window(
         not_first,
         not_last,
         passes,
+        geo,
+        settings,
         keys,
         bounds,
         scratch,
@@ -481,6 +679,7 @@ def solve_window(own: int, other: int, alpha: int, beta: int, tables: Tables) ->
         alpha,
         beta,
         t.geo,
+        t.settings,
         t.keys,
         t.bounds,
         t.scratch,

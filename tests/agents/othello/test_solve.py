@@ -11,6 +11,7 @@ import random
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,16 +25,22 @@ from trap_env.othello.rules import OthelloConfig, OthelloState
 
 pytest.importorskip("numba", reason="the solver is the solve extra's (numba)")
 
-from agents.othello import solve
+from agents.othello import solve, solve_kernel
 from agents.othello.solve import Book, PerfectAgent, Solver
+from agents.othello.solve_kernel import SETTINGS, Settings
 
 CONFIGS = [OthelloConfig(size, rule) for size in (4, 6) for rule in rules.END_RULES]
+EVERY_PATH = Settings(table=1, fastest_first=2, shallow=3, shallow_depth=1, shallow_step=1, etc=2)
+"""Settings under which a position of 6 empty cells or fewer meets every technique of the
+kernel: the table, enhanced transposition cutoffs, shallow-search ordering (1 to 4 plies),
+fastest-first and parity ordering."""
 
 
 @functools.cache
-def _solver(config: OthelloConfig) -> Solver:
-    """One solver per rules for the whole module (its table is reused, as in a real solve)."""
-    return Solver(config, table_bits=14)
+def _solver(config: OthelloConfig, settings: Settings = SETTINGS) -> Solver:
+    """One solver per rules and settings for the whole module (its table is reused, as in a
+    real solve)."""
+    return Solver(config, table_bits=14, settings=settings)
 
 
 def _playout(config: OthelloConfig, empties: int, seed: int) -> OthelloState | None:
@@ -58,16 +65,64 @@ def _plain_negamax(state: OthelloState) -> int:
     return max(-_plain_negamax(rules.apply(state, action)) for action in legal)
 
 
-@settings(max_examples=20, deadline=None)
-@given(config=st.sampled_from(CONFIGS), seed=st.integers(0, 2**32), empties=st.integers(1, 6))
+@settings(max_examples=25, deadline=None)
+@given(size=st.sampled_from([4, 6, 8]), seed=st.integers(0, 2**32), plies=st.integers(0, 40))
+def test_the_kernels_bitboard_moves_are_the_rules(size: int, seed: int, plies: int) -> None:
+    """Placements and flips by whole-board shifts: no line wraps a row's edge or leaves the
+    board, on every board size up to the 64-bit limit."""
+    rng = random.Random(seed)
+    state = rules.initial_state(OthelloConfig(size))
+    for _ in range(plies):
+        if not (legal := rules.legal_actions(state)):
+            break
+        state = rules.apply(state, rng.choice(legal))
+    geo = solve_kernel.make_tables(size, True, table_bits=2).geo
+    for own, other in (rules.sides_of(state, 0), rules.sides_of(state, 1)):
+        sides = np.uint64(own), np.uint64(other)  # as the solver passes them: 8x8 needs 64 bits
+        found = int(solve_kernel.placements(*sides, geo))
+        assert found == rules.placements(size, own, other), rules.to_text(state)
+        for cell in rules.cells_of(found):
+            flipped = int(solve_kernel.flips(*sides, cell, geo))
+            assert flipped == rules.flips(size, own, other, cell), rules.to_text(state)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    config=st.sampled_from(CONFIGS),
+    kernel_settings=st.sampled_from([SETTINGS, EVERY_PATH]),
+    seed=st.integers(0, 2**32),
+    empties=st.integers(1, 6),
+)
 def test_the_kernel_agrees_with_plain_negamax_over_the_rules(
-    config: OthelloConfig, seed: int, empties: int
+    config: OthelloConfig, kernel_settings: Settings, seed: int, empties: int
 ) -> None:
     state = _playout(config, empties, seed)
     if state is None:
         return
     own, other = rules.sides_of(state, state.player)
-    assert _solver(config).value(own, other) == _plain_negamax(state), rules.to_text(state)
+    solver = _solver(config, kernel_settings)
+    assert solver.value(own, other) == _plain_negamax(state), rules.to_text(state)
+
+
+def test_every_ordering_path_runs_and_keeps_the_values() -> None:
+    config = OthelloConfig(4)
+    fast, plain = Solver(config, settings=EVERY_PATH), Solver(config, settings=SETTINGS)
+    for seed in range(4):
+        state = _playout(config, 8, seed)
+        assert state is not None
+        own, other = rules.sides_of(state, state.player)
+        assert fast.value(own, other) == plain.value(own, other) == _plain_negamax(state)
+    assert fast.ordering_nodes > 0 and plain.ordering_nodes == 0  # shallow searches ran
+
+
+def test_the_ordering_halves_the_work_on_feinsteins_line_at_18_empties() -> None:
+    """Fastest-first ordering alone searched 492,018 positions here (docs/experiments.md,
+    2026-11-28 (night)); the shallow searches' positions count against the new ordering."""
+    config = OthelloConfig(6)
+    state = next(s for s in solve.line_states(config, solve.FEINSTEIN_LINE) if _empties(s) == 18)
+    solver = Solver(config, table_bits=18)
+    assert solver.value(*rules.sides_of(state, state.player)) == -4
+    assert solver.nodes + solver.ordering_nodes < 492_018 // 2
 
 
 @settings(max_examples=10, deadline=None)
