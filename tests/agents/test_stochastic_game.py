@@ -85,7 +85,7 @@ def games(draw: st.DrawFn) -> StochasticGame:
     return build(spec)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(games(), st.data())
 def test_a_best_response_is_the_best_of_every_pure_stationary_one(
     game: StochasticGame, data: st.DataObject
