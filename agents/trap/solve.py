@@ -6,9 +6,9 @@ nor the turn (the game has no limit). Each placement ``(me, other, traps)`` with
 player on a trap and the players apart has an index, by ascending
 ``(me * N*N + other) * 2**(N*N) + traps``; the table's arrays over them hold values for
 the player to act (win 1, loss -1, draw 0): ``move_low``, ``move_high``, ``throw_low`` and
-``throw_high``, the bounds below; ``move`` and ``throw`` the values a certifying strategy
-holds, or else the values of the games cut to a draw where they settle (what ``perfect``
-plays by).
+``throw_high``, the bounds below; ``move`` and ``throw`` the values where a strategy
+certifies them (the lower bounds), or else the values of the games cut to a draw where
+they settle (what ``perfect`` plays by).
 
 Value iteration sweeps a turn at a time: a throw position is worth the best target's
 average over its landings (:func:`trap_env.trap.kernel.landing_distribution`, the kernel's
@@ -39,7 +39,7 @@ each solved exactly with never-ending play a draw, it holds bounds that are soun
 the strategy; where they meet at the start within :data:`TOLERANCE`, the report gives
 ``value`` (``"certified_by": "strategy"``, the sweeps' bounds as ``value_swept_low`` and
 ``value_swept_high``), the bounds arrays take the tighter of the two, ``move`` and
-``throw`` hold the strategy's values and ``move_play`` and ``throw_play`` its cell per
+``throw`` hold the lower ones and ``move_play`` and ``throw_play`` the strategy's cell per
 position (``perfect`` plays them: greedy play of a solution may stall in a cycle it should
 leave). On 3x3 the value is the sweeps' lower bound.
 
@@ -455,10 +455,10 @@ def _certified(
     for kind, part in (("move", slice(None, n)), ("throw", slice(n, None))):
         arrays[f"{kind}_low"] = np.maximum(arrays[f"{kind}_low"], found.low[part])
         arrays[f"{kind}_high"] = np.minimum(arrays[f"{kind}_high"], found.high[part])
-        arrays[kind] = found.low[part]
+        arrays[kind] = arrays[f"{kind}_low"]  # the best lower bound: rounding apart, both
         arrays[f"{kind}_play"] = found.strategy[part].astype(np.float64)
     return {
-        "value": low,
+        "value": max(low, swept_low),
         "certified_by": "strategy",
         "value_swept_low": swept_low,
         "value_swept_high": swept_high,
