@@ -308,12 +308,12 @@ def test_a_stopped_solve_resumes_from_its_saved_bounds_not_from_older_sweeps(
     # An earlier version's plain sweeps, saved beside: not bounds, so not read.
     save_part(tmp_path, "sweeps", {"move": whole["move_high"], "sweeps": np.array(100)})
     monkeypatch.setattr("agents.trap.solve.MAX_SWEEPS", 45)  # stops at 45, saved at 40
-    _, at_cap = _value_iteration(3, SWINGING, tmp_path)
+    _, at_cap = _value_iteration(3, SWINGING, tmp_path, certified=False)
     assert (at_cap["stopped"], at_cap["iterations"], at_cap["resumed"]) == ("sweep cap", 45, False)
     assert at_cap["value_low"] <= report["value_low"]  # still moving: a wider interval
     assert at_cap["value_high"] >= report["value_high"]
     monkeypatch.undo()
-    resumed, again = _value_iteration(3, SWINGING, tmp_path)
+    resumed, again = _value_iteration(3, SWINGING, tmp_path, certified=False)
     assert again["resumed"] and again["iterations"] == report["iterations"] == 183
     assert again["value_turn_limited"] == report["value_turn_limited"]
     for name, values in whole.items():
