@@ -48,9 +48,10 @@ __all__ = [
     "work_folder",
 ]
 
-FORMAT = 2
+FORMAT = 3
 """The version of the ``.npz`` layout; a cached table of another version is solved again
-(2: Trap!'s tables bound the value without a turn limit; 1 reported plain sweeps' limit)."""
+(3: Trap!'s 3x3 tables hold the value certified by a strategy and that strategy; 2 bounded
+the value without a turn limit; 1 reported plain sweeps' limit)."""
 TIE_TOLERANCE = 1e-9
 """Action values this close to the best are ties (value iteration stops at 1e-12)."""
 SOLVERS: dict[str, str] = {

@@ -6,8 +6,9 @@ nor the turn (the game has no limit). Each placement ``(me, other, traps)`` with
 player on a trap and the players apart has an index, by ascending
 ``(me * N*N + other) * 2**(N*N) + traps``; the table's arrays over them hold values for
 the player to act (win 1, loss -1, draw 0): ``move_low``, ``move_high``, ``throw_low`` and
-``throw_high``, the bounds below; ``move`` and ``throw`` where the values of the games cut
-to a draw settle (what ``perfect`` plays).
+``throw_high``, the bounds below; ``move`` and ``throw`` the values where a strategy
+certifies them (the lower bounds), or else the values of the games cut to a draw where
+they settle (what ``perfect`` plays by).
 
 Value iteration sweeps a turn at a time: a throw position is worth the best target's
 average over its landings (:func:`trap_env.trap.kernel.landing_distribution`, the kernel's
@@ -31,6 +32,16 @@ they bound the first player's value. They stop when they meet there (to :data:`T
 ``value``), when neither moves by more than :data:`STILL` in a sweep, or at
 :data:`MAX_SWEEPS` (``value_low``, ``value_high``: a gap means that how never-ending play is
 scored changes the value, so optimal play may go on forever). 3x3's stay apart.
+
+Where they stay apart on a board of :data:`SOLVED_SIZES`, a strategy certifies the value
+(:mod:`agents.trap.certify`): played by either player against the other's best response,
+each solved exactly with never-ending play a draw, it holds bounds that are sound whatever
+the strategy; where they meet at the start within :data:`TOLERANCE`, the report gives
+``value`` (``"certified_by": "strategy"``, the sweeps' bounds as ``value_swept_low`` and
+``value_swept_high``), the bounds arrays take the tighter of the two, ``move`` and
+``throw`` hold the lower ones and ``move_play`` and ``throw_play`` the strategy's cell per
+position (``perfect`` plays them: greedy play of a solution may stall in a cycle it should
+leave). On 3x3 the value is the sweeps' lower bound.
 
 A sweep is one matrix product per pair of players' cells; 4x4 (3.9 million placements)
 takes 1-3 s a sweep (two a bound sweep) and saves its bounds every :data:`CHECKPOINT_SWEEPS`
@@ -62,6 +73,7 @@ from agents.solved import (
     save_part,
     work_folder,
 )
+from agents.trap.certify import certify_value
 from agents.trap.search import check_decision_state
 from trap_env.agent import UnsupportedGameError
 from trap_env.trap import kernel
@@ -82,8 +94,8 @@ __all__ = [
 ]
 
 SOLVED_SIZES = (3,)
-"""The board sizes ``perfect`` plays: the values of the games cut to a draw settle there
-(default rules), its table."""
+"""The board sizes ``perfect`` plays, where the value is certified by a strategy when the
+bounds stay apart (:mod:`agents.trap.certify`); its table."""
 SWEPT_SIZES = (3, 4)
 """The board sizes :func:`solve` bounds."""
 TOLERANCE = 1e-12
@@ -341,8 +353,10 @@ earlier versions were saved as ``sweeps`` and are not read as bounds."""
 
 
 def _value_iteration(
-    board_size: int, decay: int, folder: Path | None
+    board_size: int, decay: int, folder: Path | None, certified: bool = True
 ) -> tuple[dict[str, FloatArray], dict[str, Any]]:
+    """The table's arrays and report (see the module); ``certified``: whether a strategy
+    certifies the value where the bounds stay apart on a board of :data:`SOLVED_SIZES`."""
     places = Placements.of(board_size)
     t = _Transitions.of(places, decay)
     start = places.of_state(initial_state(GameConfig(board_size, decay)))
@@ -369,8 +383,11 @@ def _value_iteration(
     arrays |= {"throw_low": throws[0], "throw_high": throws[1]}
     if now.cut is not None and now.cut_settled:  # settled: one more sweep changes nothing
         arrays["move"], arrays["throw"] = _sweep(now.cut, t)
+    values = _start_values(now, start, stopped)
+    if certified and stopped != "pinned" and board_size in SOLVED_SIZES:
+        values = _certified(arrays, places, decay, start)
     report = {
-        **_start_values(now, start, stopped),
+        **values,
         "value_turn_limited": now.limited,
         "turn_limit": limit,
         "positions": 2 * len(now.low),
@@ -422,6 +439,32 @@ def _start_values(now: _Progress, start: int, stopped: str) -> dict[str, float]:
     return {"value": low} if stopped == "pinned" else {"value_low": low, "value_high": high}
 
 
+def _certified(
+    arrays: dict[str, FloatArray], places: Placements, decay: int, start: int
+) -> dict[str, Any]:
+    """Certify the value by a strategy (:func:`agents.trap.certify.certify_value`); where
+    its bounds meet at the start, its value and play become the table's ``move`` and
+    ``throw`` (what ``perfect`` plays) and its bounds the ``_low`` and ``_high`` arrays.
+    The start's value, or its bounds (the tighter of the sweeps' and the strategy's)."""
+    found = certify_value(places, decay, start)
+    n = len(places)
+    swept_low, swept_high = float(arrays["move_low"][start]), float(arrays["move_high"][start])
+    low, high = float(found.low[start]), float(found.high[start])
+    if high - low > TOLERANCE:
+        return {"value_low": max(low, swept_low), "value_high": min(high, swept_high)}
+    for kind, part in (("move", slice(None, n)), ("throw", slice(n, None))):
+        arrays[f"{kind}_low"] = np.maximum(arrays[f"{kind}_low"], found.low[part])
+        arrays[f"{kind}_high"] = np.minimum(arrays[f"{kind}_high"], found.high[part])
+        arrays[kind] = arrays[f"{kind}_low"]  # the best lower bound: rounding apart, both
+        arrays[f"{kind}_play"] = found.strategy[part].astype(np.float64)
+    return {
+        "value": max(low, swept_low),
+        "certified_by": "strategy",
+        "value_swept_low": swept_low,
+        "value_swept_high": swept_high,
+    }
+
+
 def _open(arrays: dict[str, FloatArray]) -> int:
     """The positions (move and throw) whose bounds are more than :data:`TOLERANCE` apart."""
     return sum(
@@ -471,11 +514,13 @@ def decision_value(table: SolvedTable, places: Placements, state: State) -> floa
 
 class PerfectAgent(SeededAgent):
     """Perfect play without a turn limit, from the solved table of the board (solved and
-    cached on first use): the optimal action, ties broken by the lowest.
+    cached on first use).
 
-    It plays the values of the games cut to a draw, where they settle: on the boards of
-    :data:`SOLVED_SIZES`, with the default decay and others (not ``decay=500`` or ``1000``,
-    where they swing). Those values lie within the bounds of the value without a limit.
+    On the boards of :data:`SOLVED_SIZES` it plays the strategy that certifies the value
+    (the table's ``move_play`` and ``throw_play``: optimal against any play, never stalling
+    in a cycle it should leave). Where that strategy does not meet its bounds but the
+    games cut to a draw settle, it plays the optimal action of their values (ties broken
+    by the lowest), which lie within the bounds of the value.
     """
 
     def __init__(self, seed: int | None = None) -> None:
@@ -494,8 +539,8 @@ class PerfectAgent(SeededAgent):
                 f"perfect plays only the solved boards ({_sizes_text()}), not {n}x{n}"
             )
 
-    def action_values(self, state: State) -> dict[int, float]:
-        """Each legal action's value for the player to act, from the table."""
+    def _table(self, state: State) -> tuple[SolvedTable, Placements]:
+        """The table of the state's board, and its placements."""
         check_decision_state(state)
         config = GAME.config_of(state)
         self.check_game(config)
@@ -504,12 +549,21 @@ class PerfectAgent(SeededAgent):
             if "move" not in table.arrays:
                 raise UnsupportedGameError(
                     f"perfect does not play Trap! {config.board_size}x{config.board_size} with "
-                    f"decay {config.decay}: the values of the games cut to a draw swing there"
+                    f"decay {config.decay}: no strategy certifies its value and the values of "
+                    "the games cut to a draw swing there"
                 )
             self._tables[config] = table, Placements.of(config.board_size)
-        table, places = self._tables[config]
+        return self._tables[config]
+
+    def action_values(self, state: State) -> dict[int, float]:
+        """Each legal action's value for the player to act, from the table."""
+        table, places = self._table(state)
         return action_values(GAME, lambda s: decision_value(table, places, s), state)
 
     def select_action(self, state: State) -> int:
-        """The optimal action; the lowest of those tied."""
+        """The certifying strategy's action; else the optimal action, the lowest of those tied."""
+        table, places = self._table(state)
+        play = table.arrays.get("move_play" if state.phase is Phase.MOVE else "throw_play")
+        if play is not None:
+            return int(play[places.of_state(state)])
         return best_action(self.action_values(state))

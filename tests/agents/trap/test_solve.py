@@ -89,29 +89,28 @@ def near_the_end(places: Placements) -> list[State]:
 def test_the_start_is_worth_what_the_report_says(table: SolvedTable, places: Placements) -> None:
     start = places.of_state(core.initial_state(GameConfig(3)))
     report = table.report
-    assert (report["value_low"], report["value_high"]) == (
-        table.arrays["move_low"][start],
-        table.arrays["move_high"][start],
-    )
-    assert table.arrays["move"][start] == pytest.approx(CUT_LIMIT_3X3, abs=1e-12)
-    assert report["value_low"] <= CUT_LIMIT_3X3 <= report["value_high"]
+    assert report["value"] == table.arrays["move"][start] == table.arrays["move_low"][start]
+    assert report["value_swept_low"] <= report["value"] <= report["value_swept_high"]
     assert report["positions"] == 2 * 9 * 8 * 2**7
     assert -1.0 <= report["value_turn_limited"] <= 1.0
 
 
-def test_the_3x3_bounds_stop_apart_and_hold_the_cut_games_limit(table: SolvedTable) -> None:
-    # Neither bound moves by 1e-15 after 1,463 sweeps and they stay 9e-4 apart at the start:
-    # how never-ending play is scored changes the value (see the next test for such play).
+def test_the_3x3_value_is_certified_the_swept_lower_bound_not_the_cut_games_limit(
+    table: SolvedTable,
+) -> None:
+    # The sweeps stop still 9e-4 apart after 1,463 (how never-ending play is scored changes
+    # the value); a strategy, played by either player against a best response, pins it.
     report = table.report
-    assert "value" not in report and report["stopped"] == "still"
-    assert report["value_low"] == pytest.approx(0.9017766170031445, abs=1e-12)
-    assert report["value_high"] == pytest.approx(0.9026906357055314, abs=1e-12)
-    assert report["iterations"] == 1463 and report["positions_open"] == 1980
-    # The cut games' limit, a solution, lies between, to its precision: they settle to a
-    # change of 1e-12 a sweep, some 1e-11 short (0.99999999998690 where the bounds meet at 1).
+    assert report["stopped"] == "still" and report["iterations"] == 1463
+    assert report["value_swept_low"] == pytest.approx(0.9017766170031445, abs=1e-12)
+    assert report["value_swept_high"] == pytest.approx(0.9026906357055314, abs=1e-12)
+    assert report["certified_by"] == "strategy" and "value_low" not in report
+    assert report["value"] == pytest.approx(0.9017766170031445, abs=1e-12)
+    assert abs(report["value"] - CUT_LIMIT_3X3) > 9e-4
+    assert report["positions_open"] == 0  # the strategy's bounds meet everywhere
     for kind in ("move", "throw"):
-        low, high, cut = (table.arrays[f"{kind}{end}"] for end in ("_low", "_high", ""))
-        assert (low <= cut + 1e-10).all() and (cut <= high + 1e-10).all()
+        low, high, value = (table.arrays[f"{kind}{end}"] for end in ("_low", "_high", ""))
+        assert (low == value).all() and (high - low <= 1e-12).all()
 
 
 @pytest.mark.parametrize(
@@ -124,8 +123,8 @@ def test_the_3x3_bounds_stop_apart_and_hold_the_cut_games_limit(table: SolvedTab
         ("0x./xx./..1 0 move - 0", -1.0, -1.0),
         # A 2x2 corner with two empty cells: who fills the third loses (the other steps in
         # and throws at the last), so each throws at a trap instead, and play goes on: the
-        # bounds stay far apart, at the payoffs of never-ending play less the throws' risk.
-        ("01x/..x/xxx 0 move - 0", -0.9, 0.9),
+        # sweeps' bounds stay at -0.9 and 0.9, the strategy's meet at 0 (a draw).
+        ("01x/..x/xxx 0 move - 0", 0.0, 0.0),
     ],
 )
 def test_hand_checked_positions_are_bounded_as_reasoned(
@@ -208,7 +207,9 @@ def test_perfect_plays_optimal_actions_and_beats_random_from_the_start(
                 action = perfect.select_action(state)
                 best = max(values.values())
                 assert values[action] == pytest.approx(best, abs=1e-9)
-                assert action == min(a for a, v in values.items() if v >= best - 1e-9)
+                # The certifying strategy's action, not the lowest tied one: that may stall.
+                play = table.arrays[f"{state.phase.name.lower()}_play"]
+                assert action == play[places.of_state(state)]
                 assert best == pytest.approx(decision_value(table, places, state), abs=1e-9)
             else:
                 action = rival.select_action(state)
@@ -236,7 +237,7 @@ SWINGING = 1000
 
 @pytest.fixture(scope="module")
 def swinging() -> tuple[dict[str, np.ndarray], dict[str, object]]:
-    return _value_iteration(3, SWINGING, None)  # 183 sweeps
+    return _value_iteration(3, SWINGING, None, certified=False)  # 183 sweeps, no strategy
 
 
 def test_where_the_cut_games_swing_the_bounds_still_hold_the_value(
@@ -307,12 +308,12 @@ def test_a_stopped_solve_resumes_from_its_saved_bounds_not_from_older_sweeps(
     # An earlier version's plain sweeps, saved beside: not bounds, so not read.
     save_part(tmp_path, "sweeps", {"move": whole["move_high"], "sweeps": np.array(100)})
     monkeypatch.setattr("agents.trap.solve.MAX_SWEEPS", 45)  # stops at 45, saved at 40
-    _, at_cap = _value_iteration(3, SWINGING, tmp_path)
+    _, at_cap = _value_iteration(3, SWINGING, tmp_path, certified=False)
     assert (at_cap["stopped"], at_cap["iterations"], at_cap["resumed"]) == ("sweep cap", 45, False)
     assert at_cap["value_low"] <= report["value_low"]  # still moving: a wider interval
     assert at_cap["value_high"] >= report["value_high"]
     monkeypatch.undo()
-    resumed, again = _value_iteration(3, SWINGING, tmp_path)
+    resumed, again = _value_iteration(3, SWINGING, tmp_path, certified=False)
     assert again["resumed"] and again["iterations"] == report["iterations"] == 183
     assert again["value_turn_limited"] == report["value_turn_limited"]
     for name, values in whole.items():
