@@ -636,8 +636,9 @@ def new_ladder(
     allowed rungs (a program, a dotted path).
 
     Args:
-        version: its version; None: the one after the game's newest shipped ladder (``v1``
-            for a game without one).
+        version: its version; None: the one after the newest shipped ladder of these rules
+            (``v1`` for a game without a ladder, ``v2`` for rules without one where the
+            game's ``v1`` is of other rules).
         games_per_pairing: games of each pair of rungs in the round robin (even); None:
             :data:`DEFAULT_GAMES_PER_PAIRING` for a first version, else
             :data:`DEFAULT_STAGED_GAMES_PER_PAIRING`.
@@ -650,9 +651,12 @@ def new_ladder(
         ValueError: for rules that are not the game's, or a ladder the reader would refuse
             (no ``random``, a spec twice, a rung with a clock), saying what.
     """
-    if version is None:
-        versions = [_version_number(ladder.version) for ladder in shipped_ladders(game)]
-        version = f"v{max(versions, default=0) + 1}"
+    rules = game_params(game, dict(params or {}))
+    if version is None:  # after the newest of these rules; v2 where the game's v1 is of others
+        shipped = shipped_ladders(game)
+        versions = [_version_number(ladder.version) for ladder in shipped if ladder.params == rules]
+        first = any(ladder.version == LADDER_VERSION for ladder in shipped)
+        version = f"v{max(versions, default=int(first)) + 1}"
     version = ladder_version(version)
     staged = names_rules(version)  # a version after the first: neighbours, fitted without prior
     if pair_games is None:
@@ -662,7 +666,7 @@ def new_ladder(
             DEFAULT_STAGED_GAMES_PER_PAIRING if pair_games else DEFAULT_GAMES_PER_PAIRING
         )
     ladder = Ladder(
-        game, version, game_params(game, dict(params or {})), opening_plies,
+        game, version, rules, opening_plies,
         NEW_LADDER_SEED, tuple(Rung(spec, ANCHOR_RATING) for spec in specs),
         Calibration(games_per_pairing, 1, pair_games=pair_games),
     )

@@ -7,7 +7,7 @@ to act (``trap_env/<Title>-v0``). Such a policy plays in this process.
 Example:
     >>> from agents.rating import rate
     >>> card = rate(lambda observation, mask: int(mask.argmax()), game="trap", games=2)
-    >>> card.line.startswith("trap ladder v1: ")
+    >>> card.line.startswith("trap 7x7 ladder v2: ")
     True
 """
 

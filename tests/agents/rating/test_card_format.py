@@ -31,14 +31,14 @@ from agents.rating.cards import leaderboard, read_card
 from agents.rating.comparison import SprtTest, walk_pairs
 from agents.rating.comparison import make_card as make_comparison_card
 from agents.rating.estimate import LIKELIHOOD_RATIO, METHOD
-from agents.rating.ladder import load_ladder, shipped_ladders
+from agents.rating.ladder import find_ladder, load_ladder, shipped_ladders
 from agents.rating.run import make_card, policy_cpu
 from tests.support.results_roots import as_format_1, card_of, write_card
 from tests.support.schemas import STRICT, assert_known_schema, places
 from tests.support.solved_positions import SAMPLE
 
 SCHEMA = card_schema()
-TRAP = load_ladder("trap")
+TRAP = find_ladder("trap", version="v1")
 WRITTEN = card_of(TRAP, "greedy", {TRAP.rungs[0].spec: (2, 0, 1), TRAP.rungs[1].spec: (1, 1, 1)})
 """A card as the package writes it."""
 ACCURACY = json.loads(accuracy("greedy", game="trap", positions=SAMPLE).to_json())

@@ -17,7 +17,7 @@ from agents.rating.estimate import (
     expected_score,
     round_robin_covariance,
 )
-from agents.rating.ladder import ANCHOR, Ladder, Rung
+from agents.rating.ladder import ANCHOR, Ladder, Rung, find_ladder
 from agents.rating.run import estimate_of, rung_covariance
 
 RATINGS = [1000.0, 1200.0, 1400.0, 1600.0]
@@ -123,7 +123,7 @@ def test_a_round_robin_s_covariance_is_its_inverse_information_with_the_anchor_f
 
 
 def test_a_ladder_s_own_covariance_is_used_and_a_v1_ladder_s_is_its_round_robin_s():
-    ladder = load_ladder("trap")
+    ladder = find_ladder("trap", version="v1")
     assert ladder.covariance is None
     implied = rung_covariance(ladder)
     assert implied == round_robin_covariance(

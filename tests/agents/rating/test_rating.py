@@ -251,8 +251,8 @@ def test_trap_rate_calibrates_a_ladder_from_its_round_robin(tmp_path, capsys):
     assert rated.fingerprints == fingerprints_of(rated)  # the rungs' moves, recorded afresh
 
 
-TRAP = load_ladder("trap")
-"""The shipped ladder of Trap! 7x7 (read before a test points the lookup elsewhere)."""
+TRAP = find_ladder("trap", version="v1")
+"""The shipped ladder v1 of Trap! 7x7 (read before a test points the lookup elsewhere)."""
 
 NEW_RUNGS = ["--calibrate", "--rungs", "random", "greedy", "--game", "trap", "--board-size",
              "4", "--games-per-pairing", "2", "--pair-games", "0", "--workers", "0"]  # fmt: skip
@@ -360,9 +360,9 @@ def test_trap_rate_takes_the_ladder_version_as_1_or_v1(version, tmp_path):
         (["nosuchagent", "--game", "othello", "--games", "2"], "nosuchagent"),
         (["random", "--game", "nope"], "unknown game 'nope'"),
         (["random", "--ladder-version", "v0"], "a ladder version is v1, v2, ... (or 1, 2, ...)"),
-        (["random", "--ladder-version", "2"], "no v2 ladder of trap 7x7; the ladders of trap: "
-         "7x7 (v1)"),
-        (["random", "--board-size", "5"], "no ladder of trap 5x5; the ladders of trap: 7x7 (v1)"),
+        (["random", "--ladder-version", "3"], "no v3 ladder of trap 7x7; the ladders of trap: "
+         "7x7 (v1, v2)"),
+        (["random", "--board-size", "5"], "no ladder of trap 5x5; the ladders of trap: 7x7 (v1, v2)"),
         (["random", "--game", "othello", "--rule", "end_rule=course"],
          "no ladder of othello 8x8-end_rule=course; the ladders of othello: 8x8 (v1)"),
         (["random", "--board-size", "7", "--rule", "board_size=7"], "given twice"),
@@ -429,8 +429,8 @@ def test_the_sb3_example_rates_during_learn_and_after_it(capsys, request):
     example["main"](["--timesteps", "256", "--rate-every", "256", "--games", "2",
                      "--callback-games", "2"])
     lines = capsys.readouterr().out.strip().splitlines()
-    assert lines[0].startswith("step 256: trap ladder v1: ")
-    assert lines[-1].startswith("trap ladder v1: ") and lines[-1].endswith("(2 games)")
+    assert lines[0].startswith("step 256: trap 7x7 ladder v2: ")
+    assert lines[-1].startswith("trap 7x7 ladder v2: ") and lines[-1].endswith("(2 games)")
 
 
 def test_a_rating_plays_its_rounds_on_one_pool_the_games_a_runner_per_round_plays(
