@@ -28,16 +28,13 @@ checks that this one is.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from agents.stochastic_game import StochasticGame, best_response, certify
+from agents.trap.placements import Placements
 from trap_env.trap import kernel
-
-if TYPE_CHECKING:  # solve certifies with this module: no import back at run time
-    from agents.trap.solve import Placements
 
 __all__ = ["DISCOUNT", "WITHIN", "Certified", "TrapGame", "certify_value"]
 

@@ -74,6 +74,7 @@ from agents.solved import (
     work_folder,
 )
 from agents.trap.certify import certify_value
+from agents.trap.placements import Placements, pairs_of
 from agents.trap.search import check_decision_state
 from trap_env.agent import UnsupportedGameError
 from trap_env.trap import kernel
@@ -115,57 +116,6 @@ BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
 
 _log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Placements:
-    """The placements of a board: ``(me, other, traps)`` with the players apart and off traps.
-
-    Attributes:
-        board_size: N.
-        me: the mover's cell, per placement.
-        other: the other player's cell, per placement.
-        traps: the traps, per placement, as a bitboard.
-        index: placement number by ``(me * N*N + other) * 2**(N*N) + traps``, -1 where none.
-    """
-
-    board_size: int
-    me: IntArray
-    other: IntArray
-    traps: IntArray
-    index: IntArray
-
-    @classmethod
-    def of(cls, board_size: int) -> Placements:
-        """Every placement of the ``board_size`` board, in ascending key order."""
-        cells = board_size * board_size
-        every = np.arange(1 << cells, dtype=np.int64)
-        index = np.full(cells * cells << cells, -1, dtype=np.int64)
-        me, other, traps = [], [], []
-        count = 0
-        for a, b in _pairs(cells):  # pair by pair: no array of the whole key space but the index
-            free = every[every & (1 << a | 1 << b) == 0]
-            index[((a * cells + b) << cells) + free] = np.arange(count, count + free.size)
-            count += free.size
-            me.append(np.full(free.size, a))
-            other.append(np.full(free.size, b))
-            traps.append(free)
-        joined = [np.concatenate(part) for part in (me, other, traps)]
-        return cls(board_size, joined[0], joined[1], joined[2], index)
-
-    def __len__(self) -> int:
-        return len(self.me)
-
-    def at(self, me: IntArray | int, other: IntArray | int, traps: IntArray | int) -> Any:
-        """The placement number(s) of ``(me, other, traps)``."""
-        cells = self.board_size * self.board_size
-        key = (np.asarray(me, dtype=np.int64) * cells + other << cells) + traps
-        return self.index[key]
-
-    def of_state(self, state: State) -> int:
-        """The placement number of a state, seen from its player to act."""
-        me, other = state.cells[state.player], state.cells[1 - state.player]
-        return int(self.at(me, other, state.traps))
 
 
 def _landing_odds(board_size: int, decay: int) -> FloatArray:
@@ -231,7 +181,7 @@ class _Transitions:
         rings = np.array(geometry.neighbours, dtype=np.int64)
         me, other, traps = places.me, places.other, places.traps
         odds = _landing_odds(n, decay)
-        pairs = _pairs(n * n)
+        pairs = pairs_of(n * n)
         number = {pair: k for k, pair in enumerate(pairs)}
         others = [(cells != a) & (cells != b) for a, b in pairs]  # no throw at a player
         grouped: dict[tuple[int, int], list[tuple[int, int]]] = {}
@@ -249,11 +199,6 @@ class _Transitions:
             rings[me] & ~(traps | 1 << other) == 0,
             rings[other] & ~(traps | 1 << me) == 0,
         )
-
-
-def _pairs(cells: int) -> list[tuple[int, int]]:
-    """The pairs of players' cells ``(me, other)`` in the placements' order."""
-    return [(a, b) for a in range(cells) for b in range(cells) if a != b]
 
 
 def _sweep(moves: FloatArray, moves_of: _Transitions) -> tuple[FloatArray, FloatArray]:
