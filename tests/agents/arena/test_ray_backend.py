@@ -131,7 +131,9 @@ def test_a_task_killed_from_outside_is_replayed_recorded_once_and_charged_to_no_
     assert [r["actions"] for r in records] == [r["actions"] for r in again]
 
 
-def kill_when_marked(marker: Path, timeout: float = 30) -> None:
+def kill_when_marked(marker: Path, timeout: float = 300) -> None:
+    """SIGKILL the PID written in ``marker`` once it is; the clock starts before Ray does,
+    whose start took over 30 s on a loaded machine, so the wait is long."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if marker.exists() and marker.read_text():
