@@ -110,9 +110,9 @@ def check_folder(
     output: Path, run: dict[str, Any], *, resume: bool, overwrite: bool, kind: str = "rating"
 ) -> None:
     """Check that this run (a ``kind``: ``"rating"``, ``"comparison"``, described in
-    ``output/<kind>.json``) may use ``output``: a new folder (or another kind's:
-    :func:`check_kind`), ``overwrite``, or on ``resume`` the same run (its description, its
-    files, and games that replay)."""
+    ``output/<kind>.json``) may use ``output``: a new folder, ``overwrite``, or on
+    ``resume`` the same run (its description, its files, and games that replay); never
+    another kind's folder (:func:`check_kind`)."""
     check_kind(output, kind)
     path = output / KIND_FILES[kind]
     if overwrite and not resume:
