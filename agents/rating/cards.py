@@ -65,6 +65,8 @@ class Row:
         spec: the rated agent.
         rating: its rating (None: every game won or lost, see ``low``/``high``).
         low, high: the 95% interval (None: unbounded on that side).
+        scale_low, scale_high: the 95% interval on the ladder's scale, the games' alone
+            (None: unbounded on that side, or a card written before it).
         num_games: games behind it.
         line: the quotable line.
         path: the card's path, relative to the folder read (odd bytes escaped).
@@ -82,6 +84,8 @@ class Row:
     path: str
     date: str
     game: str
+    scale_low: float | None = None
+    scale_high: float | None = None
     note: str = ""
 
     @property
@@ -163,7 +167,8 @@ def leaderboard(root: Path) -> Leaderboard:
 def _row(card: dict[str, Any], path: str) -> Row:
     return Row(
         card["spec"], card["rating"], card["low"], card["high"], card["num_games"],
-        card["line"], path, card["date"], card["game"],
+        card["line"], path, card["date"], card["game"], card.get("scale_low"),
+        card.get("scale_high"),
     )
 
 
@@ -193,7 +198,7 @@ def read_card(path: Path) -> dict[str, Any]:
     if not isinstance(card, dict) or card.get("benchmark") != BENCHMARK:
         raise ValueError(f"not a card of the {BENCHMARK}")
     _check_types(card)
-    for check in (_check_counts, _check_interval, _check_line):
+    for check in (_check_counts, _check_interval, _check_scale, _check_line):
         contradiction = check(card)
         if contradiction:
             raise ValueError(f"its fields contradict each other: {contradiction}")
@@ -283,6 +288,11 @@ def _check_types(card: dict[str, Any]) -> None:
     for key in ("rating", "low", "high"):
         if key not in card or (card[key] is not None and not _is_number(card[key])):
             raise ValueError(f"its {key!r} is not a number or null")
+    if ("scale_low" in card) != ("scale_high" in card):
+        raise ValueError("it has one end of its interval on the ladder's scale: both, or neither")
+    for key in ("scale_low", "scale_high"):
+        if card.get(key) is not None and not _is_number(card[key]):
+            raise ValueError(f"its {key!r} is not a number or null")
     opponents = card.get("opponents")
     if not isinstance(opponents, list) or not all(map(_is_opponent, opponents)):
         raise ValueError(
@@ -330,6 +340,21 @@ def _check_interval(card: dict[str, Any]) -> str:
         return f"no rating and no bound from {card['num_games']} games"
     if card["num_games"] == 0 and (rating, low, high) != (None, None, None):
         return "a rating from no games"
+    return ""
+
+
+def _check_scale(card: dict[str, Any]) -> str:
+    """What is wrong with the card's interval on the ladder's scale, if it has one ("" if
+    nothing): bounded on the sides its interval is, and holding its rating (it is the games'
+    part of that interval, so it lies within it, but for rounding)."""
+    if "scale_low" not in card:  # a card written before it
+        return ""
+    rating, low, high = card["rating"], card["scale_low"], card["scale_high"]
+    if (low is None, high is None) != (card["low"] is None, card["high"] is None):
+        return (f"its interval on the ladder's scale [{low}, {high}] is not bounded on the "
+                f"sides its interval [{card['low']}, {card['high']}] is")  # fmt: skip
+    if low is not None and high is not None and not (rating is None or low <= rating <= high):
+        return f"its rating {rating} is outside its interval on the ladder's scale [{low}, {high}]"
     return ""
 
 

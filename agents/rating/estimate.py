@@ -39,6 +39,11 @@ estimate to measure the pairs from), where about 2.7 losses were expected (the l
 ratio's is half that: a player above it would still win every game a quarter of the time),
 moved out by ``1.645 * sqrt(L)`` at the bound.
 
+**On the ladder's scale** (``covariance=None``) the interval is the games' alone: the
+rungs' published ratings, taken as exact, define the scale that every card of one ladder
+shares, so two such cards differ by their games only (a card's ``scale_low`` and
+``scale_high``). ``L`` is never negative, so it lies within the full interval.
+
 :data:`LIKELIHOOD_RATIO` is the interval of cards written before (every game alone, the
 opponents' ratings exact): every ``R`` whose log-likelihood is within ``chi2(1, 0.95) / 2``
 of the maximum; :func:`estimate_rating` still makes it for such a card's check.
@@ -65,6 +70,7 @@ __all__ = [
     "METHODS",
     "RatingEstimate",
     "best_rating",
+    "describe_interval",
     "estimate_rating",
     "expected_score",
     "round_robin_covariance",
@@ -120,12 +126,20 @@ class RatingEstimate:
     def describe(self) -> str:
         """``1432 [1380, 1484]``, or ``> 2100`` / ``< 400`` for a one-sided bound."""
         if self.rating is not None and self.low is not None and self.high is not None:
-            return f"{self.rating:.0f} [{self.low:.0f}, {self.high:.0f}]"
-        if self.low is not None:
-            return f"> {self.low:.0f}"
-        if self.high is not None:
-            return f"< {self.high:.0f}"
-        return "no games"
+            return f"{self.rating:.0f} {describe_interval(self.low, self.high)}"
+        return describe_interval(self.low, self.high)
+
+
+def describe_interval(low: float | None, high: float | None) -> str:
+    """An interval in whole points: ``[1380, 1484]``, ``> 2100`` or ``< 400`` (one end
+    None: unbounded that side), ``no games`` (neither end)."""
+    if low is not None and high is not None:
+        return f"[{low:.0f}, {high:.0f}]"
+    if low is not None:
+        return f"> {low:.0f}"
+    if high is not None:
+        return f"< {high:.0f}"
+    return "no games"
 
 
 def expected_score(rating: float, opponent: float) -> float:

@@ -11,9 +11,10 @@ played: a deterministic policy gets the same games and the same rating anywhere.
 
 The rating is the maximum-likelihood estimate against the rungs' published ratings
 (:func:`agents.rating.estimate.estimate_rating`), its interval counting the games by pair
-and the rungs' own uncertainty (:func:`rung_covariance`); the card (:class:`Card`) holds it with
-the results per rung, and :func:`rate_spec` writes it as ``card.json`` beside the games'
-``results.jsonl``.
+and the rungs' own uncertainty (:func:`rung_covariance`), and a second interval, the games'
+alone on the ladder's scale (its rungs' published ratings exact); the card (:class:`Card`)
+holds them with the results per rung, and :func:`rate_spec` writes it as ``card.json``
+beside the games' ``results.jsonl``.
 
 A card rates one policy on one ladder: a run records the ladder's identity and the SHA-256
 of every file the spec loads (:func:`agents.spec_files.spec_files`) in ``rating.json``,
@@ -40,6 +41,7 @@ from agents.rating.estimate import (
     METHOD,
     RatingEstimate,
     best_rating,
+    describe_interval,
     estimate_rating,
     round_robin_covariance,
 )
@@ -63,6 +65,7 @@ __all__ = [
     "estimate_of",
     "rate_spec",
     "rung_covariance",
+    "scale_line",
     "schedule_round",
 ]
 
@@ -115,7 +118,11 @@ class Card(BaseCard):
         cpu_cap: the CPU seconds per turn past which a player lost the game by time.
         num_games: games played.
         rating: the estimate (None when every game was won or lost).
-        low, high: the 95% interval's ends (None: unbounded on that side).
+        low, high: the 95% interval's ends (None: unbounded on that side): the rating's
+            place on the ideal scale, the games' variance and the rungs' covariance added.
+        scale_low, scale_high: the 95% interval on the ladder's scale, the games' alone
+            with the rungs' published ratings exact, for comparing cards of one ladder
+            (None: unbounded on that side; absent from cards written before it).
         line: the line to quote.
         opponents: the results per rung.
         provenance: the package's version and commit, the date, the software and the
@@ -139,6 +146,8 @@ class Card(BaseCard):
     rating: float | None
     low: float | None
     high: float | None
+    scale_low: float | None
+    scale_high: float | None
     line: str
     opponents: list[RungResult]
     provenance: Provenance
@@ -149,6 +158,13 @@ class Card(BaseCard):
 def card_line(ladder: Ladder, estimate: RatingEstimate) -> str:
     """``othello ladder v1: 1432 [1380, 1484] (200 games)``."""
     return f"{ladder.name}: {estimate.describe()} ({estimate.num_games} games)"
+
+
+def scale_line(card: Card) -> str:
+    """``on the ladder's scale (its rungs' ratings exact): [1399, 1493]``: the card's
+    interval on its ladder's scale, in words (its rating is on the card's line)."""
+    return (f"on the ladder's scale (its rungs' ratings exact): "
+            f"{describe_interval(card.scale_low, card.scale_high)}")  # fmt: skip
 
 
 def schedule_round(
@@ -206,11 +222,12 @@ def _round_note(ladder: Ladder, records: Sequence[Record], rungs: Sequence[str])
 
 
 def estimate_of(
-    ladder: Ladder, records: Sequence[Record], method: str = METHOD
+    ladder: Ladder, records: Sequence[Record], method: str = METHOD, *, rungs_exact: bool = False
 ) -> RatingEstimate:
     """The policy's rating from its games against the ladder, its interval made by
     ``method``: by default counting its games by pair and the rungs' covariance
-    (:func:`rung_covariance`)."""
+    (:func:`rung_covariance`); with ``rungs_exact``, the games alone, on the ladder's scale
+    (the rungs' published ratings exact)."""
     rows = {rung.spec: row for row, rung in enumerate(ladder.rungs)}
     games, pairs, rungs = [], [], []
     for pair, group in enumerate(pair_groups(records)):
@@ -219,8 +236,8 @@ def estimate_of(
             games.append((ladder.rungs[row].rating, policy_score(record)))
             pairs.append(pair)
             rungs.append(row)
-    return estimate_rating(games, pairs=pairs, rungs=rungs, covariance=rung_covariance(ladder),
-                           method=method)  # fmt: skip
+    covariance = None if rungs_exact else rung_covariance(ladder)
+    return estimate_rating(games, pairs=pairs, rungs=rungs, covariance=covariance, method=method)
 
 
 def rung_covariance(ladder: Ladder) -> tuple[tuple[float, ...], ...]:
@@ -250,6 +267,7 @@ def make_card(
     ``method``: the interval's, :data:`~agents.rating.estimate.LIKELIHOOD_RATIO` to make an
     old card again)."""
     estimate = estimate_of(ladder, records, method)
+    scale = estimate_of(ladder, records, rungs_exact=True)
     return Card(
         benchmark=BENCHMARK,
         ladder=ladder.version,
@@ -264,6 +282,8 @@ def make_card(
         rating=_rounded(estimate.rating),
         low=_rounded(estimate.low),
         high=_rounded(estimate.high),
+        scale_low=_rounded(scale.low),
+        scale_high=_rounded(scale.high),
         line=card_line(ladder, estimate),
         opponents=_per_rung(ladder, records),
         provenance=Provenance.now([spec], ladder.game),

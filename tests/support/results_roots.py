@@ -35,7 +35,8 @@ def card_of(
     return card
 
 
-FORMAT_2_FIELDS = ("format", "kind", "environment", "machine", "policy_cpu", "interval")
+FORMAT_2_FIELDS = ("format", "kind", "environment", "machine", "policy_cpu", "interval",
+                   "scale_low", "scale_high")
 """What a card of format 2 has that one of format 1 (written before formats) has not."""
 
 

@@ -93,7 +93,8 @@ def test_a_card_of_the_old_interval_is_still_read_and_another_method_is_refused(
 
 WRITTEN_CARDS = Path(__file__).resolve().parents[2] / "data" / "written_cards"
 """A card of each kind, ``<kind>.json``, as the package wrote it when each kind had its own
-JSON code, of the inputs of :func:`card_of_kind` and :data:`PROVENANCE`."""
+JSON code, of the inputs of :func:`card_of_kind` and :data:`PROVENANCE` (with the fields
+added since: the rating card's ``scale_low`` and ``scale_high``)."""
 PROVENANCE = Provenance(
     "0.0.0", "0" * 40, "2026-01-01", {"python": "3.11.7", "numpy": "2.0.0", "gymnasium": "1.0.0"},
     {"cpu": "a CPU", "speed": 1000.0, "speed_unit": SPEED_UNIT},

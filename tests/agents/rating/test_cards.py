@@ -129,6 +129,8 @@ def each_opponent(change: Callable[[dict[str, Any]], dict[str, Any]]) -> list[di
 
 CONTRADICTIONS: dict[str, dict[str, Any]] = {
     "is outside its interval": {"rating": GOOD["high"] + 100},
+    "outside its interval on the ladder's scale": {"scale_low": GOOD["rating"] + 1},
+    "is not bounded on the sides its interval": {"scale_high": None},
     "low end above its high end": {"low": GOOD["high"] + 1, "rating": None, "high": GOOD["low"]},
     "num_games": {"num_games": GOOD["num_games"] + 1},
     "line": {"line": "othello ladder v1: 2900 [2800, 3000] (8 games)"},
@@ -225,10 +227,17 @@ def test_a_card_without_a_field_it_is_ranked_by_is_refused(tmp_path: Path) -> No
                 read_card(path)
         else:
             assert read_card(path)["spec"] == "good"
-    for key in set(GOOD) - {"format"}:  # format 2 (without it, a card is of format 1): all needed
+    for key in set(GOOD) - {"format"}:  # format 2 (without it, a card is of format 1)
         path = write_card(tmp_path / "2" / key, {name: GOOD[name] for name in GOOD if name != key})
-        with pytest.raises(ValueError, match=rf"^the card has no {key!r}"):
+        needed = rf"^the card has no {key!r}" if key not in SCALE else "both, or neither"
+        with pytest.raises(ValueError, match=needed):
             read_card(path)
+    written_before = {name: GOOD[name] for name in GOOD if name not in SCALE}
+    assert read_card(write_card(tmp_path / "before", written_before))["spec"] == "good"
+
+
+SCALE = ("scale_low", "scale_high")
+"""A rating card's interval on its ladder's scale: both or neither (cards written before it)."""
 
 
 json_values = st.recursive(

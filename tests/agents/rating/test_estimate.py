@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agents.rating import load_ladder
@@ -18,7 +18,9 @@ from agents.rating.estimate import (
     round_robin_covariance,
 )
 from agents.rating.ladder import ANCHOR, Ladder, Rung, find_ladder
+from agents.rating.cards import read_card
 from agents.rating.run import estimate_of, rung_covariance
+from tests.support.results_roots import card_of, write_card
 
 RATINGS = [1000.0, 1200.0, 1400.0, 1600.0]
 COVARIANCE = round_robin_covariance(RATINGS, 16, anchor=0)
@@ -156,3 +158,47 @@ def test_the_schedule_s_rating_is_the_estimate_s_and_infinite_when_every_game_we
     assert best_rating([(1000.0, 1.0)] * 3) == math.inf
     assert best_rating([(1000.0, 0.0)]) == -math.inf
     assert math.isnan(best_rating([]))
+
+
+TOP = find_ladder("trap", version="v2")
+"""A ladder that publishes its covariance: near its top the rungs' part of an interval is
+most of it."""
+
+
+@settings(max_examples=20, deadline=None)
+@example(results=[(3, 0, 0)])  # every game won: a lower bound
+@example(results=[(0, 0, 2)])  # every game lost: an upper bound
+@given(results=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 1), st.integers(0, 4)),
+                        min_size=1, max_size=3).filter(lambda results: sum(map(sum, results))))
+def test_a_card_s_interval_on_the_ladder_s_scale_is_its_games_alone_within_its_interval(
+    results, tmp_path_factory
+):
+    """Results against the ladder's top rungs: the card's ``scale_low``/``scale_high`` are
+    the estimate's with the rungs' ratings exact (no covariance: the games' one-sided bound
+    when every game went one way), bounded where the full interval is, within it, and the
+    card reads."""
+    rungs = TOP.rungs[-len(results):]
+    card = card_of(TOP, "p", {rung.spec: counts for rung, counts in zip(rungs, results,
+                                                                        strict=True)})
+    games = [(rung.rating, score) for rung, (wins, draws, losses) in zip(rungs, results,
+                                                                         strict=True)
+             for score in [1.0] * wins + [0.5] * draws + [0.0] * losses]  # fmt: skip
+    alone = estimate_rating(games)  # card_of numbers its games apart: every one a pair alone
+    rounded = [None if end is None else round(end, 1) for end in (alone.low, alone.high)]
+    assert [card["scale_low"], card["scale_high"]] == rounded
+    for full, scale, inward in ((card["low"], card["scale_low"], 1),
+                                (card["high"], card["scale_high"], -1)):  # fmt: skip
+        assert (full is None) == (scale is None)
+        if full is not None:
+            assert inward * (scale - full) >= -0.1  # the root's hundredth, then rounding
+    assert read_card(write_card(tmp_path_factory.mktemp("card"), card)) == card
+
+
+def test_near_the_top_of_a_v2_ladder_the_scale_s_interval_is_the_games_alone():
+    """200 games split against the top rungs: about ±50 on the ladder's scale, where the
+    rungs' errors (relative to random) widen the full interval past twice that."""
+    rungs = TOP.rungs[-3:]
+    card = card_of(TOP, "p", {rung.spec: (34, 0, 33) for rung in rungs[:2]}
+                   | {rungs[2].spec: (33, 0, 33)})  # fmt: skip
+    assert 40 < (card["scale_high"] - card["scale_low"]) / 2 < 60
+    assert card["high"] - card["low"] > 2 * (card["scale_high"] - card["scale_low"])

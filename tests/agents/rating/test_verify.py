@@ -49,6 +49,9 @@ def test_a_card_edited_by_hand_does_not_agree_naming_each_field(
     shifted = {"policy_cpu": {"mean": 0.0, "max": 0.0}}
     if card["rating"] is not None:  # within the line's rounding: the card still reads
         shifted |= {key: card[key] + 0.3 for key in ("rating", "low", "high")}
+    shifted |= {key: card[key] - 0.3 for key in ("scale_low", "scale_high")
+                if card[key] is not None}  # fmt: skip
+    assert {"scale_low", "scale_high"} & set(shifted)
     folder = edited(rated, tmp_path, shifted)
     assert rate_cli.main(["--verify", str(folder)]) == 1
     out = capsys.readouterr().out
@@ -63,11 +66,13 @@ def test_a_card_whose_seed_is_not_its_games_does_not_agree(rated: Path, tmp_path
 
 def old_card(rated: Path) -> dict[str, object]:
     """The rating's card as it was written before the interval counted pairs and the
-    rungs' covariance: the likelihood ratio's ends, line and method."""
+    rungs' covariance: the likelihood ratio's ends, line and method, and no interval on
+    the ladder's scale."""
     records = [json.loads(line) for line in (rated / "results.jsonl").read_text().splitlines()]
     remade = json.loads(make_card(load_ladder("trap"), "greedy", 0, records,
                                   method=LIKELIHOOD_RATIO).to_json())  # fmt: skip
     card = json.loads((rated / "card.json").read_text())
+    card = {key: value for key, value in card.items() if key not in ("scale_low", "scale_high")}
     return card | {key: remade[key] for key in ("rating", "low", "high", "line", "interval")}
 
 
