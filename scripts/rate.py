@@ -98,7 +98,7 @@ from agents.rating.ladder import (
     setting_name,
     write_ladder,
 )
-from agents.rating.run import DEFAULT_CPU_CAP, DEFAULT_GAMES, rate_spec
+from agents.rating.run import DEFAULT_CPU_CAP, DEFAULT_GAMES, rate_spec, scale_line
 from agents.rating.schedule import calibration_tasks
 from agents.rating.verify import LADDER_FILE, verify_card, verify_ladder
 from trap_env.game import played_params
@@ -483,6 +483,7 @@ def _rate(ladder: Ladder, args: argparse.Namespace, options: dict[str, object]) 
               + (f" ({rung.faults} faults)" if rung.faults else ""))
     print(f"{time.monotonic() - started:.0f} s; card: {output / 'card.json'}")
     print(card.line)
+    print(scale_line(card))
 
 
 def _compare(ladder: Ladder, args: argparse.Namespace, options: dict[str, object]) -> None:

@@ -497,19 +497,27 @@ async function showTournament() {
     `${percent(p.rate)} [${percent(p.interval[0])}, ${percent(p.interval[1])}]`]);
 }
 
+// A card's interval on its ladder's scale (the games' alone), as its line writes one;
+// "" for a card written before it (or of no games).
+function scaleInterval(row) {
+  const [low, high] = [row.scale_low, row.scale_high].map((end) => end?.toFixed(0));
+  if (low !== undefined && high !== undefined) return `[${low}, ${high}]`;
+  return low !== undefined ? `> ${low}` : high !== undefined ? `< ${high}` : "";
+}
+
 // One table of ratings; `apart` rows (cards of no shipped ladder) name their game and say why.
 function ratingsTable(rows, apart) {
   const table = document.createElement("table");
   table.className = "ratings";
   const head = table.createTHead().insertRow();
-  const columns = ["agent", "rating [95% CI]", "games", "card", "date"];
+  const columns = ["agent", "rating [95% CI]", "on the ladder's scale", "games", "card", "date"];
   for (const text of apart ? ["game", ...columns, "why apart"] : columns) {
     head.append(Object.assign(document.createElement("th"), { textContent: text }));
   }
   for (const row of rows) {
     const line = table.insertRow();
     const rating = row.line.split(": ").slice(1).join(": ").replace(/ \(\d+ games\)$/, "");
-    const cells = [row.spec, rating, row.num_games, row.path, row.date];
+    const cells = [row.spec, rating, scaleInterval(row), row.num_games, row.path, row.date];
     for (const text of apart ? [row.game, ...cells, row.note] : cells) {
       line.insertCell().textContent = text;
     }

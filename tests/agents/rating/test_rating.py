@@ -36,6 +36,7 @@ from agents.rating.estimate import (
     LIKELIHOOD_RATIO,
     ONE_SIDED,
     TWO_SIDED,
+    describe_interval,
     expected_score,
 )
 from agents.rating.fingerprint import fingerprints_of
@@ -234,7 +235,10 @@ def test_trap_rate_prints_the_line_and_writes_the_card(tmp_path, capsys):
                           "--workers", "0", "--output", str(out)]) == 0
     printed = capsys.readouterr().out
     card = json.loads((out / "card.json").read_text())
-    assert printed.strip().splitlines()[-1] == card["line"]
+    line, scale = printed.strip().splitlines()[-2:]
+    assert line == card["line"]
+    assert scale == ("on the ladder's scale (its rungs' ratings exact): "
+                     + describe_interval(card["scale_low"], card["scale_high"]))  # fmt: skip
     assert f"card: {out / 'card.json'}" in printed
 
 

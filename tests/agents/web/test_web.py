@@ -1044,8 +1044,11 @@ def test_the_ratings_tab_ranks_cards_per_shipped_ladder_and_lists_others_apart(
     [ranked] = [board for board in answer["ladders"] if board["rows"]]
     assert ranked["name"] == ladder.name and ranked["sha256"] == ladder.identity
     assert [row["spec"] for row in ranked["rows"]] == ["mcts", "greedy"]
+    for row in ranked["rows"]:  # the interval on the ladder's scale, within the card's
+        assert row["low"] <= row["scale_low"] < row["scale_high"] <= row["high"]
     [apart] = answer["apart"]
     assert apart["spec"] == "old" and f"its ladder is 'v0', not '{ladder.version}'" in apart["note"]
+    assert (apart["scale_low"], apart["scale_high"]) == (None, None)  # written before it
     assert answer["notes"] == []
 
 

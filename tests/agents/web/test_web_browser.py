@@ -509,6 +509,7 @@ def test_a_request_from_another_origin_is_refused(browser: Any, server: str) -> 
 
 def test_the_ratings_tab_shows_the_cards(page: Any, results_root: Path) -> None:
     from agents.rating import load_ladder
+    from agents.rating.estimate import describe_interval
     from tests.support.results_roots import card_of, write_card
 
     ladder = load_ladder("othello")
@@ -524,7 +525,8 @@ def test_the_ratings_tab_shows_the_cards(page: Any, results_root: Path) -> None:
         "#ratings table tr:last-child td", "c => c.map(x => x.textContent)"
     )
     rating = card["line"].split(": ")[1].removesuffix(" (100 games)")
-    assert cells[:3] == ["greedy", rating, "100"]
+    scale = describe_interval(card["scale_low"], card["scale_high"])
+    assert cells[:4] == ["greedy", rating, scale, "100"]
     assert page.eval_on_selector_all("#ratings h2", "h => h.map(x => x.textContent)") == [
         "othello ladder v1", "Other ladders (not ranked)"]
     apart = page.eval_on_selector_all(
