@@ -5,11 +5,14 @@ The ladder is synthetic: :data:`NUM_RUNGS` rungs :data:`GAP` apart from the anch
 whose covariance is the one a round robin of :data:`GAMES_PER_PAIRING` games a pairing
 implies (:func:`~agents.rating.estimate.round_robin_covariance`, as a v1 ladder's is). Each
 simulated rating draws the rungs' true ratings around the published ones from that
-covariance (the anchor's stays 1000) and a true rating for the policy, uniformly in a band;
-the policy then plays :data:`~agents.rating.run.DEFAULT_GAMES` games round by round as
+covariance (the anchor's stays 1000), or with ``rungs_exact`` takes the published ones, and
+a true rating for the policy, uniformly in a band; the policy then plays
+:data:`~agents.rating.run.DEFAULT_GAMES` games round by round as
 :func:`~agents.rating.run.schedule_round` asks, a pair of games (one opening, seats
 swapped) against each rung it names, and the card's estimate is made from the games'
-records (:func:`~agents.rating.run.estimate_of`) by the current method and by the old one.
+records (:func:`~agents.rating.run.estimate_of`) by the current method, by the old one, and
+on the ladder's scale (the games alone, the rungs' published ratings exact: its true
+rating is the policy's own only when the rungs' are the published ones, ``rungs_exact``).
 
 A pair's two games are correlated as openings make them, while each game's expected score
 stays the logistic one of the true ratings, ``p``: the pair draws an opening that suits the
@@ -22,8 +25,8 @@ expected score is ``p'``.
 Example:
     >>> print(table(simulate_bands(num_ratings=4, num_bands=1)))  # doctest: +SKIP
 
-Run ``python -m agents.rating.coverage --ratings 2000`` for the table of
-docs/experiments.md (2026-11-28).
+Run ``python -m agents.rating.coverage --ratings 2000`` (and ``--ratings 1000
+--exact-rungs``) for the tables of docs/experiments.md (2026-11-28).
 """
 
 from __future__ import annotations
@@ -69,7 +72,9 @@ class Coverage:
             true rating.
         covered_old: those whose old interval
             (:data:`~agents.rating.estimate.LIKELIHOOD_RATIO`) held it.
-        width, width_old: the median width of the two-sided intervals of each.
+        covered_scale: those whose interval on the ladder's scale (the games' alone, the
+            rungs' published ratings exact) held it.
+        width, width_old, width_scale: the median width of the two-sided intervals of each.
     """
 
     low: float
@@ -77,16 +82,16 @@ class Coverage:
     num_ratings: int
     covered: int
     covered_old: int
+    covered_scale: int
     width: float
     width_old: float
+    width_scale: float
 
 
-def synthetic_ladder(exact_rungs: bool = False) -> Ladder:
-    """The simulation's ladder, with its covariance (all zero with ``exact_rungs``)."""
+def synthetic_ladder() -> Ladder:
+    """The simulation's ladder, with the covariance its round robin implies."""
     ratings = [ANCHOR_RATING + GAP * i for i in range(NUM_RUNGS)]
     covariance = round_robin_covariance(ratings, GAMES_PER_PAIRING, anchor=0)
-    if exact_rungs:
-        covariance = tuple(tuple(0.0 for _ in row) for row in covariance)
     specs = [ANCHOR] + [f"rung-{i}" for i in range(1, NUM_RUNGS)]
     return Ladder(
         game="trap", version="v1", params={}, opening_plies=0, seed=0,
@@ -97,43 +102,46 @@ def synthetic_ladder(exact_rungs: bool = False) -> Ladder:
 
 def simulate(
     ladder: Ladder, low: float, high: float, num_ratings: int, seed: int,
-    games: int = DEFAULT_GAMES,
+    games: int = DEFAULT_GAMES, rungs_exact: bool = False,
 ) -> Coverage:  # fmt: skip
     """Simulate ``num_ratings`` ratings of true ratings uniform in ``[low, high]`` on
-    ``ladder`` (the rungs' true ratings drawn from its covariance), seeded by ``seed``."""
+    ``ladder`` (the rungs' true ratings drawn from its covariance, or with ``rungs_exact``
+    the published ones), seeded by ``seed``."""
     generator = np.random.default_rng(seed)
     published = np.array([rung.rating for rung in ladder.rungs])
     spread = np.linalg.cholesky(np.array(ladder.covariance or 0.0) + 1e-9 * np.eye(len(published)))
+    if rungs_exact:  # the draws stay (the same stream: the same openings and true ratings)
+        spread = np.zeros_like(spread)
     true_rungs = published + generator.standard_normal((num_ratings, len(published))) @ spread.T
     true_policy = generator.uniform(low, high, num_ratings)
     draws = generator.random((num_ratings, games // 2, 4))
-    estimates: list[tuple[RatingEstimate, RatingEstimate, float]] = []
-    for k in range(num_ratings):
-        truth = float(true_policy[k])
+    intervals: list[tuple[RatingEstimate, RatingEstimate, RatingEstimate]] = []
+    truths = true_policy.tolist()
+    for k, truth in enumerate(truths):
         rungs = dict(zip(ladder.specs, true_rungs[k].tolist(), strict=True))
         records = _play(ladder, truth, rungs, draws[k].tolist(), games)
-        estimates.append((estimate_of(ladder, records, METHOD),
-                          estimate_of(ladder, records, LIKELIHOOD_RATIO), truth))  # fmt: skip
+        intervals.append((estimate_of(ladder, records, METHOD),
+                          estimate_of(ladder, records, LIKELIHOOD_RATIO),
+                          estimate_of(ladder, records, rungs_exact=True)))  # fmt: skip
+    new, old, scale = zip(*intervals, strict=True)
     return Coverage(
-        low, high, num_ratings,
-        covered=sum(_holds(new, truth) for new, _, truth in estimates),
-        covered_old=sum(_holds(old, truth) for _, old, truth in estimates),
-        width=_median_width([new for new, _, _ in estimates]),
-        width_old=_median_width([old for _, old, _ in estimates]),
+        low, high, num_ratings, _num_held(new, truths), _num_held(old, truths),
+        _num_held(scale, truths), _median_width(new), _median_width(old), _median_width(scale),
     )  # fmt: skip
 
 
 def simulate_bands(
-    num_ratings: int, num_bands: int = 5, seed: int = 2026, exact_rungs: bool = False
+    num_ratings: int, num_bands: int = 5, seed: int = 2026, rungs_exact: bool = False
 ) -> list[Coverage]:
     """Simulate ``num_ratings`` ratings in each of ``num_bands`` bands of equal width that
     cover the true ratings from :data:`MARGIN` above the bottom rung to as far below the
-    top one; band ``i`` is seeded by ``(seed, i)``."""
-    ladder = synthetic_ladder(exact_rungs)
+    top one; band ``i`` is seeded by ``(seed, i)``; ``rungs_exact``: the rungs' true
+    ratings are their published ones."""
+    ladder = synthetic_ladder()
     bottom = min(ladder.rungs, key=lambda rung: rung.rating).rating + MARGIN
     width = (max(rung.rating for rung in ladder.rungs) - MARGIN - bottom) / num_bands
     return [simulate(ladder, bottom + i * width, bottom + (i + 1) * width, num_ratings,
-                     seed * 1000 + i) for i in range(num_bands)]  # fmt: skip
+                     seed * 1000 + i, rungs_exact=rungs_exact) for i in range(num_bands)]  # fmt: skip
 
 
 def _play(
@@ -172,10 +180,12 @@ def _score(difference: float, seat: int, draws: list[float]) -> float:
     return 1.0 if uniform < won else 0.5 if uniform < won + drawn else 0.0
 
 
-def _holds(estimate: RatingEstimate, truth: float) -> bool:
-    """Whether the interval holds ``truth`` (an end that is None is no bound)."""
-    return (estimate.low is None or estimate.low <= truth) and (
-        estimate.high is None or truth <= estimate.high
+def _num_held(estimates: Sequence[RatingEstimate], truths: Sequence[float]) -> int:
+    """How many intervals hold their true rating (an end that is None is no bound)."""
+    return sum(
+        (estimate.low is None or estimate.low <= truth)
+        and (estimate.high is None or truth <= estimate.high)
+        for estimate, truth in zip(estimates, truths, strict=True)
     )
 
 
@@ -186,17 +196,19 @@ def _median_width(estimates: Sequence[RatingEstimate]) -> float:
 
 
 def table(coverages: Sequence[Coverage], level: float = 0.95) -> str:
-    """The coverages as a Markdown table: per band, nominal and observed, new and old."""
+    """The coverages as a Markdown table: per band, nominal and observed, of the interval
+    (new), the old one and the one on the ladder's scale (scale)."""
     lines = [
-        "| true rating | ratings | nominal | covered (new) | covered (old) | "
-        "median width (new) | median width (old) |",
-        "|---|---|---|---|---|---|---|",
+        "| true rating | ratings | nominal | covered (new) | covered (old) | covered (scale) | "
+        "median width (new) | median width (old) | median width (scale) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in coverages:
+        shares = [row.covered, row.covered_old, row.covered_scale]
         lines.append(
             f"| {row.low:.0f}-{row.high:.0f} | {row.num_ratings} | {level:.0%} | "
-            f"{row.covered / row.num_ratings:.1%} | {row.covered_old / row.num_ratings:.1%} | "
-            f"{row.width:.0f} | {row.width_old:.0f} |"
+            + " | ".join(f"{share / row.num_ratings:.1%}" for share in shares)
+            + f" | {row.width:.0f} | {row.width_old:.0f} | {row.width_scale:.0f} |"
         )
     return "\n".join(lines)
 
@@ -211,13 +223,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument(
         "--exact-rungs", action="store_true",
-        help="rungs whose published ratings are their true ones (covariance 0)",
+        help="rungs whose true ratings are their published ones (the ladder still publishes "
+        "its covariance): where the interval on the ladder's scale holds the true rating",
     )  # fmt: skip
     arguments = parser.parse_args(argv)
     if arguments.ratings < 1 or arguments.bands < 1:
         parser.error("--ratings and --bands must be at least 1")
     print(table(simulate_bands(arguments.ratings, arguments.bands, arguments.seed,
-                               arguments.exact_rungs)))  # fmt: skip
+                               rungs_exact=arguments.exact_rungs)))  # fmt: skip
     return 0
 
 
