@@ -141,7 +141,8 @@ def simulate_bands(
     bottom = min(ladder.rungs, key=lambda rung: rung.rating).rating + MARGIN
     width = (max(rung.rating for rung in ladder.rungs) - MARGIN - bottom) / num_bands
     return [simulate(ladder, bottom + i * width, bottom + (i + 1) * width, num_ratings,
-                     seed * 1000 + i, rungs_exact=rungs_exact) for i in range(num_bands)]  # fmt: skip
+                     seed * 1000 + i, rungs_exact=rungs_exact)
+            for i in range(num_bands)]  # fmt: skip
 
 
 def _play(

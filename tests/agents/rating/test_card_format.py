@@ -31,7 +31,7 @@ from agents.rating.cards import leaderboard, read_card
 from agents.rating.comparison import SprtTest, walk_pairs
 from agents.rating.comparison import make_card as make_comparison_card
 from agents.rating.estimate import LIKELIHOOD_RATIO, METHOD
-from agents.rating.ladder import find_ladder, load_ladder, shipped_ladders
+from agents.rating.ladder import find_ladder, shipped_ladders
 from agents.rating.run import make_card, policy_cpu
 from tests.support.results_roots import as_format_1, card_of, write_card
 from tests.support.schemas import STRICT, assert_known_schema, places

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agents.rating import load_ladder
+from agents.rating.cards import read_card
 from agents.rating.estimate import (
     LIKELIHOOD_RATIO,
     SLOPE,
@@ -18,7 +18,6 @@ from agents.rating.estimate import (
     round_robin_covariance,
 )
 from agents.rating.ladder import ANCHOR, Ladder, Rung, find_ladder
-from agents.rating.cards import read_card
 from agents.rating.run import estimate_of, rung_covariance
 from tests.support.results_roots import card_of, write_card
 
