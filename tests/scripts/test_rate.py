@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import lzma
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -155,6 +156,10 @@ def _damaged(folder: Path) -> None:
     (folder / "results.jsonl.xz").write_bytes(b"not xz")
 
 
+def _garbled(folder: Path) -> None:
+    (folder / "results.jsonl.xz").write_bytes(lzma.compress(b"not a game record\n"))
+
+
 Setup = Callable[[Path], None]
 REFUSED: list[tuple[str, Setup | None, list[str], str]] = [
     ("packed games, neither --resume nor --overwrite", None, [], "holds a calibration's games"),
@@ -171,9 +176,16 @@ REFUSED: list[tuple[str, Setup | None, list[str], str]] = [
      "greedy", FAULTY], "RaisingConstructorAgent"),
     ("--resume of packed games that cannot be unpacked", _damaged, ["--resume"],
      "cannot be unpacked"),
+    ("--resume of packed games with a line that is no game", _garbled, ["--resume"],
+     "results.jsonl.xz (unpacked), line 1: "),
 ]  # fmt: skip
 """Calibrations refused in a finished calibration's folder ``cal`` (changed first by the
 setup): what, the setup, the arguments beyond :data:`CALIBRATE`, and words of the refusal."""
+
+
+PAST_NS = 10**18
+"""A folder's time of change set before a run (2001): a file made in it, even one removed
+again, moves it."""
 
 
 def listing(root: Path) -> dict[str, tuple[int, str]]:
@@ -195,6 +207,7 @@ def test_a_refused_calibration_is_one_line_alone_and_leaves_its_folder_as_it_was
     shutil.copytree(packed, tmp_path / "cal")
     if setup is not None:
         setup(tmp_path / "cal")
+    os.utime(tmp_path / "cal", ns=(PAST_NS, PAST_NS))
     monkeypatch.chdir(tmp_path)
     before = listing(tmp_path)
     argv = [*CALIBRATE, "--output", "cal", "--ladder-out", "elsewhere/ladder.json", *extra]
@@ -202,6 +215,8 @@ def test_a_refused_calibration_is_one_line_alone_and_leaves_its_folder_as_it_was
     assert_alone(status, out, err)
     assert words in err
     assert listing(tmp_path) == before
+    if "--resume" in extra:  # checked before it writes: not even unpacked games for a while
+        assert (tmp_path / "cal").stat().st_mtime_ns == PAST_NS
 
 
 def test_a_calibration_into_a_folder_another_run_holds_is_refused_alone(packed, tmp_path):
