@@ -33,13 +33,12 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agents.options import require_game
+from agents.registry import game_declaration
 from agents.seeded import SeededAgent
 from trap_env.agent import SpecError
 from trap_env.games import get_game
@@ -70,16 +69,10 @@ class NativeGame:
 def native_game(game: str) -> NativeGame | None:
     """The :class:`NativeGame` the agents package of ``game`` declares, or None.
 
-    Found by name, ``agents.<game>.openspiel_mcts:NATIVE``, so that this module names no game.
+    Found by name, ``agents.<game>.openspiel_mcts:NATIVE``
+    (:func:`~agents.registry.game_declaration`), so that this module names no game.
     """
-    module_name = f"agents.{get_game(game).name}.{HOOK_MODULE}"
-    try:
-        found = importlib.util.find_spec(module_name)
-    except ModuleNotFoundError:  # the game has no agents package here (a game from outside)
-        return None
-    if found is None:
-        return None
-    native = getattr(importlib.import_module(module_name), "NATIVE", None)
+    native = game_declaration(game, HOOK_MODULE, "NATIVE")
     return native if isinstance(native, NativeGame) else None
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.util
 import inspect
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
@@ -42,6 +43,7 @@ __all__ = [
     "EVERY_GAME",
     "agent_names",
     "built_agent",
+    "game_declaration",
     "local_agents",
     "make_agent",
     "register",
@@ -165,6 +167,26 @@ def _check_name(name: str, game: str, verb: str) -> None:
             f"cannot {verb} {name!r} as an agent's name: names are identifiers, and the "
             f"built-in names {sorted(builtin)} are taken"
         )
+
+
+def game_declaration(game: str, module: str, name: str) -> object | None:
+    """What the agents package of ``game`` declares as ``agents.<game>.<module>:<name>``, or
+    None where it declares nothing so (no such module or name; a game from outside this
+    package has no agents package here).
+
+    A generic module finds a game's own facts so (Othello's C++ game for ``openspiel-mcts``,
+    a game's solved-positions rungs and endgame solver), naming no game itself: a new game
+    declares its own beside its agents, not in the generic module.
+
+    Raises:
+        UnknownGameError: for a game that is not registered.
+    """
+    module_name = f"agents.{get_game(game).name}.{module}"
+    try:
+        found = importlib.util.find_spec(module_name)
+    except ModuleNotFoundError:  # the game has no agents package here (a game from outside)
+        return None
+    return None if found is None else getattr(importlib.import_module(module_name), name, None)
 
 
 def agent_names(game: str | None = None) -> list[str]:

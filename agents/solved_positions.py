@@ -33,10 +33,16 @@ and kept in the order met. The values come from the game's ``perfect`` agent (it
 ``action_values(state)``, from the solved table): a board plugs in by having one.
 
 A board that no ``perfect`` agent plays whole but whose endgames a game's exact solver
-reaches (Othello 6x6) draws an **endgame set** instead: the game's :data:`ENDGAMES` entry
-values the candidates it reaches (Othello: at most 12 empty cells) and the rest are no
-candidates; ``drawn`` then has ``endgame``: what the set covers and how many candidates the
-solver reached. Either way the file is the one set of its rules, found by its content.
+reaches (Othello 6x6) draws an **endgame set** instead: the game's endgame solver
+(:func:`endgame_solver`) values the candidates it reaches (Othello: at most 12 empty cells)
+and the rest are no candidates; ``drawn`` then has ``endgame``: what the set covers and how
+many candidates the solver reached. Either way the file is the one set of its rules, found
+by its content.
+
+A game's own facts are declared in its agents package, in ``agents.<game>.solve`` beside its
+solver (:data:`HOOK_MODULE`), so that this module names no game and a new game adds its own
+there: ``POSITION_RUNGS``, the rungs its sets are drawn from (else :data:`COMMON_RUNGS`), and
+``ENDGAME``, its :data:`Endgame` (Othello's :func:`agents.othello.solve.endgame_values`).
 
 The file is written byte for byte the same from the same arguments (its zip entries carry
 a fixed date), so ``trap-solve --positions`` rebuilds a shipped file exactly.
@@ -48,7 +54,6 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 import io
 import json
 import math
@@ -57,14 +62,14 @@ import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from agents.arena.match import FAULTS, derive_seed, play_game
 from agents.files import game_files, replace_atomically
-from agents.registry import make_agent
+from agents.registry import game_declaration, make_agent
 from agents.solved import TIE_TOLERANCE, best_action
 from agents.spec_files import file_sha256
 from agents.zips import read_npz
@@ -74,15 +79,15 @@ from trap_env.games import get_game
 
 __all__ = [
     "COMMON_RUNGS",
-    "DEFAULT_RUNGS",
-    "ENDGAMES",
     "FORMAT",
+    "HOOK_MODULE",
     "KIND",
     "MAX_BYTES",
     "Positions",
     "board_values",
     "default_rungs",
     "draw_positions",
+    "endgame_solver",
     "find_positions",
     "read_positions",
     "shipped_positions",
@@ -100,20 +105,13 @@ COMMON_RUNGS = (
     "greedy",
     "reference:depth=2,time_limit=none",
 )
-"""Rungs every game's ladder has, without a clock: a game not in :data:`DEFAULT_RUNGS`
-draws its positions from their games."""
-DEFAULT_RUNGS: dict[str, tuple[str, ...]] = {
-    "trap": (
-        "random",
-        "epsilon-greedy:epsilon=0.5",
-        "greedy",
-        "alphabeta:depth=2,time_limit=none",
-        "expectiminimax:depth=2,time_limit=none",
-    ),
-    "colosseum": (*COMMON_RUNGS, "mcts:simulations=20,time_limit=none"),
-}
-"""By game, the ladder's rungs that play a small board without a clock, whose games the
-positions are drawn from by default (the shipped sets' rungs)."""
+"""Rungs every game's ladder has, without a clock: a game that declares no
+``POSITION_RUNGS`` draws its positions from their games."""
+HOOK_MODULE = "solve"
+"""The module of a game's agents package (``agents.<game>.solve``) that declares its
+positions' ``POSITION_RUNGS`` (the ladder's rungs that play a small board without a clock,
+whose games its sets are drawn from by default) and ``ENDGAME`` (an :data:`Endgame`), where
+the game has them."""
 DEFAULT_GAMES_PER_PAIRING = 16
 DEFAULT_OPENING_PLIES = 2
 DEFAULT_PER_DECISION = 400
@@ -124,9 +122,6 @@ ActionValues = Callable[[Any], Mapping[int, float] | None]
 None for a position out of the solver's reach (an endgame set's earlier positions)."""
 Endgame = Callable[[Mapping[str, Any]], tuple[ActionValues, str]]
 """Rules -> the exact values of the board's endgame positions and what they cover."""
-ENDGAMES: dict[str, str] = {"othello": "agents.othello.solve:endgame_values"}
-"""By game, the ``"module:function"`` (an :data:`Endgame`, imported only when asked) that
-values the endgames of a board its ``perfect`` agent does not play."""
 
 
 @dataclass(frozen=True)
@@ -329,9 +324,18 @@ def find_positions(game: str, params: Mapping[str, Any] | None = None) -> Positi
 
 
 def default_rungs(game: str) -> tuple[str, ...]:
-    """The rungs ``game``'s positions are drawn from by default (:data:`DEFAULT_RUNGS`,
-    else :data:`COMMON_RUNGS`)."""
-    return DEFAULT_RUNGS.get(game, COMMON_RUNGS)
+    """The rungs ``game``'s positions are drawn from by default: the ``POSITION_RUNGS`` its
+    agents package declares (:data:`HOOK_MODULE`), else :data:`COMMON_RUNGS`."""
+    rungs = game_declaration(game, HOOK_MODULE, "POSITION_RUNGS")
+    return tuple(rungs) if isinstance(rungs, tuple) else COMMON_RUNGS
+
+
+def endgame_solver(game: str) -> Endgame | None:
+    """The :data:`Endgame` that values the endgames of ``game``'s boards its ``perfect``
+    agent does not play: the ``ENDGAME`` its agents package declares
+    (:data:`HOOK_MODULE`), or None."""
+    endgame = game_declaration(game, HOOK_MODULE, "ENDGAME")
+    return cast(Endgame, endgame) if callable(endgame) else None
 
 
 def draw_positions(
@@ -389,8 +393,8 @@ def draw_positions(
 
 def board_values(game: str, rules: Mapping[str, Any]) -> tuple[ActionValues, str | None]:
     """The values a board's positions are drawn with: its ``perfect`` agent's where that
-    plays the board (and None), else its endgame solver's (:data:`ENDGAMES`) and what they
-    cover.
+    plays the board (and None), else its endgame solver's (:func:`endgame_solver`) and what
+    they cover.
 
     Raises:
         ValueError: for a board neither plays, naming what the perfect agent said.
@@ -400,10 +404,9 @@ def board_values(game: str, rules: Mapping[str, Any]) -> tuple[ActionValues, str
         check_supports(agent, get_game(game).make_config(**rules))
     except UnsupportedGameError as refusal:
         close_agent(agent)
-        if game not in ENDGAMES:
+        endgame = endgame_solver(game)
+        if endgame is None:
             raise ValueError(f"{refusal}; and {game} has no endgame solver") from None
-        module_name, _, attribute = ENDGAMES[game].partition(":")
-        endgame: Endgame = getattr(importlib.import_module(module_name), attribute)
         return endgame(rules)
     values = getattr(agent, "action_values", None)
     if not callable(values):

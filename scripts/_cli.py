@@ -49,6 +49,28 @@ class Parser(argparse.ArgumentParser):
         return super().parse_known_args(words, namespace)
 
 
+def given_options(
+    parser: argparse.ArgumentParser, words: Sequence[str], args: argparse.Namespace
+) -> list[str]:
+    """The options (by ``dest``, in the parser's order) that ``words`` give, told apart from
+    their defaults: ``--seed 0`` is given though 0 is the default.
+
+    ``words`` are parsed again into a namespace where every option of ``args`` (their parse)
+    is already set, so argparse fills in no default: what it sets is what was given. An
+    appending option starts from an empty list (argparse appends to what is there); an
+    optional positional left out is set to its default all the same, and counts as not given.
+    """
+    unset = object()
+    start = {dest: [] if isinstance(value, list) else unset for dest, value in vars(args).items()}
+    found = vars(parser.parse_args(words, argparse.Namespace(**start)))
+    positional = {action.dest for action in parser._actions if not action.option_strings}
+    return [
+        dest for dest, value in found.items()
+        if value is not unset and value != []
+        and not (dest in positional and value is parser.get_default(dest))
+    ]  # fmt: skip
+
+
 class CliError(Exception):
     """A user's mistake to report in one line, with a non-zero exit."""
 

@@ -63,6 +63,7 @@ from trap_scripts._cli import (
     chosen_game,
     fail,
     finite_seconds,
+    given_options,
     non_negative_int,
     note_aliases,
     path,
@@ -253,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(chosen_game(words))
     args = parser.parse_args(words)
-    misuse = _misuse(args)
+    misuse = _misuse(args, given_options(parser, words, args))
     if misuse:
         parser.error(misuse)
     try:
@@ -280,14 +281,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _misuse(args: argparse.Namespace) -> str:
-    """What of the options does not go together ("" if nothing)."""
+def _misuse(args: argparse.Namespace, given: Sequence[str]) -> str:
+    """What of the options does not go together ("" if nothing); ``given``: the options the
+    command line gives (:func:`given_options`)."""
     if args.verify is not None:
-        given = [flag for flag in ("spec", "compare", "calibrate", "resume", "overwrite", "output")
-                 if getattr(args, flag) not in (None, False)]  # fmt: skip
-        if not given:
+        loose = [dest for dest in given if dest not in _VERIFY_OPTIONS]
+        if not loose:
             return ""
-        shown = "a SPEC" if given[0] == "spec" else f"--{given[0]}"
+        shown = "a SPEC" if loose[0] == "spec" else f"--{loose[0].replace('_', '-')}"
         return f"--verify goes alone (with --ladder FILE at most), not with {shown}"
     if args.compare is not None and (args.spec is not None or args.calibrate or args.accuracy):
         return ("--compare A B compares two specs: give no SPEC to rate, no --calibrate and "
@@ -317,6 +318,9 @@ def _misuse(args: argparse.Namespace) -> str:
 
 
 _COMPARE_FLAGS = ("elo0", "elo1", "alpha", "beta", "max_games")
+_VERIFY_OPTIONS = ("verify", "ladder")
+"""The options ``--verify`` reads: the card's folder and its ladder when not shipped (a
+card records its game, rules, games and seeds; any other option would be ignored)."""
 
 
 def _chosen_ladder(args: argparse.Namespace, rules: dict[str, Any] | None) -> Ladder:

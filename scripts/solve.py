@@ -55,9 +55,9 @@ from agents.registry import make_agent
 from agents.solved import load_or_solve
 from agents.solved_positions import (
     DEFAULT_PER_DECISION,
-    ENDGAMES,
     default_rungs,
     draw_positions,
+    endgame_solver,
     read_positions,
 )
 from trap_env.agent import check_supports
@@ -114,7 +114,7 @@ def _solved(args: Any, game: Game[Any, Any], rules: dict[str, Any]) -> dict[str,
         ValueError: the solver's refusal, for a board that ``perfect`` does not play either.
     """
     plays = args.positions is not None and _perfect_plays(game, rules)
-    if args.positions is not None and not plays and args.game in ENDGAMES:
+    if args.positions is not None and not plays and endgame_solver(args.game) is not None:
         return {"game": args.game, "rules": rules}
     try:
         table, cached = load_or_solve(args.game, rules)

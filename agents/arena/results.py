@@ -68,6 +68,7 @@ __all__ = [
     "ResultsLog",
     "ResultsWarning",
     "check_record",
+    "check_resumable",
     "end_reasons",
     "load_results",
     "read_results",
@@ -388,7 +389,7 @@ class ResultsLog:
                     "or choose another output folder"
                 )
             return []
-        _check_settings(self.path, settings, results.records)
+        check_resumable(self.path, settings, results.records)
         self._held, self._torn_tail = list(results.records), results.torn_tail
         return results.records
 
@@ -549,10 +550,15 @@ _RULE_FIELDS = ("rules", "drawn_rules", "board_sizes", *OLD_TRAP_FIELDS)
 (:func:`~agents.arena.record_rules.settings_rules` reads them)."""
 
 
-def _check_settings(path: Path, settings: dict[str, Any], records: list[Record]) -> None:
-    """Refuse to resume a file recorded with other settings or rules (naming each
+def check_resumable(path: Path, settings: dict[str, Any], records: list[Record]) -> None:
+    """Refuse to resume the results file ``path`` (its games ``records``, read from it or,
+    packed, in memory) recorded with other settings or rules than ``settings`` (naming each
     difference; a rule written out at its default is no difference) or holding a game of
-    another game."""
+    another game.
+
+    Raises:
+        ResultsError: naming the differences, or the game of another game.
+    """
     game = _game_of(settings)
     found = _recorded_settings(path, records)
     if not found:  # nothing recorded yet (no settings file, no game): nothing to differ from

@@ -31,7 +31,7 @@ import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -71,6 +71,7 @@ __all__ = [
     "probe_specs",
     "round_robin",
     "run_games",
+    "unrecorded_specs",
 ]
 
 
@@ -158,8 +159,7 @@ def game_session(
     say = report or _print_note
     with ResultsLog(results_path, say) as log:
         kept = log.previous(config.settings(), resume=resume, overwrite=overwrite)
-        recorded = {record["game_id"] for record in kept}
-        todo = [spec for task in planned if task.game_id not in recorded for spec in task.seats]
+        todo = unrecorded_specs(planned, kept)
         if check and todo:
             check_specs(todo, config)
         if on_start is not None:
@@ -171,6 +171,13 @@ def game_session(
         finally:
             session.close()
         log.check_in_place()  # replaced after the last game: report no game that is not there
+
+
+def unrecorded_specs(planned: Sequence[GameTask], kept: Iterable[Record]) -> list[str]:
+    """The seats' specs of the ``planned`` games that ``kept`` holds no game of: those a
+    session checks (:func:`check_specs`) before it starts."""
+    recorded = {record["game_id"] for record in kept}
+    return [spec for task in planned if task.game_id not in recorded for spec in task.seats]
 
 
 class GameSession:

@@ -32,6 +32,7 @@ import numpy.typing as npt
 from agents.colosseum.exact import ExactSearch, exact_value
 from agents.colosseum.random_agent import ColosseumAgent
 from agents.solved import SolvedTable, action_values, best_action, load_or_solve, measured_solve
+from agents.solved_positions import COMMON_RUNGS
 from trap_env.agent import UnsupportedGameError
 from trap_env.colosseum import rules
 from trap_env.colosseum.game import GAME
@@ -45,6 +46,7 @@ from trap_env.colosseum.rules import (
 )
 
 __all__ = [
+    "POSITION_RUNGS",
     "SOLVED_SIZES",
     "START_SIZES",
     "PerfectAgent",
@@ -59,6 +61,10 @@ SOLVED_SIZES = (3,)
 """The board sizes :func:`solve` solves whole."""
 START_SIZES = (4,)
 """The board sizes :func:`solve` solves one start at a time."""
+POSITION_RUNGS = (*COMMON_RUNGS, "mcts:simulations=20,time_limit=none")
+"""The ladder's rungs that play 3x3 and 4x4 without a clock, whose games the solved
+positions are drawn from by default (:func:`agents.solved_positions.default_rungs`; the
+shipped sets')."""
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]

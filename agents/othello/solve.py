@@ -43,6 +43,7 @@ from trap_env.othello.rules import Bitboard, OthelloConfig, OthelloState
 
 __all__ = [
     "BOOK_PLIES",
+    "ENDGAME",
     "ENDGAME_EMPTIES",
     "FEINSTEIN_LINE",
     "PERFECT_SIZES",
@@ -436,6 +437,11 @@ def endgame_values(
         return outcome_values(solver, state) if empties <= ENDGAME_EMPTIES else None
 
     return values, f"positions with at most {ENDGAME_EMPTIES} empty cells"
+
+
+ENDGAME = endgame_values
+"""Othello's endgame solver for solved positions (:func:`agents.solved_positions.endgame_solver`):
+6x6, which ``perfect`` does not play, draws its endgame set with it."""
 
 
 # --- The solve ---------------------------------------------------------------------------

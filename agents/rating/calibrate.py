@@ -7,8 +7,9 @@ results file and one pool of workers (or one Ray connection) for all its stages
 calibration replays the schedule (:func:`~agents.rating.schedule.calibration_stage`) over the
 games recorded and plays only the others. Once done, the games are packed into
 ``results.jsonl.xz`` (a few hundred kilobytes for thousands of games) and the plain file
-removed; ``--resume`` unpacks them, and :func:`calibration_records` reads either, so that a
-later session resumes or audits (``trap-rate --verify``) the calibration.
+removed; ``--resume`` checks them in memory and then unpacks them, and
+:func:`calibration_records` reads either, so that a later session resumes or audits
+(``trap-rate --verify``) the calibration.
 
 Example:
     >>> from agents.rating.ladder import new_ladder
@@ -28,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.arena.plan import RunConfig
-from agents.arena.results import Record, read_results
-from agents.arena.tournament import game_session
+from agents.arena.results import Record, Results, ResultsError, check_resumable, read_results
+from agents.arena.tournament import check_specs, game_session, unrecorded_specs
 from agents.files import locked_folder, replace_atomically
 from agents.rating.fingerprint import fingerprints_of
 from agents.rating.fit import fit_calibration
@@ -80,7 +81,9 @@ def calibrate_ladder(
                 f"{output} holds a calibration's games already ({PACKED_FILE}); continue it "
                 "with --resume, replace them with --overwrite, or choose another output folder"
             )
-        with _unpacked_until_started(packed, results, resume=resume) as started:
+        unpacking = resume and packed.exists() and not results.exists()
+        kept = _checked_packed_games(packed, results, ladder, config) if unpacking else None
+        with _unpacked_until_started(kept, results) as started:
 
             def begin() -> None:  # the checks passed: games packed before are replaced, or kept
                 if on_start is not None:
@@ -90,7 +93,7 @@ def calibrate_ladder(
                     packed.unlink(missing_ok=True)
 
             records = _play_stages(ladder, results, config, resume=resume, overwrite=overwrite,
-                                   say=say, on_start=begin)  # fmt: skip
+                                   check=kept is None, say=say, on_start=begin)  # fmt: skip
         _pack(results, packed)
     ratings, covariance = fit_calibration(ladder, records)
     calibration = replace(
@@ -108,14 +111,16 @@ def _play_stages(
     *,
     resume: bool,
     overwrite: bool,
+    check: bool,
     say: Callable[[str], None],
     on_start: Callable[[], None],
 ) -> list[Record]:
     """Play the calibration's stages into ``results`` on one session (``on_start`` called
-    once its checks passed); every game's record."""
+    once its checks passed; with ``check``, the rungs it has games left of are built once
+    first, :func:`check_specs`); every game's record."""
     with game_session(
         results, config, calibration_stage(ladder, []), resume=resume, overwrite=overwrite,
-        on_start=on_start,
+        check=check, on_start=on_start,
     ) as session:
 
         def play(tasks: list[Any]) -> list[Record]:
@@ -128,23 +133,35 @@ def _play_stages(
         return calibration_games(ladder, play)
 
 
-@contextlib.contextmanager
-def _unpacked_until_started(
-    packed: Path, results: Path, *, resume: bool
-) -> Iterator[Callable[[], None]]:
-    """For a resume of packed games alone, unpack them to ``results`` (where the run reads
-    the games it keeps) for the block, and remove that file again unless the block calls
-    the function it is given once the run's checks passed: a refused resume leaves the
-    folder as it was, as a results file a refused run created goes
-    (:class:`~agents.arena.results.ResultsLog`). A run killed in between leaves the file
-    beside the packed one, the same games: either is read, and ``resume`` goes on.
+def _checked_packed_games(packed: Path, results: Path, ladder: Ladder, config: RunConfig) -> bytes:
+    """The packed games a resume keeps, unpacked in memory and checked there as the run
+    checks the games it keeps (the settings they were recorded with; each rung of the first
+    stage with games left to play built once, :func:`check_specs`), before anything is
+    written: a refused resume leaves the folder untouched.
 
     Raises:
-        ValueError: for packed games that cannot be unpacked (naming the file).
+        ValueError: for packed games that cannot be unpacked or read (naming the file),
+            games recorded with other settings, or a rung that cannot play.
     """
-    unpacked = resume and packed.exists() and not results.exists()
-    if unpacked:
-        data = _unpacked(packed)
+    data = _unpacked(packed)
+    records = _read_records(packed, lambda: _read_unpacked(data, packed, (config.game_name,)),
+                            finished=False)  # fmt: skip
+    check_resumable(results, config.settings(), records)
+    check_specs(unrecorded_specs(calibration_stage(ladder, []), records), config)
+    return data
+
+
+@contextlib.contextmanager
+def _unpacked_until_started(data: bytes | None, results: Path) -> Iterator[Callable[[], None]]:
+    """With the checked games of a resume of packed games (:func:`_checked_packed_games`),
+    write them to ``results`` (where the run reads the games it keeps) for the block, and
+    remove that file again unless the block calls the function it is given once the run's
+    checks passed: a resume refused by a check the run makes alone (a settings file that is
+    a link) leaves the folder as it was, as a results file a refused run created goes
+    (:class:`~agents.arena.results.ResultsLog`). A run killed in between leaves the file
+    beside the packed one, the same games: either is read, and ``resume`` goes on.
+    """
+    if data is not None:
         replace_atomically(results, lambda path: path.write_bytes(data))
     is_started = False
 
@@ -155,7 +172,7 @@ def _unpacked_until_started(
     try:
         yield started
     finally:
-        if unpacked and not is_started:
+        if data is not None and not is_started:
             results.unlink(missing_ok=True)
 
 
@@ -178,7 +195,7 @@ def calibration_records(folder: Path) -> list[Record]:
     results, packed = folder / RESULTS_FILE, folder / PACKED_FILE
     if not results.exists() and packed.exists():
         data = _unpacked(packed)
-        return _read_records(packed, lambda: _read_unpacked(data))
+        return _read_records(packed, lambda: _read_unpacked(data, packed, ()))
     return _read_records(results, lambda: read_results(results))
 
 
@@ -194,20 +211,38 @@ def _unpacked(packed: Path) -> bytes:
         raise ValueError(f"{packed}: cannot be unpacked: {error}") from None
 
 
-def _read_unpacked(data: bytes) -> Any:
-    """The records of unpacked results (the results reader reads a file: a temporary one)."""
+def _read_unpacked(data: bytes, packed: Path, allow_paths: tuple[str, ...]) -> Results:
+    """The records of ``packed``'s unpacked games ``data`` (the results reader reads a file:
+    a temporary one, outside the calibration's folder), ``allow_paths`` as
+    :func:`read_results`'s.
+
+    Raises:
+        ResultsError: for a line that is no game record, naming ``packed``.
+    """
     with tempfile.TemporaryDirectory() as temporary:
         path = Path(temporary, RESULTS_FILE)
         path.write_bytes(data)
-        return read_results(path)
+        try:
+            return read_results(path, allow_paths=allow_paths)
+        except ResultsError as error:  # it names the temporary file, which the user never saw
+            raise ResultsError(str(error).replace(str(path), f"{packed} (unpacked)")) from None
 
 
-def _read_records(path: Path, read: Callable[[], Any]) -> list[Record]:
+def _read_records(
+    path: Path, read: Callable[[], Results], *, finished: bool = True
+) -> list[Record]:
+    """The records ``read`` gives of ``path``; ``finished``: refuse an unfinished last line
+    (a resume finishes it).
+
+    Raises:
+        ValueError: naming ``path``, for a file that cannot be read, a line that is no game
+            record, or (``finished``) an unfinished last line.
+    """
     try:
         results = read()
     except OSError as error:
         raise ValueError(f"{path}: cannot be read: {error.strerror or error}") from None
-    if results.torn_tail is not None:
+    if finished and results.torn_tail is not None:
         raise ValueError(f"{path} ends in an unfinished line: not a finished calibration")
     records: list[Record] = results.records
     return records

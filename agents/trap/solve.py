@@ -84,6 +84,7 @@ from trap_env.trap.game import GAME
 __all__ = [
     "CHECKPOINT_PLACEMENTS",
     "MAX_SWEEPS",
+    "POSITION_RUNGS",
     "SOLVED_SIZES",
     "STILL",
     "SWEPT_SIZES",
@@ -110,6 +111,15 @@ CHECKPOINT_PLACEMENTS = 100_000
 """Boards with at least this many placements save their progress (:func:`solve`)."""
 CHECKPOINT_SWEEPS = 10
 """Those boards save their values every this many sweeps."""
+POSITION_RUNGS = (
+    "random",
+    "epsilon-greedy:epsilon=0.5",
+    "greedy",
+    "alphabeta:depth=2,time_limit=none",
+    "expectiminimax:depth=2,time_limit=none",
+)
+"""The ladder's rungs that play 3x3 without a clock, whose games the solved positions are
+drawn from by default (:func:`agents.solved_positions.default_rungs`; the shipped set's)."""
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]

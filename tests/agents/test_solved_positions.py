@@ -16,6 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents import solved_positions
+from agents.colosseum import solve as colosseum_solve
+from agents.othello import solve as othello_solve
 from agents.registry import make_agent
 from agents.solved import TIE_TOLERANCE
 from agents.solved_positions import (
@@ -23,16 +26,17 @@ from agents.solved_positions import (
     DEFAULT_GAMES_PER_PAIRING,
     DEFAULT_OPENING_PLIES,
     DEFAULT_PER_DECISION,
-    DEFAULT_RUNGS,
     Positions,
     board_values,
     default_rungs,
     draw_positions,
+    endgame_solver,
     find_positions,
     read_positions,
     shipped_positions,
 )
-from trap_env.games import get_game
+from agents.trap import solve as trap_solve
+from trap_env.games import game_names, get_game
 from trap_env.othello import rules as othello_rules
 from trap_env.othello.rules import OthelloState
 
@@ -61,7 +65,7 @@ def test_the_shipped_trap_3x3_set_holds_both_decisions_each_valued_and_observed(
 def test_it_records_how_it_was_drawn_with_the_defaults():
     assert {key: SHIPPED.drawn[key] for key in (
         "rungs", "games_per_pairing", "opening_plies", "per_decision", "seed")} == {
-        "rungs": list(DEFAULT_RUNGS["trap"]), "games_per_pairing": DEFAULT_GAMES_PER_PAIRING,
+        "rungs": list(trap_solve.POSITION_RUNGS), "games_per_pairing": DEFAULT_GAMES_PER_PAIRING,
         "opening_plies": DEFAULT_OPENING_PLIES, "per_decision": DEFAULT_PER_DECISION, "seed": 0,
     }  # fmt: skip
     assert SHIPPED.drawn["command"].startswith("trap-solve --game trap --rule=board_size=3 ")
@@ -125,10 +129,22 @@ def test_trap_ships_3x3_positions_colosseum_3x3_and_4x4_and_othello_4x4_and_6x6(
     ]
 
 
-def test_each_game_draws_from_its_own_rungs_by_default():
-    assert default_rungs("trap") == DEFAULT_RUNGS["trap"]
-    assert "mcts:simulations=20,time_limit=none" in default_rungs("colosseum")
-    assert default_rungs("othello")[-1] == "reference:depth=2,time_limit=none"
+def test_each_game_draws_from_the_rungs_its_agents_package_declares_by_default():
+    assert default_rungs("trap") == trap_solve.POSITION_RUNGS
+    assert default_rungs("colosseum") == (*COMMON_RUNGS, "mcts:simulations=20,time_limit=none")
+    assert default_rungs("othello") == COMMON_RUNGS  # it declares none
+
+
+def test_a_games_endgame_solver_is_the_one_its_agents_package_declares():
+    assert endgame_solver("othello") is othello_solve.endgame_values
+    assert endgame_solver("trap") is None and endgame_solver("colosseum") is None
+
+
+def test_the_generic_module_holds_no_table_by_game():
+    # A game's rungs and endgame solver are declared in its own agents package, so a new
+    # game adds its own there, not here.
+    for name, value in vars(solved_positions).items():
+        assert not (isinstance(value, dict) and set(value) & set(game_names())), name
 
 
 # --- Colosseum 3x3 -------------------------------------------------------------------------
@@ -145,7 +161,7 @@ def test_the_shipped_colosseum_3x3_set_is_rebuilt_byte_for_byte(
     assert command.startswith("trap-solve --game colosseum --rule=board_size=3 --rule=start=-1")
     rebuilt = draw_positions("colosseum", {"board_size": 3}, command=command)
     assert rebuilt.to_bytes() == COLOSSEUM_SHIPPED.to_bytes()
-    assert rebuilt.drawn["rungs"] == list(DEFAULT_RUNGS["colosseum"])
+    assert rebuilt.drawn["rungs"] == list(colosseum_solve.POSITION_RUNGS)
 
 
 def test_the_colosseum_3x3_values_agree_with_the_exact_search():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import lzma
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -77,6 +78,48 @@ def test_any_spec_starts_the_run_or_is_refused_alone(tmp_path_factory, mode, spe
     assert not folder.exists()
 
 
+# --- --verify reads its folder (and --ladder FILE) alone --------------------------------------
+
+NOT_WITH_VERIFY = {
+    "spec": ["greedy"], "game": ["--game", "trap"], "rule": ["--rule", "decay=50"],
+    "board_size": ["--board-size", "7"], "decay": ["--decay", "50"],
+    "ladder_version": ["--ladder-version", "1"], "games": ["--games", "200"],
+    "seed": ["--seed", "0"], "cpu_cap": ["--cpu-cap", "10"], "workers": ["--workers", "0"],
+    "backend": ["--backend", "process"], "address": ["--address", "h:1"],
+    "output": ["--output", "o"], "resume": ["--resume"], "overwrite": ["--overwrite"],
+    "compare": ["--compare", "random", "greedy"], "elo0": ["--elo0", "0"],
+    "elo1": ["--elo1", "5"], "alpha": ["--alpha", "0.05"], "beta": ["--beta", "0.05"],
+    "max_games": ["--max-games", "10"], "accuracy": ["--accuracy"],
+    "calibrate": ["--calibrate"], "rungs": ["--rungs", "random"],
+    "ladder_out": ["--ladder-out", "f"], "games_per_pairing": ["--games-per-pairing", "2"],
+    "pair_games": ["--pair-games", "0"], "opening_plies": ["--opening-plies", "2"],
+}  # fmt: skip
+"""Every option that ``--verify`` does not read, given as a command line gives it (most at
+their default: given is given)."""
+
+
+def test_every_option_is_either_read_by_verify_or_refused_with_it():
+    options = set(vars(rate_cli.build_parser().parse_args(["--verify", "d"])))
+    assert options == {*NOT_WITH_VERIFY, "verify", "ladder"}
+
+
+@pytest.mark.parametrize("option", list(NOT_WITH_VERIFY))
+def test_verify_refuses_each_option_it_does_not_read_in_one_line(option, tmp_path):
+    status, out, err = captured_run(rate_cli.main, ["--verify", str(tmp_path),
+                                                    *NOT_WITH_VERIFY[option]])  # fmt: skip
+    assert_alone(status, out, err)
+    shown = "a SPEC" if option == "spec" else f"--{option.replace('_', '-')}"
+    assert err == f"trap-rate: error: --verify goes alone (with --ladder FILE at most), not with " \
+        f"{shown} (see --help)\n"  # fmt: skip
+
+
+def test_verify_takes_a_ladder_file(tmp_path):
+    status, out, err = captured_run(rate_cli.main, ["--verify", str(tmp_path), "--ladder",
+                                                    str(tmp_path / "ladder.json")])  # fmt: skip
+    assert_alone(status, out, err)  # the folder holds no games: refused by the check itself
+    assert "goes alone" not in err
+
+
 # --- A calibration's folder: a refusal leaves it byte for byte --------------------------------
 
 CALIBRATE = ["--calibrate", "--rungs", "random", "greedy", "--game", "trap", "--board-size", "4",
@@ -113,6 +156,10 @@ def _damaged(folder: Path) -> None:
     (folder / "results.jsonl.xz").write_bytes(b"not xz")
 
 
+def _garbled(folder: Path) -> None:
+    (folder / "results.jsonl.xz").write_bytes(lzma.compress(b"not a game record\n"))
+
+
 Setup = Callable[[Path], None]
 REFUSED: list[tuple[str, Setup | None, list[str], str]] = [
     ("packed games, neither --resume nor --overwrite", None, [], "holds a calibration's games"),
@@ -129,9 +176,16 @@ REFUSED: list[tuple[str, Setup | None, list[str], str]] = [
      "greedy", FAULTY], "RaisingConstructorAgent"),
     ("--resume of packed games that cannot be unpacked", _damaged, ["--resume"],
      "cannot be unpacked"),
+    ("--resume of packed games with a line that is no game", _garbled, ["--resume"],
+     "results.jsonl.xz (unpacked), line 1: "),
 ]  # fmt: skip
 """Calibrations refused in a finished calibration's folder ``cal`` (changed first by the
 setup): what, the setup, the arguments beyond :data:`CALIBRATE`, and words of the refusal."""
+
+
+PAST_NS = 10**18
+"""A folder's time of change set before a run (2001): a file made in it, even one removed
+again, moves it."""
 
 
 def listing(root: Path) -> dict[str, tuple[int, str]]:
@@ -153,6 +207,7 @@ def test_a_refused_calibration_is_one_line_alone_and_leaves_its_folder_as_it_was
     shutil.copytree(packed, tmp_path / "cal")
     if setup is not None:
         setup(tmp_path / "cal")
+    os.utime(tmp_path / "cal", ns=(PAST_NS, PAST_NS))
     monkeypatch.chdir(tmp_path)
     before = listing(tmp_path)
     argv = [*CALIBRATE, "--output", "cal", "--ladder-out", "elsewhere/ladder.json", *extra]
@@ -160,6 +215,8 @@ def test_a_refused_calibration_is_one_line_alone_and_leaves_its_folder_as_it_was
     assert_alone(status, out, err)
     assert words in err
     assert listing(tmp_path) == before
+    if "--resume" in extra:  # checked before it writes: not even unpacked games for a while
+        assert (tmp_path / "cal").stat().st_mtime_ns == PAST_NS
 
 
 def test_a_calibration_into_a_folder_another_run_holds_is_refused_alone(packed, tmp_path):
