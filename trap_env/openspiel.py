@@ -146,6 +146,26 @@ class GameSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
         """Whether the game is over or ``max_turns`` turns are complete (``game.outcome``)."""
         return bool(self.__dict__["_player"] == _TERMINAL)
 
+    # OpenSpiel's C++ answers the next two by calling back into Python (``LegalActions``
+    # asks ``is_terminal``, ``current_player`` twice and ``_legal_actions``); a Python
+    # caller, such as OpenSpiel's MCTSBot in its rollouts, gets the same answers here.
+
+    def is_chance_node(self) -> bool:
+        """Whether chance acts now."""
+        return bool(self.__dict__["_player"] == _CHANCE)
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """The legal actions of ``player`` (None: the player to act), as OpenSpiel's
+        ``LegalActions`` gives them: the chance outcomes at a chance node, none at the end."""
+        to_act = self.__dict__["_player"]
+        if player is not None and player != to_act:
+            return list(super().legal_actions(player))  # OpenSpiel's answer: none, or its error
+        if to_act == _TERMINAL:
+            return []
+        if to_act == _CHANCE:
+            return [outcome for outcome, _ in self.chance_outcomes()]
+        return self._legal_actions(to_act)
+
     def _legal_actions(self, player: int) -> list[int]:
         del player  # only the player to act has actions, and OpenSpiel asks only for it
         return list(self.game.legal_actions(self.__dict__["game_state"]))
