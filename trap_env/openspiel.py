@@ -97,14 +97,18 @@ def spiel_game_type(game: Game[Any, Any], short_name: str) -> pyspiel.GameType:
     )
 
 
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+
+
 class GameSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type stubs
     """A position in OpenSpiel; :attr:`game_state` is the game's own state (a value)."""
 
     def __init__(self, game: GameSpielGame) -> None:
         super().__init__(game)
         self.game = game.game
-        self._store(self.game.initial_state(game.config))
         self.max_turns = game.max_turns
+        self._store(self.game.initial_state(game.config))
 
     @property
     def game_state(self) -> Any:
@@ -118,31 +122,60 @@ class GameSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
         self._store(state)
 
     def _store(self, state: Any) -> None:
-        """Keep a state the rules made (unchecked), where serialization finds it."""
+        """Keep a state the rules made (unchecked), where serialization finds it, with the
+        player to act beside it: OpenSpiel asks for that several times per action (its
+        ``ApplyAction``, ``LegalActions`` and ``IsChanceNode`` each do), so it is derived
+        once per state here rather than at every question."""
         self.__dict__["game_state"] = state
+        self.__dict__["_player"] = self._player_of(state)
+
+    def _player_of(self, state: Any) -> int:
+        """The player to act in ``state``: ``TERMINAL`` once ``game.outcome`` says the game
+        is over (``max_turns`` counted), ``CHANCE`` at a chance node."""
+        if self.game.outcome(state, self.max_turns) is not None:
+            return _TERMINAL
+        if self.game.is_chance(state):
+            return _CHANCE
+        return int(self.game.current_player(state))
 
     def current_player(self) -> int:
         """The player to act, ``CHANCE`` at a chance node, ``TERMINAL`` at the end."""
-        if self.is_terminal():
-            return int(pyspiel.PlayerId.TERMINAL)
-        if self.game.is_chance(self.game_state):
-            return int(pyspiel.PlayerId.CHANCE)
-        return int(self.game.current_player(self.game_state))
+        return int(self.__dict__["_player"])
 
     def is_terminal(self) -> bool:
         """Whether the game is over or ``max_turns`` turns are complete (``game.outcome``)."""
-        return self.game.outcome(self.game_state, self.max_turns) is not None
+        return bool(self.__dict__["_player"] == _TERMINAL)
+
+    # OpenSpiel's C++ answers the next two by calling back into Python (``LegalActions``
+    # asks ``is_terminal``, ``current_player`` twice and ``_legal_actions``); a Python
+    # caller, such as OpenSpiel's MCTSBot in its rollouts, gets the same answers here.
+
+    def is_chance_node(self) -> bool:
+        """Whether chance acts now."""
+        return bool(self.__dict__["_player"] == _CHANCE)
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """The legal actions of ``player`` (None: the player to act), as OpenSpiel's
+        ``LegalActions`` gives them: the chance outcomes at a chance node, none at the end."""
+        to_act = self.__dict__["_player"]
+        if player is not None and player != to_act:
+            return list(super().legal_actions(player))  # OpenSpiel's answer: none, or its error
+        if to_act == _TERMINAL:
+            return []
+        if to_act == _CHANCE:
+            return [outcome for outcome, _ in self.chance_outcomes()]
+        return self._legal_actions(to_act)
 
     def _legal_actions(self, player: int) -> list[int]:
         del player  # only the player to act has actions, and OpenSpiel asks only for it
-        return list(self.game.legal_actions(self.game_state))
+        return list(self.game.legal_actions(self.__dict__["game_state"]))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The chance outcomes with their exact probabilities, by outcome."""
-        return sorted(self.game.chance_outcomes(self.game_state))
+        return sorted(self.game.chance_outcomes(self.__dict__["game_state"]))
 
     def _apply_action(self, action: int) -> None:
-        self._store(self.game.apply(self.game_state, int(action)))
+        self._store(self.game.apply(self.__dict__["game_state"], int(action)))
 
     def _action_to_string(self, player: int, action: int) -> str:
         state = self.game_state

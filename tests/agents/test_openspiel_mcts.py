@@ -4,6 +4,7 @@ repeatably from its seed, in this process and in a runner's worker."""
 from __future__ import annotations
 
 import doctest
+import random
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from agents.arena.match import FAULTS, play_game
 from agents.arena.plan import GameTask, RunConfig
 from agents.arena.tournament import run_games
 from tests.support.games import every_game, small_rules
+from trap_env.games import get_game
 
 pytest.importorskip("pyspiel")
 
@@ -79,3 +81,33 @@ def test_a_worker_process_plays_as_this_process(tmp_path: Path) -> None:
         return [record["actions"] for record in records]
 
     assert actions(workers=1) == actions(workers=0)
+
+
+def positions(game: str, seed: int = 11) -> list[Any]:
+    """Three positions of a tiny game of ``game``: the start, and after 3 and 6 random
+    decisions (chance drawn by the game), each with a player to act."""
+    rules = get_game(game)
+    rng = random.Random(seed)
+    state = rules.initial_state(rules.make_config(**tiny(game)))
+    found = []
+    for decisions in range(7):
+        while rules.is_chance(state):
+            state = rules.apply(state, rules.sample_chance(state, rng))
+        if decisions % 3 == 0:
+            found.append(state)
+        state = rules.apply(state, rng.choice(rules.legal_actions(state)))
+    return found
+
+
+PINNED_CHOICES = {"trap": [5, 9, 14], "othello": [4, 0, 0], "colosseum": [104, 89, 120]}
+"""``openspiel-mcts:simulations=40``'s choices (seed 0) on :func:`positions`: OpenSpiel's bot
+searches the same game, its draws and its ties the same, however fast the adapter gets."""
+
+
+@pytest.mark.parametrize("game", sorted(PINNED_CHOICES))
+def test_its_choices_from_a_seed_are_pinned(game: str) -> None:
+    choices = []
+    for state in positions(game):
+        agent = make_agent("openspiel-mcts:simulations=40", game=game, seed=0)
+        choices.append(agent.select_action(state))
+    assert choices == PINNED_CHOICES[game]

@@ -551,3 +551,20 @@ def test_play_draws_a_rule_given_as_a_range_from_its_seed(tmp_path, capsys):
         size = 4 + derive_seed(seed, "board_size") % 3
         assert spy.call_args.kwargs["params"] == {"board_size": size}
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("game", SHIPPED)
+def test_the_decision_benchmark_times_repeatable_choices_from_positions_in_play(
+    game: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pyspiel")
+    from trap_scripts.benchmarks import openspiel_mcts as bench
+
+    args = ["--game", game, "--board-size", "4", "--spec", "openspiel-mcts:simulations=3"]
+    assert bench.main(args) == 0
+    *rows, summary = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert 1 <= len(rows) <= len(bench.TURNS) and summary["median_cpu_seconds"] >= 0
+    bench.main(args)
+    assert [json.loads(line)["action"] for line in capsys.readouterr().out.splitlines()[:-1]] == [
+        row["action"] for row in rows
+    ]

@@ -373,6 +373,38 @@ def test_every_game_of_the_table_loads_right_after_the_import(name: str, params:
     pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
 
 
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [("trap", {"board_size": 4, "max_turns": 6}), ("othello", {"board_size": 4}),
+     ("colosseum", {"board_size": 4, "start": 1, "max_turns": 6})],
+)  # fmt: skip
+def test_the_answers_a_state_keeps_are_the_rules_answers(name: str, params: dict) -> None:
+    """The player to act, kept beside the state, and the answers read from it (Python's
+    ``legal_actions`` and ``is_chance_node`` too) are the game's own, as OpenSpiel's C++
+    gives them, after actions, clones, pickles and deserializing (Colosseum from a fixed
+    start: its drawn start lists 65,536 outcomes)."""
+    game = pyspiel.load_game(f"python_{name}", params)
+    rules, rng = game.game, random.Random(5)
+    for _ in range(3):
+        state = game.new_initial_state()
+        while True:
+            copies = [state.clone(), pickle.loads(pickle.dumps(state)),
+                      pyspiel.deserialize_game_and_state(
+                          pyspiel.serialize_game_and_state(game, state))[1]]  # fmt: skip
+            for seen in [state, *copies]:
+                ended = rules.outcome(seen.game_state, game.max_turns) is not None
+                chance = not ended and rules.is_chance(seen.game_state)
+                player = rules.current_player(seen.game_state)
+                expected = -4 if ended else -1 if chance else player
+                assert (seen.current_player(), seen.is_terminal()) == (expected, ended)
+                assert seen.is_chance_node() == pyspiel.State.is_chance_node(seen) == chance
+                for asked in [(), (0,), (1,), (expected,)]:
+                    assert seen.legal_actions(*asked) == pyspiel.State.legal_actions(seen, *asked)
+            if state.is_terminal():
+                break
+            state.apply_action(rng.choice(state.legal_actions()))
+
+
 def test_the_table_names_trap_s_short_name() -> None:
     entry = entry_of("trap")
     assert entry is not None and entry.spiel_name == SHORT_NAME
