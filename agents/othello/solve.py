@@ -328,11 +328,18 @@ class Solver:
         return sorted(rules.cells_of(moves), key=key)
 
     def value(
-        self, own: Bitboard, other: Bitboard, progress: Callable[[int, int], None] | None = None
+        self,
+        own: Bitboard,
+        other: Bitboard,
+        progress: Callable[[int, int], None] | None = None,
+        guess: int = 0,
     ) -> int:
-        """The exact margin for the player to act, by MTD(f) null windows from 0;
-        ``progress(lower, upper)`` hears each narrowing."""
-        lower, upper, guess = -64, 64, 0
+        """The exact margin for the player to act, by MTD(f) null windows from ``guess``;
+        ``progress(lower, upper)`` hears each narrowing.
+
+        A right guess costs two null windows (the value is at least ``guess``, and at most
+        it): together a full proof. A wrong one costs more windows, never a wrong value."""
+        lower, upper = -64, 64
         while lower < upper:
             beta = guess + 1 if guess == lower else guess
             guess = self.window(own, other, beta - 1, beta)

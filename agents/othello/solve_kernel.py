@@ -55,6 +55,9 @@ class Settings(NamedTuple):
         shallow_step: see ``shallow_depth``.
         etc: positions with this many empty cells or more look up their children in the
             table first (an enhanced transposition cutoff).
+        few: positions with this many empty cells or fewer are searched by trying each
+            empty cell's flips, without the placements' bitboard, the table or the ordering
+            (parity apart); one empty cell is a count of its flips.
     """
 
     table: int = 6
@@ -63,13 +66,14 @@ class Settings(NamedTuple):
     shallow_depth: int = 2
     shallow_step: int = 4
     etc: int = 12
+    few: int = 3
 
 
 SETTINGS = Settings()
 """The settings the solver uses (measured on Feinstein's 6x6 line: docs/experiments.md)."""
 _NO_MOVE = -1
 # Indices into the settings array (a NumPy copy of a Settings, which numba reads).
-_TABLE, _FASTEST, _SHALLOW, _DEPTH, _STEP, _ETC = range(6)
+_TABLE, _FASTEST, _SHALLOW, _DEPTH, _STEP, _ETC, _FEW = range(7)
 # The evaluation's weights (the reference agent's, agents.othello.evaluation, as integers;
 # stability is left out: it costs more than it orders).
 _MOBILITY, _FRONTIER, _CORNERS, _X_SQUARES = 8, 3, 30, 15
@@ -440,7 +444,40 @@ def _search(
     """Fail-soft alpha-beta (principal-variation search) on the final disc margin: exact
     inside ``(alpha, beta)``, else a bound on the correct side."""
     nodes[0] += 1
-    moves = _placements(own, other, n, full, not_first, not_last)
+    empty = full & ~(own | other)
+    empties = _popcount(empty)
+    if empties <= settings[_FEW]:
+        # Kept in this function: numba's cache loses a recursive function's calls into
+        # another recursive one (numba issue 6061, a crash on the next run).
+        if empties == 1:
+            best_cells[1] = _lowest_cell(empty)
+            return _last_one(own, other, best_cells[1], n, full, not_first, not_last, passes)
+        odd = np.uint64(0)
+        for quadrant in geo[6:10]:
+            if _popcount(empty & quadrant) & 1:
+                odd |= empty & quadrant
+        best, best_cell = -65, _NO_MOVE
+        for group in (odd, empty & ~odd):
+            rest = group
+            while rest and best < beta:
+                cell = _lowest_cell(rest)
+                rest &= rest - np.uint64(1)
+                flipped = _flips(own, other, cell, n, full, not_first, not_last)
+                if not flipped:
+                    continue
+                score = -_search(
+                    other & ~flipped, own | flipped | (np.uint64(1) << np.uint64(cell)), -beta,
+                    -max(alpha, best), n, full, not_first, not_last, passes, geo, settings, keys,
+                    bounds, scratch, best_cells, nodes,
+                )  # fmt: skip
+                if score > best:
+                    best, best_cell = score, cell
+        if best > -65:
+            best_cells[empties] = best_cell
+            return best
+        moves = np.uint64(0)  # no placement: the pass below
+    else:
+        moves = _placements(own, other, n, full, not_first, not_last)
     if not moves:
         if passes and _placements(other, own, n, full, not_first, not_last):
             return -_search(
@@ -462,7 +499,6 @@ def _search(
                 nodes,
             )
         return _popcount(own) - _popcount(other)
-    empties = _popcount(full & ~(own | other))
     slot = -1
     hint = _NO_MOVE
     lower, upper = -64, 64
@@ -561,6 +597,30 @@ def _search(
         _store(keys, bounds, slot, own, other, best, alpha, beta, lower, upper, best_cell, empties)
     best_cells[empties] = best_cell
     return best
+
+
+@numba.njit(cache=True)
+def _last_one(
+    own: np.uint64,
+    other: np.uint64,
+    cell: int,
+    n: int,
+    full: np.uint64,
+    not_first: np.uint64,
+    not_last: np.uint64,
+    passes: bool,
+) -> int:
+    """The final margin with one empty cell, ``cell``: its flips for the side to act, else
+    (when the rule lets it pass) for the other."""
+    margin = _popcount(own) - _popcount(other)
+    flipped = _popcount(_flips(own, other, cell, n, full, not_first, not_last))
+    if flipped:
+        return margin + 2 * flipped + 1
+    if passes:
+        flipped = _popcount(_flips(other, own, cell, n, full, not_first, not_last))
+        if flipped:
+            return margin - 2 * flipped - 1
+    return margin
 
 
 @numba.njit(cache=True)

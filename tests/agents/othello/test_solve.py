@@ -30,10 +30,14 @@ from agents.othello.solve import Book, PerfectAgent, Solver
 from agents.othello.solve_kernel import SETTINGS, Settings
 
 CONFIGS = [OthelloConfig(size, rule) for size in (4, 6) for rule in rules.END_RULES]
-EVERY_PATH = Settings(table=1, fastest_first=2, shallow=3, shallow_depth=1, shallow_step=1, etc=2)
+EVERY_PATH = Settings(
+    table=1, fastest_first=3, shallow=4, shallow_depth=1, shallow_step=1, etc=2, few=2
+)
 """Settings under which a position of 6 empty cells or fewer meets every technique of the
-kernel: the table, enhanced transposition cutoffs, shallow-search ordering (1 to 4 plies),
-fastest-first and parity ordering."""
+kernel: the table, enhanced transposition cutoffs, shallow-search ordering (1 to 3 plies),
+fastest-first ordering, parity ordering at 3 and the few-cells search at 1 or 2."""
+PLAIN = Settings(few=0)
+"""The kernel without its few-cells search: placements' bitboards down to the last cell."""
 
 
 @functools.cache
@@ -89,7 +93,7 @@ def test_the_kernels_bitboard_moves_are_the_rules(size: int, seed: int, plies: i
 @settings(max_examples=30, deadline=None)
 @given(
     config=st.sampled_from(CONFIGS),
-    kernel_settings=st.sampled_from([SETTINGS, EVERY_PATH]),
+    kernel_settings=st.sampled_from([SETTINGS, EVERY_PATH, PLAIN]),
     seed=st.integers(0, 2**32),
     empties=st.integers(1, 6),
 )
