@@ -32,8 +32,8 @@ __all__ = [
     "Settings",
     "Tables",
     "make_tables",
-    "stable",
     "solve_window",
+    "stable",
 ]
 
 
@@ -302,11 +302,15 @@ def _stable(
         grown = own & (across | _step(found, 0, n, full, not_first, not_last)
                        | _step(found, 1, n, full, not_first, not_last))  # fmt: skip
         grown &= down | _step(found, 2, n, full, not_first, not_last) | (found >> np.uint64(n))
-        grown &= right | _step(found, 4, n, full, not_first, not_last) | _step(
-            found, 7, n, full, not_first, not_last
+        grown &= (
+            right
+            | _step(found, 4, n, full, not_first, not_last)
+            | _step(found, 7, n, full, not_first, not_last)
         )
-        grown &= left | _step(found, 5, n, full, not_first, not_last) | _step(
-            found, 6, n, full, not_first, not_last
+        grown &= (
+            left
+            | _step(found, 5, n, full, not_first, not_last)
+            | _step(found, 6, n, full, not_first, not_last)
         )
         if grown == found:
             return found

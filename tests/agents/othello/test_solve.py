@@ -166,6 +166,9 @@ def test_the_kernel_agrees_with_the_reference_endgame_solver_at_ten_empties(
     reference = AlphaBeta(config.board_size, config.end_rule)
     value = _solver(config).value(own, other)
     assert value == reference.solve(own, other), rules.to_text(state)
+    # A guess, right or wrong, changes the null windows tried, never the value.
+    for guess in (value - 5, value, value + 3):
+        assert Solver(config, table_bits=14).value(own, other, guess=guess) == value
     # Each window gives the value inside it and a bound on the correct side outside.
     for alpha in (value - 3, value - 1, value, value + 2):
         found = _solver(config).window(own, other, alpha, alpha + 1)
