@@ -45,6 +45,7 @@ __all__ = [
     "BOOK_PLIES",
     "ENDGAME",
     "ENDGAME_EMPTIES",
+    "EXPECTED_MARGINS",
     "FEINSTEIN_LINE",
     "PERFECT_SIZES",
     "SOLVED_SIZES",
@@ -110,6 +111,10 @@ FEINSTEIN_LINE = [
 """Perfect play on 6x6 under the standard rule as Feinstein published it (1993, "Perfect
 play in 6x6 Othello", the 8x8 board's columns b-g and rows 2-7 shifted to a-f and 1-6):
 dark passes before ``e1``; light wins 20 to 16."""
+EXPECTED_MARGINS = {(4, rules.STANDARD): -8, (4, rules.COURSE): -6, (6, rules.STANDARD): -4}
+"""The start's margin for dark where it is known (6x6 standard: Feinstein's; 4x4: this
+solver's): the root's first null windows test it, so that a right one is proven by two
+(at least it, at most it) and a wrong one only costs more windows (0 elsewhere)."""
 MISSING_NUMBA = (
     "the Othello solver needs numba: install the solve extra (pip install 'trap_env[solve]')"
 )
@@ -329,11 +334,18 @@ class Solver:
         return sorted(rules.cells_of(moves), key=key)
 
     def value(
-        self, own: Bitboard, other: Bitboard, progress: Callable[[int, int], None] | None = None
+        self,
+        own: Bitboard,
+        other: Bitboard,
+        progress: Callable[[int, int], None] | None = None,
+        guess: int = 0,
     ) -> int:
-        """The exact margin for the player to act, by MTD(f) null windows from 0;
-        ``progress(lower, upper)`` hears each narrowing."""
-        lower, upper, guess = -64, 64, 0
+        """The exact margin for the player to act, by MTD(f) null windows from ``guess``;
+        ``progress(lower, upper)`` hears each narrowing.
+
+        A right guess costs two null windows (the value is at least ``guess``, and at most
+        it): together a full proof. A wrong one costs more windows, never a wrong value."""
+        lower, upper = -64, 64
         while lower < upper:
             beta = guess + 1 if guess == lower else guess
             guess = self.window(own, other, beta - 1, beta)
@@ -472,7 +484,8 @@ def _solve_start(config: OthelloConfig, log: TextIO) -> tuple[dict[str, Any], di
                               "seconds": round(time.perf_counter() - started, 1)}),
                   file=log, flush=True)  # fmt: skip
 
-        margin = solver.value(start.dark, start.light, progress)
+        guess = EXPECTED_MARGINS.get((config.board_size, config.end_rule), 0)
+        margin = solver.value(start.dark, start.light, progress, guess)
         line = solver.principal_variation(start, margin)
     end = start
     for action in line:

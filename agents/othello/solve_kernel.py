@@ -33,6 +33,7 @@ __all__ = [
     "Tables",
     "make_tables",
     "solve_window",
+    "stable",
 ]
 
 
@@ -55,6 +56,12 @@ class Settings(NamedTuple):
         shallow_step: see ``shallow_depth``.
         etc: positions with this many empty cells or more look up their children in the
             table first (an enhanced transposition cutoff).
+        few: positions with this many empty cells or fewer are searched by trying each
+            empty cell's flips, without the placements' bitboard, the table or the ordering
+            (parity apart); one empty cell is a count of its flips.
+        stability: positions with this many empty cells or more, and above ``few``, end
+            their search when the other side's stable discs (:func:`stable`) bound the
+            margin at or below ``alpha``.
     """
 
     table: int = 6
@@ -63,13 +70,17 @@ class Settings(NamedTuple):
     shallow_depth: int = 2
     shallow_step: int = 4
     etc: int = 12
+    few: int = 3
+    stability: int = 4
 
 
 SETTINGS = Settings()
 """The settings the solver uses (measured on Feinstein's 6x6 line: docs/experiments.md)."""
 _NO_MOVE = -1
 # Indices into the settings array (a NumPy copy of a Settings, which numba reads).
-_TABLE, _FASTEST, _SHALLOW, _DEPTH, _STEP, _ETC = range(6)
+_TABLE, _FASTEST, _SHALLOW, _DEPTH, _STEP, _ETC, _FEW, _STABILITY = range(8)
+# Where the board's lines start in the geometry: rows, columns, both diagonals' ways.
+_LINES = 18
 # The evaluation's weights (the reference agent's, agents.othello.evaluation, as integers;
 # stability is left out: it costs more than it orders).
 _MOBILITY, _FRONTIER, _CORNERS, _X_SQUARES = 8, 3, 30, 15
@@ -86,7 +97,9 @@ class Tables(NamedTuple):
 
     Attributes:
         geo: ``[N, full, not first column, not last column, passes, corners, the four
-            quadrants, the four X-squares]`` (a corner's X-square is its diagonal neighbour).
+            quadrants, the four X-squares, the four corners, the rows, the columns, the
+            diagonals down-right, the diagonals down-left]`` (a corner's X-square is its
+            diagonal neighbour).
         settings: a :class:`Settings` as an array.
         keys: each table slot's ``(own, other)``, shape (slots, 2).
         bounds: each slot's ``(lower, upper, best cell, empties)``, int8, shape (slots, 4).
@@ -120,11 +133,19 @@ def make_tables(
         sum(1 << (r * n + c) for r in range(n) for c in range(n) if (r < half, c < half) == q)
         for q in ((True, True), (True, False), (False, True), (False, False))
     ]
+    cells = [(r, c) for r in range(n) for c in range(n)]
+    lines = (
+        [[(r, c) for r, c in cells if r == k] for k in range(n)]
+        + [[(r, c) for r, c in cells if c == k] for k in range(n)]
+        + [[(r, c) for r, c in cells if c - r == k] for k in range(1 - n, n)]
+        + [[(r, c) for r, c in cells if c + r == k] for k in range(2 * n - 1)]
+    )
     geo = np.array(
         [n, full, not_first, not_last, int(passes), sum(1 << (r * n + c) for r, c in corners)]
         + quadrants
         + [1 << (r * n + c) for r, c in x_squares]
-        + [1 << (r * n + c) for r, c in corners],
+        + [1 << (r * n + c) for r, c in corners]
+        + [sum(1 << (r * n + c) for r, c in line) for line in lines],
         dtype=np.uint64,
     )
     slots = 1 << table_bits
@@ -246,6 +267,64 @@ def _flanked(start: np.uint64, own: np.uint64, crossed: np.uint64, amount: np.ui
     if not probe & own:
         down = np.uint64(0)
     return up | down
+
+
+@numba.njit(cache=True)
+def stable(own: np.uint64, other: np.uint64, geo: U64) -> np.uint64:
+    """Discs of ``own`` that no play can flip: along each of its four lines, a disc is
+    safe on the board's edge, in a full line, or beside a safe disc of its own (the
+    closure of that from none)."""
+    n, full, not_first, not_last = int(geo[0]), geo[1], geo[2] & geo[1], geo[3] & geo[1]
+    return _stable(own, other, n, full, not_first, not_last, geo)
+
+
+@numba.njit(cache=True)
+def _stable(
+    own: np.uint64,
+    other: np.uint64,
+    n: int,
+    full: np.uint64,
+    not_first: np.uint64,
+    not_last: np.uint64,
+    geo: U64,
+) -> np.uint64:
+    empty = full & ~(own | other)
+    sides = full & ~(not_first & not_last)
+    ends = full & ~((full << np.uint64(n)) & (full >> np.uint64(n)))
+    # Per way (sideways, up-down, the two diagonals): the cells safe along it whatever lies
+    # beside them, its full lines' cells and the edge's.
+    across = _full_lines(empty, geo, _LINES, n) | sides
+    down = _full_lines(empty, geo, _LINES + n, n) | ends
+    right = _full_lines(empty, geo, _LINES + 2 * n, 2 * n - 1) | sides | ends
+    left = _full_lines(empty, geo, _LINES + 4 * n - 1, 2 * n - 1) | sides | ends
+    found = np.uint64(0)
+    while True:
+        grown = own & (across | _step(found, 0, n, full, not_first, not_last)
+                       | _step(found, 1, n, full, not_first, not_last))  # fmt: skip
+        grown &= down | _step(found, 2, n, full, not_first, not_last) | (found >> np.uint64(n))
+        grown &= (
+            right
+            | _step(found, 4, n, full, not_first, not_last)
+            | _step(found, 7, n, full, not_first, not_last)
+        )
+        grown &= (
+            left
+            | _step(found, 5, n, full, not_first, not_last)
+            | _step(found, 6, n, full, not_first, not_last)
+        )
+        if grown == found:
+            return found
+        found = grown
+
+
+@numba.njit(cache=True)
+def _full_lines(empty: np.uint64, geo: U64, start: int, count: int) -> np.uint64:
+    """The cells of the lines ``geo[start:start + count]`` without an empty cell."""
+    cells = np.uint64(0)
+    for i in range(start, start + count):
+        if not geo[i] & empty:
+            cells |= geo[i]
+    return cells
 
 
 @numba.njit(cache=True)
@@ -440,7 +519,40 @@ def _search(
     """Fail-soft alpha-beta (principal-variation search) on the final disc margin: exact
     inside ``(alpha, beta)``, else a bound on the correct side."""
     nodes[0] += 1
-    moves = _placements(own, other, n, full, not_first, not_last)
+    empty = full & ~(own | other)
+    empties = _popcount(empty)
+    if empties <= settings[_FEW]:
+        # Kept in this function: numba's cache loses a recursive function's calls into
+        # another recursive one (numba issue 6061, a crash on the next run).
+        if empties == 1:
+            best_cells[1] = _lowest_cell(empty)
+            return _last_one(own, other, best_cells[1], n, full, not_first, not_last, passes)
+        odd = np.uint64(0)
+        for quadrant in geo[6:10]:
+            if _popcount(empty & quadrant) & 1:
+                odd |= empty & quadrant
+        best, best_cell = -65, _NO_MOVE
+        for group in (odd, empty & ~odd):
+            rest = group
+            while rest and best < beta:
+                cell = _lowest_cell(rest)
+                rest &= rest - np.uint64(1)
+                flipped = _flips(own, other, cell, n, full, not_first, not_last)
+                if not flipped:
+                    continue
+                score = -_search(
+                    other & ~flipped, own | flipped | (np.uint64(1) << np.uint64(cell)), -beta,
+                    -max(alpha, best), n, full, not_first, not_last, passes, geo, settings, keys,
+                    bounds, scratch, best_cells, nodes,
+                )  # fmt: skip
+                if score > best:
+                    best, best_cell = score, cell
+        if best > -65:
+            best_cells[empties] = best_cell
+            return best
+        moves = np.uint64(0)  # no placement: the pass below
+    else:
+        moves = _placements(own, other, n, full, not_first, not_last)
     if not moves:
         if passes and _placements(other, own, n, full, not_first, not_last):
             return -_search(
@@ -462,7 +574,6 @@ def _search(
                 nodes,
             )
         return _popcount(own) - _popcount(other)
-    empties = _popcount(full & ~(own | other))
     slot = -1
     hint = _NO_MOVE
     lower, upper = -64, 64
@@ -478,6 +589,11 @@ def _search(
                     return upper
                 alpha, beta = max(alpha, lower), min(beta, upper)
                 break
+    if empties >= settings[_STABILITY] and alpha >= n * n - 2 * _popcount(other):
+        # The other side keeps its stable discs: own's margin is at most the rest less them.
+        bound = n * n - 2 * _popcount(_stable(other, own, n, full, not_first, not_last, geo))
+        if bound <= alpha:
+            return bound
     if empties >= settings[_ETC]:
         cut = _child_cutoff(own, other, moves, beta, n, full, not_first, not_last, keys, bounds)
         if cut >= beta:
@@ -561,6 +677,30 @@ def _search(
         _store(keys, bounds, slot, own, other, best, alpha, beta, lower, upper, best_cell, empties)
     best_cells[empties] = best_cell
     return best
+
+
+@numba.njit(cache=True)
+def _last_one(
+    own: np.uint64,
+    other: np.uint64,
+    cell: int,
+    n: int,
+    full: np.uint64,
+    not_first: np.uint64,
+    not_last: np.uint64,
+    passes: bool,
+) -> int:
+    """The final margin with one empty cell, ``cell``: its flips for the side to act, else
+    (when the rule lets it pass) for the other."""
+    margin = _popcount(own) - _popcount(other)
+    flipped = _popcount(_flips(own, other, cell, n, full, not_first, not_last))
+    if flipped:
+        return margin + 2 * flipped + 1
+    if passes:
+        flipped = _popcount(_flips(other, own, cell, n, full, not_first, not_last))
+        if flipped:
+            return margin - 2 * flipped - 1
+    return margin
 
 
 @numba.njit(cache=True)

@@ -30,10 +30,16 @@ from agents.othello.solve import Book, PerfectAgent, Solver
 from agents.othello.solve_kernel import SETTINGS, Settings
 
 CONFIGS = [OthelloConfig(size, rule) for size in (4, 6) for rule in rules.END_RULES]
-EVERY_PATH = Settings(table=1, fastest_first=2, shallow=3, shallow_depth=1, shallow_step=1, etc=2)
+EVERY_PATH = Settings(
+    table=1, fastest_first=3, shallow=4, shallow_depth=1, shallow_step=1, etc=2, few=2, stability=3
+)
 """Settings under which a position of 6 empty cells or fewer meets every technique of the
-kernel: the table, enhanced transposition cutoffs, shallow-search ordering (1 to 4 plies),
-fastest-first and parity ordering."""
+kernel: the table, enhanced transposition cutoffs, shallow-search ordering (1 to 3 plies),
+fastest-first ordering, parity ordering at 3, the stability cutoff from 3 and the few-cells
+search at 1 or 2."""
+PLAIN = Settings(few=0, stability=65)
+"""The kernel without its few-cells search (placements' bitboards down to the last cell) and
+without the stability cutoff."""
 
 
 @functools.cache
@@ -86,10 +92,33 @@ def test_the_kernels_bitboard_moves_are_the_rules(size: int, seed: int, plies: i
             assert flipped == rules.flips(size, own, other, cell), rules.to_text(state)
 
 
+@settings(max_examples=25, deadline=None)
+@given(size=st.sampled_from([4, 6, 8]), seed=st.integers(0, 2**32), plies=st.integers(0, 60))
+def test_the_stable_discs_are_never_flipped(size: int, seed: int, plies: int) -> None:
+    """Every disc the kernel calls stable keeps its colour to the end of a random game."""
+    rng = random.Random(seed)
+    state = rules.initial_state(OthelloConfig(size))
+    for _ in range(plies):
+        if not (legal := rules.legal_actions(state)):
+            break
+        state = rules.apply(state, rng.choice(legal))
+    geo = solve_kernel.make_tables(size, True, table_bits=2).geo
+    dark = int(solve_kernel.stable(np.uint64(state.dark), np.uint64(state.light), geo))
+    light = int(solve_kernel.stable(np.uint64(state.light), np.uint64(state.dark), geo))
+    assert dark & ~state.dark == 0 and light & ~state.light == 0
+    while legal := rules.legal_actions(state):
+        state = rules.apply(state, rng.choice(legal))
+        assert dark & ~state.dark == 0 and light & ~state.light == 0, rules.to_text(state)
+    if state.dark | state.light == (1 << size * size) - 1:  # a full board: every disc
+        assert int(solve_kernel.stable(np.uint64(state.dark), np.uint64(state.light), geo)) == (
+            state.dark
+        )
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     config=st.sampled_from(CONFIGS),
-    kernel_settings=st.sampled_from([SETTINGS, EVERY_PATH]),
+    kernel_settings=st.sampled_from([SETTINGS, EVERY_PATH, PLAIN]),
     seed=st.integers(0, 2**32),
     empties=st.integers(1, 6),
 )
@@ -137,6 +166,9 @@ def test_the_kernel_agrees_with_the_reference_endgame_solver_at_ten_empties(
     reference = AlphaBeta(config.board_size, config.end_rule)
     value = _solver(config).value(own, other)
     assert value == reference.solve(own, other), rules.to_text(state)
+    # A guess, right or wrong, changes the null windows tried, never the value.
+    for guess in (value - 5, value, value + 3):
+        assert Solver(config, table_bits=14).value(own, other, guess=guess) == value
     # Each window gives the value inside it and a bound on the correct side outside.
     for alpha in (value - 3, value - 1, value, value + 2):
         found = _solver(config).window(own, other, alpha, alpha + 1)
