@@ -1,11 +1,13 @@
 """Solved games: the table format, its cache folder, and the ``perfect`` agent's choice.
 
-A game's solver (:data:`SOLVERS`, ``"module:function"`` texts imported only when asked)
-computes the value of every decision position of a small board, for the player to act (win
-1, loss -1, draw 0; a game that never ends is a draw), and returns a :class:`SolvedTable`:
-named NumPy arrays that the game's own code indexes, and a report (the start's values,
-the positions counted, the solve's time and memory). Tables are saved as ``.npz`` files
-under :func:`cache_folder` and read back by :func:`load_or_solve` instead of solving again.
+A game's solver (:func:`solver`) is the function ``solve`` that its agents package declares
+in ``agents.<game>.solve`` (:data:`HOOK_MODULE`, imported only when asked), so that this
+module names no game and a new game adds its own there. It computes the value of every
+decision position of a small board, for the player to act (win 1, loss -1, draw 0; a game
+that never ends is a draw), and returns a :class:`SolvedTable`: named NumPy arrays that the
+game's own code indexes, and a report (the start's values, the positions counted, the
+solve's time and memory). Tables are saved as ``.npz`` files under :func:`cache_folder` and
+read back by :func:`load_or_solve` instead of solving again.
 
 :func:`state_value` and :func:`best_action` turn a table's lookup of decision positions
 into values of any state (chance averaged, finished games scored) and the optimal action,
@@ -14,7 +16,6 @@ ties broken by the lowest action: what a game's ``perfect`` agent plays.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import resource
@@ -24,16 +25,18 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
+from agents.registry import game_declaration
 from trap_env.game import Game
+from trap_env.games import game_names
 
 __all__ = [
     "FORMAT",
-    "SOLVERS",
+    "HOOK_MODULE",
     "TIE_TOLERANCE",
     "SolvedTable",
     "action_values",
@@ -43,6 +46,8 @@ __all__ = [
     "load_part",
     "measured_solve",
     "save_part",
+    "solvable_games",
+    "solver",
     "state_value",
     "table_path",
     "work_folder",
@@ -54,14 +59,12 @@ FORMAT = 3
 the value without a turn limit; 1 reported plain sweeps' limit)."""
 TIE_TOLERANCE = 1e-9
 """Action values this close to the best are ties (value iteration stops at 1e-12)."""
-SOLVERS: dict[str, str] = {
-    "trap": "agents.trap.solve:solve",
-    "colosseum": "agents.colosseum.solve:solve",
-    "othello": "agents.othello.solve:solve",
-}
-"""Each solvable game's solver: game -> ``"module:function"``, the function taking the
-rules as keyword arguments and returning a :class:`SolvedTable` (or raising ``ValueError``
-naming the boards it solves)."""
+HOOK_MODULE = "solve"
+"""The module of a game's agents package (``agents.<game>.solve``) that declares its solved
+facts: its solver, the function ``solve``, taking the rules as keyword arguments and
+returning a :class:`SolvedTable` (or raising ``ValueError`` naming the boards it solves);
+and its solved positions' ``POSITION_RUNGS`` and ``ENDGAME`` (:mod:`agents.solved_positions`),
+where the game has them."""
 
 Arrays = dict[str, npt.NDArray[np.float64]]
 
@@ -165,11 +168,20 @@ def measured_solve(
     }
 
 
-def _solver(game: str) -> Callable[..., SolvedTable]:
-    if game not in SOLVERS:
-        raise ValueError(f"no solver for the game {game!r}; solvable games: {', '.join(SOLVERS)}")
-    module_name, _, attribute = SOLVERS[game].partition(":")
-    return getattr(importlib.import_module(module_name), attribute)  # type: ignore[no-any-return]
+def solver(game: str) -> Callable[..., SolvedTable] | None:
+    """The solver that the agents package of ``game`` declares (``solve`` in
+    :data:`HOOK_MODULE`), or None: for a game with none, and for a game's path, whose
+    agents are not in this package."""
+    if game not in game_names():
+        return None
+    found = game_declaration(game, HOOK_MODULE, "solve")
+    return cast(Callable[..., SolvedTable], found) if callable(found) else None
+
+
+def solvable_games() -> list[str]:
+    """The registered games with a :func:`solver`, sorted (asked of each: imports their
+    solvers' modules)."""
+    return [game for game in game_names() if solver(game) is not None]
 
 
 def load_or_solve(game: str, rules: Mapping[str, Any]) -> tuple[SolvedTable, bool]:
@@ -179,7 +191,11 @@ def load_or_solve(game: str, rules: Mapping[str, Any]) -> tuple[SolvedTable, boo
     Raises:
         ValueError: for a game with no solver, or rules its solver does not solve.
     """
-    solve = _solver(game)
+    solve = solver(game)
+    if solve is None:
+        raise ValueError(
+            f"no solver for the game {game!r}; solvable games: {', '.join(solvable_games())}"
+        )
     path = table_path(game, rules)
     found = SolvedTable.load(path)
     if found is not None and found.game == game and found.rules == dict(rules):

@@ -40,9 +40,10 @@ many candidates the solver reached. Either way the file is the one set of its ru
 by its content.
 
 A game's own facts are declared in its agents package, in ``agents.<game>.solve`` beside its
-solver (:data:`HOOK_MODULE`), so that this module names no game and a new game adds its own
-there: ``POSITION_RUNGS``, the rungs its sets are drawn from (else :data:`COMMON_RUNGS`), and
-``ENDGAME``, its :data:`Endgame` (Othello's :func:`agents.othello.solve.endgame_values`).
+solver (:data:`agents.solved.HOOK_MODULE`), so that this module names no game and a new game
+adds its own there: ``POSITION_RUNGS``, the rungs its sets are drawn from (else
+:data:`COMMON_RUNGS`), and ``ENDGAME``, its :data:`Endgame` (Othello's
+:func:`agents.othello.solve.endgame_values`).
 
 The file is written byte for byte the same from the same arguments (its zip entries carry
 a fixed date), so ``trap-solve --positions`` rebuilds a shipped file exactly.
@@ -70,7 +71,7 @@ import numpy.typing as npt
 from agents.arena.match import FAULTS, derive_seed, play_game
 from agents.files import game_files, replace_atomically
 from agents.registry import game_declaration, make_agent
-from agents.solved import TIE_TOLERANCE, best_action
+from agents.solved import HOOK_MODULE, TIE_TOLERANCE, best_action
 from agents.spec_files import file_sha256
 from agents.zips import read_npz
 from trap_env.agent import UnsupportedGameError, check_supports, close_agent
@@ -80,7 +81,6 @@ from trap_env.games import get_game
 __all__ = [
     "COMMON_RUNGS",
     "FORMAT",
-    "HOOK_MODULE",
     "KIND",
     "MAX_BYTES",
     "Positions",
@@ -107,11 +107,6 @@ COMMON_RUNGS = (
 )
 """Rungs every game's ladder has, without a clock: a game that declares no
 ``POSITION_RUNGS`` draws its positions from their games."""
-HOOK_MODULE = "solve"
-"""The module of a game's agents package (``agents.<game>.solve``) that declares its
-positions' ``POSITION_RUNGS`` (the ladder's rungs that play a small board without a clock,
-whose games its sets are drawn from by default) and ``ENDGAME`` (an :data:`Endgame`), where
-the game has them."""
 DEFAULT_GAMES_PER_PAIRING = 16
 DEFAULT_OPENING_PLIES = 2
 DEFAULT_PER_DECISION = 400
@@ -325,7 +320,8 @@ def find_positions(game: str, params: Mapping[str, Any] | None = None) -> Positi
 
 def default_rungs(game: str) -> tuple[str, ...]:
     """The rungs ``game``'s positions are drawn from by default: the ``POSITION_RUNGS`` its
-    agents package declares (:data:`HOOK_MODULE`), else :data:`COMMON_RUNGS`."""
+    agents package declares (:data:`agents.solved.HOOK_MODULE`: the ladder's rungs that play
+    a small board without a clock), else :data:`COMMON_RUNGS`."""
     rungs = game_declaration(game, HOOK_MODULE, "POSITION_RUNGS")
     return tuple(rungs) if isinstance(rungs, tuple) else COMMON_RUNGS
 
@@ -333,7 +329,7 @@ def default_rungs(game: str) -> tuple[str, ...]:
 def endgame_solver(game: str) -> Endgame | None:
     """The :data:`Endgame` that values the endgames of ``game``'s boards its ``perfect``
     agent does not play: the ``ENDGAME`` its agents package declares
-    (:data:`HOOK_MODULE`), or None."""
+    (:data:`agents.solved.HOOK_MODULE`), or None."""
     endgame = game_declaration(game, HOOK_MODULE, "ENDGAME")
     return cast(Endgame, endgame) if callable(endgame) else None
 

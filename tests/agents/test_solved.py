@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import agents.othello.solve
+from agents import solved
 from agents.solved import (
     SolvedTable,
     best_action,
@@ -15,9 +18,12 @@ from agents.solved import (
     load_or_solve,
     load_part,
     save_part,
+    solvable_games,
+    solver,
     table_path,
     work_folder,
 )
+from trap_env.games import game_names
 
 
 def test_ties_go_to_the_lowest_action() -> None:
@@ -73,9 +79,31 @@ def test_a_table_of_an_earlier_format_is_solved_again(
 
 
 def test_a_game_with_no_solver_is_refused_naming_those_with_one() -> None:
-    message = "^no solver for the game 'nim'; solvable games: trap, colosseum, othello$"
+    message = "^no solver for the game 'nim'; solvable games: colosseum, othello, trap$"
     with pytest.raises(ValueError, match=message):
         load_or_solve("nim", {"board_size": 4})
+    with pytest.raises(ValueError, match=r"^no solver for the game 'trap_env\.trap\.game:GAME'"):
+        load_or_solve("trap_env.trap.game:GAME", {"board_size": 3})  # a path: no agents here
+
+
+def test_each_games_solver_is_the_one_its_agents_package_declares(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for game in ("trap", "colosseum", "othello"):
+        assert solver(game) is importlib.import_module(f"agents.{game}.solve").solve
+    # The solvable games are asked of each registered game, not listed here.
+    monkeypatch.delattr(agents.othello.solve, "solve")
+    assert solver("othello") is None and solvable_games() == ["colosseum", "trap"]
+    message = "^no solver for the game 'othello'; solvable games: colosseum, trap$"
+    with pytest.raises(ValueError, match=message):
+        load_or_solve("othello", {"board_size": 4})
+
+
+def test_the_generic_module_holds_no_table_by_game() -> None:
+    # A game's solver is declared in its own agents package, so a new game adds its own
+    # there, not here.
+    for name, value in vars(solved).items():
+        assert not (isinstance(value, dict) and set(value) & set(game_names())), name
 
 
 def test_a_part_reads_back_and_a_damaged_one_is_none(tmp_path: Path) -> None:
