@@ -16,6 +16,9 @@ rules that keep a results file honest:
   message names each one that differs;
 - no game lost by accident: a file holding games is only continued (``resume``) or
   replaced (``overwrite``) when asked;
+- no trace of a refused run: a results file that is not there yet is made only once the
+  run's checks have passed (:meth:`ResultsLog.acquire`), so a run refused by them writes
+  nothing, not even a file removed again;
 - whole lines: each game is appended with one ``write`` of a complete line, then flushed
   to disk (``fsync``), so a killed run leaves at most one unfinished last line, which the
   reader reports and skips.
@@ -330,22 +333,24 @@ class ResultsLog:
     """A results file, locked against other runs while this one uses it (a context manager).
 
     Use :meth:`previous` to learn which games to keep (it refuses what the run may not
-    do), then :meth:`start` to commit to the file, then :meth:`append` for each game, and
-    :meth:`check_in_place` once the last is appended.
+    do), then :meth:`start` to commit to the file (:meth:`acquire` first where the caller
+    writes files of its own before it), then :meth:`append` for each game, and
+    :meth:`check_in_place` once the last is appended. A file already there is locked as the
+    log is entered; one that is not is made (and locked) by :meth:`acquire`, after the
+    checks: a run refused before it leaves the folder as it was.
     """
 
     def __init__(self, path: str | os.PathLike[str], report: Callable[[str], None] = print) -> None:
         self.path = Path(path)
         self.report = report
         self._fd: int | None = None
-        self._created = False  # the file is this run's own, removed if it never starts
+        self._created = False  # made by acquire(), removed if the run never starts
         self._held: list[Record] = []  # every game the file holds, for a rescue
         self._torn_tail: str | None = None
 
     def __enter__(self) -> ResultsLog:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._created = not os.path.lexists(self.path)
-        self._fd = _open_locked(self.path)
+        with contextlib.suppress(FileNotFoundError):  # not there yet: made by acquire()
+            self._fd = _open_locked(self.path, create=False)
         return self
 
     def __exit__(
@@ -380,7 +385,11 @@ class ResultsLog:
         _check_not_linked(settings_path(self.path))
         if overwrite and not resume:
             return []
-        results = read_results(self.path, allow_paths=(_game_of(settings),))
+        results = (
+            Results([])
+            if self._fd is None  # no file yet, so no game
+            else read_results(self.path, allow_paths=(_game_of(settings),))
+        )
         if not resume:
             if results.records:
                 raise ResultsError(
@@ -393,9 +402,24 @@ class ResultsLog:
         self._held, self._torn_tail = list(results.records), results.torn_tail
         return results.records
 
+    def acquire(self) -> None:
+        """Make the results file (and its folder) if it is not there, and lock it: the run's
+        first write, once its checks have passed.
+
+        Raises:
+            ResultsError: if another run made the file since this one was entered.
+            OSError: if the file or its folder cannot be made.
+        """
+        if self._fd is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = _open_locked(self.path, create=True)
+            self._created = True
+
     def start(self, settings: dict[str, Any], *, keep: bool) -> None:
-        """Record the settings and make the file ready for appending (emptied unless ``keep``)."""
-        assert self._fd is not None, "enter the log before starting it"
+        """Record the settings and make the file ready for appending (emptied unless
+        ``keep``), made first if it is not there (:meth:`acquire`)."""
+        self.acquire()
+        assert self._fd is not None
         self._created = False
         if keep:
             self._finish_last_line()
@@ -484,15 +508,23 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 """Open a file only if it is not a symbolic link (where the system can say so)."""
 
 
-def _open_locked(path: Path) -> int:
-    """The results file, opened for appending (created if need be) and locked.
+def _open_locked(path: Path, *, create: bool) -> int:
+    """The results file, opened for appending and locked; with ``create``, made new.
 
     Raises:
-        ResultsError: for a symbolic link or anything but a file, or a file another run
-            holds (naming its process where the system says it).
+        FileNotFoundError: without ``create``, for a file that is not there.
+        ResultsError: for a symbolic link or anything but a file, a file another run
+            holds (naming its process where the system says it), or with ``create`` a file
+            that is there (another run made it since this one found none).
     """
+    made = os.O_CREAT | os.O_EXCL if create else 0
     try:
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | made | _NOFOLLOW, 0o644)
+    except FileExistsError:
+        raise ResultsError(
+            f"another run made {path} while this one was being checked; run again "
+            "(with --resume to continue its games), or choose another output folder"
+        ) from None
     except OSError as error:
         if error.errno == errno.ELOOP:
             raise ResultsError(_linked_message(path)) from None

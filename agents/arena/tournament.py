@@ -162,6 +162,7 @@ def game_session(
         todo = unrecorded_specs(planned, kept)
         if check and todo:
             check_specs(todo, config)
+        log.acquire()  # the checks passed: the file's first write (a refused run makes none)
         if on_start is not None:
             on_start()
         log.start(config.settings(), keep=resume)

@@ -215,8 +215,8 @@ def test_a_refused_calibration_is_one_line_alone_and_leaves_its_folder_as_it_was
     assert_alone(status, out, err)
     assert words in err
     assert listing(tmp_path) == before
-    if "--resume" in extra:  # checked before it writes: not even unpacked games for a while
-        assert (tmp_path / "cal").stat().st_mtime_ns == PAST_NS
+    # Checked before it writes: not even unpacked games or a results file for a while.
+    assert (tmp_path / "cal").stat().st_mtime_ns == PAST_NS
 
 
 def test_a_calibration_into_a_folder_another_run_holds_is_refused_alone(packed, tmp_path):

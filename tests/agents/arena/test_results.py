@@ -215,7 +215,8 @@ def test_resume_cuts_a_torn_line_and_reports_it(tmp_path):
 HOLD_LOCK = """
 import sys, time
 from agents.arena.results import ResultsLog
-with ResultsLog(sys.argv[1]):
+with ResultsLog(sys.argv[1]) as log:
+    log.acquire()
     print("locked", flush=True)
     time.sleep(30)
 """
@@ -235,6 +236,21 @@ def test_a_second_run_is_refused_while_the_first_holds_the_lock(tmp_path):
         holder.wait()
     with ResultsLog(path):  # released when its holder ends
         pass
+
+
+def test_a_file_another_run_made_since_this_one_was_checked_is_refused(tmp_path):
+    # Neither run finds the file, so neither holds it while it is checked: the second to
+    # make it is refused, and the first's file is left to it.
+    path = tmp_path / "out" / "r.jsonl"
+    with ResultsLog(path) as first, ResultsLog(path) as second:
+        for log in (first, second):
+            assert log.previous(SETTINGS, resume=False, overwrite=False) == []
+        assert not path.parent.exists()  # nothing made while checking
+        first.start(SETTINGS, keep=False)
+        first.append(RECORD)
+        with pytest.raises(ResultsError, match=f"^another run made {path} while this one"):
+            second.start(SETTINGS, keep=False)
+    assert load_results(path) == [RECORD]
 
 
 def test_a_record_names_its_game_and_one_without_is_trap():

@@ -295,8 +295,29 @@ def test_a_folder_with_results_is_resumed_only_with_its_settings_and_never_empti
 def test_a_run_into_a_locked_file_is_refused(tmp_path):
     path = tmp_path / "r.jsonl"
     tasks = round_robin(["random", "agents.trap.random_agent.RandomAgent"], 2, seed=0)
-    with tournament.ResultsLog(path), pytest.raises(ResultsError, match="another run"):
+    with tournament.ResultsLog(path) as log, pytest.raises(ResultsError, match="another run"):
+        log.acquire()
         run_games(tasks, path, IN_PROCESS, progress=False)
+
+
+@pytest.mark.parametrize("held", [False, True], ids=["no results file yet", "a results file"])
+@pytest.mark.parametrize("flags", [{}, {"overwrite": True}, {"resume": True}],
+                         ids=["plain", "overwrite", "resume"])  # fmt: skip
+def test_a_refused_run_leaves_its_folder_as_it_was(tmp_path, held, flags):
+    # Refused by its checks (a spec that cannot be built), a run writes nothing: not even a
+    # results file made and removed again, which would move the folder's time of change.
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine\n")
+    if held:
+        (folder / "r.jsonl").write_text("")
+    os.utime(folder, ns=(10**18, 10**18))  # 2001
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    tasks = round_robin(["random", "no_such_agent"], 2, seed=0)
+    with pytest.raises(SpecError, match="no_such_agent"):
+        run_games(tasks, folder / "r.jsonl", IN_PROCESS, progress=False, **flags)
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
+    assert folder.stat().st_mtime_ns == 10**18
 
 
 def starving_reader(starving):
