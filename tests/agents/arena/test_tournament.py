@@ -303,9 +303,13 @@ def test_a_run_into_a_locked_file_is_refused(tmp_path):
 @pytest.mark.parametrize("held", [False, True], ids=["no results file yet", "a results file"])
 @pytest.mark.parametrize("flags", [{}, {"overwrite": True}, {"resume": True}],
                          ids=["plain", "overwrite", "resume"])  # fmt: skip
-def test_a_refused_run_leaves_its_folder_as_it_was(tmp_path, held, flags):
-    # Refused by its checks (a spec that cannot be built), a run writes nothing: not even a
-    # results file made and removed again, which would move the folder's time of change.
+def test_a_refused_run_leaves_its_folder_as_it_was(tmp_path, monkeypatch, held, flags):
+    # Refused by its checks, a run writes nothing: not even a results file made and removed
+    # again, which would move the folder's time of change.
+    def refuse(specs, config):  # a spec that cannot be built (faster than its probe)
+        raise SpecError("no_such_agent cannot be built")
+
+    monkeypatch.setattr(tournament, "check_specs", refuse)
     folder = tmp_path / "out"
     folder.mkdir()
     (folder / "notes.txt").write_text("mine\n")
