@@ -166,6 +166,13 @@ def make_tables(
 
 
 @numba.njit(cache=True)
+def _shape(geo: U64) -> tuple[int, np.uint64, np.uint64, np.uint64]:
+    """The board's shape as the kernel's functions take it: ``(N, full, not first column,
+    not last column)``, the masks within the board."""
+    return int(geo[0]), geo[1], geo[2] & geo[1], geo[3] & geo[1]
+
+
+@numba.njit(cache=True)
 def _step(
     board: np.uint64, d: int, n: int, full: np.uint64, not_first: np.uint64, not_last: np.uint64
 ) -> np.uint64:
@@ -190,7 +197,7 @@ def _step(
 @numba.njit(cache=True)
 def placements(own: np.uint64, other: np.uint64, geo: U64) -> np.uint64:
     """The empty cells where ``own``'s side may place."""
-    n, full, not_first, not_last = int(geo[0]), geo[1], geo[2] & geo[1], geo[3] & geo[1]
+    n, full, not_first, not_last = _shape(geo)
     return _placements(own, other, n, full, not_first, not_last)
 
 
@@ -227,7 +234,7 @@ def _ends(own: np.uint64, crossed: np.uint64, amount: np.uint64, n: int) -> np.u
 @numba.njit(cache=True)
 def flips(own: np.uint64, other: np.uint64, cell: int, geo: U64) -> np.uint64:
     """The discs of ``other`` that a disc of ``own``'s side on ``cell`` flips."""
-    n, full, not_first, not_last = int(geo[0]), geo[1], geo[2] & geo[1], geo[3] & geo[1]
+    n, full, not_first, not_last = _shape(geo)
     return _flips(own, other, cell, n, full, not_first, not_last)
 
 
@@ -274,7 +281,7 @@ def stable(own: np.uint64, other: np.uint64, geo: U64) -> np.uint64:
     """Discs of ``own`` that no play can flip: along each of its four lines, a disc is
     safe on the board's edge, in a full line, or beside a safe disc of its own (the
     closure of that from none)."""
-    n, full, not_first, not_last = int(geo[0]), geo[1], geo[2] & geo[1], geo[3] & geo[1]
+    n, full, not_first, not_last = _shape(geo)
     return _stable(own, other, n, full, not_first, not_last, geo)
 
 
@@ -299,22 +306,36 @@ def _stable(
     left = _full_lines(empty, geo, _LINES + 4 * n - 1, 2 * n - 1) | sides | ends
     found = np.uint64(0)
     while True:
-        grown = own & (across | _step(found, 0, n, full, not_first, not_last)
-                       | _step(found, 1, n, full, not_first, not_last))  # fmt: skip
-        grown &= down | _step(found, 2, n, full, not_first, not_last) | (found >> np.uint64(n))
-        grown &= (
-            right
-            | _step(found, 4, n, full, not_first, not_last)
-            | _step(found, 7, n, full, not_first, not_last)
-        )
-        grown &= (
-            left
-            | _step(found, 5, n, full, not_first, not_last)
-            | _step(found, 6, n, full, not_first, not_last)
+        grown = (
+            own
+            & _safe_along(found, across, 0, 1, n, full, not_first, not_last)
+            & _safe_along(found, down, 2, 3, n, full, not_first, not_last)
+            & _safe_along(found, right, 4, 7, n, full, not_first, not_last)
+            & _safe_along(found, left, 5, 6, n, full, not_first, not_last)
         )
         if grown == found:
             return found
         found = grown
+
+
+@numba.njit(cache=True)
+def _safe_along(
+    found: np.uint64,
+    safe: np.uint64,
+    d: int,
+    e: int,
+    n: int,
+    full: np.uint64,
+    not_first: np.uint64,
+    not_last: np.uint64,
+) -> np.uint64:
+    """The cells safe along one way, its directions ``d`` and ``e`` (:func:`_step`): those
+    ``safe`` along it whatever lies beside them, and those beside a ``found`` disc."""
+    return (
+        safe
+        | _step(found, d, n, full, not_first, not_last)
+        | _step(found, e, n, full, not_first, not_last)
+    )
 
 
 @numba.njit(cache=True)
@@ -779,7 +800,7 @@ def _solve_window(
     best_cells: I64,
     nodes: I64,
 ) -> tuple[int, int]:
-    n, full, not_first, not_last = int(geo[0]), geo[1], geo[2] & geo[1], geo[3] & geo[1]
+    n, full, not_first, not_last = _shape(geo)
     passes = geo[4] != 0
     value = _search(
         own,

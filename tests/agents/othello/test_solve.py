@@ -62,6 +62,15 @@ def _empties(state: OthelloState) -> int:
     return state.board_size**2 - (state.dark | state.light).bit_count()
 
 
+def _random_plies(state: OthelloState, rng: random.Random, plies: int) -> OthelloState:
+    """``state`` after up to ``plies`` uniform legal actions (fewer where the game ends)."""
+    for _ in range(plies):
+        if not (legal := rules.legal_actions(state)):
+            break
+        state = rules.apply(state, rng.choice(legal))
+    return state
+
+
 def _plain_negamax(state: OthelloState) -> int:
     """The final disc margin for the player to act, by the rules alone (the oracle)."""
     legal = rules.legal_actions(state)
@@ -76,12 +85,7 @@ def _plain_negamax(state: OthelloState) -> int:
 def test_the_kernels_bitboard_moves_are_the_rules(size: int, seed: int, plies: int) -> None:
     """Placements and flips by whole-board shifts: no line wraps a row's edge or leaves the
     board, on every board size up to the 64-bit limit."""
-    rng = random.Random(seed)
-    state = rules.initial_state(OthelloConfig(size))
-    for _ in range(plies):
-        if not (legal := rules.legal_actions(state)):
-            break
-        state = rules.apply(state, rng.choice(legal))
+    state = _random_plies(rules.initial_state(OthelloConfig(size)), random.Random(seed), plies)
     geo = solve_kernel.make_tables(size, True, table_bits=2).geo
     for own, other in (rules.sides_of(state, 0), rules.sides_of(state, 1)):
         sides = np.uint64(own), np.uint64(other)  # as the solver passes them: 8x8 needs 64 bits
@@ -97,11 +101,7 @@ def test_the_kernels_bitboard_moves_are_the_rules(size: int, seed: int, plies: i
 def test_the_stable_discs_are_never_flipped(size: int, seed: int, plies: int) -> None:
     """Every disc the kernel calls stable keeps its colour to the end of a random game."""
     rng = random.Random(seed)
-    state = rules.initial_state(OthelloConfig(size))
-    for _ in range(plies):
-        if not (legal := rules.legal_actions(state)):
-            break
-        state = rules.apply(state, rng.choice(legal))
+    state = _random_plies(rules.initial_state(OthelloConfig(size)), rng, plies)
     geo = solve_kernel.make_tables(size, True, table_bits=2).geo
     dark = int(solve_kernel.stable(np.uint64(state.dark), np.uint64(state.light), geo))
     light = int(solve_kernel.stable(np.uint64(state.light), np.uint64(state.dark), geo))
