@@ -7,8 +7,9 @@ replays every game to its recorded outcome, makes the card afresh from the games
 ladder the card names (by its identity), its interval by the card's own method (an older
 card's likelihood ratio too), and returns every field that differs: none for a card that
 its games give. A field the card does not have, one added to its format after it was
-written (``scale_low`` and ``scale_high``), is not compared. What describes the run rather than its games (the package's version and
-commit, the date, the software and the machine) is not compared. A comparison's card
+written (``scale_low`` and ``scale_high``), is not compared, nor is what describes the run
+rather than its games (the package's version and commit, the date, the software and the
+machine). A comparison's card
 (:mod:`agents.rating.comparison`) is checked the same way: its games must be the pairs of
 its specs on its ladder's openings, and its test is walked afresh over them.
 :func:`verify_ladder` does the same for a calibrated ladder and its calibration's games

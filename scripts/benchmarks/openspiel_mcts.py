@@ -37,9 +37,9 @@ def positions(
         state = game.initial_state(game.make_config(board_size=board_size))
         for _ in range(count * game.decisions_per_turn):
             state = _past_chance(game, state, rng)
-            if not game.legal_actions(state):
+            if not (legal := game.legal_actions(state)):
                 break
-            state = game.apply(state, rng.choice(game.legal_actions(state)))
+            state = game.apply(state, rng.choice(legal))
         state = _past_chance(game, state, rng)
         if game.legal_actions(state):
             found.append(state)
